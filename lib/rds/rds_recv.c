@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Receiving (net/rds/recv.c). Engines decode frames, apply the
+ * piggybacked ACK, drop retransmitted duplicates, answer pings, take
+ * congestion maps, and queue messages to the bound socket's channel. The
+ * application side copies them out (recvmsg) or borrows them
+ * (rte_rds_recv_burst).
+ */
+#include <errno.h>
+#include <sys/uio.h>
+
+#include "rds_private.h"
+
+/* ---------------------------------------------------------------- */
+/* Engine side. */
+
+static void
+rds_recv_deliver(struct rds_engine *e, struct rds_sock *rs, struct rds_msg *m)
+{
+	struct rds_sock_engine *se = &rs->eng[e->id];
+
+	__atomic_fetch_add(&rs->rcv_bytes, (int64_t)m->len, __ATOMIC_RELEASE);
+	if (!TAILQ_EMPTY(&se->overflow) ||
+	    rds_chan_put(rs->chan[e->id].rx, rs->chan[e->id].base, m) != 0)
+		TAILQ_INSERT_TAIL(&se->overflow, m, link);
+	rds_stat_inc(e, s_recv_delivered);
+	rds_cong_sock_check(rs);
+}
+
+/* Move messages that found the rx ring full into it, in order. */
+void
+rds_recv_flush_overflow(struct rds_engine *e, struct rds_sock *rs)
+{
+	struct rds_sock_engine *se = &rs->eng[e->id];
+	struct rds_msg *m;
+
+	while ((m = TAILQ_FIRST(&se->overflow)) != NULL) {
+		if (rds_chan_put(rs->chan[e->id].rx, rs->chan[e->id].base,
+				 m) != 0)
+			break;
+		TAILQ_REMOVE(&se->overflow, m, link);
+	}
+}
+
+void
+rds_recv_drop_overflow(struct rds_engine *e, struct rds_sock *rs)
+{
+	struct rds_sock_engine *se = &rs->eng[e->id];
+	struct rds_msg *m;
+
+	while ((m = TAILQ_FIRST(&se->overflow)) != NULL) {
+		TAILQ_REMOVE(&se->overflow, m, link);
+		rds_msg_free(m);
+	}
+}
+
+/*
+ * One complete message (or ACK-only frame, or congestion map) arrived on
+ * connection c. Returns 0 when the frame was consumed (delivered or
+ * dropped on purpose), -EBADMSG for a malformed frame (dropped and
+ * counted), -ENOMEM when it could not be kept: the transport must then
+ * fail the connection so that the peer retransmits.
+ */
+int
+rds_recv_frame(struct rds_conn *c, const struct rds_header *wire,
+	       const void *payload, uint32_t len)
+{
+	struct rds_engine *e = c->eng;
+	struct rds_hdr_info h;
+	struct rds_sock *rs;
+	struct rds_msg *m;
+	const char *why;
+
+	if (rds_hdr_decode(wire, sizeof(*wire), &h, &why) != 0 ||
+	    h.len != len) {
+		rds_stat_inc(e, s_recv_drop_bad_hdr);
+		RDS_LOG(DEBUG, "frame dropped: %s",
+			why != NULL ? why : "length mismatch");
+		return -EBADMSG;
+	}
+	if (h.ack != 0)
+		rds_send_drop_acked(c, h.ack);
+
+	/* ACK-only frame. */
+	if (h.sport == 0 && h.dport == 0 && h.len == 0 &&
+	    !(h.flags & RDS_FLAG_CONG_BITMAP)) {
+		rds_stat_inc(e, s_recv_ack);
+		return 0;
+	}
+	/* Congestion map: not sequenced, not delivered. */
+	if (h.flags == RDS_FLAG_CONG_BITMAP) {
+		if (h.len != RDS_CONG_MAP_BYTES) {
+			rds_stat_inc(e, s_recv_drop_bad_hdr);
+			return -EBADMSG;
+		}
+		rds_cong_map_update(c->fcong, payload);
+		rds_stat_inc(e, s_recv_cong_map);
+		return 0;
+	}
+	/* The kernel's duplicate rule: only old and retransmitted. */
+	if (h.seq < c->next_rx_seq && (h.flags & RDS_FLAG_RETRANSMITTED)) {
+		rds_stat_inc(e, s_recv_drop_old_seq);
+		if (h.flags & RDS_FLAG_ACK_REQUIRED)
+			c->ack_requested = true;
+		return 0;
+	}
+
+	rs = NULL;
+	m = NULL;
+	if (h.dport != 0) {
+		rs = rds_sock_lookup_bound(c->la, h.dport);
+		if (rs != NULL) {
+			m = rds_msg_alloc(len);
+			if (m == NULL) {
+				rds_stat_inc(e, s_recv_drop_nomem);
+				return -ENOMEM;
+			}
+		}
+	}
+
+	/* Accepted: gaps are allowed (the sender may have cancelled). */
+	c->next_rx_seq = h.seq + 1;
+	if (h.seq > c->ack_next)
+		c->ack_next = h.seq;
+	if (h.flags & RDS_FLAG_ACK_REQUIRED)
+		c->ack_requested = true;
+	else if (c->ack_due_tsc == 0)
+		c->ack_due_tsc = rte_rdtsc() + rds_lib->delayed_ack_tsc;
+
+	if (h.dport == 0) {
+		/* A ping: answered with a pong, unless it came from port 0. */
+		rds_stat_inc(e, s_recv_ping);
+		if (h.sport != 0)
+			rds_send_pong(c, h.sport);
+		return 0;
+	}
+	if (h.sport == 0)
+		rds_stat_inc(e, s_recv_pong);
+	if (rs == NULL) {
+		/* No socket on that port: silently discarded (rds(7)). */
+		rds_stat_inc(e, s_recv_drop_no_sock);
+		return 0;
+	}
+	m->type = RDS_MSG_RECV;
+	m->sock = rs->id;
+	m->sock_gen = rs->gen;
+	m->laddr = c->key.laddr;
+	m->faddr = c->key.faddr;
+	m->sport = h.sport;
+	m->dport = h.dport;
+	m->h_flags = h.flags;
+	m->seq = h.seq;
+	if (len != 0)
+		memcpy(m->data, payload, len);
+	rds_recv_deliver(e, rs, m);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Application side. */
+
+/* The next message of a socket, left in rs->rx_head. Under rs->rlock. */
+static struct rds_msg *
+rds_recv_peek(struct rds_sock *rs)
+{
+	unsigned int n = rds_lib->nb_engines, k, i;
+	struct rds_msg *m;
+
+	if (rs->rx_head != NULL)
+		return rs->rx_head;
+	for (k = 0; k < n; k++) {
+		i = rs->rx_next + k;
+		if (i >= n)
+			i -= n;
+		if (rds_chan_get_burst(rs->chan[i].rx, rs->chan[i].base, &m,
+				       1) == 1) {
+			rs->rx_next = i + 1 < n ? i + 1 : 0;
+			rs->rx_head = m;
+			return m;
+		}
+	}
+	return NULL;
+}
+
+/* A message leaves the socket: its bytes stop counting against rcvbuf. */
+static void
+rds_recv_consumed(struct rds_sock *rs, struct rds_msg *m)
+{
+	__atomic_fetch_sub(&rs->rcv_bytes, (int64_t)m->len, __ATOMIC_RELEASE);
+	rds_msg_free(m);
+	if (__atomic_load_n(&rs->congested, __ATOMIC_ACQUIRE))
+		rds_cong_sock_check(rs);
+}
+
+static size_t
+rds_copy_to_iov(const struct msghdr *msg, const uint8_t *src, size_t len)
+{
+	size_t i, off = 0, n;
+
+	for (i = 0; i < msg->msg_iovlen && off < len; i++) {
+		n = RTE_MIN(msg->msg_iov[i].iov_len, len - off);
+		if (n != 0)
+			memcpy(msg->msg_iov[i].iov_base, src + off, n);
+		off += n;
+	}
+	return off;
+}
+
+ssize_t
+rte_rds_recvmsg(int s, struct msghdr *msg, int flags)
+{
+	struct rds_sock *rs = rds_sock_get(s);
+	struct sockaddr_in *sin;
+	uint64_t deadline, spins = 0;
+	struct rds_msg *m;
+	size_t copied, i;
+	ssize_t ret;
+
+	if (rs == NULL)
+		return RDS_ERR(EBADF);
+	if (msg == NULL || (msg->msg_iovlen > 0 && msg->msg_iov == NULL))
+		return RDS_ERR(EINVAL);
+	if (flags & MSG_OOB)
+		return 0;	/* as the kernel */
+	if (flags & ~(MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC | MSG_WAITALL |
+		      MSG_CMSG_CLOEXEC))
+		return RDS_ERR(EOPNOTSUPP);
+	for (i = 0; i < msg->msg_iovlen; i++)
+		if (msg->msg_iov[i].iov_base == NULL &&
+		    msg->msg_iov[i].iov_len != 0)
+			return RDS_ERR(EFAULT);
+	deadline = (flags & MSG_DONTWAIT) ? 0 : rds_deadline(rs->rcvtimeo_ns);
+
+	rte_spinlock_lock(&rs->rlock);
+	while ((m = rds_recv_peek(rs)) == NULL) {
+		rte_spinlock_unlock(&rs->rlock);
+		if (flags & MSG_DONTWAIT)
+			return RDS_ERR(EAGAIN);
+		if (rds_sock_wait_step(rs, deadline, &spins) < 0)
+			return RDS_ERR(ETIMEDOUT);
+		if (__atomic_load_n(&rs->state, __ATOMIC_ACQUIRE) !=
+		    RDS_SOCK_OPEN)
+			return RDS_ERR(EBADF);
+		rte_spinlock_lock(&rs->rlock);
+	}
+	copied = rds_copy_to_iov(msg, m->data, m->len);
+	msg->msg_flags = copied < m->len ? MSG_TRUNC : 0;
+	ret = (flags & MSG_TRUNC) ? (ssize_t)m->len : (ssize_t)copied;
+	if (msg->msg_name != NULL) {
+		if (msg->msg_namelen >= sizeof(*sin)) {
+			sin = msg->msg_name;
+			memset(sin, 0, sizeof(*sin));
+			sin->sin_family = AF_INET;
+			sin->sin_port = htons(m->sport);
+			sin->sin_addr.s_addr = rds_addr_v4(&m->faddr);
+		}
+		msg->msg_namelen = sizeof(*sin);
+	}
+	msg->msg_controllen = 0;
+	if (!(flags & MSG_PEEK))
+		rs->rx_head = NULL;
+	rte_spinlock_unlock(&rs->rlock);
+	if (!(flags & MSG_PEEK))
+		rds_recv_consumed(rs, m);
+	return ret;
+}
+
+ssize_t
+rte_rds_recvfrom(int s, void *buf, size_t len, int flags,
+		 struct sockaddr *from, socklen_t *fromlen)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = {
+		.msg_name = from,
+		.msg_namelen = (from != NULL && fromlen != NULL) ? *fromlen : 0,
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+	};
+	ssize_t ret;
+
+	ret = rte_rds_recvmsg(s, &msg, flags);
+	if (ret >= 0 && from != NULL && fromlen != NULL)
+		*fromlen = msg.msg_namelen;
+	return ret;
+}
+
+uint16_t
+rte_rds_recv_burst(int s, struct rte_rds_msg **msgs, uint16_t n)
+{
+	struct rds_sock *rs = rds_sock_get(s);
+	uint16_t got = 0;
+	struct rds_msg *m;
+
+	if (rs == NULL || msgs == NULL)
+		return 0;
+	rte_spinlock_lock(&rs->rlock);
+	while (got < n && (m = rds_recv_peek(rs)) != NULL) {
+		rs->rx_head = NULL;
+		msgs[got++] = (struct rte_rds_msg *)m;
+	}
+	rte_spinlock_unlock(&rs->rlock);
+	return got;
+}
+
+const void *
+rte_rds_msg_data(const struct rte_rds_msg *h)
+{
+	return ((const struct rds_msg *)h)->data;
+}
+
+uint32_t
+rte_rds_msg_len(const struct rte_rds_msg *h)
+{
+	return ((const struct rds_msg *)h)->len;
+}
+
+void
+rte_rds_msg_src(const struct rte_rds_msg *h, struct sockaddr_in *from)
+{
+	const struct rds_msg *m = (const struct rds_msg *)h;
+
+	memset(from, 0, sizeof(*from));
+	from->sin_family = AF_INET;
+	from->sin_port = htons(m->sport);
+	from->sin_addr.s_addr = rds_addr_v4(&m->faddr);
+}
+
+void
+rte_rds_msg_free(struct rte_rds_msg *h)
+{
+	struct rds_msg *m = (struct rds_msg *)h;
+	struct rds_sock *rs;
+
+	if (m == NULL)
+		return;
+	rs = rds_lib != NULL ? rds_sock_get(m->sock) : NULL;
+	if (rs != NULL && rs->gen == m->sock_gen) {
+		rds_recv_consumed(rs, m);
+		return;
+	}
+	rds_msg_free(m);
+}

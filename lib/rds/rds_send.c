@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Sending (net/rds/send.c). The application side checks, accounts and
+ * copies a message, then hands it to the owning engine through the
+ * socket's channel. The engine side stamps sequence numbers, transmits,
+ * keeps what was sent until the peer acknowledges it, puts it back on a
+ * reset, and cancels on request.
+ */
+#include <errno.h>
+#include <sys/uio.h>
+
+#include "rds_private.h"
+
+/* Messages transmitted per connection per engine loop. */
+#define RDS_SEND_BATCH 1024
+
+/* ---------------------------------------------------------------- */
+/* Engine side. */
+
+/* Give a message back: its bytes return to the sender's send buffer. */
+void
+rds_send_release(struct rds_engine *e, struct rds_msg *m)
+{
+	struct rds_sock *rs;
+
+	RTE_SET_USED(e);
+	if (m->type == RDS_MSG_DATA && m->sock >= 0) {
+		rs = rds_lib->socks[m->sock];
+		__atomic_fetch_sub(&rs->snd_bytes, (int64_t)m->len,
+				   __ATOMIC_RELEASE);
+	}
+	rds_msg_free(m);
+}
+
+/* A message from a socket's channel: stamp it and queue it on its
+ * connection (rds_send_queue_rm). */
+void
+rds_send_queue(struct rds_engine *e, struct rds_msg *m)
+{
+	struct rds_conn_key key;
+	struct rds_conn *c;
+
+	memset(&key, 0, sizeof(key));
+	key.laddr = m->laddr;
+	key.faddr = m->faddr;
+	key.trans_id = m->trans_id;
+	c = rds_conn_get(e, &key);
+	if (c == NULL) {
+		/* No memory for a connection: the message cannot be kept. */
+		RDS_LOG(ERR, "no connection for a message, dropped");
+		rds_stat_inc(e, s_send_cancelled);
+		rds_send_release(e, m);
+		return;
+	}
+	m->seq = c->next_tx_seq++;
+	TAILQ_INSERT_TAIL(&c->send_q, m, link);
+	rds_stat_inc(e, s_send_queued);
+}
+
+void
+rds_send_pong(struct rds_conn *c, uint16_t dport)
+{
+	struct rds_msg *m = rds_msg_alloc(0);
+
+	if (m == NULL)
+		return;
+	m->type = RDS_MSG_PONG;
+	m->laddr = c->key.laddr;
+	m->faddr = c->key.faddr;
+	m->sport = 0;
+	m->dport = dport;
+	m->seq = c->next_tx_seq++;
+	TAILQ_INSERT_TAIL(&c->send_q, m, link);
+	rds_stat_inc(c->eng, s_send_pong);
+}
+
+/* Header of a message's frames, carrying the current cumulative ACK. */
+void
+rds_msg_hdr(struct rds_conn *c, const struct rds_msg *m, struct rds_header *h)
+{
+	rds_hdr_encode(h, m->seq, c->ack_next, m->len, m->sport, m->dport,
+		       m->h_flags, 0);
+	c->ack_sent = c->ack_next;
+	c->ack_requested = false;
+	c->ack_due_tsc = 0;
+}
+
+/* Header of an ACK-only frame: no ports, no length, no sequence. */
+void
+rds_ack_hdr(struct rds_conn *c, struct rds_header *h)
+{
+	rds_hdr_encode(h, 0, c->ack_next, 0, 0, 0, 0, 0);
+	c->ack_sent = c->ack_next;
+	c->ack_requested = false;
+	c->ack_due_tsc = 0;
+}
+
+/* The kernel's ACK_REQUIRED policy at transmit time: every
+ * max_unacked_packets messages or max_unacked_bytes bytes. */
+static void
+rds_send_ack_policy(struct rds_conn *c, struct rds_msg *m)
+{
+	if (!(m->h_flags & RDS_FLAG_ACK_REQUIRED) &&
+	    c->unacked_packets > 1 && c->unacked_bytes >= m->len) {
+		c->unacked_packets--;
+		c->unacked_bytes -= m->len;
+		return;
+	}
+	m->h_flags |= RDS_FLAG_ACK_REQUIRED;
+	c->unacked_packets = rds_lib->conf.max_unacked_packets;
+	c->unacked_bytes = rds_lib->conf.max_unacked_bytes;
+}
+
+static int
+rds_send_cong_map(struct rds_conn *c)
+{
+	struct rds_msg *m;
+	uint32_t gen;
+	int ret;
+
+	m = rds_msg_alloc(RDS_CONG_MAP_BYTES);
+	if (m == NULL)
+		return -EAGAIN;
+	gen = __atomic_load_n(&c->la->cong->gen, __ATOMIC_ACQUIRE);
+	m->type = RDS_MSG_CONG;
+	m->laddr = c->key.laddr;
+	m->faddr = c->key.faddr;
+	m->h_flags = RDS_FLAG_CONG_BITMAP;
+	m->seq = 0;	/* maps are not sequenced */
+	rds_cong_map_copy_out(c->la->cong, m->data);
+	ret = c->trans->xmit(c, m);
+	rds_msg_free(m);
+	if (ret == 0) {
+		c->map_queued = false;
+		c->map_gen_sent = gen;
+		rds_stat_inc(c->eng, s_send_cong_map);
+	}
+	return ret;
+}
+
+/* Transmit what the connection has queued (rds_send_xmit). Returns the
+ * number of frames handed to the transport. */
+unsigned int
+rds_send_xmit(struct rds_conn *c)
+{
+	struct rds_engine *e = c->eng;
+	struct rds_msg *m;
+	unsigned int n = 0;
+	int ret;
+
+	if (c->map_queued) {
+		ret = rds_send_cong_map(c);
+		if (ret == -EAGAIN)
+			return 0;
+		if (ret < 0) {
+			c->drop_pending = true;
+			return 0;
+		}
+		n++;
+	}
+	while (n < RDS_SEND_BATCH && (m = TAILQ_FIRST(&c->send_q)) != NULL) {
+		rds_send_ack_policy(c, m);
+		ret = c->trans->xmit(c, m);
+		if (ret == -EAGAIN)
+			break;
+		if (ret < 0) {
+			c->drop_pending = true;
+			break;
+		}
+		TAILQ_REMOVE(&c->send_q, m, link);
+		TAILQ_INSERT_TAIL(&c->retrans_q, m, link);
+		rds_stat_inc(e, s_send_xmit);
+		if (m->h_flags & RDS_FLAG_ACK_REQUIRED)
+			rds_stat_inc(e, s_send_ack_required);
+		if (m->h_flags & RDS_FLAG_RETRANSMITTED)
+			rds_stat_inc(e, s_send_retransmit);
+		n++;
+		if (c->state != RDS_CONN_UP || c->drop_pending)
+			break;
+	}
+	return n;
+}
+
+/* Free everything the peer has acknowledged (rds_send_drop_acked). */
+void
+rds_send_drop_acked(struct rds_conn *c, uint64_t ack)
+{
+	struct rds_msg *m;
+
+	while ((m = TAILQ_FIRST(&c->retrans_q)) != NULL && m->seq <= ack) {
+		TAILQ_REMOVE(&c->retrans_q, m, link);
+		rds_stat_inc(c->eng, s_send_acked);
+		rds_send_release(c->eng, m);
+	}
+}
+
+/* After a reset, what was sent and not acknowledged goes out again first,
+ * marked RETRANSMITTED and ACK_REQUIRED (rds_send_path_reset). */
+void
+rds_send_path_reset(struct rds_conn *c)
+{
+	struct rds_msg *m;
+
+	TAILQ_FOREACH(m, &c->retrans_q, link)
+		m->h_flags |= RDS_FLAG_ACK_REQUIRED | RDS_FLAG_RETRANSMITTED;
+	TAILQ_CONCAT(&c->retrans_q, &c->send_q, link);
+	TAILQ_INIT(&c->send_q);
+	TAILQ_CONCAT(&c->send_q, &c->retrans_q, link);
+	c->unacked_packets = rds_lib->conf.max_unacked_packets;
+	c->unacked_bytes = rds_lib->conf.max_unacked_bytes;
+	c->map_queued = false;
+}
+
+static unsigned int
+rds_send_cancel_list(struct rds_engine *e, struct rds_msg_list *l,
+		     const struct rds_sock *rs, const struct rds_msg *req)
+{
+	struct rds_msg *m, *next;
+	unsigned int n = 0;
+
+	for (m = TAILQ_FIRST(l); m != NULL; m = next) {
+		next = TAILQ_NEXT(m, link);
+		if (m->type != RDS_MSG_DATA || m->sock != rs->id)
+			continue;
+		if (!req->all && m->dport != req->dport)
+			continue;
+		TAILQ_REMOVE(l, m, link);
+		rds_send_release(e, m);
+		n++;
+	}
+	return n;
+}
+
+/* RDS_CANCEL_SENT_TO and close: drop the socket's queued and
+ * unacknowledged messages to one destination (address and port) or to
+ * all (rds_send_drop_to). */
+void
+rds_send_cancel(struct rds_engine *e, struct rds_sock *rs,
+		const struct rds_msg *req)
+{
+	struct rds_conn *c;
+	unsigned int n = 0;
+
+	TAILQ_FOREACH(c, &e->conns, link) {
+		if (!rds_addr_eq(&c->key.laddr, &rs->bound_addr))
+			continue;
+		if (!req->all && !rds_addr_eq(&c->key.faddr, &req->faddr))
+			continue;
+		n += rds_send_cancel_list(e, &c->send_q, rs, req);
+		n += rds_send_cancel_list(e, &c->retrans_q, rs, req);
+	}
+	rds_stat_add(e, s_send_cancelled, n);
+}
+
+/* ---------------------------------------------------------------- */
+/* Application side. */
+
+static int
+rds_parse_dest(const struct msghdr *msg, const struct rds_sock *rs,
+	       struct in6_addr *faddr, uint16_t *dport)
+{
+	const struct sockaddr_in *sin;
+
+	if (msg->msg_name != NULL && msg->msg_namelen != 0) {
+		sin = msg->msg_name;
+		if (msg->msg_namelen < sizeof(*sin) ||
+		    sin->sin_family != AF_INET ||
+		    sin->sin_addr.s_addr == htonl(INADDR_ANY))
+			return -EINVAL;
+		rds_addr_from_v4(faddr, sin->sin_addr.s_addr);
+		*dport = ntohs(sin->sin_port);
+		return 0;
+	}
+	if (!rs->connected)
+		return -ENOTCONN;
+	*faddr = rs->conn_addr;
+	*dport = rs->conn_port;
+	return 0;
+}
+
+/* Control messages: RDMA and atomics come with the RDMA work; anything
+ * else is not an RDS control message. */
+static int
+rds_parse_cmsgs(const struct msghdr *msg)
+{
+	struct cmsghdr *cm;
+
+	if (msg->msg_controllen == 0)
+		return 0;
+	if (msg->msg_control == NULL)
+		return -EINVAL;
+	for (cm = CMSG_FIRSTHDR((struct msghdr *)(uintptr_t)msg); cm != NULL;
+	     cm = CMSG_NXTHDR((struct msghdr *)(uintptr_t)msg, cm)) {
+		if (cm->cmsg_len < sizeof(*cm) || cm->cmsg_level != SOL_RDS)
+			return -EINVAL;
+		switch (cm->cmsg_type) {
+		case RDS_CMSG_RDMA_ARGS:
+		case RDS_CMSG_RDMA_DEST:
+		case RDS_CMSG_RDMA_MAP:
+		case RDS_CMSG_ATOMIC_FADD:
+		case RDS_CMSG_ATOMIC_CSWP:
+		case RDS_CMSG_MASKED_ATOMIC_FADD:
+		case RDS_CMSG_MASKED_ATOMIC_CSWP:
+			return -EOPNOTSUPP;
+		default:
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int
+rds_sock_trans_for(const struct rds_sock *rs, const struct in6_addr *faddr,
+		   uint8_t *trans_id)
+{
+	if (rs->trans_pinned != (uint32_t)RDS_TRANS_NONE) {
+		*trans_id = (uint8_t)rs->trans_pinned;
+		return 0;
+	}
+	if (rds_laddr_find(faddr) != NULL) {
+		*trans_id = RTE_RDS_TRANS_LOOP;
+		return 0;
+	}
+	if (rs->la->trans->flags & RDS_TRANS_F_LOOPBACK)
+		return -ENETUNREACH;
+	*trans_id = (uint8_t)rs->la->trans->trans_id;
+	return 0;
+}
+
+ssize_t
+rte_rds_sendmsg(int s, const struct msghdr *msg, int flags)
+{
+	struct rds_sock *rs = rds_sock_get(s);
+	struct rds_cong_map *fcong;
+	struct in6_addr faddr;
+	struct rds_msg *m;
+	uint64_t deadline, spins = 0;
+	unsigned int eng;
+	uint16_t dport;
+	uint8_t trans_id;
+	size_t len = 0, off;
+	int64_t snd;
+	size_t i;
+	int ret;
+
+	if (rs == NULL)
+		return RDS_ERR(EBADF);
+	if (msg == NULL || (msg->msg_iovlen > 0 && msg->msg_iov == NULL))
+		return RDS_ERR(EINVAL);
+	if (flags & ~MSG_DONTWAIT)
+		return RDS_ERR(EOPNOTSUPP);
+	ret = rds_parse_cmsgs(msg);
+	if (ret < 0)
+		return RDS_ERR(-ret);
+	ret = rds_parse_dest(msg, rs, &faddr, &dport);
+	if (ret < 0)
+		return RDS_ERR(-ret);
+	if (!__atomic_load_n(&rs->bound, __ATOMIC_ACQUIRE))
+		return RDS_ERR(ENOTCONN);
+	for (i = 0; i < msg->msg_iovlen; i++) {
+		if (msg->msg_iov[i].iov_base == NULL &&
+		    msg->msg_iov[i].iov_len != 0)
+			return RDS_ERR(EFAULT);
+		len += msg->msg_iov[i].iov_len;
+		if (len > RDS_MAX_MSG_SIZE)
+			return RDS_ERR(EMSGSIZE);
+	}
+	if (len > rs->sndbuf)
+		return RDS_ERR(EMSGSIZE);
+	ret = rds_sock_trans_for(rs, &faddr, &trans_id);
+	if (ret < 0)
+		return RDS_ERR(-ret);
+	fcong = rds_cong_map_get(&faddr);
+	if (fcong == NULL)
+		return RDS_ERR(ENOMEM);
+	deadline = (flags & MSG_DONTWAIT) ? 0 : rds_deadline(rs->sndtimeo_ns);
+
+	/* Destination congested (rds_cong_wait). */
+	while (rds_cong_test(fcong, dport)) {
+		if (flags & MSG_DONTWAIT)
+			return RDS_ERR(ENOBUFS);
+		if (rds_sock_wait_step(rs, deadline, &spins) < 0)
+			return RDS_ERR(ETIMEDOUT);
+	}
+	/* Send buffer: the last message may overshoot the limit. */
+	for (;;) {
+		snd = __atomic_load_n(&rs->snd_bytes, __ATOMIC_ACQUIRE);
+		if (snd < (int64_t)rs->sndbuf)
+			break;
+		if (flags & MSG_DONTWAIT)
+			return RDS_ERR(EAGAIN);
+		if (rds_sock_wait_step(rs, deadline, &spins) < 0)
+			return RDS_ERR(ETIMEDOUT);
+	}
+	m = rds_msg_alloc((uint32_t)len);
+	if (m == NULL)
+		return RDS_ERR(ENOMEM);
+	for (i = 0, off = 0; i < msg->msg_iovlen; i++) {
+		memcpy(m->data + off, msg->msg_iov[i].iov_base,
+		       msg->msg_iov[i].iov_len);
+		off += msg->msg_iov[i].iov_len;
+	}
+	snd = __atomic_add_fetch(&rs->snd_bytes, (int64_t)len,
+				 __ATOMIC_ACQ_REL);
+	m->type = RDS_MSG_DATA;
+	m->sock = rs->id;
+	m->laddr = rs->bound_addr;
+	m->faddr = faddr;
+	m->sport = rs->bound_port;
+	m->dport = dport;
+	m->trans_id = trans_id;
+	if (snd >= (int64_t)rs->sndbuf / 2)
+		m->h_flags = RDS_FLAG_ACK_REQUIRED;
+	eng = rds_conn_engine_of(&m->laddr, &faddr);
+	for (;;) {
+		rte_spinlock_lock(&rs->lock);
+		if (__atomic_load_n(&rs->state, __ATOMIC_ACQUIRE) !=
+		    RDS_SOCK_OPEN) {
+			ret = -EBADF;
+		} else {
+			ret = rds_chan_put(rs->chan[eng].tx, rs->chan[eng].base,
+					   m);
+		}
+		rte_spinlock_unlock(&rs->lock);
+		if (ret == 0)
+			return (ssize_t)len;
+		if (ret == -ENOBUFS && !(flags & MSG_DONTWAIT) &&
+		    rds_sock_wait_step(rs, deadline, &spins) == 0)
+			continue;
+		break;
+	}
+	__atomic_fetch_sub(&rs->snd_bytes, (int64_t)len, __ATOMIC_RELEASE);
+	rds_msg_free(m);
+	if (ret == -EBADF)
+		return RDS_ERR(EBADF);
+	return RDS_ERR((flags & MSG_DONTWAIT) ? EAGAIN : ETIMEDOUT);
+}
+
+ssize_t
+rte_rds_sendto(int s, const void *buf, size_t len, int flags,
+	       const struct sockaddr *to, socklen_t tolen)
+{
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf,
+			     .iov_len = len };
+	struct msghdr msg = {
+		.msg_name = (void *)(uintptr_t)to,
+		.msg_namelen = to != NULL ? tolen : 0,
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+	};
+
+	return rte_rds_sendmsg(s, &msg, flags);
+}

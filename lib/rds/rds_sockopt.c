@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Socket options (net/rds/af_rds.c and the socket core). */
+#include <errno.h>
+#include <limits.h>
+#include <sys/time.h>
+
+#include "rds_private.h"
+
+/* Smallest buffer the socket core keeps (SOCK_MIN_SNDBUF / 2). */
+#define RDS_MIN_BUF 2304u
+/* No sysctl caps the buffers here; keep the doubled value in an int. */
+#define RDS_MAX_BUF ((uint32_t)INT_MAX / 2)
+
+static int
+rds_opt_int(const void *optval, socklen_t optlen, int *v)
+{
+	if (optval == NULL || optlen < sizeof(int))
+		return -EINVAL;
+	memcpy(v, optval, sizeof(int));
+	return 0;
+}
+
+static int
+rds_opt_timeo(const void *optval, socklen_t optlen, uint64_t *ns)
+{
+	struct timeval tv;
+
+	if (optval == NULL || optlen < sizeof(tv))
+		return -EINVAL;
+	memcpy(&tv, optval, sizeof(tv));
+	if (tv.tv_usec < 0 || tv.tv_usec >= 1000000)
+		return -EDOM;
+	if (tv.tv_sec < 0) {
+		*ns = 1;	/* already expired */
+		return 0;
+	}
+	*ns = (uint64_t)tv.tv_sec * 1000000000ULL +
+	      (uint64_t)tv.tv_usec * 1000ULL;
+	return 0;
+}
+
+/* RDS_CANCEL_SENT_TO: ask the engine(s) that may hold the socket's
+ * messages to that destination to drop them, and wait until they did. */
+static int
+rds_cancel_sent_to(struct rds_sock *rs, const void *optval, socklen_t optlen)
+{
+	struct rds_msg *req[RTE_RDS_MAX_ENGINES];
+	const struct sockaddr_in *sin = optval;
+	unsigned int e, first = 0, n = rds_lib->nb_engines;
+	uint64_t spins = 0;
+	bool done;
+	int ret = 0;
+
+	if (!rs->bound)
+		return -ENOTCONN;
+	if (optval != NULL && optlen != 0 && optlen < sizeof(*sin))
+		return -EINVAL;
+	for (e = 0; e < n; e++) {
+		req[e] = rds_msg_alloc(0);
+		if (req[e] == NULL) {
+			while (e-- > 0)
+				rds_msg_free(req[e]);
+			return -ENOMEM;
+		}
+		req[e]->type = RDS_MSG_CANCEL;
+		req[e]->sock = rs->id;
+		req[e]->all = 1;
+	}
+	if (optval != NULL && optlen != 0) {
+		struct in6_addr faddr;
+
+		/* One destination: only its engine holds its messages. */
+		rds_addr_from_v4(&faddr, sin->sin_addr.s_addr);
+		for (e = 0; e < n; e++) {
+			req[e]->faddr = faddr;
+			req[e]->dport = ntohs(sin->sin_port);
+			req[e]->all = 0;
+		}
+		first = rds_conn_engine_of(&rs->bound_addr, &faddr);
+		for (e = 0; e < n; e++)
+			if (e != first)
+				req[e]->done = 1;
+	}
+	for (e = 0; e < n; e++) {
+		if (req[e]->done)
+			continue;
+		rte_spinlock_lock(&rs->lock);
+		while (rds_chan_put(rs->chan[e].tx, rs->chan[e].base,
+				    req[e]) != 0) {
+			rte_spinlock_unlock(&rs->lock);
+			rds_sock_wait_step(rs, 0, &spins);
+			rte_spinlock_lock(&rs->lock);
+		}
+		rte_spinlock_unlock(&rs->lock);
+	}
+	do {
+		done = true;
+		for (e = 0; e < n; e++)
+			if (!__atomic_load_n(&req[e]->done, __ATOMIC_ACQUIRE))
+				done = false;
+		if (!done)
+			rds_sock_wait_step(rs, 0, &spins);
+	} while (!done);
+	for (e = 0; e < n; e++)
+		rds_msg_free(req[e]);
+	return ret;
+}
+
+static int
+rds_set_transport(struct rds_sock *rs, const void *optval, socklen_t optlen)
+{
+	int t;
+
+	if (optval == NULL || optlen != sizeof(int))
+		return -EINVAL;
+	memcpy(&t, optval, sizeof(t));
+	if (rs->bound)
+		return -EOPNOTSUPP;
+	if (t < 0 || t > RTE_RDS_TRANS_LOOP || t == RDS_TRANS_GAP)
+		return -EINVAL;
+	if (rds_transport_by_id((uint32_t)t) == NULL)
+		return -ENOPROTOOPT;
+	rs->trans_pinned = (uint32_t)t;
+	return 0;
+}
+
+int
+rte_rds_setsockopt(int s, int level, int optname, const void *optval,
+		   socklen_t optlen)
+{
+	struct rds_sock *rs = rds_sock_get(s);
+	uint64_t ns;
+	int v, ret = -ENOPROTOOPT;
+
+	if (rs == NULL)
+		return RDS_ERR(EBADF);
+	if (level == SOL_SOCKET) {
+		switch (optname) {
+		case SO_SNDBUF:
+		case SO_RCVBUF:
+			ret = rds_opt_int(optval, optlen, &v);
+			if (ret != 0)
+				break;
+			/* RDS uses the value set; getsockopt doubles it. */
+			v = (int)RTE_MAX(RTE_MIN((uint32_t)RTE_MAX(v, 0),
+						 RDS_MAX_BUF), RDS_MIN_BUF);
+			if (optname == SO_SNDBUF)
+				rs->sndbuf = (uint32_t)v;
+			else
+				rs->rcvbuf = (uint32_t)v;
+			break;
+		case SO_SNDTIMEO:
+		case SO_RCVTIMEO:
+			ret = rds_opt_timeo(optval, optlen, &ns);
+			if (ret != 0)
+				break;
+			if (optname == SO_SNDTIMEO)
+				rs->sndtimeo_ns = ns;
+			else
+				rs->rcvtimeo_ns = ns;
+			break;
+		default:
+			break;
+		}
+	} else if (level == SOL_RDS) {
+		switch (optname) {
+		case RDS_CANCEL_SENT_TO:
+			ret = rds_cancel_sent_to(rs, optval, optlen);
+			break;
+		case SO_RDS_TRANSPORT:
+			rte_spinlock_lock(&rs->lock);
+			ret = rds_set_transport(rs, optval, optlen);
+			rte_spinlock_unlock(&rs->lock);
+			break;
+		default:
+			break;
+		}
+	}
+	return ret == 0 ? 0 : RDS_ERR(-ret);
+}
+
+static int
+rds_put_int(void *optval, socklen_t *optlen, int v)
+{
+	if (optval == NULL || optlen == NULL || *optlen < sizeof(int))
+		return -EINVAL;
+	memcpy(optval, &v, sizeof(v));
+	*optlen = sizeof(int);
+	return 0;
+}
+
+static int
+rds_put_timeo(void *optval, socklen_t *optlen, uint64_t ns)
+{
+	struct timeval tv;
+
+	if (optval == NULL || optlen == NULL || *optlen < sizeof(tv))
+		return -EINVAL;
+	tv.tv_sec = (time_t)(ns / 1000000000ULL);
+	tv.tv_usec = (suseconds_t)((ns % 1000000000ULL) / 1000);
+	memcpy(optval, &tv, sizeof(tv));
+	*optlen = sizeof(tv);
+	return 0;
+}
+
+int
+rte_rds_getsockopt(int s, int level, int optname, void *optval,
+		   socklen_t *optlen)
+{
+	struct rds_sock *rs = rds_sock_get(s);
+	int ret = -ENOPROTOOPT;
+	uint32_t t;
+
+	if (rs == NULL)
+		return RDS_ERR(EBADF);
+	if (level == SOL_SOCKET) {
+		switch (optname) {
+		case SO_SNDBUF:
+			ret = rds_put_int(optval, optlen, (int)rs->sndbuf * 2);
+			break;
+		case SO_RCVBUF:
+			ret = rds_put_int(optval, optlen, (int)rs->rcvbuf * 2);
+			break;
+		case SO_SNDTIMEO:
+			ret = rds_put_timeo(optval, optlen, rs->sndtimeo_ns);
+			break;
+		case SO_RCVTIMEO:
+			ret = rds_put_timeo(optval, optlen, rs->rcvtimeo_ns);
+			break;
+		default:
+			break;
+		}
+	} else if (level == SOL_RDS && optname == SO_RDS_TRANSPORT) {
+		t = rs->trans_pinned;
+		if (t == (uint32_t)RDS_TRANS_NONE && rs->bound)
+			t = rs->la->trans->trans_id;
+		ret = rds_put_int(optval, optlen, (int)t);
+	}
+	return ret == 0 ? 0 : RDS_ERR(-ret);
+}

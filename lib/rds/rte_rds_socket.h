@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef RTE_RDS_SOCKET_H
+#define RTE_RDS_SOCKET_H
+
+/**
+ * @file
+ * librte_rds sockets: the AF_RDS socket calls, by other names.
+ *
+ * Socket handles are small integers, like file descriptors. Option names,
+ * control-message types, flags and structures are the kernel's own, from
+ * <linux/rds.h>; addresses are libc's struct sockaddr_in, and messages
+ * libc's struct msghdr, so a program written for AF_RDS ports by renaming
+ * its calls.
+ *
+ * Calls block by default, as in the kernel (MSG_DONTWAIT, SO_SNDTIMEO and
+ * SO_RCVTIMEO change that). A blocking call never deadlocks: while it
+ * waits, it drives any inline engine it depends on.
+ */
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <linux/rds.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef AF_RDS
+#define AF_RDS 21
+#endif
+
+/** SO_RDS_TRANSPORT value that pins the library's loop transport
+ * (an extension: the kernel's values are RDS_TRANS_IB, RDS_TRANS_TCP). */
+#define RTE_RDS_TRANS_LOOP 3
+/** SO_RDS_TRANSPORT value for the eth transport (the kernel's TCP slot:
+ * the network datagram transport that needs no RDMA device). */
+#define RTE_RDS_TRANS_ETH RDS_TRANS_TCP
+
+/** Largest message payload, as the kernel's RDS_MAX_MSG_SIZE. */
+#define RTE_RDS_MAX_MSG_SIZE (1u << 20)
+
+/**
+ * Create an RDS socket.
+ *
+ * @return
+ *   Socket handle (>= 0), or -1 with rte_errno: ENXIO (library not
+ *   initialised), EMFILE (socket table full).
+ */
+int rte_rds_socket(void);
+
+/**
+ * Bind a socket to a local address and port.
+ *
+ * @param s
+ *   Socket handle.
+ * @param addr
+ *   struct sockaddr_in; port 0 picks a free port.
+ * @param addrlen
+ *   Size of *addr.
+ * @return
+ *   0, or -1 with rte_errno: EBADF (bad handle), EINVAL (short or bad
+ *   address, INADDR_ANY, multicast or broadcast, port 1, already bound),
+ *   EAFNOSUPPORT (not AF_INET), EADDRNOTAVAIL (not a local address of this
+ *   instance), ENOPROTOOPT (the transport pinned with SO_RDS_TRANSPORT
+ *   does not serve that address), EADDRINUSE (port taken).
+ */
+int rte_rds_bind(int s, const struct sockaddr *addr, socklen_t addrlen);
+
+/**
+ * Set the default destination of a socket (no connection is made).
+ *
+ * @param s
+ *   Socket handle.
+ * @param addr
+ *   struct sockaddr_in.
+ * @param addrlen
+ *   Size of *addr.
+ * @return
+ *   0, or -1 with rte_errno: EBADF, EINVAL (short address, multicast or
+ *   broadcast), EAFNOSUPPORT (not AF_INET), EDESTADDRREQ (INADDR_ANY).
+ */
+int rte_rds_connect(int s, const struct sockaddr *addr, socklen_t addrlen);
+
+/**
+ * Local address of a socket.
+ *
+ * @param s
+ *   Socket handle.
+ * @param addr
+ *   Buffer for a struct sockaddr_in.
+ * @param addrlen
+ *   In: size of *addr; out: size of the address.
+ * @return
+ *   0, or -1 with rte_errno EBADF or EINVAL (NULL or short buffer).
+ */
+int rte_rds_getsockname(int s, struct sockaddr *addr, socklen_t *addrlen);
+
+/**
+ * Close a socket. Messages it queued and that were not yet acknowledged
+ * are cancelled (they may or may not arrive); messages queued to it are
+ * dropped. Blocks until every engine has let go of the socket.
+ *
+ * @param s
+ *   Socket handle.
+ * @return
+ *   0, or -1 with rte_errno EBADF.
+ */
+int rte_rds_close(int s);
+
+/**
+ * Send one message.
+ *
+ * @param s
+ *   Socket handle, bound.
+ * @param msg
+ *   msg_name: destination (struct sockaddr_in), or NULL for the
+ *   connect() destination; msg_iov: payload (0 to 1 MiB in all);
+ *   msg_control: RDS control messages (later issues add RDMA).
+ * @param flags
+ *   0 or MSG_DONTWAIT.
+ * @return
+ *   The payload length, or -1 with rte_errno: EBADF, EOPNOTSUPP
+ *   (unsupported flag), EINVAL (bad name or control message),
+ *   EAFNOSUPPORT, ENOTCONN (not bound, or no destination), EMSGSIZE
+ *   (over 1 MiB or over the send buffer), ENETUNREACH (no transport
+ *   reaches the destination), EAGAIN (send buffer full, non-blocking),
+ *   ENOBUFS (destination port congested, non-blocking), ETIMEDOUT
+ *   (SO_SNDTIMEO expired).
+ */
+ssize_t rte_rds_sendmsg(int s, const struct msghdr *msg, int flags);
+
+/**
+ * Receive one message, or one notification.
+ *
+ * @param s
+ *   Socket handle.
+ * @param msg
+ *   msg_name receives the sender (struct sockaddr_in), msg_iov the
+ *   payload, msg_control the control messages; msg_flags is set
+ *   (MSG_TRUNC, MSG_CTRUNC).
+ * @param flags
+ *   0 or any of MSG_DONTWAIT, MSG_PEEK, MSG_TRUNC.
+ * @return
+ *   Bytes copied (the full length with MSG_TRUNC), or -1 with rte_errno:
+ *   EBADF, EOPNOTSUPP (unsupported flag), EAGAIN (nothing queued,
+ *   non-blocking), ETIMEDOUT (SO_RCVTIMEO expired).
+ */
+ssize_t rte_rds_recvmsg(int s, struct msghdr *msg, int flags);
+
+/**
+ * Send one message from a flat buffer (sendmsg() with one iovec).
+ *
+ * @param s
+ *   Socket handle.
+ * @param buf
+ *   Payload.
+ * @param len
+ *   Payload length.
+ * @param flags
+ *   As rte_rds_sendmsg().
+ * @param to
+ *   Destination, or NULL for the connect() destination.
+ * @param tolen
+ *   Size of *to.
+ * @return
+ *   As rte_rds_sendmsg().
+ */
+ssize_t rte_rds_sendto(int s, const void *buf, size_t len, int flags,
+		       const struct sockaddr *to, socklen_t tolen);
+
+/**
+ * Receive one message into a flat buffer (recvmsg() with one iovec).
+ *
+ * @param s
+ *   Socket handle.
+ * @param buf
+ *   Buffer.
+ * @param len
+ *   Buffer size.
+ * @param flags
+ *   As rte_rds_recvmsg().
+ * @param from
+ *   Sender address, or NULL.
+ * @param fromlen
+ *   In: size of *from; out: size of the address. NULL if from is NULL.
+ * @return
+ *   As rte_rds_recvmsg().
+ */
+ssize_t rte_rds_recvfrom(int s, void *buf, size_t len, int flags,
+			 struct sockaddr *from, socklen_t *fromlen);
+
+/**
+ * Set a socket option.
+ *
+ * SOL_SOCKET: SO_SNDBUF, SO_RCVBUF (int; getsockopt then returns twice
+ * the value, RDS uses the value set), SO_SNDTIMEO, SO_RCVTIMEO (struct
+ * timeval). SOL_RDS: RDS_CANCEL_SENT_TO (optional struct sockaddr_in;
+ * none cancels every destination), SO_RDS_TRANSPORT (int, before bind).
+ *
+ * @param s
+ *   Socket handle.
+ * @param level
+ *   SOL_SOCKET or SOL_RDS.
+ * @param optname
+ *   Option.
+ * @param optval
+ *   Value.
+ * @param optlen
+ *   Size of the value.
+ * @return
+ *   0, or -1 with rte_errno: EBADF, ENOPROTOOPT (unknown level or
+ *   option), EINVAL (short value, bad transport), ENOTCONN
+ *   (RDS_CANCEL_SENT_TO on an unbound socket), EOPNOTSUPP
+ *   (SO_RDS_TRANSPORT after bind).
+ */
+int rte_rds_setsockopt(int s, int level, int optname, const void *optval,
+		       socklen_t optlen);
+
+/**
+ * Read a socket option: SO_SNDBUF, SO_RCVBUF, SO_SNDTIMEO, SO_RCVTIMEO,
+ * SO_RDS_TRANSPORT (RDS_TRANS_NONE until bound or pinned).
+ *
+ * @param s
+ *   Socket handle.
+ * @param level
+ *   SOL_SOCKET or SOL_RDS.
+ * @param optname
+ *   Option.
+ * @param optval
+ *   Buffer for the value.
+ * @param optlen
+ *   In: size of the buffer; out: size of the value.
+ * @return
+ *   0, or -1 with rte_errno: EBADF, ENOPROTOOPT, EINVAL (short buffer).
+ */
+int rte_rds_getsockopt(int s, int level, int optname, void *optval,
+		       socklen_t *optlen);
+
+/** A received message handed out by rte_rds_recv_burst(). */
+struct rte_rds_msg;
+
+/**
+ * Zero-copy receive: take up to n queued messages off a socket without
+ * copying them. Never blocks. Each message must be given back with
+ * rte_rds_msg_free(); until then it counts against the receive buffer.
+ *
+ * @param s
+ *   Socket handle.
+ * @param msgs
+ *   Array for the message handles.
+ * @param n
+ *   Size of the array.
+ * @return
+ *   Number of messages taken (0 when none, or on a bad handle).
+ */
+uint16_t rte_rds_recv_burst(int s, struct rte_rds_msg **msgs, uint16_t n);
+
+/**
+ * Payload of a received message.
+ *
+ * @param m
+ *   Message handle.
+ * @return
+ *   Pointer to the payload, valid until rte_rds_msg_free().
+ */
+const void *rte_rds_msg_data(const struct rte_rds_msg *m);
+
+/**
+ * Payload length of a received message.
+ *
+ * @param m
+ *   Message handle.
+ * @return
+ *   Length in bytes.
+ */
+uint32_t rte_rds_msg_len(const struct rte_rds_msg *m);
+
+/**
+ * Sender of a received message.
+ *
+ * @param m
+ *   Message handle.
+ * @param from
+ *   Filled with the sender's address and port.
+ */
+void rte_rds_msg_src(const struct rte_rds_msg *m, struct sockaddr_in *from);
+
+/**
+ * Give a received message back.
+ *
+ * @param m
+ *   Message handle from rte_rds_recv_burst(); NULL is ignored.
+ */
+void rte_rds_msg_free(struct rte_rds_msg *m);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RTE_RDS_SOCKET_H */

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef RTE_RDS_STATS_H
+#define RTE_RDS_STATS_H
+
+/**
+ * @file
+ * librte_rds counters, kept per engine without atomics and summed on read.
+ * Names follow the kernel's struct rds_statistics where one exists.
+ */
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Engine counters. Every field is a uint64_t. */
+struct rte_rds_stats {
+	uint64_t s_polls;		/**< engine loop iterations */
+	uint64_t s_idle_polls;		/**< iterations that found no work */
+	uint64_t s_send_queued;		/**< messages queued by sockets */
+	uint64_t s_send_xmit;		/**< messages handed to a transport */
+	uint64_t s_send_ack_required;	/**< messages sent with ACK_REQUIRED */
+	uint64_t s_send_retransmit;	/**< messages sent again after a reset */
+	uint64_t s_send_pong;		/**< pongs sent to pings */
+	uint64_t s_send_ack;		/**< ACK-only frames sent */
+	uint64_t s_send_cong_map;	/**< congestion maps sent */
+	uint64_t s_send_acked;		/**< messages released by an ACK */
+	uint64_t s_send_cancelled;	/**< messages dropped by cancel or close */
+	uint64_t s_recv_delivered;	/**< messages queued to a socket */
+	uint64_t s_recv_drop_old_seq;	/**< retransmitted duplicates dropped */
+	uint64_t s_recv_drop_no_sock;	/**< messages to an unbound port */
+	uint64_t s_recv_drop_dead_sock;	/**< messages to a closing socket */
+	uint64_t s_recv_drop_bad_hdr;	/**< malformed frames dropped */
+	uint64_t s_recv_drop_nomem;	/**< messages dropped for lack of memory */
+	uint64_t s_recv_ping;		/**< pings received */
+	uint64_t s_recv_pong;		/**< pongs received */
+	uint64_t s_recv_ack;		/**< ACK-only frames received */
+	uint64_t s_recv_cong_map;	/**< congestion maps received */
+	uint64_t s_cong_update_queued;	/**< local map changes to announce */
+	uint64_t s_conn_reset;		/**< connection resets */
+	uint64_t s_conn_connect;	/**< connections that came up */
+	uint64_t s_conn_reconnect_delayed; /**< reconnects held back by backoff */
+};
+
+/** Number of counters in struct rte_rds_stats. */
+#define RTE_RDS_STATS_NUM (sizeof(struct rte_rds_stats) / sizeof(uint64_t))
+
+/**
+ * Read counters.
+ *
+ * @param engine_id
+ *   Engine index, or -1 for the sum over every engine.
+ * @param stats
+ *   Filled with the counters.
+ * @return
+ *   0, or -1 with rte_errno: ENXIO (not initialised), EINVAL (bad id or
+ *   NULL).
+ */
+int rte_rds_stats_get(int engine_id, struct rte_rds_stats *stats);
+
+/**
+ * Name of a counter, by its index in struct rte_rds_stats.
+ *
+ * @param idx
+ *   0..RTE_RDS_STATS_NUM-1.
+ * @return
+ *   The field name (e.g. "s_send_xmit"), or NULL for a bad index.
+ */
+const char *rte_rds_stats_name(unsigned int idx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RTE_RDS_STATS_H */
