@@ -38,7 +38,8 @@ rds_chan_create(struct rds_chan *ch, int sock, unsigned int engine)
 	ch->base = 0;
 	ch->tx = rds_ring_alloc("tx", sock, engine);
 	ch->rx = rds_ring_alloc("rx", sock, engine);
-	if (ch->tx == NULL || ch->rx == NULL) {
+	ch->notify = rds_ring_alloc("nt", sock, engine);
+	if (ch->tx == NULL || ch->rx == NULL || ch->notify == NULL) {
 		rds_chan_destroy(ch);
 		return -ENOMEM;
 	}
@@ -57,6 +58,12 @@ rds_chan_destroy(struct rds_chan *ch)
 			for (i = 0; i < n; i++)
 				rds_msg_free(ms[i]);
 	}
+	if (ch->notify != NULL) {
+		while ((n = rds_chan_get_burst(ch->notify, ch->base, ms,
+					       RDS_BURST)) > 0)
+			for (i = 0; i < n; i++)
+				rds_msg_free(ms[i]);
+	}
 	if (ch->tx != NULL) {
 		while ((n = rds_chan_get_burst(ch->tx, ch->base, ms,
 					       RDS_BURST)) > 0)
@@ -65,6 +72,31 @@ rds_chan_destroy(struct rds_chan *ch)
 	}
 	rds_mem_free(ch->tx);
 	rds_mem_free(ch->rx);
+	rds_mem_free(ch->notify);
 	ch->tx = NULL;
 	ch->rx = NULL;
+	ch->notify = NULL;
+}
+
+/*
+ * Look at up to n queued messages without taking them. Only the ring's
+ * consumer may call it: entries between its head and the producer's tail
+ * stay put until the consumer takes them. Objects sit right after struct
+ * rte_ring (rte_ring_core.h).
+ */
+unsigned int
+rds_chan_peek(const struct rte_ring *r, uintptr_t base, struct rds_msg **ms,
+	      unsigned int n)
+{
+	void *const *slots = (void *const *)(const void *)&r[1];
+	uint32_t head = r->cons.head;
+	uint32_t tail = __atomic_load_n(&r->prod.tail, __ATOMIC_ACQUIRE);
+	unsigned int i, avail = tail - head;
+
+	if (n > avail)
+		n = avail;
+	for (i = 0; i < n; i++)
+		ms[i] = (struct rds_msg *)((uintptr_t)slots[(head + i) & r->mask]
+					   + base);
+	return n;
 }

@@ -19,6 +19,56 @@
 
 static struct rte_hash *rds_cong_hash;
 static rte_spinlock_t rds_cong_lock = RTE_SPINLOCK_INITIALIZER;
+/* Bumped whenever any map changes (rds_cong_generation). */
+static uint32_t rds_cong_gen;
+/* Sockets with RDS_CONG_MONITOR on. */
+static int rds_cong_monitors;
+
+uint32_t
+rds_cong_generation(void)
+{
+	return __atomic_load_n(&rds_cong_gen, __ATOMIC_ACQUIRE);
+}
+
+void
+rds_cong_monitor_count(int delta)
+{
+	__atomic_fetch_add(&rds_cong_monitors, delta, __ATOMIC_ACQ_REL);
+}
+
+/*
+ * A map changed (rds_cong_map_updated): portmask has bit (port % 64) set
+ * for ports that may have become uncongested. Monitoring sockets that
+ * saw one of those ports congested get a notification; every socket
+ * waiting in poll is woken, since POLLIN reports map changes.
+ */
+void
+rds_cong_map_changed(uint64_t portmask)
+{
+	uint32_t i;
+
+	__atomic_fetch_add(&rds_cong_gen, 1, __ATOMIC_ACQ_REL);
+	for (i = 0; i < rds_lib->max_sockets; i++) {
+		struct rds_sock *rs = rds_lib->socks[i];
+		uint64_t hit;
+
+		if (__atomic_load_n(&rs->state, __ATOMIC_ACQUIRE) !=
+		    RDS_SOCK_OPEN)
+			continue;
+		if (__atomic_load_n(&rds_cong_monitors, __ATOMIC_ACQUIRE) > 0 &&
+		    rs->cong_monitor) {
+			hit = __atomic_load_n(&rs->cong_mask, __ATOMIC_ACQUIRE)
+			      & portmask;
+			if (hit != 0) {
+				__atomic_fetch_or(&rs->cong_notify, hit,
+						  __ATOMIC_RELEASE);
+				__atomic_fetch_and(&rs->cong_mask, ~hit,
+						   __ATOMIC_RELEASE);
+			}
+		}
+		rds_sock_wake(rs);
+	}
+}
 
 int
 rds_cong_init(void)
@@ -105,19 +155,21 @@ rds_cong_clear(struct rds_cong_map *map, uint16_t port)
 
 /* Wire bytes are little-endian bit order: bit p is bit (p % 8) of byte
  * p / 8, which is bit (p % 64) of little-endian 64-bit word p / 64. */
-void
+uint64_t
 rds_cong_map_update(struct rds_cong_map *map, const void *wire_bits)
 {
 	const uint8_t *src = wire_bits;
+	uint64_t w, old, uncongested = 0;
 	unsigned int i;
-	uint64_t w;
 
 	for (i = 0; i < RDS_CONG_MAP_WORDS; i++) {
 		memcpy(&w, src + i * 8, 8);
-		__atomic_store_n(&map->bits[i], rte_le_to_cpu_64(w),
-				 __ATOMIC_RELEASE);
+		w = rte_le_to_cpu_64(w);
+		old = __atomic_exchange_n(&map->bits[i], w, __ATOMIC_ACQ_REL);
+		uncongested |= ~w & old;
 	}
 	__atomic_fetch_add(&map->gen, 1, __ATOMIC_RELEASE);
+	return uncongested;
 }
 
 void
@@ -145,16 +197,25 @@ rds_cong_sock_check(struct rds_sock *rs)
 	int64_t rcv = __atomic_load_n(&rs->rcv_bytes, __ATOMIC_ACQUIRE);
 	int64_t limit = rs->rcvbuf;
 
-	if (!rs->congested ? rcv <= limit : rcv >= limit / 2)
+	bool changed = false;
+
+	if (!__atomic_load_n(&rs->congested, __ATOMIC_ACQUIRE) ?
+	    rcv <= limit : rcv >= limit / 2)
 		return;
 	rte_spinlock_lock(&rs->cong_lock);
 	rcv = __atomic_load_n(&rs->rcv_bytes, __ATOMIC_ACQUIRE);
 	if (!rs->congested && rcv > limit) {
-		rs->congested = true;
+		__atomic_store_n(&rs->congested, true, __ATOMIC_RELEASE);
 		rds_cong_set(rs->la->cong, rs->bound_port);
+		changed = true;
 	} else if (rs->congested && rcv < limit / 2) {
-		rs->congested = false;
+		__atomic_store_n(&rs->congested, false, __ATOMIC_RELEASE);
 		rds_cong_clear(rs->la->cong, rs->bound_port);
+		changed = true;
 	}
 	rte_spinlock_unlock(&rs->cong_lock);
+	/* Local senders see the map at once; as the kernel does for
+	 * loopback, tell monitors about every port. */
+	if (changed)
+		rds_cong_map_changed(~0ULL);
 }

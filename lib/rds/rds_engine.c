@@ -40,6 +40,7 @@ rds_engine_close_sock(struct rds_engine *e, struct rds_sock *rs,
 {
 	rds_send_cancel(e, rs, req);
 	rds_recv_drop_overflow(e, rs);
+	rds_notify_drop_overflow(e, rs);
 	rds_engine_sock_del(e, rs);
 	__atomic_store_n(&req->done, 1, __ATOMIC_RELEASE);
 }
@@ -80,6 +81,8 @@ rds_engine_drain_chan(struct rds_engine *e, struct rds_sock *rs, bool *closed)
 	}
 	if (!TAILQ_EMPTY(&rs->eng[e->id].overflow))
 		rds_recv_flush_overflow(e, rs);
+	if (!TAILQ_EMPTY(&rs->eng[e->id].notify_overflow))
+		rds_notify_flush_overflow(e, rs);
 	return n;
 }
 
@@ -120,11 +123,21 @@ rds_engine_run_once(struct rds_engine *e)
 	bool closed;
 
 	while (rte_ring_dequeue(e->admin, &p) == 0) {
-		struct rds_sock *rs = p;
+		uintptr_t v = (uintptr_t)p;
 
-		if (!rs->eng[e->id].polled) {
-			e->socks[e->nb_socks++] = rs;
-			rs->eng[e->id].polled = true;
+		if (v & 1) {
+			/* An info request: fill, then tell the caller. */
+			struct rds_msg *m = (struct rds_msg *)(v & ~(uintptr_t)1);
+
+			rds_info_engine_fill(e, (struct rds_info_req *)m->data);
+			__atomic_store_n(&m->done, 1, __ATOMIC_RELEASE);
+		} else {
+			struct rds_sock *rs = p;
+
+			if (!rs->eng[e->id].polled) {
+				e->socks[e->nb_socks++] = rs;
+				rs->eng[e->id].polled = true;
+			}
 		}
 		work++;
 	}

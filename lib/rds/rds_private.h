@@ -32,6 +32,9 @@ extern int rds_logtype;
 #define RDS_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_ ## level, rds_logtype, "RDS: " fmt "\n", ##__VA_ARGS__)
 
+struct rds_engine;
+struct rds_sock;
+
 #define RDS_MAX_TRANSPORTS 4
 #define RDS_CHAN_RING_SIZE 4096
 #define RDS_ADMIN_RING_SIZE 1024
@@ -87,6 +90,8 @@ enum rds_msg_type {
 	RDS_MSG_PONG,		/* engine: answer to a ping */
 	RDS_MSG_CONG,		/* engine: congestion map update */
 	RDS_MSG_RECV,		/* engine -> app: a received message */
+	RDS_MSG_NOTIFY,		/* engine -> app: an RDMA status */
+	RDS_MSG_INFO,		/* app -> engine: an info snapshot */
 };
 
 enum rds_buf_kind {
@@ -114,6 +119,8 @@ struct rds_msg {
 	uint8_t trans_id;		/* transport for the connection */
 	volatile uint32_t done;		/* CANCEL/CLOSE: engine finished */
 	uint32_t sock_gen;		/* RECV: socket generation */
+	uint64_t token;			/* NOTIFY: user token */
+	int32_t status;			/* NOTIFY: RDS_RDMA_* status */
 	uint64_t tsc;			/* timestamp (queue or receive) */
 	uint8_t data[] __rte_aligned(16);
 };
@@ -138,8 +145,9 @@ void rds_mem_free(void *p);
  * In-process the region is the address space (base 0); a cross-process
  * channel is the same code with a shared region and its base. */
 struct rds_chan {
-	struct rte_ring *tx;	/* app -> engine */
-	struct rte_ring *rx;	/* engine -> app */
+	struct rte_ring *tx;	/* app -> engine: sends and requests */
+	struct rte_ring *rx;	/* engine -> app: received messages */
+	struct rte_ring *notify; /* engine -> app: RDMA notifications */
 	uintptr_t base;		/* region base for offsets */
 };
 
@@ -164,6 +172,8 @@ rds_chan_get_burst(struct rte_ring *r, uintptr_t base, struct rds_msg **ms,
 /* rds_chan.c */
 int rds_chan_create(struct rds_chan *ch, int sock, unsigned int engine);
 void rds_chan_destroy(struct rds_chan *ch);
+unsigned int rds_chan_peek(const struct rte_ring *r, uintptr_t base,
+			   struct rds_msg **ms, unsigned int n);
 
 /* ------------------------------------------------------------------ */
 /* Local addresses and congestion maps. */
@@ -191,10 +201,13 @@ struct rds_cong_map *rds_cong_map_get(const struct in6_addr *addr);
 bool rds_cong_test(const struct rds_cong_map *map, uint16_t port);
 void rds_cong_set(struct rds_cong_map *map, uint16_t port);
 void rds_cong_clear(struct rds_cong_map *map, uint16_t port);
-void rds_cong_map_update(struct rds_cong_map *map, const void *wire_bits);
+uint64_t rds_cong_map_update(struct rds_cong_map *map, const void *wire_bits);
 void rds_cong_map_copy_out(const struct rds_cong_map *map, void *wire_bits);
 struct rds_sock;
 void rds_cong_sock_check(struct rds_sock *rs);
+uint32_t rds_cong_generation(void);
+void rds_cong_map_changed(uint64_t portmask);
+void rds_cong_monitor_count(int delta);
 
 /* ------------------------------------------------------------------ */
 /* Sockets. */
@@ -208,6 +221,8 @@ enum rds_sock_state {
 struct rds_sock_engine {
 	/* Engine-private: messages waiting for room in the rx ring. */
 	TAILQ_HEAD(, rds_msg) overflow;
+	/* Engine-private: notifications waiting for room. */
+	TAILQ_HEAD(, rds_msg) notify_overflow;
 	bool polled;			/* channel on the engine's poll list */
 } __rte_cache_aligned;
 
@@ -237,6 +252,14 @@ struct rds_sock {
 	rte_spinlock_t cong_lock;
 	bool congested;			/* under cong_lock */
 
+	int recverr;			/* RDS_RECVERR */
+	int cong_monitor;		/* RDS_CONG_MONITOR */
+	uint64_t cong_mask;		/* ports seen congested (atomic) */
+	uint64_t cong_notify;		/* ports now uncongested (atomic) */
+	uint32_t cong_track;		/* rds_cong_generation at last poll */
+	int efd;			/* eventfd for poll/epoll, or -1 */
+	uint32_t armed;			/* a waiter wants efd written (atomic) */
+
 	struct rds_msg *rx_head;	/* under rlock: dequeued, not consumed */
 	unsigned int rx_next;		/* under rlock: engine to look at next */
 	uint32_t close_done;		/* engines that let go (atomic bitmask) */
@@ -255,6 +278,22 @@ struct rds_sock *rds_sock_lookup_bound(const struct rds_laddr *la,
 struct rds_laddr *rds_laddr_find(const struct in6_addr *addr);
 int rds_sock_wait_step(struct rds_sock *rs, uint64_t deadline, uint64_t *spins);
 uint64_t rds_deadline(uint64_t timeo_ns);
+void rds_sock_wake(struct rds_sock *rs);
+void rds_notify_queue(struct rds_engine *e, struct rds_sock *rs,
+		      uint64_t token, int32_t status);
+void rds_notify_flush_overflow(struct rds_engine *e, struct rds_sock *rs);
+void rds_notify_drop_overflow(struct rds_engine *e, struct rds_sock *rs);
+
+/* rds_info.c */
+struct rds_info_req {
+	int name;			/* RDS_INFO_* */
+	uint8_t *buf;			/* caller's buffer (for this call) */
+	size_t cap;			/* its size */
+	size_t used;			/* bytes the records need in all */
+	size_t each;			/* record size */
+};
+void rds_info_engine_fill(struct rds_engine *e, struct rds_info_req *r);
+int rds_info_get(int name, void *buf, size_t *len, uint64_t timeout_ns);
 
 /* rds_sockopt.c */
 /* (public setsockopt/getsockopt only) */
@@ -396,7 +435,8 @@ struct rds_engine {
 	volatile bool stop;
 	bool launched;
 
-	struct rte_ring *admin;		/* MP/SC: sockets to poll */
+	struct rte_ring *admin;		/* MP/SC: sockets to poll (tag 0) and
+					 * info requests (tag 1) */
 	struct rds_sock **socks;	/* sockets whose channels we poll */
 	unsigned int nb_socks;
 
@@ -405,6 +445,7 @@ struct rds_engine {
 	unsigned int nb_conns;
 
 	uint32_t cong_gen_seen[RTE_RDS_MAX_ADDRS];
+	uint32_t cong_track;		/* rds_cong_generation seen */
 	uint32_t empty_polls;
 	uint64_t seed;			/* backoff randomness */
 	void *tp[RDS_MAX_TRANSPORTS];	/* per-transport engine state */

@@ -25,6 +25,7 @@ rds_recv_deliver(struct rds_engine *e, struct rds_sock *rs, struct rds_msg *m)
 		TAILQ_INSERT_TAIL(&se->overflow, m, link);
 	rds_stat_inc(e, s_recv_delivered);
 	rds_cong_sock_check(rs);
+	rds_sock_wake(rs);
 }
 
 /* Move messages that found the rx ring full into it, in order. */
@@ -93,7 +94,7 @@ rds_recv_frame(struct rds_conn *c, const struct rds_header *wire,
 			rds_stat_inc(e, s_recv_drop_bad_hdr);
 			return -EBADMSG;
 		}
-		rds_cong_map_update(c->fcong, payload);
+		rds_cong_map_changed(rds_cong_map_update(c->fcong, payload));
 		rds_stat_inc(e, s_recv_cong_map);
 		return 0;
 	}
@@ -206,13 +207,106 @@ rds_copy_to_iov(const struct msghdr *msg, const uint8_t *src, size_t len)
 	return off;
 }
 
+/* Take the next queued notification. Under rs->rlock. */
+static struct rds_msg *
+rds_notify_next(struct rds_sock *rs)
+{
+	unsigned int e;
+	struct rds_msg *m;
+
+	for (e = 0; e < rds_lib->nb_engines; e++)
+		if (rds_chan_get_burst(rs->chan[e].notify, rs->chan[e].base,
+				       &m, 1) == 1)
+			return m;
+	return NULL;
+}
+
+static bool
+rds_notify_pending(struct rds_sock *rs)
+{
+	unsigned int e;
+
+	for (e = 0; e < rds_lib->nb_engines; e++)
+		if (rte_ring_count(rs->chan[e].notify) != 0)
+			return true;
+	return false;
+}
+
+/*
+ * RDMA notifications as RDS_CMSG_RDMA_STATUS control messages, as many
+ * as fit; when not all fit the rest stay queued and MSG_CTRUNC is set;
+ * when none fits, one is consumed (the kernel's put_cmsg drops it) so
+ * that a caller without a control buffer cannot spin. Under rs->rlock.
+ */
+static void
+rds_recv_notifications(struct rds_sock *rs, struct msghdr *msg, bool peek)
+{
+	size_t space = msg->msg_control != NULL ? msg->msg_controllen : 0;
+	size_t used = 0, need = CMSG_SPACE(sizeof(struct rds_rdma_notify));
+	struct rds_rdma_notify n;
+	struct cmsghdr *cm;
+	struct rds_msg *m;
+	uint8_t *base = msg->msg_control;
+
+	msg->msg_flags = 0;
+	for (;;) {
+		if (!rds_notify_pending(rs))
+			break;
+		if (used + CMSG_LEN(sizeof(n)) > space) {
+			msg->msg_flags |= MSG_CTRUNC;
+			if (used == 0 && !peek)
+				rds_msg_free(rds_notify_next(rs));
+			break;
+		}
+		if (peek)
+			break;
+		m = rds_notify_next(rs);
+		if (m == NULL)
+			break;
+		n.user_token = m->token;
+		n.status = m->status;
+		cm = (struct cmsghdr *)(base + used);
+		cm->cmsg_len = CMSG_LEN(sizeof(n));
+		cm->cmsg_level = SOL_RDS;
+		cm->cmsg_type = RDS_CMSG_RDMA_STATUS;
+		memcpy(CMSG_DATA(cm), &n, sizeof(n));
+		used += RTE_MIN(need, space - used);
+		rds_msg_free(m);
+	}
+	msg->msg_controllen = used;
+}
+
+/* RDS_CMSG_CONG_UPDATE with the ports that became uncongested. */
+static void
+rds_recv_cong_update(struct rds_sock *rs, struct msghdr *msg, bool peek)
+{
+	uint64_t mask;
+	struct cmsghdr *cm;
+
+	msg->msg_flags = 0;
+	msg->msg_controllen = 0;
+	if (msg->msg_control == NULL ||
+	    msg->msg_controllen < CMSG_LEN(sizeof(mask))) {
+		msg->msg_flags |= MSG_CTRUNC;
+		return;
+	}
+	mask = peek ? __atomic_load_n(&rs->cong_notify, __ATOMIC_ACQUIRE) :
+	       __atomic_exchange_n(&rs->cong_notify, 0, __ATOMIC_ACQ_REL);
+	cm = msg->msg_control;
+	cm->cmsg_len = CMSG_LEN(sizeof(mask));
+	cm->cmsg_level = SOL_RDS;
+	cm->cmsg_type = RDS_CMSG_CONG_UPDATE;
+	memcpy(CMSG_DATA(cm), &mask, sizeof(mask));
+	msg->msg_controllen = CMSG_SPACE(sizeof(mask));
+}
+
 ssize_t
 rte_rds_recvmsg(int s, struct msghdr *msg, int flags)
 {
 	struct rds_sock *rs = rds_sock_get(s);
 	struct sockaddr_in *sin;
 	uint64_t deadline, spins = 0;
-	struct rds_msg *m;
+	struct rds_msg *m = NULL;
 	size_t copied, i;
 	ssize_t ret;
 
@@ -232,7 +326,19 @@ rte_rds_recvmsg(int s, struct msghdr *msg, int flags)
 	deadline = (flags & MSG_DONTWAIT) ? 0 : rds_deadline(rs->rcvtimeo_ns);
 
 	rte_spinlock_lock(&rs->rlock);
-	while ((m = rds_recv_peek(rs)) == NULL) {
+	for (;;) {
+		if (rds_notify_pending(rs)) {
+			rds_recv_notifications(rs, msg, flags & MSG_PEEK);
+			break;
+		}
+		if (rs->cong_monitor &&
+		    __atomic_load_n(&rs->cong_notify, __ATOMIC_ACQUIRE) != 0) {
+			rds_recv_cong_update(rs, msg, flags & MSG_PEEK);
+			break;
+		}
+		m = rds_recv_peek(rs);
+		if (m != NULL)
+			break;
 		rte_spinlock_unlock(&rs->rlock);
 		if (flags & MSG_DONTWAIT)
 			return RDS_ERR(EAGAIN);
@@ -242,6 +348,12 @@ rte_rds_recvmsg(int s, struct msghdr *msg, int flags)
 		    RDS_SOCK_OPEN)
 			return RDS_ERR(EBADF);
 		rte_spinlock_lock(&rs->rlock);
+	}
+	if (m == NULL) {
+		/* A notification: an empty message without an address. */
+		rte_spinlock_unlock(&rs->rlock);
+		msg->msg_namelen = 0;
+		return 0;
 	}
 	copied = rds_copy_to_iov(msg, m->data, m->len);
 	msg->msg_flags = copied < m->len ? MSG_TRUNC : 0;

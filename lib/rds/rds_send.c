@@ -28,6 +28,7 @@ rds_send_release(struct rds_engine *e, struct rds_msg *m)
 		rs = rds_lib->socks[m->sock];
 		__atomic_fetch_sub(&rs->snd_bytes, (int64_t)m->len,
 				   __ATOMIC_RELEASE);
+		rds_sock_wake(rs);
 	}
 	rds_msg_free(m);
 }
@@ -377,8 +378,17 @@ rte_rds_sendmsg(int s, const struct msghdr *msg, int flags)
 
 	/* Destination congested (rds_cong_wait). */
 	while (rds_cong_test(fcong, dport)) {
-		if (flags & MSG_DONTWAIT)
-			return RDS_ERR(ENOBUFS);
+		if (flags & MSG_DONTWAIT) {
+			if (!rs->cong_monitor)
+				return RDS_ERR(ENOBUFS);
+			/* Remember the port; test again, an update may have
+			 * come in meanwhile (rds_cong_wait). */
+			__atomic_fetch_or(&rs->cong_mask, 1ULL << (dport % 64),
+					  __ATOMIC_ACQ_REL);
+			if (rds_cong_test(fcong, dport))
+				return RDS_ERR(ENOBUFS);
+			break;
+		}
 		if (rds_sock_wait_step(rs, deadline, &spins) < 0)
 			return RDS_ERR(ETIMEDOUT);
 	}

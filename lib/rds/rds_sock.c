@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <rte_random.h>
 #include <rte_pause.h>
@@ -184,8 +185,16 @@ rte_rds_socket(void)
 	rs->rx_head = NULL;
 	rs->rx_next = 0;
 	rs->close_done = 0;
+	rs->recverr = 0;
+	rs->cong_monitor = 0;
+	rs->cong_mask = 0;
+	rs->cong_notify = 0;
+	rs->cong_track = rds_cong_generation();
+	rs->efd = -1;
+	rs->armed = 0;
 	for (e = 0; e < rds_lib->nb_engines; e++) {
 		TAILQ_INIT(&rs->eng[e].overflow);
+		TAILQ_INIT(&rs->eng[e].notify_overflow);
 		if (rds_chan_create(&rs->chan[e], rs->id, e) != 0) {
 			while (e-- > 0)
 				rds_chan_destroy(&rs->chan[e]);
@@ -345,14 +354,23 @@ rds_sock_release(struct rds_sock *rs)
 
 	for (e = 0; e < rds_lib->nb_engines; e++) {
 		rds_recv_drop_overflow(rds_lib->engines[e], rs);
+		rds_notify_drop_overflow(rds_lib->engines[e], rs);
 		rds_chan_destroy(&rs->chan[e]);
 	}
+	if (rs->cong_monitor)
+		rds_cong_monitor_count(-1);
+	rs->cong_monitor = 0;
+	if (rs->efd >= 0)
+		close(rs->efd);
+	rs->efd = -1;
 	rds_msg_free(rs->rx_head);
 	rs->rx_head = NULL;
 	/* Engines are done with it: its congestion bit can go. */
-	if (rs->congested && rs->la != NULL)
+	if (rs->congested && rs->la != NULL) {
 		rds_cong_clear(rs->la->cong, rs->bound_port);
-	rs->congested = false;
+		rs->congested = false;
+		rds_cong_map_changed(~0ULL);
+	}
 	if (rs->bound && rs->la != NULL)
 		__atomic_store_n(rds_bind_slot(rs->la, rs->bound_port), 0,
 				 __ATOMIC_RELEASE);

@@ -172,6 +172,27 @@ rte_rds_setsockopt(int s, int level, int optname, const void *optval,
 			ret = rds_set_transport(rs, optval, optlen);
 			rte_spinlock_unlock(&rs->lock);
 			break;
+		case RDS_RECVERR:
+			ret = rds_opt_int(optval, optlen, &v);
+			if (ret == 0)
+				rs->recverr = v != 0;
+			break;
+		case RDS_CONG_MONITOR:
+			ret = rds_opt_int(optval, optlen, &v);
+			if (ret != 0)
+				break;
+			rte_spinlock_lock(&rs->lock);
+			if ((v != 0) != (rs->cong_monitor != 0))
+				rds_cong_monitor_count(v != 0 ? 1 : -1);
+			rs->cong_monitor = v != 0;
+			if (v == 0) {
+				__atomic_store_n(&rs->cong_mask, 0,
+						 __ATOMIC_RELEASE);
+				__atomic_store_n(&rs->cong_notify, 0,
+						 __ATOMIC_RELEASE);
+			}
+			rte_spinlock_unlock(&rs->lock);
+			break;
 		default:
 			break;
 		}
@@ -235,6 +256,12 @@ rte_rds_getsockopt(int s, int level, int optname, void *optval,
 		if (t == (uint32_t)RDS_TRANS_NONE && rs->bound)
 			t = rs->la->trans->trans_id;
 		ret = rds_put_int(optval, optlen, (int)t);
+	} else if (level == SOL_RDS && optname == RDS_RECVERR) {
+		ret = rds_put_int(optval, optlen, rs->recverr);
+	} else if (level == SOL_RDS && optname >= RDS_INFO_FIRST &&
+		   optname <= RDS_INFO_LAST) {
+		/* As the kernel: the record size on success. */
+		return rte_rds_info(optname, optval, optlen);
 	}
 	return ret == 0 ? 0 : RDS_ERR(-ret);
 }

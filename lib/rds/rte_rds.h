@@ -21,6 +21,7 @@
 
 #include <rte_rds_socket.h>
 #include <rte_rds_stats.h>
+#include <rte_rds_info.h>
 
 #ifdef __cplusplus
 extern "C" {

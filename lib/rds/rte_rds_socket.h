@@ -132,7 +132,11 @@ int rte_rds_close(int s);
 ssize_t rte_rds_sendmsg(int s, const struct msghdr *msg, int flags);
 
 /**
- * Receive one message, or one notification.
+ * Receive one message, or one notification. Notifications come first:
+ * queued RDMA statuses (as many RDS_CMSG_RDMA_STATUS as fit in the
+ * control buffer, MSG_CTRUNC when not all fit), then a congestion update
+ * (RDS_CMSG_CONG_UPDATE, with RDS_CONG_MONITOR), each as an empty
+ * message (return 0), then data.
  *
  * @param s
  *   Socket handle.
@@ -195,9 +199,13 @@ ssize_t rte_rds_recvfrom(int s, void *buf, size_t len, int flags,
  * Set a socket option.
  *
  * SOL_SOCKET: SO_SNDBUF, SO_RCVBUF (int; getsockopt then returns twice
- * the value, RDS uses the value set), SO_SNDTIMEO, SO_RCVTIMEO (struct
- * timeval). SOL_RDS: RDS_CANCEL_SENT_TO (optional struct sockaddr_in;
- * none cancels every destination), SO_RDS_TRANSPORT (int, before bind).
+ * the value, RDS uses the value set; no sysctl caps them), SO_SNDTIMEO,
+ * SO_RCVTIMEO (struct timeval). SOL_RDS: RDS_CANCEL_SENT_TO (optional
+ * struct sockaddr_in; none cancels every destination), SO_RDS_TRANSPORT
+ * (int, before bind), RDS_RECVERR (int: also notify failed RDMA
+ * operations), RDS_CONG_MONITOR (int: report ports that were congested
+ * for this socket's sends and are no more, as RDS_CMSG_CONG_UPDATE with a
+ * 64-bit mask, bit port % 64).
  *
  * @param s
  *   Socket handle.
@@ -211,7 +219,8 @@ ssize_t rte_rds_recvfrom(int s, void *buf, size_t len, int flags,
  *   Size of the value.
  * @return
  *   0, or -1 with rte_errno: EBADF, ENOPROTOOPT (unknown level or
- *   option), EINVAL (short value, bad transport), ENOTCONN
+ *   option, or a transport that is not available), EINVAL (short value,
+ *   bad transport), EDOM (bad struct timeval), ENOTCONN
  *   (RDS_CANCEL_SENT_TO on an unbound socket), EOPNOTSUPP
  *   (SO_RDS_TRANSPORT after bind).
  */
@@ -220,7 +229,9 @@ int rte_rds_setsockopt(int s, int level, int optname, const void *optval,
 
 /**
  * Read a socket option: SO_SNDBUF, SO_RCVBUF, SO_SNDTIMEO, SO_RCVTIMEO,
- * SO_RDS_TRANSPORT (RDS_TRANS_NONE until bound or pinned).
+ * SO_RDS_TRANSPORT (RDS_TRANS_NONE until bound or pinned), RDS_RECVERR,
+ * and the RDS_INFO_* snapshots (see rte_rds_info(): the call then returns
+ * the record size, as the kernel's does).
  *
  * @param s
  *   Socket handle.
@@ -233,10 +244,71 @@ int rte_rds_setsockopt(int s, int level, int optname, const void *optval,
  * @param optlen
  *   In: size of the buffer; out: size of the value.
  * @return
- *   0, or -1 with rte_errno: EBADF, ENOPROTOOPT, EINVAL (short buffer).
+ *   0 (an RDS_INFO_* name: the record size), or -1 with rte_errno: EBADF,
+ *   ENOPROTOOPT, EINVAL (short buffer), ENOSPC (RDS_INFO_* buffer too
+ *   small; *optlen is set to the size needed).
  */
 int rte_rds_getsockopt(int s, int level, int optname, void *optval,
 		       socklen_t *optlen);
+
+/** One socket to wait on with rte_rds_poll(), as struct pollfd. */
+struct rte_rds_pollfd {
+	int sock;	/**< socket handle */
+	short events;	/**< POLLIN, POLLOUT */
+	short revents;	/**< filled: POLLIN, POLLOUT, POLLWRBAND, POLLNVAL */
+};
+
+/**
+ * Wait for sockets to become readable or writable, with the kernel's
+ * rules (rds-facts "poll"): POLLIN when a message, an RDMA notification
+ * or (with RDS_CONG_MONITOR) a congestion update is queued, or, without
+ * the monitor, when any congestion map changed since the socket's last
+ * poll (then with POLLWRBAND); POLLOUT while the send buffer has room (a
+ * send may still fail with ENOBUFS). Inline engines are driven while
+ * waiting; with engines on their own lcores the thread sleeps in poll(2)
+ * on the sockets' event file descriptors.
+ *
+ * @param fds
+ *   Sockets and events.
+ * @param nfds
+ *   Number of entries.
+ * @param timeout_ms
+ *   Milliseconds to wait; 0 returns at once, negative waits forever.
+ * @return
+ *   Number of entries with non-zero revents (0 on timeout), or -1 with
+ *   rte_errno: ENXIO (not initialised), EINVAL (NULL fds).
+ */
+int rte_rds_poll(struct rte_rds_pollfd *fds, unsigned int nfds,
+		 int timeout_ms);
+
+/**
+ * File descriptor (an eventfd) that an application can add to its own
+ * poll or epoll set. The engines write it only after rte_rds_event_arm()
+ * asked for it, once per arming; read it (8 bytes) to reset it, then arm
+ * again before waiting.
+ *
+ * @param s
+ *   Socket handle.
+ * @return
+ *   The file descriptor (owned by the socket, closed with it), or -1 with
+ *   rte_errno: EBADF, EMFILE or ENOMEM (eventfd failed).
+ */
+int rte_rds_event_fd(int s);
+
+/**
+ * Ask for the socket's event fd to be written when its state may have
+ * changed. Arms only when nothing is ready now, so the caller never
+ * sleeps on an event that already happened.
+ *
+ * @param s
+ *   Socket handle.
+ * @param events
+ *   POLLIN and/or POLLOUT.
+ * @return
+ *   The events ready now (> 0: do not sleep), 0 when armed, or -1 with
+ *   rte_errno EBADF.
+ */
+int rte_rds_event_arm(int s, short events);
 
 /** A received message handed out by rte_rds_recv_burst(). */
 struct rte_rds_msg;

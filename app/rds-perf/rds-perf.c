@@ -1,0 +1,1301 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * rds-perf: the librte_rds benchmark.
+ *
+ * One application thread (the main lcore) plays both the client and the
+ * server of a request/reply exchange between two RDS sockets. A round trip
+ * runs from the client's send of a request to its receipt of the reply, in
+ * every mode:
+ *
+ *   lat  one request of --size bytes at a time; the server echoes it.
+ *   bw   up to --depth requests of --size bytes in flight; the server
+ *        answers each with a 0-byte reply.
+ *
+ * Every socket call is non-blocking (MSG_DONTWAIT) and the loop polls, so no
+ * time hides in a blocking wait. With an inline engine the loop also drives
+ * the engine (rte_rds_engine_poll); with an lcore engine the engine
+ * busy-polls on its own worker lcore and the loop never touches it.
+ *
+ * The server takes requests with rte_rds_recvmsg() in lat mode and with the
+ * zero-copy burst API (rte_rds_recv_burst) in bw mode; the client always uses
+ * rte_rds_recvmsg(), so both receive paths are exercised. The length of
+ * every request and reply is checked, and so is every sequence number
+ * (--size >= 8): the server checks that requests arrive once and in order,
+ * the client that each lat reply echoes its request. Any mismatch counts as
+ * an error and makes the exit status 1.
+ *
+ * --raw-ring adds a separate peer measurement: the same single-thread
+ * enqueue/dequeue loop over a plain SP/SC rte_ring, the floor that any
+ * in-process message path is compared with.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_memory.h>
+#include <rte_ring.h>
+
+#include <rte_rds.h>
+#include <rte_rds_loop.h>
+
+/* Exit status for a bad command line (usage). */
+#define PERF_EXIT_USAGE 2
+
+/* Most messages taken or sent per step of one side. */
+#define PERF_BURST 32
+/* Default requests in flight in bw mode. */
+#define PERF_DEPTH_DEFAULT 32
+/* Most requests in flight. */
+#define PERF_DEPTH_MAX 65536
+/* Run this long before measuring (not counted). */
+#define PERF_WARMUP_MS 200
+/* After the run, wait this long for stray (duplicated) messages. */
+#define PERF_SETTLE_MS 10
+/* A run that makes no progress for this long is reported as stalled. */
+#define PERF_STALL_S 5
+/* RTT samples kept; beyond that the log keeps every 2nd, 4th, ... RTT. */
+#define PERF_RTT_CAP (20u * 1000 * 1000)
+/* Verification errors printed in full; the rest are only counted. */
+#define PERF_ERR_PRINT_MAX 10
+/* Room over --size in receive buffers, so that a long message shows. */
+#define PERF_RX_SLACK 64
+/* Socket buffer headroom over depth * size. */
+#define PERF_BUF_SLACK (64u * 1024)
+
+/* Loop transport: two local addresses of this instance. They are only
+ * names inside the library: no packet reaches any network. */
+#define PERF_LOOP_CLIENT_IP "10.255.0.1"
+#define PERF_LOOP_SERVER_IP "10.255.0.2"
+
+/* Raw ring floor: ring size and message size. */
+#define PERF_RAW_RING_SIZE 1024
+#define PERF_RAW_MSG_SIZE 32
+/* Raw ring loop iterations between two clock reads. */
+#define PERF_RAW_CLOCK_EVERY 64
+
+enum perf_transport {
+	PERF_TRANSPORT_LOOP,
+	PERF_TRANSPORT_IB,
+	PERF_TRANSPORT_ETH,
+};
+
+enum perf_mode {
+	PERF_MODE_LAT,
+	PERF_MODE_BW,
+};
+
+enum perf_engine {
+	PERF_ENGINE_INLINE,
+	PERF_ENGINE_LCORE,
+};
+
+/* Command-line options: the only state outside main()'s stack frames. */
+struct perf_opts {
+	enum perf_transport transport;
+	enum perf_mode mode;
+	enum perf_engine engine;
+	uint32_t size;		/* request payload, bytes */
+	uint32_t depth;		/* requests in flight (bw) */
+	double secs;		/* measured duration */
+	bool json;
+	bool verbose;
+	bool raw_ring;
+	/* ib/eth only (not implemented yet): which side this process plays,
+	 * its local address and the peer's. */
+	const char *role;
+	const char *local;
+	const char *peer;
+};
+
+/* RTT log: keeps up to PERF_RTT_CAP samples; when full it drops every other
+ * sample and from then on keeps one RTT in 'stride' (a uniform sample). The
+ * maximum is tracked over every RTT. */
+struct perf_rtt {
+	uint64_t *v;
+	size_t n;
+	size_t cap;
+	uint32_t stride;
+	uint32_t skip;
+	uint64_t max;
+};
+
+/* One run: both sides of the exchange, as set up by the transport. */
+struct perf_ctx {
+	const struct perf_opts *o;
+	bool inline_engine;
+	uint32_t window;		/* requests in flight: 1 (lat) or depth */
+
+	/* Client side (cli < 0: not played by this process). */
+	int cli;
+	struct sockaddr_in cli_name;	/* where the client is bound */
+	struct sockaddr_in dst;		/* where requests go */
+	uint8_t *cli_tx;		/* request payload */
+	uint8_t *cli_rx;		/* reply buffer */
+	uint64_t *sent_tsc;		/* send time, by seq % window */
+	uint64_t tx_seq;		/* requests sent */
+	uint64_t rx_seq;		/* replies received */
+
+	/* Server side (srv < 0: not played by this process). */
+	int srv;
+	struct sockaddr_in srv_name;	/* where the server is bound */
+	bool check_src;			/* requests must come from cli_name */
+	uint8_t *srv_buf;		/* request buffer, echoed in lat */
+	uint64_t srv_rx;		/* requests received */
+	uint64_t srv_tx;		/* replies sent */
+	uint32_t owed;			/* replies due for the last requests */
+	uint32_t owed_next;		/* next of those to send */
+	struct sockaddr_in reply_to[PERF_BURST];
+
+	/* Measurement. */
+	bool measuring;
+	uint64_t t_start;
+	uint64_t t_stop;
+	uint64_t msgs;			/* round trips completed while measuring */
+	struct perf_rtt rtt;
+
+	/* Push-back and errors. */
+	uint64_t eagain;
+	uint64_t enobufs;
+	uint64_t errors;
+};
+
+/* Results, in the units printed. */
+struct perf_result {
+	uint64_t msgs;
+	double secs;
+	double msgs_per_s;
+	double mb_per_s;
+	uint64_t p50;
+	uint64_t p99;
+	uint64_t p999;
+	uint64_t max;
+};
+
+static const char *
+perf_transport_name(enum perf_transport t)
+{
+	switch (t) {
+	case PERF_TRANSPORT_LOOP:
+		return "loop";
+	case PERF_TRANSPORT_IB:
+		return "ib";
+	case PERF_TRANSPORT_ETH:
+		return "eth";
+	}
+	return "?";
+}
+
+static const char *
+perf_mode_name(enum perf_mode m)
+{
+	return m == PERF_MODE_LAT ? "lat" : "bw";
+}
+
+static const char *
+perf_engine_name(enum perf_engine e)
+{
+	return e == PERF_ENGINE_INLINE ? "inline" : "lcore";
+}
+
+/* A library call failed: print the call and rte_errno, exit 1. */
+static __rte_noreturn __rte_format_printf(1, 2) void
+perf_fail(const char *fmt, ...)
+{
+	int err = rte_errno;
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "rds-perf: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " failed: %s (rte_errno %d)\n", rte_strerror(err), err);
+	exit(EXIT_FAILURE);
+}
+
+/* Something other than a library call failed (out of memory, ...): exit 1. */
+static __rte_noreturn __rte_format_printf(1, 2) void
+perf_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "rds-perf: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	exit(EXIT_FAILURE);
+}
+
+/* The data were wrong: count it, print the first few. */
+static __rte_format_printf(2, 3) void
+perf_error(struct perf_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	ctx->errors++;
+	if (ctx->errors > PERF_ERR_PRINT_MAX)
+		return;
+	fflush(stdout);
+	fprintf(stderr, "rds-perf: error: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	if (ctx->errors == PERF_ERR_PRINT_MAX)
+		fprintf(stderr, "rds-perf: further errors are only counted\n");
+}
+
+static void
+usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [EAL args] -- [options]\n"
+		"  --transport loop    transport (default loop; ib and eth are not\n"
+		"                      supported by rds-perf yet)\n"
+		"  --mode lat|bw       lat: one request at a time, echoed (default);\n"
+		"                      bw: --depth requests in flight, 0-byte replies\n"
+		"  --size N            request payload in bytes, 0..%u (default 64)\n"
+		"  --secs S            measured duration in seconds (default 2), after\n"
+		"                      a %u ms warm-up\n"
+		"  --depth N           requests in flight in bw mode, 1..%u (default %u)\n"
+		"  --engine inline|lcore\n"
+		"                      inline: this thread polls the engine (default);\n"
+		"                      lcore: the engine busy-polls the first worker\n"
+		"                      lcore (pass -l 0-1 or more to the EAL)\n"
+		"  --raw-ring          also measure a plain SP/SC rte_ring, burst %u,\n"
+		"                      one thread (the raw ring floor)\n"
+		"  --json              end the output with one JSON object line\n"
+		"  --verbose           print the engine counters at the end\n"
+		"  --help              this text\n",
+		prog, RTE_RDS_MAX_MSG_SIZE, PERF_WARMUP_MS, PERF_DEPTH_MAX,
+		PERF_DEPTH_DEFAULT, PERF_BURST);
+}
+
+/* Parse a decimal unsigned integer in [min, max]. */
+static int
+parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (s == NULL || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < min || v > max)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* Parse the application's options (after the EAL's). 0 or -1 (printed). */
+static int
+parse_args(int argc, char **argv, struct perf_opts *o)
+{
+	enum {
+		OPT_TRANSPORT = 256,
+		OPT_MODE,
+		OPT_SIZE,
+		OPT_SECS,
+		OPT_DEPTH,
+		OPT_ENGINE,
+		OPT_JSON,
+		OPT_VERBOSE,
+		OPT_RAW_RING,
+		OPT_ROLE,
+		OPT_LOCAL,
+		OPT_PEER,
+		OPT_HELP,
+	};
+	static const struct option longopts[] = {
+		{ "transport", required_argument, NULL, OPT_TRANSPORT },
+		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "size", required_argument, NULL, OPT_SIZE },
+		{ "secs", required_argument, NULL, OPT_SECS },
+		{ "depth", required_argument, NULL, OPT_DEPTH },
+		{ "engine", required_argument, NULL, OPT_ENGINE },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "verbose", no_argument, NULL, OPT_VERBOSE },
+		{ "raw-ring", no_argument, NULL, OPT_RAW_RING },
+		{ "role", required_argument, NULL, OPT_ROLE },
+		{ "local", required_argument, NULL, OPT_LOCAL },
+		{ "peer", required_argument, NULL, OPT_PEER },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *prog = argv[0];
+	char *end;
+	int opt;
+
+	o->transport = PERF_TRANSPORT_LOOP;
+	o->mode = PERF_MODE_LAT;
+	o->engine = PERF_ENGINE_INLINE;
+	o->size = 64;
+	o->depth = PERF_DEPTH_DEFAULT;
+	o->secs = 2.0;
+
+	optind = 1;	/* the EAL used getopt before us */
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_TRANSPORT:
+			if (strcmp(optarg, "loop") == 0) {
+				o->transport = PERF_TRANSPORT_LOOP;
+			} else if (strcmp(optarg, "ib") == 0) {
+				o->transport = PERF_TRANSPORT_IB;
+			} else if (strcmp(optarg, "eth") == 0) {
+				o->transport = PERF_TRANSPORT_ETH;
+			} else {
+				fprintf(stderr, "rds-perf: unknown transport '%s'\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case OPT_MODE:
+			if (strcmp(optarg, "lat") == 0) {
+				o->mode = PERF_MODE_LAT;
+			} else if (strcmp(optarg, "bw") == 0) {
+				o->mode = PERF_MODE_BW;
+			} else {
+				fprintf(stderr, "rds-perf: --mode must be lat or bw\n");
+				return -1;
+			}
+			break;
+		case OPT_SIZE:
+			if (parse_u32(optarg, 0, RTE_RDS_MAX_MSG_SIZE,
+				      &o->size) < 0) {
+				fprintf(stderr, "rds-perf: --size must be 0..%u\n",
+					RTE_RDS_MAX_MSG_SIZE);
+				return -1;
+			}
+			break;
+		case OPT_SECS:
+			errno = 0;
+			o->secs = strtod(optarg, &end);
+			if (errno != 0 || end == optarg || *end != '\0' ||
+			    !(o->secs >= 0.001 && o->secs <= 86400.0)) {
+				fprintf(stderr, "rds-perf: --secs must be 0.001..86400\n");
+				return -1;
+			}
+			break;
+		case OPT_DEPTH:
+			if (parse_u32(optarg, 1, PERF_DEPTH_MAX, &o->depth) < 0) {
+				fprintf(stderr, "rds-perf: --depth must be 1..%u\n",
+					PERF_DEPTH_MAX);
+				return -1;
+			}
+			break;
+		case OPT_ENGINE:
+			if (strcmp(optarg, "inline") == 0) {
+				o->engine = PERF_ENGINE_INLINE;
+			} else if (strcmp(optarg, "lcore") == 0) {
+				o->engine = PERF_ENGINE_LCORE;
+			} else {
+				fprintf(stderr, "rds-perf: --engine must be inline or lcore\n");
+				return -1;
+			}
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case OPT_VERBOSE:
+			o->verbose = true;
+			break;
+		case OPT_RAW_RING:
+			o->raw_ring = true;
+			break;
+		case OPT_ROLE:
+			o->role = optarg;
+			break;
+		case OPT_LOCAL:
+			o->local = optarg;
+			break;
+		case OPT_PEER:
+			o->peer = optarg;
+			break;
+		case 'h':
+		case OPT_HELP:
+			usage(prog);
+			exit(EXIT_SUCCESS);
+		default:	/* getopt_long printed the reason */
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "rds-perf: unexpected argument '%s'\n",
+			argv[optind]);
+		return -1;
+	}
+
+	switch (o->transport) {
+	case PERF_TRANSPORT_LOOP:
+		if (o->role != NULL || o->local != NULL || o->peer != NULL) {
+			fprintf(stderr, "rds-perf: --role, --local and --peer do not apply to the loop transport (both sides run in this process)\n");
+			return -1;
+		}
+		break;
+	case PERF_TRANSPORT_IB:
+	case PERF_TRANSPORT_ETH:
+		fprintf(stderr, "rds-perf: transport '%s' is not supported by rds-perf yet; only 'loop' is\n",
+			perf_transport_name(o->transport));
+		return -1;
+	}
+	return 0;
+}
+
+/* Socket buffer size: room for every request in flight, with headroom. */
+static int
+perf_sock_buf(const struct perf_opts *o)
+{
+	uint64_t depth = o->mode == PERF_MODE_BW ? o->depth : 1;
+	uint64_t b = depth * o->size + PERF_BUF_SLACK;
+
+	if (b < 212992)		/* never below the kernel's default */
+		b = 212992;
+	if (o->size >= PERF_BUF_SLACK &&
+	    b < RTE_RDS_MAX_MSG_SIZE + PERF_BUF_SLACK)
+		b = RTE_RDS_MAX_MSG_SIZE + PERF_BUF_SLACK;
+	if (b > INT_MAX / 2)	/* getsockopt reports twice the value */
+		b = INT_MAX / 2;
+	return (int)b;
+}
+
+static const char *
+perf_sin_str(const struct sockaddr_in *sin, char *buf, size_t len)
+{
+	char ip[INET_ADDRSTRLEN];
+
+	if (inet_ntop(AF_INET, &sin->sin_addr, ip, sizeof(ip)) == NULL)
+		snprintf(ip, sizeof(ip), "?");
+	snprintf(buf, len, "%s:%u", ip, ntohs(sin->sin_port));
+	return buf;
+}
+
+static bool
+perf_sin_equal(const struct sockaddr_in *a, const struct sockaddr_in *b)
+{
+	return a->sin_addr.s_addr == b->sin_addr.s_addr &&
+		a->sin_port == b->sin_port;
+}
+
+/* Open an RDS socket, size its buffers, bind it to ip, port 0 (any), and
+ * read back the address it got. */
+static int
+perf_open_socket(const char *what, const char *ip, int buf,
+		 struct sockaddr_in *name)
+{
+	struct sockaddr_in sin;
+	socklen_t len;
+	int s;
+
+	s = rte_rds_socket();
+	if (s < 0)
+		perf_fail("rte_rds_socket() for the %s", what);
+	if (rte_rds_setsockopt(s, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf)) < 0)
+		perf_fail("rte_rds_setsockopt(%s, SO_SNDBUF, %d)", what, buf);
+	if (rte_rds_setsockopt(s, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf)) < 0)
+		perf_fail("rte_rds_setsockopt(%s, SO_RCVBUF, %d)", what, buf);
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = 0;
+	if (inet_pton(AF_INET, ip, &sin.sin_addr) != 1)
+		perf_die("bad IPv4 address '%s'", ip);
+	if (rte_rds_bind(s, (const struct sockaddr *)&sin, sizeof(sin)) < 0)
+		perf_fail("rte_rds_bind(%s, %s:0)", what, ip);
+
+	len = sizeof(*name);
+	memset(name, 0, sizeof(*name));
+	if (rte_rds_getsockname(s, (struct sockaddr *)name, &len) < 0)
+		perf_fail("rte_rds_getsockname(%s)", what);
+	if (len < sizeof(*name) || name->sin_family != AF_INET ||
+	    name->sin_addr.s_addr != sin.sin_addr.s_addr ||
+	    name->sin_port == 0)
+		perf_die("rte_rds_getsockname(%s) returned a wrong address", what);
+	return s;
+}
+
+/* Engine configuration, common to every transport: one engine, inline or
+ * on the first worker lcore; busy-polling either way (this is a
+ * benchmark). */
+static void
+perf_engine_conf(const struct perf_opts *o, struct rte_rds_conf *conf)
+{
+	unsigned int lcore;
+
+	conf->nb_engines = 1;
+	conf->engine[0].idle = RTE_RDS_IDLE_BUSY;
+	if (o->engine == PERF_ENGINE_INLINE) {
+		conf->engine[0].lcore_id = RTE_RDS_ENGINE_INLINE;
+		return;
+	}
+	lcore = rte_get_next_lcore(-1, 1, 0);
+	if (lcore >= RTE_MAX_LCORE) {
+		fprintf(stderr, "rds-perf: --engine lcore needs a worker lcore; give the EAL two lcores or more, e.g. -l 0-1\n");
+		rte_eal_cleanup();
+		exit(PERF_EXIT_USAGE);
+	}
+	conf->engine[0].lcore_id = lcore;
+}
+
+/*
+ * Everything that depends on the transport: the local addresses, library
+ * init and start, and the sockets this process plays.
+ *
+ * loop: two local addresses of this instance; the client binds the first,
+ * the server the second, and messages between them go over the loop
+ * transport inside this process.
+ *
+ * ib/eth (to come): --local is added with that transport; --role says
+ * which one socket this process opens (server: bound to --local, answers
+ * whoever asks; client: bound to --local, sends to --peer), and the other
+ * side is left at -1.
+ */
+static void
+perf_setup_transport(struct perf_ctx *ctx, struct rte_rds_conf *conf)
+{
+	const struct perf_opts *o = ctx->o;
+	int buf = perf_sock_buf(o);
+
+	switch (o->transport) {
+	case PERF_TRANSPORT_LOOP:
+		if (rte_rds_conf_add_addr(conf, PERF_LOOP_CLIENT_IP, "loop",
+					  NULL) < 0)
+			perf_fail("rte_rds_conf_add_addr(%s, loop)",
+				  PERF_LOOP_CLIENT_IP);
+		if (rte_rds_conf_add_addr(conf, PERF_LOOP_SERVER_IP, "loop",
+					  NULL) < 0)
+			perf_fail("rte_rds_conf_add_addr(%s, loop)",
+				  PERF_LOOP_SERVER_IP);
+		if (rte_rds_init(conf) < 0)
+			perf_fail("rte_rds_init()");
+		if (rte_rds_start() < 0)
+			perf_fail("rte_rds_start()");
+		ctx->cli = perf_open_socket("client", PERF_LOOP_CLIENT_IP, buf,
+					    &ctx->cli_name);
+		ctx->srv = perf_open_socket("server", PERF_LOOP_SERVER_IP, buf,
+					    &ctx->srv_name);
+		ctx->dst = ctx->srv_name;
+		ctx->check_src = true;
+		break;
+	case PERF_TRANSPORT_IB:
+	case PERF_TRANSPORT_ETH:
+		/* parse_args() rejects these for now. */
+		perf_die("transport '%s' is not supported yet",
+			 perf_transport_name(o->transport));
+	}
+}
+
+/* Drive the engine, if it is ours to drive. */
+static inline void
+perf_poll(const struct perf_ctx *ctx)
+{
+	if (ctx->inline_engine && rte_rds_engine_poll(0) < 0)
+		perf_fail("rte_rds_engine_poll(0)");
+}
+
+/*
+ * Sequence numbers: written at the head of the payload, and at its tail
+ * too when it is long enough, so that a reply assembled from the wrong
+ * pieces shows.
+ */
+static inline void
+perf_seq_put(uint8_t *p, uint32_t size, uint64_t seq)
+{
+	if (size >= sizeof(seq))
+		memcpy(p, &seq, sizeof(seq));
+	if (size >= 2 * sizeof(seq))
+		memcpy(p + size - sizeof(seq), &seq, sizeof(seq));
+}
+
+/* 0 if p carries seq (or is too short to carry one), else -1 with the
+ * head value found in *got. */
+static inline int
+perf_seq_check(const uint8_t *p, uint32_t size, uint64_t seq, uint64_t *got)
+{
+	uint64_t head = seq, tail = seq;
+
+	if (size >= sizeof(seq))
+		memcpy(&head, p, sizeof(head));
+	if (size >= 2 * sizeof(seq))
+		memcpy(&tail, p + size - sizeof(seq), sizeof(tail));
+	*got = head != seq ? head : tail;
+	return head == seq && tail == seq ? 0 : -1;
+}
+
+static int
+perf_rtt_init(struct perf_rtt *r)
+{
+	r->cap = PERF_RTT_CAP;
+	r->v = malloc(r->cap * sizeof(*r->v));
+	r->n = 0;
+	r->stride = 1;
+	r->skip = 0;
+	r->max = 0;
+	return r->v == NULL ? -1 : 0;
+}
+
+static inline void
+perf_rtt_add(struct perf_rtt *r, uint64_t cycles)
+{
+	size_t i;
+
+	if (cycles > r->max)
+		r->max = cycles;
+	if (++r->skip < r->stride)
+		return;
+	r->skip = 0;
+	if (unlikely(r->n == r->cap)) {
+		/* Full: keep every other sample, and from now on one RTT in
+		 * twice as many. */
+		for (i = 0; i < r->n / 2; i++)
+			r->v[i] = r->v[2 * i + 1];
+		r->n /= 2;
+		r->stride *= 2;
+	}
+	r->v[r->n++] = cycles;
+}
+
+static int
+perf_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a;
+	uint64_t y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile, per 10000, of sorted samples. */
+static uint64_t
+perf_pct(const uint64_t *v, size_t n, unsigned int per10k)
+{
+	size_t rank;
+
+	if (n == 0)
+		return 0;
+	rank = (n * per10k + 9999) / 10000;
+	return v[rank == 0 ? 0 : rank - 1];
+}
+
+static uint64_t
+perf_cycles_ns(uint64_t cycles, uint64_t hz)
+{
+	return (uint64_t)((double)cycles * 1e9 / (double)hz + 0.5);
+}
+
+/* A send was refused: retry later on push-back, fail on anything else. */
+static void
+perf_send_pushback(struct perf_ctx *ctx, const char *call)
+{
+	if (rte_errno == EAGAIN)
+		ctx->eagain++;	/* our send buffer is full */
+	else if (rte_errno == ENOBUFS)
+		ctx->enobufs++;	/* the destination port is congested */
+	else
+		perf_fail("%s", call);
+}
+
+/* Client: send request tx_seq. False when the library pushed back. */
+static bool
+perf_client_send(struct perf_ctx *ctx)
+{
+	uint32_t size = ctx->o->size;
+	uint64_t tsc;
+	ssize_t n;
+
+	perf_seq_put(ctx->cli_tx, size, ctx->tx_seq);
+	tsc = rte_rdtsc();
+	n = rte_rds_sendto(ctx->cli, ctx->cli_tx, size, MSG_DONTWAIT,
+			   (const struct sockaddr *)&ctx->dst,
+			   sizeof(ctx->dst));
+	if (n < 0) {
+		perf_send_pushback(ctx, "rte_rds_sendto(client, request)");
+		return false;
+	}
+	if ((size_t)n != size)
+		perf_error(ctx, "request %" PRIu64 ": rte_rds_sendto returned %zd, not %u",
+			   ctx->tx_seq, n, size);
+	ctx->sent_tsc[ctx->tx_seq % ctx->window] = tsc;
+	ctx->tx_seq++;
+	return true;
+}
+
+/* Client: take the replies that are there (rte_rds_recvmsg), check them
+ * and record their round trips. */
+static void
+perf_client_recv(struct perf_ctx *ctx)
+{
+	const uint32_t size = ctx->o->size;
+	const uint32_t want = ctx->o->mode == PERF_MODE_LAT ? size : 0;
+	char a[32], b[32];
+	unsigned int i;
+
+	for (i = 0; i < PERF_BURST; i++) {
+		struct sockaddr_in from;
+		struct iovec iov = {
+			.iov_base = ctx->cli_rx,
+			.iov_len = size + PERF_RX_SLACK,
+		};
+		struct msghdr mh = {
+			.msg_name = &from,
+			.msg_namelen = sizeof(from),
+			.msg_iov = &iov,
+			.msg_iovlen = 1,
+		};
+		uint64_t tsc, got;
+		ssize_t n;
+
+		n = rte_rds_recvmsg(ctx->cli, &mh, MSG_DONTWAIT);
+		tsc = rte_rdtsc();
+		if (n < 0) {
+			if (rte_errno == EAGAIN)
+				return;
+			perf_fail("rte_rds_recvmsg(client)");
+		}
+		if (ctx->rx_seq == ctx->tx_seq) {
+			perf_error(ctx, "client got a %zd-byte reply with no request in flight (duplicate?)",
+				   n);
+			continue;
+		}
+		if ((size_t)n != want || (mh.msg_flags & MSG_TRUNC))
+			perf_error(ctx, "reply %" PRIu64 ": %zd bytes%s, expected %u",
+				   ctx->rx_seq, n,
+				   (mh.msg_flags & MSG_TRUNC) ? " (MSG_TRUNC)" : "",
+				   want);
+		else if (want > 0 &&
+			 perf_seq_check(ctx->cli_rx, size, ctx->rx_seq, &got) < 0)
+			perf_error(ctx, "reply %" PRIu64 ": echoes sequence number %" PRIu64,
+				   ctx->rx_seq, got);
+		if (!perf_sin_equal(&from, &ctx->dst))
+			perf_error(ctx, "reply %" PRIu64 ": from %s, expected %s",
+				   ctx->rx_seq,
+				   perf_sin_str(&from, a, sizeof(a)),
+				   perf_sin_str(&ctx->dst, b, sizeof(b)));
+		if (ctx->measuring) {
+			perf_rtt_add(&ctx->rtt,
+				     tsc - ctx->sent_tsc[ctx->rx_seq % ctx->window]);
+			ctx->msgs++;
+		}
+		ctx->rx_seq++;
+	}
+}
+
+/* Client: fill the window (unless draining), then take replies. Replies
+ * come back in order, so request rx_seq is the one being answered. */
+static void
+perf_client_step(struct perf_ctx *ctx, bool may_send)
+{
+	unsigned int i;
+
+	for (i = 0; may_send && i < PERF_BURST &&
+	     ctx->tx_seq - ctx->rx_seq < ctx->window; i++)
+		if (!perf_client_send(ctx))
+			break;
+	perf_client_recv(ctx);
+}
+
+/* Server: check one request; the sender is already in reply_to[idx]. */
+static void
+perf_server_check(struct perf_ctx *ctx, const uint8_t *p, size_t len,
+		  bool trunc, unsigned int idx)
+{
+	const uint32_t size = ctx->o->size;
+	const struct sockaddr_in *from = &ctx->reply_to[idx];
+	char a[32], b[32];
+	uint64_t got;
+
+	if (len != size || trunc)
+		perf_error(ctx, "request %" PRIu64 ": %zu bytes%s, expected %u",
+			   ctx->srv_rx, len, trunc ? " (MSG_TRUNC)" : "", size);
+	else if (perf_seq_check(p, size, ctx->srv_rx, &got) < 0)
+		perf_error(ctx, "request %" PRIu64 ": carries sequence number %" PRIu64 " (lost, duplicated or reordered)",
+			   ctx->srv_rx, got);
+	if (ctx->check_src && !perf_sin_equal(from, &ctx->cli_name))
+		perf_error(ctx, "request %" PRIu64 ": from %s, expected %s",
+			   ctx->srv_rx, perf_sin_str(from, a, sizeof(a)),
+			   perf_sin_str(&ctx->cli_name, b, sizeof(b)));
+	ctx->srv_rx++;
+}
+
+/* Server: send the replies still owed. True when none is left. */
+static bool
+perf_server_flush(struct perf_ctx *ctx)
+{
+	/* lat echoes the request (in srv_buf); bw answers with 0 bytes. */
+	const size_t len = ctx->o->mode == PERF_MODE_LAT ? ctx->o->size : 0;
+
+	while (ctx->owed_next < ctx->owed) {
+		struct iovec iov = {
+			.iov_base = ctx->srv_buf,
+			.iov_len = len,
+		};
+		struct msghdr mh = {
+			.msg_name = &ctx->reply_to[ctx->owed_next],
+			.msg_namelen = sizeof(struct sockaddr_in),
+			.msg_iov = &iov,
+			.msg_iovlen = 1,
+		};
+		ssize_t n;
+
+		n = rte_rds_sendmsg(ctx->srv, &mh, MSG_DONTWAIT);
+		if (n < 0) {
+			perf_send_pushback(ctx, "rte_rds_sendmsg(server, reply)");
+			return false;
+		}
+		if ((size_t)n != len)
+			perf_error(ctx, "reply %" PRIu64 ": rte_rds_sendmsg returned %zd, not %zu",
+				   ctx->srv_tx, n, len);
+		ctx->owed_next++;
+		ctx->srv_tx++;
+	}
+	ctx->owed = 0;
+	ctx->owed_next = 0;
+	return true;
+}
+
+/* Server, lat: one request with rte_rds_recvmsg, into srv_buf. */
+static void
+perf_server_recv_copy(struct perf_ctx *ctx)
+{
+	struct iovec iov = {
+		.iov_base = ctx->srv_buf,
+		.iov_len = ctx->o->size + PERF_RX_SLACK,
+	};
+	struct msghdr mh = {
+		.msg_name = &ctx->reply_to[0],
+		.msg_namelen = sizeof(ctx->reply_to[0]),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+	};
+	ssize_t n;
+
+	n = rte_rds_recvmsg(ctx->srv, &mh, MSG_DONTWAIT);
+	if (n < 0) {
+		if (rte_errno == EAGAIN)
+			return;
+		perf_fail("rte_rds_recvmsg(server)");
+	}
+	perf_server_check(ctx, ctx->srv_buf, (size_t)n,
+			  (mh.msg_flags & MSG_TRUNC) != 0, 0);
+	ctx->owed = 1;
+}
+
+/* Server, bw: a burst of requests with the zero-copy API. */
+static void
+perf_server_recv_zc(struct perf_ctx *ctx)
+{
+	struct rte_rds_msg *m[PERF_BURST];
+	uint16_t i, n;
+
+	n = rte_rds_recv_burst(ctx->srv, m, PERF_BURST);
+	for (i = 0; i < n; i++) {
+		rte_rds_msg_src(m[i], &ctx->reply_to[i]);
+		perf_server_check(ctx, rte_rds_msg_data(m[i]),
+				  rte_rds_msg_len(m[i]), false, i);
+		rte_rds_msg_free(m[i]);
+	}
+	ctx->owed = n;
+}
+
+/* Server: finish the replies owed, then take new requests and answer
+ * them. Requests stay in the library (counted against the receive buffer)
+ * until every earlier reply is out: that is the back-pressure. */
+static void
+perf_server_step(struct perf_ctx *ctx)
+{
+	if (!perf_server_flush(ctx))
+		return;
+	if (ctx->o->mode == PERF_MODE_LAT)
+		perf_server_recv_copy(ctx);
+	else
+		perf_server_recv_zc(ctx);
+	perf_server_flush(ctx);
+}
+
+/* Nothing in flight on either side. */
+static bool
+perf_quiet(const struct perf_ctx *ctx)
+{
+	return (ctx->cli < 0 || ctx->tx_seq == ctx->rx_seq) &&
+		(ctx->srv < 0 || ctx->owed_next == ctx->owed);
+}
+
+static void
+perf_print_engine_stats(FILE *f)
+{
+	uint64_t v[RTE_RDS_STATS_NUM];
+	struct rte_rds_stats st;
+	const char *name;
+	unsigned int i;
+
+	if (rte_rds_stats_get(-1, &st) < 0)
+		perf_fail("rte_rds_stats_get(-1)");
+	memcpy(v, &st, sizeof(v));
+	fprintf(f, "engine counters (all engines):\n");
+	for (i = 0; i < RTE_RDS_STATS_NUM; i++) {
+		name = rte_rds_stats_name(i);
+		fprintf(f, "  %-28s %" PRIu64 "\n", name != NULL ? name : "?",
+			v[i]);
+	}
+}
+
+/* Loop transport counters: frames carried, and fault-hook effects. */
+static void
+perf_print_loop_stats(FILE *f)
+{
+	struct rte_rds_loop_stats st;
+
+	if (rte_rds_loop_stats_get(&st) < 0)
+		perf_fail("rte_rds_loop_stats_get()");
+	fprintf(f, "loop transport counters:\n"
+		"  %-28s %" PRIu64 "\n  %-28s %" PRIu64 "\n"
+		"  %-28s %" PRIu64 "\n  %-28s %" PRIu64 "\n",
+		"frames", st.frames, "dropped", st.dropped,
+		"flushed", st.flushed, "resets", st.resets);
+}
+
+/* Library counters: the engines', and the transport's. */
+static void
+perf_print_stats(const struct perf_opts *o, FILE *f)
+{
+	perf_print_engine_stats(f);
+	if (o->transport == PERF_TRANSPORT_LOOP)
+		perf_print_loop_stats(f);
+}
+
+/* No progress for PERF_STALL_S: say where everything stands, exit 1. */
+static __rte_noreturn void
+perf_stalled(const struct perf_ctx *ctx, const char *phase)
+{
+	fflush(stdout);
+	fprintf(stderr,
+		"rds-perf: stalled: no message moved for %u s (%s)\n"
+		"  client: requests sent %" PRIu64 ", replies received %" PRIu64 ", in flight %" PRIu64 "\n"
+		"  server: requests received %" PRIu64 ", replies sent %" PRIu64 ", replies owed %u\n"
+		"  send push-back: EAGAIN %" PRIu64 ", ENOBUFS %" PRIu64 "\n",
+		PERF_STALL_S, phase, ctx->tx_seq, ctx->rx_seq,
+		ctx->tx_seq - ctx->rx_seq, ctx->srv_rx, ctx->srv_tx,
+		ctx->owed - ctx->owed_next, ctx->eagain, ctx->enobufs);
+	perf_print_stats(ctx->o, stderr);
+	exit(EXIT_FAILURE);
+}
+
+/*
+ * The run: warm-up (not counted), the measured window, then a drain in
+ * which nothing new is sent, every request still in flight is answered,
+ * and a short settle period catches any duplicate that would still come.
+ */
+static void
+perf_run(struct perf_ctx *ctx)
+{
+	enum { WARMUP, MEASURE, DRAIN } phase = WARMUP;
+	static const char * const phase_name[] = {
+		"warm-up", "measuring", "draining",
+	};
+	const uint64_t hz = rte_get_tsc_hz();
+	uint64_t now = rte_rdtsc();
+	const uint64_t warm_end = now + hz * PERF_WARMUP_MS / 1000;
+	const uint64_t run_end = warm_end + (uint64_t)(ctx->o->secs * (double)hz);
+	const uint64_t stall = hz * PERF_STALL_S;
+	uint64_t settle_end = 0;
+	uint64_t last_move = now;
+	uint64_t moved = 0, cur;
+
+	for (;;) {
+		now = rte_rdtsc();
+		if (phase == WARMUP && now >= warm_end) {
+			phase = MEASURE;
+			ctx->measuring = true;
+			ctx->t_start = now;
+		} else if (phase == MEASURE && now >= run_end) {
+			phase = DRAIN;
+			ctx->measuring = false;
+			ctx->t_stop = now;
+		} else if (phase == DRAIN && perf_quiet(ctx)) {
+			if (settle_end == 0)
+				settle_end = now + hz * PERF_SETTLE_MS / 1000;
+			else if (now >= settle_end)
+				break;
+		}
+
+		if (ctx->cli >= 0) {
+			perf_client_step(ctx, phase != DRAIN);
+			perf_poll(ctx);
+		}
+		if (ctx->srv >= 0) {
+			perf_server_step(ctx);
+			perf_poll(ctx);
+		}
+
+		cur = ctx->tx_seq + ctx->rx_seq + ctx->srv_rx + ctx->srv_tx;
+		if (cur != moved) {
+			moved = cur;
+			last_move = now;
+		} else if (now - last_move > stall) {
+			perf_stalled(ctx, phase_name[phase]);
+		}
+	}
+}
+
+static void
+perf_result(struct perf_ctx *ctx, struct perf_result *r)
+{
+	const uint64_t hz = rte_get_tsc_hz();
+	struct perf_rtt *rtt = &ctx->rtt;
+
+	memset(r, 0, sizeof(*r));
+	r->msgs = ctx->msgs;
+	r->secs = (double)(ctx->t_stop - ctx->t_start) / (double)hz;
+	if (r->secs > 0) {
+		r->msgs_per_s = (double)r->msgs / r->secs;
+		r->mb_per_s = (double)r->msgs * ctx->o->size / r->secs / 1e6;
+	}
+	qsort(rtt->v, rtt->n, sizeof(*rtt->v), perf_u64_cmp);
+	r->p50 = perf_cycles_ns(perf_pct(rtt->v, rtt->n, 5000), hz);
+	r->p99 = perf_cycles_ns(perf_pct(rtt->v, rtt->n, 9900), hz);
+	r->p999 = perf_cycles_ns(perf_pct(rtt->v, rtt->n, 9990), hz);
+	r->max = perf_cycles_ns(rtt->max, hz);
+}
+
+static void
+perf_print_result(const struct perf_ctx *ctx, const struct perf_result *r)
+{
+	const struct perf_opts *o = ctx->o;
+	char a[32], b[32];
+
+	printf("transport:    %s (client %s, server %s)\n",
+	       perf_transport_name(o->transport),
+	       perf_sin_str(&ctx->cli_name, a, sizeof(a)),
+	       perf_sin_str(&ctx->srv_name, b, sizeof(b)));
+	printf("engine:       %s\n", perf_engine_name(o->engine));
+	printf("mode:         %s (%s)\n", perf_mode_name(o->mode),
+	       o->mode == PERF_MODE_LAT ?
+	       "one request in flight, echoed" :
+	       "requests in flight up to depth, 0-byte replies");
+	printf("size:         %u bytes\n", o->size);
+	printf("depth:        %u\n", ctx->window);
+	printf("duration:     %.3f s (after a %u ms warm-up)\n", r->secs,
+	       PERF_WARMUP_MS);
+	printf("msgs:         %" PRIu64 " round trips\n", r->msgs);
+	printf("msgs/s:       %.1f%s\n", r->msgs_per_s,
+	       o->mode == PERF_MODE_LAT ? " (round trips/s)" : "");
+	printf("MB/s:         %.3f (request payload, one way, 10^6 B/s)\n",
+	       r->mb_per_s);
+	printf("rtt p50:      %" PRIu64 " ns\n", r->p50);
+	printf("rtt p99:      %" PRIu64 " ns\n", r->p99);
+	printf("rtt p99.9:    %" PRIu64 " ns\n", r->p999);
+	printf("rtt max:      %" PRIu64 " ns\n", r->max);
+	printf("rtt samples:  %zu (one round trip in %u)\n", ctx->rtt.n,
+	       ctx->rtt.stride);
+	printf("push-back:    EAGAIN %" PRIu64 ", ENOBUFS %" PRIu64 "\n",
+	       ctx->eagain, ctx->enobufs);
+	printf("errors:       %" PRIu64 "\n", ctx->errors);
+}
+
+static void
+perf_print_json(const struct perf_ctx *ctx, const struct perf_result *r)
+{
+	const struct perf_opts *o = ctx->o;
+
+	printf("{\"transport\":\"%s\",\"mode\":\"%s\",\"size\":%u,"
+	       "\"msgs\":%" PRIu64 ",\"msgs_per_s\":%.1f,\"mb_per_s\":%.3f,"
+	       "\"rtt_ns_p50\":%" PRIu64 ",\"rtt_ns_p99\":%" PRIu64 ","
+	       "\"rtt_ns_p999\":%" PRIu64 ",\"rtt_ns_max\":%" PRIu64 ","
+	       "\"engine\":\"%s\",\"depth\":%u}\n",
+	       perf_transport_name(o->transport), perf_mode_name(o->mode),
+	       o->size, r->msgs, r->msgs_per_s, r->mb_per_s, r->p50, r->p99,
+	       r->p999, r->max, perf_engine_name(o->engine), ctx->window);
+}
+
+/*
+ * The raw ring floor: one thread enqueues bursts of PERF_BURST pointers to
+ * 32-byte messages into an SP/SC rte_ring and dequeues them again, stamping
+ * a sequence number into each message and checking it on the way out. No
+ * RDS code runs. Returns messages through the ring per second.
+ */
+static double
+perf_raw_ring(double secs, uint64_t *errors)
+{
+	const uint64_t hz = rte_get_tsc_hz();
+	void *in[PERF_BURST], *out[PERF_BURST];
+	uint64_t seq = 0, total = 0, t0, t1, warm_end, end;
+	bool measuring = false;
+	struct rte_ring *r;
+	uint8_t *msgs;
+	unsigned int i, k, n;
+
+	r = rte_ring_create("rds_perf_raw", PERF_RAW_RING_SIZE, SOCKET_ID_ANY,
+			    RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (r == NULL)
+		perf_fail("rte_ring_create(rds_perf_raw)");
+	msgs = calloc(PERF_BURST, PERF_RAW_MSG_SIZE);
+	if (msgs == NULL)
+		perf_die("out of memory");
+	for (i = 0; i < PERF_BURST; i++)
+		in[i] = msgs + i * PERF_RAW_MSG_SIZE;
+
+	t0 = rte_rdtsc();
+	warm_end = t0 + hz * PERF_WARMUP_MS / 1000;
+	end = warm_end + (uint64_t)(secs * (double)hz);
+	t1 = t0;
+	for (;;) {
+		for (k = 0; k < PERF_RAW_CLOCK_EVERY; k++) {
+			for (i = 0; i < PERF_BURST; i++) {
+				uint64_t s = seq + i;
+
+				memcpy(in[i], &s, sizeof(s));
+			}
+			n = rte_ring_enqueue_burst(r, in, PERF_BURST, NULL);
+			if (rte_ring_dequeue_burst(r, out, PERF_BURST, NULL) != n ||
+			    n != PERF_BURST) {
+				(*errors)++;
+				break;
+			}
+			for (i = 0; i < n; i++) {
+				uint64_t s;
+
+				memcpy(&s, out[i], sizeof(s));
+				if (s != seq + i)
+					(*errors)++;
+			}
+			seq += n;
+			if (measuring)
+				total += n;
+		}
+		t1 = rte_rdtsc();
+		if (!measuring && t1 >= warm_end) {
+			measuring = true;
+			t0 = t1;
+		} else if (measuring && t1 >= end) {
+			break;
+		}
+	}
+	rte_ring_free(r);
+	free(msgs);
+	return (double)total / ((double)(t1 - t0) / (double)hz);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct perf_opts opts = { 0 };
+	struct perf_ctx ctx = { 0 };
+	struct perf_result res;
+	struct rte_rds_conf conf;
+	uint64_t raw_errors = 0;
+	double raw_rate = 0;
+	int ret;
+
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0)
+		perf_fail("rte_eal_init() (EAL arguments go before '--', rds-perf's after)");
+	argc -= ret;
+	argv += ret;
+
+	if (parse_args(argc, argv, &opts) < 0) {
+		usage(argv[0]);
+		rte_eal_cleanup();
+		return PERF_EXIT_USAGE;
+	}
+
+	ctx.o = &opts;
+	ctx.cli = -1;
+	ctx.srv = -1;
+	ctx.inline_engine = opts.engine == PERF_ENGINE_INLINE;
+	ctx.window = opts.mode == PERF_MODE_BW ? opts.depth : 1;
+	ctx.cli_tx = calloc(1, opts.size + PERF_RX_SLACK);
+	ctx.cli_rx = calloc(1, opts.size + PERF_RX_SLACK);
+	ctx.srv_buf = calloc(1, opts.size + PERF_RX_SLACK);
+	ctx.sent_tsc = calloc(ctx.window, sizeof(*ctx.sent_tsc));
+	if (ctx.cli_tx == NULL || ctx.cli_rx == NULL || ctx.srv_buf == NULL ||
+	    ctx.sent_tsc == NULL || perf_rtt_init(&ctx.rtt) < 0)
+		perf_die("out of memory");
+	/* A recognisable pattern under the sequence numbers. */
+	for (size_t i = 0; i < opts.size; i++)
+		ctx.cli_tx[i] = (uint8_t)(i * 7 + 1);
+
+	rte_rds_conf_init(&conf);
+	perf_engine_conf(&opts, &conf);
+	perf_setup_transport(&ctx, &conf);
+
+	if (opts.verbose) {
+		int v = 0;
+		socklen_t len = sizeof(v);
+
+		if (rte_rds_getsockopt(ctx.cli, SOL_SOCKET, SO_SNDBUF, &v,
+				       &len) < 0)
+			perf_fail("rte_rds_getsockopt(client, SO_SNDBUF)");
+		if (ctx.inline_engine)
+			printf("rds-perf: engine inline (polled by lcore %u)\n",
+			       rte_lcore_id());
+		else
+			printf("rds-perf: engine on lcore %u, application on lcore %u\n",
+			       conf.engine[0].lcore_id, rte_lcore_id());
+		printf("rds-perf: TSC %" PRIu64 " Hz, SO_SNDBUF/SO_RCVBUF set to %d (getsockopt: %d)\n",
+		       rte_get_tsc_hz(), perf_sock_buf(&opts), v);
+	}
+
+	perf_run(&ctx);
+
+	if (ctx.cli >= 0 && ctx.srv >= 0 &&
+	    (ctx.srv_rx != ctx.tx_seq || ctx.srv_tx != ctx.rx_seq))
+		perf_error(&ctx, "counts disagree: client sent %" PRIu64 ", server received %" PRIu64 ", server replied %" PRIu64 ", client received %" PRIu64,
+			   ctx.tx_seq, ctx.srv_rx, ctx.srv_tx, ctx.rx_seq);
+	if (ctx.msgs == 0)
+		perf_error(&ctx, "no round trip completed in the measured window");
+
+	perf_result(&ctx, &res);
+	perf_print_result(&ctx, &res);
+	if (opts.verbose)
+		perf_print_stats(&opts, stdout);
+
+	if (ctx.cli >= 0 && rte_rds_close(ctx.cli) < 0)
+		perf_fail("rte_rds_close(client)");
+	if (ctx.srv >= 0 && rte_rds_close(ctx.srv) < 0)
+		perf_fail("rte_rds_close(server)");
+	if (rte_rds_fini() < 0)
+		perf_fail("rte_rds_fini()");
+
+	/* The floor runs with the library gone, so no engine competes. */
+	if (opts.raw_ring) {
+		raw_rate = perf_raw_ring(opts.secs, &raw_errors);
+		printf("raw ring floor (not RDS: plain rte_ring SP/SC, burst %u, %u-byte messages, one thread): %.2f Mops/s (%.2f ns/msg)%s\n",
+		       PERF_BURST, PERF_RAW_MSG_SIZE, raw_rate / 1e6,
+		       raw_rate > 0 ? 1e9 / raw_rate : 0.0,
+		       raw_errors != 0 ? " ERRORS" : "");
+		ctx.errors += raw_errors;
+	}
+
+	free(ctx.rtt.v);
+	free(ctx.sent_tsc);
+	free(ctx.srv_buf);
+	free(ctx.cli_rx);
+	free(ctx.cli_tx);
+
+	/* The EAL logs to stdout: clean up before the JSON line, so that it
+	 * stays the last one. */
+	if (rte_eal_cleanup() < 0)
+		perf_fail("rte_eal_cleanup()");
+	if (opts.json)
+		perf_print_json(&ctx, &res);
+	fflush(stdout);
+	return ctx.errors != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Snapshots (net/rds/info.c): the kernel's RDS_INFO_* records and its
+ * probe-then-fill contract. Records that belong to engines (connections
+ * and their queues) are filled by each engine, on request through its
+ * admin ring, into the caller's buffer during the call; the rest is read
+ * here.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rds_private.h"
+
+static bool
+rds_info_v6(int name)
+{
+	return name >= RDS6_INFO_CONNECTIONS && name <= RDS6_INFO_IB_CONNECTIONS;
+}
+
+/* Append one record: counted always, copied while it fits. */
+static void
+rds_info_put(struct rds_info_req *r, const void *rec)
+{
+	if (r->buf != NULL && r->used + r->each <= r->cap)
+		memcpy(r->buf + r->used, rec, r->each);
+	r->used += r->each;
+}
+
+static void
+rds_info_msg(struct rds_info_req *r, const struct rds_msg *m,
+	     const struct in6_addr *laddr, const struct in6_addr *faddr,
+	     uint16_t lport, uint16_t fport)
+{
+	if (rds_info_v6(r->name)) {
+		struct rds6_info_message im;
+
+		memset(&im, 0, sizeof(im));
+		im.seq = m->seq;
+		im.len = m->len;
+		memcpy(&im.laddr, laddr, sizeof(im.laddr));
+		memcpy(&im.faddr, faddr, sizeof(im.faddr));
+		im.lport = htons(lport);
+		im.fport = htons(fport);
+		im.flags = (m->h_flags & RDS_FLAG_ACK_REQUIRED) ?
+			   RDS_INFO_MESSAGE_FLAG_ACK : 0;
+		rds_info_put(r, &im);
+	} else {
+		struct rds_info_message im;
+
+		memset(&im, 0, sizeof(im));
+		im.seq = m->seq;
+		im.len = m->len;
+		im.laddr = rds_addr_v4(laddr);
+		im.faddr = rds_addr_v4(faddr);
+		im.lport = htons(lport);
+		im.fport = htons(fport);
+		im.flags = (m->h_flags & RDS_FLAG_ACK_REQUIRED) ?
+			   RDS_INFO_MESSAGE_FLAG_ACK : 0;
+		rds_info_put(r, &im);
+	}
+}
+
+static uint8_t
+rds_info_conn_flags(const struct rds_conn *c)
+{
+	uint8_t f = 0;
+
+	if (!TAILQ_EMPTY(&c->send_q))
+		f |= RDS_INFO_CONNECTION_FLAG_SENDING;
+	if (c->state == RDS_CONN_CONNECTING)
+		f |= RDS_INFO_CONNECTION_FLAG_CONNECTING;
+	if (c->state == RDS_CONN_UP)
+		f |= RDS_INFO_CONNECTION_FLAG_CONNECTED;
+	return f;
+}
+
+static void
+rds_info_conn(struct rds_info_req *r, const struct rds_conn *c)
+{
+	if (r->name == RDS6_INFO_CONNECTIONS) {
+		struct rds6_info_connection ic;
+
+		memset(&ic, 0, sizeof(ic));
+		ic.next_tx_seq = c->next_tx_seq;
+		ic.next_rx_seq = c->next_rx_seq;
+		memcpy(&ic.laddr, &c->key.laddr, sizeof(ic.laddr));
+		memcpy(&ic.faddr, &c->key.faddr, sizeof(ic.faddr));
+		snprintf((char *)ic.transport, sizeof(ic.transport), "%s",
+			 c->trans->name);
+		ic.flags = rds_info_conn_flags(c);
+		rds_info_put(r, &ic);
+	} else {
+		struct rds_info_connection ic;
+
+		memset(&ic, 0, sizeof(ic));
+		ic.next_tx_seq = c->next_tx_seq;
+		ic.next_rx_seq = c->next_rx_seq;
+		ic.laddr = rds_addr_v4(&c->key.laddr);
+		ic.faddr = rds_addr_v4(&c->key.faddr);
+		snprintf((char *)ic.transport, sizeof(ic.transport), "%s",
+			 c->trans->name);
+		ic.flags = rds_info_conn_flags(c);
+		rds_info_put(r, &ic);
+	}
+}
+
+/* Engine side: connections, send and retransmit queues. */
+void
+rds_info_engine_fill(struct rds_engine *e, struct rds_info_req *r)
+{
+	const struct rds_conn *c;
+	const struct rds_msg *m;
+
+	TAILQ_FOREACH(c, &e->conns, link) {
+		switch (r->name) {
+		case RDS_INFO_CONNECTIONS:
+		case RDS6_INFO_CONNECTIONS:
+			rds_info_conn(r, c);
+			break;
+		case RDS_INFO_SEND_MESSAGES:
+		case RDS6_INFO_SEND_MESSAGES:
+			TAILQ_FOREACH(m, &c->send_q, link)
+				rds_info_msg(r, m, &c->key.laddr,
+					     &c->key.faddr, m->sport,
+					     m->dport);
+			break;
+		case RDS_INFO_RETRANS_MESSAGES:
+		case RDS6_INFO_RETRANS_MESSAGES:
+			TAILQ_FOREACH(m, &c->retrans_q, link)
+				rds_info_msg(r, m, &c->key.laddr,
+					     &c->key.faddr, m->sport,
+					     m->dport);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* Ask one engine and wait for it. */
+static int
+rds_info_ask(struct rds_engine *e, struct rds_info_req *r,
+	     uint64_t deadline)
+{
+	struct rds_msg *m = rds_msg_alloc(sizeof(*r));
+	uint64_t spins = 0;
+	int ret = 0;
+
+	if (m == NULL)
+		return -ENOMEM;
+	m->type = RDS_MSG_INFO;
+	memcpy(m->data, r, sizeof(*r));
+	while (rte_ring_enqueue(e->admin, (void *)((uintptr_t)m | 1)) != 0) {
+		if (rds_sock_wait_step(NULL, deadline, &spins) < 0) {
+			rds_msg_free(m);
+			return -ETIMEDOUT;
+		}
+	}
+	while (!__atomic_load_n(&m->done, __ATOMIC_ACQUIRE)) {
+		if (rds_sock_wait_step(NULL, 0, &spins) < 0)
+			break;
+		if (deadline != 0 && rte_rdtsc() >= deadline &&
+		    !__atomic_load_n(&m->done, __ATOMIC_ACQUIRE)) {
+			/* The engine still holds the request and our
+			 * buffer: we must wait for it, whatever the time. */
+			ret = -ETIMEDOUT;
+			while (!__atomic_load_n(&m->done, __ATOMIC_ACQUIRE))
+				rds_sock_wait_step(NULL, 0, &spins);
+			break;
+		}
+	}
+	memcpy(r, m->data, sizeof(*r));
+	rds_msg_free(m);
+	return ret;
+}
+
+static void
+rds_info_sockets(struct rds_info_req *r)
+{
+	uint32_t i;
+
+	for (i = 0; i < rds_lib->max_sockets; i++) {
+		struct rds_sock *rs = rds_lib->socks[i];
+
+		if (__atomic_load_n(&rs->state, __ATOMIC_ACQUIRE) !=
+		    RDS_SOCK_OPEN)
+			continue;
+		if (r->name == RDS6_INFO_SOCKETS) {
+			struct rds6_info_socket is;
+
+			memset(&is, 0, sizeof(is));
+			is.sndbuf = rs->sndbuf;
+			is.rcvbuf = rs->rcvbuf;
+			memcpy(&is.bound_addr, &rs->bound_addr,
+			       sizeof(is.bound_addr));
+			memcpy(&is.connected_addr, &rs->conn_addr,
+			       sizeof(is.connected_addr));
+			is.bound_port = htons(rs->bound_port);
+			is.connected_port = htons(rs->conn_port);
+			is.inum = (uint64_t)rs->id;
+			rds_info_put(r, &is);
+		} else {
+			struct rds_info_socket is;
+
+			memset(&is, 0, sizeof(is));
+			is.sndbuf = rs->sndbuf;
+			is.rcvbuf = rs->rcvbuf;
+			is.bound_addr = rs->bound ? rds_addr_v4(&rs->bound_addr)
+						  : 0;
+			is.connected_addr = rs->connected ?
+					    rds_addr_v4(&rs->conn_addr) : 0;
+			is.bound_port = htons(rs->bound_port);
+			is.connected_port = htons(rs->conn_port);
+			is.inum = (uint64_t)rs->id;
+			rds_info_put(r, &is);
+		}
+	}
+}
+
+/* Messages waiting in sockets' receive queues, read by the consumer side
+ * (under each socket's receive lock) without taking them. */
+static void
+rds_info_recv(struct rds_info_req *r)
+{
+	struct rds_msg *ms[RDS_CHAN_RING_SIZE];
+	unsigned int e, n, k;
+	uint32_t i;
+
+	for (i = 0; i < rds_lib->max_sockets; i++) {
+		struct rds_sock *rs = rds_lib->socks[i];
+
+		if (__atomic_load_n(&rs->state, __ATOMIC_ACQUIRE) !=
+		    RDS_SOCK_OPEN)
+			continue;
+		rte_spinlock_lock(&rs->rlock);
+		if (rs->rx_head != NULL)
+			rds_info_msg(r, rs->rx_head, &rs->bound_addr,
+				     &rs->rx_head->faddr, rs->bound_port,
+				     rs->rx_head->sport);
+		for (e = 0; e < rds_lib->nb_engines; e++) {
+			n = rds_chan_peek(rs->chan[e].rx, rs->chan[e].base, ms,
+					  RTE_DIM(ms));
+			for (k = 0; k < n; k++)
+				rds_info_msg(r, ms[k], &rs->bound_addr,
+					     &ms[k]->faddr, rs->bound_port,
+					     ms[k]->sport);
+		}
+		rte_spinlock_unlock(&rs->rlock);
+	}
+}
+
+static void
+rds_info_counters(struct rds_info_req *r)
+{
+	struct rte_rds_stats st;
+	struct rds_info_counter ic;
+	const uint64_t *v = (const uint64_t *)&st;
+	const char *name;
+	unsigned int i;
+
+	rte_rds_stats_get(-1, &st);
+	for (i = 0; i < RTE_RDS_STATS_NUM; i++) {
+		memset(&ic, 0, sizeof(ic));
+		name = rte_rds_stats_name(i);
+		if (strncmp(name, "s_", 2) == 0)
+			name += 2;	/* the kernel's names have no prefix */
+		snprintf((char *)ic.name, sizeof(ic.name), "%s", name);
+		ic.value = v[i];
+		rds_info_put(r, &ic);
+	}
+}
+
+static size_t
+rds_info_each(int name)
+{
+	switch (name) {
+	case RDS_INFO_COUNTERS:
+		return sizeof(struct rds_info_counter);
+	case RDS_INFO_CONNECTIONS:
+		return sizeof(struct rds_info_connection);
+	case RDS6_INFO_CONNECTIONS:
+		return sizeof(struct rds6_info_connection);
+	case RDS_INFO_SEND_MESSAGES:
+	case RDS_INFO_RETRANS_MESSAGES:
+	case RDS_INFO_RECV_MESSAGES:
+		return sizeof(struct rds_info_message);
+	case RDS6_INFO_SEND_MESSAGES:
+	case RDS6_INFO_RETRANS_MESSAGES:
+	case RDS6_INFO_RECV_MESSAGES:
+		return sizeof(struct rds6_info_message);
+	case RDS_INFO_SOCKETS:
+		return sizeof(struct rds_info_socket);
+	case RDS6_INFO_SOCKETS:
+		return sizeof(struct rds6_info_socket);
+	case RDS_INFO_TCP_SOCKETS:
+		return sizeof(struct rds_info_tcp_socket);
+	case RDS6_INFO_TCP_SOCKETS:
+		return sizeof(struct rds6_info_tcp_socket);
+	case RDS_INFO_IB_CONNECTIONS:
+	case RDS_INFO_IWARP_CONNECTIONS:
+		return sizeof(struct rds_info_rdma_connection);
+	case RDS6_INFO_IB_CONNECTIONS:
+		return sizeof(struct rds6_info_rdma_connection);
+	case RDS_INFO_CONNECTION_STATS:
+		return sizeof(struct rds_info_counter);
+	default:
+		return 0;
+	}
+}
+
+int
+rds_info_get(int name, void *buf, size_t *len, uint64_t timeout_ns)
+{
+	struct rds_info_req r;
+	uint64_t deadline = timeout_ns != 0 ? rds_deadline(timeout_ns) : 0;
+	unsigned int e;
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	r.name = name;
+	r.each = rds_info_each(name);
+	if (r.each == 0)
+		return -ENOPROTOOPT;
+	r.buf = buf;
+	r.cap = buf != NULL ? *len : 0;
+	switch (name) {
+	case RDS_INFO_COUNTERS:
+		rds_info_counters(&r);
+		break;
+	case RDS_INFO_SOCKETS:
+	case RDS6_INFO_SOCKETS:
+		rds_info_sockets(&r);
+		break;
+	case RDS_INFO_RECV_MESSAGES:
+	case RDS6_INFO_RECV_MESSAGES:
+		rds_info_recv(&r);
+		break;
+	case RDS_INFO_CONNECTIONS:
+	case RDS6_INFO_CONNECTIONS:
+	case RDS_INFO_SEND_MESSAGES:
+	case RDS6_INFO_SEND_MESSAGES:
+	case RDS_INFO_RETRANS_MESSAGES:
+	case RDS6_INFO_RETRANS_MESSAGES:
+		for (e = 0; e < rds_lib->nb_engines; e++) {
+			ret = rds_info_ask(rds_lib->engines[e], &r, deadline);
+			if (ret != 0)
+				return ret;
+		}
+		break;
+	default:
+		/* Known names with no records here (TCP sockets, verbs
+		 * connections, per-connection statistics). */
+		break;
+	}
+	if (r.used > r.cap) {
+		*len = r.used;
+		return -ENOSPC;
+	}
+	*len = r.used;
+	return (int)r.each;
+}
+
+int
+rte_rds_info(int name, void *buf, socklen_t *len)
+{
+	size_t l;
+	int ret;
+
+	if (rds_lib == NULL)
+		return RDS_ERR(ENXIO);
+	if (len == NULL)
+		return RDS_ERR(EINVAL);
+	l = *len;
+	ret = rds_info_get(name, buf, &l, 0);
+	if (ret == -ENOSPC)
+		*len = (socklen_t)l;
+	if (ret < 0)
+		return RDS_ERR(-ret);
+	*len = (socklen_t)l;
+	return ret;
+}

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rte_telemetry commands (readable with dpdk-telemetry.py):
+ *   /rds/info         library summary
+ *   /rds/stats        counters summed over engines
+ *   /rds/engine,<id>  one engine's counters
+ *   /rds/conns        connections (asks the engines; inline engines must
+ *                     be polled by the application meanwhile)
+ *   /rds/sockets      open sockets
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <arpa/inet.h>
+
+#include <rte_telemetry.h>
+
+#include "rds_private.h"
+
+/* How long telemetry waits for an engine: it never drives one itself. */
+#define RDS_TEL_TIMEOUT_NS (500ULL * 1000 * 1000)
+
+static void
+rds_tel_stats(struct rte_tel_data *d, const struct rte_rds_stats *st)
+{
+	const uint64_t *v = (const uint64_t *)st;
+	unsigned int i;
+
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < RTE_RDS_STATS_NUM; i++)
+		rte_tel_data_add_dict_u64(d, rte_rds_stats_name(i), v[i]);
+}
+
+static int
+rds_tel_handle_stats(const char *cmd, const char *params,
+		     struct rte_tel_data *d)
+{
+	struct rte_rds_stats st;
+	int id = -1;
+
+	RTE_SET_USED(cmd);
+	if (rds_lib == NULL)
+		return -ENXIO;
+	if (strcmp(cmd, "/rds/engine") == 0) {
+		if (params == NULL || *params == '\0')
+			return -EINVAL;
+		id = atoi(params);
+	}
+	if (rte_rds_stats_get(id, &st) != 0)
+		return -rte_errno;
+	rds_tel_stats(d, &st);
+	return 0;
+}
+
+static int
+rds_tel_handle_info(const char *cmd, const char *params,
+		    struct rte_tel_data *d)
+{
+	char buf[INET_ADDRSTRLEN];
+	struct rte_tel_data *addrs;
+	unsigned int i;
+	uint32_t a, open = 0;
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	if (rds_lib == NULL)
+		return -ENXIO;
+	for (i = 0; i < rds_lib->max_sockets; i++)
+		if (__atomic_load_n(&rds_lib->socks[i]->state,
+				    __ATOMIC_ACQUIRE) == RDS_SOCK_OPEN)
+			open++;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "version", RTE_RDS_VERSION);
+	rte_tel_data_add_dict_int(d, "engines", (int)rds_lib->nb_engines);
+	rte_tel_data_add_dict_int(d, "sockets_open", (int)open);
+	rte_tel_data_add_dict_int(d, "max_sockets", (int)rds_lib->max_sockets);
+	addrs = rte_tel_data_alloc();
+	if (addrs == NULL)
+		return -ENOMEM;
+	rte_tel_data_start_array(addrs, RTE_TEL_STRING_VAL);
+	for (i = 0; i < rds_lib->nb_laddrs; i++) {
+		char s[INET_ADDRSTRLEN + RTE_RDS_NAMESIZE + 2];
+
+		a = rds_addr_v4(&rds_lib->laddrs[i].addr);
+		inet_ntop(AF_INET, &a, buf, sizeof(buf));
+		snprintf(s, sizeof(s), "%s/%s", buf,
+			 rds_lib->laddrs[i].trans->name);
+		rte_tel_data_add_array_string(addrs, s);
+	}
+	rte_tel_data_add_dict_container(d, "addresses", addrs, 0);
+	return 0;
+}
+
+static int
+rds_tel_handle_conns(const char *cmd, const char *params,
+		     struct rte_tel_data *d)
+{
+	struct rds_info_connection *ic = NULL;
+	char l[INET_ADDRSTRLEN], f[INET_ADDRSTRLEN], s[128];
+	size_t len = 0, i;
+	int ret;
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	if (rds_lib == NULL)
+		return -ENXIO;
+	/* Probe, then fill; connections may come and go in between. */
+	for (;;) {
+		ret = rds_info_get(RDS_INFO_CONNECTIONS, ic, &len,
+				   RDS_TEL_TIMEOUT_NS);
+		if (ret != -ENOSPC)
+			break;
+		free(ic);
+		len += 8 * sizeof(*ic);
+		ic = malloc(len);
+		if (ic == NULL)
+			return -ENOMEM;
+	}
+	if (ret < 0) {
+		free(ic);
+		return ret;
+	}
+	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
+	for (i = 0; i < len / sizeof(*ic); i++) {
+		inet_ntop(AF_INET, &ic[i].laddr, l, sizeof(l));
+		inet_ntop(AF_INET, &ic[i].faddr, f, sizeof(f));
+		snprintf(s, sizeof(s), "%s->%s %s tx_seq=%" PRIu64
+			 " rx_seq=%" PRIu64 " flags=%u", l, f,
+			 (const char *)ic[i].transport, (uint64_t)ic[i].next_tx_seq,
+			 (uint64_t)ic[i].next_rx_seq, ic[i].flags);
+		rte_tel_data_add_array_string(d, s);
+	}
+	free(ic);
+	return 0;
+}
+
+static int
+rds_tel_handle_sockets(const char *cmd, const char *params,
+		       struct rte_tel_data *d)
+{
+	char a[INET_ADDRSTRLEN], s[128];
+	uint32_t i, v4;
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	if (rds_lib == NULL)
+		return -ENXIO;
+	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
+	for (i = 0; i < rds_lib->max_sockets; i++) {
+		struct rds_sock *rs = rds_lib->socks[i];
+
+		if (__atomic_load_n(&rs->state, __ATOMIC_ACQUIRE) !=
+		    RDS_SOCK_OPEN)
+			continue;
+		v4 = rs->bound ? rds_addr_v4(&rs->bound_addr) : 0;
+		inet_ntop(AF_INET, &v4, a, sizeof(a));
+		snprintf(s, sizeof(s), "%d %s:%u snd=%" PRId64 "/%u rcv=%"
+			 PRId64 "/%u%s", rs->id, a, rs->bound_port,
+			 __atomic_load_n(&rs->snd_bytes, __ATOMIC_RELAXED),
+			 rs->sndbuf,
+			 __atomic_load_n(&rs->rcv_bytes, __ATOMIC_RELAXED),
+			 rs->rcvbuf, rs->congested ? " congested" : "");
+		rte_tel_data_add_array_string(d, s);
+	}
+	return 0;
+}
+
+RTE_INIT(rds_telemetry_init)
+{
+	rte_telemetry_register_cmd("/rds/info", rds_tel_handle_info,
+		"librte_rds summary. No parameters");
+	rte_telemetry_register_cmd("/rds/stats", rds_tel_handle_stats,
+		"librte_rds counters, summed over engines. No parameters");
+	rte_telemetry_register_cmd("/rds/engine", rds_tel_handle_stats,
+		"librte_rds counters of one engine. Parameters: engine id");
+	rte_telemetry_register_cmd("/rds/conns", rds_tel_handle_conns,
+		"librte_rds connections. No parameters");
+	rte_telemetry_register_cmd("/rds/sockets", rds_tel_handle_sockets,
+		"librte_rds open sockets. No parameters");
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef RTE_RDS_INFO_H
+#define RTE_RDS_INFO_H
+
+/**
+ * @file
+ * librte_rds snapshots, mirroring the kernel's RDS_INFO_* getsockopt
+ * names and records (<linux/rds.h>): counters, connections, send,
+ * retransmit and receive queues, sockets. The same data is served to
+ * rte_telemetry under /rds/.
+ */
+
+#include <sys/socket.h>
+#include <linux/rds.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Take a snapshot, with the kernel's probe-then-fill contract: with
+ * *len 0 (a probe) or a buffer too small, the call fails with ENOSPC and
+ * sets *len to the size needed; otherwise it fills the buffer with packed
+ * records, sets *len to the bytes used and returns the size of one
+ * record.
+ *
+ * Names: RDS_INFO_COUNTERS (struct rds_info_counter),
+ * RDS_INFO_CONNECTIONS (struct rds_info_connection),
+ * RDS_INFO_SEND_MESSAGES, RDS_INFO_RETRANS_MESSAGES,
+ * RDS_INFO_RECV_MESSAGES (struct rds_info_message), RDS_INFO_SOCKETS
+ * (struct rds_info_socket), their RDS6_INFO_* counterparts, and
+ * RDS_INFO_TCP_SOCKETS, RDS_INFO_IB_CONNECTIONS, RDS_INFO_IWARP_CONNECTIONS
+ * and RDS_INFO_CONNECTION_STATS, which have no records here.
+ *
+ * Connections and their queues belong to engines: the snapshot asks each
+ * engine and waits for it (driving inline engines itself).
+ *
+ * @param name
+ *   RDS_INFO_* value.
+ * @param buf
+ *   Buffer, any alignment; may be NULL when *len is 0.
+ * @param len
+ *   In: buffer size; out: bytes used, or needed on ENOSPC.
+ * @return
+ *   Record size (>= 0), or -1 with rte_errno: ENXIO (not initialised),
+ *   EINVAL (NULL len), ENOPROTOOPT (unknown name), ENOSPC (see above),
+ *   ETIMEDOUT (an engine did not answer).
+ */
+int rte_rds_info(int name, void *buf, socklen_t *len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RTE_RDS_INFO_H */

@@ -1,0 +1,738 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Helpers shared by the librte_rds CUnit suites (see rds_test.h).
+ */
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/uio.h>
+
+#include <openssl/evp.h>
+
+#include <CUnit/Basic.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+
+#include "rds_test.h"
+
+/* ------------------------------------------------------------------ */
+/* EAL */
+
+#define EAL_MAX_ARGS 64
+
+static char eal_prefix[96];
+static char eal_runtime_dir[PATH_MAX];
+static bool eal_up;
+
+static int
+split_args(char *s, char **argv, int max)
+{
+	int n = 0;
+	char *save = NULL;
+	char *tok;
+
+	for (tok = strtok_r(s, " \t", &save); tok != NULL && n < max;
+	     tok = strtok_r(NULL, " \t", &save))
+		argv[n++] = tok;
+	return n;
+}
+
+void
+rds_test_eal_init(const char *name, const char *lcores)
+{
+	static char mem_buf[256], extra_buf[512], lcores_buf[64];
+	char *argv[EAL_MAX_ARGS];
+	const char *env;
+	int argc = 0, i, ret;
+
+	snprintf(eal_prefix, sizeof(eal_prefix), "--file-prefix=rdst-%s-%d",
+		 name, (int)getpid());
+	snprintf(lcores_buf, sizeof(lcores_buf), "%s", lcores);
+
+	argv[argc++] = (char *)(uintptr_t)name;
+	argv[argc++] = (char *)(uintptr_t)"-l";
+	argv[argc++] = lcores_buf;
+	argv[argc++] = (char *)(uintptr_t)"--no-pci";
+	env = getenv("RDS_TEST_EAL_MEM");
+	snprintf(mem_buf, sizeof(mem_buf), "%s",
+		 env != NULL && env[0] != '\0' ? env : "--no-huge -m 1024");
+	argc += split_args(mem_buf, &argv[argc], 8);
+	argv[argc++] = eal_prefix;
+	argv[argc++] = (char *)(uintptr_t)"--log-level=lib.eal:error";
+	env = getenv("RDS_TEST_EAL_ARGS");
+	if (env != NULL) {
+		snprintf(extra_buf, sizeof(extra_buf), "%s", env);
+		argc += split_args(extra_buf, &argv[argc],
+				   EAL_MAX_ARGS - 1 - argc);
+	}
+	argv[argc] = NULL;
+
+	printf("EAL:");
+	for (i = 0; i < argc; i++)
+		printf(" %s", argv[i]);
+	printf("\n");
+	fflush(stdout);
+
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "rte_eal_init failed: %s\n",
+			rte_strerror(rte_errno));
+		exit(1);
+	}
+	snprintf(eal_runtime_dir, sizeof(eal_runtime_dir), "%s",
+		 rte_eal_get_runtime_dir());
+	eal_up = true;
+}
+
+/* Remove the files of our own runtime directory (only ours: rdst-*). */
+static void
+remove_runtime_dir(void)
+{
+	char path[PATH_MAX + 256];
+	struct dirent *de;
+	DIR *d;
+
+	if (eal_runtime_dir[0] == '\0' ||
+	    strstr(eal_runtime_dir, "/rdst-") == NULL)
+		return;
+	d = opendir(eal_runtime_dir);
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", eal_runtime_dir,
+			 de->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(eal_runtime_dir);
+}
+
+void
+rds_test_eal_fini(void)
+{
+	if (!eal_up)
+		return;
+	rds_test_lib_fini();
+	rte_eal_cleanup();
+	remove_runtime_dir();
+	eal_up = false;
+}
+
+/* ------------------------------------------------------------------ */
+/* CUnit */
+
+static void
+teardown_lib(void)
+{
+	rds_test_watchdog(0, NULL);
+	if (rds_test_lib_up()) {
+		printf("  (teardown: the test left the library up; "
+		       "calling rte_rds_fini)\n");
+		rds_test_lib_fini();
+	}
+}
+
+int
+rds_test_run_registry(void)
+{
+	unsigned int failures, tests_failed, asserts, tests_run;
+	CU_pRunSummary sum;
+
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	if (CU_basic_run_tests() != CUE_SUCCESS) {
+		fprintf(stderr, "CUnit error: %s\n", CU_get_error_msg());
+		return 1;
+	}
+	failures = CU_get_number_of_failures();
+	sum = CU_get_run_summary();
+	tests_run = sum != NULL ? sum->nTestsRun : 0;
+	tests_failed = sum != NULL ? sum->nTestsFailed : 0;
+	asserts = sum != NULL ? sum->nAsserts : 0;
+	printf("\n");
+	if (failures > 0)
+		CU_basic_show_failures(CU_get_failure_list());
+	printf("\nSUMMARY: %u tests run, %u failed, %u asserts, %u failures "
+	       "-> %s\n", tests_run, tests_failed, asserts, failures,
+	       failures == 0 && tests_failed == 0 ? "PASS" : "FAIL");
+	fflush(stdout);
+	return failures == 0 && tests_failed == 0 ? 0 : 1;
+}
+
+int
+rds_test_run_suite(const char *suite, const struct rds_test_case *cases)
+{
+	const char *filter = getenv("RDS_TEST_FILTER");
+	CU_pSuite s;
+	int rc;
+
+	if (CU_initialize_registry() != CUE_SUCCESS) {
+		fprintf(stderr, "CU_initialize_registry: %s\n",
+			CU_get_error_msg());
+		return 1;
+	}
+	s = CU_add_suite_with_setup_and_teardown(suite, NULL, NULL, NULL,
+						 teardown_lib);
+	if (s == NULL) {
+		fprintf(stderr, "CU_add_suite: %s\n", CU_get_error_msg());
+		CU_cleanup_registry();
+		return 1;
+	}
+	for (; cases->name != NULL; cases++) {
+		if (filter != NULL && filter[0] != '\0' &&
+		    strstr(cases->name, filter) == NULL)
+			continue;
+		if (CU_add_test(s, cases->name, cases->fn) == NULL) {
+			fprintf(stderr, "CU_add_test: %s\n",
+				CU_get_error_msg());
+			CU_cleanup_registry();
+			return 1;
+		}
+	}
+	rc = rds_test_run_registry();
+	CU_cleanup_registry();
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Library */
+
+static unsigned int inline_ids[RTE_RDS_MAX_ENGINES];
+static unsigned int nb_inline;
+
+void
+rds_test_conf(struct rte_rds_conf *conf, uint32_t engine_lcore,
+	      enum rte_rds_idle_policy idle)
+{
+	static const char *const ips[] = {
+		RDS_TEST_IP1, RDS_TEST_IP2, RDS_TEST_IP3, RDS_TEST_IP4,
+	};
+	unsigned int i;
+
+	rte_rds_conf_init(conf);
+	conf->nb_engines = 1;
+	conf->engine[0].lcore_id = engine_lcore;
+	conf->engine[0].idle = idle;
+	for (i = 0; i < RTE_DIM(ips); i++) {
+		if (rte_rds_conf_add_addr(conf, ips[i], "loop", NULL) != 0)
+			printf("rte_rds_conf_add_addr(%s): %s\n", ips[i],
+			       rte_strerror(rte_errno));
+	}
+}
+
+int
+rds_test_lib_init(const struct rte_rds_conf *conf)
+{
+	unsigned int i;
+
+	nb_inline = 0;
+	if (rte_rds_init(conf) != 0) {
+		printf("rte_rds_init: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	if (rte_rds_start() != 0) {
+		int err = rte_errno;
+
+		printf("rte_rds_start: %s\n", rte_strerror(err));
+		rte_rds_fini();
+		rte_errno = err;
+		return -1;
+	}
+	for (i = 0; conf != NULL && i < conf->nb_engines; i++) {
+		if (conf->engine[i].lcore_id == RTE_RDS_ENGINE_INLINE)
+			inline_ids[nb_inline++] = i;
+	}
+	if (conf == NULL)	/* the defaults: one inline engine */
+		inline_ids[nb_inline++] = 0;
+	return 0;
+}
+
+bool
+rds_test_lib_up(void)
+{
+	return rte_rds_engine_count() > 0;
+}
+
+int
+rds_test_lib_fini(void)
+{
+	int ret;
+
+	if (!rds_test_lib_up())
+		return 0;
+	ret = rte_rds_fini();
+	if (ret != 0)
+		printf("rte_rds_fini: %s\n", rte_strerror(rte_errno));
+	nb_inline = 0;
+	return ret;
+}
+
+int
+rds_test_kick(void)
+{
+	unsigned int i;
+	int work = 0, r;
+
+	if (nb_inline == 0) {
+		sched_yield();
+		return 0;
+	}
+	for (i = 0; i < nb_inline; i++) {
+		r = rte_rds_engine_poll(inline_ids[i]);
+		if (r > 0)
+			work += r;
+	}
+	return work;
+}
+
+void
+rds_test_kick_n(unsigned int n)
+{
+	while (n-- > 0)
+		rds_test_kick();
+}
+
+unsigned int
+rds_test_worker_lcore(void)
+{
+	return rte_get_next_lcore(-1, 1, 0);
+}
+
+struct rte_rds_stats
+rds_test_stats(void)
+{
+	struct rte_rds_stats st;
+
+	memset(&st, 0, sizeof(st));
+	if (rte_rds_stats_get(-1, &st) != 0) {
+		printf("rte_rds_stats_get: %s\n", rte_strerror(rte_errno));
+		memset(&st, 0, sizeof(st));
+	}
+	return st;
+}
+
+void
+rds_test_stats_print(const char *prefix, const struct rte_rds_stats *st)
+{
+	const uint64_t *v = (const uint64_t *)st;
+	unsigned int i, col = 0;
+	const char *name;
+
+	printf("%s", prefix);
+	for (i = 0; i < RTE_RDS_STATS_NUM; i++) {
+		if (v[i] == 0)
+			continue;
+		name = rte_rds_stats_name(i);
+		printf("%s%s=%" PRIu64, col++ % 4 == 0 ? "\n    " : " ",
+		       name != NULL ? name : "?", v[i]);
+	}
+	printf("\n");
+}
+
+/* ------------------------------------------------------------------ */
+/* Sockets */
+
+struct sockaddr_in
+rds_test_sin(const char *ip, uint16_t port)
+{
+	struct sockaddr_in sin;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(port);
+	if (inet_pton(AF_INET, ip, &sin.sin_addr) != 1)
+		sin.sin_addr.s_addr = htonl(INADDR_NONE);
+	return sin;
+}
+
+bool
+rds_test_sin_eq(const struct sockaddr_in *a, const struct sockaddr_in *b)
+{
+	return a->sin_family == b->sin_family &&
+	       a->sin_addr.s_addr == b->sin_addr.s_addr &&
+	       a->sin_port == b->sin_port;
+}
+
+const char *
+rds_test_sin_str(const struct sockaddr_in *a, char *buf, size_t size)
+{
+	char ip[INET_ADDRSTRLEN];
+
+	if (inet_ntop(AF_INET, &a->sin_addr, ip, sizeof(ip)) == NULL)
+		snprintf(ip, sizeof(ip), "?");
+	snprintf(buf, size, "%s:%u%s", ip, ntohs(a->sin_port),
+		 a->sin_family == AF_INET ? "" : "(!AF_INET)");
+	return buf;
+}
+
+int
+rds_test_socket(const char *ip, uint16_t port, int sndbuf, int rcvbuf)
+{
+	struct sockaddr_in sin = rds_test_sin(ip, port);
+	int s, err;
+
+	s = rte_rds_socket();
+	if (s < 0) {
+		printf("rte_rds_socket: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	if (sndbuf > 0 &&
+	    rte_rds_setsockopt(s, SOL_SOCKET, SO_SNDBUF, &sndbuf,
+			       sizeof(sndbuf)) != 0) {
+		printf("SO_SNDBUF %d: %s\n", sndbuf, rte_strerror(rte_errno));
+		goto fail;
+	}
+	if (rcvbuf > 0 &&
+	    rte_rds_setsockopt(s, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+			       sizeof(rcvbuf)) != 0) {
+		printf("SO_RCVBUF %d: %s\n", rcvbuf, rte_strerror(rte_errno));
+		goto fail;
+	}
+	if (rte_rds_bind(s, (const struct sockaddr *)&sin, sizeof(sin)) != 0) {
+		printf("rte_rds_bind(%s:%u): %s\n", ip, port,
+		       rte_strerror(rte_errno));
+		goto fail;
+	}
+	return s;
+fail:
+	err = rte_errno;
+	rte_rds_close(s);
+	rte_errno = err;
+	return -1;
+}
+
+ssize_t
+rds_test_send(int s, const void *buf, size_t len,
+	      const struct sockaddr_in *to, int flags)
+{
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf,
+			     .iov_len = len };
+	struct msghdr mh;
+
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_name = (void *)(uintptr_t)to;
+	mh.msg_namelen = to != NULL ? sizeof(*to) : 0;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	return rte_rds_sendmsg(s, &mh, flags);
+}
+
+ssize_t
+rds_test_recv(int s, void *buf, size_t len, struct sockaddr_in *from,
+	      int flags, int *msg_flags)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct sockaddr_in sin;
+	struct msghdr mh;
+	ssize_t r;
+
+	memset(&sin, 0, sizeof(sin));
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_name = &sin;
+	mh.msg_namelen = sizeof(sin);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	r = rte_rds_recvmsg(s, &mh, flags);
+	if (r >= 0) {
+		if (from != NULL)
+			*from = sin;
+		if (msg_flags != NULL)
+			*msg_flags = mh.msg_flags;
+	}
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* PRNG */
+
+uint64_t
+rds_test_mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+uint64_t
+rds_test_rand(uint64_t *state)
+{
+	*state += 0x9e3779b97f4a7c15ULL;
+	return rds_test_mix64(*state);
+}
+
+uint64_t
+rds_test_rand_range(uint64_t *state, uint64_t lo, uint64_t hi)
+{
+	uint64_t span;
+
+	if (hi <= lo)
+		return lo;
+	span = hi - lo + 1;
+	if (span == 0)	/* the whole 64-bit range */
+		return rds_test_rand(state);
+	return lo + rds_test_rand(state) % span;
+}
+
+void
+rds_test_fill(void *buf, size_t len, uint64_t key)
+{
+	uint8_t *p = buf;
+	uint64_t st = key, w;
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		w = rds_test_rand(&st);
+		memcpy(p + i, &w, 8);
+	}
+	if (i < len) {
+		w = rds_test_rand(&st);
+		memcpy(p + i, &w, len - i);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* SHA-256 */
+
+int
+rds_test_sha_init(struct rds_test_sha *h)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+
+	memset(h, 0, sizeof(*h));
+	if (ctx == NULL)
+		return -1;
+	if (EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+		EVP_MD_CTX_free(ctx);
+		return -1;
+	}
+	h->ctx = ctx;
+	return 0;
+}
+
+void
+rds_test_sha_update(struct rds_test_sha *h, const void *data, size_t len)
+{
+	if (len > 0)
+		EVP_DigestUpdate(h->ctx, data, len);
+	h->bytes += len;
+	h->msgs++;
+}
+
+void
+rds_test_sha_peek(const struct rds_test_sha *h, uint8_t out[RDS_TEST_SHA_LEN])
+{
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	unsigned int n = 0;
+
+	memset(out, 0, RDS_TEST_SHA_LEN);
+	if (c == NULL)
+		return;
+	if (EVP_MD_CTX_copy_ex(c, h->ctx) == 1)
+		EVP_DigestFinal_ex(c, out, &n);
+	EVP_MD_CTX_free(c);
+}
+
+void
+rds_test_sha_free(struct rds_test_sha *h)
+{
+	if (h->ctx != NULL)
+		EVP_MD_CTX_free(h->ctx);
+	h->ctx = NULL;
+}
+
+const char *
+rds_test_sha_hex(const uint8_t d[RDS_TEST_SHA_LEN], char *buf)
+{
+	unsigned int i;
+
+	for (i = 0; i < RDS_TEST_SHA_LEN; i++)
+		sprintf(buf + 2 * i, "%02x", d[i]);
+	buf[2 * RDS_TEST_SHA_LEN] = '\0';
+	return buf;
+}
+
+int
+rds_test_sha_matrix_init(struct rds_test_sha_matrix *m, unsigned int n)
+{
+	unsigned int i;
+
+	m->n = n;
+	m->h = calloc((size_t)n * n, sizeof(*m->h));
+	if (m->h == NULL)
+		return -1;
+	for (i = 0; i < n * n; i++) {
+		if (rds_test_sha_init(&m->h[i]) != 0) {
+			rds_test_sha_matrix_free(m);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+struct rds_test_sha *
+rds_test_sha_matrix_at(struct rds_test_sha_matrix *m, unsigned int src,
+		       unsigned int dst)
+{
+	return &m->h[src * m->n + dst];
+}
+
+void
+rds_test_sha_matrix_msg(struct rds_test_sha_matrix *m, unsigned int src,
+			unsigned int dst, const void *data, size_t len)
+{
+	struct rds_test_sha *h = rds_test_sha_matrix_at(m, src, dst);
+	uint32_t l = (uint32_t)len;
+
+	EVP_DigestUpdate(h->ctx, &l, sizeof(l));
+	rds_test_sha_update(h, data, len);
+}
+
+void
+rds_test_sha_matrix_free(struct rds_test_sha_matrix *m)
+{
+	unsigned int i;
+
+	if (m->h == NULL)
+		return;
+	for (i = 0; i < m->n * m->n; i++)
+		rds_test_sha_free(&m->h[i]);
+	free(m->h);
+	m->h = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Time */
+
+uint64_t
+rds_test_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+double
+rds_test_since_s(uint64_t t0)
+{
+	return (double)(rds_test_now_ns() - t0) / 1e9;
+}
+
+void
+rds_test_usleep(unsigned int us)
+{
+	struct timespec ts = {
+		.tv_sec = us / 1000000,
+		.tv_nsec = (long)(us % 1000000) * 1000,
+	};
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+void
+rds_test_deadline_init(struct rds_test_deadline *d, unsigned int stall_s,
+		       unsigned int total_s)
+{
+	d->start = rds_test_now_ns();
+	d->last_progress = d->start;
+	d->stall_ns = (uint64_t)stall_s * 1000000000ULL;
+	d->total_ns = (uint64_t)total_s * 1000000000ULL;
+}
+
+void
+rds_test_deadline_progress(struct rds_test_deadline *d)
+{
+	d->last_progress = rds_test_now_ns();
+}
+
+bool
+rds_test_deadline_expired(const struct rds_test_deadline *d, const char *what)
+{
+	uint64_t now = rds_test_now_ns();
+
+	if (d->stall_ns > 0 && now - d->last_progress > d->stall_ns) {
+		printf("  TIMEOUT: %s: no progress for %.1f s\n", what,
+		       (double)(now - d->last_progress) / 1e9);
+		return true;
+	}
+	if (d->total_ns > 0 && now - d->start > d->total_ns) {
+		printf("  TIMEOUT: %s: still running after %.1f s\n", what,
+		       (double)(now - d->start) / 1e9);
+		return true;
+	}
+	return false;
+}
+
+static char watchdog_what[128];
+static unsigned int watchdog_secs;
+
+static void
+watchdog_fire(int sig)
+{
+	char msg[256];
+	int n;
+
+	(void)sig;
+	n = snprintf(msg, sizeof(msg),
+		     "\nwatchdog: %s still running after %u s: failing\n",
+		     watchdog_what, watchdog_secs);
+	if (n > 0 && write(STDOUT_FILENO, msg, (size_t)n) < 0)
+		n = 0;
+	_exit(2);
+}
+
+void
+rds_test_watchdog(unsigned int seconds, const char *what)
+{
+	struct sigaction sa;
+
+	alarm(0);
+	if (seconds == 0)
+		return;
+	snprintf(watchdog_what, sizeof(watchdog_what), "%s",
+		 what != NULL ? what : "test");
+	watchdog_secs = seconds;
+	fflush(stdout);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = watchdog_fire;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(seconds);
+}
+
+/* ------------------------------------------------------------------ */
+/* Environment */
+
+uint64_t
+rds_test_env_u64(const char *name, uint64_t def)
+{
+	const char *v = getenv(name);
+	unsigned long long x;
+	char *end = NULL;
+
+	if (v == NULL || v[0] == '\0')
+		return def;
+	errno = 0;
+	x = strtoull(v, &end, 0);
+	if (errno != 0 || end == v || *end != '\0') {
+		printf("%s=%s: not a number, using %" PRIu64 "\n", name, v,
+		       def);
+		return def;
+	}
+	return x;
+}

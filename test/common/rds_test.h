@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef RDS_TEST_H
+#define RDS_TEST_H
+
+/*
+ * Helpers shared by the librte_rds CUnit suites.
+ *
+ * - EAL set-up for tests (no PCI, no hugepages, a private file prefix).
+ * - A CUnit runner that exits non-zero on any failure.
+ * - Library set-up over the loop transport, and an engine "kick" that polls
+ *   inline engines (and only yields when engines run on their own lcores).
+ * - sockaddr_in helpers and thin send/receive wrappers.
+ * - A deterministic PRNG (splitmix64) and a byte filler keyed by a number.
+ * - Running SHA-256 (OpenSSL EVP), one or a matrix per (sender, receiver).
+ * - Time helpers: monotonic clock, stall/total deadlines, a SIGALRM
+ *   watchdog so that no test can hang forever.
+ *
+ * Nothing here uses CUnit assertions from other threads: CUnit is not
+ * thread-safe, so worker threads report through their own structures.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <netinet/in.h>
+
+#include <CUnit/CUnit.h>
+
+#include <rte_common.h>
+#include <rte_rds.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Local addresses every loop test declares (transport "loop"). */
+#define RDS_TEST_IP1 "10.255.0.1"
+#define RDS_TEST_IP2 "10.255.0.2"
+#define RDS_TEST_IP3 "10.255.0.3"
+#define RDS_TEST_IP4 "10.255.0.4"
+
+/* ------------------------------------------------------------------ */
+/* EAL */
+
+/*
+ * Initialise the EAL for a test binary: --no-pci --no-huge -m 1024
+ * --file-prefix=rdst-<name>-<pid> --log-level=lib.eal:error -l <lcores>.
+ * The memory arguments can be replaced with RDS_TEST_EAL_MEM (e.g.
+ * "--in-memory"), and extra arguments appended with RDS_TEST_EAL_ARGS.
+ * Exits the process (status 1) when the EAL does not come up.
+ */
+void rds_test_eal_init(const char *name, const char *lcores);
+
+/* rte_eal_cleanup() and removal of the test's runtime directory. */
+void rds_test_eal_fini(void);
+
+/* ------------------------------------------------------------------ */
+/* CUnit */
+
+struct rds_test_case {
+	const char *name;
+	CU_TestFunc fn;
+};
+
+/*
+ * Register one suite with the given cases (array ended by {NULL, NULL}),
+ * whose per-test teardown shuts the library down if a test left it up
+ * (e.g. after a fatal assertion), run it, print the summary, clean the
+ * registry up. If RDS_TEST_FILTER is set, only tests whose name contains
+ * it are registered.
+ * Returns the process exit status: 0 when every test passed, 1 otherwise.
+ */
+int rds_test_run_suite(const char *suite, const struct rds_test_case *cases);
+
+/*
+ * Run the current registry (CU_BRM_VERBOSE), print the summary and
+ * return 0 if nothing failed, 1 otherwise.
+ */
+int rds_test_run_registry(void);
+
+/* ------------------------------------------------------------------ */
+/* Library set-up */
+
+/*
+ * Default test configuration: one engine on engine_lcore (or
+ * RTE_RDS_ENGINE_INLINE) with the given idle policy, and the four loop
+ * addresses RDS_TEST_IP1..4.
+ */
+void rds_test_conf(struct rte_rds_conf *conf, uint32_t engine_lcore,
+		   enum rte_rds_idle_policy idle);
+
+/*
+ * rte_rds_init(conf) then rte_rds_start(). Remembers which engines are
+ * inline for rds_test_kick(). Returns 0, or -1 with rte_errno set (and a
+ * message printed).
+ */
+int rds_test_lib_init(const struct rte_rds_conf *conf);
+
+/* rte_rds_fini() if the library is up; returns its result (0 if down). */
+int rds_test_lib_fini(void);
+
+/* Is the library up (rte_rds_engine_count() > 0)? */
+bool rds_test_lib_up(void);
+
+/*
+ * Drive the engines once: rte_rds_engine_poll() on every inline engine;
+ * when no engine is inline, sched_yield() so that an engine lcore that
+ * shares a core with us gets to run. Returns the work done (inline).
+ */
+int rds_test_kick(void);
+
+/* Poll inline engines n times (yield when none is inline). */
+void rds_test_kick_n(unsigned int n);
+
+/* First worker lcore (for an engine), or RTE_MAX_LCORE if none. */
+unsigned int rds_test_worker_lcore(void);
+
+/* Sum of every engine's counters (zeroes if the call fails). */
+struct rte_rds_stats rds_test_stats(void);
+
+/* Print the non-zero counters, with a prefix. */
+void rds_test_stats_print(const char *prefix, const struct rte_rds_stats *st);
+
+/* ------------------------------------------------------------------ */
+/* Sockets and addresses */
+
+/* sockaddr_in for a dotted IPv4 address and a host-order port. */
+struct sockaddr_in rds_test_sin(const char *ip, uint16_t port);
+
+/* Same address and port? */
+bool rds_test_sin_eq(const struct sockaddr_in *a, const struct sockaddr_in *b);
+
+/* "a.b.c.d:port" into buf (at least 24 bytes); returns buf. */
+const char *rds_test_sin_str(const struct sockaddr_in *a, char *buf,
+			     size_t size);
+
+/*
+ * Create a socket, set SO_SNDBUF/SO_RCVBUF when > 0, bind it to ip:port.
+ * Returns the handle or -1 (with a message printed, rte_errno set).
+ */
+int rds_test_socket(const char *ip, uint16_t port, int sndbuf, int rcvbuf);
+
+/* sendmsg with one iovec to *to. */
+ssize_t rds_test_send(int s, const void *buf, size_t len,
+		      const struct sockaddr_in *to, int flags);
+
+/*
+ * recvmsg with one iovec; fills *from (if not NULL) and *msg_flags (if
+ * not NULL).
+ */
+ssize_t rds_test_recv(int s, void *buf, size_t len, struct sockaddr_in *from,
+		      int flags, int *msg_flags);
+
+/* ------------------------------------------------------------------ */
+/* Deterministic PRNG */
+
+/* splitmix64 step. */
+uint64_t rds_test_rand(uint64_t *state);
+
+/* Uniform-ish value in [lo, hi] (inclusive). */
+uint64_t rds_test_rand_range(uint64_t *state, uint64_t lo, uint64_t hi);
+
+/* Stateless 64-bit mix (splitmix64 finaliser). */
+uint64_t rds_test_mix64(uint64_t x);
+
+/* Fill buf with len deterministic bytes derived from key. */
+void rds_test_fill(void *buf, size_t len, uint64_t key);
+
+/* ------------------------------------------------------------------ */
+/* Running SHA-256 */
+
+#define RDS_TEST_SHA_LEN 32
+
+struct rds_test_sha {
+	void *ctx;		/* EVP_MD_CTX */
+	uint64_t bytes;		/* bytes hashed */
+	uint64_t msgs;		/* updates */
+};
+
+int rds_test_sha_init(struct rds_test_sha *h);
+void rds_test_sha_update(struct rds_test_sha *h, const void *data, size_t len);
+/* Digest of everything so far (the running state is kept). */
+void rds_test_sha_peek(const struct rds_test_sha *h,
+		       uint8_t out[RDS_TEST_SHA_LEN]);
+void rds_test_sha_free(struct rds_test_sha *h);
+/* Hex string of a digest (buf at least 65 bytes). */
+const char *rds_test_sha_hex(const uint8_t d[RDS_TEST_SHA_LEN], char *buf);
+
+/*
+ * One running SHA-256 per (sender, receiver) pair of n endpoints; a
+ * message is hashed as its 4-byte length followed by its bytes, so that
+ * zero-length messages count too.
+ */
+struct rds_test_sha_matrix {
+	unsigned int n;
+	struct rds_test_sha *h;	/* n * n */
+};
+
+int rds_test_sha_matrix_init(struct rds_test_sha_matrix *m, unsigned int n);
+void rds_test_sha_matrix_msg(struct rds_test_sha_matrix *m, unsigned int src,
+			     unsigned int dst, const void *data, size_t len);
+struct rds_test_sha *rds_test_sha_matrix_at(struct rds_test_sha_matrix *m,
+					    unsigned int src, unsigned int dst);
+void rds_test_sha_matrix_free(struct rds_test_sha_matrix *m);
+
+/* ------------------------------------------------------------------ */
+/* Time and limits */
+
+/* CLOCK_MONOTONIC in ns (works on any thread). */
+uint64_t rds_test_now_ns(void);
+
+/* Seconds since t0 (from rds_test_now_ns()). */
+double rds_test_since_s(uint64_t t0);
+
+/* Sleep a few microseconds (nanosleep). */
+void rds_test_usleep(unsigned int us);
+
+/*
+ * A deadline with two limits: no progress for stall_s seconds, or more
+ * than total_s seconds in all.
+ */
+struct rds_test_deadline {
+	uint64_t start;
+	uint64_t last_progress;
+	uint64_t stall_ns;
+	uint64_t total_ns;
+};
+
+void rds_test_deadline_init(struct rds_test_deadline *d, unsigned int stall_s,
+			    unsigned int total_s);
+void rds_test_deadline_progress(struct rds_test_deadline *d);
+/* True (and prints why, with what) once a limit is passed. */
+bool rds_test_deadline_expired(const struct rds_test_deadline *d,
+			       const char *what);
+
+/*
+ * Arm (seconds > 0) or disarm (0) a SIGALRM watchdog: if it fires, it
+ * prints "watchdog: <what> still running after N s" and exits with
+ * status 2, so that a hung library call fails the test rather than
+ * hanging it.
+ */
+void rds_test_watchdog(unsigned int seconds, const char *what);
+
+/* ------------------------------------------------------------------ */
+/* Environment */
+
+/* Unsigned integer from the environment, or def if unset or invalid. */
+uint64_t rds_test_env_u64(const char *name, uint64_t def);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RDS_TEST_H */
