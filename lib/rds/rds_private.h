@@ -118,7 +118,7 @@ struct rds_msg {
 	struct in6_addr faddr;		/* peer: destination or source */
 	uint8_t trans_id;		/* transport for the connection */
 	volatile uint32_t done;		/* CANCEL/CLOSE: engine finished */
-	uint32_t sock_gen;		/* RECV: socket generation */
+	uint32_t sock_gen;		/* DATA, RECV: socket generation */
 	uint64_t token;			/* NOTIFY: user token */
 	int32_t status;			/* NOTIFY: RDS_RDMA_* status */
 	uint64_t tsc;			/* timestamp (queue or receive) */
@@ -389,6 +389,8 @@ struct rds_conn {
 	uint64_t next_tx_seq;		/* from 1 */
 	struct rds_msg_list send_q;	/* stamped, not yet transmitted */
 	struct rds_msg_list retrans_q;	/* transmitted, not yet acked */
+	struct rds_msg *xmit_cur;	/* head of send_q the transport has
+					 * started but not finished */
 	uint32_t unacked_packets;
 	uint64_t unacked_bytes;
 	bool map_queued;		/* send our congestion map */
@@ -480,6 +482,10 @@ void rds_ack_hdr(struct rds_conn *c, struct rds_header *h);
 /* rds_recv.c */
 int rds_recv_frame(struct rds_conn *c, const struct rds_header *wire,
 		   const void *payload, uint32_t len);
+/* The same, with the payload already in a buffer from rds_msg_alloc()
+ * (m->len bytes), which the core takes over in every case. */
+int rds_recv_frame_msg(struct rds_conn *c, const struct rds_header *wire,
+		       struct rds_msg *m);
 void rds_recv_flush_overflow(struct rds_engine *e, struct rds_sock *rs);
 void rds_recv_drop_overflow(struct rds_engine *e, struct rds_sock *rs);
 

@@ -57,14 +57,16 @@ rds_recv_drop_overflow(struct rds_engine *e, struct rds_sock *rs)
 
 /*
  * One complete message (or ACK-only frame, or congestion map) arrived on
- * connection c. Returns 0 when the frame was consumed (delivered or
- * dropped on purpose), -EBADMSG for a malformed frame (dropped and
- * counted), -ENOMEM when it could not be kept: the transport must then
- * fail the connection so that the peer retransmits.
+ * connection c, its payload either at payload (copied if kept) or already
+ * in own, a buffer the transport filled (reassembly) and hands over.
+ * Returns 0 when the frame was consumed (delivered or dropped on
+ * purpose), -EBADMSG for a malformed frame (dropped and counted), -ENOMEM
+ * when it could not be kept: the transport must then fail the connection
+ * so that the peer retransmits.
  */
-int
-rds_recv_frame(struct rds_conn *c, const struct rds_header *wire,
-	       const void *payload, uint32_t len)
+static int
+rds_recv_common(struct rds_conn *c, const struct rds_header *wire,
+		const void *payload, uint32_t len, struct rds_msg *own)
 {
 	struct rds_engine *e = c->eng;
 	struct rds_hdr_info h;
@@ -77,6 +79,7 @@ rds_recv_frame(struct rds_conn *c, const struct rds_header *wire,
 		rds_stat_inc(e, s_recv_drop_bad_hdr);
 		RDS_LOG(DEBUG, "frame dropped: %s",
 			why != NULL ? why : "length mismatch");
+		rds_msg_free(own);
 		return -EBADMSG;
 	}
 	if (h.ack != 0)
@@ -86,16 +89,20 @@ rds_recv_frame(struct rds_conn *c, const struct rds_header *wire,
 	if (h.sport == 0 && h.dport == 0 && h.len == 0 &&
 	    !(h.flags & RDS_FLAG_CONG_BITMAP)) {
 		rds_stat_inc(e, s_recv_ack);
+		rds_msg_free(own);
 		return 0;
 	}
 	/* Congestion map: not sequenced, not delivered. */
 	if (h.flags == RDS_FLAG_CONG_BITMAP) {
 		if (h.len != RDS_CONG_MAP_BYTES) {
 			rds_stat_inc(e, s_recv_drop_bad_hdr);
+			rds_msg_free(own);
 			return -EBADMSG;
 		}
-		rds_cong_map_changed(rds_cong_map_update(c->fcong, payload));
+		rds_cong_map_changed(rds_cong_map_update(c->fcong,
+			own != NULL ? own->data : payload));
 		rds_stat_inc(e, s_recv_cong_map);
+		rds_msg_free(own);
 		return 0;
 	}
 	/* The kernel's duplicate rule: only old and retransmitted. */
@@ -103,6 +110,7 @@ rds_recv_frame(struct rds_conn *c, const struct rds_header *wire,
 		rds_stat_inc(e, s_recv_drop_old_seq);
 		if (h.flags & RDS_FLAG_ACK_REQUIRED)
 			c->ack_requested = true;
+		rds_msg_free(own);
 		return 0;
 	}
 
@@ -111,13 +119,17 @@ rds_recv_frame(struct rds_conn *c, const struct rds_header *wire,
 	if (h.dport != 0) {
 		rs = rds_sock_lookup_bound(c->la, h.dport);
 		if (rs != NULL) {
-			m = rds_msg_alloc(len);
+			m = own != NULL ? own : rds_msg_alloc(len);
+			own = NULL;
 			if (m == NULL) {
 				rds_stat_inc(e, s_recv_drop_nomem);
 				return -ENOMEM;
 			}
+			if (m->data != payload && len != 0 && payload != NULL)
+				memcpy(m->data, payload, len);
 		}
 	}
+	rds_msg_free(own);
 
 	/* Accepted: gaps are allowed (the sender may have cancelled). */
 	c->next_rx_seq = h.seq + 1;
@@ -143,6 +155,7 @@ rds_recv_frame(struct rds_conn *c, const struct rds_header *wire,
 		return 0;
 	}
 	m->type = RDS_MSG_RECV;
+	m->len = len;
 	m->sock = rs->id;
 	m->sock_gen = rs->gen;
 	m->laddr = c->key.laddr;
@@ -151,10 +164,22 @@ rds_recv_frame(struct rds_conn *c, const struct rds_header *wire,
 	m->dport = h.dport;
 	m->h_flags = h.flags;
 	m->seq = h.seq;
-	if (len != 0)
-		memcpy(m->data, payload, len);
 	rds_recv_deliver(e, rs, m);
 	return 0;
+}
+
+int
+rds_recv_frame(struct rds_conn *c, const struct rds_header *wire,
+	       const void *payload, uint32_t len)
+{
+	return rds_recv_common(c, wire, payload, len, NULL);
+}
+
+int
+rds_recv_frame_msg(struct rds_conn *c, const struct rds_header *wire,
+		   struct rds_msg *m)
+{
+	return rds_recv_common(c, wire, m->data, m->len, m);
 }
 
 /* ---------------------------------------------------------------- */

@@ -25,10 +25,14 @@ rds_send_release(struct rds_engine *e, struct rds_msg *m)
 
 	RTE_SET_USED(e);
 	if (m->type == RDS_MSG_DATA && m->sock >= 0) {
+		/* The sender may have closed (and its slot been reused)
+		 * while a transport still held the message. */
 		rs = rds_lib->socks[m->sock];
-		__atomic_fetch_sub(&rs->snd_bytes, (int64_t)m->len,
-				   __ATOMIC_RELEASE);
-		rds_sock_wake(rs);
+		if (rs->gen == m->sock_gen) {
+			__atomic_fetch_sub(&rs->snd_bytes, (int64_t)m->len,
+					   __ATOMIC_RELEASE);
+			rds_sock_wake(rs);
+		}
 	}
 	rds_msg_free(m);
 }
@@ -160,10 +164,13 @@ rds_send_xmit(struct rds_conn *c)
 		n++;
 	}
 	while (n < RDS_SEND_BATCH && (m = TAILQ_FIRST(&c->send_q)) != NULL) {
-		rds_send_ack_policy(c, m);
+		if (c->xmit_cur != m)
+			rds_send_ack_policy(c, m);
+		c->xmit_cur = m;	/* the transport may take several calls */
 		ret = c->trans->xmit(c, m);
 		if (ret == -EAGAIN)
 			break;
+		c->xmit_cur = NULL;
 		if (ret < 0) {
 			c->drop_pending = true;
 			break;
@@ -202,6 +209,7 @@ rds_send_path_reset(struct rds_conn *c)
 {
 	struct rds_msg *m;
 
+	c->xmit_cur = NULL;
 	TAILQ_FOREACH(m, &c->retrans_q, link)
 		m->h_flags |= RDS_FLAG_ACK_REQUIRED | RDS_FLAG_RETRANSMITTED;
 	TAILQ_CONCAT(&c->retrans_q, &c->send_q, link);
@@ -213,8 +221,9 @@ rds_send_path_reset(struct rds_conn *c)
 }
 
 static unsigned int
-rds_send_cancel_list(struct rds_engine *e, struct rds_msg_list *l,
-		     const struct rds_sock *rs, const struct rds_msg *req)
+rds_send_cancel_list(struct rds_engine *e, struct rds_conn *c,
+		     struct rds_msg_list *l, const struct rds_sock *rs,
+		     const struct rds_msg *req)
 {
 	struct rds_msg *m, *next;
 	unsigned int n = 0;
@@ -222,6 +231,10 @@ rds_send_cancel_list(struct rds_engine *e, struct rds_msg_list *l,
 	for (m = TAILQ_FIRST(l); m != NULL; m = next) {
 		next = TAILQ_NEXT(m, link);
 		if (m->type != RDS_MSG_DATA || m->sock != rs->id)
+			continue;
+		/* Half handed to the transport: it goes out whole (and its
+		 * bytes are released then, as rs->gen says). */
+		if (m == c->xmit_cur)
 			continue;
 		if (!req->all && m->dport != req->dport)
 			continue;
@@ -247,8 +260,8 @@ rds_send_cancel(struct rds_engine *e, struct rds_sock *rs,
 			continue;
 		if (!req->all && !rds_addr_eq(&c->key.faddr, &req->faddr))
 			continue;
-		n += rds_send_cancel_list(e, &c->send_q, rs, req);
-		n += rds_send_cancel_list(e, &c->retrans_q, rs, req);
+		n += rds_send_cancel_list(e, c, &c->send_q, rs, req);
+		n += rds_send_cancel_list(e, c, &c->retrans_q, rs, req);
 	}
 	rds_stat_add(e, s_send_cancelled, n);
 }
@@ -414,6 +427,7 @@ rte_rds_sendmsg(int s, const struct msghdr *msg, int flags)
 				 __ATOMIC_ACQ_REL);
 	m->type = RDS_MSG_DATA;
 	m->sock = rs->id;
+	m->sock_gen = rs->gen;
 	m->laddr = rs->bound_addr;
 	m->faddr = faddr;
 	m->sport = rs->bound_port;
