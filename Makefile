@@ -7,6 +7,13 @@
 MESON_ASAN_OPTS := -Db_sanitize=address,undefined -Db_lundef=false \
 		   -Dlibc_alloc=true -Dbuildtype=debug
 
+# Suites `make test` runs in the normal build; the sanitizer build runs the
+# host-side ones.
+SUITES ?= unit loop
+ASAN_SUITES ?= unit loop
+SUITE_ARGS = $(foreach s,$(SUITES),--suite $(s))
+ASAN_SUITE_ARGS = $(foreach s,$(ASAN_SUITES),--suite $(s))
+
 PERF := build/app/rds-perf/rds-perf
 # Evaluated when the demo recipe runs, i.e. after setup has reserved hugepages.
 EAL_ARGS = -l 0-1 --no-pci $(shell bash config/eal-mem-args.sh) --file-prefix=rds-demo
@@ -34,10 +41,10 @@ demo: build
 # Both runs always happen; the target fails if either failed.
 test: build build-asan
 	@rc=0; \
-	echo "meson test -C build --print-errorlogs --num-processes 2"; \
-	meson test -C build --print-errorlogs --num-processes 2 || rc=1; \
-	echo "meson test -C build-asan --suite unit --suite loop --print-errorlogs --num-processes 2"; \
-	meson test -C build-asan --suite unit --suite loop --print-errorlogs --num-processes 2 || rc=1; \
+	echo "meson test -C build $(SUITE_ARGS) --print-errorlogs --num-processes 2"; \
+	meson test -C build $(SUITE_ARGS) --print-errorlogs --num-processes 2 || rc=1; \
+	echo "meson test -C build-asan $(ASAN_SUITE_ARGS) --print-errorlogs --num-processes 2"; \
+	meson test -C build-asan $(ASAN_SUITE_ARGS) --print-errorlogs --num-processes 2 || rc=1; \
 	exit $$rc
 
 clean:

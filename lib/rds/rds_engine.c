@@ -129,8 +129,7 @@ rds_engine_run_once(struct rds_engine *e)
 			/* An info request: fill, then tell the caller. */
 			struct rds_msg *m = (struct rds_msg *)(v & ~(uintptr_t)1);
 
-			rds_info_engine_fill(e, (struct rds_info_req *)m->data);
-			__atomic_store_n(&m->done, 1, __ATOMIC_RELEASE);
+			rds_info_engine_answer(e, m);
 		} else {
 			struct rds_sock *rs = p;
 

@@ -7,6 +7,7 @@
  * here.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -138,41 +139,87 @@ rds_info_engine_fill(struct rds_engine *e, struct rds_info_req *r)
 	}
 }
 
-/* Ask one engine and wait for it. */
+/*
+ * Ask one engine and wait for it. An application thread (deadline 0)
+ * drives inline engines while it waits. Telemetry's thread (a deadline)
+ * never drives an engine: its request carries a buffer of its own, so
+ * that on a timeout it can walk away and leave the engine to free it.
+ */
 static int
 rds_info_ask(struct rds_engine *e, struct rds_info_req *r,
 	     uint64_t deadline)
 {
 	struct rds_msg *m = rds_msg_alloc(sizeof(*r));
+	struct rds_info_req *mr;
+	uint8_t *caller_buf = r->buf;
 	uint64_t spins = 0;
-	int ret = 0;
+	uint32_t expect;
 
 	if (m == NULL)
 		return -ENOMEM;
 	m->type = RDS_MSG_INFO;
-	memcpy(m->data, r, sizeof(*r));
+	mr = (struct rds_info_req *)m->data;
+	*mr = *r;
+	if (deadline != 0 && r->cap != 0) {
+		mr->buf = rds_mem_zalloc("rds_info", r->cap);
+		mr->owned = true;
+		if (mr->buf == NULL) {
+			rds_msg_free(m);
+			return -ENOMEM;
+		}
+	}
 	while (rte_ring_enqueue(e->admin, (void *)((uintptr_t)m | 1)) != 0) {
-		if (rds_sock_wait_step(NULL, deadline, &spins) < 0) {
+		if (deadline == 0) {
+			rds_sock_wait_step(NULL, 0, &spins);
+		} else if (rte_rdtsc() >= deadline) {
+			if (mr->owned)
+				rds_mem_free(mr->buf);
 			rds_msg_free(m);
 			return -ETIMEDOUT;
+		} else {
+			sched_yield();
 		}
 	}
-	while (!__atomic_load_n(&m->done, __ATOMIC_ACQUIRE)) {
-		if (rds_sock_wait_step(NULL, 0, &spins) < 0)
-			break;
-		if (deadline != 0 && rte_rdtsc() >= deadline &&
-		    !__atomic_load_n(&m->done, __ATOMIC_ACQUIRE)) {
-			/* The engine still holds the request and our
-			 * buffer: we must wait for it, whatever the time. */
-			ret = -ETIMEDOUT;
-			while (!__atomic_load_n(&m->done, __ATOMIC_ACQUIRE))
-				rds_sock_wait_step(NULL, 0, &spins);
-			break;
+	while (__atomic_load_n(&m->done, __ATOMIC_ACQUIRE) == 0) {
+		if (deadline == 0) {
+			rds_sock_wait_step(NULL, 0, &spins);
+			continue;
 		}
+		if (rte_rdtsc() < deadline) {
+			sched_yield();
+			continue;
+		}
+		expect = 0;
+		if (__atomic_compare_exchange_n(&m->done, &expect, 2, false,
+				__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return -ETIMEDOUT;	/* the engine frees it */
 	}
-	memcpy(r, m->data, sizeof(*r));
+	if (mr->owned && caller_buf != NULL)
+		memcpy(caller_buf + r->used, mr->buf + r->used,
+		       RTE_MIN(mr->used, r->cap) - RTE_MIN(r->used, r->cap));
+	if (mr->owned)
+		rds_mem_free(mr->buf);
+	mr->buf = caller_buf;
+	mr->owned = false;
+	*r = *mr;
 	rds_msg_free(m);
-	return ret;
+	return 0;
+}
+
+/* Engine side: answer a request, or free it if its asker gave up. */
+void
+rds_info_engine_answer(struct rds_engine *e, struct rds_msg *m)
+{
+	struct rds_info_req *r = (struct rds_info_req *)m->data;
+	uint32_t expect = 0;
+
+	rds_info_engine_fill(e, r);
+	if (!__atomic_compare_exchange_n(&m->done, &expect, 1, false,
+			__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		if (r->owned)
+			rds_mem_free(r->buf);
+		rds_msg_free(m);
+	}
 }
 
 static void

@@ -38,6 +38,9 @@ rte_rds_conf_init(struct rte_rds_conf *conf)
 	conf->max_unacked_packets = 8;
 	conf->max_unacked_bytes = 16u << 20;
 	conf->socket_id = SOCKET_ID_ANY;
+	conf->ib_cm_port = 18634;
+	conf->ib_send_wr = 256;
+	conf->ib_recv_wr = 256;
 }
 
 int

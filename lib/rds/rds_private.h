@@ -291,8 +291,10 @@ struct rds_info_req {
 	size_t cap;			/* its size */
 	size_t used;			/* bytes the records need in all */
 	size_t each;			/* record size */
+	bool owned;			/* buf belongs to the request */
 };
 void rds_info_engine_fill(struct rds_engine *e, struct rds_info_req *r);
+void rds_info_engine_answer(struct rds_engine *e, struct rds_msg *m);
 int rds_info_get(int name, void *buf, size_t *len, uint64_t timeout_ns);
 
 /* rds_sockopt.c */

@@ -305,18 +305,19 @@ rds_recv_notifications(struct rds_sock *rs, struct msghdr *msg, bool peek)
 static void
 rds_recv_cong_update(struct rds_sock *rs, struct msghdr *msg, bool peek)
 {
+	size_t space = msg->msg_control != NULL ? msg->msg_controllen : 0;
 	uint64_t mask;
 	struct cmsghdr *cm;
 
 	msg->msg_flags = 0;
 	msg->msg_controllen = 0;
-	if (msg->msg_control == NULL ||
-	    msg->msg_controllen < CMSG_LEN(sizeof(mask))) {
+	mask = peek ? __atomic_load_n(&rs->cong_notify, __ATOMIC_ACQUIRE) :
+	       __atomic_exchange_n(&rs->cong_notify, 0, __ATOMIC_ACQ_REL);
+	if (space < CMSG_LEN(sizeof(mask))) {
+		/* As the kernel's put_cmsg: truncated, and consumed. */
 		msg->msg_flags |= MSG_CTRUNC;
 		return;
 	}
-	mask = peek ? __atomic_load_n(&rs->cong_notify, __ATOMIC_ACQUIRE) :
-	       __atomic_exchange_n(&rs->cong_notify, 0, __ATOMIC_ACQ_REL);
 	cm = msg->msg_control;
 	cm->cmsg_len = CMSG_LEN(sizeof(mask));
 	cm->cmsg_level = SOL_RDS;

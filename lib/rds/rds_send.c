@@ -279,7 +279,9 @@ rds_parse_dest(const struct msghdr *msg, const struct rds_sock *rs,
 		sin = msg->msg_name;
 		if (msg->msg_namelen < sizeof(*sin) ||
 		    sin->sin_family != AF_INET ||
-		    sin->sin_addr.s_addr == htonl(INADDR_ANY))
+		    sin->sin_addr.s_addr == htonl(INADDR_ANY) ||
+		    sin->sin_addr.s_addr == htonl(INADDR_BROADCAST) ||
+		    IN_MULTICAST(ntohl(sin->sin_addr.s_addr)))
 			return -EINVAL;
 		rds_addr_from_v4(faddr, sin->sin_addr.s_addr);
 		*dport = ntohs(sin->sin_port);
@@ -305,8 +307,10 @@ rds_parse_cmsgs(const struct msghdr *msg)
 		return -EINVAL;
 	for (cm = CMSG_FIRSTHDR((struct msghdr *)(uintptr_t)msg); cm != NULL;
 	     cm = CMSG_NXTHDR((struct msghdr *)(uintptr_t)msg, cm)) {
-		if (cm->cmsg_len < sizeof(*cm) || cm->cmsg_level != SOL_RDS)
+		if (cm->cmsg_len < sizeof(*cm))
 			return -EINVAL;
+		if (cm->cmsg_level != SOL_RDS)
+			continue;	/* as the kernel: not ours, ignored */
 		switch (cm->cmsg_type) {
 		case RDS_CMSG_RDMA_ARGS:
 		case RDS_CMSG_RDMA_DEST:
@@ -363,9 +367,6 @@ rte_rds_sendmsg(int s, const struct msghdr *msg, int flags)
 		return RDS_ERR(EINVAL);
 	if (flags & ~MSG_DONTWAIT)
 		return RDS_ERR(EOPNOTSUPP);
-	ret = rds_parse_cmsgs(msg);
-	if (ret < 0)
-		return RDS_ERR(-ret);
 	ret = rds_parse_dest(msg, rs, &faddr, &dport);
 	if (ret < 0)
 		return RDS_ERR(-ret);
@@ -381,6 +382,9 @@ rte_rds_sendmsg(int s, const struct msghdr *msg, int flags)
 	}
 	if (len > rs->sndbuf)
 		return RDS_ERR(EMSGSIZE);
+	ret = rds_parse_cmsgs(msg);
+	if (ret < 0)
+		return RDS_ERR(-ret);
 	ret = rds_sock_trans_for(rs, &faddr, &trans_id);
 	if (ret < 0)
 		return RDS_ERR(-ret);

@@ -173,7 +173,11 @@ rte_rds_socket(void)
 
 	rs->bound = false;
 	rs->la = NULL;
+	memset(&rs->bound_addr, 0, sizeof(rs->bound_addr));
+	rs->bound_port = 0;
 	rs->connected = false;
+	memset(&rs->conn_addr, 0, sizeof(rs->conn_addr));
+	rs->conn_port = 0;
 	rs->trans_pinned = (uint32_t)RDS_TRANS_NONE;
 	rs->sndbuf = rds_lib->conf.sndbuf_default;
 	rs->rcvbuf = rds_lib->conf.rcvbuf_default;

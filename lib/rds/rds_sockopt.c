@@ -111,12 +111,13 @@ rds_set_transport(struct rds_sock *rs, const void *optval, socklen_t optlen)
 {
 	int t;
 
+	/* Already attached (bound, or pinned before): as the kernel. */
+	if (rs->bound || rs->trans_pinned != (uint32_t)RDS_TRANS_NONE)
+		return -EOPNOTSUPP;
 	if (optval == NULL || optlen != sizeof(int))
 		return -EINVAL;
 	memcpy(&t, optval, sizeof(t));
-	if (rs->bound)
-		return -EOPNOTSUPP;
-	if (t < 0 || t > RTE_RDS_TRANS_LOOP || t == RDS_TRANS_GAP)
+	if (t < 0 || t > RTE_RDS_TRANS_LOOP)
 		return -EINVAL;
 	if (rds_transport_by_id((uint32_t)t) == NULL)
 		return -ENOPROTOOPT;

@@ -83,6 +83,9 @@ struct rte_rds_conf {
 	uint32_t max_unacked_packets;	/**< ask for an ACK every N messages (8) */
 	uint32_t max_unacked_bytes;	/**< ask for an ACK every N bytes (16 MiB) */
 	int socket_id;			/**< NUMA socket for memory (SOCKET_ID_ANY) */
+	uint16_t ib_cm_port;		/**< ib: RDMA-CM port (18634, the kernel's) */
+	uint16_t ib_send_wr;		/**< ib: send ring per connection (256) */
+	uint16_t ib_recv_wr;		/**< ib: receive ring per connection (256) */
 };
 
 /**

@@ -93,7 +93,8 @@ int rte_rds_connect(int s, const struct sockaddr *addr, socklen_t addrlen);
  * @param addrlen
  *   In: size of *addr; out: size of the address.
  * @return
- *   0, or -1 with rte_errno EBADF or EINVAL (NULL or short buffer).
+ *   0 (a short buffer gets what fits, *addrlen the full size), or -1 with
+ *   rte_errno EBADF or EINVAL (NULL addr or addrlen).
  */
 int rte_rds_getsockname(int s, struct sockaddr *addr, socklen_t *addrlen);
 
@@ -122,8 +123,10 @@ int rte_rds_close(int s);
  *   0 or MSG_DONTWAIT.
  * @return
  *   The payload length, or -1 with rte_errno: EBADF, EOPNOTSUPP
- *   (unsupported flag), EINVAL (bad name or control message),
- *   EAFNOSUPPORT, ENOTCONN (not bound, or no destination), EMSGSIZE
+ *   (unsupported flag, or an RDMA control message: not yet supported),
+ *   EINVAL (bad, broadcast or multicast name, bad family, malformed or
+ *   unknown SOL_RDS control message; other levels are ignored),
+ *   ENOTCONN (not bound, or no destination), EMSGSIZE
  *   (over 1 MiB or over the send buffer), ENETUNREACH (no transport
  *   reaches the destination), EAGAIN (send buffer full, non-blocking),
  *   ENOBUFS (destination port congested, non-blocking), ETIMEDOUT

@@ -137,6 +137,7 @@ test_sndbuf_full(void)
 	CU_ASSERT_EQUAL(rte_errno, EAGAIN);
 
 	/* Poll the engine and receive: sending works again. */
+	fill_msg(buf, MSG, id);
 	rds_test_deadline_init(&dl, 30, 30);
 	for (;;) {
 		rds_test_kick();

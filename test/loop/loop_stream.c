@@ -4,7 +4,10 @@
  *
  * Four sockets (two on 10.255.0.1, one each on .2 and .3) send
  * RDS_TEST_MSGS messages in all (default 200 000) to one another, every
- * socket to every other, from one thread, non-blocking. Sizes are mostly
+ * socket to every other, from one thread, non-blocking, in bursts of 1 to
+ * 1024 sends per socket per round against receivers that take at most 64
+ * per round, so that EAGAIN (send buffer full) and ENOBUFS (receiver
+ * congested) happen and are handled by draining and retrying. Sizes are mostly
  * 0..4096 bytes, one in a thousand 64 KiB..1 MiB (so SO_SNDBUF/SO_RCVBUF
  * are raised to 4 MiB, as with the kernel). Each payload starts with
  * (sender, receiver, per-pair sequence), then deterministic bytes; its
@@ -47,7 +50,7 @@
 #define LARGE_MIN (64u * 1024)
 #define LARGE_MAX RTE_RDS_MAX_MSG_SIZE
 #define SOCK_BUF (4 * 1024 * 1024)
-#define SEND_BATCH 32
+#define SEND_BATCH_LOG2_MAX 10	/* up to 1024 sends per socket per round */
 #define RECV_BATCH 64
 #define STALL_S 60
 #define SALT 0x5eedf00dcafe1234ULL
@@ -84,6 +87,7 @@ struct stream {
 	uint64_t total, sent, received;
 	uint64_t bytes;
 	uint64_t eagain, enobufs;
+	uint64_t rng;		/* burst sizes */
 	bool failed;
 };
 
@@ -146,6 +150,7 @@ stream_new(uint64_t total)
 	for (i = 0; i < NSOCK; i++)
 		st->s[i] = -1;
 	st->total = total;
+	st->rng = 0xb0b0b0b0ULL;
 	if (rds_test_sha_matrix_init(&st->tx_sha, NSOCK) != 0 ||
 	    rds_test_sha_matrix_init(&st->rx_sha, NSOCK) != 0)
 		goto fail;
@@ -172,15 +177,15 @@ fail:
 	return NULL;
 }
 
-/* Try to send up to SEND_BATCH messages from socket i; returns sent. */
+/* Try to send up to burst messages from socket i; returns sent. */
 static unsigned int
-stream_send(struct stream *st, unsigned int i)
+stream_send(struct stream *st, unsigned int i, unsigned int burst)
 {
 	struct tx_state *tx = &st->tx[i];
 	unsigned int n = 0, d;
 	ssize_t r;
 
-	while (n < SEND_BATCH && !st->failed) {
+	while (n < burst && !st->failed) {
 		if (!tx->pending) {
 			if (tx->sent == tx->to_send)
 				break;
@@ -326,14 +331,20 @@ static bool
 stream_run(struct stream *st, const char *what)
 {
 	struct rds_test_deadline dl;
-	unsigned int i, progress;
+	unsigned int i, progress, burst;
 	uint64_t last_report = rds_test_now_ns();
 
 	rds_test_deadline_init(&dl, STALL_S, run_limit_s(st->total));
 	while (!st->failed && st->received < st->total) {
+		/* Bursts of 1 to 1024 sends per socket against receivers
+		 * that take at most RECV_BATCH per round: at times the
+		 * senders outrun them, so send buffers fill (EAGAIN) and
+		 * receive buffers overflow (ENOBUFS). */
+		burst = 1u << (rds_test_rand(&st->rng) %
+			       (SEND_BATCH_LOG2_MAX + 1));
 		progress = 0;
 		for (i = 0; i < NSOCK; i++)
-			progress += stream_send(st, i);
+			progress += stream_send(st, i, burst);
 		for (i = 0; i < 8 && rds_test_kick() > 0; i++)
 			;
 		for (i = 0; i < NSOCK; i++)

@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The ib transport's ops table, per-engine state (CM event channel,
+ * handoff ring, live connections), devices and protection domains, the
+ * engine poll, and the test hooks.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <arpa/inet.h>
+
+#include <rte_malloc.h>
+
+#include "rds_ib.h"
+
+RTE_LOG_REGISTER(rds_ib_logtype, pmd.rds.ib, INFO);
+
+unsigned int rds_ib_slot;
+struct rdma_cm_id *rds_ib_listen_id;
+static bool rds_ib_wanted;	/* some local address is "ib" */
+static uint32_t rds_ib_inject_gen;
+
+#define RDS_IB_MAX_DEVS 8
+static struct rds_ib_dev rds_ib_devs[RDS_IB_MAX_DEVS];
+static unsigned int rds_ib_nb_devs;
+static rte_spinlock_t rds_ib_dev_lock = RTE_SPINLOCK_INITIALIZER;
+
+struct rds_ib_engine *
+rds_ib_engine(struct rds_engine *e)
+{
+	return e->tp[rds_ib_slot];
+}
+
+/* One protection domain per device, shared by every connection. */
+struct rds_ib_dev *
+rds_ib_dev_get(struct ibv_context *verbs)
+{
+	struct ibv_device_attr attr;
+	struct rds_ib_dev *d = NULL;
+	unsigned int i;
+
+	rte_spinlock_lock(&rds_ib_dev_lock);
+	for (i = 0; i < rds_ib_nb_devs; i++)
+		if (rds_ib_devs[i].verbs == verbs)
+			d = &rds_ib_devs[i];
+	if (d == NULL && rds_ib_nb_devs < RDS_IB_MAX_DEVS) {
+		d = &rds_ib_devs[rds_ib_nb_devs];
+		d->verbs = verbs;
+		d->pd = ibv_alloc_pd(verbs);
+		if (d->pd == NULL) {
+			d = NULL;
+		} else {
+			d->max_inline = 0;
+			if (ibv_query_device(verbs, &attr) == 0)
+				IB_LOG(INFO, "device %s: max_qp_wr %d max_sge %d",
+				       ibv_get_device_name(verbs->device),
+				       attr.max_qp_wr, attr.max_sge);
+			rds_ib_nb_devs++;
+		}
+	}
+	rte_spinlock_unlock(&rds_ib_dev_lock);
+	return d;
+}
+
+static int
+rds_ib_init(const struct rte_rds_conf *conf)
+{
+	unsigned int i;
+
+	rds_ib_wanted = false;
+	for (i = 0; i < conf->nb_addrs; i++)
+		if (strcmp(conf->addr[i].transport, "ib") == 0)
+			rds_ib_wanted = true;
+	for (i = 0; i < rds_transport_count(); i++)
+		if (rds_transport_at(i)->trans_id == RDS_TRANS_IB)
+			rds_ib_slot = i;
+	return 0;
+}
+
+static void
+rds_ib_fini(void)
+{
+	unsigned int i;
+
+	if (rds_ib_listen_id != NULL) {
+		rdma_destroy_id(rds_ib_listen_id);
+		rds_ib_listen_id = NULL;
+	}
+	for (i = 0; i < rds_ib_nb_devs; i++)
+		ibv_dealloc_pd(rds_ib_devs[i].pd);
+	rds_ib_nb_devs = 0;
+}
+
+/* The address must belong to an RDMA device: bind an id to it. */
+static int
+rds_ib_laddr_check(const struct rds_laddr *la)
+{
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *id = NULL;
+	struct sockaddr_in sin;
+	int ret = -EADDRNOTAVAIL;
+
+	ch = rdma_create_event_channel();
+	if (ch == NULL) {
+		IB_LOG(ERR, "no RDMA-CM (%s): is an RDMA device present?",
+		       strerror(errno));
+		return -ENODEV;
+	}
+	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) == 0) {
+		memset(&sin, 0, sizeof(sin));
+		sin.sin_family = AF_INET;
+		sin.sin_addr.s_addr = rds_addr_v4(&la->addr);
+		if (rdma_bind_addr(id, (struct sockaddr *)&sin) == 0 &&
+		    id->verbs != NULL)
+			ret = 0;
+		rdma_destroy_id(id);
+	}
+	rdma_destroy_event_channel(ch);
+	if (ret != 0) {
+		char a[INET_ADDRSTRLEN];
+		uint32_t v4 = rds_addr_v4(&la->addr);
+
+		inet_ntop(AF_INET, &v4, a, sizeof(a));
+		IB_LOG(ERR, "address %s is not on an RDMA device", a);
+	}
+	return ret;
+}
+
+static int
+rds_ib_engine_init(struct rds_engine *e)
+{
+	struct rds_ib_engine *ie;
+	char name[RTE_RING_NAMESIZE];
+	int flags;
+
+	if (!rds_ib_wanted) {
+		e->tp[rds_ib_slot] = NULL;
+		return 0;
+	}
+	ie = rds_mem_zalloc("rds_ib_engine", sizeof(*ie));
+	if (ie == NULL)
+		return -ENOMEM;
+	TAILQ_INIT(&ie->conns);
+	ie->inject_seen = __atomic_load_n(&rds_ib_inject_gen,
+					  __ATOMIC_ACQUIRE);
+	e->tp[rds_ib_slot] = ie;
+	ie->ch = rdma_create_event_channel();
+	if (ie->ch == NULL)
+		return -ENODEV;
+	flags = fcntl(ie->ch->fd, F_GETFL);
+	if (flags < 0 || fcntl(ie->ch->fd, F_SETFL, flags | O_NONBLOCK) < 0)
+		return -errno;
+	snprintf(name, sizeof(name), "rds_ib_handoff_%u", e->id);
+	ie->handoff = rte_ring_create(name, 256, rds_lib->conf.socket_id,
+				      RING_F_SC_DEQ);
+	if (ie->handoff == NULL)
+		return -ENOMEM;
+	if (e->id == 0)
+		return rds_ib_listen(e, rds_lib->conf.ib_cm_port);
+	return 0;
+}
+
+static void
+rds_ib_engine_fini(struct rds_engine *e)
+{
+	struct rds_ib_engine *ie = rds_ib_engine(e);
+	void *p;
+
+	if (ie == NULL)
+		return;
+	if (e->id == 0 && rds_ib_listen_id != NULL) {
+		rdma_destroy_id(rds_ib_listen_id);
+		rds_ib_listen_id = NULL;
+	}
+	if (ie->handoff != NULL) {
+		while (rte_ring_dequeue(ie->handoff, &p) == 0) {
+			struct rds_ib_handoff *h = p;
+
+			rdma_reject(h->id, NULL, 0);
+			rdma_destroy_id(h->id);
+			rds_mem_free(h);
+		}
+		rte_ring_free(ie->handoff);
+	}
+	if (ie->ch != NULL)
+		rdma_destroy_event_channel(ie->ch);
+	rds_mem_free(ie);
+	e->tp[rds_ib_slot] = NULL;
+}
+
+static int
+rds_ib_conn_alloc(struct rds_conn *c)
+{
+	struct rds_ib_conn *ic = rds_mem_zalloc("rds_ib_conn", sizeof(*ic));
+
+	if (ic == NULL)
+		return -ENOMEM;
+	ic->c = c;
+	c->tp = ic;
+	return 0;
+}
+
+static void
+rds_ib_conn_free(struct rds_conn *c)
+{
+	rds_ib_conn_shutdown(c);
+	rds_mem_free(c->tp);
+	c->tp = NULL;
+}
+
+static void
+rds_ib_inject(struct rds_ib_engine *ie)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
+	struct rds_ib_conn *ic;
+
+	TAILQ_FOREACH(ic, &ie->conns, link) {
+		if (ic->qp != NULL &&
+		    ibv_modify_qp(ic->qp, &attr, IBV_QP_STATE) == 0)
+			ie->stats.qp_errors_injected++;
+	}
+}
+
+static unsigned int
+rds_ib_poll(struct rds_engine *e)
+{
+	struct rds_ib_engine *ie = rds_ib_engine(e);
+	struct rdma_cm_event *ev;
+	struct rds_ib_conn *ic, *next;
+	unsigned int work = 0;
+	uint32_t gen;
+	void *p;
+
+	if (ie == NULL)
+		return 0;
+	gen = __atomic_load_n(&rds_ib_inject_gen, __ATOMIC_ACQUIRE);
+	if (gen != ie->inject_seen) {
+		ie->inject_seen = gen;
+		rds_ib_inject(ie);
+	}
+	while (rdma_get_cm_event(ie->ch, &ev) == 0) {
+		rds_ib_cm_event(e, ev);	/* acks the event */
+		work++;
+	}
+	while (rte_ring_dequeue(ie->handoff, &p) == 0) {
+		rds_ib_accept(e, p);
+		rds_mem_free(p);
+		work++;
+	}
+	for (ic = TAILQ_FIRST(&ie->conns); ic != NULL; ic = next) {
+		next = TAILQ_NEXT(ic, link);
+		work += rds_ib_poll_recv(ic);
+		work += rds_ib_poll_send(ic);
+	}
+	return work;
+}
+
+static const struct rds_transport rds_ib_transport = {
+	.name = "ib",
+	.trans_id = RDS_TRANS_IB,
+	.flags = 0,
+	.init = rds_ib_init,
+	.fini = rds_ib_fini,
+	.laddr_check = rds_ib_laddr_check,
+	.engine_init = rds_ib_engine_init,
+	.engine_fini = rds_ib_engine_fini,
+	.conn_alloc = rds_ib_conn_alloc,
+	.conn_free = rds_ib_conn_free,
+	.conn_connect = rds_ib_conn_connect,
+	.conn_shutdown = rds_ib_conn_shutdown,
+	.xmit = rds_ib_xmit,
+	.xmit_ack = rds_ib_xmit_ack,
+	.poll = rds_ib_poll,
+};
+
+RDS_TRANSPORT_REGISTER(rds_ib_transport);
+
+int
+rte_rds_ib_stats_get(struct rte_rds_ib_stats *st)
+{
+	unsigned int i, k;
+
+	if (rds_lib == NULL)
+		return RDS_ERR(ENXIO);
+	if (st == NULL)
+		return RDS_ERR(EINVAL);
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < rds_lib->nb_engines; i++) {
+		struct rds_ib_engine *ie = rds_ib_engine(rds_lib->engines[i]);
+		const uint64_t *src;
+		uint64_t *dst = (uint64_t *)st;
+
+		if (ie == NULL)
+			continue;
+		src = (const uint64_t *)&ie->stats;
+		for (k = 0; k < sizeof(*st) / sizeof(uint64_t); k++)
+			dst[k] += src[k];
+	}
+	return 0;
+}
+
+int
+rte_rds_ib_inject_qp_error(void)
+{
+	if (rds_lib == NULL)
+		return RDS_ERR(ENXIO);
+	__atomic_fetch_add(&rds_ib_inject_gen, 1, __ATOMIC_RELEASE);
+	return 0;
+}

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef RDS_IB_H
+#define RDS_IB_H
+
+/*
+ * The ib transport's internals (net/rds/ib*.c): one RC QP per connection
+ * with its own send and receive CQs, all owned and busy-polled by the
+ * connection's engine; RDMA-CM events read from a non-blocking event
+ * channel per engine; the listener lives on engine 0 and hands connect
+ * requests to the engine that owns the connection.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "rds_private.h"
+#include "rte_rds_ib.h"
+
+extern int rds_ib_logtype;
+#define IB_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, rds_ib_logtype, "RDS ib: " fmt "\n", \
+		##__VA_ARGS__)
+
+#define RDS_IB_SUPPORTED_PROTOCOLS 0x0003
+#define RDS_IB_RESOLVE_TIMEOUT_MS 5000
+#define RDS_IB_REJ_INCOMPAT 1
+#define RDS_IB_HDR_SIZE RDS_HEADER_SIZE
+#define RDS_IB_SLOT_SIZE (RDS_IB_HDR_SIZE + RDS_FRAG_SIZE)
+#define RDS_IB_SIGNAL_EVERY 16
+
+/* CM private data (net/rds/ib.h); fields only ever appended. */
+struct rds_ib_conn_priv_cmn {
+	uint8_t ricpc_protocol_major;
+	uint8_t ricpc_protocol_minor;
+	rte_be16_t ricpc_protocol_minor_mask;
+	uint8_t ricpc_dp_toss;
+	uint8_t ripc_reserved1;
+	rte_be16_t ripc_reserved2;
+	rte_be64_t ricpc_ack_seq;
+	rte_be32_t ricpc_credit;
+} __rte_packed;
+
+struct rds_ib_connect_private {
+	rte_be32_t dp_saddr;
+	rte_be32_t dp_daddr;
+	struct rds_ib_conn_priv_cmn dp_cmn;
+} __rte_packed;
+
+enum rds_ib_cstate {
+	RDS_IB_IDLE = 0,
+	RDS_IB_RESOLVING_ADDR,
+	RDS_IB_RESOLVING_ROUTE,
+	RDS_IB_CONNECTING,
+	RDS_IB_ESTABLISHED,
+};
+
+struct rds_ib_dev {
+	struct ibv_context *verbs;
+	struct ibv_pd *pd;
+	uint32_t max_inline;
+};
+
+struct rds_ib_conn {
+	TAILQ_ENTRY(rds_ib_conn) link;	/* engine's list of live QPs */
+	bool on_list;
+	struct rds_conn *c;
+	struct rdma_cm_id *cm_id;
+	enum rds_ib_cstate cstate;
+	bool passive;
+	uint16_t version;
+
+	struct rds_ib_dev *dev;
+	struct ibv_cq *scq;
+	struct ibv_cq *rcq;
+	struct ibv_qp *qp;
+	uint32_t max_inline;
+
+	/* Send ring: slot i holds a header and one fragment. */
+	uint8_t *sbuf;
+	struct ibv_mr *smr;
+	uint32_t nsend;
+	uint64_t s_head;		/* slots posted */
+	uint64_t s_tail;		/* slots completed */
+	uint32_t s_unsignaled;
+	struct rds_msg *tx_msg;		/* message being fragmented */
+	uint32_t tx_off;		/* next byte of it to send */
+
+	/* Receive ring. */
+	uint8_t *rbuf;
+	struct ibv_mr *rmr;
+	uint32_t nrecv;
+
+	/* Reassembly of a multi-fragment message. */
+	struct rds_msg *rx_msg;
+	struct rds_header rx_hdr;
+	struct rds_hdr_info rx_info;
+	uint32_t rx_off;
+};
+
+struct rds_ib_engine {
+	struct rdma_event_channel *ch;
+	struct rte_ring *handoff;	/* connect requests from engine 0 */
+	TAILQ_HEAD(, rds_ib_conn) conns;
+	uint32_t inject_seen;
+	struct rte_rds_ib_stats stats;
+};
+
+/* A connect request handed from the listener's engine to the owner. */
+struct rds_ib_handoff {
+	struct rdma_cm_id *id;
+	struct rdma_conn_param param;
+	struct rds_ib_connect_private priv;
+	uint8_t priv_len;
+};
+
+/* rds_ib.c */
+extern unsigned int rds_ib_slot;
+extern struct rdma_cm_id *rds_ib_listen_id;
+struct rds_ib_engine *rds_ib_engine(struct rds_engine *e);
+struct rds_ib_dev *rds_ib_dev_get(struct ibv_context *verbs);
+
+/* rds_ib_cm.c */
+int rds_ib_conn_connect(struct rds_conn *c);
+void rds_ib_conn_shutdown(struct rds_conn *c);
+void rds_ib_cm_event(struct rds_engine *e, struct rdma_cm_event *ev);
+void rds_ib_accept(struct rds_engine *e, struct rds_ib_handoff *h);
+int rds_ib_listen(struct rds_engine *e, uint16_t port);
+
+/* rds_ib_send.c */
+int rds_ib_xmit(struct rds_conn *c, struct rds_msg *m);
+int rds_ib_xmit_ack(struct rds_conn *c);
+unsigned int rds_ib_poll_send(struct rds_ib_conn *ic);
+
+/* rds_ib_recv.c */
+int rds_ib_recv_post_all(struct rds_ib_conn *ic);
+unsigned int rds_ib_poll_recv(struct rds_ib_conn *ic);
+void rds_ib_recv_reset(struct rds_ib_conn *ic);
+
+#endif /* RDS_IB_H */

@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Connection management (net/rds/ib_cm.c, rdma_transport.c): RDMA-CM on
+ * port 18634, CM private data with version negotiation and the ACK
+ * sequence exchange, QP set-up, the kernel's connect-race rules, and
+ * tear-down. Every call here runs on the engine that owns the
+ * connection, except the listener's hand-off of a connect request.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "rds_ib.h"
+
+static void
+rds_ib_fill_priv(struct rds_ib_connect_private *p, const struct rds_conn *c,
+		 uint16_t version)
+{
+	memset(p, 0, sizeof(*p));
+	p->dp_saddr = rds_addr_v4(&c->key.laddr);
+	p->dp_daddr = rds_addr_v4(&c->key.faddr);
+	p->dp_cmn.ricpc_protocol_major = version >> 8;
+	p->dp_cmn.ricpc_protocol_minor = version & 0xff;
+	p->dp_cmn.ricpc_protocol_minor_mask =
+		rte_cpu_to_be_16(RDS_IB_SUPPORTED_PROTOCOLS);
+	/* What we have received: the peer drops what it need not resend. */
+	p->dp_cmn.ricpc_ack_seq = rte_cpu_to_be_64(c->ack_next);
+	/* No credits advertised: flow control stays off on both sides (the
+	 * kernel enables it only when both advertise), RNR retries cover
+	 * a full receive ring. */
+	p->dp_cmn.ricpc_credit = 0;
+}
+
+static void
+rds_ib_conn_param(struct rdma_conn_param *cp,
+		  const struct rds_ib_connect_private *p)
+{
+	memset(cp, 0, sizeof(*cp));
+	cp->private_data = p;
+	cp->private_data_len = sizeof(*p);
+	cp->responder_resources = 1;
+	cp->initiator_depth = 1;
+	cp->retry_count = 7;
+	cp->rnr_retry_count = 7;	/* infinite, as the kernel */
+}
+
+/* Free the QP, CQs, rings and CM id; leaves the connection idle. */
+static void
+rds_ib_teardown(struct rds_ib_conn *ic)
+{
+	struct rds_engine *e = ic->c->eng;
+	struct rds_ib_engine *ie = rds_ib_engine(e);
+
+	if (ic->on_list) {
+		TAILQ_REMOVE(&ie->conns, ic, link);
+		ic->on_list = false;
+	}
+	if (ic->cm_id != NULL && ic->qp != NULL) {
+		rdma_destroy_qp(ic->cm_id);
+		ic->qp = NULL;
+	}
+	if (ic->scq != NULL)
+		ibv_destroy_cq(ic->scq);
+	if (ic->rcq != NULL)
+		ibv_destroy_cq(ic->rcq);
+	ic->scq = NULL;
+	ic->rcq = NULL;
+	if (ic->smr != NULL)
+		ibv_dereg_mr(ic->smr);
+	if (ic->rmr != NULL)
+		ibv_dereg_mr(ic->rmr);
+	ic->smr = NULL;
+	ic->rmr = NULL;
+	free(ic->sbuf);
+	free(ic->rbuf);
+	ic->sbuf = NULL;
+	ic->rbuf = NULL;
+	if (ic->cm_id != NULL) {
+		ic->cm_id->context = NULL;
+		rdma_destroy_id(ic->cm_id);
+		ic->cm_id = NULL;
+	}
+	rds_ib_recv_reset(ic);
+	ic->tx_msg = NULL;
+	ic->tx_off = 0;
+	ic->s_head = ic->s_tail = 0;
+	ic->s_unsignaled = 0;
+	ic->cstate = RDS_IB_IDLE;
+}
+
+/* CQs, QP, registered rings, pre-posted receives, on a resolved id. */
+static int
+rds_ib_setup_qp(struct rds_ib_conn *ic, struct rdma_cm_id *id)
+{
+	struct rds_engine *e = ic->c->eng;
+	struct rds_ib_engine *ie = rds_ib_engine(e);
+	struct ibv_qp_init_attr qa;
+	size_t ssz, rsz;
+
+	ic->cm_id = id;
+	id->context = ic;
+	ic->dev = rds_ib_dev_get(id->verbs);
+	if (ic->dev == NULL)
+		return -ENODEV;
+	ic->nsend = rds_lib->conf.ib_send_wr;
+	ic->nrecv = rds_lib->conf.ib_recv_wr;
+	ic->scq = ibv_create_cq(id->verbs, (int)ic->nsend + 1, NULL, NULL, 0);
+	ic->rcq = ibv_create_cq(id->verbs, (int)ic->nrecv + 1, NULL, NULL, 0);
+	if (ic->scq == NULL || ic->rcq == NULL)
+		return -ENOMEM;
+	ssz = (size_t)ic->nsend * RDS_IB_SLOT_SIZE;
+	rsz = (size_t)ic->nrecv * RDS_IB_SLOT_SIZE;
+	if (posix_memalign((void **)&ic->sbuf, 4096, ssz) != 0 ||
+	    posix_memalign((void **)&ic->rbuf, 4096, rsz) != 0)
+		return -ENOMEM;
+	ic->smr = ibv_reg_mr(ic->dev->pd, ic->sbuf, ssz, IBV_ACCESS_LOCAL_WRITE);
+	ic->rmr = ibv_reg_mr(ic->dev->pd, ic->rbuf, rsz, IBV_ACCESS_LOCAL_WRITE);
+	if (ic->smr == NULL || ic->rmr == NULL)
+		return -ENOMEM;
+
+	memset(&qa, 0, sizeof(qa));
+	qa.send_cq = ic->scq;
+	qa.recv_cq = ic->rcq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = ic->nsend;
+	qa.cap.max_recv_wr = ic->nrecv;
+	qa.cap.max_send_sge = 2;
+	qa.cap.max_recv_sge = 2;
+	qa.cap.max_inline_data = 128;
+	if (rdma_create_qp(id, ic->dev->pd, &qa) != 0) {
+		/* Not every device inlines; try again without. */
+		qa.cap.max_inline_data = 0;
+		if (rdma_create_qp(id, ic->dev->pd, &qa) != 0)
+			return -errno;
+	}
+	ic->qp = id->qp;
+	ic->max_inline = qa.cap.max_inline_data;
+	ic->cm_id = id;
+	id->context = ic;
+	if (rds_ib_recv_post_all(ic) != 0)
+		return -EIO;
+	TAILQ_INSERT_TAIL(&ie->conns, ic, link);
+	ic->on_list = true;
+	return 0;
+}
+
+int
+rds_ib_conn_connect(struct rds_conn *c)
+{
+	struct rds_ib_conn *ic = c->tp;
+	struct rds_ib_engine *ie = rds_ib_engine(c->eng);
+	struct sockaddr_in src, dst;
+
+	rds_ib_teardown(ic);
+	if (rdma_create_id(ie->ch, &ic->cm_id, ic, RDMA_PS_TCP) != 0)
+		return -errno;
+	memset(&src, 0, sizeof(src));
+	src.sin_family = AF_INET;
+	src.sin_addr.s_addr = rds_addr_v4(&c->key.laddr);
+	dst = src;
+	dst.sin_addr.s_addr = rds_addr_v4(&c->key.faddr);
+	dst.sin_port = htons(rds_lib->conf.ib_cm_port);
+	ic->passive = false;
+	ic->cstate = RDS_IB_RESOLVING_ADDR;
+	if (rdma_resolve_addr(ic->cm_id, (struct sockaddr *)&src,
+			      (struct sockaddr *)&dst,
+			      RDS_IB_RESOLVE_TIMEOUT_MS) != 0) {
+		int err = errno;
+
+		rds_ib_teardown(ic);
+		return -err;
+	}
+	return 0;
+}
+
+void
+rds_ib_conn_shutdown(struct rds_conn *c)
+{
+	struct rds_ib_conn *ic = c->tp;
+
+	if (ic == NULL)
+		return;
+	if (ic->cm_id != NULL && ic->cstate == RDS_IB_ESTABLISHED)
+		rdma_disconnect(ic->cm_id);
+	rds_ib_teardown(ic);
+}
+
+static void
+rds_ib_established(struct rds_ib_conn *ic, const struct rdma_cm_event *ev)
+{
+	struct rds_conn *c = ic->c;
+	struct rds_ib_engine *ie = rds_ib_engine(c->eng);
+	const struct rds_ib_connect_private *p = ev->param.conn.private_data;
+
+	if (!ic->passive) {
+		/* The reply carries the version the peer chose. */
+		if (p == NULL || ev->param.conn.private_data_len < sizeof(*p) ||
+		    p->dp_cmn.ricpc_protocol_major != 3 ||
+		    p->dp_cmn.ricpc_protocol_minor != 1) {
+			IB_LOG(ERR, "peer chose a protocol other than 3.1");
+			c->drop_pending = true;
+			return;
+		}
+		ic->version = RDS_PROTOCOL_3_1;
+		if (p->dp_cmn.ricpc_ack_seq != 0)
+			rds_send_drop_acked(c,
+				rte_be_to_cpu_64(p->dp_cmn.ricpc_ack_seq));
+		ie->stats.connects_active++;
+	} else {
+		ie->stats.connects_passive++;
+	}
+	ic->cstate = RDS_IB_ESTABLISHED;
+	rds_conn_connect_complete(c);
+}
+
+/* An event on one of our ids (not the listener's). */
+static void
+rds_ib_conn_event(struct rds_engine *e, struct rdma_cm_event *ev)
+{
+	struct rds_ib_conn *ic = ev->id->context;
+	struct rds_ib_engine *ie = rds_ib_engine(e);
+	struct rds_ib_connect_private priv;
+	struct rdma_conn_param cp;
+	int ret;
+
+	if (ic == NULL || ic->cm_id != ev->id)
+		return;		/* a stale id */
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		ic->cstate = RDS_IB_RESOLVING_ROUTE;
+		if (rdma_resolve_route(ev->id, RDS_IB_RESOLVE_TIMEOUT_MS) != 0)
+			ic->c->drop_pending = true;
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		ret = rds_ib_setup_qp(ic, ev->id);
+		if (ret != 0) {
+			IB_LOG(ERR, "QP set-up failed: %s", strerror(-ret));
+			ic->c->drop_pending = true;
+			break;
+		}
+		rds_ib_fill_priv(&priv, ic->c, RDS_PROTOCOL_3_1);
+		rds_ib_conn_param(&cp, &priv);
+		ic->cstate = RDS_IB_CONNECTING;
+		if (rdma_connect(ev->id, &cp) != 0)
+			ic->c->drop_pending = true;
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		rds_ib_established(ic, ev);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+		ie->stats.cm_errors++;
+		IB_LOG(DEBUG, "connect failed: %s (status %d)",
+		       rdma_event_str(ev->event), ev->status);
+		ic->c->drop_pending = true;
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		ic->c->drop_pending = true;
+		break;
+	default:
+		break;
+	}
+}
+
+/* The version we answer a connect request with (rds_ib_protocol_compatible,
+ * limited to what we speak: 3.1), or 0 to reject it. */
+static uint16_t
+rds_ib_compatible(const struct rds_ib_connect_private *p, uint8_t len)
+{
+	if (p == NULL || len < sizeof(*p))
+		return 0;
+	if (p->dp_cmn.ricpc_protocol_major == 3 &&
+	    p->dp_cmn.ricpc_protocol_minor == 1)
+		return RDS_PROTOCOL_3_1;
+	return 0;
+}
+
+static void
+rds_ib_reject(struct rdma_cm_id *id, uint8_t why)
+{
+	rdma_reject(id, &why, sizeof(why));
+	rdma_destroy_id(id);
+}
+
+/* On the owning engine: accept (or refuse) a connect request. */
+void
+rds_ib_accept(struct rds_engine *e, struct rds_ib_handoff *h)
+{
+	struct rds_ib_engine *ie = rds_ib_engine(e);
+	struct rds_ib_connect_private priv;
+	struct rdma_conn_param cp;
+	struct rds_conn_key key;
+	struct rds_ib_conn *ic;
+	struct rds_conn *c;
+	struct rds_laddr *la;
+
+	if (rds_ib_compatible(&h->priv, h->priv_len) == 0) {
+		ie->stats.rejects_incompat++;
+		rds_ib_reject(h->id, RDS_IB_REJ_INCOMPAT);
+		return;
+	}
+	memset(&key, 0, sizeof(key));
+	rds_addr_from_v4(&key.laddr, h->priv.dp_daddr);
+	rds_addr_from_v4(&key.faddr, h->priv.dp_saddr);
+	key.trans_id = RDS_TRANS_IB;
+	la = rds_laddr_find(&key.laddr);
+	if (la == NULL || la->trans->trans_id != RDS_TRANS_IB) {
+		rds_ib_reject(h->id, 0);
+		return;
+	}
+	c = rds_conn_get(e, &key);
+	if (c == NULL) {
+		rds_ib_reject(h->id, 0);
+		return;
+	}
+	ic = c->tp;
+	if (c->state == RDS_CONN_CONNECTING) {
+		/* Both sides connecting: refuse; random backoff decides. */
+		ie->stats.connect_raced++;
+		rds_ib_reject(h->id, 0);
+		return;
+	}
+	if (c->state == RDS_CONN_UP) {
+		/* A restarted peer replaces a stale connection. */
+		ie->stats.listen_closed_stale++;
+		rds_conn_drop(c);
+	}
+	rds_ib_teardown(ic);
+	ic->passive = true;
+	if (rds_ib_setup_qp(ic, h->id) != 0) {
+		IB_LOG(ERR, "QP set-up for a connect request failed");
+		rdma_reject(h->id, NULL, 0);
+		rds_ib_teardown(ic);	/* destroys h->id */
+		return;
+	}
+	/* The peer told us what it has: do not resend that. */
+	if (h->priv.dp_cmn.ricpc_ack_seq != 0)
+		rds_send_drop_acked(c,
+			rte_be_to_cpu_64(h->priv.dp_cmn.ricpc_ack_seq));
+	ic->version = RDS_PROTOCOL_3_1;
+	rds_ib_fill_priv(&priv, c, RDS_PROTOCOL_3_1);
+	rds_ib_conn_param(&cp, &priv);
+	cp.responder_resources = RTE_MIN(h->param.responder_resources, 1);
+	cp.initiator_depth = RTE_MIN(h->param.initiator_depth, 1);
+	ic->cstate = RDS_IB_CONNECTING;
+	c->state = RDS_CONN_CONNECTING;	/* no active attempt meanwhile */
+	if (rdma_accept(ic->cm_id, &cp) != 0) {
+		IB_LOG(ERR, "rdma_accept: %s", strerror(errno));
+		c->drop_pending = true;
+	}
+}
+
+/* A connect request on the listener: copy what we need, hand it over. */
+static void
+rds_ib_listen_event(struct rds_engine *e, struct rdma_cm_event *ev)
+{
+	struct rds_ib_handoff *h;
+	struct in6_addr la, fa;
+	unsigned int owner;
+
+	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
+		return;
+	h = rds_mem_zalloc("rds_ib_handoff", sizeof(*h));
+	if (h == NULL) {
+		rds_ib_reject(ev->id, 0);
+		return;
+	}
+	h->id = ev->id;
+	h->param = ev->param.conn;
+	h->priv_len = RTE_MIN(ev->param.conn.private_data_len,
+			      (uint8_t)sizeof(h->priv));
+	if (ev->param.conn.private_data != NULL)
+		memcpy(&h->priv, ev->param.conn.private_data, h->priv_len);
+	h->param.private_data = NULL;
+	h->param.private_data_len = 0;
+	rds_addr_from_v4(&la, h->priv.dp_daddr);
+	rds_addr_from_v4(&fa, h->priv.dp_saddr);
+	owner = rds_conn_engine_of(&la, &fa);
+	if (owner == e->id || h->priv_len < sizeof(h->priv)) {
+		ev->id->context = NULL;
+		rds_ib_accept(e, h);
+		rds_mem_free(h);
+		return;
+	}
+	/* Events of that id go to the owner's channel from now on. */
+	if (rdma_migrate_id(ev->id,
+			    rds_ib_engine(rds_engine_get(owner))->ch) != 0 ||
+	    rte_ring_enqueue(rds_ib_engine(rds_engine_get(owner))->handoff,
+			     h) != 0) {
+		rds_ib_reject(ev->id, 0);
+		rds_mem_free(h);
+	}
+}
+
+void
+rds_ib_cm_event(struct rds_engine *e, struct rdma_cm_event *ev)
+{
+	struct rdma_cm_event copy = *ev;
+	struct rds_ib_connect_private priv;
+
+	/* Ack first (destroying an id waits for its events to be acked),
+	 * keeping a copy of the private data. */
+	if (ev->param.conn.private_data != NULL) {
+		memset(&priv, 0, sizeof(priv));
+		memcpy(&priv, ev->param.conn.private_data,
+		       RTE_MIN(ev->param.conn.private_data_len,
+			       (uint8_t)sizeof(priv)));
+		copy.param.conn.private_data = &priv;
+	}
+	if (ev->listen_id == rds_ib_listen_id && rds_ib_listen_id != NULL &&
+	    ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+		rdma_ack_cm_event(ev);
+		rds_ib_listen_event(e, &copy);
+		return;
+	}
+	rdma_ack_cm_event(ev);
+	rds_ib_conn_event(e, &copy);
+}
+
+int
+rds_ib_listen(struct rds_engine *e, uint16_t port)
+{
+	struct rds_ib_engine *ie = rds_ib_engine(e);
+	struct sockaddr_in sin;
+
+	if (rdma_create_id(ie->ch, &rds_ib_listen_id, NULL, RDMA_PS_TCP) != 0)
+		return -errno;
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(port);
+	if (rdma_bind_addr(rds_ib_listen_id, (struct sockaddr *)&sin) != 0 ||
+	    rdma_listen(rds_ib_listen_id, 128) != 0) {
+		int err = errno;
+
+		IB_LOG(ERR, "cannot listen on RDMA-CM port %u: %s (is the "
+		       "kernel's rds_rdma loaded?)", port, strerror(err));
+		rdma_destroy_id(rds_ib_listen_id);
+		rds_ib_listen_id = NULL;
+		return -err;
+	}
+	IB_LOG(INFO, "listening on RDMA-CM port %u", port);
+	return 0;
+}

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Sending (net/rds/ib_send.c): every SEND is a 48-byte header plus at
+ * most 4 KiB of data, the header repeated on each fragment with the
+ * current ACK; the last fragment is solicited; completions are signalled
+ * selectively and free the ring in order. A message larger than the ring
+ * goes out over several calls (the core calls again with the same
+ * message until it returns 0).
+ */
+#include <errno.h>
+
+#include "rds_ib.h"
+
+static inline uint32_t
+rds_ib_send_free(const struct rds_ib_conn *ic)
+{
+	return ic->nsend - (uint32_t)(ic->s_head - ic->s_tail);
+}
+
+static inline uint8_t *
+rds_ib_send_slot(const struct rds_ib_conn *ic, uint64_t n)
+{
+	return ic->sbuf + (size_t)(n % ic->nsend) * RDS_IB_SLOT_SIZE;
+}
+
+/* Post one SEND: header (and data) already in slot s_head. */
+static int
+rds_ib_post(struct rds_ib_conn *ic, uint32_t data_len, bool solicited)
+{
+	struct rds_ib_engine *ie = rds_ib_engine(ic->c->eng);
+	uint8_t *slot = rds_ib_send_slot(ic, ic->s_head);
+	struct ibv_sge sge[2];
+	struct ibv_send_wr wr, *bad;
+	int ret;
+
+	sge[0].addr = (uintptr_t)slot;
+	sge[0].length = RDS_IB_HDR_SIZE;
+	sge[0].lkey = ic->smr->lkey;
+	sge[1].addr = (uintptr_t)(slot + RDS_IB_HDR_SIZE);
+	sge[1].length = data_len;
+	sge[1].lkey = ic->smr->lkey;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = ic->s_head + 1;	/* slots up to this one are done */
+	wr.sg_list = sge;
+	wr.num_sge = data_len != 0 ? 2 : 1;
+	wr.opcode = IBV_WR_SEND;
+	if (solicited)
+		wr.send_flags |= IBV_SEND_SOLICITED;
+	if (RDS_IB_HDR_SIZE + data_len <= ic->max_inline)
+		wr.send_flags |= IBV_SEND_INLINE;
+	/* Selective signalling; always often enough to free the ring. */
+	if (++ic->s_unsignaled >= RDS_IB_SIGNAL_EVERY ||
+	    rds_ib_send_free(ic) <= ic->nsend / 4 + 1) {
+		wr.send_flags |= IBV_SEND_SIGNALED;
+		ic->s_unsignaled = 0;
+	}
+	ret = ibv_post_send(ic->qp, &wr, &bad);
+	if (ret != 0) {
+		IB_LOG(ERR, "ibv_post_send: %s", strerror(ret));
+		return -ret;
+	}
+	ic->s_head++;
+	ie->stats.tx_frames++;
+	return 0;
+}
+
+int
+rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
+{
+	struct rds_ib_conn *ic = c->tp;
+	struct rds_ib_engine *ie = rds_ib_engine(c->eng);
+	struct rds_header *h;
+	uint32_t n;
+	int ret;
+
+	if (ic->qp == NULL || ic->cstate != RDS_IB_ESTABLISHED)
+		return -ENOTCONN;
+	if (ic->tx_msg != m) {
+		ic->tx_msg = m;
+		ic->tx_off = 0;
+	}
+	do {
+		if (rds_ib_send_free(ic) == 0) {
+			ie->stats.tx_ring_full++;
+			return -EAGAIN;
+		}
+		n = RTE_MIN(m->len - ic->tx_off, RDS_FRAG_SIZE);
+		h = (struct rds_header *)rds_ib_send_slot(ic, ic->s_head);
+		rds_msg_hdr(c, m, h);
+		if (n != 0)
+			memcpy((uint8_t *)h + RDS_IB_HDR_SIZE,
+			       m->data + ic->tx_off, n);
+		ret = rds_ib_post(ic, n, ic->tx_off + n >= m->len);
+		if (ret != 0)
+			return ret;
+		ic->tx_off += n;
+	} while (ic->tx_off < m->len);
+	ic->tx_msg = NULL;
+	ic->tx_off = 0;
+	return 0;
+}
+
+int
+rds_ib_xmit_ack(struct rds_conn *c)
+{
+	struct rds_ib_conn *ic = c->tp;
+
+	if (ic->qp == NULL || ic->cstate != RDS_IB_ESTABLISHED)
+		return -ENOTCONN;
+	if (rds_ib_send_free(ic) == 0)
+		return -EAGAIN;
+	rds_ack_hdr(c, (struct rds_header *)rds_ib_send_slot(ic, ic->s_head));
+	return rds_ib_post(ic, 0, true);
+}
+
+unsigned int
+rds_ib_poll_send(struct rds_ib_conn *ic)
+{
+	struct rds_ib_engine *ie = rds_ib_engine(ic->c->eng);
+	struct ibv_wc wc[RDS_BURST];
+	int n, i;
+
+	if (ic->scq == NULL)
+		return 0;
+	n = ibv_poll_cq(ic->scq, RDS_BURST, wc);
+	for (i = 0; i < n; i++) {
+		if (wc[i].status != IBV_WC_SUCCESS) {
+			if (wc[i].status != IBV_WC_WR_FLUSH_ERR) {
+				ie->stats.qp_errors++;
+				IB_LOG(DEBUG, "send completion: %s",
+				       ibv_wc_status_str(wc[i].status));
+			}
+			ic->c->drop_pending = true;
+			continue;
+		}
+		if (wc[i].wr_id > ic->s_tail)
+			ic->s_tail = wc[i].wr_id;
+	}
+	return n > 0 ? (unsigned int)n : 0;
+}

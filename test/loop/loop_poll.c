@@ -1,0 +1,1071 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Readiness and notifications over the loop transport (suite 'loop',
+ * binary loop_poll): rte_rds_poll(), the event fd with epoll,
+ * RDS_CONG_MONITOR, RDS_RECVERR, SO_SNDTIMEO / SO_RCVTIMEO.
+ *
+ * poll_states: a fresh bound socket is POLLOUT and not POLLIN; POLLIN
+ * once a message is queued, not after it is read; not POLLOUT with its
+ * small SO_SNDBUF full (engine not polled), POLLOUT again once the
+ * engine runs and ACKs release the buffer; a closed handle is POLLNVAL.
+ *
+ * poll_timeout: timeout 0 returns at once; timeout 50 ms with nothing
+ * to report returns 0 after at least 40 ms; revents holds only the
+ * requested events (plus POLLWRBAND, POLLNVAL) as poll(2) does.
+ *
+ * poll_drives_engine: with an inline engine, rte_rds_poll() itself
+ * drives it: a message sent before the call arrives within the call,
+ * without any explicit engine poll.
+ *
+ * poll_engine_lcore: the engine on its own lcore (-l 0-1, yielding idle
+ * policy): POLLIN for a message sent before the call and for one sent
+ * by another thread while the caller waits; the timeout too.
+ *
+ * cong_poll_generation: without RDS_CONG_MONITOR, a congestion map
+ * change (a receiver goes over its SO_RCVBUF, and later drains below
+ * half of it) makes rte_rds_poll() report POLLIN|POLLWRBAND once on
+ * the sender's socket (the kernel's "generation changed since the last
+ * poll" rule, net/rds/af_rds.c rds_poll), and not again until the next
+ * change.
+ *
+ * event_fd_epoll: the event fd in an epoll set with the engine on its
+ * own lcore: arming returns 0 when nothing is queued and > 0 when
+ * something is; a message from another socket wakes epoll_wait within a
+ * bounded time; after reading the eventfd and re-arming, no wakeup
+ * without a new event; the fd is closed by rte_rds_close().
+ *
+ * cong_monitor: with RDS_CONG_MONITOR, a non-blocking send to a
+ * congested port fails with ENOBUFS; when the receiver drains below half
+ * its buffer, rte_rds_poll() reports POLLIN and recvmsg returns 0 with
+ * one SOL_RDS/RDS_CMSG_CONG_UPDATE cmsg whose u64 mask has bit
+ * (port % 64); a second recvmsg gets nothing (EAGAIN); a control buffer
+ * too small for the cmsg gives MSG_CTRUNC; turning the monitor off
+ * clears the pending mask.
+ *
+ * recverr_opt: RDS_RECVERR defaults to 0, set/get round trip, and a
+ * getsockopt with optlen 2 is EINVAL (the kernel's getsockopt.c
+ * selftest).
+ *
+ * timeouts: a blocking send to a congested port with SO_SNDTIMEO 100 ms
+ * fails with ETIMEDOUT after at least 80 ms; a blocking receive with
+ * SO_RCVTIMEO 50 ms fails with ETIMEDOUT after at least 40 ms.
+ *
+ * RDMA notifications (RDS_CMSG_RDMA_STATUS) need an internal function
+ * to be queued; they are tested in test/unit/unit_info.c.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+
+#include <CUnit/CUnit.h>
+
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_rds.h>
+
+#include "rds_test.h"
+
+#define MSG 1024
+#define SMALL_RCVBUF 16384
+
+static int
+lib_up_inline(void)
+{
+	struct rte_rds_conf conf;
+
+	rds_test_conf(&conf, RTE_RDS_ENGINE_INLINE, RTE_RDS_IDLE_YIELD);
+	return rds_test_lib_init(&conf);
+}
+
+static int
+lib_up_lcore(void)
+{
+	struct rte_rds_conf conf;
+	unsigned int w = rds_test_worker_lcore();
+
+	if (w >= RTE_MAX_LCORE) {
+		printf("  no worker lcore (run with -l 0-1)\n");
+		return -1;
+	}
+	rds_test_conf(&conf, w, RTE_RDS_IDLE_YIELD);
+	return rds_test_lib_init(&conf);
+}
+
+static uint64_t
+ms_since(uint64_t t0)
+{
+	return (rds_test_now_ns() - t0) / 1000000ULL;
+}
+
+/* One rte_rds_poll() on one socket; *rev gets revents. */
+static int
+poll1(int s, short events, int timeout_ms, short *rev)
+{
+	struct rte_rds_pollfd p = { .sock = s, .events = events,
+				    .revents = 0 };
+	int r;
+
+	r = rte_rds_poll(&p, 1, timeout_ms);
+	if (rev != NULL)
+		*rev = p.revents;
+	return r;
+}
+
+/*
+ * Call rte_rds_poll() until revents has one of the bits in want or the
+ * time is up; *calls counts the calls (1 when the first call waited as
+ * it should). Returns the last revents.
+ */
+static short
+poll_until(int s, short events, short want, unsigned int timeout_ms,
+	   unsigned int *calls)
+{
+	uint64_t t0 = rds_test_now_ns(), el;
+	short rev = 0;
+	int r;
+
+	*calls = 0;
+	for (;;) {
+		el = ms_since(t0);
+		if (el >= timeout_ms)
+			return rev;
+		r = poll1(s, events, (int)(timeout_ms - el), &rev);
+		(*calls)++;
+		if (r < 0) {
+			printf("  rte_rds_poll: %s\n", rte_strerror(rte_errno));
+			return 0;
+		}
+		if (rev & want)
+			return rev;
+	}
+}
+
+/* Receive one message without blocking, driving the engine meanwhile
+ * (inline) or yielding (lcore engine). Returns its length or -1. */
+static ssize_t
+wait_msg(int s, void *buf, size_t len, unsigned int secs)
+{
+	struct rds_test_deadline dl;
+	ssize_t r;
+
+	rds_test_deadline_init(&dl, secs, secs);
+	for (;;) {
+		r = rds_test_recv(s, buf, len, NULL, MSG_DONTWAIT, NULL);
+		if (r >= 0 || rte_errno != EAGAIN)
+			return r;
+		rds_test_kick();
+		if (rds_test_deadline_expired(&dl, "wait for a message"))
+			return -1;
+	}
+}
+
+/*
+ * Inline engine: send MSG-byte messages from a to *to, polling the
+ * engine after each, until the destination port is congested (ENOBUFS).
+ * Returns the number accepted; *err gets the error that stopped it.
+ */
+static uint64_t
+congest(int a, const struct sockaddr_in *to, int *err)
+{
+	struct rds_test_deadline dl;
+	uint8_t buf[MSG];
+	uint64_t accepted = 0;
+	ssize_t r;
+
+	*err = 0;
+	memset(buf, 0x6b, sizeof(buf));
+	rds_test_deadline_init(&dl, 30, 60);
+	while (accepted < 4096) {
+		r = rds_test_send(a, buf, MSG, to, MSG_DONTWAIT);
+		if (r == MSG) {
+			accepted++;
+			rds_test_deadline_progress(&dl);
+			rds_test_kick_n(4);
+			continue;
+		}
+		*err = rte_errno;
+		if (r >= 0 || *err != EAGAIN)
+			break;
+		rds_test_kick_n(4);	/* send buffer: let ACKs come back */
+		if (rds_test_deadline_expired(&dl, "congest"))
+			break;
+	}
+	return accepted;
+}
+
+/* Read from b until fewer than rcvbuf / 2 bytes of the *queued MSG-byte
+ * messages are left (the kernel's uncongestion point). */
+static bool
+drain_below_half(int b, uint64_t *queued, int rcvbuf)
+{
+	uint8_t buf[MSG + 1];
+
+	while (*queued * MSG >= (uint64_t)rcvbuf / 2) {
+		if (wait_msg(b, buf, sizeof(buf), 10) != MSG)
+			return false;
+		(*queued)--;
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void
+test_poll_states(void)
+{
+	struct sockaddr_in ba = rds_test_sin(RDS_TEST_IP2, 6002);
+	const int sndbuf = 8192;
+	struct rds_test_deadline dl;
+	uint8_t buf[MSG + 1];
+	uint64_t accepted = 0;
+	unsigned int calls;
+	short rev;
+	int a, b, c, r, err = 0;
+	ssize_t n;
+
+	rds_test_watchdog(120, "poll_states");
+	CU_ASSERT_FATAL(lib_up_inline() == 0);
+	a = rds_test_socket(RDS_TEST_IP1, 6001, sndbuf, 0);
+	b = rds_test_socket(RDS_TEST_IP2, 6002, 0, 0);
+	CU_ASSERT_FATAL(a >= 0 && b >= 0);
+
+	/* Fresh and bound: writable, not readable. */
+	r = poll1(b, POLLIN | POLLOUT, 0, &rev);
+	printf("\n  fresh socket: %d, revents 0x%x\n", r, (unsigned)rev);
+	CU_ASSERT_EQUAL(r, 1);
+	CU_ASSERT(rev & POLLOUT);
+	CU_ASSERT(!(rev & POLLIN));
+	CU_ASSERT(!(rev & POLLNVAL));
+
+	/* A message arrives: POLLIN. */
+	memset(buf, 0x11, sizeof(buf));
+	CU_ASSERT_EQUAL(rds_test_send(a, buf, 100, &ba, MSG_DONTWAIT), 100);
+	rds_test_deadline_init(&dl, 10, 10);
+	do {
+		rds_test_kick();
+		r = poll1(b, POLLIN, 0, &rev);
+	} while (!(rev & POLLIN) &&
+		 !rds_test_deadline_expired(&dl, "POLLIN after a send"));
+	CU_ASSERT_EQUAL(r, 1);
+	CU_ASSERT(rev & POLLIN);
+	/* Still readable until it is read (poll consumes nothing). */
+	CU_ASSERT(poll1(b, POLLIN, 0, &rev) == 1 && (rev & POLLIN));
+
+	/* Read: no longer POLLIN. */
+	n = rds_test_recv(b, buf, sizeof(buf), NULL, MSG_DONTWAIT, NULL);
+	CU_ASSERT_EQUAL(n, 100);
+	r = poll1(b, POLLIN | POLLOUT, 0, &rev);
+	CU_ASSERT(!(rev & POLLIN));
+	CU_ASSERT(rev & POLLOUT);
+
+	/* Fill a's 8 KiB send buffer without polling the engine. */
+	while (accepted < 1000) {
+		n = rds_test_send(a, buf, MSG, &ba, MSG_DONTWAIT);
+		if (n < 0) {
+			err = rte_errno;
+			break;
+		}
+		accepted++;
+	}
+	printf("  SO_SNDBUF %d: %" PRIu64 " x %d B, then %s\n", sndbuf,
+	       accepted, MSG, err != 0 ? rte_strerror(err) : "none");
+	CU_ASSERT_EQUAL(err, EAGAIN);
+	r = poll1(a, POLLOUT, 0, &rev);
+	printf("  send buffer full: %d, revents 0x%x\n", r, (unsigned)rev);
+	CU_ASSERT_EQUAL(r, 0);
+	CU_ASSERT(!(rev & POLLOUT));
+
+	/* The engine runs, ACKs release the buffer: POLLOUT again. */
+	rds_test_deadline_init(&dl, 10, 10);
+	do {
+		rds_test_kick();
+		r = poll1(a, POLLOUT, 0, &rev);
+	} while (!(rev & POLLOUT) &&
+		 !rds_test_deadline_expired(&dl, "POLLOUT after ACKs"));
+	CU_ASSERT_EQUAL(r, 1);
+	CU_ASSERT(rev & POLLOUT);
+	/* And the same through a waiting rte_rds_poll (no-op now). */
+	rev = poll_until(a, POLLOUT, POLLOUT, 2000, &calls);
+	CU_ASSERT(rev & POLLOUT);
+
+	/* Everything accepted arrives. */
+	while (accepted > 0) {
+		n = wait_msg(b, buf, sizeof(buf), 10);
+		CU_ASSERT_EQUAL(n, MSG);
+		if (n != MSG)
+			break;
+		accepted--;
+	}
+
+	/* A closed handle: POLLNVAL. */
+	c = rds_test_socket(RDS_TEST_IP3, 6003, 0, 0);
+	CU_ASSERT_FATAL(c >= 0);
+	CU_ASSERT(rte_rds_close(c) == 0);
+	r = poll1(c, POLLIN | POLLOUT, 0, &rev);
+	printf("  closed handle: %d, revents 0x%x\n", r, (unsigned)rev);
+	CU_ASSERT_EQUAL(r, 1);
+	CU_ASSERT_EQUAL(rev, POLLNVAL);
+	/* POLLNVAL does not wait either, whatever the timeout. */
+	{
+		uint64_t t0 = rds_test_now_ns();
+
+		CU_ASSERT_EQUAL(poll1(c, POLLIN, 1000, &rev), 1);
+		CU_ASSERT_EQUAL(rev, POLLNVAL);
+		CU_ASSERT(ms_since(t0) < 500);
+	}
+	/* Several entries: the count is of entries with revents. */
+	{
+		struct rte_rds_pollfd p[3] = {
+			{ .sock = a, .events = POLLOUT },
+			{ .sock = b, .events = POLLIN },
+			{ .sock = c, .events = POLLIN },
+		};
+
+		r = rte_rds_poll(p, 3, 0);
+		printf("  {a POLLOUT, b POLLIN, closed}: %d, revents 0x%x "
+		       "0x%x 0x%x\n", r, (unsigned)p[0].revents,
+		       (unsigned)p[1].revents, (unsigned)p[2].revents);
+		CU_ASSERT_EQUAL(r, 2);
+		CU_ASSERT(p[0].revents & POLLOUT);
+		CU_ASSERT_EQUAL(p[1].revents, 0);
+		CU_ASSERT_EQUAL(p[2].revents, POLLNVAL);
+	}
+
+	CU_ASSERT(rte_rds_close(a) == 0);
+	CU_ASSERT(rte_rds_close(b) == 0);
+	CU_ASSERT(rte_rds_fini() == 0);
+	rds_test_watchdog(0, NULL);
+}
+
+/*
+ * Timeouts, and poll(2)'s rule that revents holds only what was asked
+ * for (plus POLLERR, POLLHUP, POLLNVAL; the header adds POLLWRBAND): a
+ * writable socket polled for POLLIN alone has nothing to report.
+ */
+static void
+check_timeouts(const char *what)
+{
+	uint64_t t0, ms;
+	short rev;
+	int a, r;
+
+	a = rds_test_socket(RDS_TEST_IP1, 6101, 0, 0);
+	CU_ASSERT_FATAL(a >= 0);
+
+	t0 = rds_test_now_ns();
+	r = poll1(a, POLLIN, 0, &rev);
+	ms = ms_since(t0);
+	printf("  %s: POLLIN, timeout 0: %d (revents 0x%x) after %" PRIu64
+	       " ms\n", what, r, (unsigned)rev, ms);
+	CU_ASSERT(ms < 20);
+	CU_ASSERT(!(rev & POLLIN));
+	CU_ASSERT_EQUAL(r, 0);
+	CU_ASSERT_EQUAL(rev, 0);
+
+	t0 = rds_test_now_ns();
+	r = poll1(a, POLLIN, 50, &rev);
+	ms = ms_since(t0);
+	printf("  %s: POLLIN, timeout 50 ms: %d (revents 0x%x) after %"
+	       PRIu64 " ms\n", what, r, (unsigned)rev, ms);
+	CU_ASSERT_EQUAL(r, 0);
+	CU_ASSERT_EQUAL(rev, 0);
+	CU_ASSERT(ms >= 40);
+	CU_ASSERT(ms < 2000);
+
+	/* POLLOUT alone on a readable-nothing socket: POLLOUT only. */
+	r = poll1(a, POLLOUT, 0, &rev);
+	CU_ASSERT_EQUAL(r, 1);
+	CU_ASSERT(rev & POLLOUT);
+	CU_ASSERT(!(rev & (POLLIN | POLLRDNORM)));
+
+	CU_ASSERT(rte_rds_close(a) == 0);
+}
+
+static void
+test_poll_timeout(void)
+{
+	rds_test_watchdog(120, "poll_timeout");
+	CU_ASSERT_FATAL(lib_up_inline() == 0);
+	printf("\n");
+	check_timeouts("inline engine");
+	CU_ASSERT(rte_rds_fini() == 0);
+
+	CU_ASSERT_FATAL(lib_up_lcore() == 0);
+	check_timeouts("engine on an lcore");
+	CU_ASSERT(rte_rds_fini() == 0);
+	rds_test_watchdog(0, NULL);
+}
+
+static void
+test_poll_drives_engine(void)
+{
+	struct sockaddr_in ba = rds_test_sin(RDS_TEST_IP2, 6202);
+	struct rte_rds_stats st0, st1;
+	uint8_t buf[256];
+	uint64_t t0, ms;
+	unsigned int calls;
+	short rev;
+	int a, b, r;
+	ssize_t n;
+
+	rds_test_watchdog(120, "poll_drives_engine");
+	CU_ASSERT_FATAL(lib_up_inline() == 0);
+	a = rds_test_socket(RDS_TEST_IP1, 6201, 0, 0);
+	b = rds_test_socket(RDS_TEST_IP2, 6202, 0, 0);
+	CU_ASSERT_FATAL(a >= 0 && b >= 0);
+
+	memset(buf, 0x22, sizeof(buf));
+	CU_ASSERT_EQUAL(rds_test_send(a, buf, 64, &ba, MSG_DONTWAIT), 64);
+	/* Nobody has polled the engine: nothing can be queued yet. */
+	CU_ASSERT_EQUAL(poll1(b, POLLIN, 0, &rev), 0);
+	CU_ASSERT(!(rev & POLLIN));
+
+	st0 = rds_test_stats();
+	t0 = rds_test_now_ns();
+	r = poll1(b, POLLIN, 2000, &rev);
+	ms = ms_since(t0);
+	st1 = rds_test_stats();
+	printf("\n  one rte_rds_poll(POLLIN, 2000 ms): %d, revents 0x%x, "
+	       "%" PRIu64 " ms, engine polls %" PRIu64 "\n", r,
+	       (unsigned)rev, ms, st1.s_polls - st0.s_polls);
+	CU_ASSERT_EQUAL(r, 1);
+	CU_ASSERT(rev & POLLIN);
+	CU_ASSERT(st1.s_polls > st0.s_polls);
+	CU_ASSERT(st1.s_recv_delivered == st0.s_recv_delivered + 1);
+
+	if (!(rev & POLLIN)) {
+		/* Say how the loop of calls fares (it never drives the
+		 * engine if each call returns at once). */
+		rev = poll_until(b, POLLIN, POLLIN, 500, &calls);
+		printf("  retried: revents 0x%x after %u calls\n",
+		       (unsigned)rev, calls);
+	}
+	n = rds_test_recv(b, buf, sizeof(buf), NULL, MSG_DONTWAIT, NULL);
+	CU_ASSERT_EQUAL(n, 64);
+
+	CU_ASSERT(rte_rds_close(a) == 0);
+	CU_ASSERT(rte_rds_close(b) == 0);
+	CU_ASSERT(rte_rds_fini() == 0);
+	rds_test_watchdog(0, NULL);
+}
+
+struct late_sender {
+	int s;
+	struct sockaddr_in to;
+	unsigned int delay_ms;
+	ssize_t r;
+	int err;
+	bool registered;
+};
+
+static void *
+late_sender_main(void *arg)
+{
+	struct late_sender *ls = arg;
+	uint8_t buf[32];
+
+	ls->registered = rte_thread_register() == 0;
+	rds_test_usleep(ls->delay_ms * 1000);
+	memset(buf, 0x33, sizeof(buf));
+	ls->r = rds_test_send(ls->s, buf, sizeof(buf), &ls->to, MSG_DONTWAIT);
+	ls->err = ls->r < 0 ? rte_errno : 0;
+	if (ls->registered)
+		rte_thread_unregister();
+	return NULL;
+}
+
+static void
+test_poll_engine_lcore(void)
+{
+	struct sockaddr_in ba = rds_test_sin(RDS_TEST_IP2, 6302);
+	struct late_sender ls;
+	uint8_t buf[256];
+	uint64_t t0, ms;
+	unsigned int calls;
+	pthread_t th;
+	short rev;
+	int a, b;
+
+	rds_test_watchdog(120, "poll_engine_lcore");
+	CU_ASSERT_FATAL(lib_up_lcore() == 0);
+	a = rds_test_socket(RDS_TEST_IP1, 6301, 0, 0);
+	b = rds_test_socket(RDS_TEST_IP2, 6302, 0, 0);
+	CU_ASSERT_FATAL(a >= 0 && b >= 0);
+
+	/* Sent before the call. */
+	memset(buf, 0x44, sizeof(buf));
+	CU_ASSERT_EQUAL(rds_test_send(a, buf, 10, &ba, MSG_DONTWAIT), 10);
+	t0 = rds_test_now_ns();
+	rev = poll_until(b, POLLIN, POLLIN, 5000, &calls);
+	ms = ms_since(t0);
+	printf("\n  engine on lcore %u: POLLIN after %" PRIu64 " ms, %u "
+	       "call(s), revents 0x%x\n", rds_test_worker_lcore(), ms, calls,
+	       (unsigned)rev);
+	CU_ASSERT(rev & POLLIN);
+	CU_ASSERT_EQUAL(wait_msg(b, buf, sizeof(buf), 5), 10);
+	rev = 0;
+	poll1(b, POLLIN, 0, &rev);
+	CU_ASSERT(!(rev & POLLIN));
+
+	/* Sent by another thread while we wait in rte_rds_poll(). */
+	memset(&ls, 0, sizeof(ls));
+	ls.s = a;
+	ls.to = ba;
+	ls.delay_ms = 100;
+	CU_ASSERT_FATAL(pthread_create(&th, NULL, late_sender_main,
+				       &ls) == 0);
+	t0 = rds_test_now_ns();
+	rev = poll_until(b, POLLIN, POLLIN, 5000, &calls);
+	ms = ms_since(t0);
+	pthread_join(th, NULL);
+	printf("  message sent 100 ms into the wait: POLLIN after %" PRIu64
+	       " ms, %u call(s), revents 0x%x (sender: %zd %s)\n", ms, calls,
+	       (unsigned)rev, ls.r, ls.err != 0 ? rte_strerror(ls.err) : "");
+	CU_ASSERT_EQUAL(ls.r, 32);
+	CU_ASSERT(rev & POLLIN);
+	CU_ASSERT(ms >= 80);
+	CU_ASSERT(ms < 5000);
+	CU_ASSERT_EQUAL(wait_msg(b, buf, sizeof(buf), 5), 32);
+
+	CU_ASSERT(rte_rds_close(a) == 0);
+	CU_ASSERT(rte_rds_close(b) == 0);
+	CU_ASSERT(rte_rds_fini() == 0);
+	rds_test_watchdog(0, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void
+test_cong_poll_generation(void)
+{
+	struct sockaddr_in ba = rds_test_sin(RDS_TEST_IP2, 6402);
+	const short ev = POLLIN | POLLWRBAND;
+	const short both = POLLIN | POLLWRBAND;
+	uint64_t accepted, queued;
+	uint8_t buf[MSG + 1];
+	short rev, rev_o;
+	int a, b, o, r, err;
+
+	rds_test_watchdog(120, "cong_poll_generation");
+	CU_ASSERT_FATAL(lib_up_inline() == 0);
+	a = rds_test_socket(RDS_TEST_IP1, 6401, 0, 0);
+	b = rds_test_socket(RDS_TEST_IP2, 6402, 0, SMALL_RCVBUF);
+	/* A bystander: every socket sees map changes (kernel: one global
+	 * rds_cong_generation). */
+	o = rds_test_socket(RDS_TEST_IP3, 6403, 0, 0);
+	CU_ASSERT_FATAL(a >= 0 && b >= 0 && o >= 0);
+
+	/* Nothing changed yet. */
+	r = poll1(a, ev, 0, &rev);
+	CU_ASSERT(!(rev & both));
+	CU_ASSERT(!(poll1(o, ev, 0, &rev_o) > 0 && (rev_o & both)));
+
+	/* The receiver goes over its SO_RCVBUF: the map changes. */
+	accepted = congest(a, &ba, &err);
+	printf("\n  SO_RCVBUF %d: %" PRIu64 " x %d B, then %s\n",
+	       SMALL_RCVBUF, accepted, MSG, err ? rte_strerror(err) : "none");
+	CU_ASSERT_EQUAL_FATAL(err, ENOBUFS);
+	r = poll1(a, ev, 0, &rev);
+	printf("  after congestion: %d, revents 0x%x\n", r, (unsigned)rev);
+	CU_ASSERT_EQUAL(r, 1);
+	CU_ASSERT_EQUAL(rev & both, both);
+	/* Once: the next poll has nothing, even after the engine ran. */
+	r = poll1(a, ev, 0, &rev);
+	CU_ASSERT_EQUAL(r, 0);
+	CU_ASSERT(!(rev & both));
+	rds_test_kick_n(64);
+	r = poll1(a, ev, 0, &rev);
+	CU_ASSERT_EQUAL(r, 0);
+	CU_ASSERT(!(rev & both));
+	/* The bystander saw it too, once. */
+	CU_ASSERT_EQUAL(poll1(o, ev, 0, &rev_o), 1);
+	CU_ASSERT_EQUAL(rev_o & both, both);
+	CU_ASSERT(!(poll1(o, ev, 0, &rev_o) > 0 && (rev_o & both)));
+
+	/* Drain, checking that nothing is reported while the receiver
+	 * stays above half of its buffer (hysteresis: no change). */
+	queued = accepted;
+	while ((queued - 1) * MSG >= (uint64_t)SMALL_RCVBUF / 2) {
+		CU_ASSERT_EQUAL_FATAL(wait_msg(b, buf, sizeof(buf), 10), MSG);
+		queued--;
+		r = poll1(a, ev, 0, &rev);
+		if (rev & both) {
+			printf("  FAIL: POLLIN|POLLWRBAND with %" PRIu64
+			       " B still queued\n", queued * MSG);
+			CU_FAIL("map change reported above half");
+			break;
+		}
+	}
+	/* This read takes the receiver below half: uncongested. */
+	CU_ASSERT_EQUAL(wait_msg(b, buf, sizeof(buf), 10), MSG);
+	queued--;
+	r = poll1(a, ev, 0, &rev);
+	printf("  drained to %" PRIu64 " B: %d, revents 0x%x\n", queued * MSG,
+	       r, (unsigned)rev);
+	CU_ASSERT_EQUAL(r, 1);
+	CU_ASSERT_EQUAL(rev & both, both);
+	r = poll1(a, ev, 0, &rev);
+	CU_ASSERT_EQUAL(r, 0);
+	CU_ASSERT(!(rev & both));
+	/* Sending works again. */
+	CU_ASSERT_EQUAL(rds_test_send(a, buf, 10, &ba, MSG_DONTWAIT), 10);
+
+	CU_ASSERT(rte_rds_close(a) == 0);
+	CU_ASSERT(rte_rds_close(b) == 0);
+	CU_ASSERT(rte_rds_close(o) == 0);
+	CU_ASSERT(rte_rds_fini() == 0);
+	rds_test_watchdog(0, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+
+/* Is fd still an eventfd with counter value marker? (/proc fdinfo) */
+static bool
+fd_is_our_eventfd(int fd, uint64_t marker)
+{
+	char path[64], line[256];
+	unsigned long long v;
+	bool ours = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return false;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "eventfd-count: %llx", &v) == 1 &&
+		    v == marker)
+			ours = true;
+	fclose(f);
+	return ours;
+}
+
+static void
+test_event_fd_epoll(void)
+{
+	struct sockaddr_in ba = rds_test_sin(RDS_TEST_IP2, 6502);
+	const uint64_t marker = 0x5eedf00dULL;
+	struct epoll_event ee, out;
+	uint8_t buf[256];
+	uint64_t v, t0, ms;
+	int a, b, fd, ep, r, arm, i;
+
+	rds_test_watchdog(120, "event_fd_epoll");
+	CU_ASSERT_FATAL(lib_up_lcore() == 0);
+	a = rds_test_socket(RDS_TEST_IP1, 6501, 0, 0);
+	b = rds_test_socket(RDS_TEST_IP2, 6502, 0, 0);
+	CU_ASSERT_FATAL(a >= 0 && b >= 0);
+
+	fd = rte_rds_event_fd(b);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(rte_rds_event_fd(b), fd);	/* one per socket */
+	CU_ASSERT(fcntl(fd, F_GETFD) >= 0);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	CU_ASSERT_FATAL(ep >= 0);
+	memset(&ee, 0, sizeof(ee));
+	ee.events = EPOLLIN;
+	ee.data.u32 = 0xb;
+	CU_ASSERT_FATAL(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ee) == 0);
+
+	/* Nothing queued: armed; nothing wakes us. */
+	arm = rte_rds_event_arm(b, POLLIN);
+	printf("\n  event fd %d; arm with nothing queued: %d\n", fd, arm);
+	CU_ASSERT_EQUAL(arm, 0);
+	CU_ASSERT_EQUAL(epoll_wait(ep, &out, 1, 20), 0);
+
+	/* Two rounds: a message from another socket wakes epoll_wait;
+	 * read the eventfd, arm (> 0: something is queued), read the
+	 * message, arm again (0), and nothing wakes us until the next. */
+	for (i = 0; i < 2; i++) {
+		memset(buf, 0x55 + i, sizeof(buf));
+		t0 = rds_test_now_ns();
+		CU_ASSERT_EQUAL(rds_test_send(a, buf, 20 + i, &ba,
+					      MSG_DONTWAIT), 20 + i);
+		memset(&out, 0, sizeof(out));
+		r = epoll_wait(ep, &out, 1, 5000);
+		ms = ms_since(t0);
+		printf("  round %d: epoll_wait %d after %" PRIu64 " ms\n", i,
+		       r, ms);
+		CU_ASSERT_EQUAL(r, 1);
+		CU_ASSERT_EQUAL(out.data.u32, 0xb);
+		CU_ASSERT(ms < 5000);
+		v = 0;
+		CU_ASSERT_EQUAL(read(fd, &v, sizeof(v)), (ssize_t)sizeof(v));
+		CU_ASSERT(v >= 1);
+		arm = rte_rds_event_arm(b, POLLIN);
+		CU_ASSERT(arm > 0);
+		CU_ASSERT(arm & POLLIN);
+		/* Not armed then: nothing written. */
+		CU_ASSERT_EQUAL(epoll_wait(ep, &out, 1, 0), 0);
+		CU_ASSERT_EQUAL(rds_test_recv(b, buf, sizeof(buf), NULL,
+					      MSG_DONTWAIT, NULL), 20 + i);
+		CU_ASSERT_EQUAL(rte_rds_event_arm(b, POLLIN), 0);
+		/* ACKs, the sender's buffer release: nothing for b. */
+		CU_ASSERT_EQUAL(epoll_wait(ep, &out, 1, 50), 0);
+	}
+
+	/* Armed once, written once: a second message without re-arming
+	 * adds no new wakeup after the first was consumed. */
+	CU_ASSERT_EQUAL(rds_test_send(a, buf, 7, &ba, MSG_DONTWAIT), 7);
+	CU_ASSERT_EQUAL(epoll_wait(ep, &out, 1, 5000), 1);
+	CU_ASSERT_EQUAL(read(fd, &v, sizeof(v)), (ssize_t)sizeof(v));
+	CU_ASSERT_EQUAL(rds_test_send(a, buf, 8, &ba, MSG_DONTWAIT), 8);
+	CU_ASSERT_EQUAL(wait_msg(b, buf, sizeof(buf), 5), 7);
+	CU_ASSERT_EQUAL(wait_msg(b, buf, sizeof(buf), 5), 8);
+	CU_ASSERT_EQUAL(epoll_wait(ep, &out, 1, 50), 0);
+
+	/* Closed with the socket. Leave a marker count in it, so that a
+	 * reused descriptor number cannot pass for ours. */
+	v = marker;
+	CU_ASSERT_EQUAL(write(fd, &v, sizeof(v)), (ssize_t)sizeof(v));
+	CU_ASSERT(fd_is_our_eventfd(fd, marker));
+	CU_ASSERT(rte_rds_close(b) == 0);
+	errno = 0;
+	r = fcntl(fd, F_GETFD);
+	printf("  after rte_rds_close: fcntl(%d, F_GETFD) = %d (%s)\n", fd, r,
+	       r < 0 ? strerror(errno) : "descriptor in use");
+	if (r < 0) {
+		CU_ASSERT_EQUAL(errno, EBADF);
+	} else {
+		/* reused by someone else meanwhile: must not be ours */
+		CU_ASSERT(!fd_is_our_eventfd(fd, marker));
+	}
+	/* A closed socket has no event fd. */
+	CU_ASSERT_EQUAL(rte_rds_event_fd(b), -1);
+	CU_ASSERT_EQUAL(rte_errno, EBADF);
+	CU_ASSERT_EQUAL(rte_rds_event_arm(b, POLLIN), -1);
+	CU_ASSERT_EQUAL(rte_errno, EBADF);
+
+	close(ep);
+	CU_ASSERT(rte_rds_close(a) == 0);
+	CU_ASSERT(rte_rds_fini() == 0);
+	rds_test_watchdog(0, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+
+/* recvmsg with a control buffer of clen bytes (NULL when 0). Returns
+ * the call's result; *mask gets the RDS_CMSG_CONG_UPDATE mask, *ncmsg
+ * the number of cmsgs, *mflags msg_flags. */
+static ssize_t
+recv_cong(int s, size_t clen, int flags, uint64_t *mask, int *ncmsg,
+	  int *mflags)
+{
+	union {
+		struct cmsghdr h;
+		uint8_t b[256];
+	} cbuf;
+	struct sockaddr_in from;
+	struct cmsghdr *cm;
+	struct iovec iov;
+	struct msghdr mh;
+	uint8_t buf[MSG + 1];
+	ssize_t r;
+
+	*mask = 0;
+	*ncmsg = 0;
+	*mflags = 0;
+	memset(&cbuf, 0, sizeof(cbuf));
+	memset(&mh, 0, sizeof(mh));
+	iov.iov_base = buf;
+	iov.iov_len = sizeof(buf);
+	mh.msg_name = &from;
+	mh.msg_namelen = sizeof(from);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = clen != 0 ? cbuf.b : NULL;
+	mh.msg_controllen = clen;
+	r = rte_rds_recvmsg(s, &mh, flags);
+	if (r < 0)
+		return r;
+	*mflags = mh.msg_flags;
+	if (mh.msg_control == NULL || mh.msg_controllen < sizeof(*cm))
+		return r;
+	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
+		(*ncmsg)++;
+		if (cm->cmsg_level == SOL_RDS &&
+		    cm->cmsg_type == RDS_CMSG_CONG_UPDATE &&
+		    cm->cmsg_len >= CMSG_LEN(sizeof(uint64_t)))
+			memcpy(mask, CMSG_DATA(cm), sizeof(*mask));
+	}
+	return r;
+}
+
+static void
+test_cong_monitor(void)
+{
+	const uint16_t port = 6602;
+	struct sockaddr_in ba = rds_test_sin(RDS_TEST_IP2, port);
+	const uint64_t bit = 1ULL << (port % 64);
+	uint64_t accepted, queued, mask;
+	uint8_t buf[MSG + 1];
+	int a, b, r, err, on = 1, off = 0, ncmsg, mflags;
+	ssize_t n;
+	short rev;
+
+	rds_test_watchdog(120, "cong_monitor");
+	CU_ASSERT_FATAL(lib_up_inline() == 0);
+	a = rds_test_socket(RDS_TEST_IP1, 6601, 0, 0);
+	b = rds_test_socket(RDS_TEST_IP2, port, 0, SMALL_RCVBUF);
+	CU_ASSERT_FATAL(a >= 0 && b >= 0);
+	CU_ASSERT_FATAL(rte_rds_setsockopt(a, SOL_RDS, RDS_CONG_MONITOR, &on,
+					   sizeof(on)) == 0);
+
+	/* 1. Congested: ENOBUFS (non-blocking), nothing to report yet. */
+	accepted = congest(a, &ba, &err);
+	printf("\n  monitor on; %" PRIu64 " x %d B, then %s\n", accepted, MSG,
+	       err ? rte_strerror(err) : "none");
+	CU_ASSERT_EQUAL_FATAL(err, ENOBUFS);
+	CU_ASSERT_EQUAL(rds_test_send(a, buf, 10, &ba, MSG_DONTWAIT), -1);
+	CU_ASSERT_EQUAL(rte_errno, ENOBUFS);
+	r = poll1(a, POLLIN, 0, &rev);
+	CU_ASSERT(!(rev & POLLIN));
+	CU_ASSERT_EQUAL(recv_cong(a, CMSG_SPACE(8), MSG_DONTWAIT, &mask,
+				  &ncmsg, &mflags), -1);
+	CU_ASSERT_EQUAL(rte_errno, EAGAIN);
+
+	/* 2. The receiver drains below half: POLLIN, then one empty
+	 * message with the mask. */
+	queued = accepted;
+	CU_ASSERT_FATAL(drain_below_half(b, &queued, SMALL_RCVBUF));
+	r = poll1(a, POLLIN, 0, &rev);
+	printf("  drained to %" PRIu64 " B: poll %d, revents 0x%x\n",
+	       queued * MSG, r, (unsigned)rev);
+	CU_ASSERT_EQUAL(r, 1);
+	CU_ASSERT(rev & POLLIN);
+	n = recv_cong(a, CMSG_SPACE(8), MSG_DONTWAIT, &mask, &ncmsg, &mflags);
+	printf("  recvmsg: %zd, %d cmsg, mask 0x%016" PRIx64 ", flags 0x%x "
+	       "(want bit %u = 0x%016" PRIx64 ")\n", n, ncmsg, mask, mflags,
+	       port % 64, bit);
+	CU_ASSERT_EQUAL(n, 0);
+	CU_ASSERT_EQUAL(ncmsg, 1);
+	CU_ASSERT(mask & bit);
+	CU_ASSERT_EQUAL(mask, bit);	/* only ports this socket saw */
+	CU_ASSERT(!(mflags & MSG_CTRUNC));
+	/* Consumed: nothing more, and no POLLIN. */
+	CU_ASSERT_EQUAL(recv_cong(a, CMSG_SPACE(8), MSG_DONTWAIT, &mask,
+				  &ncmsg, &mflags), -1);
+	CU_ASSERT_EQUAL(rte_errno, EAGAIN);
+	CU_ASSERT(!(poll1(a, POLLIN, 0, &rev) > 0 && (rev & POLLIN)));
+	CU_ASSERT_EQUAL(rds_test_send(a, buf, 10, &ba, MSG_DONTWAIT), 10);
+	queued++;	/* counted as a MSG-sized slot: conservative */
+
+	/* 3. Control buffer too small for the cmsg: MSG_CTRUNC. */
+	while (queued > 0) {
+		n = wait_msg(b, buf, sizeof(buf), 10);
+		CU_ASSERT_FATAL(n >= 0);
+		queued--;
+	}
+	accepted = congest(a, &ba, &err);
+	CU_ASSERT_EQUAL_FATAL(err, ENOBUFS);
+	queued = accepted;
+	CU_ASSERT_FATAL(drain_below_half(b, &queued, SMALL_RCVBUF));
+	CU_ASSERT(poll1(a, POLLIN, 0, &rev) == 1 && (rev & POLLIN));
+	n = recv_cong(a, CMSG_LEN(8) - 1, MSG_DONTWAIT, &mask, &ncmsg,
+		      &mflags);
+	printf("  control buffer of %zu B: %zd, flags 0x%x, %d cmsg\n",
+	       (size_t)(CMSG_LEN(8) - 1), n, mflags, ncmsg);
+	CU_ASSERT_EQUAL(n, 0);
+	CU_ASSERT(mflags & MSG_CTRUNC);
+	CU_ASSERT_EQUAL(ncmsg, 0);
+	/* KERNEL: rds_notify_cong() clears the bits after put_cmsg() even
+	 * when it truncated; the header says nothing. Either way, the
+	 * next read must not invent a second update: report what
+	 * happens. */
+	n = recv_cong(a, CMSG_SPACE(8), MSG_DONTWAIT, &mask, &ncmsg, &mflags);
+	printf("  then with room: %zd (%s), mask 0x%016" PRIx64 "\n", n,
+	       n < 0 ? rte_strerror(rte_errno) : "ok", mask);
+	if (n == 0) {
+		CU_ASSERT_EQUAL(mask, bit);
+	} else {
+		CU_ASSERT_EQUAL(rte_errno, EAGAIN);
+	}
+
+	/* 4. Turning the monitor off clears pending masks. */
+	while (queued > 0) {
+		n = wait_msg(b, buf, sizeof(buf), 10);
+		CU_ASSERT_FATAL(n >= 0);
+		queued--;
+	}
+	accepted = congest(a, &ba, &err);
+	CU_ASSERT_EQUAL_FATAL(err, ENOBUFS);
+	queued = accepted;
+	CU_ASSERT_FATAL(drain_below_half(b, &queued, SMALL_RCVBUF));
+	CU_ASSERT(poll1(a, POLLIN, 0, &rev) == 1 && (rev & POLLIN));
+	CU_ASSERT(rte_rds_setsockopt(a, SOL_RDS, RDS_CONG_MONITOR, &off,
+				     sizeof(off)) == 0);
+	CU_ASSERT_EQUAL(recv_cong(a, CMSG_SPACE(8), MSG_DONTWAIT, &mask,
+				  &ncmsg, &mflags), -1);
+	CU_ASSERT_EQUAL(rte_errno, EAGAIN);
+	CU_ASSERT(rte_rds_setsockopt(a, SOL_RDS, RDS_CONG_MONITOR, &on,
+				     sizeof(on)) == 0);
+	n = recv_cong(a, CMSG_SPACE(8), MSG_DONTWAIT, &mask, &ncmsg, &mflags);
+	printf("  monitor off and on again: %zd (%s), mask 0x%016" PRIx64
+	       "\n", n, n < 0 ? rte_strerror(rte_errno) : "ok", mask);
+	CU_ASSERT_EQUAL(n, -1);
+	CU_ASSERT_EQUAL(rte_errno, EAGAIN);
+	CU_ASSERT(!(poll1(a, POLLIN, 0, &rev) > 0 && (rev & POLLIN)));
+
+	CU_ASSERT(rte_rds_close(a) == 0);
+	CU_ASSERT(rte_rds_close(b) == 0);
+	CU_ASSERT(rte_rds_fini() == 0);
+	rds_test_watchdog(0, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void
+test_recverr_opt(void)
+{
+	socklen_t len;
+	int s, v, one = 1, zero = 0;
+	short sv = 1;
+
+	rds_test_watchdog(60, "recverr_opt");
+	CU_ASSERT_FATAL(lib_up_inline() == 0);
+	s = rte_rds_socket();
+	CU_ASSERT_FATAL(s >= 0);
+
+	/* Default 0 (unbound socket, as the selftest). */
+	v = -1;
+	len = sizeof(v);
+	CU_ASSERT_EQUAL(rte_rds_getsockopt(s, SOL_RDS, RDS_RECVERR, &v, &len),
+			0);
+	CU_ASSERT_EQUAL(v, 0);
+	CU_ASSERT_EQUAL(len, sizeof(int));
+
+	CU_ASSERT_EQUAL(rte_rds_setsockopt(s, SOL_RDS, RDS_RECVERR, &one,
+					   sizeof(one)), 0);
+	v = -1;
+	len = sizeof(v);
+	CU_ASSERT_EQUAL(rte_rds_getsockopt(s, SOL_RDS, RDS_RECVERR, &v, &len),
+			0);
+	CU_ASSERT_EQUAL(v, 1);
+
+	/* Short buffer: EINVAL (optlen 2, as the selftest). */
+	v = -1;
+	len = 2;
+	CU_ASSERT_EQUAL(rte_rds_getsockopt(s, SOL_RDS, RDS_RECVERR, &v, &len),
+			-1);
+	CU_ASSERT_EQUAL(rte_errno, EINVAL);
+	/* Same for setting (rds_set_bool_option). */
+	CU_ASSERT_EQUAL(rte_rds_setsockopt(s, SOL_RDS, RDS_RECVERR, &sv,
+					   sizeof(sv)), -1);
+	CU_ASSERT_EQUAL(rte_errno, EINVAL);
+
+	CU_ASSERT_EQUAL(rte_rds_setsockopt(s, SOL_RDS, RDS_RECVERR, &zero,
+					   sizeof(zero)), 0);
+	v = -1;
+	len = sizeof(v);
+	CU_ASSERT_EQUAL(rte_rds_getsockopt(s, SOL_RDS, RDS_RECVERR, &v, &len),
+			0);
+	CU_ASSERT_EQUAL(v, 0);
+
+	CU_ASSERT(rte_rds_close(s) == 0);
+	CU_ASSERT(rte_rds_fini() == 0);
+	rds_test_watchdog(0, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void
+test_timeouts(void)
+{
+	struct sockaddr_in ba = rds_test_sin(RDS_TEST_IP2, 6702);
+	struct timeval tv;
+	socklen_t len;
+	uint8_t buf[MSG];
+	uint64_t accepted, t0, ms;
+	int a, b, c, err;
+	ssize_t r;
+
+	rds_test_watchdog(120, "timeouts");
+	CU_ASSERT_FATAL(lib_up_inline() == 0);
+	a = rds_test_socket(RDS_TEST_IP1, 6701, 0, 0);
+	b = rds_test_socket(RDS_TEST_IP2, 6702, 0, SMALL_RCVBUF);
+	c = rds_test_socket(RDS_TEST_IP3, 6703, 0, 0);
+	CU_ASSERT_FATAL(a >= 0 && b >= 0 && c >= 0);
+
+	/* The destination is congested and never drains: a blocking send
+	 * cannot make progress, whatever the engine does. */
+	accepted = congest(a, &ba, &err);
+	CU_ASSERT_EQUAL_FATAL(err, ENOBUFS);
+	tv.tv_sec = 0;
+	tv.tv_usec = 100000;
+	CU_ASSERT(rte_rds_setsockopt(a, SOL_SOCKET, SO_SNDTIMEO, &tv,
+				     sizeof(tv)) == 0);
+	memset(&tv, 0, sizeof(tv));
+	len = sizeof(tv);
+	CU_ASSERT(rte_rds_getsockopt(a, SOL_SOCKET, SO_SNDTIMEO, &tv,
+				     &len) == 0);
+	CU_ASSERT(tv.tv_sec == 0 && tv.tv_usec == 100000);
+	memset(buf, 0x77, sizeof(buf));
+	t0 = rds_test_now_ns();
+	r = rds_test_send(a, buf, 100, &ba, 0);
+	err = r < 0 ? rte_errno : 0;
+	ms = ms_since(t0);
+	printf("\n  blocking send to a congested port (%" PRIu64 " queued), "
+	       "SO_SNDTIMEO 100 ms: %zd (%s) after %" PRIu64 " ms\n",
+	       accepted, r, err ? rte_strerror(err) : "ok", ms);
+	CU_ASSERT_EQUAL(r, -1);
+	CU_ASSERT_EQUAL(err, ETIMEDOUT);
+	CU_ASSERT(ms >= 80);
+	CU_ASSERT(ms < 5000);
+
+	/* SO_RCVTIMEO on a socket nobody sends to. */
+	tv.tv_sec = 0;
+	tv.tv_usec = 50000;
+	CU_ASSERT(rte_rds_setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv,
+				     sizeof(tv)) == 0);
+	t0 = rds_test_now_ns();
+	r = rds_test_recv(c, buf, sizeof(buf), NULL, 0, NULL);
+	err = r < 0 ? rte_errno : 0;
+	ms = ms_since(t0);
+	printf("  blocking recv, SO_RCVTIMEO 50 ms: %zd (%s) after %" PRIu64
+	       " ms\n", r, err ? rte_strerror(err) : "ok", ms);
+	CU_ASSERT_EQUAL(r, -1);
+	CU_ASSERT_EQUAL(err, ETIMEDOUT);
+	CU_ASSERT(ms >= 40);
+	CU_ASSERT(ms < 5000);
+
+	CU_ASSERT(rte_rds_close(a) == 0);
+	CU_ASSERT(rte_rds_close(b) == 0);
+	CU_ASSERT(rte_rds_close(c) == 0);
+	CU_ASSERT(rte_rds_fini() == 0);
+	rds_test_watchdog(0, NULL);
+}
+
+int
+main(void)
+{
+	static const struct rds_test_case cases[] = {
+		{ "poll_states", test_poll_states },
+		{ "poll_timeout", test_poll_timeout },
+		{ "poll_drives_engine", test_poll_drives_engine },
+		{ "poll_engine_lcore", test_poll_engine_lcore },
+		{ "cong_poll_generation", test_cong_poll_generation },
+		{ "event_fd_epoll", test_event_fd_epoll },
+		{ "cong_monitor", test_cong_monitor },
+		{ "recverr_opt", test_recverr_opt },
+		{ "timeouts", test_timeouts },
+		{ NULL, NULL },
+	};
+	int rc;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	rds_test_eal_init("loop_poll", "0-1");
+	rc = rds_test_run_suite("loop_poll", cases);
+	rds_test_eal_fini();
+	return rc;
+}

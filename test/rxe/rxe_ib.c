@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The ib transport against rxe (soft-RoCE), run inside the test VM by
+ * run-ib-suite.sh. One process owns two local addresses on the rxe
+ * device and pins every socket to RDS_TRANS_IB (as the kernel's own
+ * selftest does), so each message crosses a real RC QP: our active
+ * connection from one address, accepted by our own listener for the
+ * other.
+ *
+ * Addresses come from RDS_IB_ADDR_A and RDS_IB_ADDR_B.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include <CUnit/CUnit.h>
+
+#include <rte_errno.h>
+#include <rte_rds.h>
+#include <rte_rds_ib.h>
+
+#include "rds_test.h"
+
+static const char *addr_a, *addr_b;
+
+static int
+ib_socket(const char *ip, int bufsz)
+{
+	int s = rte_rds_socket();
+	int t = RDS_TRANS_IB;
+	struct sockaddr_in sin = rds_test_sin(ip, 0);
+
+	CU_ASSERT_FATAL(s >= 0);
+	CU_ASSERT_FATAL(rte_rds_setsockopt(s, SOL_RDS, SO_RDS_TRANSPORT, &t,
+					   sizeof(t)) == 0);
+	if (bufsz > 0) {
+		CU_ASSERT_FATAL(rte_rds_setsockopt(s, SOL_SOCKET, SO_SNDBUF,
+						   &bufsz, sizeof(bufsz)) == 0);
+		CU_ASSERT_FATAL(rte_rds_setsockopt(s, SOL_SOCKET, SO_RCVBUF,
+						   &bufsz, sizeof(bufsz)) == 0);
+	}
+	CU_ASSERT_FATAL(rte_rds_bind(s, (struct sockaddr *)&sin,
+				     sizeof(sin)) == 0);
+	return s;
+}
+
+static struct sockaddr_in
+sock_name(int s)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+
+	CU_ASSERT(rte_rds_getsockname(s, (struct sockaddr *)&sin, &len) == 0);
+	return sin;
+}
+
+static void
+lib_up(void)
+{
+	struct rte_rds_conf conf;
+
+	rte_rds_conf_init(&conf);
+	conf.engine[0].lcore_id = RTE_RDS_ENGINE_INLINE;
+	conf.engine[0].idle = RTE_RDS_IDLE_YIELD;
+	CU_ASSERT_FATAL(rte_rds_conf_add_addr(&conf, addr_a, "ib", NULL) == 0);
+	CU_ASSERT_FATAL(rte_rds_conf_add_addr(&conf, addr_b, "ib", NULL) == 0);
+	CU_ASSERT_FATAL(rds_test_lib_init(&conf) == 0);
+}
+
+/* Receive one message with a deadline, driving the engine. */
+static ssize_t
+recv_wait(int s, void *buf, size_t len, struct sockaddr_in *from,
+	  unsigned int secs)
+{
+	uint64_t t0 = rds_test_now_ns();
+	ssize_t n;
+
+	for (;;) {
+		n = rds_test_recv(s, buf, len, from, MSG_DONTWAIT, NULL);
+		if (n >= 0 || rte_errno != EAGAIN)
+			return n;
+		if (rds_test_now_ns() - t0 > (uint64_t)secs * 1000000000ULL)
+			return -1;
+		rds_test_kick();
+	}
+}
+
+static void
+test_sizes(void)
+{
+	static const size_t sizes[] = { 0, 1, 47, 48, 4095, 4096, 4097, 8192,
+					65536, 300000, 1 << 20 };
+	static uint8_t out[1 << 20], in[(1 << 20) + 1];
+	struct sockaddr_in from, to;
+	int a, b;
+	unsigned int i;
+	ssize_t n;
+
+	lib_up();
+	a = ib_socket(addr_a, 4 << 20);
+	b = ib_socket(addr_b, 4 << 20);
+	to = sock_name(b);
+	for (i = 0; i < RTE_DIM(sizes); i++) {
+		rds_test_fill(out, sizes[i], 1000 + i);
+		CU_ASSERT_EQUAL_FATAL(rds_test_send(a, out, sizes[i], &to, 0),
+				      (ssize_t)sizes[i]);
+		n = recv_wait(b, in, sizeof(in), &from, 60);
+		CU_ASSERT_EQUAL(n, (ssize_t)sizes[i]);
+		if (n == (ssize_t)sizes[i])
+			CU_ASSERT(memcmp(in, out, sizes[i]) == 0);
+		CU_ASSERT_EQUAL(from.sin_addr.s_addr, inet_addr(addr_a));
+		printf("  size %zu: ok\n", sizes[i]);
+	}
+	{
+		struct rte_rds_ib_stats st;
+
+		CU_ASSERT(rte_rds_ib_stats_get(&st) == 0);
+		printf("  ib: active %lu passive %lu tx %lu rx %lu\n",
+		       (unsigned long)st.connects_active,
+		       (unsigned long)st.connects_passive,
+		       (unsigned long)st.tx_frames, (unsigned long)st.rx_frames);
+		/* It really went over verbs, both ways (ACKs at least). */
+		CU_ASSERT(st.connects_active >= 1);
+		CU_ASSERT(st.connects_passive >= 1);
+		CU_ASSERT(st.rx_frames >= RTE_DIM(sizes));
+	}
+	rds_test_lib_fini();
+}
+
+/*
+ * Stream: n messages among 4 sockets (2 per address), in both
+ * directions, most up to 1 KiB, a few of 1 MiB; per-pair sequence
+ * numbers and running SHA-256; optionally a QP error injected halfway.
+ */
+#define NS 4
+struct stream {
+	int s[NS];
+	struct sockaddr_in name[NS];
+	uint64_t sent[NS][NS], rcvd[NS][NS];
+	struct rds_test_sha_matrix tx, rx;
+	uint64_t errors;
+};
+
+static int
+who(const struct stream *st, const struct sockaddr_in *from)
+{
+	int i;
+
+	for (i = 0; i < NS; i++)
+		if (rds_test_sin_eq(&st->name[i], from))
+			return i;
+	return -1;
+}
+
+static void
+drain(struct stream *st, uint8_t *buf, size_t bufsz)
+{
+	struct sockaddr_in from;
+	uint64_t seq;
+	ssize_t n;
+	int i, src;
+
+	for (i = 0; i < NS; i++) {
+		while ((n = rds_test_recv(st->s[i], buf, bufsz, &from,
+					  MSG_DONTWAIT, NULL)) >= 0) {
+			src = who(st, &from);
+			if (src < 0 || n < 8) {
+				st->errors++;
+				continue;
+			}
+			memcpy(&seq, buf, 8);
+			if (seq != st->rcvd[src][i]) {
+				if (st->errors++ < 5)
+					printf("  %d->%d: got seq %lu, want %lu\n",
+					       src, i, (unsigned long)seq,
+					       (unsigned long)st->rcvd[src][i]);
+			}
+			st->rcvd[src][i] = seq + 1;
+			rds_test_sha_matrix_msg(&st->rx, (unsigned int)src,
+						(unsigned int)i, buf, (size_t)n);
+		}
+	}
+}
+
+static void
+run_stream(uint64_t total, bool inject)
+{
+	static uint8_t buf[(1 << 20) + 64];
+	struct stream st;
+	struct rds_test_deadline dl;
+	uint64_t rng = 42, done = 0, big = 0, t0;
+	uint8_t d1[RDS_TEST_SHA_LEN], d2[RDS_TEST_SHA_LEN];
+	bool injected = false;
+	int i, j;
+
+	memset(&st, 0, sizeof(st));
+	lib_up();
+	for (i = 0; i < NS; i++) {
+		st.s[i] = ib_socket(i < NS / 2 ? addr_a : addr_b, 8 << 20);
+		st.name[i] = sock_name(st.s[i]);
+	}
+	CU_ASSERT_FATAL(rds_test_sha_matrix_init(&st.tx, NS) == 0);
+	CU_ASSERT_FATAL(rds_test_sha_matrix_init(&st.rx, NS) == 0);
+	rds_test_deadline_init(&dl, 60, 600);
+	t0 = rds_test_now_ns();
+	while (done < total) {
+		size_t len;
+		ssize_t r;
+
+		i = (int)rds_test_rand_range(&rng, 0, NS - 1);
+		do {
+			j = (int)rds_test_rand_range(&rng, 0, NS - 1);
+		} while (j == i);
+		/* About 20 messages of 1 MiB in 20 000. */
+		if (rds_test_rand_range(&rng, 0, total / 20) == 0 && big < 20) {
+			len = 1 << 20;
+			big++;
+		} else {
+			len = (size_t)rds_test_rand_range(&rng, 8, 1024);
+		}
+		memcpy(buf, &st.sent[i][j], 8);
+		rds_test_fill(buf + 8, len - 8, done);
+		for (;;) {
+			r = rds_test_send(st.s[i], buf, len, &st.name[j],
+					  MSG_DONTWAIT);
+			if (r >= 0)
+				break;
+			CU_ASSERT_FATAL(rte_errno == EAGAIN ||
+					rte_errno == ENOBUFS);
+			rds_test_kick();
+			{
+				static uint8_t rb[(1 << 20) + 64];
+
+				drain(&st, rb, sizeof(rb));
+			}
+			CU_ASSERT_FATAL(!rds_test_deadline_expired(&dl, "send"));
+		}
+		rds_test_deadline_progress(&dl);
+		rds_test_sha_matrix_msg(&st.tx, (unsigned int)i,
+					(unsigned int)j, buf, len);
+		st.sent[i][j]++;
+		done++;
+		if (inject && !injected && done == total / 2) {
+			printf("  injecting a QP error after %lu messages\n",
+			       (unsigned long)done);
+			CU_ASSERT(rte_rds_ib_inject_qp_error() == 0);
+			injected = true;
+		}
+		rds_test_kick();
+		{
+			static uint8_t rb[(1 << 20) + 64];
+
+			drain(&st, rb, sizeof(rb));
+		}
+	}
+	/* Everything must arrive. */
+	for (;;) {
+		static uint8_t rb[(1 << 20) + 64];
+		uint64_t want = 0, got = 0;
+
+		rds_test_kick();
+		drain(&st, rb, sizeof(rb));
+		for (i = 0; i < NS; i++)
+			for (j = 0; j < NS; j++) {
+				want += st.sent[i][j];
+				got += st.rcvd[i][j];
+			}
+		if (got == want)
+			break;
+		if (rds_test_deadline_expired(&dl, "drain")) {
+			printf("  delivered %lu of %lu\n", (unsigned long)got,
+			       (unsigned long)want);
+			CU_FAIL("not everything arrived");
+			break;
+		}
+		if (got != 0)
+			rds_test_deadline_progress(&dl);
+	}
+	CU_ASSERT_EQUAL(st.errors, 0);
+	for (i = 0; i < NS; i++)
+		for (j = 0; j < NS; j++) {
+			CU_ASSERT_EQUAL(st.sent[i][j], st.rcvd[i][j]);
+			rds_test_sha_peek(rds_test_sha_matrix_at(&st.tx, i, j), d1);
+			rds_test_sha_peek(rds_test_sha_matrix_at(&st.rx, i, j), d2);
+			CU_ASSERT(memcmp(d1, d2, sizeof(d1)) == 0);
+		}
+	printf("  %lu messages (%lu of 1 MiB) in %.1f s\n",
+	       (unsigned long)total, (unsigned long)big, rds_test_since_s(t0));
+	{
+		struct rte_rds_ib_stats ib;
+		struct rte_rds_stats s = rds_test_stats();
+
+		rte_rds_ib_stats_get(&ib);
+		printf("  ib: connects %lu/%lu injected %lu qp_errors %lu; "
+		       "resets %lu retransmitted %lu dup dropped %lu\n",
+		       (unsigned long)ib.connects_active,
+		       (unsigned long)ib.connects_passive,
+		       (unsigned long)ib.qp_errors_injected,
+		       (unsigned long)ib.qp_errors,
+		       (unsigned long)s.s_conn_reset,
+		       (unsigned long)s.s_send_retransmit,
+		       (unsigned long)s.s_recv_drop_old_seq);
+		if (inject) {
+			CU_ASSERT(ib.qp_errors_injected >= 1);
+			CU_ASSERT(s.s_conn_reset >= 1);
+			CU_ASSERT(ib.connects_active + ib.connects_passive >= 4);
+		}
+	}
+	rds_test_sha_matrix_free(&st.tx);
+	rds_test_sha_matrix_free(&st.rx);
+	rds_test_lib_fini();
+}
+
+static void
+test_stream(void)
+{
+	run_stream(rds_test_env_u64("RDS_TEST_MSGS", 20000), false);
+}
+
+static void
+test_stream_qp_error(void)
+{
+	run_stream(rds_test_env_u64("RDS_TEST_MSGS", 20000) / 2, true);
+}
+
+static void
+test_many_sockets(void)
+{
+	enum { N = 32 };
+	int s[N], i, k;
+	struct sockaddr_in name[N], from;
+	char buf[64];
+	unsigned int got = 0;
+	uint64_t t0;
+
+	lib_up();
+	for (i = 0; i < N; i++) {
+		s[i] = ib_socket(i % 2 ? addr_b : addr_a, 0);
+		name[i] = sock_name(s[i]);
+	}
+	/* Every socket sends to the next one on the other address. */
+	for (i = 0; i < N; i++) {
+		k = (i + 1) % N;
+		snprintf(buf, sizeof(buf), "from %d to %d", i, k);
+		CU_ASSERT(rds_test_send(s[i], buf, strlen(buf) + 1, &name[k],
+					0) == (ssize_t)strlen(buf) + 1);
+	}
+	t0 = rds_test_now_ns();
+	while (got < N && rds_test_since_s(t0) < 60) {
+		rds_test_kick();
+		for (i = 0; i < N; i++) {
+			char want[64];
+
+			if (rds_test_recv(s[i], buf, sizeof(buf), &from,
+					  MSG_DONTWAIT, NULL) < 0)
+				continue;
+			snprintf(want, sizeof(want), "from %d to %d",
+				 (i + N - 1) % N, i);
+			CU_ASSERT_STRING_EQUAL(buf, want);
+			CU_ASSERT(rds_test_sin_eq(&from, &name[(i + N - 1) % N]));
+			got++;
+		}
+	}
+	CU_ASSERT_EQUAL(got, N);
+	for (i = 0; i < N; i++)
+		CU_ASSERT(rte_rds_close(s[i]) == 0);
+	rds_test_lib_fini();
+}
+
+int
+main(void)
+{
+	static const struct rds_test_case cases[] = {
+		{ "sizes_0_to_1MiB", test_sizes },
+		{ "many_sockets", test_many_sockets },
+		{ "stream_sha256", test_stream },
+		{ "stream_qp_error", test_stream_qp_error },
+		{ NULL, NULL },
+	};
+
+	addr_a = getenv("RDS_IB_ADDR_A");
+	addr_b = getenv("RDS_IB_ADDR_B");
+	if (addr_a == NULL || addr_b == NULL) {
+		printf("SKIP: RDS_IB_ADDR_A/RDS_IB_ADDR_B not set: run me "
+		       "through test/rxe/run-ib-suite.sh (inside the rxe VM)\n");
+		return 77;
+	}
+	rds_test_eal_init("rxe_ib", "0");
+	return rds_test_run_suite("rxe_ib", cases);
+}
