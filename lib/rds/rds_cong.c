@@ -160,6 +160,7 @@ rds_cong_map_update(struct rds_cong_map *map, const void *wire_bits)
 {
 	const uint8_t *src = wire_bits;
 	uint64_t w, old, uncongested = 0;
+	bool changed = false;
 	unsigned int i;
 
 	for (i = 0; i < RDS_CONG_MAP_WORDS; i++) {
@@ -167,8 +168,10 @@ rds_cong_map_update(struct rds_cong_map *map, const void *wire_bits)
 		w = rte_le_to_cpu_64(w);
 		old = __atomic_exchange_n(&map->bits[i], w, __ATOMIC_ACQ_REL);
 		uncongested |= ~w & old;
+		changed |= w != old;
 	}
-	__atomic_fetch_add(&map->gen, 1, __ATOMIC_RELEASE);
+	if (changed)
+		__atomic_fetch_add(&map->gen, 1, __ATOMIC_RELEASE);
 	return uncongested;
 }
 

@@ -171,6 +171,8 @@ rds_conn_drop(struct rds_conn *c)
 {
 	if (c->state == RDS_CONN_DOWN || c->state == RDS_CONN_DISCONNECTING)
 		return;
+	RDS_LOG(DEBUG, "conn %s: drop from state %s", c->trans->name,
+		rds_conn_state_name(c->state));
 	c->state = RDS_CONN_ERROR;
 	c->state = RDS_CONN_DISCONNECTING;
 	c->trans->conn_shutdown(c);

@@ -99,8 +99,11 @@ rds_recv_common(struct rds_conn *c, const struct rds_header *wire,
 			rds_msg_free(own);
 			return -EBADMSG;
 		}
-		rds_cong_map_changed(rds_cong_map_update(c->fcong,
-			own != NULL ? own->data : payload));
+		/* The map of one of our own addresses (a transport pinned
+		 * between two local addresses) is ours to keep. */
+		if (rds_laddr_find(&c->key.faddr) == NULL)
+			rds_cong_map_changed(rds_cong_map_update(c->fcong,
+				own != NULL ? own->data : payload));
 		rds_stat_inc(e, s_recv_cong_map);
 		rds_msg_free(own);
 		return 0;

@@ -153,7 +153,8 @@ rds_send_xmit(struct rds_conn *c)
 	unsigned int n = 0;
 	int ret;
 
-	if (c->map_queued) {
+	/* A map goes between messages, never inside one. */
+	if (c->map_queued && c->xmit_cur == NULL) {
 		ret = rds_send_cong_map(c);
 		if (ret == -EAGAIN)
 			return 0;
@@ -331,6 +332,12 @@ static int
 rds_sock_trans_for(const struct rds_sock *rs, const struct in6_addr *faddr,
 		   uint8_t *trans_id)
 {
+	/* To our own address: always loop, as the kernel's TCP transport
+	 * (t_prefer_loopback); a connection to itself has no wire. */
+	if (rds_addr_eq(faddr, &rs->bound_addr)) {
+		*trans_id = RTE_RDS_TRANS_LOOP;
+		return 0;
+	}
 	if (rs->trans_pinned != (uint32_t)RDS_TRANS_NONE) {
 		*trans_id = (uint8_t)rs->trans_pinned;
 		return 0;

@@ -36,6 +36,8 @@ static char eal_prefix[96];
 static char eal_runtime_dir[PATH_MAX];
 static bool eal_up;
 
+static void sweep_stale_runtime_dirs(void);
+
 static int
 split_args(char *s, char **argv, int max)
 {
@@ -94,32 +96,80 @@ rds_test_eal_init(const char *name, const char *lcores)
 	snprintf(eal_runtime_dir, sizeof(eal_runtime_dir), "%s",
 		 rte_eal_get_runtime_dir());
 	eal_up = true;
+	sweep_stale_runtime_dirs();
 }
 
-/* Remove the files of our own runtime directory (only ours: rdst-*). */
+/* Remove the files of a test runtime directory, then the directory. */
 static void
-remove_runtime_dir(void)
+remove_dir_files(const char *dir)
 {
 	char path[PATH_MAX + 256];
 	struct dirent *de;
 	DIR *d;
 
-	if (eal_runtime_dir[0] == '\0' ||
-	    strstr(eal_runtime_dir, "/rdst-") == NULL)
-		return;
-	d = opendir(eal_runtime_dir);
+	d = opendir(dir);
 	if (d == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", eal_runtime_dir,
-			 de->d_name);
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		unlink(path);
 	}
 	closedir(d);
-	rmdir(eal_runtime_dir);
+	rmdir(dir);
+}
+
+/* Our own runtime directory (only ours: rdst-*). */
+static void
+remove_runtime_dir(void)
+{
+	if (eal_runtime_dir[0] == '\0' ||
+	    strstr(eal_runtime_dir, "/rdst-") == NULL)
+		return;
+	remove_dir_files(eal_runtime_dir);
+}
+
+/*
+ * Runtime directories of earlier test processes that died without
+ * cleaning up (killed by a timeout, the watchdog): rdst-<name>-<pid>
+ * next to ours, whose pid no longer exists. Each holds ~12 MB of fbarray
+ * files (in /var/run, i.e. memory).
+ */
+static void
+sweep_stale_runtime_dirs(void)
+{
+	char parent[PATH_MAX], path[PATH_MAX + 256];
+	struct dirent *de;
+	const char *dash;
+	char *slash, *end;
+	long pid;
+	DIR *d;
+
+	snprintf(parent, sizeof(parent), "%s", eal_runtime_dir);
+	slash = strrchr(parent, '/');
+	if (slash == NULL || strstr(slash, "/rdst-") != slash)
+		return;
+	*slash = '\0';
+	d = opendir(parent);
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, "rdst-", 5) != 0)
+			continue;
+		dash = strrchr(de->d_name, '-');
+		if (dash == NULL || dash[1] == '\0')
+			continue;
+		pid = strtol(dash + 1, &end, 10);
+		if (*end != '\0' || pid <= 0 || pid == (long)getpid())
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;	/* alive (or not ours to judge) */
+		snprintf(path, sizeof(path), "%s/%s", parent, de->d_name);
+		remove_dir_files(path);
+	}
+	closedir(d);
 }
 
 void
@@ -687,12 +737,31 @@ watchdog_fire(int sig)
 	char msg[256];
 	int n;
 
+	static const char *const files[] = {
+		"config", "mp_socket", "dpdk_telemetry.v2", "fbarray_memzone",
+		"fbarray_nohugemem",
+	};
+	char path[PATH_MAX + 64];
+	unsigned int i;
+
 	(void)sig;
 	n = snprintf(msg, sizeof(msg),
 		     "\nwatchdog: %s still running after %u s: failing\n",
 		     watchdog_what, watchdog_secs);
 	if (n > 0 && write(STDOUT_FILENO, msg, (size_t)n) < 0)
 		n = 0;
+	/* Only async-signal-safe calls: unlink the EAL's usual runtime
+	 * files by name (the next test run sweeps whatever remains). */
+	if (eal_runtime_dir[0] != '\0' &&
+	    strstr(eal_runtime_dir, "/rdst-") != NULL) {
+		for (i = 0; i < RTE_DIM(files); i++) {
+			n = snprintf(path, sizeof(path), "%s/%s",
+				     eal_runtime_dir, files[i]);
+			if (n > 0 && (size_t)n < sizeof(path))
+				unlink(path);
+		}
+		rmdir(eal_runtime_dir);
+	}
 	_exit(2);
 }
 

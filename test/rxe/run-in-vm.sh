@@ -15,10 +15,15 @@ timeout=${RDS_VM_TIMEOUT:-900}
 
 cmd="ip addr add 10.0.2.16/24 dev eth0 && sleep 1 &&
 RDS_IB_ADDR_A=\$RDS_VM_ADDR RDS_IB_ADDR_B=10.0.2.16 \
-RDS_TEST_EAL_MEM='--no-huge -m 512' $(printf %q "$bin")$args"
+RDS_TEST_EAL_MEM=\${RDS_TEST_EAL_MEM:-'--no-huge -m 512'} $(printf %q "$bin")$args"
 
 # The kernel's rds_rdma would hold RDMA-CM port 18634: not loaded here.
-"$here/vm-run.sh" -t "$timeout" --mem 2048 \
+# Test knobs (RDS_TEST_*) travel into the VM.
+envs=()
+for v in $(compgen -e | grep '^RDS_TEST_' || true); do
+	envs+=(--env "$v=${!v}")
+done
+"$here/vm-run.sh" -t "$timeout" --mem 2048 "${envs[@]}" \
 	--kargs "rdsvm_nomod=rds_rdma,rds_tcp,rds" -- "$cmd"
 rc=$?
 if [ "$rc" -eq 77 ] && [ "${CI:-}" = "true" ]; then

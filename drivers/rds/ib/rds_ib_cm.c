@@ -105,8 +105,10 @@ rds_ib_setup_qp(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 	ic->nrecv = rds_lib->conf.ib_recv_wr;
 	ic->scq = ibv_create_cq(id->verbs, (int)ic->nsend + 1, NULL, NULL, 0);
 	ic->rcq = ibv_create_cq(id->verbs, (int)ic->nrecv + 1, NULL, NULL, 0);
-	if (ic->scq == NULL || ic->rcq == NULL)
+	if (ic->scq == NULL || ic->rcq == NULL) {
+		IB_LOG(ERR, "ibv_create_cq: %s", strerror(errno));
 		return -ENOMEM;
+	}
 	ssz = (size_t)ic->nsend * RDS_IB_SLOT_SIZE;
 	rsz = (size_t)ic->nrecv * RDS_IB_SLOT_SIZE;
 	if (posix_memalign((void **)&ic->sbuf, 4096, ssz) != 0 ||
@@ -114,8 +116,10 @@ rds_ib_setup_qp(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 		return -ENOMEM;
 	ic->smr = ibv_reg_mr(ic->dev->pd, ic->sbuf, ssz, IBV_ACCESS_LOCAL_WRITE);
 	ic->rmr = ibv_reg_mr(ic->dev->pd, ic->rbuf, rsz, IBV_ACCESS_LOCAL_WRITE);
-	if (ic->smr == NULL || ic->rmr == NULL)
+	if (ic->smr == NULL || ic->rmr == NULL) {
+		IB_LOG(ERR, "ibv_reg_mr: %s", strerror(errno));
 		return -ENOMEM;
+	}
 
 	memset(&qa, 0, sizeof(qa));
 	qa.send_cq = ic->scq;
@@ -129,8 +133,13 @@ rds_ib_setup_qp(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 	if (rdma_create_qp(id, ic->dev->pd, &qa) != 0) {
 		/* Not every device inlines; try again without. */
 		qa.cap.max_inline_data = 0;
-		if (rdma_create_qp(id, ic->dev->pd, &qa) != 0)
+		if (rdma_create_qp(id, ic->dev->pd, &qa) != 0) {
+			IB_LOG(ERR, "rdma_create_qp: %s (id verbs %p qp %p, "
+			       "pd context %p)", strerror(errno),
+			       (void *)id->verbs, (void *)id->qp,
+			       (void *)ic->dev->pd->context);
 			return -errno;
+		}
 	}
 	ic->qp = id->qp;
 	ic->max_inline = qa.cap.max_inline_data;
@@ -222,6 +231,9 @@ rds_ib_conn_event(struct rds_engine *e, struct rdma_cm_event *ev)
 	struct rdma_conn_param cp;
 	int ret;
 
+	IB_LOG(DEBUG, "cm event %s status %d (%s)", rdma_event_str(ev->event),
+	       ev->status, ic == NULL ? "no conn" :
+	       ic->passive ? "passive" : "active");
 	if (ic == NULL || ic->cm_id != ev->id)
 		return;		/* a stale id */
 	switch (ev->event) {
@@ -297,6 +309,7 @@ rds_ib_accept(struct rds_engine *e, struct rds_ib_handoff *h)
 	struct rds_ib_conn *ic;
 	struct rds_conn *c;
 	struct rds_laddr *la;
+	int ret;
 
 	if (rds_ib_compatible(&h->priv, h->priv_len) == 0) {
 		ie->stats.rejects_incompat++;
@@ -318,11 +331,26 @@ rds_ib_accept(struct rds_engine *e, struct rds_ib_handoff *h)
 		return;
 	}
 	ic = c->tp;
+	IB_LOG(DEBUG, "connect request %08x -> %08x: conn %s, ours %s",
+	       rte_be_to_cpu_32(h->priv.dp_saddr),
+	       rte_be_to_cpu_32(h->priv.dp_daddr),
+	       rds_conn_state_name(c->state),
+	       ic->cm_id == NULL ? "none" : ic->passive ? "passive" : "active");
 	if (c->state == RDS_CONN_CONNECTING) {
-		/* Both sides connecting: refuse; random backoff decides. */
+		/*
+		 * Both sides connecting. The kernel refuses and lets random
+		 * backoff decide; we also let the attempt of the lower
+		 * address win at once: the higher side gives its own up and
+		 * accepts, the lower side refuses. A kernel peer refuses
+		 * ours as before, so this only ever shortens the race.
+		 */
 		ie->stats.connect_raced++;
-		rds_ib_reject(h->id, 0);
-		return;
+		if (ic->passive || rte_be_to_cpu_32(h->priv.dp_saddr) >
+		    rte_be_to_cpu_32(h->priv.dp_daddr)) {
+			rds_ib_reject(h->id, 0);
+			return;
+		}
+		rds_ib_teardown(ic);
 	}
 	if (c->state == RDS_CONN_UP) {
 		/* A restarted peer replaces a stale connection. */
@@ -331,10 +359,14 @@ rds_ib_accept(struct rds_engine *e, struct rds_ib_handoff *h)
 	}
 	rds_ib_teardown(ic);
 	ic->passive = true;
-	if (rds_ib_setup_qp(ic, h->id) != 0) {
-		IB_LOG(ERR, "QP set-up for a connect request failed");
+	ret = rds_ib_setup_qp(ic, h->id);
+	if (ret != 0) {
+		IB_LOG(ERR, "QP set-up for a connect request failed: %s",
+		       strerror(-ret));
 		rdma_reject(h->id, NULL, 0);
 		rds_ib_teardown(ic);	/* destroys h->id */
+		if (c->state != RDS_CONN_DOWN)
+			c->drop_pending = true;	/* back off, try again */
 		return;
 	}
 	/* The peer told us what it has: do not resend that. */

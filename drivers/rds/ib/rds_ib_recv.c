@@ -7,6 +7,7 @@
  * reset, as the kernel does); every fragment's piggybacked ACK counts.
  */
 #include <errno.h>
+#include <inttypes.h>
 
 #include "rds_ib.h"
 
@@ -79,8 +80,13 @@ rds_ib_process(struct rds_ib_conn *ic, const uint8_t *slot, uint32_t len)
 		rds_ib_conn_error(ic, why);
 		return;
 	}
+	/* ACK-only frames may come between the fragments of a message. */
+	if (len == 0 && h.sport == 0 && h.dport == 0 && h.len == 0) {
+		rds_recv_frame(c, wire, NULL, 0);
+		return;
+	}
 	if (ic->rx_msg == NULL) {
-		/* A whole message in one SEND (ACK-only frames included). */
+		/* A whole message in one SEND. */
 		if (h.len <= RDS_FRAG_SIZE) {
 			if (len != h.len) {
 				rds_stat_inc(c->eng, s_recv_drop_bad_hdr);
@@ -109,6 +115,11 @@ rds_ib_process(struct rds_ib_conn *ic, const uint8_t *slot, uint32_t len)
 		   h.sport != ic->rx_info.sport ||
 		   h.dport != ic->rx_info.dport) {
 		ie->stats.rx_frag_mismatch++;
+		IB_LOG(DEBUG, "fragment %u of seq %" PRIu64 " len %u %u->%u: "
+		       "got seq %" PRIu64 " len %u %u->%u flags %x, %u bytes",
+		       ic->rx_off / RDS_FRAG_SIZE, ic->rx_info.seq,
+		       ic->rx_info.len, ic->rx_info.sport, ic->rx_info.dport,
+		       h.seq, h.len, h.sport, h.dport, h.flags, len);
 		rds_ib_recv_reset(ic);
 		rds_ib_conn_error(ic, "fragment header mismatch");
 		return;
