@@ -36,11 +36,12 @@ rds_conn_state_name(enum rds_conn_state st)
 unsigned int
 rds_conn_engine_of(const struct in6_addr *laddr, const struct in6_addr *faddr)
 {
-	uint32_t a = rte_jhash(laddr, sizeof(*laddr), 0);
-	uint32_t b = rte_jhash(faddr, sizeof(*faddr), 0);
+	uint32_t a, b;
 
 	if (rds_lib->nb_engines == 1)
 		return 0;
+	a = rte_jhash(laddr, sizeof(*laddr), 0);
+	b = rte_jhash(faddr, sizeof(*faddr), 0);
 	return rte_jhash_1word(a ^ b, 0x5eed) % rds_lib->nb_engines;
 }
 

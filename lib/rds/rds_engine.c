@@ -61,7 +61,7 @@ rds_engine_drain_chan(struct rds_engine *e, struct rds_sock *rs, bool *closed)
 
 		switch (m->type) {
 		case RDS_MSG_DATA:
-			rds_send_queue(e, m);
+			rds_send_queue(e, rs, m);
 			break;
 		case RDS_MSG_CANCEL:
 			rds_send_cancel(e, rs, m);

@@ -223,6 +223,8 @@ struct rds_sock_engine {
 	TAILQ_HEAD(, rds_msg) overflow;
 	/* Engine-private: notifications waiting for room. */
 	TAILQ_HEAD(, rds_msg) notify_overflow;
+	/* Engine-private: the connection the last message went to. */
+	struct rds_conn *last_conn;
 	bool polled;			/* channel on the engine's poll list */
 } __rte_cache_aligned;
 
@@ -259,6 +261,11 @@ struct rds_sock {
 	uint32_t cong_track;		/* rds_cong_generation at last poll */
 	int efd;			/* eventfd for poll/epoll, or -1 */
 	uint32_t armed;			/* a waiter wants efd written (atomic) */
+
+	/* Under lock: the last destination's congestion map (maps live
+	 * until rte_rds_fini). */
+	struct in6_addr last_faddr;
+	struct rds_cong_map *last_fcong;
 
 	struct rds_msg *rx_head;	/* under rlock: dequeued, not consumed */
 	unsigned int rx_next;		/* under rlock: engine to look at next */
@@ -469,7 +476,8 @@ int rds_engine_try_poll(struct rds_engine *e);
 void rds_engine_add_sock(struct rds_engine *e, struct rds_sock *rs);
 
 /* rds_send.c */
-void rds_send_queue(struct rds_engine *e, struct rds_msg *m);
+void rds_send_queue(struct rds_engine *e, struct rds_sock *rs,
+		    struct rds_msg *m);
 unsigned int rds_send_xmit(struct rds_conn *c);
 void rds_send_drop_acked(struct rds_conn *c, uint64_t ack);
 void rds_send_path_reset(struct rds_conn *c);

@@ -40,16 +40,23 @@ rds_send_release(struct rds_engine *e, struct rds_msg *m)
 /* A message from a socket's channel: stamp it and queue it on its
  * connection (rds_send_queue_rm). */
 void
-rds_send_queue(struct rds_engine *e, struct rds_msg *m)
+rds_send_queue(struct rds_engine *e, struct rds_sock *rs, struct rds_msg *m)
 {
+	struct rds_sock_engine *se = &rs->eng[e->id];
 	struct rds_conn_key key;
-	struct rds_conn *c;
+	struct rds_conn *c = se->last_conn;
 
-	memset(&key, 0, sizeof(key));
-	key.laddr = m->laddr;
-	key.faddr = m->faddr;
-	key.trans_id = m->trans_id;
-	c = rds_conn_get(e, &key);
+	/* Most sockets talk to one peer: skip the hash lookup then. */
+	if (c == NULL || c->key.trans_id != m->trans_id ||
+	    !rds_addr_eq(&c->key.faddr, &m->faddr) ||
+	    !rds_addr_eq(&c->key.laddr, &m->laddr)) {
+		memset(&key, 0, sizeof(key));
+		key.laddr = m->laddr;
+		key.faddr = m->faddr;
+		key.trans_id = m->trans_id;
+		c = rds_conn_get(e, &key);
+		se->last_conn = c;
+	}
 	if (c == NULL) {
 		/* No memory for a connection: the message cannot be kept. */
 		RDS_LOG(ERR, "no connection for a message, dropped");
@@ -395,7 +402,15 @@ rte_rds_sendmsg(int s, const struct msghdr *msg, int flags)
 	ret = rds_sock_trans_for(rs, &faddr, &trans_id);
 	if (ret < 0)
 		return RDS_ERR(-ret);
-	fcong = rds_cong_map_get(&faddr);
+	rte_spinlock_lock(&rs->lock);
+	if (rs->last_fcong != NULL && rds_addr_eq(&rs->last_faddr, &faddr)) {
+		fcong = rs->last_fcong;
+	} else {
+		fcong = rds_cong_map_get(&faddr);
+		rs->last_fcong = fcong;
+		rs->last_faddr = faddr;
+	}
+	rte_spinlock_unlock(&rs->lock);
 	if (fcong == NULL)
 		return RDS_ERR(ENOMEM);
 	deadline = (flags & MSG_DONTWAIT) ? 0 : rds_deadline(rs->sndtimeo_ns);

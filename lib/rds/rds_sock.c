@@ -196,9 +196,11 @@ rte_rds_socket(void)
 	rs->cong_track = rds_cong_generation();
 	rs->efd = -1;
 	rs->armed = 0;
+	rs->last_fcong = NULL;
 	for (e = 0; e < rds_lib->nb_engines; e++) {
 		TAILQ_INIT(&rs->eng[e].overflow);
 		TAILQ_INIT(&rs->eng[e].notify_overflow);
+		rs->eng[e].last_conn = NULL;
 		if (rds_chan_create(&rs->chan[e], rs->id, e) != 0) {
 			while (e-- > 0)
 				rds_chan_destroy(&rs->chan[e]);
