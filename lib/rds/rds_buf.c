@@ -123,6 +123,10 @@ rds_msg_free(struct rds_msg *m)
 {
 	if (m == NULL)
 		return;
+	if (m->op != NULL) {
+		rds_rdma_op_free(m->op);
+		m->op = NULL;
+	}
 	switch (m->buf_kind) {
 	case RDS_BUF_POOL_SMALL:
 		rte_mempool_put(rds_pool_small, m);

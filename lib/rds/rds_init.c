@@ -140,6 +140,7 @@ rds_teardown(void)
 		if (tr->fini != NULL)
 			tr->fini();
 	}
+	rds_mr_fini();
 	rds_cong_fini();
 	rds_buf_fini();
 	rds_mem_free(rds_lib);
@@ -175,6 +176,8 @@ rte_rds_init(const struct rte_rds_conf *conf)
 	ret = rds_buf_init(conf);
 	if (ret == 0)
 		ret = rds_cong_init();
+	if (ret == 0)
+		ret = rds_mr_init();
 	for (t = 0; ret == 0 && t < rds_transport_count(); t++) {
 		const struct rds_transport *tr = rds_transport_at(t);
 

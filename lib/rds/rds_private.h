@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <netinet/in.h>
 
 #include <rte_common.h>
@@ -102,6 +104,7 @@ enum rds_buf_kind {
 };
 
 struct rds_conn;
+struct rds_rdma_op;
 
 struct rds_msg {
 	TAILQ_ENTRY(rds_msg) link;	/* engine queues */
@@ -121,6 +124,9 @@ struct rds_msg {
 	uint32_t sock_gen;		/* DATA, RECV: socket generation */
 	uint64_t token;			/* NOTIFY: user token */
 	int32_t status;			/* NOTIFY: RDS_RDMA_* status */
+	struct rds_rdma_op *op;		/* DATA: RDMA or atomic operation */
+	uint64_t rdma_dest;		/* DATA, RECV: cookie shipped */
+	bool has_dest;			/* rdma_dest is set */
 	uint64_t tsc;			/* timestamp (queue or receive) */
 	uint8_t data[] __rte_aligned(16);
 };
@@ -313,6 +319,63 @@ int rds_info_get(int name, void *buf, size_t *len, uint64_t timeout_ns);
 
 #define RDS_TRANS_F_LOOPBACK 0x1	/* delivers within this instance: no
 					 * congestion map on the wire */
+#define RDS_TRANS_F_RDMA 0x2		/* RDMA and atomics (hardware, or the
+					 * software executor) */
+
+/* A registered memory region (rds_rdma.c). */
+struct rds_mr {
+	uint32_t key;			/* r_key: the cookie's low half */
+	uint32_t flags;			/* RDS_RDMA_USE_ONCE, READWRITE, ... */
+	uintptr_t base;			/* first page */
+	uint64_t len;			/* whole pages */
+	int sock;			/* owner */
+	uint32_t sock_gen;
+	struct in6_addr laddr;		/* owner's bound address */
+	const struct rds_transport *trans; /* hardware registration, or NULL */
+	void *tp;			/* its private data (ibv_mr) */
+};
+
+enum rds_op_kind {
+	RDS_OP_READ,
+	RDS_OP_WRITE,
+	RDS_OP_FADD,
+	RDS_OP_CSWP,
+	RDS_OP_MFADD,
+	RDS_OP_MCSWP,
+};
+
+/* One RDMA or atomic operation riding on a message. */
+struct rds_rdma_op {
+	enum rds_op_kind kind;
+	uint64_t cookie;		/* remote region */
+	uint64_t remote_off;		/* offset past the cookie's offset */
+	uint64_t bytes;
+	uint64_t flags;			/* RDS_RDMA_* */
+	uint64_t token;			/* user_token for the notification */
+	struct iovec *local;		/* READ: where the data goes */
+	uint32_t nr_local;
+	uint8_t *data;			/* WRITE: the data, taken at sendmsg */
+	uint64_t compare, swap_add, mask1, mask2; /* atomics */
+	uint64_t *atomic_result;	/* atomics: the old value goes here */
+	bool notified;
+};
+
+/* rds_rdma.c */
+int rds_mr_init(void);
+void rds_mr_fini(void);
+void rds_mr_sock_close(struct rds_sock *rs);
+void rds_mr_unuse(uint32_t key);
+int rds_rdma_get_mr(struct rds_sock *rs, const void *optval, socklen_t optlen,
+		    bool for_dest);
+int rds_rdma_free_mr(struct rds_sock *rs, const void *optval,
+		     socklen_t optlen);
+int rds_rdma_cmsgs(struct rds_sock *rs, const struct msghdr *msg,
+		   struct rds_rdma_op **opp, uint64_t *dest_cookie,
+		   bool *has_dest);
+void rds_rdma_op_free(struct rds_rdma_op *op);
+int rds_rdma_sw_exec(const struct in6_addr *target, struct rds_rdma_op *op);
+void rds_rdma_notify(struct rds_engine *e, const struct rds_msg *m,
+		     int status);
 
 struct rds_engine;
 
@@ -349,6 +412,10 @@ struct rds_transport {
 	/* Poll receive and completion queues of engine e; returns work
 	 * done. Received frames go to rds_recv_frame(). */
 	unsigned int (*poll)(struct rds_engine *e);
+	/* Hardware memory registration (optional): fill mr->key and
+	 * mr->tp for the region mr->base, mr->len. 0 or -errno. */
+	int (*mr_reg)(const struct rds_laddr *la, struct rds_mr *mr);
+	void (*mr_free)(struct rds_mr *mr);
 };
 
 /* rds_transport.c */

@@ -108,6 +108,9 @@ rds_recv_common(struct rds_conn *c, const struct rds_header *wire,
 		rds_msg_free(own);
 		return 0;
 	}
+	/* The peer used one of our regions: USE_ONCE ends it. */
+	if (h.ext_mask & (1u << RDS_EXTHDR_RDMA))
+		rds_mr_unuse(h.ext_rdma_rkey);
 	/* The kernel's duplicate rule: only old and retransmitted. */
 	if (h.seq < c->next_rx_seq && (h.flags & RDS_FLAG_RETRANSMITTED)) {
 		rds_stat_inc(e, s_recv_drop_old_seq);
@@ -167,6 +170,10 @@ rds_recv_common(struct rds_conn *c, const struct rds_header *wire,
 	m->dport = h.dport;
 	m->h_flags = h.flags;
 	m->seq = h.seq;
+	m->op = NULL;
+	m->has_dest = (h.ext_mask & (1u << RDS_EXTHDR_RDMA_DEST)) != 0;
+	m->rdma_dest = (uint64_t)h.ext_rdma_dest_rkey |
+		       ((uint64_t)h.ext_rdma_dest_offset << 32);
 	rds_recv_deliver(e, rs, m);
 	return 0;
 }
@@ -397,7 +404,28 @@ rte_rds_recvmsg(int s, struct msghdr *msg, int flags)
 		}
 		msg->msg_namelen = sizeof(*sin);
 	}
-	msg->msg_controllen = 0;
+	{
+		size_t space = msg->msg_control != NULL ?
+			       msg->msg_controllen : 0;
+
+		msg->msg_controllen = 0;
+		if (m->has_dest) {
+			/* The cookie the peer shipped (RDS_CMSG_RDMA_DEST). */
+			if (space >= CMSG_LEN(sizeof(uint64_t))) {
+				struct cmsghdr *cm = msg->msg_control;
+
+				cm->cmsg_len = CMSG_LEN(sizeof(uint64_t));
+				cm->cmsg_level = SOL_RDS;
+				cm->cmsg_type = RDS_CMSG_RDMA_DEST;
+				memcpy(CMSG_DATA(cm), &m->rdma_dest,
+				       sizeof(uint64_t));
+				msg->msg_controllen = RTE_MIN(space,
+					CMSG_SPACE(sizeof(uint64_t)));
+			} else {
+				msg->msg_flags |= MSG_CTRUNC;
+			}
+		}
+	}
 	if (!(flags & MSG_PEEK))
 		rs->rx_head = NULL;
 	rte_spinlock_unlock(&rs->rlock);

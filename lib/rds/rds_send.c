@@ -92,6 +92,18 @@ rds_msg_hdr(struct rds_conn *c, const struct rds_msg *m, struct rds_header *h)
 {
 	rds_hdr_encode(h, m->seq, c->ack_next, m->len, m->sport, m->dport,
 		       m->h_flags, 0);
+	if (m->has_dest) {
+		rte_be32_t v[2] = { rte_cpu_to_be_32((uint32_t)m->rdma_dest),
+				    rte_cpu_to_be_32(m->rdma_dest >> 32) };
+
+		rds_hdr_add_ext(h, RDS_EXTHDR_RDMA_DEST, v, sizeof(v));
+	}
+	if (m->op != NULL) {
+		/* The region's key, so that the target can apply USE_ONCE. */
+		rte_be32_t k = rte_cpu_to_be_32((uint32_t)m->op->cookie);
+
+		rds_hdr_add_ext(h, RDS_EXTHDR_RDMA, &k, sizeof(k));
+	}
 	c->ack_sent = c->ack_next;
 	c->ack_requested = false;
 	c->ack_due_tsc = 0;
@@ -215,9 +227,18 @@ rds_send_drop_acked(struct rds_conn *c, uint64_t ack)
 void
 rds_send_path_reset(struct rds_conn *c)
 {
-	struct rds_msg *m;
+	struct rds_msg *m, *next;
 
 	c->xmit_cur = NULL;
+	/* An RDMA operation is never sent twice: dropped (rds_send_xmit). */
+	for (m = TAILQ_FIRST(&c->retrans_q); m != NULL; m = next) {
+		next = TAILQ_NEXT(m, link);
+		if (m->op == NULL)
+			continue;
+		TAILQ_REMOVE(&c->retrans_q, m, link);
+		rds_rdma_notify(c->eng, m, RDS_RDMA_DROPPED);
+		rds_send_release(c->eng, m);
+	}
 	TAILQ_FOREACH(m, &c->retrans_q, link)
 		m->h_flags |= RDS_FLAG_ACK_REQUIRED | RDS_FLAG_RETRANSMITTED;
 	TAILQ_CONCAT(&c->retrans_q, &c->send_q, link);
@@ -302,39 +323,6 @@ rds_parse_dest(const struct msghdr *msg, const struct rds_sock *rs,
 	return 0;
 }
 
-/* Control messages: RDMA and atomics come with the RDMA work; anything
- * else is not an RDS control message. */
-static int
-rds_parse_cmsgs(const struct msghdr *msg)
-{
-	struct cmsghdr *cm;
-
-	if (msg->msg_controllen == 0)
-		return 0;
-	if (msg->msg_control == NULL)
-		return -EINVAL;
-	for (cm = CMSG_FIRSTHDR((struct msghdr *)(uintptr_t)msg); cm != NULL;
-	     cm = CMSG_NXTHDR((struct msghdr *)(uintptr_t)msg, cm)) {
-		if (cm->cmsg_len < sizeof(*cm))
-			return -EINVAL;
-		if (cm->cmsg_level != SOL_RDS)
-			continue;	/* as the kernel: not ours, ignored */
-		switch (cm->cmsg_type) {
-		case RDS_CMSG_RDMA_ARGS:
-		case RDS_CMSG_RDMA_DEST:
-		case RDS_CMSG_RDMA_MAP:
-		case RDS_CMSG_ATOMIC_FADD:
-		case RDS_CMSG_ATOMIC_CSWP:
-		case RDS_CMSG_MASKED_ATOMIC_FADD:
-		case RDS_CMSG_MASKED_ATOMIC_CSWP:
-			return -EOPNOTSUPP;
-		default:
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
 static int
 rds_sock_trans_for(const struct rds_sock *rs, const struct in6_addr *faddr,
 		   uint8_t *trans_id)
@@ -364,9 +352,12 @@ rte_rds_sendmsg(int s, const struct msghdr *msg, int flags)
 {
 	struct rds_sock *rs = rds_sock_get(s);
 	struct rds_cong_map *fcong;
+	struct rds_rdma_op *op = NULL;
 	struct in6_addr faddr;
 	struct rds_msg *m;
-	uint64_t deadline, spins = 0;
+	uint64_t deadline, spins = 0, dest_cookie = 0;
+	bool has_dest = false;
+	int err;
 	unsigned int eng;
 	uint16_t dport;
 	uint8_t trans_id;
@@ -396,12 +387,20 @@ rte_rds_sendmsg(int s, const struct msghdr *msg, int flags)
 	}
 	if (len > rs->sndbuf)
 		return RDS_ERR(EMSGSIZE);
-	ret = rds_parse_cmsgs(msg);
-	if (ret < 0)
-		return RDS_ERR(-ret);
 	ret = rds_sock_trans_for(rs, &faddr, &trans_id);
 	if (ret < 0)
 		return RDS_ERR(-ret);
+	ret = rds_rdma_cmsgs(rs, msg, &op, &dest_cookie, &has_dest);
+	if (ret < 0)
+		return RDS_ERR(-ret);
+	if (op != NULL) {
+		const struct rds_transport *t = rds_transport_by_id(trans_id);
+
+		if (t == NULL || !(t->flags & RDS_TRANS_F_RDMA)) {
+			rds_rdma_op_free(op);
+			return RDS_ERR(EOPNOTSUPP);
+		}
+	}
 	rte_spinlock_lock(&rs->lock);
 	if (rs->last_fcong != NULL && rds_addr_eq(&rs->last_faddr, &faddr)) {
 		fcong = rs->last_fcong;
@@ -411,39 +410,49 @@ rte_rds_sendmsg(int s, const struct msghdr *msg, int flags)
 		rs->last_faddr = faddr;
 	}
 	rte_spinlock_unlock(&rs->lock);
-	if (fcong == NULL)
+	if (fcong == NULL) {
+		rds_rdma_op_free(op);
 		return RDS_ERR(ENOMEM);
+	}
 	deadline = (flags & MSG_DONTWAIT) ? 0 : rds_deadline(rs->sndtimeo_ns);
 
 	/* Destination congested (rds_cong_wait). */
 	while (rds_cong_test(fcong, dport)) {
 		if (flags & MSG_DONTWAIT) {
+			err = ENOBUFS;
 			if (!rs->cong_monitor)
-				return RDS_ERR(ENOBUFS);
+				goto fail_op;
 			/* Remember the port; test again, an update may have
 			 * come in meanwhile (rds_cong_wait). */
 			__atomic_fetch_or(&rs->cong_mask, 1ULL << (dport % 64),
 					  __ATOMIC_ACQ_REL);
 			if (rds_cong_test(fcong, dport))
-				return RDS_ERR(ENOBUFS);
+				goto fail_op;
 			break;
 		}
+		err = ETIMEDOUT;
 		if (rds_sock_wait_step(rs, deadline, &spins) < 0)
-			return RDS_ERR(ETIMEDOUT);
+			goto fail_op;
 	}
 	/* Send buffer: the last message may overshoot the limit. */
 	for (;;) {
 		snd = __atomic_load_n(&rs->snd_bytes, __ATOMIC_ACQUIRE);
 		if (snd < (int64_t)rs->sndbuf)
 			break;
+		err = EAGAIN;
 		if (flags & MSG_DONTWAIT)
-			return RDS_ERR(EAGAIN);
+			goto fail_op;
+		err = ETIMEDOUT;
 		if (rds_sock_wait_step(rs, deadline, &spins) < 0)
-			return RDS_ERR(ETIMEDOUT);
+			goto fail_op;
 	}
 	m = rds_msg_alloc((uint32_t)len);
+	err = ENOMEM;
 	if (m == NULL)
-		return RDS_ERR(ENOMEM);
+		goto fail_op;
+	m->op = op;
+	m->rdma_dest = dest_cookie;
+	m->has_dest = has_dest;
 	for (i = 0, off = 0; i < msg->msg_iovlen; i++) {
 		memcpy(m->data + off, msg->msg_iov[i].iov_base,
 		       msg->msg_iov[i].iov_len);
@@ -480,10 +489,13 @@ rte_rds_sendmsg(int s, const struct msghdr *msg, int flags)
 		break;
 	}
 	__atomic_fetch_sub(&rs->snd_bytes, (int64_t)len, __ATOMIC_RELEASE);
-	rds_msg_free(m);
+	rds_msg_free(m);	/* frees the op too */
 	if (ret == -EBADF)
 		return RDS_ERR(EBADF);
 	return RDS_ERR((flags & MSG_DONTWAIT) ? EAGAIN : ETIMEDOUT);
+fail_op:
+	rds_rdma_op_free(op);
+	return RDS_ERR(err);
 }
 
 ssize_t

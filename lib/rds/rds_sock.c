@@ -422,6 +422,8 @@ rte_rds_close(int s)
 				 __ATOMIC_RELEASE);
 	}
 	rte_spinlock_unlock(&rs->lock);
+	/* Its regions go first: no peer reaches them after this. */
+	rds_mr_sock_close(rs);
 
 	/* Each engine cancels the socket's messages, drops what it holds
 	 * for it and stops polling its channel. */

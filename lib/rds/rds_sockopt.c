@@ -173,6 +173,14 @@ rte_rds_setsockopt(int s, int level, int optname, const void *optval,
 			ret = rds_set_transport(rs, optval, optlen);
 			rte_spinlock_unlock(&rs->lock);
 			break;
+		case RDS_GET_MR:
+		case RDS_GET_MR_FOR_DEST:
+			ret = rds_rdma_get_mr(rs, optval, optlen,
+					      optname == RDS_GET_MR_FOR_DEST);
+			break;
+		case RDS_FREE_MR:
+			ret = rds_rdma_free_mr(rs, optval, optlen);
+			break;
 		case RDS_RECVERR:
 			ret = rds_opt_int(optval, optlen, &v);
 			if (ret == 0)

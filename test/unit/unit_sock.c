@@ -1099,16 +1099,21 @@ test_sendmsg_sizes(void)
 static void
 test_sendmsg_cmsgs(void)
 {
+	/* RDMA control messages whose arguments are all zero. */
 	static const int rdma_types[] = {
-		RDS_CMSG_RDMA_ARGS, RDS_CMSG_RDMA_DEST, RDS_CMSG_RDMA_MAP,
+		RDS_CMSG_RDMA_ARGS, RDS_CMSG_RDMA_MAP,
 		RDS_CMSG_ATOMIC_FADD, RDS_CMSG_ATOMIC_CSWP,
 		RDS_CMSG_MASKED_ATOMIC_FADD, RDS_CMSG_MASKED_ATOMIC_CSWP,
 	};
 	static const size_t rdma_sizes[] = {
-		sizeof(struct rds_rdma_args), sizeof(uint64_t),
-		sizeof(struct rds_get_mr_args), sizeof(struct rds_atomic_args),
+		sizeof(struct rds_rdma_args), sizeof(struct rds_get_mr_args),
 		sizeof(struct rds_atomic_args), sizeof(struct rds_atomic_args),
-		sizeof(struct rds_atomic_args),
+		sizeof(struct rds_atomic_args), sizeof(struct rds_atomic_args),
+	};
+	/* nr_local 0 and an empty region: EINVAL (rds_rdma_extra_size,
+	 * __rds_rdma_map); no address for the atomic's old value: EFAULT. */
+	static const int rdma_errs[] = {
+		EINVAL, EINVAL, EFAULT, EFAULT, EFAULT, EFAULT,
 	};
 	struct sockaddr_in to = rds_test_sin(RDS_TEST_IP2, 5000);
 	struct iovec iov = { .iov_base = (void *)(uintptr_t)"x",
@@ -1154,12 +1159,10 @@ test_sendmsg_cmsgs(void)
 	cm->cmsg_len = 4;
 	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EINVAL);
 
-	/* RDMA and atomics are not implemented yet: EOPNOTSUPP, as the
-	 * kernel on a transport without RDMA. */
 	for (i = 0; i < RTE_DIM(rdma_types); i++)
 		EXPECT_ERR(send_cmsg(s, RDS_TEST_IP2, 5000, SOL_RDS,
 				     rdma_types[i], rdma_sizes[i]),
-			   EOPNOTSUPP);
+			   rdma_errs[i]);
 
 	expect_nothing(r);
 

@@ -218,6 +218,29 @@ loop_xmit(struct rds_conn *c, struct rds_msg *m)
 	rds_msg_hdr(c, m, &h);
 	if (!loop_frame_survives(c, le))
 		return 0;
+	if (m->op != NULL && !m->op->notified) {
+		/* The target's side runs the operation before it takes the
+		 * message; a failed operation takes the message with it. */
+		int st = rds_rdma_sw_exec(&c->key.faddr, m->op);
+
+		if (st != RDS_RDMA_SUCCESS) {
+			rds_rdma_notify(c->eng, m, st);
+			loop_after_frame(c, le);
+			return 0;
+		}
+		if ((m->op->flags & RDS_RDMA_SILENT) && m->len == 0 &&
+		    !m->has_dest) {
+			rds_rdma_notify(c->eng, m, st);
+			loop_after_frame(c, le);
+			return 0;
+		}
+		ret = rds_recv_frame(lc->peer, &h, m->data, m->len);
+		if (ret == -ENOMEM)
+			return ret;
+		rds_rdma_notify(c->eng, m, st);
+		loop_after_frame(c, le);
+		return 0;
+	}
 	ret = rds_recv_frame(lc->peer, &h, m->data, m->len);
 	if (ret == -ENOMEM)
 		return ret;	/* the receiver could not keep it: reset */
@@ -259,7 +282,7 @@ loop_laddr_check(const struct rds_laddr *la)
 static const struct rds_transport rds_loop_transport = {
 	.name = "loop",
 	.trans_id = RTE_RDS_TRANS_LOOP,
-	.flags = RDS_TRANS_F_LOOPBACK,
+	.flags = RDS_TRANS_F_LOOPBACK | RDS_TRANS_F_RDMA,
 	.init = loop_init,
 	.laddr_check = loop_laddr_check,
 	.engine_init = loop_engine_init,

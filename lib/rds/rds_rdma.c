@@ -1,0 +1,596 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * RDMA (net/rds/rdma.c, rds-rdma(7)): memory regions registered for a
+ * 64-bit cookie, the RDMA and atomic control messages of sendmsg, and the
+ * software executor that transports without RDMA hardware (loop, eth)
+ * run on the target's side.
+ *
+ * Cookies are r_key | offset << 32. Regions cover whole pages and are
+ * addressed zero-based, as the kernel registers them: the target address
+ * is the page base + the cookie's offset + the operation's offset.
+ * Software keys are random and unique among live regions; every access is
+ * checked against the region's bounds and rights under the table's lock,
+ * so a region freed with INVALIDATE is never touched after FREE_MR
+ * returns.
+ */
+#include <errno.h>
+#include <sys/uio.h>
+
+#include <rte_hash.h>
+#include <rte_jhash.h>
+#include <rte_random.h>
+#include <rte_rwlock.h>
+
+#include "rds_private.h"
+
+#define RDS_MR_PAGE 4096ULL
+#define RDS_MR_MAX 65536
+#define RDS_RDMA_MAX_IOV 1024	/* UIO_MAXIOV */
+
+static struct rte_hash *rds_mr_hash;
+static rte_rwlock_t rds_mr_lock = RTE_RWLOCK_INITIALIZER;
+
+int
+rds_mr_init(void)
+{
+	struct rte_hash_parameters p = {
+		.name = "rds_mr",
+		.entries = RDS_MR_MAX,
+		.key_len = sizeof(uint32_t),
+		.hash_func = rte_jhash,
+		.socket_id = rds_lib->conf.socket_id,
+	};
+
+	rds_mr_hash = rte_hash_create(&p);
+	return rds_mr_hash == NULL ? -rte_errno : 0;
+}
+
+static void
+rds_mr_release(struct rds_mr *mr)
+{
+	const struct rds_transport *t = mr->trans;
+
+	if (t != NULL && t->mr_free != NULL)
+		t->mr_free(mr);
+	rds_mem_free(mr);
+}
+
+void
+rds_mr_fini(void)
+{
+	const void *key;
+	void *data;
+	uint32_t it = 0;
+
+	if (rds_mr_hash == NULL)
+		return;
+	while (rte_hash_iterate(rds_mr_hash, &key, &data, &it) >= 0)
+		rds_mr_release(data);
+	rte_hash_free(rds_mr_hash);
+	rds_mr_hash = NULL;
+}
+
+/* Register [addr, addr + bytes) for socket rs; returns the cookie. */
+static int
+rds_mr_register(struct rds_sock *rs, uint64_t addr, uint64_t bytes,
+		uint64_t flags, uint64_t *cookie)
+{
+	const struct rds_transport *t = rs->la->trans;
+	struct rds_mr *mr;
+	uint64_t base, end;
+	int ret, tries;
+
+	if (bytes == 0 || addr == 0 || addr + bytes < addr)
+		return -EINVAL;
+	base = addr & ~(RDS_MR_PAGE - 1);
+	end = (addr + bytes + RDS_MR_PAGE - 1) & ~(RDS_MR_PAGE - 1);
+	/* As the kernel: at most 1 MiB of pages (plus the partial one). */
+	if (end - base > RDS_MAX_MSG_SIZE + RDS_MR_PAGE)
+		return -EINVAL;
+	mr = rds_mem_zalloc("rds_mr", sizeof(*mr));
+	if (mr == NULL)
+		return -ENOMEM;
+	mr->base = base;
+	mr->len = end - base;
+	mr->flags = (uint32_t)flags;
+	mr->sock = rs->id;
+	mr->sock_gen = rs->gen;
+	mr->laddr = rs->bound_addr;
+	if (t->mr_reg != NULL) {
+		/* Hardware keys (ib): the device chooses the key. */
+		ret = t->mr_reg(rs->la, mr);
+		if (ret != 0) {
+			rds_mem_free(mr);
+			return ret;
+		}
+		mr->trans = t;
+	}
+	rte_rwlock_write_lock(&rds_mr_lock);
+	for (tries = 0; t->mr_reg == NULL && tries < 64; tries++) {
+		mr->key = (uint32_t)rte_rand();
+		if (mr->key != 0 && rte_hash_lookup(rds_mr_hash, &mr->key) < 0)
+			break;
+	}
+	ret = rte_hash_add_key_data(rds_mr_hash, &mr->key, mr);
+	rte_rwlock_write_unlock(&rds_mr_lock);
+	if (ret < 0) {
+		rds_mr_release(mr);
+		return ret == -ENOSPC ? -EAGAIN : ret;
+	}
+	*cookie = (uint64_t)mr->key | ((addr - base) << 32);
+	return 0;
+}
+
+/* Remove one region (already looked up under the write lock). */
+static void
+rds_mr_remove_locked(struct rds_mr *mr)
+{
+	rte_hash_del_key(rds_mr_hash, &mr->key);
+	rds_mr_release(mr);
+}
+
+static bool
+rds_mr_owned(const struct rds_mr *mr, const struct rds_sock *rs)
+{
+	return mr->sock == rs->id && mr->sock_gen == rs->gen;
+}
+
+/* FREE_MR: one cookie of this socket, or (cookie 0) all of them. */
+static int
+rds_mr_free(struct rds_sock *rs, uint64_t cookie)
+{
+	uint32_t key = (uint32_t)cookie, it = 0;
+	const void *k;
+	void *data;
+	int ret = 0;
+
+	rte_rwlock_write_lock(&rds_mr_lock);
+	if (cookie == 0) {
+		while (rte_hash_iterate(rds_mr_hash, &k, &data, &it) >= 0) {
+			if (rds_mr_owned(data, rs)) {
+				rds_mr_remove_locked(data);
+				it = 0;	/* the table changed: start again */
+			}
+		}
+	} else if (rte_hash_lookup_data(rds_mr_hash, &key, &data) >= 0 &&
+		   rds_mr_owned(data, rs)) {
+		rds_mr_remove_locked(data);
+	} else {
+		ret = -EINVAL;
+	}
+	rte_rwlock_write_unlock(&rds_mr_lock);
+	return ret;
+}
+
+void
+rds_mr_sock_close(struct rds_sock *rs)
+{
+	if (rds_mr_hash != NULL)
+		rds_mr_free(rs, 0);
+}
+
+/* The peer says it used key with USE_ONCE semantics (RDS_EXTHDR_RDMA). */
+void
+rds_mr_unuse(uint32_t key)
+{
+	void *data;
+
+	rte_rwlock_write_lock(&rds_mr_lock);
+	if (rte_hash_lookup_data(rds_mr_hash, &key, &data) >= 0 &&
+	    (((struct rds_mr *)data)->flags & RDS_RDMA_USE_ONCE))
+		rds_mr_remove_locked(data);
+	rte_rwlock_write_unlock(&rds_mr_lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Socket options. */
+
+static int
+rds_user_put_cookie(uint64_t cookie_addr, uint64_t cookie)
+{
+	if (cookie_addr == 0)
+		return -EFAULT;
+	memcpy((void *)(uintptr_t)cookie_addr, &cookie, sizeof(cookie));
+	return 0;
+}
+
+int
+rds_rdma_get_mr(struct rds_sock *rs, const void *optval, socklen_t optlen,
+		bool for_dest)
+{
+	struct rds_get_mr_for_dest_args fd;
+	struct rds_get_mr_args a;
+	uint64_t cookie;
+	int ret;
+
+	if (!rs->bound)
+		return -ENOTCONN;
+	if (for_dest) {
+		if (optval == NULL || optlen != sizeof(fd))
+			return -EINVAL;
+		memcpy(&fd, optval, sizeof(fd));
+		a.vec = fd.vec;
+		a.cookie_addr = fd.cookie_addr;
+		a.flags = fd.flags;
+	} else {
+		if (optval == NULL || optlen != sizeof(a))
+			return -EINVAL;
+		memcpy(&a, optval, sizeof(a));
+	}
+	if (!(rs->la->trans->flags & RDS_TRANS_F_RDMA))
+		return -EOPNOTSUPP;
+	if (a.vec.bytes == 0 || a.vec.addr == 0)
+		return -EINVAL;
+	if (a.cookie_addr == 0)
+		return -EFAULT;
+	ret = rds_mr_register(rs, a.vec.addr, a.vec.bytes, a.flags, &cookie);
+	if (ret != 0)
+		return ret;
+	return rds_user_put_cookie(a.cookie_addr, cookie);
+}
+
+int
+rds_rdma_free_mr(struct rds_sock *rs, const void *optval, socklen_t optlen)
+{
+	struct rds_free_mr_args a;
+
+	if (optval == NULL || optlen != sizeof(a))
+		return -EINVAL;
+	memcpy(&a, optval, sizeof(a));
+	/* Revocation is immediate here, INVALIDATE or not (rds-rdma(7)
+	 * allows lazy revocation; it does not require it). */
+	return rds_mr_free(rs, a.cookie);
+}
+
+/* ------------------------------------------------------------------ */
+/* sendmsg control messages. */
+
+void
+rds_rdma_op_free(struct rds_rdma_op *op)
+{
+	if (op == NULL)
+		return;
+	rds_mem_free(op->local);
+	rds_mem_free(op->data);
+	rds_mem_free(op);
+}
+
+static int
+rds_rdma_args_parse(struct rds_rdma_op *op, const struct rds_rdma_args *a)
+{
+	const struct rds_iovec *vec = (const void *)(uintptr_t)a->local_vec_addr;
+	uint64_t total = 0, i, off;
+
+	if (a->nr_local > RDS_RDMA_MAX_IOV)
+		return -EMSGSIZE;
+	if (a->nr_local == 0 || vec == NULL)
+		return -EINVAL;
+	op->local = rds_mem_zalloc("rds_rdma_iov",
+				   sizeof(*op->local) * a->nr_local);
+	if (op->local == NULL)
+		return -ENOMEM;
+	for (i = 0; i < a->nr_local; i++) {
+		if (vec[i].bytes != 0 && vec[i].addr == 0)
+			return -EFAULT;
+		op->local[i].iov_base = (void *)(uintptr_t)vec[i].addr;
+		op->local[i].iov_len = vec[i].bytes;
+		total += vec[i].bytes;
+		if (total > RDS_MAX_MSG_SIZE)
+			return -EMSGSIZE;
+	}
+	if (a->remote_vec.bytes > RDS_MAX_MSG_SIZE)
+		return -EMSGSIZE;
+	if (total != a->remote_vec.bytes)
+		return -EINVAL;	/* local and remote sizes differ */
+	op->nr_local = (uint32_t)a->nr_local;
+	op->kind = (a->flags & RDS_RDMA_READWRITE) ? RDS_OP_WRITE : RDS_OP_READ;
+	op->cookie = a->cookie;
+	op->remote_off = a->remote_vec.addr;
+	op->bytes = total;
+	op->flags = a->flags;
+	op->token = a->user_token;
+	if (op->kind == RDS_OP_WRITE) {
+		/* The data to write is taken now, as the kernel pins the
+		 * pages at sendmsg time. */
+		op->data = rds_mem_zalloc("rds_rdma_data", total ? total : 1);
+		if (op->data == NULL)
+			return -ENOMEM;
+		for (i = 0, off = 0; i < a->nr_local; i++) {
+			memcpy(op->data + off, op->local[i].iov_base,
+			       op->local[i].iov_len);
+			off += op->local[i].iov_len;
+		}
+	}
+	return 0;
+}
+
+static int
+rds_atomic_parse(struct rds_rdma_op *op, int type,
+		 const struct rds_atomic_args *a)
+{
+	switch (type) {
+	case RDS_CMSG_ATOMIC_FADD:
+		op->kind = RDS_OP_FADD;
+		op->swap_add = a->fadd.add;
+		break;
+	case RDS_CMSG_ATOMIC_CSWP:
+		op->kind = RDS_OP_CSWP;
+		op->compare = a->cswp.compare;
+		op->swap_add = a->cswp.swap;
+		break;
+	case RDS_CMSG_MASKED_ATOMIC_FADD:
+		op->kind = RDS_OP_MFADD;
+		op->swap_add = a->m_fadd.add;
+		op->mask1 = a->m_fadd.nocarry_mask;
+		break;
+	default:
+		op->kind = RDS_OP_MCSWP;
+		op->compare = a->m_cswp.compare;
+		op->swap_add = a->m_cswp.swap;
+		op->mask1 = a->m_cswp.compare_mask;
+		op->mask2 = a->m_cswp.swap_mask;
+		break;
+	}
+	if (a->local_addr == 0)
+		return -EFAULT;
+	op->atomic_result = (uint64_t *)(uintptr_t)a->local_addr;
+	op->cookie = a->cookie;
+	op->remote_off = a->remote_addr;
+	op->bytes = 8;
+	op->flags = a->flags;
+	op->token = a->user_token;
+	return 0;
+}
+
+/*
+ * Parse the SOL_RDS control messages of a sendmsg (rds_cmsg_send): at
+ * most one RDMA or atomic operation, and at most one cookie to ship
+ * (RDMA_DEST, or RDMA_MAP which registers first). Mixing an operation
+ * with a cookie is EINVAL, as in the kernel.
+ */
+int
+rds_rdma_cmsgs(struct rds_sock *rs, const struct msghdr *msg,
+	       struct rds_rdma_op **opp, uint64_t *dest_cookie, bool *has_dest)
+{
+	struct rds_rdma_op *op = NULL;
+	struct cmsghdr *cm;
+	struct msghdr *mh = (struct msghdr *)(uintptr_t)msg;
+	bool has_op = false;
+	int ret = 0;
+
+	*opp = NULL;
+	*has_dest = false;
+	if (msg->msg_controllen == 0)
+		return 0;
+	if (msg->msg_control == NULL)
+		return -EINVAL;
+	for (cm = CMSG_FIRSTHDR(mh); cm != NULL; cm = CMSG_NXTHDR(mh, cm)) {
+		size_t dlen;
+
+		if (cm->cmsg_len < sizeof(*cm)) {
+			ret = -EINVAL;
+			break;
+		}
+		if (cm->cmsg_level != SOL_RDS)
+			continue;	/* as the kernel: not ours, ignored */
+		dlen = cm->cmsg_len - CMSG_LEN(0);
+		switch (cm->cmsg_type) {
+		case RDS_CMSG_RDMA_ARGS:
+		case RDS_CMSG_ATOMIC_FADD:
+		case RDS_CMSG_ATOMIC_CSWP:
+		case RDS_CMSG_MASKED_ATOMIC_FADD:
+		case RDS_CMSG_MASKED_ATOMIC_CSWP:
+			if (has_op || *has_dest) {
+				ret = -EINVAL;
+				break;
+			}
+			has_op = true;
+			op = rds_mem_zalloc("rds_rdma_op", sizeof(*op));
+			if (op == NULL) {
+				ret = -ENOMEM;
+				break;
+			}
+			if (cm->cmsg_type == RDS_CMSG_RDMA_ARGS) {
+				struct rds_rdma_args a;
+
+				if (dlen < sizeof(a)) {
+					ret = -EINVAL;
+					break;
+				}
+				memcpy(&a, CMSG_DATA(cm), sizeof(a));
+				ret = rds_rdma_args_parse(op, &a);
+			} else {
+				struct rds_atomic_args a;
+
+				if (dlen < sizeof(a)) {
+					ret = -EINVAL;
+					break;
+				}
+				memcpy(&a, CMSG_DATA(cm), sizeof(a));
+				ret = rds_atomic_parse(op, cm->cmsg_type, &a);
+			}
+			break;
+		case RDS_CMSG_RDMA_DEST:
+			if (has_op || *has_dest || dlen < sizeof(uint64_t)) {
+				ret = -EINVAL;
+				break;
+			}
+			memcpy(dest_cookie, CMSG_DATA(cm), sizeof(uint64_t));
+			*has_dest = true;
+			break;
+		case RDS_CMSG_RDMA_MAP: {
+			struct rds_get_mr_args a;
+
+			if (has_op || *has_dest || dlen < sizeof(a)) {
+				ret = -EINVAL;
+				break;
+			}
+			memcpy(&a, CMSG_DATA(cm), sizeof(a));
+			if (!(rs->la->trans->flags & RDS_TRANS_F_RDMA)) {
+				ret = -EOPNOTSUPP;
+				break;
+			}
+			if (a.vec.bytes == 0 || a.vec.addr == 0) {
+				ret = -EINVAL;
+				break;
+			}
+			if (a.cookie_addr == 0) {
+				ret = -EFAULT;
+				break;
+			}
+			ret = rds_mr_register(rs, a.vec.addr, a.vec.bytes,
+					      a.flags, dest_cookie);
+			if (ret == 0)
+				ret = rds_user_put_cookie(a.cookie_addr,
+							  *dest_cookie);
+			if (ret == 0)
+				*has_dest = true;
+			break;
+		}
+		default:
+			ret = -EINVAL;
+			break;
+		}
+		if (ret != 0)
+			break;
+	}
+	if (ret != 0) {
+		rds_rdma_op_free(op);
+		return ret;
+	}
+	*opp = op;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The software executor. */
+
+/* Look up the target region and check bounds and rights. Under the
+ * read lock. Returns the target address, or NULL for REMOTE_ERROR. */
+static uint8_t *
+rds_mr_target(const struct in6_addr *target, uint64_t cookie, uint64_t off,
+	      uint64_t len, bool write, struct rds_mr **mrp)
+{
+	uint32_t key = (uint32_t)cookie;
+	uint64_t pos = (cookie >> 32) + off;
+	struct rds_mr *mr;
+	void *data;
+
+	if (rte_hash_lookup_data(rds_mr_hash, &key, &data) < 0)
+		return NULL;
+	mr = data;
+	/* Only the address the region was registered on may be reached. */
+	if (!rds_addr_eq(&mr->laddr, target))
+		return NULL;
+	if (pos < off || pos > mr->len || len > mr->len - pos)
+		return NULL;
+	if (write && !(mr->flags & RDS_RDMA_READWRITE))
+		return NULL;
+	*mrp = mr;
+	return (uint8_t *)(uintptr_t)mr->base + pos;
+}
+
+static uint64_t
+rds_masked_fadd(uint64_t old, uint64_t add, uint64_t nocarry)
+{
+	uint64_t res = 0, carry = 0, s;
+	unsigned int b;
+
+	for (b = 0; b < 64; b++) {
+		s = ((old >> b) & 1) + ((add >> b) & 1) + carry;
+		res |= (s & 1) << b;
+		carry = (nocarry >> b) & 1 ? 0 : s >> 1;
+	}
+	return res;
+}
+
+/*
+ * Run op against the regions of address target, as the peer's hardware
+ * would. Returns RDS_RDMA_SUCCESS or RDS_RDMA_REMOTE_ERROR; nothing is
+ * read or written outside a region the cookie names, and nothing at all
+ * on an error.
+ */
+int
+rds_rdma_sw_exec(const struct in6_addr *target, struct rds_rdma_op *op)
+{
+	bool write = op->kind != RDS_OP_READ;
+	struct rds_mr *mr = NULL;
+	uint8_t *p;
+	uint64_t old = 0, off = 0, nv;
+	uint32_t i, key = (uint32_t)op->cookie;
+	bool use_once;
+
+	rte_rwlock_read_lock(&rds_mr_lock);
+	p = rds_mr_target(target, op->cookie, op->remote_off, op->bytes,
+			  write, &mr);
+	if (p == NULL || (op->bytes == 8 && op->kind >= RDS_OP_FADD &&
+			  ((uintptr_t)p & 7) != 0)) {
+		rte_rwlock_read_unlock(&rds_mr_lock);
+		return RDS_RDMA_REMOTE_ERROR;
+	}
+	switch (op->kind) {
+	case RDS_OP_READ:
+		for (i = 0; i < op->nr_local; i++) {
+			memcpy(op->local[i].iov_base, p + off,
+			       op->local[i].iov_len);
+			off += op->local[i].iov_len;
+		}
+		break;
+	case RDS_OP_WRITE:
+		memcpy(p, op->data, op->bytes);
+		break;
+	case RDS_OP_FADD:
+		old = __atomic_fetch_add((uint64_t *)p, op->swap_add,
+					 __ATOMIC_ACQ_REL);
+		break;
+	case RDS_OP_CSWP:
+		old = op->compare;
+		__atomic_compare_exchange_n((uint64_t *)p, &old, op->swap_add,
+					    false, __ATOMIC_ACQ_REL,
+					    __ATOMIC_ACQUIRE);
+		break;
+	case RDS_OP_MFADD:
+		old = __atomic_load_n((uint64_t *)p, __ATOMIC_ACQUIRE);
+		do {
+			nv = rds_masked_fadd(old, op->swap_add, op->mask1);
+		} while (!__atomic_compare_exchange_n((uint64_t *)p, &old, nv,
+				false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+		break;
+	case RDS_OP_MCSWP:
+		old = __atomic_load_n((uint64_t *)p, __ATOMIC_ACQUIRE);
+		do {
+			if ((old & op->mask1) != (op->compare & op->mask1))
+				break;
+			nv = (old & ~op->mask2) | (op->swap_add & op->mask2);
+		} while (!__atomic_compare_exchange_n((uint64_t *)p, &old, nv,
+				false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+		break;
+	}
+	use_once = mr->flags & RDS_RDMA_USE_ONCE;
+	rte_rwlock_read_unlock(&rds_mr_lock);
+	if (op->kind >= RDS_OP_FADD)
+		memcpy(op->atomic_result, &old, sizeof(old));
+	if (use_once)
+		rds_mr_unuse(key);
+	return RDS_RDMA_SUCCESS;
+}
+
+/* At most one notification per op: always with NOTIFY_ME, and on a
+ * failure with RDS_RECVERR. Engine side. */
+void
+rds_rdma_notify(struct rds_engine *e, const struct rds_msg *m, int status)
+{
+	struct rds_rdma_op *op = m->op;
+	struct rds_sock *rs;
+
+	if (op == NULL || op->notified || m->sock < 0)
+		return;
+	op->notified = true;
+	rs = rds_lib->socks[m->sock];
+	if (rs->gen != m->sock_gen ||
+	    __atomic_load_n(&rs->state, __ATOMIC_ACQUIRE) != RDS_SOCK_OPEN)
+		return;
+	if ((op->flags & RDS_RDMA_NOTIFY_ME) ||
+	    (status != RDS_RDMA_SUCCESS && rs->recverr))
+		rds_notify_queue(e, rs, op->token, status);
+}
