@@ -134,13 +134,13 @@ rds_teardown(void)
 	rds_sock_close_all();
 	rds_engines_fini();
 	rds_sock_table_fini();
+	rds_mr_fini();	/* before the transports free their devices */
 	for (t = 0; t < rds_transport_count(); t++) {
 		const struct rds_transport *tr = rds_transport_at(t);
 
 		if (tr->fini != NULL)
 			tr->fini();
 	}
-	rds_mr_fini();
 	rds_cong_fini();
 	rds_buf_fini();
 	rds_mem_free(rds_lib);

@@ -321,6 +321,7 @@ int rds_info_get(int name, void *buf, size_t *len, uint64_t timeout_ns);
 					 * congestion map on the wire */
 #define RDS_TRANS_F_RDMA 0x2		/* RDMA and atomics (hardware, or the
 					 * software executor) */
+#define RDS_TRANS_F_MASKED_ATOMICS 0x4	/* masked atomics too */
 
 /* A registered memory region (rds_rdma.c). */
 struct rds_mr {
@@ -358,6 +359,11 @@ struct rds_rdma_op {
 	uint64_t compare, swap_add, mask1, mask2; /* atomics */
 	uint64_t *atomic_result;	/* atomics: the old value goes here */
 	bool notified;
+	uint32_t refs;			/* the message, and a transport that
+					 * has the operation in flight */
+	void *tp_mr;			/* transport: local registration */
+	int sock;			/* who is told how it went */
+	uint32_t sock_gen;
 };
 
 /* rds_rdma.c */
@@ -376,6 +382,8 @@ void rds_rdma_op_free(struct rds_rdma_op *op);
 int rds_rdma_sw_exec(const struct in6_addr *target, struct rds_rdma_op *op);
 void rds_rdma_notify(struct rds_engine *e, const struct rds_msg *m,
 		     int status);
+void rds_rdma_op_notify(struct rds_engine *e, struct rds_rdma_op *op,
+			int status);
 
 struct rds_engine;
 

@@ -248,7 +248,7 @@ rds_rdma_free_mr(struct rds_sock *rs, const void *optval, socklen_t optlen)
 void
 rds_rdma_op_free(struct rds_rdma_op *op)
 {
-	if (op == NULL)
+	if (op == NULL || --op->refs > 0)
 		return;
 	rds_mem_free(op->local);
 	rds_mem_free(op->data);
@@ -390,6 +390,9 @@ rds_rdma_cmsgs(struct rds_sock *rs, const struct msghdr *msg,
 				ret = -ENOMEM;
 				break;
 			}
+			op->refs = 1;
+			op->sock = rs->id;
+			op->sock_gen = rs->gen;
 			if (cm->cmsg_type == RDS_CMSG_RDMA_ARGS) {
 				struct rds_rdma_args a;
 
@@ -580,14 +583,20 @@ rds_rdma_sw_exec(const struct in6_addr *target, struct rds_rdma_op *op)
 void
 rds_rdma_notify(struct rds_engine *e, const struct rds_msg *m, int status)
 {
-	struct rds_rdma_op *op = m->op;
+	if (m->op != NULL)
+		rds_rdma_op_notify(e, m->op, status);
+}
+
+void
+rds_rdma_op_notify(struct rds_engine *e, struct rds_rdma_op *op, int status)
+{
 	struct rds_sock *rs;
 
-	if (op == NULL || op->notified || m->sock < 0)
+	if (op->notified || op->sock < 0)
 		return;
 	op->notified = true;
-	rs = rds_lib->socks[m->sock];
-	if (rs->gen != m->sock_gen ||
+	rs = rds_lib->socks[op->sock];
+	if (rs->gen != op->sock_gen ||
 	    __atomic_load_n(&rs->state, __ATOMIC_ACQUIRE) != RDS_SOCK_OPEN)
 		return;
 	if ((op->flags & RDS_RDMA_NOTIFY_ME) ||

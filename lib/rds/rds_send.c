@@ -396,7 +396,9 @@ rte_rds_sendmsg(int s, const struct msghdr *msg, int flags)
 	if (op != NULL) {
 		const struct rds_transport *t = rds_transport_by_id(trans_id);
 
-		if (t == NULL || !(t->flags & RDS_TRANS_F_RDMA)) {
+		if (t == NULL || !(t->flags & RDS_TRANS_F_RDMA) ||
+		    ((op->kind == RDS_OP_MFADD || op->kind == RDS_OP_MCSWP) &&
+		     !(t->flags & RDS_TRANS_F_MASKED_ATOMICS))) {
 			rds_rdma_op_free(op);
 			return RDS_ERR(EOPNOTSUPP);
 		}

@@ -16,6 +16,7 @@
 RTE_LOG_REGISTER(rds_ib_logtype, pmd.rds.ib, INFO);
 
 unsigned int rds_ib_slot;
+struct rds_ib_dev *rds_ib_laddr_dev[RTE_RDS_MAX_ADDRS];
 struct rdma_cm_id *rds_ib_listen_id;
 static bool rds_ib_wanted;	/* some local address is "ib" */
 static uint32_t rds_ib_inject_gen;
@@ -51,10 +52,17 @@ rds_ib_dev_get(struct ibv_context *verbs)
 			d = NULL;
 		} else {
 			d->max_inline = 0;
-			if (ibv_query_device(verbs, &attr) == 0)
+			d->max_rd_atom = 1;
+			d->max_init_rd_atom = 1;
+			if (ibv_query_device(verbs, &attr) == 0) {
 				IB_LOG(INFO, "device %s: max_qp_wr %d max_sge %d",
 				       ibv_get_device_name(verbs->device),
 				       attr.max_qp_wr, attr.max_sge);
+				d->max_rd_atom = (uint8_t)RTE_MAX(1,
+					RTE_MIN(attr.max_qp_rd_atom, 16));
+				d->max_init_rd_atom = (uint8_t)RTE_MAX(1,
+					RTE_MIN(attr.max_qp_init_rd_atom, 16));
+			}
 			rds_ib_nb_devs++;
 		}
 	}
@@ -89,6 +97,7 @@ rds_ib_fini(void)
 	for (i = 0; i < rds_ib_nb_devs; i++)
 		ibv_dealloc_pd(rds_ib_devs[i].pd);
 	rds_ib_nb_devs = 0;
+	memset(rds_ib_laddr_dev, 0, sizeof(rds_ib_laddr_dev));
 }
 
 /* The address must belong to an RDMA device: bind an id to it. */
@@ -111,8 +120,12 @@ rds_ib_laddr_check(const struct rds_laddr *la)
 		sin.sin_family = AF_INET;
 		sin.sin_addr.s_addr = rds_addr_v4(&la->addr);
 		if (rdma_bind_addr(id, (struct sockaddr *)&sin) == 0 &&
-		    id->verbs != NULL)
-			ret = 0;
+		    id->verbs != NULL) {
+			/* Its device's PD: memory registers before any
+			 * connection exists. */
+			rds_ib_laddr_dev[la->index] = rds_ib_dev_get(id->verbs);
+			ret = rds_ib_laddr_dev[la->index] != NULL ? 0 : -ENODEV;
+		}
 		rdma_destroy_id(id);
 	}
 	rdma_destroy_event_channel(ch);
@@ -258,7 +271,7 @@ rds_ib_poll(struct rds_engine *e)
 static const struct rds_transport rds_ib_transport = {
 	.name = "ib",
 	.trans_id = RDS_TRANS_IB,
-	.flags = 0,
+	.flags = RDS_TRANS_F_RDMA,	/* plain verbs: no masked atomics */
 	.init = rds_ib_init,
 	.fini = rds_ib_fini,
 	.laddr_check = rds_ib_laddr_check,
@@ -271,6 +284,8 @@ static const struct rds_transport rds_ib_transport = {
 	.xmit = rds_ib_xmit,
 	.xmit_ack = rds_ib_xmit_ack,
 	.poll = rds_ib_poll,
+	.mr_reg = rds_ib_mr_reg,
+	.mr_free = rds_ib_mr_free,
 };
 
 RDS_TRANSPORT_REGISTER(rds_ib_transport);

@@ -62,6 +62,8 @@ struct rds_ib_dev {
 	struct ibv_context *verbs;
 	struct ibv_pd *pd;
 	uint32_t max_inline;
+	uint8_t max_rd_atom;		/* responder resources we offer */
+	uint8_t max_init_rd_atom;	/* initiator depth we ask for */
 };
 
 struct rds_ib_conn {
@@ -88,6 +90,9 @@ struct rds_ib_conn {
 	uint32_t s_unsignaled;
 	struct rds_msg *tx_msg;		/* message being fragmented */
 	uint32_t tx_off;		/* next byte of it to send */
+	bool tx_op_posted;		/* its RDMA/atomic WR is posted */
+	bool tx_fence;			/* fence its first SEND */
+	struct rds_rdma_op **op_slots;	/* send slot -> operation in flight */
 
 	/* Receive ring. */
 	uint8_t *rbuf;
@@ -118,6 +123,7 @@ struct rds_ib_handoff {
 };
 
 /* rds_ib.c */
+extern struct rds_ib_dev *rds_ib_laddr_dev[RTE_RDS_MAX_ADDRS];
 extern unsigned int rds_ib_slot;
 extern struct rdma_cm_id *rds_ib_listen_id;
 struct rds_ib_engine *rds_ib_engine(struct rds_engine *e);
@@ -129,6 +135,14 @@ void rds_ib_conn_shutdown(struct rds_conn *c);
 void rds_ib_cm_event(struct rds_engine *e, struct rdma_cm_event *ev);
 void rds_ib_accept(struct rds_engine *e, struct rds_ib_handoff *h);
 int rds_ib_listen(struct rds_engine *e, uint16_t port);
+
+/* rds_ib_rdma.c */
+int rds_ib_mr_reg(const struct rds_laddr *la, struct rds_mr *mr);
+void rds_ib_mr_free(struct rds_mr *mr);
+int rds_ib_post_op(struct rds_ib_conn *ic, struct rds_rdma_op *op);
+void rds_ib_op_complete(struct rds_ib_conn *ic, struct rds_rdma_op *op,
+			enum ibv_wc_status st);
+void rds_ib_ops_release(struct rds_ib_conn *ic);
 
 /* rds_ib_send.c */
 int rds_ib_xmit(struct rds_conn *c, struct rds_msg *m);

@@ -32,13 +32,15 @@ rds_ib_fill_priv(struct rds_ib_connect_private *p, const struct rds_conn *c,
 
 static void
 rds_ib_conn_param(struct rdma_conn_param *cp,
-		  const struct rds_ib_connect_private *p)
+		  const struct rds_ib_connect_private *p,
+		  const struct rds_ib_dev *d)
 {
 	memset(cp, 0, sizeof(*cp));
 	cp->private_data = p;
 	cp->private_data_len = sizeof(*p);
-	cp->responder_resources = 1;
-	cp->initiator_depth = 1;
+	/* Outstanding READs and atomics, as the kernel: min(device, peer). */
+	cp->responder_resources = d != NULL ? d->max_rd_atom : 1;
+	cp->initiator_depth = d != NULL ? d->max_init_rd_atom : 1;
 	cp->retry_count = 7;
 	cp->rnr_retry_count = 7;	/* infinite, as the kernel */
 }
@@ -64,6 +66,9 @@ rds_ib_teardown(struct rds_ib_conn *ic)
 		ibv_destroy_cq(ic->rcq);
 	ic->scq = NULL;
 	ic->rcq = NULL;
+	rds_ib_ops_release(ic);
+	rds_mem_free(ic->op_slots);
+	ic->op_slots = NULL;
 	if (ic->smr != NULL)
 		ibv_dereg_mr(ic->smr);
 	if (ic->rmr != NULL)
@@ -109,6 +114,10 @@ rds_ib_setup_qp(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 		IB_LOG(ERR, "ibv_create_cq: %s", strerror(errno));
 		return -ENOMEM;
 	}
+	ic->op_slots = rds_mem_zalloc("rds_ib_ops",
+				      sizeof(*ic->op_slots) * ic->nsend);
+	if (ic->op_slots == NULL)
+		return -ENOMEM;
 	ssz = (size_t)ic->nsend * RDS_IB_SLOT_SIZE;
 	rsz = (size_t)ic->nrecv * RDS_IB_SLOT_SIZE;
 	if (posix_memalign((void **)&ic->sbuf, 4096, ssz) != 0 ||
@@ -250,7 +259,7 @@ rds_ib_conn_event(struct rds_engine *e, struct rdma_cm_event *ev)
 			break;
 		}
 		rds_ib_fill_priv(&priv, ic->c, RDS_PROTOCOL_3_1);
-		rds_ib_conn_param(&cp, &priv);
+		rds_ib_conn_param(&cp, &priv, ic->dev);
 		ic->cstate = RDS_IB_CONNECTING;
 		if (rdma_connect(ev->id, &cp) != 0)
 			ic->c->drop_pending = true;
@@ -375,9 +384,11 @@ rds_ib_accept(struct rds_engine *e, struct rds_ib_handoff *h)
 			rte_be_to_cpu_64(h->priv.dp_cmn.ricpc_ack_seq));
 	ic->version = RDS_PROTOCOL_3_1;
 	rds_ib_fill_priv(&priv, c, RDS_PROTOCOL_3_1);
-	rds_ib_conn_param(&cp, &priv);
-	cp.responder_resources = RTE_MIN(h->param.responder_resources, 1);
-	cp.initiator_depth = RTE_MIN(h->param.initiator_depth, 1);
+	rds_ib_conn_param(&cp, &priv, ic->dev);
+	cp.responder_resources = RTE_MIN(h->param.initiator_depth,
+					 cp.responder_resources);
+	cp.initiator_depth = RTE_MIN(h->param.responder_resources,
+				     cp.initiator_depth);
 	ic->cstate = RDS_IB_CONNECTING;
 	c->state = RDS_CONN_CONNECTING;	/* no active attempt meanwhile */
 	if (rdma_accept(ic->cm_id, &cp) != 0) {

@@ -25,7 +25,8 @@ rds_ib_send_slot(const struct rds_ib_conn *ic, uint64_t n)
 
 /* Post one SEND: header (and data) already in slot s_head. */
 static int
-rds_ib_post(struct rds_ib_conn *ic, uint32_t data_len, bool solicited)
+rds_ib_post(struct rds_ib_conn *ic, uint32_t data_len, bool solicited,
+	    bool fence)
 {
 	struct rds_ib_engine *ie = rds_ib_engine(ic->c->eng);
 	uint8_t *slot = rds_ib_send_slot(ic, ic->s_head);
@@ -46,6 +47,8 @@ rds_ib_post(struct rds_ib_conn *ic, uint32_t data_len, bool solicited)
 	wr.opcode = IBV_WR_SEND;
 	if (solicited)
 		wr.send_flags |= IBV_SEND_SOLICITED;
+	if (fence)
+		wr.send_flags |= IBV_SEND_FENCE;
 	if (RDS_IB_HDR_SIZE + data_len <= ic->max_inline)
 		wr.send_flags |= IBV_SEND_INLINE;
 	/* Selective signalling; always often enough to free the ring. */
@@ -78,6 +81,28 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 	if (ic->tx_msg != m) {
 		ic->tx_msg = m;
 		ic->tx_off = 0;
+		ic->tx_op_posted = false;
+		ic->tx_fence = false;
+	}
+	/* The RDMA or atomic work request goes before the SEND. */
+	if (m->op != NULL && !ic->tx_op_posted) {
+		if (rds_ib_send_free(ic) == 0) {
+			ie->stats.tx_ring_full++;
+			return -EAGAIN;
+		}
+		ret = rds_ib_post_op(ic, m->op);
+		if (ret != 0)
+			return ret;
+		ic->tx_op_posted = true;
+		/* A READ or atomic must land before the peer sees the
+		 * message (RDS_RDMA_FENCE is the kernel's advice). */
+		ic->tx_fence = m->op->kind != RDS_OP_WRITE ||
+			       (m->op->flags & RDS_RDMA_FENCE);
+		if ((m->op->flags & RDS_RDMA_SILENT) && m->len == 0 &&
+		    !m->has_dest) {
+			ic->tx_msg = NULL;
+			return 0;	/* no message at all */
+		}
 	}
 	do {
 		if (rds_ib_send_free(ic) == 0) {
@@ -90,9 +115,10 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 		if (n != 0)
 			memcpy((uint8_t *)h + RDS_IB_HDR_SIZE,
 			       m->data + ic->tx_off, n);
-		ret = rds_ib_post(ic, n, ic->tx_off + n >= m->len);
+		ret = rds_ib_post(ic, n, ic->tx_off + n >= m->len, ic->tx_fence);
 		if (ret != 0)
 			return ret;
+		ic->tx_fence = false;
 		ic->tx_off += n;
 	} while (ic->tx_off < m->len);
 	ic->tx_msg = NULL;
@@ -110,7 +136,7 @@ rds_ib_xmit_ack(struct rds_conn *c)
 	if (rds_ib_send_free(ic) == 0)
 		return -EAGAIN;
 	rds_ack_hdr(c, (struct rds_header *)rds_ib_send_slot(ic, ic->s_head));
-	return rds_ib_post(ic, 0, true);
+	return rds_ib_post(ic, 0, true, false);
 }
 
 unsigned int
@@ -124,6 +150,13 @@ rds_ib_poll_send(struct rds_ib_conn *ic)
 		return 0;
 	n = ibv_poll_cq(ic->scq, RDS_BURST, wc);
 	for (i = 0; i < n; i++) {
+		uint32_t slot = (uint32_t)((wc[i].wr_id - 1) % ic->nsend);
+		struct rds_rdma_op *op = ic->op_slots[slot];
+
+		if (op != NULL) {
+			ic->op_slots[slot] = NULL;
+			rds_ib_op_complete(ic, op, wc[i].status);
+		}
 		if (wc[i].status != IBV_WC_SUCCESS) {
 			if (wc[i].status != IBV_WC_WR_FLUSH_ERR) {
 				ie->stats.qp_errors++;

@@ -282,7 +282,8 @@ loop_laddr_check(const struct rds_laddr *la)
 static const struct rds_transport rds_loop_transport = {
 	.name = "loop",
 	.trans_id = RTE_RDS_TRANS_LOOP,
-	.flags = RDS_TRANS_F_LOOPBACK | RDS_TRANS_F_RDMA,
+	.flags = RDS_TRANS_F_LOOPBACK | RDS_TRANS_F_RDMA |
+		 RDS_TRANS_F_MASKED_ATOMICS,
 	.init = loop_init,
 	.laddr_check = loop_laddr_check,
 	.engine_init = loop_engine_init,

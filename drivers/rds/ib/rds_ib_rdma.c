@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * RDMA over verbs (net/rds/ib_rdma.c, ib_send.c): regions registered
+ * zero-based on the address's device (ibv_reg_mr_iova with an IOVA of 0
+ * at the first page, as the kernel's FRWR registration), so that kernel
+ * peers use our cookies and we theirs; READ, WRITE and atomic work
+ * requests posted before the SEND that carries the message, that SEND
+ * fenced. The local side goes through a registered bounce buffer.
+ */
+#include <errno.h>
+
+#include "rds_ib.h"
+
+int
+rds_ib_mr_reg(const struct rds_laddr *la, struct rds_mr *mr)
+{
+	struct rds_ib_dev *d = rds_ib_laddr_dev[la->index];
+	struct ibv_mr *imr;
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+		     IBV_ACCESS_REMOTE_ATOMIC;
+
+	if (d == NULL)
+		return -ENODEV;
+	if (mr->flags & RDS_RDMA_READWRITE)
+		access |= IBV_ACCESS_REMOTE_WRITE;
+	imr = ibv_reg_mr_iova(d->pd, (void *)mr->base, mr->len, 0, access);
+	if (imr == NULL) {
+		IB_LOG(ERR, "ibv_reg_mr_iova: %s", strerror(errno));
+		return errno == ENOMEM ? -EAGAIN : -EINVAL;
+	}
+	mr->key = imr->rkey;
+	mr->tp = imr;
+	return 0;
+}
+
+void
+rds_ib_mr_free(struct rds_mr *mr)
+{
+	if (mr->tp != NULL)
+		ibv_dereg_mr(mr->tp);
+	mr->tp = NULL;
+}
+
+/* Post op's work request in the next send slot (the caller checked
+ * there is one). The slot remembers the op until its completion. */
+int
+rds_ib_post_op(struct rds_ib_conn *ic, struct rds_rdma_op *op)
+{
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	struct ibv_mr *lmr;
+	uint64_t len = op->kind >= RDS_OP_FADD ? 8 : op->bytes;
+	int ret;
+
+	if (op->data == NULL) {
+		op->data = rds_mem_zalloc("rds_ib_bounce", len ? len : 1);
+		if (op->data == NULL)
+			return -ENOMEM;
+	}
+	lmr = ibv_reg_mr(ic->dev->pd, op->data, len ? len : 1,
+			 IBV_ACCESS_LOCAL_WRITE);
+	if (lmr == NULL)
+		return -ENOMEM;
+	memset(&wr, 0, sizeof(wr));
+	sge.addr = (uintptr_t)op->data;
+	sge.length = (uint32_t)len;
+	sge.lkey = lmr->lkey;
+	wr.wr_id = ic->s_head + 1;
+	wr.sg_list = &sge;
+	wr.num_sge = len != 0 ? 1 : 0;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	/* Zero-based regions: the remote address is an offset. */
+	switch (op->kind) {
+	case RDS_OP_READ:
+	case RDS_OP_WRITE:
+		wr.opcode = op->kind == RDS_OP_READ ? IBV_WR_RDMA_READ :
+						      IBV_WR_RDMA_WRITE;
+		wr.wr.rdma.remote_addr = (op->cookie >> 32) + op->remote_off;
+		wr.wr.rdma.rkey = (uint32_t)op->cookie;
+		break;
+	case RDS_OP_FADD:
+	case RDS_OP_CSWP:
+		wr.opcode = op->kind == RDS_OP_FADD ?
+			    IBV_WR_ATOMIC_FETCH_AND_ADD : IBV_WR_ATOMIC_CMP_AND_SWP;
+		wr.wr.atomic.remote_addr = (op->cookie >> 32) + op->remote_off;
+		wr.wr.atomic.rkey = (uint32_t)op->cookie;
+		wr.wr.atomic.compare_add = op->kind == RDS_OP_FADD ?
+					   op->swap_add : op->compare;
+		wr.wr.atomic.swap = op->swap_add;
+		break;
+	default:
+		ibv_dereg_mr(lmr);
+		return -EOPNOTSUPP;	/* masked: refused at sendmsg */
+	}
+	ret = ibv_post_send(ic->qp, &wr, &bad);
+	if (ret != 0) {
+		ibv_dereg_mr(lmr);
+		return -ret;
+	}
+	op->tp_mr = lmr;
+	op->refs++;		/* the slot holds it until the completion */
+	ic->op_slots[ic->s_head % ic->nsend] = op;
+	ic->s_head++;
+	ic->s_unsignaled = 0;
+	return 0;
+}
+
+void
+rds_ib_op_complete(struct rds_ib_conn *ic, struct rds_rdma_op *op,
+		   enum ibv_wc_status st)
+{
+	uint64_t off = 0;
+	uint32_t i;
+
+	if (op->tp_mr != NULL)
+		ibv_dereg_mr(op->tp_mr);
+	op->tp_mr = NULL;
+	if (st == IBV_WC_SUCCESS) {
+		if (op->kind == RDS_OP_READ) {
+			for (i = 0; i < op->nr_local; i++) {
+				memcpy(op->local[i].iov_base, op->data + off,
+				       op->local[i].iov_len);
+				off += op->local[i].iov_len;
+			}
+		} else if (op->kind >= RDS_OP_FADD) {
+			memcpy(op->atomic_result, op->data, 8);
+		}
+		rds_rdma_op_notify(ic->c->eng, op, RDS_RDMA_SUCCESS);
+	} else if (st == IBV_WC_REM_ACCESS_ERR) {
+		rds_rdma_op_notify(ic->c->eng, op, RDS_RDMA_REMOTE_ERROR);
+	} else if (st != IBV_WC_WR_FLUSH_ERR) {
+		rds_rdma_op_notify(ic->c->eng, op, RDS_RDMA_OTHER_ERROR);
+	}
+	/* A flushed one is told DROPPED when its message is dropped. */
+	rds_rdma_op_free(op);
+}
+
+/* The QP is gone: operations still in flight never complete. */
+void
+rds_ib_ops_release(struct rds_ib_conn *ic)
+{
+	uint32_t i;
+
+	if (ic->op_slots == NULL)
+		return;
+	for (i = 0; i < ic->nsend; i++) {
+		struct rds_rdma_op *op = ic->op_slots[i];
+
+		if (op == NULL)
+			continue;
+		ic->op_slots[i] = NULL;
+		rds_ib_op_complete(ic, op, IBV_WC_WR_FLUSH_ERR);
+	}
+}
