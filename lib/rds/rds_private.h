@@ -334,6 +334,8 @@ struct rds_mr {
 	struct in6_addr laddr;		/* owner's bound address */
 	const struct rds_transport *trans; /* hardware registration, or NULL */
 	void *tp;			/* its private data (ibv_mr) */
+	bool invalidate;		/* on release: revoke now (INVALIDATE,
+					 * USE_ONCE, close), no cache */
 };
 
 enum rds_op_kind {

@@ -64,8 +64,10 @@ rds_mr_fini(void)
 
 	if (rds_mr_hash == NULL)
 		return;
-	while (rte_hash_iterate(rds_mr_hash, &key, &data, &it) >= 0)
+	while (rte_hash_iterate(rds_mr_hash, &key, &data, &it) >= 0) {
+		((struct rds_mr *)data)->invalidate = true;
 		rds_mr_release(data);
+	}
 	rte_hash_free(rds_mr_hash);
 	rds_mr_hash = NULL;
 }
@@ -137,7 +139,7 @@ rds_mr_owned(const struct rds_mr *mr, const struct rds_sock *rs)
 
 /* FREE_MR: one cookie of this socket, or (cookie 0) all of them. */
 static int
-rds_mr_free(struct rds_sock *rs, uint64_t cookie)
+rds_mr_free(struct rds_sock *rs, uint64_t cookie, bool invalidate)
 {
 	uint32_t key = (uint32_t)cookie, it = 0;
 	const void *k;
@@ -148,12 +150,14 @@ rds_mr_free(struct rds_sock *rs, uint64_t cookie)
 	if (cookie == 0) {
 		while (rte_hash_iterate(rds_mr_hash, &k, &data, &it) >= 0) {
 			if (rds_mr_owned(data, rs)) {
+				((struct rds_mr *)data)->invalidate = invalidate;
 				rds_mr_remove_locked(data);
 				it = 0;	/* the table changed: start again */
 			}
 		}
 	} else if (rte_hash_lookup_data(rds_mr_hash, &key, &data) >= 0 &&
 		   rds_mr_owned(data, rs)) {
+		((struct rds_mr *)data)->invalidate = invalidate;
 		rds_mr_remove_locked(data);
 	} else {
 		ret = -EINVAL;
@@ -166,7 +170,7 @@ void
 rds_mr_sock_close(struct rds_sock *rs)
 {
 	if (rds_mr_hash != NULL)
-		rds_mr_free(rs, 0);
+		rds_mr_free(rs, 0, true);
 }
 
 /* The peer says it used key with USE_ONCE semantics (RDS_EXTHDR_RDMA). */
@@ -177,8 +181,10 @@ rds_mr_unuse(uint32_t key)
 
 	rte_rwlock_write_lock(&rds_mr_lock);
 	if (rte_hash_lookup_data(rds_mr_hash, &key, &data) >= 0 &&
-	    (((struct rds_mr *)data)->flags & RDS_RDMA_USE_ONCE))
+	    (((struct rds_mr *)data)->flags & RDS_RDMA_USE_ONCE)) {
+		((struct rds_mr *)data)->invalidate = true;
 		rds_mr_remove_locked(data);
+	}
 	rte_rwlock_write_unlock(&rds_mr_lock);
 }
 
@@ -237,9 +243,11 @@ rds_rdma_free_mr(struct rds_sock *rs, const void *optval, socklen_t optlen)
 	if (optval == NULL || optlen != sizeof(a))
 		return -EINVAL;
 	memcpy(&a, optval, sizeof(a));
-	/* Revocation is immediate here, INVALIDATE or not (rds-rdma(7)
-	 * allows lazy revocation; it does not require it). */
-	return rds_mr_free(rs, a.cookie);
+	/* Software keys are revoked at once either way. A hardware
+	 * transport may keep the registration cached without INVALIDATE
+	 * (rds-rdma(7): lazy revocation), so that registering the same
+	 * range again is cheap. */
+	return rds_mr_free(rs, a.cookie, (a.flags & RDS_RDMA_INVALIDATE) != 0);
 }
 
 /* ------------------------------------------------------------------ */

@@ -94,6 +94,7 @@ rds_ib_fini(void)
 		rdma_destroy_id(rds_ib_listen_id);
 		rds_ib_listen_id = NULL;
 	}
+	rds_ib_mr_cache_flush();
 	for (i = 0; i < rds_ib_nb_devs; i++)
 		ibv_dealloc_pd(rds_ib_devs[i].pd);
 	rds_ib_nb_devs = 0;

@@ -139,6 +139,7 @@ int rds_ib_listen(struct rds_engine *e, uint16_t port);
 /* rds_ib_rdma.c */
 int rds_ib_mr_reg(const struct rds_laddr *la, struct rds_mr *mr);
 void rds_ib_mr_free(struct rds_mr *mr);
+void rds_ib_mr_cache_flush(void);
 int rds_ib_post_op(struct rds_ib_conn *ic, struct rds_rdma_op *op);
 void rds_ib_op_complete(struct rds_ib_conn *ic, struct rds_rdma_op *op,
 			enum ibv_wc_status st);

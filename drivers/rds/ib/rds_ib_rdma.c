@@ -11,10 +11,104 @@
 
 #include "rds_ib.h"
 
+/*
+ * Registration cache: a region freed without INVALIDATE stays registered
+ * (rds-rdma(7) allows lazy revocation) and a new GET_MR of the same pages
+ * with the same rights takes it back without a system call. INVALIDATE,
+ * USE_ONCE after its use, and close deregister at once.
+ */
+#define RDS_IB_MR_CACHE 64
+
+struct rds_ib_mr_cached {
+	struct ibv_mr *imr;
+	struct rds_ib_dev *dev;
+	uintptr_t base;
+	uint64_t len;
+	int access;
+	uint64_t age;
+};
+
+static struct rds_ib_mr_cached rds_ib_mr_cache[RDS_IB_MR_CACHE];
+static uint64_t rds_ib_mr_clock;
+static rte_spinlock_t rds_ib_mr_lock = RTE_SPINLOCK_INITIALIZER;
+
+struct rds_ib_mr_priv {
+	struct ibv_mr *imr;
+	struct rds_ib_dev *dev;
+	int access;
+};
+
+static struct ibv_mr *
+rds_ib_mr_cache_take(struct rds_ib_dev *d, uintptr_t base, uint64_t len,
+		     int access)
+{
+	struct ibv_mr *imr = NULL;
+	unsigned int i;
+
+	rte_spinlock_lock(&rds_ib_mr_lock);
+	for (i = 0; i < RDS_IB_MR_CACHE; i++) {
+		struct rds_ib_mr_cached *e = &rds_ib_mr_cache[i];
+
+		if (e->imr != NULL && e->dev == d && e->base == base &&
+		    e->len == len && e->access == access) {
+			imr = e->imr;
+			e->imr = NULL;
+			break;
+		}
+	}
+	rte_spinlock_unlock(&rds_ib_mr_lock);
+	return imr;
+}
+
+/* Keep imr; the oldest entry makes room. Returns what to deregister. */
+static struct ibv_mr *
+rds_ib_mr_cache_put(struct rds_ib_dev *d, struct ibv_mr *imr, int access)
+{
+	struct rds_ib_mr_cached *slot = NULL;
+	struct ibv_mr *evicted;
+	unsigned int i;
+
+	rte_spinlock_lock(&rds_ib_mr_lock);
+	for (i = 0; i < RDS_IB_MR_CACHE; i++) {
+		struct rds_ib_mr_cached *e = &rds_ib_mr_cache[i];
+
+		if (e->imr == NULL) {
+			slot = e;
+			break;
+		}
+		if (slot == NULL || e->age < slot->age)
+			slot = e;
+	}
+	evicted = slot->imr;
+	slot->imr = imr;
+	slot->dev = d;
+	slot->base = (uintptr_t)imr->addr;
+	slot->len = imr->length;
+	slot->access = access;
+	slot->age = ++rds_ib_mr_clock;
+	rte_spinlock_unlock(&rds_ib_mr_lock);
+	return evicted;
+}
+
+void
+rds_ib_mr_cache_flush(void)
+{
+	unsigned int i;
+
+	rte_spinlock_lock(&rds_ib_mr_lock);
+	for (i = 0; i < RDS_IB_MR_CACHE; i++) {
+		if (rds_ib_mr_cache[i].imr != NULL)
+			ibv_dereg_mr(rds_ib_mr_cache[i].imr);
+		rds_ib_mr_cache[i].imr = NULL;
+	}
+	rte_spinlock_unlock(&rds_ib_mr_lock);
+}
+
 int
 rds_ib_mr_reg(const struct rds_laddr *la, struct rds_mr *mr)
 {
 	struct rds_ib_dev *d = rds_ib_laddr_dev[la->index];
+	struct rds_ib_mr_priv *p;
 	struct ibv_mr *imr;
 	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
 		     IBV_ACCESS_REMOTE_ATOMIC;
@@ -23,21 +117,40 @@ rds_ib_mr_reg(const struct rds_laddr *la, struct rds_mr *mr)
 		return -ENODEV;
 	if (mr->flags & RDS_RDMA_READWRITE)
 		access |= IBV_ACCESS_REMOTE_WRITE;
-	imr = ibv_reg_mr_iova(d->pd, (void *)mr->base, mr->len, 0, access);
+	p = rds_mem_zalloc("rds_ib_mr", sizeof(*p));
+	if (p == NULL)
+		return -ENOMEM;
+	imr = rds_ib_mr_cache_take(d, mr->base, mr->len, access);
+	if (imr == NULL)
+		imr = ibv_reg_mr_iova(d->pd, (void *)mr->base, mr->len, 0,
+				      access);
 	if (imr == NULL) {
 		IB_LOG(ERR, "ibv_reg_mr_iova: %s", strerror(errno));
+		rds_mem_free(p);
 		return errno == ENOMEM ? -EAGAIN : -EINVAL;
 	}
+	p->imr = imr;
+	p->dev = d;
+	p->access = access;
 	mr->key = imr->rkey;
-	mr->tp = imr;
+	mr->tp = p;
 	return 0;
 }
 
 void
 rds_ib_mr_free(struct rds_mr *mr)
 {
-	if (mr->tp != NULL)
-		ibv_dereg_mr(mr->tp);
+	struct rds_ib_mr_priv *p = mr->tp;
+	struct ibv_mr *drop;
+
+	if (p == NULL)
+		return;
+	drop = p->imr;
+	if (!mr->invalidate && !(mr->flags & RDS_RDMA_USE_ONCE))
+		drop = rds_ib_mr_cache_put(p->dev, p->imr, p->access);
+	if (drop != NULL)
+		ibv_dereg_mr(drop);
+	rds_mem_free(p);
 	mr->tp = NULL;
 }
 
