@@ -9,7 +9,7 @@ MESON_ASAN_OPTS := -Db_sanitize=address,undefined -Db_lundef=false \
 
 # Suites `make test` runs in the normal build; the sanitizer build runs the
 # host-side ones.
-SUITES ?= unit loop
+SUITES ?= unit loop rxe
 ASAN_SUITES ?= unit loop
 SUITE_ARGS = $(foreach s,$(SUITES),--suite $(s))
 ASAN_SUITE_ARGS = $(foreach s,$(ASAN_SUITES),--suite $(s))
