@@ -17,7 +17,7 @@ RTE_LOG_REGISTER(rds_ib_logtype, pmd.rds.ib, INFO);
 
 unsigned int rds_ib_slot;
 struct rds_ib_dev *rds_ib_laddr_dev[RTE_RDS_MAX_ADDRS];
-struct rdma_cm_id *rds_ib_listen_id;
+struct rdma_cm_id *rds_ib_listen_ids[RTE_RDS_MAX_ADDRS];
 static bool rds_ib_wanted;	/* some local address is "ib" */
 static uint32_t rds_ib_inject_gen;
 
@@ -90,10 +90,7 @@ rds_ib_fini(void)
 {
 	unsigned int i;
 
-	if (rds_ib_listen_id != NULL) {
-		rdma_destroy_id(rds_ib_listen_id);
-		rds_ib_listen_id = NULL;
-	}
+	rds_ib_unlisten();
 	rds_ib_mr_cache_flush();
 	for (i = 0; i < rds_ib_nb_devs; i++)
 		ibv_dealloc_pd(rds_ib_devs[i].pd);
@@ -182,10 +179,8 @@ rds_ib_engine_fini(struct rds_engine *e)
 
 	if (ie == NULL)
 		return;
-	if (e->id == 0 && rds_ib_listen_id != NULL) {
-		rdma_destroy_id(rds_ib_listen_id);
-		rds_ib_listen_id = NULL;
-	}
+	if (e->id == 0)
+		rds_ib_unlisten();
 	if (ie->handoff != NULL) {
 		while (rte_ring_dequeue(ie->handoff, &p) == 0) {
 			struct rds_ib_handoff *h = p;

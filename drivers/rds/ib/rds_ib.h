@@ -125,7 +125,9 @@ struct rds_ib_handoff {
 /* rds_ib.c */
 extern struct rds_ib_dev *rds_ib_laddr_dev[RTE_RDS_MAX_ADDRS];
 extern unsigned int rds_ib_slot;
-extern struct rdma_cm_id *rds_ib_listen_id;
+extern struct rdma_cm_id *rds_ib_listen_ids[RTE_RDS_MAX_ADDRS];
+bool rds_ib_is_listener(const struct rdma_cm_id *id);
+void rds_ib_unlisten(void);
 struct rds_ib_engine *rds_ib_engine(struct rds_engine *e);
 struct rds_ib_dev *rds_ib_dev_get(struct ibv_context *verbs);
 

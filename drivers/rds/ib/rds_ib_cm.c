@@ -454,8 +454,8 @@ rds_ib_cm_event(struct rds_engine *e, struct rdma_cm_event *ev)
 			       (uint8_t)sizeof(priv)));
 		copy.param.conn.private_data = &priv;
 	}
-	if (ev->listen_id == rds_ib_listen_id && rds_ib_listen_id != NULL &&
-	    ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST &&
+	    rds_ib_is_listener(ev->listen_id)) {
 		rdma_ack_cm_event(ev);
 		rds_ib_listen_event(e, &copy);
 		return;
@@ -464,26 +464,63 @@ rds_ib_cm_event(struct rds_engine *e, struct rdma_cm_event *ev)
 	rds_ib_conn_event(e, &copy);
 }
 
+bool
+rds_ib_is_listener(const struct rdma_cm_id *id)
+{
+	unsigned int i;
+
+	for (i = 0; id != NULL && i < RTE_RDS_MAX_ADDRS; i++)
+		if (rds_ib_listen_ids[i] == id)
+			return true;
+	return false;
+}
+
+void
+rds_ib_unlisten(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_RDS_MAX_ADDRS; i++) {
+		if (rds_ib_listen_ids[i] != NULL)
+			rdma_destroy_id(rds_ib_listen_ids[i]);
+		rds_ib_listen_ids[i] = NULL;
+	}
+}
+
+/*
+ * One listener per local ib address (the kernel binds the wildcard; a
+ * specific address lets several instances share a host, each with its
+ * own addresses, as several hosts would).
+ */
 int
 rds_ib_listen(struct rds_engine *e, uint16_t port)
 {
 	struct rds_ib_engine *ie = rds_ib_engine(e);
 	struct sockaddr_in sin;
+	unsigned int i;
+	int err;
 
-	if (rdma_create_id(ie->ch, &rds_ib_listen_id, NULL, RDMA_PS_TCP) != 0)
-		return -errno;
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_port = htons(port);
-	if (rdma_bind_addr(rds_ib_listen_id, (struct sockaddr *)&sin) != 0 ||
-	    rdma_listen(rds_ib_listen_id, 128) != 0) {
-		int err = errno;
+	for (i = 0; i < rds_lib->nb_laddrs; i++) {
+		struct rds_laddr *la = &rds_lib->laddrs[i];
+		struct rdma_cm_id **id = &rds_ib_listen_ids[i];
 
-		IB_LOG(ERR, "cannot listen on RDMA-CM port %u: %s (is the "
-		       "kernel's rds_rdma loaded?)", port, strerror(err));
-		rdma_destroy_id(rds_ib_listen_id);
-		rds_ib_listen_id = NULL;
-		return -err;
+		if (la->trans->trans_id != RDS_TRANS_IB)
+			continue;
+		if (rdma_create_id(ie->ch, id, NULL, RDMA_PS_TCP) != 0)
+			return -errno;
+		memset(&sin, 0, sizeof(sin));
+		sin.sin_family = AF_INET;
+		sin.sin_port = htons(port);
+		sin.sin_addr.s_addr = rds_addr_v4(&la->addr);
+		if (rdma_bind_addr(*id, (struct sockaddr *)&sin) != 0 ||
+		    rdma_listen(*id, 128) != 0) {
+			err = errno;
+			IB_LOG(ERR, "cannot listen on RDMA-CM port %u: %s (is "
+			       "the kernel's rds_rdma loaded?)", port,
+			       strerror(err));
+			rds_ib_unlisten();
+			return -err;
+		}
 	}
 	IB_LOG(INFO, "listening on RDMA-CM port %u", port);
 	return 0;
