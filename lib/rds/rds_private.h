@@ -361,6 +361,9 @@ struct rds_rdma_op {
 	uint64_t compare, swap_add, mask1, mask2; /* atomics */
 	uint64_t *atomic_result;	/* atomics: the old value goes here */
 	bool notified;
+	bool executed;			/* software executor: ran once */
+	int status;			/* its result */
+	int recverr;			/* RDS_RECVERR at sendmsg */
 	uint32_t refs;			/* the message, and a transport that
 					 * has the operation in flight */
 	void *tp_mr;			/* transport: local registration */
@@ -373,6 +376,7 @@ int rds_mr_init(void);
 void rds_mr_fini(void);
 void rds_mr_sock_close(struct rds_sock *rs);
 void rds_mr_unuse(uint32_t key);
+void rds_mr_unuse_sock(const struct rds_sock *rs, uint32_t key);
 int rds_rdma_get_mr(struct rds_sock *rs, const void *optval, socklen_t optlen,
 		    bool for_dest);
 int rds_rdma_free_mr(struct rds_sock *rs, const void *optval,

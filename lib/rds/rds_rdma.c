@@ -173,7 +173,24 @@ rds_mr_sock_close(struct rds_sock *rs)
 		rds_mr_free(rs, 0, true);
 }
 
-/* The peer says it used key with USE_ONCE semantics (RDS_EXTHDR_RDMA). */
+/* The peer used key on socket rs's behalf (RDS_EXTHDR_RDMA on a message
+ * to rs): USE_ONCE ends it, but only a region of rs (rds_rdma_unuse). */
+void
+rds_mr_unuse_sock(const struct rds_sock *rs, uint32_t key)
+{
+	void *data;
+
+	rte_rwlock_write_lock(&rds_mr_lock);
+	if (rte_hash_lookup_data(rds_mr_hash, &key, &data) >= 0 &&
+	    rds_mr_owned(data, rs) &&
+	    (((struct rds_mr *)data)->flags & RDS_RDMA_USE_ONCE)) {
+		((struct rds_mr *)data)->invalidate = true;
+		rds_mr_remove_locked(data);
+	}
+	rte_rwlock_write_unlock(&rds_mr_lock);
+}
+
+/* The executor used key with USE_ONCE semantics. */
 void
 rds_mr_unuse(uint32_t key)
 {
@@ -209,8 +226,6 @@ rds_rdma_get_mr(struct rds_sock *rs, const void *optval, socklen_t optlen,
 	uint64_t cookie;
 	int ret;
 
-	if (!rs->bound)
-		return -ENOTCONN;
 	if (for_dest) {
 		if (optval == NULL || optlen != sizeof(fd))
 			return -EINVAL;
@@ -223,6 +238,8 @@ rds_rdma_get_mr(struct rds_sock *rs, const void *optval, socklen_t optlen,
 			return -EINVAL;
 		memcpy(&a, optval, sizeof(a));
 	}
+	if (!rs->bound)
+		return -ENOTCONN;
 	if (!(rs->la->trans->flags & RDS_TRANS_F_RDMA))
 		return -EOPNOTSUPP;
 	if (a.vec.bytes == 0 || a.vec.addr == 0)
@@ -278,7 +295,9 @@ rds_rdma_args_parse(struct rds_rdma_op *op, const struct rds_rdma_args *a)
 	if (op->local == NULL)
 		return -ENOMEM;
 	for (i = 0; i < a->nr_local; i++) {
-		if (vec[i].bytes != 0 && vec[i].addr == 0)
+		if (vec[i].bytes == 0)
+			return -EINVAL;	/* rds_pages_in_vec() == 0 */
+		if (vec[i].addr == 0)
 			return -EFAULT;
 		op->local[i].iov_base = (void *)(uintptr_t)vec[i].addr;
 		op->local[i].iov_len = vec[i].bytes;
@@ -339,8 +358,8 @@ rds_atomic_parse(struct rds_rdma_op *op, int type,
 		op->mask2 = a->m_cswp.swap_mask;
 		break;
 	}
-	if (a->local_addr == 0)
-		return -EFAULT;
+	if (a->local_addr == 0 || (a->local_addr & 7) != 0)
+		return -EFAULT;	/* as the kernel: 8-byte aligned */
 	op->atomic_result = (uint64_t *)(uintptr_t)a->local_addr;
 	op->cookie = a->cookie;
 	op->remote_off = a->remote_addr;
@@ -401,6 +420,9 @@ rds_rdma_cmsgs(struct rds_sock *rs, const struct msghdr *msg,
 			op->refs = 1;
 			op->sock = rs->id;
 			op->sock_gen = rs->gen;
+			/* As the kernel: the socket's RDS_RECVERR when the
+			 * operation is queued decides. */
+			op->recverr = rs->recverr;
 			if (cm->cmsg_type == RDS_CMSG_RDMA_ARGS) {
 				struct rds_rdma_args a;
 
@@ -608,6 +630,6 @@ rds_rdma_op_notify(struct rds_engine *e, struct rds_rdma_op *op, int status)
 	    __atomic_load_n(&rs->state, __ATOMIC_ACQUIRE) != RDS_SOCK_OPEN)
 		return;
 	if ((op->flags & RDS_RDMA_NOTIFY_ME) ||
-	    (status != RDS_RDMA_SUCCESS && rs->recverr))
+	    (status != RDS_RDMA_SUCCESS && op->recverr))
 		rds_notify_queue(e, rs, op->token, status);
 }

@@ -108,9 +108,6 @@ rds_recv_common(struct rds_conn *c, const struct rds_header *wire,
 		rds_msg_free(own);
 		return 0;
 	}
-	/* The peer used one of our regions: USE_ONCE ends it. */
-	if (h.ext_mask & (1u << RDS_EXTHDR_RDMA))
-		rds_mr_unuse(h.ext_rdma_rkey);
 	/* The kernel's duplicate rule: only old and retransmitted. */
 	if (h.seq < c->next_rx_seq && (h.flags & RDS_FLAG_RETRANSMITTED)) {
 		rds_stat_inc(e, s_recv_drop_old_seq);
@@ -124,6 +121,9 @@ rds_recv_common(struct rds_conn *c, const struct rds_header *wire,
 	m = NULL;
 	if (h.dport != 0) {
 		rs = rds_sock_lookup_bound(c->la, h.dport);
+		/* The peer used a region of that socket: USE_ONCE ends it. */
+		if (rs != NULL && (h.ext_mask & (1u << RDS_EXTHDR_RDMA)))
+			rds_mr_unuse_sock(rs, h.ext_rdma_rkey);
 		if (rs != NULL) {
 			m = own != NULL ? own : rds_msg_alloc(len);
 			own = NULL;

@@ -268,6 +268,10 @@ rds_send_cancel_list(struct rds_engine *e, struct rds_conn *c,
 		if (!req->all && m->dport != req->dport)
 			continue;
 		TAILQ_REMOVE(l, m, link);
+		/* As rds_send_drop_to: CANCELED only to NOTIFY_ME, not to
+		 * RDS_RECVERR alone (__rds_send_complete). */
+		if (m->op != NULL && (m->op->flags & RDS_RDMA_NOTIFY_ME))
+			rds_rdma_notify(e, m, RDS_RDMA_CANCELED);
 		rds_send_release(e, m);
 		n++;
 	}

@@ -218,10 +218,17 @@ loop_xmit(struct rds_conn *c, struct rds_msg *m)
 	rds_msg_hdr(c, m, &h);
 	if (!loop_frame_survives(c, le))
 		return 0;
-	if (m->op != NULL && !m->op->notified) {
+	if (m->op != NULL) {
 		/* The target's side runs the operation before it takes the
-		 * message; a failed operation takes the message with it. */
-		int st = rds_rdma_sw_exec(&c->key.faddr, m->op);
+		 * message; a failed operation takes the message with it.
+		 * It runs once, even if the message must go again. */
+		int st;
+
+		if (!m->op->executed) {
+			m->op->status = rds_rdma_sw_exec(&c->key.faddr, m->op);
+			m->op->executed = true;
+		}
+		st = m->op->status;
 
 		if (st != RDS_RDMA_SUCCESS) {
 			rds_rdma_notify(c->eng, m, st);

@@ -1,0 +1,652 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Memory-region security of RDS RDMA over the loop transport.
+ *
+ * The client's region is a page-aligned run of exactly N pages inside a
+ * mapping whose pages right before and after are PROT_NONE: any access
+ * outside the region's pages crashes the test. The server sets
+ * RDS_RECVERR (no NOTIFY_ME). Every forbidden operation must:
+ *   - complete with exactly one RDS_CMSG_RDMA_STATUS {token,
+ *     RDS_RDMA_REMOTE_ERROR} on the server;
+ *   - not deliver its message: the next message the client sees is the
+ *     plain "SYNC" the server sends right after it;
+ *   - read and write nothing: the client's pages and the server's local
+ *     iovecs (and the canary gaps between them) are unchanged.
+ * Allowed operations next to them (controls) succeed, move exactly the
+ * addressed bytes and notify nothing.
+ *
+ * Cases: offset beyond the region; offset + length beyond it by one byte;
+ * offset overflow; a cookie freed with RDS_FREE_MR (RDS_RDMA_INVALIDATE);
+ * a USE_ONCE cookie used twice; forged cookies (random key, key 0, valid
+ * key with a forged offset); a valid cookie sent to another local address
+ * (not the one the region was registered on); the cookie of a closed
+ * socket; WRITE and atomics on a region registered without
+ * RDS_RDMA_READWRITE; a misaligned atomic.
+ *
+ * Unaligned regions (rds_rdma.c, like the kernel's FRWR registration,
+ * net/rds/rdma.c __rds_rdma_map + ib_map_mr_sg_zbva): a region covers the
+ * WHOLE pages of [addr, addr + bytes), addressed zero-based from the first
+ * page, and the cookie carries addr's in-page offset. An operation may
+ * therefore reach bytes past addr + bytes up to the end of the last page
+ * (asserted: it succeeds), and a cookie whose offset field is forged
+ * smaller reaches bytes before addr within the first page (asserted: it
+ * succeeds); one byte past the last page fails, and nothing outside the
+ * registered pages is ever touched (guard pages). Canaries around
+ * [addr, addr + bytes) are asserted intact for operations inside it.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include <rte_errno.h>
+#include <rte_rds.h>
+
+#include "rdma_common.h"
+
+#define NPAGES 4
+#define REGION_LEN (NPAGES * RDMA_PAGE)
+#define CANARY 0xC3
+#define SENTINEL 0xDEADBEEFCAFEF00DULL
+
+enum kind { K_READ, K_WRITE, K_FADD, K_CSWP };
+
+static const char *const kind_name[] = { "READ", "WRITE", "FADD", "CSWP" };
+
+struct ctx {
+	struct rdma_env env;
+	struct rdma_guard g;	/* the client's pages */
+	uint8_t *snap;		/* their content before each op */
+	uint8_t *local;		/* server's iovec area */
+	size_t local_space;
+	unsigned int seq;
+	unsigned int fails;
+};
+
+/* Where an op goes and where the SYNC that follows it goes. */
+struct dest {
+	const struct sockaddr_in *op_to;
+	const struct sockaddr_in *sync_to;
+	int sync_sock;
+};
+
+static bool
+ctx_up(struct ctx *cx)
+{
+	memset(cx, 0, sizeof(*cx));
+	if (rdma_env_up(&cx->env) != 0)
+		return false;
+	if (rdma_guard_alloc(&cx->g, NPAGES) != 0)
+		goto fail;
+	cx->snap = malloc(cx->g.len);
+	cx->local_space = rdma_scatter_space(2 * REGION_LEN, 8);
+	cx->local = malloc(cx->local_space);
+	if (cx->snap == NULL || cx->local == NULL)
+		goto fail;
+	rds_test_fill(cx->g.pages, cx->g.len, 0x5EC);
+	if (rdma_set_recverr(cx->env.srv, 1) != 0)
+		goto fail;
+	return true;
+fail:
+	printf("  ctx_up failed\n");
+	free(cx->snap);
+	free(cx->local);
+	rdma_guard_free(&cx->g);
+	rdma_env_down(&cx->env);
+	return false;
+}
+
+static void
+ctx_down(struct ctx *cx)
+{
+	rdma_env_down(&cx->env);
+	free(cx->snap);
+	free(cx->local);
+	rdma_guard_free(&cx->g);
+}
+
+/* Register [addr, addr + bytes) on socket s and ship the cookie to the
+ * server (which must receive it unchanged). */
+static uint64_t
+reg(struct ctx *cx, int s, const struct sockaddr_in *from, const void *addr,
+    uint64_t bytes, uint64_t flags)
+{
+	struct rdma_rx rx;
+	uint64_t cookie = 0;
+	char buf[16];
+
+	if (rdma_get_mr(s, addr, bytes, flags, &cookie) != 0) {
+		printf("  RDS_GET_MR: %s\n", rte_strerror(rte_errno));
+		CU_FAIL("RDS_GET_MR");
+		return 0;
+	}
+	CU_ASSERT(rdma_send_dest(s, &cx->env.sa, "COOKIE", 6, cookie) == 6);
+	CU_ASSERT(rdma_wait_msg(cx->env.srv, buf, sizeof(buf), 5000, &rx,
+				NULL, NULL, 0));
+	CU_ASSERT(rx.has_dest && rx.dest == cookie);
+	CU_ASSERT(rds_test_sin_eq(&rx.from, from));
+	return cookie;
+}
+
+/*
+ * Run one op (server -> op_to) followed by a plain SYNC (server ->
+ * sync_to) and check the outcome: allowed (ok) or REMOTE_ERROR.
+ * For allowed ops, target is where the op lands in the client's memory.
+ */
+static void
+run_op(struct ctx *cx, const struct dest *d, enum kind k, uint64_t cookie,
+       uint64_t off, uint64_t len, bool ok, const uint8_t *target,
+       const char *what)
+{
+	struct rds_iovec iov[8];
+	struct rds_rdma_notify nt[8];
+	struct rdma_rx rx;
+	uint8_t *want = NULL, *got = NULL;
+	uint64_t result = SENTINEL, token = 0x5EC0000ULL + cx->seq;
+	unsigned int nnt, fails = 0, i;
+	size_t nseg = 0;
+	char msg[32], sync[32], buf[64];
+	ssize_t r;
+
+	cx->seq++;
+	memcpy(cx->snap, cx->g.pages, cx->g.len);
+	snprintf(msg, sizeof(msg), "OP %u", cx->seq);
+	snprintf(sync, sizeof(sync), "SYNC %u", cx->seq);
+	if (k == K_READ || k == K_WRITE) {
+		struct rds_rdma_args a;
+
+		memset(cx->local, CANARY, cx->local_space);
+		nseg = rdma_scatter(cx->local, len, len < 7 ? len : 7,
+				    cx->seq, CANARY, iov);
+		for (i = 0; i < nseg; i++)
+			rds_test_fill((void *)(uintptr_t)iov[i].addr,
+				      iov[i].bytes, cx->seq * 100 + i);
+		want = malloc(len);
+		got = malloc(len);
+		CU_ASSERT_FATAL(want != NULL && got != NULL);
+		rdma_gather(iov, nseg, want);	/* the local data before */
+		memset(&a, 0, sizeof(a));
+		a.cookie = cookie;
+		a.remote_vec.addr = off;
+		a.remote_vec.bytes = len;
+		a.local_vec_addr = (uint64_t)(uintptr_t)iov;
+		a.nr_local = nseg;
+		a.flags = k == K_WRITE ? RDS_RDMA_READWRITE : 0;
+		a.user_token = token;
+		r = rdma_send_args(cx->env.srv, d->op_to, msg, strlen(msg),
+				   &a);
+	} else {
+		struct rds_atomic_args a;
+
+		memset(&a, 0, sizeof(a));
+		a.cookie = cookie;
+		a.local_addr = (uint64_t)(uintptr_t)&result;
+		a.remote_addr = off;
+		if (k == K_FADD) {
+			a.fadd.add = 0x0101010101010101ULL;
+		} else {
+			/* Compare with what is there: would swap. */
+			if (ok)
+				memcpy(&a.cswp.compare, target, 8);
+			a.cswp.swap = 0x1122334455667788ULL;
+		}
+		a.user_token = token;
+		r = rdma_send_atomic(cx->env.srv, d->op_to, msg, strlen(msg),
+				     k == K_FADD ? RDS_CMSG_ATOMIC_FADD :
+				     RDS_CMSG_ATOMIC_CSWP, &a);
+	}
+	if (r != (ssize_t)strlen(msg)) {
+		printf("  %s: sendmsg %zd %s\n", what, r,
+		       rte_strerror(rte_errno));
+		fails++;
+		goto out;
+	}
+	if (rdma_sendmsg(cx->env.srv, d->sync_to, sync, strlen(sync), NULL,
+			 0) != (ssize_t)strlen(sync)) {
+		fails++;
+		goto out;
+	}
+	/* The client side: the op's message only if allowed, then SYNC. */
+	if (ok && d->op_to == d->sync_to) {
+		if (!rdma_wait_msg(d->sync_sock, buf, sizeof(buf) - 1, 5000,
+				   &rx, NULL, NULL, 0) ||
+		    rx.ret != (ssize_t)strlen(msg) ||
+		    memcmp(buf, msg, strlen(msg)) != 0) {
+			printf("  %s: allowed op's message missing\n", what);
+			fails++;
+		}
+	}
+	if (!rdma_wait_msg(d->sync_sock, buf, sizeof(buf) - 1, 5000, &rx,
+			   NULL, NULL, 0)) {
+		printf("  %s: SYNC missing\n", what);
+		fails++;
+	} else if (rx.ret != (ssize_t)strlen(sync) ||
+		   memcmp(buf, sync, strlen(sync)) != 0) {
+		buf[rx.ret >= 0 ? rx.ret : 0] = '\0';
+		printf("  %s: client got '%s' instead of '%s'%s\n", what, buf,
+		       sync, ok ? "" : " (message of a failed op delivered)");
+		fails++;
+	}
+	/* The server side: one REMOTE_ERROR for a failure, else nothing. */
+	nnt = rdma_collect(cx->env.srv, nt, RTE_DIM(nt), ok ? 0 : 1, 50,
+			   5000, 1024, NULL);
+	if (!ok) {
+		if (nnt != 1 || nt[0].user_token != token ||
+		    nt[0].status != RDS_RDMA_REMOTE_ERROR) {
+			printf("  %s: %u notifications (first token %#llx "
+			       "status %d), want one REMOTE_ERROR\n", what,
+			       nnt, nnt ? (unsigned long long)nt[0].user_token :
+			       0ULL, nnt ? nt[0].status : -1);
+			fails++;
+		}
+		if (!rdma_quiet(cx->env.srv, 20))
+			fails++;
+	} else if (nnt != 0) {
+		printf("  %s: allowed op notified (status %d)\n", what,
+		       nt[0].status);
+		fails++;
+	}
+	/* Memory. */
+	if (!ok || k == K_READ) {
+		long dd = rdma_first_diff(cx->g.pages, cx->snap, cx->g.len);
+
+		if (dd >= 0) {
+			printf("  %s: client page byte %ld changed\n", what,
+			       dd);
+			fails++;
+		}
+	}
+	if (k == K_READ || k == K_WRITE) {
+		if (!rdma_scatter_canary_ok(cx->local, cx->local_space, iov,
+					    nseg, CANARY))
+			fails++;
+		rdma_gather(iov, nseg, got);
+		if (!ok || k == K_WRITE) {
+			/* Source or untouched destination: as before. */
+			if (memcmp(got, want, len) != 0) {
+				printf("  %s: server iovecs changed\n", what);
+				fails++;
+			}
+		}
+		if (ok && k == K_READ && memcmp(got, target, len) != 0) {
+			printf("  %s: READ data differs\n", what);
+			fails++;
+		}
+		if (ok && k == K_WRITE) {
+			size_t pre = (size_t)(target - cx->g.pages);
+
+			if (memcmp(target, want, len) != 0 ||
+			    memcmp(cx->g.pages, cx->snap, pre) != 0 ||
+			    memcmp(target + len, cx->snap + pre + len,
+				   cx->g.len - pre - len) != 0) {
+				printf("  %s: WRITE wrong or spilled\n", what);
+				fails++;
+			}
+		}
+	} else if (!ok) {
+		if (result != SENTINEL) {
+			printf("  %s: failed atomic wrote an old value\n",
+			       what);
+			fails++;
+		}
+	} else {
+		uint64_t old, now;
+		size_t pre = (size_t)(target - cx->g.pages);
+
+		memcpy(&old, cx->snap + pre, 8);
+		memcpy(&now, target, 8);
+		if (result != old ||
+		    now != (k == K_FADD ? old + 0x0101010101010101ULL :
+			    0x1122334455667788ULL) ||
+		    memcmp(cx->g.pages, cx->snap, pre) != 0 ||
+		    memcmp(target + 8, cx->snap + pre + 8,
+			   cx->g.len - pre - 8) != 0) {
+			printf("  %s: atomic result wrong\n", what);
+			fails++;
+		}
+	}
+out:
+	if (fails != 0)
+		printf("  FAILED: %s (%s, %s expected)\n", what, kind_name[k],
+		       ok ? "success" : "REMOTE_ERROR");
+	cx->fails += fails;
+	free(want);
+	free(got);
+}
+
+#define DEST_CLIENT(cx) { &(cx)->env.ca, &(cx)->env.ca, (cx)->env.cli }
+
+/* Offsets and lengths outside an aligned N-page region. */
+static void
+test_bounds(void)
+{
+	struct ctx cx;
+	uint64_t c;
+
+	rds_test_watchdog(60, "bounds");
+	CU_ASSERT_FATAL(ctx_up(&cx));
+	{
+		struct dest d = DEST_CLIENT(&cx);
+		uint8_t *p = cx.g.pages;
+
+		c = reg(&cx, cx.env.cli, &cx.env.ca, p, REGION_LEN,
+			RDS_RDMA_READWRITE);
+		CU_ASSERT_EQUAL(rdma_cookie_off(c), 0);
+		/* Controls. */
+		run_op(&cx, &d, K_READ, c, 0, REGION_LEN, true, p,
+		       "READ whole region");
+		run_op(&cx, &d, K_WRITE, c, 0, REGION_LEN, true, p,
+		       "WRITE whole region");
+		run_op(&cx, &d, K_READ, c, REGION_LEN - 4096, 4096, true,
+		       p + REGION_LEN - 4096, "READ last page");
+		run_op(&cx, &d, K_WRITE, c, REGION_LEN - 1, 1, true,
+		       p + REGION_LEN - 1, "WRITE last byte");
+		run_op(&cx, &d, K_FADD, c, REGION_LEN - 8, 0, true,
+		       p + REGION_LEN - 8, "FADD last word");
+		/* Offset beyond the region. */
+		run_op(&cx, &d, K_READ, c, REGION_LEN, 1, false, NULL,
+		       "READ offset = region length");
+		run_op(&cx, &d, K_WRITE, c, REGION_LEN, 1, false, NULL,
+		       "WRITE offset = region length");
+		run_op(&cx, &d, K_READ, c, REGION_LEN + 4096, 4096, false,
+		       NULL, "READ a page past the region");
+		run_op(&cx, &d, K_WRITE, c, 1ULL << 40, 64, false, NULL,
+		       "WRITE offset 2^40");
+		run_op(&cx, &d, K_READ, c, 1ULL << 63, 1, false, NULL,
+		       "READ offset 2^63");
+		run_op(&cx, &d, K_WRITE, c, ~0ULL, 2, false, NULL,
+		       "WRITE offset 2^64-1 (wraps)");
+		run_op(&cx, &d, K_READ, c, ~0ULL - 4095, 8192, false, NULL,
+		       "READ offset -4096 (wraps)");
+		/* Offset + length beyond it by one byte. */
+		run_op(&cx, &d, K_READ, c, REGION_LEN - 4096 + 1, 4096, false,
+		       NULL, "READ ends 1 byte past");
+		run_op(&cx, &d, K_WRITE, c, REGION_LEN - 4096 + 1, 4096,
+		       false, NULL, "WRITE ends 1 byte past");
+		run_op(&cx, &d, K_READ, c, 0, REGION_LEN + 1, false, NULL,
+		       "READ region length + 1");
+		run_op(&cx, &d, K_WRITE, c, 0, REGION_LEN + 1, false, NULL,
+		       "WRITE region length + 1");
+		run_op(&cx, &d, K_WRITE, c, 1, REGION_LEN, false, NULL,
+		       "WRITE at 1, region length");
+		/* Atomics beyond, overlapping the end, misaligned. */
+		run_op(&cx, &d, K_FADD, c, REGION_LEN, 0, false, NULL,
+		       "FADD offset = region length");
+		run_op(&cx, &d, K_CSWP, c, REGION_LEN - 4, 0, false, NULL,
+		       "CSWP straddling the end");
+		/* IB requires 8-byte aligned atomics (the library refuses
+		 * a misaligned target the same way). */
+		run_op(&cx, &d, K_FADD, c, 4, 0, false, NULL,
+		       "FADD misaligned");
+		CU_ASSERT_EQUAL(rdma_free_mr(cx.env.cli, c, 0), 0);
+	}
+	CU_ASSERT_EQUAL(cx.fails, 0);
+	ctx_down(&cx);
+	rds_test_watchdog(0, NULL);
+}
+
+/* Freed, USE_ONCE and forged cookies. */
+static void
+test_cookies(void)
+{
+	struct ctx cx;
+	uint64_t c, c2, forged, st = 0xF0463;
+	unsigned int i;
+
+	rds_test_watchdog(60, "cookies");
+	CU_ASSERT_FATAL(ctx_up(&cx));
+	{
+		struct dest d = DEST_CLIENT(&cx);
+		uint8_t *p = cx.g.pages;
+
+		/* Freed with INVALIDATE before the op. */
+		c = reg(&cx, cx.env.cli, &cx.env.ca, p, REGION_LEN,
+			RDS_RDMA_READWRITE);
+		run_op(&cx, &d, K_READ, c, 0, 100, true, p,
+		       "READ before FREE_MR");
+		CU_ASSERT_EQUAL(rdma_free_mr(cx.env.cli, c,
+					     RDS_RDMA_INVALIDATE), 0);
+		run_op(&cx, &d, K_READ, c, 0, 100, false, NULL,
+		       "READ after FREE_MR(INVALIDATE)");
+		run_op(&cx, &d, K_WRITE, c, 0, 100, false, NULL,
+		       "WRITE after FREE_MR(INVALIDATE)");
+		run_op(&cx, &d, K_FADD, c, 0, 0, false, NULL,
+		       "FADD after FREE_MR(INVALIDATE)");
+		CU_ASSERT_EQUAL(rdma_free_mr(cx.env.cli, c,
+					     RDS_RDMA_INVALIDATE), -1);
+		CU_ASSERT_EQUAL(rte_errno, EINVAL);
+
+		/* USE_ONCE: the first use succeeds, the second fails. */
+		c = reg(&cx, cx.env.cli, &cx.env.ca, p, REGION_LEN,
+			RDS_RDMA_READWRITE | RDS_RDMA_USE_ONCE);
+		run_op(&cx, &d, K_WRITE, c, 100, 1000, true, p + 100,
+		       "USE_ONCE first use (WRITE)");
+		run_op(&cx, &d, K_READ, c, 100, 1000, false, NULL,
+		       "USE_ONCE second use (READ)");
+		run_op(&cx, &d, K_WRITE, c, 0, 8, false, NULL,
+		       "USE_ONCE third use (WRITE)");
+		/* Gone: the kernel unbinds it when the RDMA ACK arrives
+		 * (rds_rdma_unuse), so FREE_MR does not know it any more. */
+		CU_ASSERT_EQUAL(rdma_free_mr(cx.env.cli, c, 0), -1);
+		CU_ASSERT_EQUAL(rte_errno, EINVAL);
+		c = reg(&cx, cx.env.cli, &cx.env.ca, p, REGION_LEN,
+			RDS_RDMA_READWRITE | RDS_RDMA_USE_ONCE);
+		run_op(&cx, &d, K_FADD, c, 8, 0, true, p + 8,
+		       "USE_ONCE first use (FADD)");
+		run_op(&cx, &d, K_FADD, c, 8, 0, false, NULL,
+		       "USE_ONCE second use (FADD)");
+
+		/* Forged cookies, while a valid region exists. */
+		c2 = reg(&cx, cx.env.cli, &cx.env.ca, p, REGION_LEN,
+			 RDS_RDMA_READWRITE);
+		for (i = 0; i < 4; i++) {
+			do {
+				forged = (uint32_t)rds_test_rand(&st);
+			} while (forged == rdma_cookie_key(c2) ||
+				 forged == rdma_cookie_key(c));
+			run_op(&cx, &d, i % 2 ? K_WRITE : K_READ, forged, 0,
+			       64, false, NULL, "random key");
+		}
+		run_op(&cx, &d, K_READ, 0, 0, 64, false, NULL, "cookie 0");
+		run_op(&cx, &d, K_FADD, 0, 0, 0, false, NULL,
+		       "cookie 0 (FADD)");
+		/* Valid key, offset field forged past the pages. */
+		forged = rdma_cookie_key(c2) | ((uint64_t)REGION_LEN << 32);
+		run_op(&cx, &d, K_READ, forged, 0, 1, false, NULL,
+		       "valid key, offset field = region length");
+		forged = rdma_cookie_key(c2) | (0xFFFFFFFFULL << 32);
+		run_op(&cx, &d, K_WRITE, forged, 0, 1, false, NULL,
+		       "valid key, offset field 2^32-1");
+		forged = rdma_cookie_key(c2) | (4096ULL << 32);
+		run_op(&cx, &d, K_WRITE, forged, REGION_LEN - 4096, 1, false,
+		       NULL, "valid key, offset field + offset = length");
+		/* Still usable as registered. */
+		run_op(&cx, &d, K_READ, c2, 0, REGION_LEN, true, p,
+		       "valid cookie after forgeries");
+		CU_ASSERT_EQUAL(rdma_free_mr(cx.env.cli, c2, 0), 0);
+	}
+	CU_ASSERT_EQUAL(cx.fails, 0);
+	ctx_down(&cx);
+	rds_test_watchdog(0, NULL);
+}
+
+/* A valid cookie sent to the wrong address; the cookie of a closed
+ * socket. */
+static void
+test_owner(void)
+{
+	struct sockaddr_in ip3 = rds_test_sin(RDS_TEST_IP3, RDMA_CLI_PORT);
+	struct sockaddr_in ip4 = rds_test_sin(RDS_TEST_IP4, RDMA_CLI_PORT);
+	struct sockaddr_in a2 = rds_test_sin(RDS_TEST_IP1, 4011);
+	struct ctx cx;
+	uint64_t c;
+	int decoy, s2, s3;
+
+	rds_test_watchdog(60, "owner");
+	CU_ASSERT_FATAL(ctx_up(&cx));
+	{
+		struct dest d = DEST_CLIENT(&cx);
+		struct dest d3 = { &ip3, &cx.env.ca, cx.env.cli };
+		struct dest d4 = { &ip4, &cx.env.ca, cx.env.cli };
+		struct dest d2 = { &a2, &a2, -1 };
+		uint8_t *p = cx.g.pages;
+
+		/* A socket on another local address, same port: the op's
+		 * message would reach it if the op were allowed. */
+		decoy = rds_test_socket(RDS_TEST_IP3, RDMA_CLI_PORT, 0, 0);
+		CU_ASSERT_FATAL(decoy >= 0);
+		c = reg(&cx, cx.env.cli, &cx.env.ca, p, REGION_LEN,
+			RDS_RDMA_READWRITE);
+		run_op(&cx, &d3, K_READ, c, 0, 64, false, NULL,
+		       "valid cookie, op sent to another local address");
+		run_op(&cx, &d3, K_WRITE, c, 0, 64, false, NULL,
+		       "valid cookie, WRITE sent to another local address");
+		run_op(&cx, &d3, K_FADD, c, 0, 0, false, NULL,
+		       "valid cookie, FADD sent to another local address");
+		run_op(&cx, &d4, K_WRITE, c, 0, 64, false, NULL,
+		       "valid cookie, WRITE to an address with no socket");
+		CU_ASSERT(rdma_quiet(decoy, 20));
+		run_op(&cx, &d, K_READ, c, 0, 64, true, p,
+		       "valid cookie, right address");
+		CU_ASSERT_EQUAL(rte_rds_close(decoy), 0);
+
+		/* The cookie of a socket that was closed. */
+		s2 = rds_test_socket(RDS_TEST_IP1, 4011, 0, 0);
+		CU_ASSERT_FATAL(s2 >= 0);
+		c = reg(&cx, s2, &a2, p, REGION_LEN, RDS_RDMA_READWRITE);
+		d2.sync_sock = s2;
+		run_op(&cx, &d2, K_READ, c, 0, 64, true, p,
+		       "cookie of an open socket");
+		CU_ASSERT_EQUAL(rte_rds_close(s2), 0);
+		/* A new socket on the same address and port. */
+		s3 = rds_test_socket(RDS_TEST_IP1, 4011, 0, 0);
+		CU_ASSERT_FATAL(s3 >= 0);
+		d2.sync_sock = s3;
+		run_op(&cx, &d2, K_WRITE, c, 0, 64, false, NULL,
+		       "cookie of a closed socket (WRITE)");
+		run_op(&cx, &d2, K_READ, c, 0, 64, false, NULL,
+		       "cookie of a closed socket (READ)");
+		run_op(&cx, &d, K_READ, c, 0, 64, false, NULL,
+		       "cookie of a closed socket, other socket's port");
+		/* Nor may the new socket free it. */
+		CU_ASSERT_EQUAL(rdma_free_mr(s3, c, 0), -1);
+		CU_ASSERT_EQUAL(rte_errno, EINVAL);
+		CU_ASSERT_EQUAL(rte_rds_close(s3), 0);
+	}
+	CU_ASSERT_EQUAL(cx.fails, 0);
+	ctx_down(&cx);
+	rds_test_watchdog(0, NULL);
+}
+
+/* Rights: a region registered without RDS_RDMA_READWRITE is read-only. */
+static void
+test_rights(void)
+{
+	struct ctx cx;
+	uint64_t c;
+
+	rds_test_watchdog(60, "rights");
+	CU_ASSERT_FATAL(ctx_up(&cx));
+	{
+		struct dest d = DEST_CLIENT(&cx);
+		uint8_t *p = cx.g.pages;
+
+		c = reg(&cx, cx.env.cli, &cx.env.ca, p, REGION_LEN, 0);
+		run_op(&cx, &d, K_READ, c, 0, REGION_LEN, true, p,
+		       "READ of a read-only region");
+		run_op(&cx, &d, K_WRITE, c, 0, 1, false, NULL,
+		       "WRITE to a read-only region");
+		run_op(&cx, &d, K_WRITE, c, 0, REGION_LEN, false, NULL,
+		       "WRITE whole read-only region");
+		run_op(&cx, &d, K_FADD, c, 0, 0, false, NULL,
+		       "FADD on a read-only region");
+		run_op(&cx, &d, K_CSWP, c, 8, 0, false, NULL,
+		       "CSWP on a read-only region");
+		run_op(&cx, &d, K_READ, c, 4096, 4096, true, p + 4096,
+		       "READ of a read-only region again");
+		CU_ASSERT_EQUAL(rdma_free_mr(cx.env.cli, c, 0), 0);
+	}
+	CU_ASSERT_EQUAL(cx.fails, 0);
+	ctx_down(&cx);
+	rds_test_watchdog(0, NULL);
+}
+
+/* A region that is not page aligned (see the file comment). */
+static void
+test_unaligned(void)
+{
+	const uint32_t head = 100, tail = 100;
+	const uint64_t bytes = REGION_LEN - head - tail;
+	struct ctx cx;
+	uint64_t c, forged;
+
+	rds_test_watchdog(60, "unaligned");
+	CU_ASSERT_FATAL(ctx_up(&cx));
+	{
+		struct dest d = DEST_CLIENT(&cx);
+		uint8_t *p = cx.g.pages, *addr = p + head;
+
+		c = reg(&cx, cx.env.cli, &cx.env.ca, addr, bytes,
+			RDS_RDMA_READWRITE);
+		CU_ASSERT_EQUAL(rdma_cookie_off(c), head);
+		/* Inside [addr, addr + bytes): the canaries around it (the
+		 * page bytes before and after) stay (run_op checks every
+		 * byte of the pages outside the target). */
+		run_op(&cx, &d, K_WRITE, c, 0, bytes, true, addr,
+		       "WRITE exactly [addr, addr + bytes)");
+		run_op(&cx, &d, K_READ, c, 0, bytes, true, addr,
+		       "READ exactly [addr, addr + bytes)");
+		run_op(&cx, &d, K_FADD, c, 0, 0, false, NULL,
+		       "FADD at addr (page + 100: misaligned)");
+		run_op(&cx, &d, K_FADD, c, 4, 0, true, addr + 4,
+		       "FADD at addr + 4 (page + 104, aligned)");
+		/* Past addr + bytes, within the last page: allowed (whole
+		 * pages are registered, as in the kernel). */
+		run_op(&cx, &d, K_WRITE, c, bytes - 10, tail + 10, true,
+		       addr + bytes - 10, "WRITE up to the end of the pages");
+		run_op(&cx, &d, K_READ, c, bytes, tail, true, addr + bytes,
+		       "READ the tail of the last page");
+		/* One byte past the pages: refused. */
+		run_op(&cx, &d, K_WRITE, c, bytes - 10, tail + 11, false, NULL,
+		       "WRITE 1 byte past the pages");
+		run_op(&cx, &d, K_READ, c, bytes + tail, 1, false, NULL,
+		       "READ at the end of the pages");
+		/* The offset field forged smaller reaches the head of the
+		 * first page (zero-based MR over whole pages): allowed. */
+		forged = rdma_cookie_key(c);
+		run_op(&cx, &d, K_WRITE, forged, 0, head, true, p,
+		       "WRITE the head of the first page (offset field 0)");
+		run_op(&cx, &d, K_READ, forged, 0, REGION_LEN, true, p,
+		       "READ all pages (offset field 0)");
+		run_op(&cx, &d, K_READ, forged, 0, REGION_LEN + 1, false, NULL,
+		       "READ all pages + 1 (offset field 0)");
+		CU_ASSERT_EQUAL(rdma_free_mr(cx.env.cli, c, 0), 0);
+	}
+	CU_ASSERT_EQUAL(cx.fails, 0);
+	ctx_down(&cx);
+	rds_test_watchdog(0, NULL);
+}
+
+int
+main(void)
+{
+	static const struct rds_test_case cases[] = {
+		{ "bounds", test_bounds },
+		{ "cookies", test_cookies },
+		{ "owner", test_owner },
+		{ "rights", test_rights },
+		{ "unaligned", test_unaligned },
+		{ NULL, NULL },
+	};
+	int rc;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	rds_test_eal_init("rdma_security", "0");
+	rc = rds_test_run_suite("rdma_security", cases);
+	rds_test_eal_fini();
+	return rc;
+}
