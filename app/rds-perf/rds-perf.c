@@ -28,6 +28,15 @@
  * --raw-ring adds a separate peer measurement: the same single-thread
  * enqueue/dequeue loop over a plain SP/SC rte_ring, the floor that any
  * in-process message path is compared with.
+ *
+ * With --transport ib the two sides are two processes (--role server and
+ * --role client), each with its own library instance that declares its
+ * --local address as "ib"; requests and replies cross a verbs RC queue
+ * pair. The client says hello (mode, size, depth) from a separate control
+ * socket and waits for the answer, which covers the connection set-up; then
+ * it runs the same warm-up, measurement and drain as the loop transport,
+ * and at the end sends "done" with its counts. The server answers with its
+ * own counts and errors, and exits.
  */
 
 #include <errno.h>
@@ -44,6 +53,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -54,6 +64,9 @@
 
 #include <rte_rds.h>
 #include <rte_rds_loop.h>
+#ifdef RDS_PERF_HAVE_IB
+#include <rte_rds_ib.h>
+#endif
 
 /* Exit status for a bad command line (usage). */
 #define PERF_EXIT_USAGE 2
@@ -84,6 +97,22 @@
 #define PERF_LOOP_CLIENT_IP "10.255.0.1"
 #define PERF_LOOP_SERVER_IP "10.255.0.2"
 
+/* ib: the server's RDS port (--port) and how long either side waits for
+ * the other to show up (--wait). */
+#define PERF_IB_PORT_DEFAULT 18000
+#define PERF_IB_WAIT_DEFAULT 30.0
+/* ib: the client repeats its hello this often until the server answers. */
+#define PERF_HELLO_RETRY_MS 1000
+/* ib: how long the client waits for the server's answer to "done". */
+#define PERF_DONE_WAIT_S 10
+/* ib: how long the server keeps driving the engine after its last answer,
+ * at most, waiting for it to be acknowledged. */
+#define PERF_LINGER_MS 1000
+
+/* ib control messages: magic "RDSP", version, types. */
+#define PERF_CTL_MAGIC 0x52445350u
+#define PERF_CTL_VERSION 1
+
 /* Raw ring floor: ring size and message size. */
 #define PERF_RAW_RING_SIZE 1024
 #define PERF_RAW_MSG_SIZE 32
@@ -106,6 +135,35 @@ enum perf_engine {
 	PERF_ENGINE_LCORE,
 };
 
+/* Which side a process plays: both (loop), or one of them (ib). */
+enum perf_role {
+	PERF_ROLE_BOTH,
+	PERF_ROLE_SERVER,
+	PERF_ROLE_CLIENT,
+};
+
+/* ib control message types. */
+enum perf_ctl_type {
+	PERF_CTL_HELLO = 1,	/* client -> server: mode, size, depth, data port */
+	PERF_CTL_HELLO_ACK,	/* server -> client */
+	PERF_CTL_DONE,		/* client -> server: requests sent, replies received */
+	PERF_CTL_DONE_ACK,	/* server -> client: requests received, replies sent, errors */
+};
+
+/* An ib control message as it travels: every field big-endian. It is
+ * shorter than PERF_RX_SLACK, so it fits any receive buffer. */
+struct perf_ctl_msg {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t type;
+	uint32_t mode;
+	uint32_t size;
+	uint32_t depth;
+	uint16_t data_port;	/* the client's data socket */
+	uint16_t reserved;
+	uint64_t v[3];		/* counts (DONE, DONE_ACK) */
+} __rte_packed;
+
 /* Command-line options: the only state outside main()'s stack frames. */
 struct perf_opts {
 	enum perf_transport transport;
@@ -117,11 +175,13 @@ struct perf_opts {
 	bool json;
 	bool verbose;
 	bool raw_ring;
-	/* ib/eth only (not implemented yet): which side this process plays,
-	 * its local address and the peer's. */
-	const char *role;
+	/* ib only: which side this process plays, its local address, the
+	 * peer's, the server's RDS port, how long to wait for the peer. */
+	enum perf_role role;
 	const char *local;
 	const char *peer;
+	uint16_t port;
+	double wait;
 };
 
 /* RTT log: keeps up to PERF_RTT_CAP samples; when full it drops every other
@@ -162,6 +222,18 @@ struct perf_ctx {
 	uint32_t owed;			/* replies due for the last requests */
 	uint32_t owed_next;		/* next of those to send */
 	struct sockaddr_in reply_to[PERF_BURST];
+
+	/* ib control exchange. Client: its control socket (ctl >= 0), and
+	 * the server's counts from DONE_ACK. Server: where the client's
+	 * control messages come from (has_ctl), and the client's counts from
+	 * DONE. */
+	int ctl;
+	bool has_ctl;
+	struct sockaddr_in ctl_src;
+	bool done;
+	uint64_t peer_v[3];
+	uint64_t ctl_ignored;		/* server: repeated hellos */
+	double setup_ms;		/* client: hello round trip */
 
 	/* Measurement. */
 	bool measuring;
@@ -269,8 +341,9 @@ usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [EAL args] -- [options]\n"
-		"  --transport loop    transport (default loop; ib and eth are not\n"
-		"                      supported by rds-perf yet)\n"
+		"  --transport loop|ib transport (default loop; eth is not supported\n"
+		"                      by rds-perf yet). loop: both sides in this\n"
+		"                      process; ib: one side per process, see --role\n"
 		"  --mode lat|bw       lat: one request at a time, echoed (default);\n"
 		"                      bw: --depth requests in flight, 0-byte replies\n"
 		"  --size N            request payload in bytes, 0..%u (default 64)\n"
@@ -285,9 +358,23 @@ usage(const char *prog)
 		"                      one thread (the raw ring floor)\n"
 		"  --json              end the output with one JSON object line\n"
 		"  --verbose           print the engine counters at the end\n"
-		"  --help              this text\n",
+		"  --help              this text\n"
+		"ib transport only:\n"
+		"  --role server|client\n"
+		"                      server: answer the client's requests (mode,\n"
+		"                      size and depth come from the client), exit when\n"
+		"                      it is done; client: send, measure, print\n"
+		"  --local IP          this process's address, declared as \"ib\" (it\n"
+		"                      must belong to an RDMA device)\n"
+		"  --peer IP           client: the server's address (required);\n"
+		"                      server: requests must come from it (optional)\n"
+		"  --port N            the server's RDS port (default %u)\n"
+		"  --wait S            how long the server waits for the client, and\n"
+		"                      the client for the server's first answer\n"
+		"                      (default %.0f)\n",
 		prog, RTE_RDS_MAX_MSG_SIZE, PERF_WARMUP_MS, PERF_DEPTH_MAX,
-		PERF_DEPTH_DEFAULT, PERF_BURST);
+		PERF_DEPTH_DEFAULT, PERF_BURST, PERF_IB_PORT_DEFAULT,
+		PERF_IB_WAIT_DEFAULT);
 }
 
 /* Parse a decimal unsigned integer in [min, max]. */
@@ -324,6 +411,8 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 		OPT_ROLE,
 		OPT_LOCAL,
 		OPT_PEER,
+		OPT_PORT,
+		OPT_WAIT,
 		OPT_HELP,
 	};
 	static const struct option longopts[] = {
@@ -339,10 +428,15 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "role", required_argument, NULL, OPT_ROLE },
 		{ "local", required_argument, NULL, OPT_LOCAL },
 		{ "peer", required_argument, NULL, OPT_PEER },
+		{ "port", required_argument, NULL, OPT_PORT },
+		{ "wait", required_argument, NULL, OPT_WAIT },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *prog = argv[0];
+	bool port_set = false, wait_set = false, role_set = false;
+	struct in_addr a_local, a_peer;
+	uint32_t port;
 	char *end;
 	int opt;
 
@@ -352,6 +446,9 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 	o->size = 64;
 	o->depth = PERF_DEPTH_DEFAULT;
 	o->secs = 2.0;
+	o->role = PERF_ROLE_BOTH;
+	o->port = PERF_IB_PORT_DEFAULT;
+	o->wait = PERF_IB_WAIT_DEFAULT;
 
 	optind = 1;	/* the EAL used getopt before us */
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -423,13 +520,39 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 			o->raw_ring = true;
 			break;
 		case OPT_ROLE:
-			o->role = optarg;
+			if (strcmp(optarg, "server") == 0) {
+				o->role = PERF_ROLE_SERVER;
+			} else if (strcmp(optarg, "client") == 0) {
+				o->role = PERF_ROLE_CLIENT;
+			} else {
+				fprintf(stderr, "rds-perf: --role must be server or client\n");
+				return -1;
+			}
+			role_set = true;
 			break;
 		case OPT_LOCAL:
 			o->local = optarg;
 			break;
 		case OPT_PEER:
 			o->peer = optarg;
+			break;
+		case OPT_PORT:
+			if (parse_u32(optarg, 1, 65535, &port) < 0) {
+				fprintf(stderr, "rds-perf: --port must be 1..65535\n");
+				return -1;
+			}
+			o->port = (uint16_t)port;
+			port_set = true;
+			break;
+		case OPT_WAIT:
+			errno = 0;
+			o->wait = strtod(optarg, &end);
+			if (errno != 0 || end == optarg || *end != '\0' ||
+			    !(o->wait >= 0.1 && o->wait <= 86400.0)) {
+				fprintf(stderr, "rds-perf: --wait must be 0.1..86400\n");
+				return -1;
+			}
+			wait_set = true;
 			break;
 		case 'h':
 		case OPT_HELP:
@@ -447,14 +570,44 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 
 	switch (o->transport) {
 	case PERF_TRANSPORT_LOOP:
-		if (o->role != NULL || o->local != NULL || o->peer != NULL) {
-			fprintf(stderr, "rds-perf: --role, --local and --peer do not apply to the loop transport (both sides run in this process)\n");
+		if (role_set || o->local != NULL || o->peer != NULL ||
+		    port_set || wait_set) {
+			fprintf(stderr, "rds-perf: --role, --local, --peer, --port and --wait do not apply to the loop transport (both sides run in this process)\n");
 			return -1;
 		}
 		break;
 	case PERF_TRANSPORT_IB:
+#ifndef RDS_PERF_HAVE_IB
+		fprintf(stderr, "rds-perf: built without the ib transport (libibverbs or librdmacm missing)\n");
+		return -1;
+#endif
+		if (!role_set) {
+			fprintf(stderr, "rds-perf: --transport ib needs --role server or --role client\n");
+			return -1;
+		}
+		if (o->local == NULL ||
+		    inet_pton(AF_INET, o->local, &a_local) != 1) {
+			fprintf(stderr, "rds-perf: --transport ib needs --local, this process's IPv4 address\n");
+			return -1;
+		}
+		if (o->role == PERF_ROLE_CLIENT && o->peer == NULL) {
+			fprintf(stderr, "rds-perf: the client needs --peer, the server's IPv4 address\n");
+			return -1;
+		}
+		if (o->peer != NULL) {
+			if (inet_pton(AF_INET, o->peer, &a_peer) != 1) {
+				fprintf(stderr, "rds-perf: bad --peer address '%s'\n",
+					o->peer);
+				return -1;
+			}
+			if (a_peer.s_addr == a_local.s_addr) {
+				fprintf(stderr, "rds-perf: --peer must differ from --local\n");
+				return -1;
+			}
+		}
+		break;
 	case PERF_TRANSPORT_ETH:
-		fprintf(stderr, "rds-perf: transport '%s' is not supported by rds-perf yet; only 'loop' is\n",
+		fprintf(stderr, "rds-perf: transport '%s' is not supported by rds-perf yet; only 'loop' and 'ib' are\n",
 			perf_transport_name(o->transport));
 		return -1;
 	}
@@ -496,11 +649,22 @@ perf_sin_equal(const struct sockaddr_in *a, const struct sockaddr_in *b)
 		a->sin_port == b->sin_port;
 }
 
-/* Open an RDS socket, size its buffers, bind it to ip, port 0 (any), and
- * read back the address it got. */
+/* Set a socket's SO_SNDBUF and SO_RCVBUF. */
+static void
+perf_set_bufs(int s, const char *what, int buf)
+{
+	if (rte_rds_setsockopt(s, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf)) < 0)
+		perf_fail("rte_rds_setsockopt(%s, SO_SNDBUF, %d)", what, buf);
+	if (rte_rds_setsockopt(s, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf)) < 0)
+		perf_fail("rte_rds_setsockopt(%s, SO_RCVBUF, %d)", what, buf);
+}
+
+/* Open an RDS socket, pin its transport (trans >= 0: an SO_RDS_TRANSPORT
+ * value), size its buffers (buf > 0; else the defaults), bind it to
+ * ip:port (port 0: any free port), and read back the address it got. */
 static int
-perf_open_socket(const char *what, const char *ip, int buf,
-		 struct sockaddr_in *name)
+perf_open_socket(const char *what, const char *ip, uint16_t port, int trans,
+		 int buf, struct sockaddr_in *name)
 {
 	struct sockaddr_in sin;
 	socklen_t len;
@@ -509,18 +673,20 @@ perf_open_socket(const char *what, const char *ip, int buf,
 	s = rte_rds_socket();
 	if (s < 0)
 		perf_fail("rte_rds_socket() for the %s", what);
-	if (rte_rds_setsockopt(s, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf)) < 0)
-		perf_fail("rte_rds_setsockopt(%s, SO_SNDBUF, %d)", what, buf);
-	if (rte_rds_setsockopt(s, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf)) < 0)
-		perf_fail("rte_rds_setsockopt(%s, SO_RCVBUF, %d)", what, buf);
+	if (trans >= 0 && rte_rds_setsockopt(s, SOL_RDS, SO_RDS_TRANSPORT,
+					     &trans, sizeof(trans)) < 0)
+		perf_fail("rte_rds_setsockopt(%s, SO_RDS_TRANSPORT, %d)", what,
+			  trans);
+	if (buf > 0)
+		perf_set_bufs(s, what, buf);
 
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
-	sin.sin_port = 0;
+	sin.sin_port = htons(port);
 	if (inet_pton(AF_INET, ip, &sin.sin_addr) != 1)
 		perf_die("bad IPv4 address '%s'", ip);
 	if (rte_rds_bind(s, (const struct sockaddr *)&sin, sizeof(sin)) < 0)
-		perf_fail("rte_rds_bind(%s, %s:0)", what, ip);
+		perf_fail("rte_rds_bind(%s, %s:%u)", what, ip, port);
 
 	len = sizeof(*name);
 	memset(name, 0, sizeof(*name));
@@ -528,7 +694,7 @@ perf_open_socket(const char *what, const char *ip, int buf,
 		perf_fail("rte_rds_getsockname(%s)", what);
 	if (len < sizeof(*name) || name->sin_family != AF_INET ||
 	    name->sin_addr.s_addr != sin.sin_addr.s_addr ||
-	    name->sin_port == 0)
+	    name->sin_port == 0 || (port != 0 && name->sin_port != sin.sin_port))
 		perf_die("rte_rds_getsockname(%s) returned a wrong address", what);
 	return s;
 }
@@ -564,10 +730,12 @@ perf_engine_conf(const struct perf_opts *o, struct rte_rds_conf *conf)
  * the server the second, and messages between them go over the loop
  * transport inside this process.
  *
- * ib/eth (to come): --local is added with that transport; --role says
- * which one socket this process opens (server: bound to --local, answers
- * whoever asks; client: bound to --local, sends to --peer), and the other
- * side is left at -1.
+ * ib: --local is declared with transport "ib" (rdma_cm finds its device);
+ * --role says which side this process plays, and the other side is left
+ * at -1. The server binds --local:--port and answers whoever asks (the
+ * client, once its hello came). The client binds a data socket and a
+ * control socket to --local, port 0 each, and sends to --peer:--port.
+ * Every socket is pinned to RDS_TRANS_IB.
  */
 static void
 perf_setup_transport(struct perf_ctx *ctx, struct rte_rds_conf *conf)
@@ -589,16 +757,49 @@ perf_setup_transport(struct perf_ctx *ctx, struct rte_rds_conf *conf)
 			perf_fail("rte_rds_init()");
 		if (rte_rds_start() < 0)
 			perf_fail("rte_rds_start()");
-		ctx->cli = perf_open_socket("client", PERF_LOOP_CLIENT_IP, buf,
-					    &ctx->cli_name);
-		ctx->srv = perf_open_socket("server", PERF_LOOP_SERVER_IP, buf,
-					    &ctx->srv_name);
+		ctx->cli = perf_open_socket("client", PERF_LOOP_CLIENT_IP, 0,
+					    -1, buf, &ctx->cli_name);
+		ctx->srv = perf_open_socket("server", PERF_LOOP_SERVER_IP, 0,
+					    -1, buf, &ctx->srv_name);
 		ctx->dst = ctx->srv_name;
 		ctx->check_src = true;
 		break;
 	case PERF_TRANSPORT_IB:
+		if (rte_rds_conf_add_addr(conf, o->local, "ib", NULL) < 0)
+			perf_fail("rte_rds_conf_add_addr(%s, ib)", o->local);
+		if (rte_rds_init(conf) < 0)
+			perf_fail("rte_rds_init() with %s on the ib transport", o->local);
+		if (rte_rds_start() < 0)
+			perf_fail("rte_rds_start()");
+		if (o->role == PERF_ROLE_SERVER) {
+			/* Buffers are sized again when the hello tells the
+			 * mode, size and depth. */
+			ctx->srv = perf_open_socket("server", o->local, o->port,
+						    RDS_TRANS_IB, buf,
+						    &ctx->srv_name);
+			if (o->peer != NULL) {
+				/* Only the address is known before the hello. */
+				ctx->cli_name.sin_family = AF_INET;
+				inet_pton(AF_INET, o->peer,
+					  &ctx->cli_name.sin_addr);
+			}
+		} else {
+			ctx->cli = perf_open_socket("client", o->local, 0,
+						    RDS_TRANS_IB, buf,
+						    &ctx->cli_name);
+			ctx->ctl = perf_open_socket("control", o->local, 0,
+						    RDS_TRANS_IB, 0,
+						    &ctx->ctl_src);
+			memset(&ctx->dst, 0, sizeof(ctx->dst));
+			ctx->dst.sin_family = AF_INET;
+			ctx->dst.sin_port = htons(o->port);
+			inet_pton(AF_INET, o->peer, &ctx->dst.sin_addr);
+			ctx->srv_name = ctx->dst;
+			ctx->check_src = true;
+		}
+		break;
 	case PERF_TRANSPORT_ETH:
-		/* parse_args() rejects these for now. */
+		/* parse_args() rejects it for now. */
 		perf_die("transport '%s' is not supported yet",
 			 perf_transport_name(o->transport));
 	}
@@ -812,6 +1013,108 @@ perf_client_step(struct perf_ctx *ctx, bool may_send)
 	perf_client_recv(ctx);
 }
 
+/*
+ * ib control messages. They travel between the client's control socket and
+ * the server's socket, so the server tells them from requests by their
+ * source, never by their length or contents.
+ */
+static void
+perf_ctl_put(struct perf_ctl_msg *m, enum perf_ctl_type type,
+	     const struct perf_opts *o, uint16_t data_port_be,
+	     uint64_t v0, uint64_t v1, uint64_t v2)
+{
+	memset(m, 0, sizeof(*m));
+	m->magic = rte_cpu_to_be_32(PERF_CTL_MAGIC);
+	m->version = rte_cpu_to_be_16(PERF_CTL_VERSION);
+	m->type = rte_cpu_to_be_16((uint16_t)type);
+	m->mode = rte_cpu_to_be_32((uint32_t)o->mode);
+	m->size = rte_cpu_to_be_32(o->size);
+	m->depth = rte_cpu_to_be_32(o->depth);
+	m->data_port = data_port_be;
+	m->v[0] = rte_cpu_to_be_64(v0);
+	m->v[1] = rte_cpu_to_be_64(v1);
+	m->v[2] = rte_cpu_to_be_64(v2);
+}
+
+/* Decode a control message in place (to host order). Its type, or 0 when
+ * it is not one of ours. */
+static int
+perf_ctl_get(const void *p, size_t len, struct perf_ctl_msg *m)
+{
+	unsigned int i;
+
+	if (len != sizeof(*m))
+		return 0;
+	memcpy(m, p, sizeof(*m));
+	if (rte_be_to_cpu_32(m->magic) != PERF_CTL_MAGIC ||
+	    rte_be_to_cpu_16(m->version) != PERF_CTL_VERSION)
+		return 0;
+	m->type = rte_be_to_cpu_16(m->type);
+	m->mode = rte_be_to_cpu_32(m->mode);
+	m->size = rte_be_to_cpu_32(m->size);
+	m->depth = rte_be_to_cpu_32(m->depth);
+	for (i = 0; i < RTE_DIM(m->v); i++)
+		m->v[i] = rte_be_to_cpu_64(m->v[i]);
+	if (m->type < PERF_CTL_HELLO || m->type > PERF_CTL_DONE_ACK)
+		return 0;
+	return m->type;
+}
+
+/* Send a control message, retrying on push-back (driving the engine) for
+ * up to 'secs'. */
+static void
+perf_ctl_send(const struct perf_ctx *ctx, int s,
+	      const struct sockaddr_in *to, const struct perf_ctl_msg *m,
+	      const char *what, double secs)
+{
+	const uint64_t hz = rte_get_tsc_hz();
+	const uint64_t end = rte_rdtsc() + (uint64_t)(secs * (double)hz);
+	ssize_t n;
+
+	for (;;) {
+		n = rte_rds_sendto(s, m, sizeof(*m), MSG_DONTWAIT,
+				   (const struct sockaddr *)to, sizeof(*to));
+		if (n == (ssize_t)sizeof(*m))
+			return;
+		if (n >= 0)
+			perf_die("rte_rds_sendto(%s) returned %zd, not %zu",
+				 what, n, sizeof(*m));
+		if (rte_errno != EAGAIN && rte_errno != ENOBUFS)
+			perf_fail("rte_rds_sendto(%s)", what);
+		if (rte_rdtsc() > end)
+			perf_fail("rte_rds_sendto(%s) (pushed back for %.0f s)",
+				  what, secs);
+		perf_poll(ctx);
+	}
+}
+
+/* Server: a control message came from the client's control socket. */
+static void
+perf_server_control(struct perf_ctx *ctx, const void *p, size_t len)
+{
+	struct perf_ctl_msg m;
+
+	switch (perf_ctl_get(p, len, &m)) {
+	case PERF_CTL_HELLO:
+		/* The client repeated its hello before our answer reached
+		 * it: it has that answer by now. */
+		ctx->ctl_ignored++;
+		break;
+	case PERF_CTL_DONE:
+		if (ctx->done) {
+			perf_error(ctx, "the client said done twice");
+			break;
+		}
+		ctx->done = true;
+		memcpy(ctx->peer_v, m.v, sizeof(ctx->peer_v));
+		break;
+	default:
+		perf_error(ctx, "bad %zu-byte control message from the client",
+			   len);
+		break;
+	}
+}
+
 /* Server: check one request; the sender is already in reply_to[idx]. */
 static void
 perf_server_check(struct perf_ctx *ctx, const uint8_t *p, size_t len,
@@ -893,6 +1196,10 @@ perf_server_recv_copy(struct perf_ctx *ctx)
 			return;
 		perf_fail("rte_rds_recvmsg(server)");
 	}
+	if (ctx->has_ctl && perf_sin_equal(&ctx->reply_to[0], &ctx->ctl_src)) {
+		perf_server_control(ctx, ctx->srv_buf, (size_t)n);
+		return;
+	}
 	perf_server_check(ctx, ctx->srv_buf, (size_t)n,
 			  (mh.msg_flags & MSG_TRUNC) != 0, 0);
 	ctx->owed = 1;
@@ -903,16 +1210,21 @@ static void
 perf_server_recv_zc(struct perf_ctx *ctx)
 {
 	struct rte_rds_msg *m[PERF_BURST];
-	uint16_t i, n;
+	uint16_t i, n, k = 0;
 
 	n = rte_rds_recv_burst(ctx->srv, m, PERF_BURST);
 	for (i = 0; i < n; i++) {
-		rte_rds_msg_src(m[i], &ctx->reply_to[i]);
-		perf_server_check(ctx, rte_rds_msg_data(m[i]),
-				  rte_rds_msg_len(m[i]), false, i);
+		rte_rds_msg_src(m[i], &ctx->reply_to[k]);
+		if (ctx->has_ctl &&
+		    perf_sin_equal(&ctx->reply_to[k], &ctx->ctl_src))
+			perf_server_control(ctx, rte_rds_msg_data(m[i]),
+					    rte_rds_msg_len(m[i]));
+		else
+			perf_server_check(ctx, rte_rds_msg_data(m[i]),
+					  rte_rds_msg_len(m[i]), false, k++);
 		rte_rds_msg_free(m[i]);
 	}
-	ctx->owed = n;
+	ctx->owed = k;
 }
 
 /* Server: finish the replies owed, then take new requests and answer
@@ -972,6 +1284,33 @@ perf_print_loop_stats(FILE *f)
 		"flushed", st.flushed, "resets", st.resets);
 }
 
+#ifdef RDS_PERF_HAVE_IB
+/* ib transport counters. */
+static void
+perf_print_ib_stats(FILE *f)
+{
+	struct rte_rds_ib_stats st;
+
+	if (rte_rds_ib_stats_get(&st) < 0)
+		perf_fail("rte_rds_ib_stats_get()");
+	fprintf(f, "ib transport counters:\n");
+#define PERF_IB_STAT(x) fprintf(f, "  %-28s %" PRIu64 "\n", #x, st.x)
+	PERF_IB_STAT(connects_active);
+	PERF_IB_STAT(connects_passive);
+	PERF_IB_STAT(connect_raced);
+	PERF_IB_STAT(listen_closed_stale);
+	PERF_IB_STAT(rejects_incompat);
+	PERF_IB_STAT(cm_errors);
+	PERF_IB_STAT(tx_frames);
+	PERF_IB_STAT(tx_ring_full);
+	PERF_IB_STAT(rx_frames);
+	PERF_IB_STAT(rx_frag_mismatch);
+	PERF_IB_STAT(qp_errors);
+	PERF_IB_STAT(qp_errors_injected);
+#undef PERF_IB_STAT
+}
+#endif
+
 /* Library counters: the engines', and the transport's. */
 static void
 perf_print_stats(const struct perf_opts *o, FILE *f)
@@ -979,6 +1318,10 @@ perf_print_stats(const struct perf_opts *o, FILE *f)
 	perf_print_engine_stats(f);
 	if (o->transport == PERF_TRANSPORT_LOOP)
 		perf_print_loop_stats(f);
+#ifdef RDS_PERF_HAVE_IB
+	if (o->transport == PERF_TRANSPORT_IB)
+		perf_print_ib_stats(f);
+#endif
 }
 
 /* No progress for PERF_STALL_S: say where everything stands, exit 1. */
@@ -986,14 +1329,16 @@ static __rte_noreturn void
 perf_stalled(const struct perf_ctx *ctx, const char *phase)
 {
 	fflush(stdout);
-	fprintf(stderr,
-		"rds-perf: stalled: no message moved for %u s (%s)\n"
-		"  client: requests sent %" PRIu64 ", replies received %" PRIu64 ", in flight %" PRIu64 "\n"
-		"  server: requests received %" PRIu64 ", replies sent %" PRIu64 ", replies owed %u\n"
-		"  send push-back: EAGAIN %" PRIu64 ", ENOBUFS %" PRIu64 "\n",
-		PERF_STALL_S, phase, ctx->tx_seq, ctx->rx_seq,
-		ctx->tx_seq - ctx->rx_seq, ctx->srv_rx, ctx->srv_tx,
-		ctx->owed - ctx->owed_next, ctx->eagain, ctx->enobufs);
+	fprintf(stderr, "rds-perf: stalled: no message moved for %u s (%s)\n",
+		PERF_STALL_S, phase);
+	if (ctx->cli >= 0)	/* (ib: only the side this process plays) */
+		fprintf(stderr, "  client: requests sent %" PRIu64 ", replies received %" PRIu64 ", in flight %" PRIu64 "\n",
+			ctx->tx_seq, ctx->rx_seq, ctx->tx_seq - ctx->rx_seq);
+	if (ctx->srv >= 0)
+		fprintf(stderr, "  server: requests received %" PRIu64 ", replies sent %" PRIu64 ", replies owed %u\n",
+			ctx->srv_rx, ctx->srv_tx, ctx->owed - ctx->owed_next);
+	fprintf(stderr, "  send push-back: EAGAIN %" PRIu64 ", ENOBUFS %" PRIu64 "\n",
+		ctx->eagain, ctx->enobufs);
 	perf_print_stats(ctx->o, stderr);
 	exit(EXIT_FAILURE);
 }
@@ -1055,6 +1400,295 @@ perf_run(struct perf_ctx *ctx)
 	}
 }
 
+/* ib: no peer within the allowed time. Print the counters, exit 1. */
+static __rte_noreturn __rte_format_printf(2, 3) void
+perf_gave_up(const struct perf_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "rds-perf: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	perf_print_stats(ctx->o, stderr);
+	exit(EXIT_FAILURE);
+}
+
+/*
+ * ib client: say hello from the control socket, again every
+ * PERF_HELLO_RETRY_MS, until the server answers, for up to --wait. The
+ * first send sets the connection up (and may wait for the server to come
+ * up): that time is printed, not measured.
+ */
+static void
+perf_ib_client_hello(struct perf_ctx *ctx)
+{
+	const struct perf_opts *o = ctx->o;
+	const uint64_t hz = rte_get_tsc_hz();
+	const uint64_t t0 = rte_rdtsc();
+	const uint64_t end = t0 + (uint64_t)(o->wait * (double)hz);
+	const uint64_t retry = hz * PERF_HELLO_RETRY_MS / 1000;
+	uint8_t buf[sizeof(struct perf_ctl_msg) + PERF_RX_SLACK];
+	struct perf_ctl_msg m, in;
+	struct sockaddr_in from;
+	uint64_t next = t0, now;
+	unsigned int sent = 0;
+	socklen_t flen;
+	char a[32];
+	ssize_t n;
+
+	perf_ctl_put(&m, PERF_CTL_HELLO, o, ctx->cli_name.sin_port, 0, 0, 0);
+	for (;;) {
+		now = rte_rdtsc();
+		if (now >= next) {
+			n = rte_rds_sendto(ctx->ctl, &m, sizeof(m),
+					   MSG_DONTWAIT,
+					   (const struct sockaddr *)&ctx->dst,
+					   sizeof(ctx->dst));
+			if (n >= 0)
+				sent++;
+			else if (rte_errno != EAGAIN && rte_errno != ENOBUFS)
+				perf_fail("rte_rds_sendto(control, hello)");
+			next = now + retry;
+		}
+		perf_poll(ctx);
+		flen = sizeof(from);
+		n = rte_rds_recvfrom(ctx->ctl, buf, sizeof(buf), MSG_DONTWAIT,
+				     (struct sockaddr *)&from, &flen);
+		if (n >= 0) {
+			if (perf_sin_equal(&from, &ctx->dst) &&
+			    perf_ctl_get(buf, (size_t)n, &in) ==
+			    PERF_CTL_HELLO_ACK)
+				break;
+			perf_error(ctx, "unexpected %zd-byte message from %s on the control socket",
+				   n, perf_sin_str(&from, a, sizeof(a)));
+			continue;
+		}
+		if (rte_errno != EAGAIN)
+			perf_fail("rte_rds_recvfrom(control)");
+		if (now > end)
+			perf_gave_up(ctx, "no answer from the server %s within %.1f s (hello sent %u times): is it running, with --port %u, and is %s an ib address?",
+				     perf_sin_str(&ctx->dst, a, sizeof(a)),
+				     o->wait, sent, o->port, o->peer);
+	}
+	ctx->setup_ms = (double)(rte_rdtsc() - t0) * 1e3 / (double)hz;
+	printf("rds-perf: server %s answered the hello after %.1f ms (hello sent %u times; connection set-up included, not measured)\n",
+	       perf_sin_str(&ctx->dst, a, sizeof(a)), ctx->setup_ms, sent);
+}
+
+/* ib client, after the run: say done with our counts and compare them
+ * with the server's answer. */
+static void
+perf_ib_client_done(struct perf_ctx *ctx)
+{
+	const uint64_t hz = rte_get_tsc_hz();
+	uint8_t buf[sizeof(struct perf_ctl_msg) + PERF_RX_SLACK];
+	struct perf_ctl_msg m, in;
+	struct sockaddr_in from;
+	uint64_t end;
+	socklen_t flen;
+	char a[32];
+	ssize_t n;
+
+	perf_ctl_put(&m, PERF_CTL_DONE, ctx->o, ctx->cli_name.sin_port,
+		     ctx->tx_seq, ctx->rx_seq, ctx->errors);
+	perf_ctl_send(ctx, ctx->ctl, &ctx->dst, &m, "control, done",
+		      PERF_DONE_WAIT_S);
+	end = rte_rdtsc() + hz * PERF_DONE_WAIT_S;
+	for (;;) {
+		perf_poll(ctx);
+		flen = sizeof(from);
+		n = rte_rds_recvfrom(ctx->ctl, buf, sizeof(buf), MSG_DONTWAIT,
+				     (struct sockaddr *)&from, &flen);
+		if (n >= 0) {
+			int type = perf_ctl_get(buf, (size_t)n, &in);
+
+			if (!perf_sin_equal(&from, &ctx->dst) || type == 0) {
+				perf_error(ctx, "unexpected %zd-byte message from %s on the control socket",
+					   n, perf_sin_str(&from, a, sizeof(a)));
+				continue;
+			}
+			if (type == PERF_CTL_DONE_ACK)
+				break;
+			continue;	/* a late answer to a repeated hello */
+		}
+		if (rte_errno != EAGAIN)
+			perf_fail("rte_rds_recvfrom(control)");
+		if (rte_rdtsc() > end) {
+			perf_error(ctx, "the server did not answer done within %u s",
+				   PERF_DONE_WAIT_S);
+			return;
+		}
+	}
+	memcpy(ctx->peer_v, in.v, sizeof(ctx->peer_v));
+	if (in.v[0] != ctx->tx_seq || in.v[1] != ctx->rx_seq)
+		perf_error(ctx, "counts disagree: client sent %" PRIu64 ", server received %" PRIu64 ", server replied %" PRIu64 ", client received %" PRIu64,
+			   ctx->tx_seq, in.v[0], in.v[1], ctx->rx_seq);
+	if (in.v[2] != 0)
+		perf_error(ctx, "the server counted %" PRIu64 " errors (see its output)",
+			   in.v[2]);
+}
+
+/*
+ * ib server: wait up to --wait for the client's hello, take the mode, size
+ * and depth from it, size the buffers, answer. From then on, messages from
+ * the hello's source are control messages, and requests must come from
+ * the hello's address and data port.
+ */
+static void
+perf_ib_server_hello(struct perf_ctx *ctx, struct perf_opts *o)
+{
+	const uint64_t hz = rte_get_tsc_hz();
+	const uint64_t end = rte_rdtsc() + (uint64_t)(o->wait * (double)hz);
+	struct perf_ctl_msg m, in;
+	struct sockaddr_in from;
+	socklen_t flen;
+	uint8_t *buf;
+	char a[32], b[32], c[32];
+	ssize_t n;
+
+	for (;;) {
+		perf_poll(ctx);
+		flen = sizeof(from);
+		n = rte_rds_recvfrom(ctx->srv, ctx->srv_buf,
+				     o->size + PERF_RX_SLACK, MSG_DONTWAIT,
+				     (struct sockaddr *)&from, &flen);
+		if (n < 0) {
+			if (rte_errno != EAGAIN)
+				perf_fail("rte_rds_recvfrom(server)");
+			if (rte_rdtsc() > end)
+				perf_gave_up(ctx, "no client said hello to %s within %.1f s",
+					     perf_sin_str(&ctx->srv_name, a,
+							  sizeof(a)),
+					     o->wait);
+			continue;
+		}
+		if (perf_ctl_get(ctx->srv_buf, (size_t)n, &in) !=
+		    PERF_CTL_HELLO) {
+			perf_error(ctx, "%zd-byte message from %s before any hello: ignored",
+				   n, perf_sin_str(&from, a, sizeof(a)));
+			continue;
+		}
+		if (o->peer != NULL &&
+		    from.sin_addr.s_addr != ctx->cli_name.sin_addr.s_addr) {
+			perf_error(ctx, "hello from %s, not from --peer %s: ignored",
+				   perf_sin_str(&from, a, sizeof(a)), o->peer);
+			continue;
+		}
+		if (in.mode > PERF_MODE_BW || in.size > RTE_RDS_MAX_MSG_SIZE ||
+		    in.depth < 1 || in.depth > PERF_DEPTH_MAX) {
+			perf_error(ctx, "hello from %s with mode %u, size %u, depth %u: ignored",
+				   perf_sin_str(&from, a, sizeof(a)), in.mode,
+				   in.size, in.depth);
+			continue;
+		}
+		break;
+	}
+
+	o->mode = (enum perf_mode)in.mode;
+	o->size = in.size;
+	o->depth = in.depth;
+	ctx->window = o->mode == PERF_MODE_BW ? o->depth : 1;
+	buf = realloc(ctx->srv_buf, o->size + PERF_RX_SLACK);
+	if (buf == NULL)
+		perf_die("out of memory");
+	ctx->srv_buf = buf;
+	perf_set_bufs(ctx->srv, "server", perf_sock_buf(o));
+
+	ctx->ctl_src = from;
+	ctx->has_ctl = true;
+	ctx->cli_name = from;
+	ctx->cli_name.sin_port = in.data_port;
+	ctx->check_src = true;
+
+	perf_ctl_put(&m, PERF_CTL_HELLO_ACK, o, 0, 0, 0, 0);
+	perf_ctl_send(ctx, ctx->srv, &from, &m, "server, hello answer",
+		      o->wait);
+	printf("rds-perf: server %s: client %s (control %s) says hello: mode %s, size %u, depth %u\n",
+	       perf_sin_str(&ctx->srv_name, a, sizeof(a)),
+	       perf_sin_str(&ctx->cli_name, b, sizeof(b)),
+	       perf_sin_str(&from, c, sizeof(c)),
+	       perf_mode_name(o->mode), o->size, ctx->window);
+	fflush(stdout);
+}
+
+/* ib server: answer requests until the client says done and every reply
+ * is out. No message for PERF_STALL_S before that is a stall. */
+static void
+perf_ib_server_run(struct perf_ctx *ctx)
+{
+	const uint64_t stall = rte_get_tsc_hz() * PERF_STALL_S;
+	uint64_t last_move = rte_rdtsc(), moved = 0, cur, now;
+
+	for (;;) {
+		perf_server_step(ctx);
+		perf_poll(ctx);
+		if (ctx->done && perf_quiet(ctx))
+			break;
+		now = rte_rdtsc();
+		cur = ctx->srv_rx + ctx->srv_tx;
+		if (cur != moved) {
+			moved = cur;
+			last_move = now;
+		} else if (now - last_move > stall) {
+			perf_stalled(ctx, "serving");
+		}
+	}
+}
+
+/* True while this instance has messages not yet sent or not yet
+ * acknowledged (or when it cannot tell). */
+static bool
+perf_sends_pending(void)
+{
+	static const int names[] = {
+		RDS_INFO_SEND_MESSAGES, RDS_INFO_RETRANS_MESSAGES,
+	};
+	unsigned int i;
+	socklen_t len;
+
+	for (i = 0; i < RTE_DIM(names); i++) {
+		len = 0;
+		if (rte_rds_info(names[i], NULL, &len) < 0 &&
+		    rte_errno != ENOSPC)
+			return true;
+		if (len > 0)
+			return true;
+	}
+	return false;
+}
+
+/* ib server, after the run: check the client's counts, answer done with
+ * ours, then keep driving the engine until that answer is acknowledged
+ * (at most PERF_LINGER_MS), so that closing does not cancel it. */
+static void
+perf_ib_server_done(struct perf_ctx *ctx)
+{
+	const uint64_t hz = rte_get_tsc_hz();
+	const uint64_t end = rte_rdtsc() + hz * PERF_LINGER_MS / 1000;
+	uint64_t next_check = 0, now;
+	struct perf_ctl_msg m;
+
+	if (ctx->peer_v[0] != ctx->srv_rx || ctx->peer_v[1] != ctx->srv_tx)
+		perf_error(ctx, "counts disagree: client sent %" PRIu64 ", server received %" PRIu64 ", server replied %" PRIu64 ", client received %" PRIu64,
+			   ctx->peer_v[0], ctx->srv_rx, ctx->srv_tx,
+			   ctx->peer_v[1]);
+	perf_ctl_put(&m, PERF_CTL_DONE_ACK, ctx->o, 0, ctx->srv_rx,
+		     ctx->srv_tx, ctx->errors);
+	perf_ctl_send(ctx, ctx->srv, &ctx->ctl_src, &m, "server, done answer",
+		      PERF_DONE_WAIT_S);
+	while ((now = rte_rdtsc()) < end) {
+		perf_poll(ctx);
+		if (now >= next_check) {
+			if (!perf_sends_pending())
+				break;
+			next_check = now + hz / 100;
+		}
+	}
+}
+
 static void
 perf_result(struct perf_ctx *ctx, struct perf_result *r)
 {
@@ -1108,6 +1742,42 @@ perf_print_result(const struct perf_ctx *ctx, const struct perf_result *r)
 	printf("push-back:    EAGAIN %" PRIu64 ", ENOBUFS %" PRIu64 "\n",
 	       ctx->eagain, ctx->enobufs);
 	printf("errors:       %" PRIu64 "\n", ctx->errors);
+}
+
+/* ib server: what it saw. */
+static void
+perf_print_server(const struct perf_ctx *ctx)
+{
+	const struct perf_opts *o = ctx->o;
+	char a[32], b[32];
+
+	printf("transport:    %s (server %s, client %s)\n",
+	       perf_transport_name(o->transport),
+	       perf_sin_str(&ctx->srv_name, a, sizeof(a)),
+	       perf_sin_str(&ctx->cli_name, b, sizeof(b)));
+	printf("role:         server (mode, size and depth from the client)\n");
+	printf("engine:       %s\n", perf_engine_name(o->engine));
+	printf("mode:         %s\n", perf_mode_name(o->mode));
+	printf("size:         %u bytes\n", o->size);
+	printf("depth:        %u\n", ctx->window);
+	printf("requests:     %" PRIu64 " received\n", ctx->srv_rx);
+	printf("replies:      %" PRIu64 " sent\n", ctx->srv_tx);
+	printf("push-back:    EAGAIN %" PRIu64 ", ENOBUFS %" PRIu64 "\n",
+	       ctx->eagain, ctx->enobufs);
+	printf("errors:       %" PRIu64 "\n", ctx->errors);
+}
+
+static void
+perf_print_server_json(const struct perf_ctx *ctx)
+{
+	const struct perf_opts *o = ctx->o;
+
+	printf("{\"transport\":\"%s\",\"role\":\"server\",\"mode\":\"%s\","
+	       "\"size\":%u,\"requests\":%" PRIu64 ",\"replies\":%" PRIu64 ","
+	       "\"errors\":%" PRIu64 ",\"engine\":\"%s\",\"depth\":%u}\n",
+	       perf_transport_name(o->transport), perf_mode_name(o->mode),
+	       o->size, ctx->srv_rx, ctx->srv_tx, ctx->errors,
+	       perf_engine_name(o->engine), ctx->window);
 }
 
 static void
@@ -1219,6 +1889,7 @@ main(int argc, char **argv)
 	ctx.o = &opts;
 	ctx.cli = -1;
 	ctx.srv = -1;
+	ctx.ctl = -1;
 	ctx.inline_engine = opts.engine == PERF_ENGINE_INLINE;
 	ctx.window = opts.mode == PERF_MODE_BW ? opts.depth : 1;
 	ctx.cli_tx = calloc(1, opts.size + PERF_RX_SLACK);
@@ -1235,14 +1906,19 @@ main(int argc, char **argv)
 	rte_rds_conf_init(&conf);
 	perf_engine_conf(&opts, &conf);
 	perf_setup_transport(&ctx, &conf);
+	if (opts.role == PERF_ROLE_CLIENT)
+		perf_ib_client_hello(&ctx);
+	else if (opts.role == PERF_ROLE_SERVER)
+		perf_ib_server_hello(&ctx, &opts);
 
 	if (opts.verbose) {
 		int v = 0;
 		socklen_t len = sizeof(v);
+		int s = ctx.cli >= 0 ? ctx.cli : ctx.srv;
 
-		if (rte_rds_getsockopt(ctx.cli, SOL_SOCKET, SO_SNDBUF, &v,
+		if (rte_rds_getsockopt(s, SOL_SOCKET, SO_SNDBUF, &v,
 				       &len) < 0)
-			perf_fail("rte_rds_getsockopt(client, SO_SNDBUF)");
+			perf_fail("rte_rds_getsockopt(SO_SNDBUF)");
 		if (ctx.inline_engine)
 			printf("rds-perf: engine inline (polled by lcore %u)\n",
 			       rte_lcore_id());
@@ -1253,22 +1929,31 @@ main(int argc, char **argv)
 		       rte_get_tsc_hz(), perf_sock_buf(&opts), v);
 	}
 
-	perf_run(&ctx);
-
-	if (ctx.cli >= 0 && ctx.srv >= 0 &&
-	    (ctx.srv_rx != ctx.tx_seq || ctx.srv_tx != ctx.rx_seq))
-		perf_error(&ctx, "counts disagree: client sent %" PRIu64 ", server received %" PRIu64 ", server replied %" PRIu64 ", client received %" PRIu64,
-			   ctx.tx_seq, ctx.srv_rx, ctx.srv_tx, ctx.rx_seq);
-	if (ctx.msgs == 0)
-		perf_error(&ctx, "no round trip completed in the measured window");
-
-	perf_result(&ctx, &res);
-	perf_print_result(&ctx, &res);
+	if (opts.role == PERF_ROLE_SERVER) {
+		perf_ib_server_run(&ctx);
+		perf_ib_server_done(&ctx);
+		perf_print_server(&ctx);
+	} else {
+		perf_run(&ctx);
+		if (opts.role == PERF_ROLE_CLIENT)
+			perf_ib_client_done(&ctx);
+		if (ctx.cli >= 0 && ctx.srv >= 0 &&
+		    (ctx.srv_rx != ctx.tx_seq || ctx.srv_tx != ctx.rx_seq))
+			perf_error(&ctx, "counts disagree: client sent %" PRIu64 ", server received %" PRIu64 ", server replied %" PRIu64 ", client received %" PRIu64,
+				   ctx.tx_seq, ctx.srv_rx, ctx.srv_tx,
+				   ctx.rx_seq);
+		if (ctx.msgs == 0)
+			perf_error(&ctx, "no round trip completed in the measured window");
+		perf_result(&ctx, &res);
+		perf_print_result(&ctx, &res);
+	}
 	if (opts.verbose)
 		perf_print_stats(&opts, stdout);
 
 	if (ctx.cli >= 0 && rte_rds_close(ctx.cli) < 0)
 		perf_fail("rte_rds_close(client)");
+	if (ctx.ctl >= 0 && rte_rds_close(ctx.ctl) < 0)
+		perf_fail("rte_rds_close(control)");
 	if (ctx.srv >= 0 && rte_rds_close(ctx.srv) < 0)
 		perf_fail("rte_rds_close(server)");
 	if (rte_rds_fini() < 0)
@@ -1294,7 +1979,9 @@ main(int argc, char **argv)
 	 * stays the last one. */
 	if (rte_eal_cleanup() < 0)
 		perf_fail("rte_eal_cleanup()");
-	if (opts.json)
+	if (opts.json && opts.role == PERF_ROLE_SERVER)
+		perf_print_server_json(&ctx);
+	else if (opts.json)
 		perf_print_json(&ctx, &res);
 	fflush(stdout);
 	return ctx.errors != 0 ? EXIT_FAILURE : EXIT_SUCCESS;

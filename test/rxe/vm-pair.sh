@@ -21,6 +21,9 @@
 #   --grace SEC        when one VM fails, stop the other after SEC seconds
 #                      (default 30)
 #   --kargs 'ARGS'     extra kernel arguments for both
+#   --kargs-a 'ARGS'   extra kernel arguments for A only (repeatable), e.g.
+#   --kargs-b 'ARGS'   'rdsvm_nomod=rds_rdma,rds_tcp,rds' for the VM that
+#                      runs librte_rds while the other runs the kernel's RDS
 #   --keep             keep both share dirs
 # In each VM: RDS_VM_NAME (A or B), RDS_VM_ADDR (own address), RDS_VM_PEER
 # (the other's address), plus what vm-run.sh sets. Console lines are prefixed
@@ -32,7 +35,7 @@ set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TIMEOUT=${RDS_VM_TIMEOUT:-600}
 IPA=10.99.0.1/24 IPB=10.99.0.2/24 PORT='' MEM=1024 SMP=1 GRACE=30
-COMMON=()
+COMMON=() EXTRA_A=() EXTRA_B=()
 
 usage() { sed -n '3,/^$/s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
 need() { [ $# -ge 2 ] || { echo "vm-pair: option $1 needs a value" >&2; exit 2; }; }
@@ -46,6 +49,8 @@ while [ $# -gt 0 ]; do
 	--smp) need "$@"; SMP=$2; shift ;;
 	--grace) need "$@"; GRACE=$2; shift ;;
 	--kargs) need "$@"; COMMON+=(--kargs "$2"); shift ;;
+	--kargs-a) need "$@"; EXTRA_A+=(--kargs "$2"); shift ;;
+	--kargs-b) need "$@"; EXTRA_B+=(--kargs "$2"); shift ;;
 	--keep) COMMON+=(--keep) ;;
 	-h|--help) usage 0 ;;
 	--) shift; break ;;
@@ -83,8 +88,10 @@ trap 'stop; exit 130' INT
 trap 'stop; exit 143' TERM HUP
 
 run_vm() {     # NAME IP PEER-IP WIRE MAC COMMAND
+	local extra=()
+	if [ "$1" = A ]; then extra=("${EXTRA_A[@]}"); else extra=("${EXTRA_B[@]}"); fi
 	exec "$HERE/vm-run.sh" --label "$1" --ip "$2" --rxe eth0 --wire "$4" --mac "$5" \
-		--mem "$MEM" --smp "$SMP" --timeout "$TIMEOUT" "${COMMON[@]}" \
+		--mem "$MEM" --smp "$SMP" --timeout "$TIMEOUT" "${COMMON[@]}" "${extra[@]}" \
 		--env "RDS_VM_NAME=$1" --env "RDS_VM_PEER=${3%/*}" -- "$6"
 }
 

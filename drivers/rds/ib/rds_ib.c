@@ -236,6 +236,7 @@ rds_ib_poll(struct rds_engine *e)
 	struct rds_ib_engine *ie = rds_ib_engine(e);
 	struct rdma_cm_event *ev;
 	struct rds_ib_conn *ic, *next;
+	struct rds_conn *c;
 	unsigned int work = 0;
 	uint32_t gen;
 	void *p;
@@ -247,9 +248,20 @@ rds_ib_poll(struct rds_engine *e)
 		ie->inject_seen = gen;
 		rds_ib_inject(ie);
 	}
-	while (rdma_get_cm_event(ie->ch, &ev) == 0) {
-		rds_ib_cm_event(e, ev);	/* acks the event */
-		work++;
+	if (ie->cm_countdown == 0 || --ie->cm_countdown == 0) {
+		bool settled = true;
+
+		while (rdma_get_cm_event(ie->ch, &ev) == 0) {
+			rds_ib_cm_event(e, ev);	/* acks the event */
+			work++;
+		}
+		/* Connecting, or nothing to poll at all: look again at
+		 * once; all settled: in a while. */
+		TAILQ_FOREACH(c, &e->conns, link)
+			if (c->trans->trans_id == RDS_TRANS_IB &&
+			    c->state != RDS_CONN_UP)
+				settled = false;
+		ie->cm_countdown = settled ? RDS_IB_CM_POLL_EVERY : 0;
 	}
 	while (rte_ring_dequeue(ie->handoff, &p) == 0) {
 		rds_ib_accept(e, p);

@@ -111,8 +111,14 @@ struct rds_ib_engine {
 	struct rte_ring *handoff;	/* connect requests from engine 0 */
 	TAILQ_HEAD(, rds_ib_conn) conns;
 	uint32_t inject_seen;
+	uint32_t cm_countdown;		/* engine polls until the next CM look */
 	struct rte_rds_ib_stats stats;
 };
+
+/* rdma_get_cm_event() is a system call even when nothing is there: while
+ * every connection is established, the channel is read one poll in this
+ * many. */
+#define RDS_IB_CM_POLL_EVERY 256
 
 /* A connect request handed from the listener's engine to the owner. */
 struct rds_ib_handoff {

@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * krds_peer: the kernel's side of the 'interop' suite. Runs the exchange
+ * of interop_proto.h over the kernel's own AF_RDS socket, pinned to the
+ * InfiniBand transport (rds_rdma over rxe), against lrds_peer (librte_rds)
+ * in the other VM. Not linked with DPDK.
+ *
+ * Usage: krds_peer [-n COUNT] [-p PORT] [-t SECONDS] LOCAL_IP PEER_IP
+ *
+ * At the end it prints the kernel's RDS_INFO_CONNECTIONS (the transport
+ * of the connection to the peer must be "infiniband": it went over IB, not
+ * TCP) and its non-zero RDS counters. Exit 0 on success, 1 on failure,
+ * 2 on a usage or set-up error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <linux/rds.h>
+
+#include "interop_proto.h"
+
+#ifndef AF_RDS
+#define AF_RDS 21
+#endif
+#ifndef SOL_RDS
+#define SOL_RDS 276
+#endif
+
+struct krds {
+	int fd;
+	struct sockaddr_in self, peer;
+};
+
+static int
+k_send(void *ctx, const void *buf, size_t len)
+{
+	struct krds *k = ctx;
+	ssize_t r;
+
+	r = sendto(k->fd, buf, len, MSG_DONTWAIT,
+		   (const struct sockaddr *)&k->peer, sizeof(k->peer));
+	if (r < 0)
+		return errno;
+	if ((size_t)r != len)
+		return EIO;
+	return 0;
+}
+
+static long
+k_recv(void *ctx, void *buf, size_t cap, struct sockaddr_in *from,
+       bool *trunc)
+{
+	struct krds *k = ctx;
+	struct iovec iov = { .iov_base = buf, .iov_len = cap };
+	struct msghdr msg;
+	ssize_t r;
+
+	memset(&msg, 0, sizeof(msg));
+	memset(from, 0, sizeof(*from));
+	msg.msg_name = from;
+	msg.msg_namelen = sizeof(*from);
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	r = recvmsg(k->fd, &msg, MSG_DONTWAIT);
+	if (r < 0)
+		return -errno;
+	*trunc = (msg.msg_flags & MSG_TRUNC) != 0;
+	return (long)r;
+}
+
+static void
+k_wait(void *ctx, int ms, bool want_out)
+{
+	struct krds *k = ctx;
+	struct pollfd p = { .fd = k->fd,
+			    .events = POLLIN | (want_out ? POLLOUT : 0) };
+
+	poll(&p, 1, ms);
+}
+
+/* An RDS_INFO_* snapshot: probe, allocate, fill. Returns the record size
+ * (the buffer in *out, total length in *len) or -1 with errno. */
+static int
+k_info(int fd, int name, void **out, socklen_t *len)
+{
+	void *buf = NULL;
+	int tries, r;
+
+	*out = NULL;
+	*len = 0;
+	for (tries = 0; tries < 8; tries++) {
+		r = getsockopt(fd, SOL_RDS, name, buf, len);
+		if (r >= 0) {
+			*out = buf;
+			return r;
+		}
+		if (errno != ENOSPC) {
+			free(buf);
+			return -1;
+		}
+		free(buf);
+		*len += 4096;	/* room for records that appear meanwhile */
+		buf = malloc(*len);
+		if (buf == NULL)
+			return -1;
+	}
+	free(buf);
+	errno = ENOSPC;
+	return -1;
+}
+
+/* Our messages in the kernel's send queue and retransmit queue. */
+static int
+k_unacked(void *ctx, long *queued, long *unacked)
+{
+	static const int names[] = { RDS_INFO_SEND_MESSAGES,
+				     RDS_INFO_RETRANS_MESSAGES };
+	struct krds *k = ctx;
+	long count[2] = { 0, 0 };
+	unsigned int q;
+
+	for (q = 0; q < 2; q++) {
+		socklen_t len, off;
+		void *buf;
+		int esz = k_info(k->fd, names[q], &buf, &len);
+
+		if (esz < 0)
+			return -1;
+		for (off = 0; esz > 0 && off + (socklen_t)esz <= len;
+		     off += esz) {
+			struct rds_info_message m;
+
+			memcpy(&m, (uint8_t *)buf + off, sizeof(m));
+			if (m.laddr == k->self.sin_addr.s_addr &&
+			    m.faddr == k->peer.sin_addr.s_addr &&
+			    m.lport == k->self.sin_port &&
+			    m.fport == k->peer.sin_port)
+				count[q]++;
+		}
+		free(buf);
+	}
+	*queued = count[0];
+	*unacked = count[1];
+	return 0;
+}
+
+/* Print the connections; return 0 if the one to the peer is over IB. */
+static int
+k_show_connections(struct krds *k)
+{
+	socklen_t len, off;
+	void *buf;
+	int esz, found_ib = 0, found = 0;
+
+	esz = k_info(k->fd, RDS_INFO_CONNECTIONS, &buf, &len);
+	if (esz < 0) {
+		printf("krds: RDS_INFO_CONNECTIONS: %s\n", strerror(errno));
+		return -1;
+	}
+	for (off = 0; esz > 0 && off + (socklen_t)esz <= len; off += esz) {
+		struct rds_info_connection c;
+		char l[INET_ADDRSTRLEN], f[INET_ADDRSTRLEN];
+
+		memcpy(&c, (uint8_t *)buf + off, sizeof(c));
+		c.transport[TRANSNAMSIZ - 1] = '\0';
+		inet_ntop(AF_INET, &c.laddr, l, sizeof(l));
+		inet_ntop(AF_INET, &c.faddr, f, sizeof(f));
+		printf("krds: RDS_INFO_CONNECTIONS: %s -> %s transport %s "
+		       "flags 0x%x%s%s%s next_tx_seq %llu next_rx_seq %llu\n",
+		       l, f, (const char *)c.transport, c.flags,
+		       c.flags & RDS_INFO_CONNECTION_FLAG_SENDING ? " sending" : "",
+		       c.flags & RDS_INFO_CONNECTION_FLAG_CONNECTING ?
+		       " connecting" : "",
+		       c.flags & RDS_INFO_CONNECTION_FLAG_CONNECTED ?
+		       " connected" : "",
+		       (unsigned long long)c.next_tx_seq,
+		       (unsigned long long)c.next_rx_seq);
+		if (c.laddr == k->self.sin_addr.s_addr &&
+		    c.faddr == k->peer.sin_addr.s_addr) {
+			found = 1;
+			if (strcmp((const char *)c.transport, "infiniband") == 0)
+				found_ib = 1;
+		}
+	}
+	free(buf);
+	if (!found)
+		printf("krds: no connection to the peer in RDS_INFO_CONNECTIONS\n");
+	return found_ib ? 0 : -1;
+}
+
+static void
+k_show_counters(struct krds *k)
+{
+	socklen_t len, off;
+	void *buf;
+	int esz, col = 0;
+
+	esz = k_info(k->fd, RDS_INFO_COUNTERS, &buf, &len);
+	if (esz < 0) {
+		printf("krds: RDS_INFO_COUNTERS: %s\n", strerror(errno));
+		return;
+	}
+	printf("krds: non-zero counters:");
+	for (off = 0; esz > 0 && off + (socklen_t)esz <= len; off += esz) {
+		struct rds_info_counter c;
+
+		memcpy(&c, (uint8_t *)buf + off, sizeof(c));
+		if (c.value == 0)
+			continue;
+		c.name[sizeof(c.name) - 1] = '\0';
+		if (col++ % 4 == 0)
+			printf("\nkrds:  ");
+		printf(" %s=%llu", (const char *)c.name,
+		       (unsigned long long)c.value);
+	}
+	printf("\n");
+	free(buf);
+}
+
+static int
+parse_sin(const char *ip, uint16_t port, struct sockaddr_in *sin)
+{
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(port);
+	return inet_pton(AF_INET, ip, &sin->sin_addr) == 1 ? 0 : -1;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct interop_args a = { .name = "krds", .n = INTEROP_COUNT,
+				  .timeout_s = INTEROP_TIMEOUT_S };
+	struct interop_ops ops = { .send = k_send, .recv = k_recv,
+				   .wait = k_wait, .unacked = k_unacked };
+	struct krds k;
+	unsigned long port = INTEROP_PORT;
+	int opt, t = RDS_TRANS_IB, bufsz = INTEROP_BUFSZ, rc;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while ((opt = getopt(argc, argv, "n:p:t:")) != -1) {
+		switch (opt) {
+		case 'n': a.n = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'p': port = strtoul(optarg, NULL, 0); break;
+		case 't': a.timeout_s = strtod(optarg, NULL); break;
+		default: goto usage;
+		}
+	}
+	if (argc - optind != 2 || a.n == 0 || port == 0 || port > 65535)
+		goto usage;
+	if (parse_sin(argv[optind], (uint16_t)port, &k.self) != 0 ||
+	    parse_sin(argv[optind + 1], (uint16_t)port, &k.peer) != 0)
+		goto usage;
+	a.self = k.self;
+	a.peer = k.peer;
+
+	k.fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
+	if (k.fd < 0) {
+		printf("krds: socket(AF_RDS): %s (is the rds module there?)\n",
+		       strerror(errno));
+		return 2;
+	}
+	if (setsockopt(k.fd, SOL_RDS, SO_RDS_TRANSPORT, &t, sizeof(t)) != 0) {
+		printf("krds: SO_RDS_TRANSPORT RDS_TRANS_IB: %s\n",
+		       strerror(errno));
+		return 2;
+	}
+	if (setsockopt(k.fd, SOL_SOCKET, SO_SNDBUFFORCE, &bufsz,
+		       sizeof(bufsz)) != 0 ||
+	    setsockopt(k.fd, SOL_SOCKET, SO_RCVBUFFORCE, &bufsz,
+		       sizeof(bufsz)) != 0) {
+		printf("krds: SO_SNDBUFFORCE/SO_RCVBUFFORCE: %s (not root?)\n",
+		       strerror(errno));
+		return 2;
+	}
+	if (bind(k.fd, (struct sockaddr *)&k.self, sizeof(k.self)) != 0) {
+		printf("krds: bind %s:%lu: %s (rds_rdma loaded? rxe0 up?)\n",
+		       argv[optind], port, strerror(errno));
+		return 2;
+	}
+	printf("krds: kernel AF_RDS socket bound to %s:%lu over "
+	       "RDS_TRANS_IB, SO_SNDBUF/SO_RCVBUF %d\n", argv[optind], port,
+	       bufsz);
+	ops.ctx = &k;
+	rc = interop_run(&a, &ops);
+	if (k_show_connections(&k) != 0) {
+		printf("krds: FAIL: the connection to the peer is not over "
+		       "\"infiniband\"\n");
+		rc = 1;
+	}
+	k_show_counters(&k);
+	close(k.fd);
+	return rc;
+usage:
+	fprintf(stderr, "usage: %s [-n COUNT] [-p PORT] [-t SECONDS] "
+		"LOCAL_IP PEER_IP\n", argv[0]);
+	return 2;
+}

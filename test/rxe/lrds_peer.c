@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lrds_peer: librte_rds's side of the 'interop' suite. Runs the exchange
+ * of interop_proto.h with a librte_rds socket over the ib transport (rxe),
+ * against krds_peer, the kernel's own AF_RDS, in the other VM. The
+ * kernel's rds_rdma must not be loaded here (it would hold RDMA-CM port
+ * 18634).
+ *
+ * Usage: lrds_peer [-P] [-n COUNT] [-p PORT] [-t SECONDS] LOCAL_IP PEER_IP
+ *   -P  passive start: send nothing until the peer's first message has
+ *       arrived, so that the peer opens the connection and librte_rds
+ *       accepts it (without -P librte_rds usually connects first)
+ *
+ * EAL: -l 0 --no-pci --no-huge -m 512 --file-prefix=lrds-PID, plus the
+ * words of $INTEROP_EAL_ARGS (e.g. "--log-level=rds.*:debug").
+ * Exit 0 on success, 1 on failure, 2 on a usage or set-up error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_rds.h>
+#include <rte_rds_ib.h>
+
+#include "interop_proto.h"
+
+struct lrds {
+	int s;
+	struct sockaddr_in self, peer;
+};
+
+static int
+l_send(void *ctx, const void *buf, size_t len)
+{
+	struct lrds *l = ctx;
+	ssize_t r;
+
+	r = rte_rds_sendto(l->s, buf, len, MSG_DONTWAIT,
+			   (const struct sockaddr *)&l->peer, sizeof(l->peer));
+	if (r < 0)
+		return rte_errno;
+	if ((size_t)r != len)
+		return EIO;
+	return 0;
+}
+
+static long
+l_recv(void *ctx, void *buf, size_t cap, struct sockaddr_in *from,
+       bool *trunc)
+{
+	struct lrds *l = ctx;
+	struct iovec iov = { .iov_base = buf, .iov_len = cap };
+	struct msghdr msg;
+	ssize_t r;
+
+	memset(&msg, 0, sizeof(msg));
+	memset(from, 0, sizeof(*from));
+	msg.msg_name = from;
+	msg.msg_namelen = sizeof(*from);
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	r = rte_rds_recvmsg(l->s, &msg, MSG_DONTWAIT);
+	if (r < 0)
+		return -rte_errno;
+	*trunc = (msg.msg_flags & MSG_TRUNC) != 0;
+	return (long)r;
+}
+
+static void
+l_wait(void *ctx, int ms, bool want_out)
+{
+	struct lrds *l = ctx;
+	struct rte_rds_pollfd p = { .sock = l->s,
+				    .events = POLLIN | (want_out ? POLLOUT : 0) };
+
+	/* drives the inline engine while it waits */
+	rte_rds_poll(&p, 1, ms);
+}
+
+static void
+l_pump(void *ctx)
+{
+	int k;
+
+	(void)ctx;
+	for (k = 0; k < 4; k++)
+		if (rte_rds_engine_poll(0) <= 0)
+			break;
+}
+
+static int
+l_info(int name, void **out, socklen_t *len)
+{
+	void *buf = NULL;
+	int tries, r;
+
+	*out = NULL;
+	*len = 0;
+	for (tries = 0; tries < 8; tries++) {
+		r = rte_rds_info(name, buf, len);
+		if (r >= 0) {
+			*out = buf;
+			return r;
+		}
+		free(buf);
+		if (rte_errno != ENOSPC)
+			return -1;
+		*len += 4096;
+		buf = malloc(*len);
+		if (buf == NULL)
+			return -1;
+	}
+	free(buf);
+	rte_errno = ENOSPC;
+	return -1;
+}
+
+static int
+l_unacked(void *ctx, long *queued, long *unacked)
+{
+	static const int names[] = { RDS_INFO_SEND_MESSAGES,
+				     RDS_INFO_RETRANS_MESSAGES };
+	struct lrds *l = ctx;
+	long count[2] = { 0, 0 };
+	unsigned int q;
+
+	for (q = 0; q < 2; q++) {
+		socklen_t len, off;
+		void *buf;
+		int esz = l_info(names[q], &buf, &len);
+
+		if (esz < 0)
+			return -1;
+		for (off = 0; esz > 0 && off + (socklen_t)esz <= len;
+		     off += esz) {
+			struct rds_info_message m;
+
+			memcpy(&m, (uint8_t *)buf + off, sizeof(m));
+			if (m.laddr == l->self.sin_addr.s_addr &&
+			    m.faddr == l->peer.sin_addr.s_addr &&
+			    m.lport == l->self.sin_port &&
+			    m.fport == l->peer.sin_port)
+				count[q]++;
+		}
+		free(buf);
+	}
+	*queued = count[0];
+	*unacked = count[1];
+	return 0;
+}
+
+static void
+l_show(void)
+{
+	struct rte_rds_ib_stats st;
+	socklen_t len, off;
+	void *buf;
+	int esz;
+
+	esz = l_info(RDS_INFO_CONNECTIONS, &buf, &len);
+	for (off = 0; esz > 0 && off + (socklen_t)esz <= len; off += esz) {
+		struct rds_info_connection c;
+		char la[INET_ADDRSTRLEN], fa[INET_ADDRSTRLEN];
+
+		memcpy(&c, (uint8_t *)buf + off, sizeof(c));
+		c.transport[TRANSNAMSIZ - 1] = '\0';
+		inet_ntop(AF_INET, &c.laddr, la, sizeof(la));
+		inet_ntop(AF_INET, &c.faddr, fa, sizeof(fa));
+		printf("lrds: connection %s -> %s transport %s flags 0x%x "
+		       "next_tx_seq %llu next_rx_seq %llu\n", la, fa,
+		       (const char *)c.transport, c.flags,
+		       (unsigned long long)c.next_tx_seq,
+		       (unsigned long long)c.next_rx_seq);
+	}
+	free(buf);
+	if (rte_rds_ib_stats_get(&st) == 0)
+		printf("lrds: ib: connects active %llu passive %llu raced %llu "
+		       "stale %llu incompat %llu cm_errors %llu; tx_frames "
+		       "%llu ring_full %llu rx_frames %llu frag_mismatch %llu "
+		       "qp_errors %llu\n",
+		       (unsigned long long)st.connects_active,
+		       (unsigned long long)st.connects_passive,
+		       (unsigned long long)st.connect_raced,
+		       (unsigned long long)st.listen_closed_stale,
+		       (unsigned long long)st.rejects_incompat,
+		       (unsigned long long)st.cm_errors,
+		       (unsigned long long)st.tx_frames,
+		       (unsigned long long)st.tx_ring_full,
+		       (unsigned long long)st.rx_frames,
+		       (unsigned long long)st.rx_frag_mismatch,
+		       (unsigned long long)st.qp_errors);
+}
+
+static int
+parse_sin(const char *ip, uint16_t port, struct sockaddr_in *sin)
+{
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(port);
+	return inet_pton(AF_INET, ip, &sin->sin_addr) == 1 ? 0 : -1;
+}
+
+static int
+eal_up(const char *prog)
+{
+	static char prefix[64], extra[512];
+	char *argv[48];
+	int argc = 0;
+	const char *env = getenv("INTEROP_EAL_ARGS");
+	char *tok, *save = NULL;
+
+	snprintf(prefix, sizeof(prefix), "--file-prefix=lrds-%d", (int)getpid());
+	argv[argc++] = (char *)(uintptr_t)prog;
+	argv[argc++] = (char *)(uintptr_t)"-l";
+	argv[argc++] = (char *)(uintptr_t)"0";
+	argv[argc++] = (char *)(uintptr_t)"--no-pci";
+	argv[argc++] = (char *)(uintptr_t)"--no-huge";
+	argv[argc++] = (char *)(uintptr_t)"-m";
+	argv[argc++] = (char *)(uintptr_t)"512";
+	argv[argc++] = prefix;
+	argv[argc++] = (char *)(uintptr_t)"--log-level=lib.eal:error";
+	if (env != NULL) {
+		snprintf(extra, sizeof(extra), "%s", env);
+		for (tok = strtok_r(extra, " \t", &save);
+		     tok != NULL && argc < 47;
+		     tok = strtok_r(NULL, " \t", &save))
+			argv[argc++] = tok;
+	}
+	argv[argc] = NULL;
+	if (rte_eal_init(argc, argv) < 0) {
+		printf("lrds: rte_eal_init: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct interop_args a = { .name = "lrds", .n = INTEROP_COUNT,
+				  .timeout_s = INTEROP_TIMEOUT_S,
+				  .linger_s = 1.0 };
+	struct interop_ops ops = { .send = l_send, .recv = l_recv,
+				   .wait = l_wait, .unacked = l_unacked,
+				   .pump = l_pump };
+	struct rte_rds_conf conf;
+	struct lrds l;
+	unsigned long port = INTEROP_PORT;
+	int opt, t = RDS_TRANS_IB, bufsz = INTEROP_BUFSZ, rc;
+	double t0 = interop_now();
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while ((opt = getopt(argc, argv, "Pn:p:t:")) != -1) {
+		switch (opt) {
+		case 'P': a.wait_first = true; break;
+		case 'n': a.n = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'p': port = strtoul(optarg, NULL, 0); break;
+		case 't': a.timeout_s = strtod(optarg, NULL); break;
+		default: goto usage;
+		}
+	}
+	if (argc - optind != 2 || a.n == 0 || port == 0 || port > 65535)
+		goto usage;
+	if (parse_sin(argv[optind], (uint16_t)port, &l.self) != 0 ||
+	    parse_sin(argv[optind + 1], (uint16_t)port, &l.peer) != 0)
+		goto usage;
+	a.self = l.self;
+	a.peer = l.peer;
+
+	if (eal_up(argv[0]) != 0)
+		return 2;
+	rte_rds_conf_init(&conf);
+	conf.nb_engines = 1;
+	conf.engine[0].lcore_id = RTE_RDS_ENGINE_INLINE;
+	conf.engine[0].idle = RTE_RDS_IDLE_YIELD;
+	if (rte_rds_conf_add_addr(&conf, argv[optind], "ib", NULL) != 0 ||
+	    rte_rds_init(&conf) != 0) {
+		printf("lrds: rte_rds_init with %s on ib: %s\n", argv[optind],
+		       rte_strerror(rte_errno));
+		rte_eal_cleanup();
+		return 2;
+	}
+	l.s = rte_rds_socket();
+	if (l.s < 0 ||
+	    rte_rds_setsockopt(l.s, SOL_RDS, SO_RDS_TRANSPORT, &t,
+			       sizeof(t)) != 0 ||
+	    rte_rds_setsockopt(l.s, SOL_SOCKET, SO_SNDBUF, &bufsz,
+			       sizeof(bufsz)) != 0 ||
+	    rte_rds_setsockopt(l.s, SOL_SOCKET, SO_RCVBUF, &bufsz,
+			       sizeof(bufsz)) != 0 ||
+	    rte_rds_bind(l.s, (struct sockaddr *)&l.self, sizeof(l.self)) != 0) {
+		printf("lrds: socket set-up on %s:%lu: %s\n", argv[optind],
+		       port, rte_strerror(rte_errno));
+		rte_rds_fini();
+		rte_eal_cleanup();
+		return 2;
+	}
+	printf("lrds: librte_rds socket bound to %s:%lu over ib, "
+	       "SO_SNDBUF/SO_RCVBUF %d (up %.1f s after start)\n",
+	       argv[optind], port, bufsz, interop_now() - t0);
+	ops.ctx = &l;
+	rc = interop_run(&a, &ops);
+	l_show();
+	rte_rds_close(l.s);
+	rte_rds_fini();
+	rte_eal_cleanup();
+	return rc;
+usage:
+	fprintf(stderr, "usage: %s [-P] [-n COUNT] [-p PORT] [-t SECONDS] "
+		"LOCAL_IP PEER_IP\n", argv[0]);
+	return 2;
+}
