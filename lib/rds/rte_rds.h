@@ -86,6 +86,9 @@ struct rte_rds_conf {
 	uint16_t ib_cm_port;		/**< ib: RDMA-CM port (18634, the kernel's) */
 	uint16_t ib_send_wr;		/**< ib: send ring per connection (256) */
 	uint16_t ib_recv_wr;		/**< ib: receive ring per connection (256) */
+	uint8_t ib_flow_control;	/**< ib: advertise credits (0, as the
+					 * kernel's default); used when both
+					 * ends advertise */
 };
 
 /**

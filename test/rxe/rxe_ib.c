@@ -24,6 +24,8 @@
 #include "rds_test.h"
 
 static const char *addr_a, *addr_b;
+/* Credit flow control on both ends, with a small receive ring. */
+static bool use_credits;
 
 static int
 ib_socket(const char *ip, int bufsz)
@@ -66,6 +68,10 @@ lib_up(void)
 	conf.engine[0].idle = RTE_RDS_IDLE_YIELD;
 	CU_ASSERT_FATAL(rte_rds_conf_add_addr(&conf, addr_a, "ib", NULL) == 0);
 	CU_ASSERT_FATAL(rte_rds_conf_add_addr(&conf, addr_b, "ib", NULL) == 0);
+	if (use_credits) {
+		conf.ib_flow_control = 1;
+		conf.ib_recv_wr = 16;
+	}
 	CU_ASSERT_FATAL(rds_test_lib_init(&conf) == 0);
 }
 
@@ -302,6 +308,17 @@ run_stream(uint64_t total, bool inject)
 		       (unsigned long)s.s_conn_reset,
 		       (unsigned long)s.s_send_retransmit,
 		       (unsigned long)s.s_recv_drop_old_seq);
+		if (use_credits) {
+			printf("  credits: %lu connections, %lu stalls, %lu "
+			       "advertised\n", (unsigned long)ib.flowctl_conns,
+			       (unsigned long)ib.credit_stalls,
+			       (unsigned long)ib.credits_advertised);
+			/* Both ends advertised: the connection used credits,
+			 * and a 16-buffer ring cannot take 20 000 messages
+			 * without giving credits back. */
+			CU_ASSERT(ib.flowctl_conns >= 2);
+			CU_ASSERT(ib.credits_advertised >= total / 2);
+		}
 		if (inject) {
 			CU_ASSERT(ib.qp_errors_injected >= 1);
 			CU_ASSERT(s.s_conn_reset >= 1);
@@ -317,6 +334,14 @@ static void
 test_stream(void)
 {
 	run_stream(rds_test_env_u64("RDS_TEST_MSGS", 20000), false);
+}
+
+static void
+test_stream_credits(void)
+{
+	use_credits = true;
+	run_stream(rds_test_env_u64("RDS_TEST_MSGS", 20000) / 2, false);
+	use_credits = false;
 }
 
 static void
@@ -632,6 +657,7 @@ main(void)
 		{ "many_sockets", test_many_sockets },
 		{ "stream_sha256", test_stream },
 		{ "stream_qp_error", test_stream_qp_error },
+		{ "stream_credits", test_stream_credits },
 		{ "rdma_read_write_atomic", test_rdma },
 		{ NULL, NULL },
 	};

@@ -94,6 +94,11 @@ struct rds_ib_conn {
 	bool tx_fence;			/* fence its first SEND */
 	struct rds_rdma_op **op_slots;	/* send slot -> operation in flight */
 
+	/* Credit flow control (net/rds/ib_send.c), when both ends advertise. */
+	bool flowctl;
+	uint32_t credits;		/* SENDs the peer can take */
+	uint32_t posted_adv;		/* receives posted, not yet advertised */
+
 	/* Receive ring. */
 	uint8_t *rbuf;
 	struct ibv_mr *rmr;

@@ -12,9 +12,11 @@
 #include "rds_ib.h"
 
 static void
-rds_ib_fill_priv(struct rds_ib_connect_private *p, const struct rds_conn *c,
+rds_ib_fill_priv(struct rds_ib_connect_private *p, struct rds_conn *c,
 		 uint16_t version)
 {
+	struct rds_ib_conn *ic = c->tp;
+
 	memset(p, 0, sizeof(*p));
 	p->dp_saddr = rds_addr_v4(&c->key.laddr);
 	p->dp_daddr = rds_addr_v4(&c->key.faddr);
@@ -24,10 +26,15 @@ rds_ib_fill_priv(struct rds_ib_connect_private *p, const struct rds_conn *c,
 		rte_cpu_to_be_16(RDS_IB_SUPPORTED_PROTOCOLS);
 	/* What we have received: the peer drops what it need not resend. */
 	p->dp_cmn.ricpc_ack_seq = rte_cpu_to_be_64(c->ack_next);
-	/* No credits advertised: flow control stays off on both sides (the
-	 * kernel enables it only when both advertise), RNR retries cover
-	 * a full receive ring. */
-	p->dp_cmn.ricpc_credit = 0;
+	/* Credits: the receives we posted, when flow control is configured
+	 * (off by default, as the kernel's). It is used only when both ends
+	 * advertise; otherwise RNR retries cover a full receive ring. */
+	if (rds_lib->conf.ib_flow_control && ic->rbuf != NULL) {
+		p->dp_cmn.ricpc_credit = rte_cpu_to_be_32(ic->posted_adv);
+		ic->posted_adv = 0;
+	} else {
+		p->dp_cmn.ricpc_credit = 0;
+	}
 }
 
 static void
@@ -43,6 +50,19 @@ rds_ib_conn_param(struct rdma_conn_param *cp,
 	cp->initiator_depth = d != NULL ? d->max_init_rd_atom : 1;
 	cp->retry_count = 7;
 	cp->rnr_retry_count = 7;	/* infinite, as the kernel */
+}
+
+/* Credits are used when the peer advertised some and so did we
+ * (rds_ib_set_flow_control). */
+static void
+rds_ib_set_flow_control(struct rds_ib_conn *ic, uint32_t peer_credits)
+{
+	struct rds_ib_engine *ie = rds_ib_engine(ic->c->eng);
+
+	ic->flowctl = rds_lib->conf.ib_flow_control && peer_credits != 0;
+	ic->credits = ic->flowctl ? peer_credits : 0;
+	if (ic->flowctl)
+		ie->stats.flowctl_conns++;
 }
 
 /* Free the QP, CQs, rings and CM id; leaves the connection idle. */
@@ -89,6 +109,9 @@ rds_ib_teardown(struct rds_ib_conn *ic)
 	ic->tx_off = 0;
 	ic->s_head = ic->s_tail = 0;
 	ic->s_unsignaled = 0;
+	ic->flowctl = false;
+	ic->credits = 0;
+	ic->posted_adv = 0;
 	ic->cstate = RDS_IB_IDLE;
 }
 
@@ -222,6 +245,8 @@ rds_ib_established(struct rds_ib_conn *ic, const struct rdma_cm_event *ev)
 		if (p->dp_cmn.ricpc_ack_seq != 0)
 			rds_send_drop_acked(c,
 				rte_be_to_cpu_64(p->dp_cmn.ricpc_ack_seq));
+		rds_ib_set_flow_control(ic,
+			rte_be_to_cpu_32(p->dp_cmn.ricpc_credit));
 		ie->stats.connects_active++;
 	} else {
 		ie->stats.connects_passive++;
@@ -378,6 +403,8 @@ rds_ib_accept(struct rds_engine *e, struct rds_ib_handoff *h)
 			c->drop_pending = true;	/* back off, try again */
 		return;
 	}
+	rds_ib_set_flow_control(ic,
+		rte_be_to_cpu_32(h->priv.dp_cmn.ricpc_credit));
 	/* The peer told us what it has: do not resend that. */
 	if (h->priv.dp_cmn.ricpc_ack_seq != 0)
 		rds_send_drop_acked(c,

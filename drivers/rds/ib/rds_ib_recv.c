@@ -45,6 +45,7 @@ rds_ib_recv_post_all(struct rds_ib_conn *ic)
 	for (i = 0; i < ic->nrecv; i++)
 		if (rds_ib_recv_post(ic, i) != 0)
 			return -EIO;
+	ic->posted_adv = ic->nrecv;	/* advertised in the CM private data */
 	return 0;
 }
 
@@ -80,6 +81,9 @@ rds_ib_process(struct rds_ib_conn *ic, const uint8_t *slot, uint32_t len)
 		rds_ib_conn_error(ic, why);
 		return;
 	}
+	/* Every frame may give credits back. */
+	if (ic->flowctl)
+		ic->credits += h.credit;
 	/* ACK-only frames may come between the fragments of a message. */
 	if (len == 0 && h.sport == 0 && h.dport == 0 && h.len == 0) {
 		rds_recv_frame(c, wire, NULL, 0);
@@ -181,8 +185,14 @@ rds_ib_poll_recv(struct rds_ib_conn *ic)
 		/* The connection may have been torn down meanwhile. */
 		if (ic->qp == NULL)
 			return (unsigned int)n;
-		if (rds_ib_recv_post(ic, slot) != 0)
+		if (rds_ib_recv_post(ic, slot) != 0) {
 			ic->c->drop_pending = true;
+		} else if (rds_lib->conf.ib_flow_control) {
+			/* Many credits to give and nothing to carry them:
+			 * an ACK does (16, as the kernel). */
+			if (++ic->posted_adv >= 16 && ic->flowctl)
+				ic->c->ack_requested = true;
+		}
 	}
 	return n > 0 ? (unsigned int)n : 0;
 }

@@ -32,8 +32,24 @@ rds_ib_post(struct rds_ib_conn *ic, uint32_t data_len, bool solicited,
 	uint8_t *slot = rds_ib_send_slot(ic, ic->s_head);
 	struct ibv_sge sge[2];
 	struct ibv_send_wr wr, *bad;
+	uint32_t adv;
 	int ret;
 
+	if (ic->flowctl) {
+		/* One credit a SEND; the last one only for a frame that
+		 * gives credits back (rds_ib_send_grab_credits). */
+		if (ic->credits == 0 || (ic->credits == 1 && ic->posted_adv == 0)) {
+			ie->stats.credit_stalls++;
+			return -EAGAIN;
+		}
+		ic->credits--;
+		adv = RTE_MIN(ic->posted_adv, 255u);
+		ic->posted_adv -= adv;
+		ie->stats.credits_advertised += adv;
+		rds_hdr_set_ack((struct rds_header *)slot,
+			rte_be_to_cpu_64(((struct rds_header *)slot)->h_ack),
+			(uint8_t)adv);
+	}
 	sge[0].addr = (uintptr_t)slot;
 	sge[0].length = RDS_IB_HDR_SIZE;
 	sge[0].lkey = ic->smr->lkey;

@@ -29,6 +29,9 @@ struct rte_rds_ib_stats {
 	uint64_t rx_frag_mismatch;	/**< fragment headers that did not match */
 	uint64_t qp_errors;		/**< completions in error (not flushes) */
 	uint64_t qp_errors_injected;	/**< QPs put in error by the test hook */
+	uint64_t flowctl_conns;		/**< connections up with credits on */
+	uint64_t credit_stalls;		/**< sends held back for lack of credits */
+	uint64_t credits_advertised;	/**< receive credits given to peers */
 };
 
 /**
