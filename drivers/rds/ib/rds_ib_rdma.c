@@ -110,13 +110,14 @@ rds_ib_mr_reg(const struct rds_laddr *la, struct rds_mr *mr)
 	struct rds_ib_dev *d = rds_ib_laddr_dev[la->index];
 	struct rds_ib_mr_priv *p;
 	struct ibv_mr *imr;
-	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
-		     IBV_ACCESS_REMOTE_ATOMIC;
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;
 
 	if (d == NULL)
 		return -ENODEV;
+	/* Atomics write too: only a writable region takes them, as with
+	 * the software executor. */
 	if (mr->flags & RDS_RDMA_READWRITE)
-		access |= IBV_ACCESS_REMOTE_WRITE;
+		access |= IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC;
 	p = rds_mem_zalloc("rds_ib_mr", sizeof(*p));
 	if (p == NULL)
 		return -ENOMEM;
