@@ -11,6 +11,14 @@
  *   lat  one request of --size bytes at a time; the server echoes it.
  *   bw   up to --depth requests of --size bytes in flight; the server
  *        answers each with a 0-byte reply.
+ *   rdma-read, rdma-write
+ *        rds-rdma(7)'s flow: the client registers a region (RDS_GET_MR)
+ *        once and ships its cookie (RDS_CMSG_RDMA_DEST) in the handshake;
+ *        each round trip is a 16-byte request, then the server's 8-byte
+ *        reply (the "RDMA ACK") carrying an RDMA READ of --size bytes from
+ *        the client's region, or a WRITE of --size bytes into it
+ *        (RDS_CMSG_RDMA_ARGS). Up to --depth requests in flight, each on
+ *        its own slot of the region while depth * size fits in 1 MiB.
  *
  * Every socket call is non-blocking (MSG_DONTWAIT) and the loop polls, so no
  * time hides in a blocking wait. With an inline engine the loop also drives
@@ -113,6 +121,27 @@
 #define PERF_CTL_MAGIC 0x52445350u
 #define PERF_CTL_VERSION 1
 
+/* RDMA modes: request and reply ("RDMA ACK") payloads. A request carries
+ * its sequence number and flags (PERF_REQ_STAMPED: the client stamped the
+ * sequence number into the request's slot of the region, rdma-read); a
+ * reply carries the sequence number of the request it answers. */
+#define PERF_RDMA_REQ_LEN 16
+#define PERF_RDMA_REPLY_LEN 8
+#define PERF_REQ_STAMPED 1u
+/* RDMA modes: the region holds at most this many bytes (the library's and
+ * the kernel's limit on a region: 1 MiB). */
+#define PERF_RDMA_REGION_MAX RTE_RDS_MAX_MSG_SIZE
+/* rdma-write: NOTIFY_ME on op 0 and on every PERF_RDMA_NOTIFY_EVERY-th op
+ * (RDS_RECVERR reports any failed op anyway). rdma-read asks on every op:
+ * the server needs to know when its buffer holds the data. */
+#define PERF_RDMA_NOTIFY_EVERY 1024
+/* RDMA modes: the whole payload (not only the sequence numbers) is
+ * compared with the pattern on the first op checked and every
+ * PERF_RDMA_FULL_CHECK_EVERY-th op checked. */
+#define PERF_RDMA_FULL_CHECK_EVERY 64
+/* RDMA modes: notifications taken by one recvmsg, at most. */
+#define PERF_RDMA_NOTIFY_BURST 32
+
 /* Raw ring floor: ring size and message size. */
 #define PERF_RAW_RING_SIZE 1024
 #define PERF_RAW_MSG_SIZE 32
@@ -128,6 +157,8 @@ enum perf_transport {
 enum perf_mode {
 	PERF_MODE_LAT,
 	PERF_MODE_BW,
+	PERF_MODE_RDMA_READ,
+	PERF_MODE_RDMA_WRITE,
 };
 
 enum perf_engine {
@@ -144,7 +175,9 @@ enum perf_role {
 
 /* ib control message types. */
 enum perf_ctl_type {
-	PERF_CTL_HELLO = 1,	/* client -> server: mode, size, depth, data port */
+	PERF_CTL_HELLO = 1,	/* client -> server: mode, size, depth, data port;
+				 * RDMA modes: v[0] region slots, and the
+				 * region's cookie in RDS_CMSG_RDMA_DEST */
 	PERF_CTL_HELLO_ACK,	/* server -> client */
 	PERF_CTL_DONE,		/* client -> server: requests sent, replies received */
 	PERF_CTL_DONE_ACK,	/* server -> client: requests received, replies sent, errors */
@@ -170,7 +203,7 @@ struct perf_opts {
 	enum perf_mode mode;
 	enum perf_engine engine;
 	uint32_t size;		/* request payload, bytes */
-	uint32_t depth;		/* requests in flight (bw) */
+	uint32_t depth;		/* requests in flight (bw, rdma-*) */
 	double secs;		/* measured duration */
 	bool json;
 	bool verbose;
@@ -211,6 +244,12 @@ struct perf_ctx {
 	uint64_t *sent_tsc;		/* send time, by seq % window */
 	uint64_t tx_seq;		/* requests sent */
 	uint64_t rx_seq;		/* replies received */
+	uint8_t *region;		/* RDMA: the registered region */
+	uint64_t cookie;		/* RDMA: its cookie */
+	uint32_t slots;			/* RDMA: --size slots in the region */
+	uint64_t rdma_checked;		/* rdma-write: slots checked */
+	uint64_t rdma_full_checked;	/* ... of which whole payloads */
+	uint8_t *pattern;		/* RDMA: --size bytes of the pattern */
 
 	/* Server side (srv < 0: not played by this process). */
 	int srv;
@@ -222,6 +261,22 @@ struct perf_ctx {
 	uint32_t owed;			/* replies due for the last requests */
 	uint32_t owed_next;		/* next of those to send */
 	struct sockaddr_in reply_to[PERF_BURST];
+	/* RDMA modes: the client's cookie, the server's local buffers (read:
+	 * one per request in flight; write: one), which of them an op still
+	 * owns (busy: until its notification) and whether the client stamped
+	 * the slot read into it; flags of the requests not yet answered,
+	 * by sequence % window; notifications. */
+	bool has_cookie;
+	uint64_t peer_cookie;
+	uint8_t *srv_local;
+	uint8_t *srv_busy;
+	uint8_t *srv_stamped;
+	uint32_t *req_flags;
+	uint64_t notif_pending;		/* asked for, not yet received */
+	uint64_t notif_got;		/* received */
+	uint64_t notif_failed;		/* status other than SUCCESS */
+	uint64_t srv_checked;		/* rdma-read: local buffers checked */
+	uint64_t srv_full_checked;	/* ... of which whole payloads */
 
 	/* ib control exchange. Client: its control socket (ctl >= 0), and
 	 * the server's counts from DONE_ACK. Server: where the client's
@@ -277,7 +332,30 @@ perf_transport_name(enum perf_transport t)
 static const char *
 perf_mode_name(enum perf_mode m)
 {
-	return m == PERF_MODE_LAT ? "lat" : "bw";
+	switch (m) {
+	case PERF_MODE_LAT:
+		return "lat";
+	case PERF_MODE_BW:
+		return "bw";
+	case PERF_MODE_RDMA_READ:
+		return "rdma-read";
+	case PERF_MODE_RDMA_WRITE:
+		return "rdma-write";
+	}
+	return "?";
+}
+
+static inline bool
+perf_is_rdma(enum perf_mode m)
+{
+	return m == PERF_MODE_RDMA_READ || m == PERF_MODE_RDMA_WRITE;
+}
+
+/* Requests in flight: 1 in lat, --depth otherwise. */
+static uint32_t
+perf_window(const struct perf_opts *o)
+{
+	return o->mode == PERF_MODE_LAT ? 1 : o->depth;
 }
 
 static const char *
@@ -344,12 +422,19 @@ usage(const char *prog)
 		"  --transport loop|ib transport (default loop; eth is not supported\n"
 		"                      by rds-perf yet). loop: both sides in this\n"
 		"                      process; ib: one side per process, see --role\n"
-		"  --mode lat|bw       lat: one request at a time, echoed (default);\n"
-		"                      bw: --depth requests in flight, 0-byte replies\n"
-		"  --size N            request payload in bytes, 0..%u (default 64)\n"
+		"  --mode lat|bw|rdma-read|rdma-write\n"
+		"                      lat: one request at a time, echoed (default);\n"
+		"                      bw: --depth requests in flight, 0-byte replies;\n"
+		"                      rdma-read/rdma-write: --depth small requests in\n"
+		"                      flight, each answered by a reply that carries an\n"
+		"                      RDMA READ/WRITE of --size bytes of the client's\n"
+		"                      registered region (rds-rdma(7))\n"
+		"  --size N            request payload in bytes, 0..%u (default 64);\n"
+		"                      rdma-*: the RDMA payload, 1..%u\n"
 		"  --secs S            measured duration in seconds (default 2), after\n"
 		"                      a %u ms warm-up\n"
-		"  --depth N           requests in flight in bw mode, 1..%u (default %u)\n"
+		"  --depth N           requests in flight in bw and rdma-* modes, 1..%u\n"
+		"                      (default %u in bw, 1 in rdma-*)\n"
 		"  --engine inline|lcore\n"
 		"                      inline: this thread polls the engine (default);\n"
 		"                      lcore: the engine busy-polls the first worker\n"
@@ -372,7 +457,8 @@ usage(const char *prog)
 		"  --wait S            how long the server waits for the client, and\n"
 		"                      the client for the server's first answer\n"
 		"                      (default %.0f)\n",
-		prog, RTE_RDS_MAX_MSG_SIZE, PERF_WARMUP_MS, PERF_DEPTH_MAX,
+		prog, RTE_RDS_MAX_MSG_SIZE, RTE_RDS_MAX_MSG_SIZE,
+		PERF_WARMUP_MS, PERF_DEPTH_MAX,
 		PERF_DEPTH_DEFAULT, PERF_BURST, PERF_IB_PORT_DEFAULT,
 		PERF_IB_WAIT_DEFAULT);
 }
@@ -435,6 +521,7 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 	};
 	const char *prog = argv[0];
 	bool port_set = false, wait_set = false, role_set = false;
+	bool depth_set = false;
 	struct in_addr a_local, a_peer;
 	uint32_t port;
 	char *end;
@@ -471,8 +558,12 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 				o->mode = PERF_MODE_LAT;
 			} else if (strcmp(optarg, "bw") == 0) {
 				o->mode = PERF_MODE_BW;
+			} else if (strcmp(optarg, "rdma-read") == 0) {
+				o->mode = PERF_MODE_RDMA_READ;
+			} else if (strcmp(optarg, "rdma-write") == 0) {
+				o->mode = PERF_MODE_RDMA_WRITE;
 			} else {
-				fprintf(stderr, "rds-perf: --mode must be lat or bw\n");
+				fprintf(stderr, "rds-perf: --mode must be lat, bw, rdma-read or rdma-write\n");
 				return -1;
 			}
 			break;
@@ -499,6 +590,7 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 					PERF_DEPTH_MAX);
 				return -1;
 			}
+			depth_set = true;
 			break;
 		case OPT_ENGINE:
 			if (strcmp(optarg, "inline") == 0) {
@@ -567,6 +659,13 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 			argv[optind]);
 		return -1;
 	}
+	if (perf_is_rdma(o->mode) && !depth_set)
+		o->depth = 1;	/* rdma-*: one op at a time unless asked */
+	if (perf_is_rdma(o->mode) && o->size == 0) {
+		fprintf(stderr, "rds-perf: --mode %s needs --size 1..%u (an RDMA moves at least one byte)\n",
+			perf_mode_name(o->mode), RTE_RDS_MAX_MSG_SIZE);
+		return -1;
+	}
 
 	switch (o->transport) {
 	case PERF_TRANSPORT_LOOP:
@@ -618,7 +717,7 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 static int
 perf_sock_buf(const struct perf_opts *o)
 {
-	uint64_t depth = o->mode == PERF_MODE_BW ? o->depth : 1;
+	uint64_t depth = perf_window(o);
 	uint64_t b = depth * o->size + PERF_BUF_SLACK;
 
 	if (b < 212992)		/* never below the kernel's default */
@@ -914,6 +1013,285 @@ perf_send_pushback(struct perf_ctx *ctx, const char *call)
 		perf_fail("%s", call);
 }
 
+/*
+ * RDMA modes (rds-rdma(7)).
+ *
+ * The client's region holds 'slots' slots of --size bytes; request seq
+ * uses slot seq % slots. There is one slot per request in flight
+ * (slots = depth) while depth * size fits in PERF_RDMA_REGION_MAX, else
+ * as many as fit, and then requests in flight share slots.
+ *
+ * rdma-read: the region holds the pattern; before sending request seq
+ * the client stamps seq into its slot (head and tail, as perf_seq_put),
+ * unless an earlier request still in flight uses that slot (then the
+ * request says so, and the server does not check that op). The server
+ * READs the slot into a local buffer of its own (one per request in
+ * flight), asks NOTIFY_ME on every op (only the notification says its
+ * buffer holds the data, and when the buffer is free again) and checks
+ * the buffer when the notification comes.
+ *
+ * rdma-write: the region starts as 0xff bytes. The server WRITEs its
+ * local buffer (the pattern, with seq stamped) into the slot, with
+ * NOTIFY_ME on op 0 and every PERF_RDMA_NOTIFY_EVERY-th op (and
+ * RDS_RECVERR, so that any failed op is reported); the library copies
+ * WRITE data at sendmsg, so one local buffer does. The client checks the
+ * slot when the reply comes (the RDMA and its message are atomic, and the
+ * message comes after the data), unless a later request that uses the
+ * same slot is already out.
+ *
+ * Both: sequence numbers on every op checked, the whole payload against
+ * the pattern on the first op checked and every
+ * PERF_RDMA_FULL_CHECK_EVERY-th.
+ */
+static uint32_t
+perf_rdma_slots(uint32_t size, uint32_t window)
+{
+	uint32_t fit = size == 0 ? window : PERF_RDMA_REGION_MAX / size;
+
+	return RTE_MAX(1u, RTE_MIN(window, fit));
+}
+
+static uint8_t *
+perf_pattern_new(uint32_t size)
+{
+	uint8_t *p = malloc(size + 1);
+	uint32_t i;
+
+	if (p == NULL)
+		perf_die("out of memory");
+	for (i = 0; i < size; i++)
+		p[i] = (uint8_t)(i * 7 + 1);
+	return p;
+}
+
+/* 0 when p matches the pattern outside the sequence numbers; else -1
+ * with the first differing offset in *off. */
+static int
+perf_pattern_check(const struct perf_ctx *ctx, const uint8_t *p,
+		   uint32_t *off)
+{
+	const uint32_t size = ctx->o->size;
+	const uint32_t head = size >= 8 ? 8 : 0;
+	const uint32_t tail = size >= 16 ? 8 : 0;
+	uint32_t i;
+
+	if (memcmp(p + head, ctx->pattern + head, size - head - tail) == 0)
+		return 0;
+	for (i = head; i < size - tail && p[i] == ctx->pattern[i]; i++)
+		;
+	*off = i;
+	return -1;
+}
+
+/* Check one payload that should carry seq over the pattern (full: the
+ * whole payload, else only the sequence numbers). */
+static void
+perf_rdma_check(struct perf_ctx *ctx, const uint8_t *p, uint64_t seq,
+		bool full, const char *what)
+{
+	uint64_t got;
+	uint32_t off;
+
+	if (perf_seq_check(p, ctx->o->size, seq, &got) < 0)
+		perf_error(ctx, "%s %" PRIu64 ": carries sequence number %" PRIu64,
+			   what, seq, got);
+	else if (full && perf_pattern_check(ctx, p, &off) < 0)
+		perf_error(ctx, "%s %" PRIu64 ": byte %u is 0x%02x, expected 0x%02x",
+			   what, seq, off, p[off], ctx->pattern[off]);
+}
+
+static const char *
+perf_rdma_status_name(int status)
+{
+	switch (status) {
+	case RDS_RDMA_SUCCESS:
+		return "SUCCESS";
+	case RDS_RDMA_REMOTE_ERROR:
+		return "REMOTE_ERROR";
+	case RDS_RDMA_CANCELED:
+		return "CANCELED";
+	case RDS_RDMA_DROPPED:
+		return "DROPPED";
+	case RDS_RDMA_OTHER_ERROR:
+		return "OTHER_ERROR";
+	}
+	return "?";
+}
+
+/* rdma-write: the server asks NOTIFY_ME on this op. */
+static inline bool
+perf_rdma_notify(const struct perf_ctx *ctx, uint64_t seq)
+{
+	return ctx->o->mode == PERF_MODE_RDMA_READ ||
+		seq % PERF_RDMA_NOTIFY_EVERY == 0;
+}
+
+/* Client, RDMA modes: allocate and register the region (RDS_GET_MR on the
+ * data socket; READWRITE for rdma-write), once. */
+static void
+perf_rdma_client_setup(struct perf_ctx *ctx)
+{
+	const struct perf_opts *o = ctx->o;
+	struct rds_get_mr_args mr;
+	size_t bytes, len;
+	uint32_t i;
+
+	ctx->slots = perf_rdma_slots(o->size, ctx->window);
+	bytes = (size_t)ctx->slots * o->size;
+	len = RTE_ALIGN_CEIL(bytes, 4096);
+	ctx->region = aligned_alloc(4096, len);
+	if (ctx->pattern == NULL)
+		ctx->pattern = perf_pattern_new(o->size);
+	if (ctx->region == NULL)
+		perf_die("out of memory");
+	if (o->mode == PERF_MODE_RDMA_READ)
+		for (i = 0; i < ctx->slots; i++)
+			memcpy(ctx->region + (size_t)i * o->size,
+			       ctx->pattern, o->size);
+	else
+		memset(ctx->region, 0xff, len);
+	memset(&mr, 0, sizeof(mr));
+	mr.vec.addr = (uintptr_t)ctx->region;
+	mr.vec.bytes = bytes;
+	mr.cookie_addr = (uintptr_t)&ctx->cookie;
+	mr.flags = o->mode == PERF_MODE_RDMA_WRITE ? RDS_RDMA_READWRITE : 0;
+	if (rte_rds_setsockopt(ctx->cli, SOL_RDS, RDS_GET_MR, &mr,
+			       sizeof(mr)) < 0)
+		perf_fail("rte_rds_setsockopt(client, RDS_GET_MR, %zu bytes%s)",
+			  bytes, o->mode == PERF_MODE_RDMA_WRITE ?
+			  ", READWRITE" : "");
+}
+
+/* Server, RDMA modes: local buffers and state, once the mode, size, depth
+ * and slots are known; RDS_RECVERR on. */
+static void
+perf_rdma_server_setup(struct perf_ctx *ctx, uint32_t slots)
+{
+	const struct perf_opts *o = ctx->o;
+	size_t nloc = o->mode == PERF_MODE_RDMA_READ ? ctx->window : 1;
+	int one = 1;
+
+	ctx->slots = slots;
+	free(ctx->pattern);
+	ctx->pattern = perf_pattern_new(o->size);
+	ctx->srv_local = malloc(nloc * o->size);
+	ctx->srv_busy = calloc(ctx->window, 1);
+	ctx->srv_stamped = calloc(ctx->window, 1);
+	ctx->req_flags = calloc(ctx->window, sizeof(*ctx->req_flags));
+	if (ctx->srv_local == NULL || ctx->srv_busy == NULL ||
+	    ctx->srv_stamped == NULL || ctx->req_flags == NULL)
+		perf_die("out of memory");
+	if (o->mode == PERF_MODE_RDMA_WRITE)
+		memcpy(ctx->srv_local, ctx->pattern, o->size);
+	else
+		memset(ctx->srv_local, 0, nloc * o->size);
+	if (rte_rds_setsockopt(ctx->srv, SOL_RDS, RDS_RECVERR, &one,
+			       sizeof(one)) < 0)
+		perf_fail("rte_rds_setsockopt(server, RDS_RECVERR)");
+}
+
+/* Send a control message from s, non-blocking, with the client's cookie
+ * in RDS_CMSG_RDMA_DEST when there is a region (RDMA modes). */
+static ssize_t
+perf_ctl_sendmsg(const struct perf_ctx *ctx, int s,
+		 const struct sockaddr_in *to, const struct perf_ctl_msg *m)
+{
+	union {
+		struct cmsghdr align;
+		uint8_t b[CMSG_SPACE(sizeof(uint64_t))];
+	} cbuf;
+	struct iovec iov = {
+		.iov_base = (void *)(uintptr_t)m,
+		.iov_len = sizeof(*m),
+	};
+	struct msghdr mh = {
+		.msg_name = (void *)(uintptr_t)to,
+		.msg_namelen = sizeof(*to),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+	};
+	struct cmsghdr *cm;
+
+	if (ctx->region != NULL) {
+		memset(&cbuf, 0, sizeof(cbuf));
+		mh.msg_control = &cbuf;
+		mh.msg_controllen = sizeof(cbuf.b);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_RDS;
+		cm->cmsg_type = RDS_CMSG_RDMA_DEST;
+		cm->cmsg_len = CMSG_LEN(sizeof(uint64_t));
+		memcpy(CMSG_DATA(cm), &ctx->cookie, sizeof(uint64_t));
+	}
+	return rte_rds_sendmsg(s, &mh, MSG_DONTWAIT);
+}
+
+/* The cookie of a received message (RDS_CMSG_RDMA_DEST), if any. */
+static bool
+perf_cmsg_cookie(struct msghdr *mh, uint64_t *cookie)
+{
+	struct cmsghdr *cm;
+
+	if (mh->msg_control == NULL || mh->msg_controllen == 0)
+		return false;
+	for (cm = CMSG_FIRSTHDR(mh); cm != NULL; cm = CMSG_NXTHDR(mh, cm))
+		if (cm->cmsg_level == SOL_RDS &&
+		    cm->cmsg_type == RDS_CMSG_RDMA_DEST &&
+		    cm->cmsg_len >= CMSG_LEN(sizeof(uint64_t))) {
+			memcpy(cookie, CMSG_DATA(cm), sizeof(*cookie));
+			return true;
+		}
+	return false;
+}
+
+/* Client, RDMA modes: send request tx_seq (16 bytes: seq, flags). */
+static bool
+perf_client_send_rdma(struct perf_ctx *ctx)
+{
+	const uint32_t size = ctx->o->size;
+	const uint64_t seq = ctx->tx_seq;
+	uint64_t req[2] = { seq, 0 }, tsc;
+	ssize_t n;
+
+	/* rdma-read: stamp the slot, unless a request still in flight
+	 * (seq - slots or earlier) uses it. */
+	if (ctx->o->mode == PERF_MODE_RDMA_READ &&
+	    (seq < ctx->slots || ctx->rx_seq > seq - ctx->slots)) {
+		perf_seq_put(ctx->region + (seq % ctx->slots) * size, size,
+			     seq);
+		req[1] = PERF_REQ_STAMPED;
+	}
+	tsc = rte_rdtsc();
+	n = rte_rds_sendto(ctx->cli, req, sizeof(req), MSG_DONTWAIT,
+			   (const struct sockaddr *)&ctx->dst,
+			   sizeof(ctx->dst));
+	if (n < 0) {
+		perf_send_pushback(ctx, "rte_rds_sendto(client, request)");
+		return false;
+	}
+	if ((size_t)n != sizeof(req))
+		perf_error(ctx, "request %" PRIu64 ": rte_rds_sendto returned %zd, not %zu",
+			   seq, n, sizeof(req));
+	ctx->sent_tsc[seq % ctx->window] = tsc;
+	ctx->tx_seq++;
+	return true;
+}
+
+/* Client, rdma-write: reply seq came; check its slot unless a later
+ * request that uses the same slot is out already. */
+static void
+perf_rdma_client_check(struct perf_ctx *ctx, uint64_t seq)
+{
+	const bool full = ctx->rdma_checked % PERF_RDMA_FULL_CHECK_EVERY == 0;
+
+	if (ctx->tx_seq > seq + ctx->slots)
+		return;
+	perf_rdma_check(ctx, ctx->region + (seq % ctx->slots) * ctx->o->size,
+			seq, full, "rdma-write: client region after op");
+	ctx->rdma_checked++;
+	if (full)
+		ctx->rdma_full_checked++;
+}
+
 /* Client: send request tx_seq. False when the library pushed back. */
 static bool
 perf_client_send(struct perf_ctx *ctx)
@@ -922,6 +1300,8 @@ perf_client_send(struct perf_ctx *ctx)
 	uint64_t tsc;
 	ssize_t n;
 
+	if (perf_is_rdma(ctx->o->mode))
+		return perf_client_send_rdma(ctx);
 	perf_seq_put(ctx->cli_tx, size, ctx->tx_seq);
 	tsc = rte_rdtsc();
 	n = rte_rds_sendto(ctx->cli, ctx->cli_tx, size, MSG_DONTWAIT,
@@ -945,7 +1325,9 @@ static void
 perf_client_recv(struct perf_ctx *ctx)
 {
 	const uint32_t size = ctx->o->size;
-	const uint32_t want = ctx->o->mode == PERF_MODE_LAT ? size : 0;
+	const bool rdma = perf_is_rdma(ctx->o->mode);
+	const uint32_t want = rdma ? PERF_RDMA_REPLY_LEN :
+		ctx->o->mode == PERF_MODE_LAT ? size : 0;
 	char a[32], b[32];
 	unsigned int i;
 
@@ -971,6 +1353,10 @@ perf_client_recv(struct perf_ctx *ctx)
 				return;
 			perf_fail("rte_rds_recvmsg(client)");
 		}
+		if (n == 0 && mh.msg_namelen == 0) {
+			perf_error(ctx, "client got a notification (it asked for none)");
+			continue;
+		}
 		if (ctx->rx_seq == ctx->tx_seq) {
 			perf_error(ctx, "client got a %zd-byte reply with no request in flight (duplicate?)",
 				   n);
@@ -982,9 +1368,12 @@ perf_client_recv(struct perf_ctx *ctx)
 				   (mh.msg_flags & MSG_TRUNC) ? " (MSG_TRUNC)" : "",
 				   want);
 		else if (want > 0 &&
-			 perf_seq_check(ctx->cli_rx, size, ctx->rx_seq, &got) < 0)
-			perf_error(ctx, "reply %" PRIu64 ": echoes sequence number %" PRIu64,
-				   ctx->rx_seq, got);
+			 perf_seq_check(ctx->cli_rx, want, ctx->rx_seq, &got) < 0)
+			perf_error(ctx, "reply %" PRIu64 ": %s sequence number %" PRIu64,
+				   ctx->rx_seq, rdma ? "carries" : "echoes",
+				   got);
+		if (ctx->o->mode == PERF_MODE_RDMA_WRITE)
+			perf_rdma_client_check(ctx, ctx->rx_seq);
 		if (!perf_sin_equal(&from, &ctx->dst))
 			perf_error(ctx, "reply %" PRIu64 ": from %s, expected %s",
 				   ctx->rx_seq,
@@ -1227,12 +1616,252 @@ perf_server_recv_zc(struct perf_ctx *ctx)
 	ctx->owed = k;
 }
 
+/* Server, RDMA modes: one notification (RDS_CMSG_RDMA_STATUS). */
+static void
+perf_server_rdma_status(struct perf_ctx *ctx, uint64_t token, int status)
+{
+	const uint32_t size = ctx->o->size;
+	uint32_t l;
+	bool full;
+
+	ctx->notif_got++;
+	if (status != RDS_RDMA_SUCCESS) {
+		ctx->notif_failed++;
+		perf_error(ctx, "op %" PRIu64 ": notification status %d (%s), not RDS_RDMA_SUCCESS",
+			   token, status, perf_rdma_status_name(status));
+		if (!perf_rdma_notify(ctx, token))
+			return;	/* RDS_RECVERR: not asked for */
+	} else if (!perf_rdma_notify(ctx, token) || token >= ctx->srv_tx) {
+		perf_error(ctx, "op %" PRIu64 ": notification that was not asked for (%" PRIu64 " ops sent)",
+			   token, ctx->srv_tx);
+		return;
+	}
+	if (ctx->notif_pending == 0) {
+		perf_error(ctx, "op %" PRIu64 ": one notification too many",
+			   token);
+		return;
+	}
+	ctx->notif_pending--;
+	if (ctx->o->mode != PERF_MODE_RDMA_READ)
+		return;
+	l = (uint32_t)(token % ctx->window);
+	if (!ctx->srv_busy[l]) {
+		perf_error(ctx, "op %" PRIu64 ": notified twice", token);
+		return;
+	}
+	ctx->srv_busy[l] = 0;
+	if (status != RDS_RDMA_SUCCESS || !ctx->srv_stamped[l])
+		return;
+	full = ctx->srv_checked % PERF_RDMA_FULL_CHECK_EVERY == 0;
+	perf_rdma_check(ctx, ctx->srv_local + (size_t)l * size, token, full,
+			"rdma-read: server buffer after op");
+	ctx->srv_checked++;
+	if (full)
+		ctx->srv_full_checked++;
+}
+
+/* Server, RDMA modes: take one message with rte_rds_recvmsg (which hands
+ * out notifications first): a notification, a control message or a
+ * request. False when there was none. */
+static bool
+perf_server_rdma_recv(struct perf_ctx *ctx)
+{
+	union {
+		struct cmsghdr align;
+		uint8_t b[PERF_RDMA_NOTIFY_BURST *
+			  CMSG_SPACE(sizeof(struct rds_rdma_notify))];
+	} cbuf;
+	struct sockaddr_in from;
+	struct iovec iov = {
+		.iov_base = ctx->srv_buf,
+		.iov_len = ctx->o->size + PERF_RX_SLACK,
+	};
+	struct msghdr mh = {
+		.msg_name = &from,
+		.msg_namelen = sizeof(from),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = &cbuf,
+		.msg_controllen = sizeof(cbuf.b),
+	};
+	struct cmsghdr *cm;
+	char a[32], b[32];
+	uint64_t req[2];
+	unsigned int k = 0;
+	ssize_t n;
+
+	n = rte_rds_recvmsg(ctx->srv, &mh, MSG_DONTWAIT);
+	if (n < 0) {
+		if (rte_errno == EAGAIN)
+			return false;
+		perf_fail("rte_rds_recvmsg(server)");
+	}
+	if (n == 0 && mh.msg_namelen == 0) {
+		/* Notifications: an empty message without an address. */
+		for (cm = CMSG_FIRSTHDR(&mh); cm != NULL;
+		     cm = CMSG_NXTHDR(&mh, cm)) {
+			struct rds_rdma_notify nt;
+
+			if (cm->cmsg_level != SOL_RDS ||
+			    cm->cmsg_type != RDS_CMSG_RDMA_STATUS ||
+			    cm->cmsg_len < CMSG_LEN(sizeof(nt))) {
+				perf_error(ctx, "unexpected control message (level %d, type %d) in a notification",
+					   cm->cmsg_level, cm->cmsg_type);
+				continue;
+			}
+			memcpy(&nt, CMSG_DATA(cm), sizeof(nt));
+			perf_server_rdma_status(ctx, nt.user_token, nt.status);
+			k++;
+		}
+		if (k == 0)
+			perf_error(ctx, "an empty message without an address and without RDS_CMSG_RDMA_STATUS");
+		return true;
+	}
+	if (ctx->has_ctl && perf_sin_equal(&from, &ctx->ctl_src)) {
+		perf_server_control(ctx, ctx->srv_buf, (size_t)n);
+		return true;
+	}
+	memset(req, 0, sizeof(req));
+	if (n != PERF_RDMA_REQ_LEN || (mh.msg_flags & MSG_TRUNC)) {
+		perf_error(ctx, "request %" PRIu64 ": %zd bytes%s, expected %u",
+			   ctx->srv_rx, n,
+			   (mh.msg_flags & MSG_TRUNC) ? " (MSG_TRUNC)" : "",
+			   PERF_RDMA_REQ_LEN);
+	} else {
+		memcpy(req, ctx->srv_buf, sizeof(req));
+		if (req[0] != ctx->srv_rx)
+			perf_error(ctx, "request %" PRIu64 ": carries sequence number %" PRIu64 " (lost, duplicated or reordered)",
+				   ctx->srv_rx, req[0]);
+	}
+	if (ctx->check_src && !perf_sin_equal(&from, &ctx->cli_name))
+		perf_error(ctx, "request %" PRIu64 ": from %s, expected %s",
+			   ctx->srv_rx, perf_sin_str(&from, a, sizeof(a)),
+			   perf_sin_str(&ctx->cli_name, b, sizeof(b)));
+	if (ctx->srv_rx - ctx->srv_tx >= ctx->window)
+		perf_error(ctx, "request %" PRIu64 ": more than %u requests unanswered",
+			   ctx->srv_rx, ctx->window);
+	ctx->req_flags[ctx->srv_rx % ctx->window] = (uint32_t)req[1];
+	ctx->srv_rx++;
+	return true;
+}
+
+/* Server, RDMA modes: answer the requests received, in order, each with
+ * an 8-byte reply (its sequence number) that carries the RDMA
+ * (RDS_CMSG_RDMA_ARGS) to the client's slot. False when the library
+ * pushed back, or (rdma-read) the local buffer is still owned by an op
+ * whose notification has not come yet. */
+static bool
+perf_server_rdma_flush(struct perf_ctx *ctx)
+{
+	const struct perf_opts *o = ctx->o;
+	const bool read = o->mode == PERF_MODE_RDMA_READ;
+
+	while (ctx->srv_tx < ctx->srv_rx) {
+		union {
+			struct cmsghdr align;
+			uint8_t b[CMSG_SPACE(sizeof(struct rds_rdma_args))];
+		} cbuf;
+		const uint64_t seq = ctx->srv_tx;
+		const uint32_t l = read ? (uint32_t)(seq % ctx->window) : 0;
+		const bool notify = perf_rdma_notify(ctx, seq);
+		struct rds_iovec lv = {
+			.addr = (uintptr_t)(ctx->srv_local + (size_t)l * o->size),
+			.bytes = o->size,
+		};
+		struct rds_rdma_args ra;
+		uint64_t reply = seq;
+		struct iovec iov = {
+			.iov_base = &reply,
+			.iov_len = sizeof(reply),
+		};
+		struct msghdr mh = {
+			.msg_name = &ctx->cli_name,
+			.msg_namelen = sizeof(ctx->cli_name),
+			.msg_iov = &iov,
+			.msg_iovlen = 1,
+			.msg_control = &cbuf,
+			.msg_controllen = sizeof(cbuf.b),
+		};
+		struct cmsghdr *cm;
+		ssize_t n;
+
+		if (read && ctx->srv_busy[l])
+			return false;	/* its notification is due first */
+		if (!read)
+			perf_seq_put(ctx->srv_local, o->size, seq);
+		memset(&ra, 0, sizeof(ra));
+		ra.cookie = ctx->peer_cookie;
+		ra.remote_vec.addr = (seq % ctx->slots) * o->size;
+		ra.remote_vec.bytes = o->size;
+		ra.local_vec_addr = (uintptr_t)&lv;
+		ra.nr_local = 1;
+		ra.flags = (read ? 0 : RDS_RDMA_READWRITE) |
+			   (notify ? RDS_RDMA_NOTIFY_ME : 0);
+		ra.user_token = seq;
+		memset(&cbuf, 0, sizeof(cbuf));
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_RDS;
+		cm->cmsg_type = RDS_CMSG_RDMA_ARGS;
+		cm->cmsg_len = CMSG_LEN(sizeof(ra));
+		memcpy(CMSG_DATA(cm), &ra, sizeof(ra));
+
+		n = rte_rds_sendmsg(ctx->srv, &mh, MSG_DONTWAIT);
+		if (n < 0) {
+			perf_send_pushback(ctx, "rte_rds_sendmsg(server, reply with RDS_CMSG_RDMA_ARGS)");
+			return false;
+		}
+		if ((size_t)n != sizeof(reply))
+			perf_error(ctx, "reply %" PRIu64 ": rte_rds_sendmsg returned %zd, not %zu",
+				   seq, n, sizeof(reply));
+		if (notify)
+			ctx->notif_pending++;
+		if (read) {
+			ctx->srv_busy[l] = 1;
+			ctx->srv_stamped[l] =
+				(ctx->req_flags[seq % ctx->window] &
+				 PERF_REQ_STAMPED) != 0;
+		}
+		ctx->srv_tx++;
+	}
+	return true;
+}
+
+/* Server, RDMA modes: answer, take what came (notifications, requests),
+ * answer again. */
+static void
+perf_server_rdma_step(struct perf_ctx *ctx)
+{
+	unsigned int i;
+
+	perf_server_rdma_flush(ctx);
+	for (i = 0; i < PERF_BURST; i++)
+		if (!perf_server_rdma_recv(ctx))
+			break;
+	perf_server_rdma_flush(ctx);
+}
+
+/* Server, RDMA modes, after the run: every notification asked for came,
+ * and op 0's at least. */
+static void
+perf_rdma_server_final(struct perf_ctx *ctx)
+{
+	if (ctx->notif_pending != 0)
+		perf_error(ctx, "%" PRIu64 " notifications asked for never came",
+			   ctx->notif_pending);
+	if (ctx->srv_tx > 0 && ctx->notif_got == 0)
+		perf_error(ctx, "no notification came (op 0 asked for one)");
+}
+
 /* Server: finish the replies owed, then take new requests and answer
  * them. Requests stay in the library (counted against the receive buffer)
  * until every earlier reply is out: that is the back-pressure. */
 static void
 perf_server_step(struct perf_ctx *ctx)
 {
+	if (perf_is_rdma(ctx->o->mode)) {
+		perf_server_rdma_step(ctx);
+		return;
+	}
 	if (!perf_server_flush(ctx))
 		return;
 	if (ctx->o->mode == PERF_MODE_LAT)
@@ -1247,7 +1876,9 @@ static bool
 perf_quiet(const struct perf_ctx *ctx)
 {
 	return (ctx->cli < 0 || ctx->tx_seq == ctx->rx_seq) &&
-		(ctx->srv < 0 || ctx->owed_next == ctx->owed);
+		(ctx->srv < 0 || (ctx->owed_next == ctx->owed &&
+				  ctx->srv_tx == ctx->srv_rx &&
+				  ctx->notif_pending == 0));
 }
 
 static void
@@ -1337,10 +1968,81 @@ perf_stalled(const struct perf_ctx *ctx, const char *phase)
 	if (ctx->srv >= 0)
 		fprintf(stderr, "  server: requests received %" PRIu64 ", replies sent %" PRIu64 ", replies owed %u\n",
 			ctx->srv_rx, ctx->srv_tx, ctx->owed - ctx->owed_next);
+	if (ctx->srv >= 0 && perf_is_rdma(ctx->o->mode))
+		fprintf(stderr, "  server: RDMA notifications received %" PRIu64 " (%" PRIu64 " failed), still due %" PRIu64 "\n",
+			ctx->notif_got, ctx->notif_failed,
+			ctx->notif_pending);
 	fprintf(stderr, "  send push-back: EAGAIN %" PRIu64 ", ENOBUFS %" PRIu64 "\n",
 		ctx->eagain, ctx->enobufs);
 	perf_print_stats(ctx->o, stderr);
 	exit(EXIT_FAILURE);
+}
+
+/*
+ * Loop, RDMA modes: the handshake, before the warm-up. The client ships
+ * its cookie (RDS_CMSG_RDMA_DEST) in a hello from its data socket; the
+ * server takes it with rte_rds_recvmsg.
+ */
+static void
+perf_rdma_loop_handshake(struct perf_ctx *ctx)
+{
+	const uint64_t hz = rte_get_tsc_hz();
+	const uint64_t end = rte_rdtsc() + hz * PERF_STALL_S;
+	union {
+		struct cmsghdr align;
+		uint8_t b[CMSG_SPACE(sizeof(uint64_t)) + 64];
+	} cbuf;
+	struct perf_ctl_msg m, in;
+	struct sockaddr_in from;
+	uint64_t cookie = 0;
+	bool sent = false;
+	char a[32];
+	ssize_t n;
+
+	perf_ctl_put(&m, PERF_CTL_HELLO, ctx->o, ctx->cli_name.sin_port,
+		     ctx->slots, 0, 0);
+	for (;;) {
+		struct iovec iov = {
+			.iov_base = ctx->srv_buf,
+			.iov_len = ctx->o->size + PERF_RX_SLACK,
+		};
+		struct msghdr mh = {
+			.msg_name = &from,
+			.msg_namelen = sizeof(from),
+			.msg_iov = &iov,
+			.msg_iovlen = 1,
+			.msg_control = &cbuf,
+			.msg_controllen = sizeof(cbuf.b),
+		};
+
+		if (!sent) {
+			n = perf_ctl_sendmsg(ctx, ctx->cli, &ctx->dst, &m);
+			if (n >= 0)
+				sent = true;
+			else if (rte_errno != EAGAIN && rte_errno != ENOBUFS)
+				perf_fail("rte_rds_sendmsg(client, hello with RDS_CMSG_RDMA_DEST)");
+		}
+		perf_poll(ctx);
+		n = rte_rds_recvmsg(ctx->srv, &mh, MSG_DONTWAIT);
+		if (n >= 0) {
+			if (!perf_sin_equal(&from, &ctx->cli_name) ||
+			    perf_ctl_get(ctx->srv_buf, (size_t)n, &in) !=
+			    PERF_CTL_HELLO ||
+			    !perf_cmsg_cookie(&mh, &cookie))
+				perf_error(ctx, "RDMA handshake: a %zd-byte message from %s that is not the client's hello with its cookie",
+					   n, perf_sin_str(&from, a, sizeof(a)));
+			break;
+		}
+		if (rte_errno != EAGAIN)
+			perf_fail("rte_rds_recvmsg(server, hello)");
+		if (rte_rdtsc() > end)
+			perf_stalled(ctx, "RDMA handshake");
+	}
+	if (cookie != ctx->cookie)
+		perf_error(ctx, "RDMA handshake: the server got cookie 0x%016" PRIx64 ", the client sent 0x%016" PRIx64,
+			   cookie, ctx->cookie);
+	ctx->has_cookie = true;
+	ctx->peer_cookie = cookie;
 }
 
 /*
@@ -1390,7 +2092,8 @@ perf_run(struct perf_ctx *ctx)
 			perf_poll(ctx);
 		}
 
-		cur = ctx->tx_seq + ctx->rx_seq + ctx->srv_rx + ctx->srv_tx;
+		cur = ctx->tx_seq + ctx->rx_seq + ctx->srv_rx + ctx->srv_tx +
+			ctx->notif_got;
 		if (cur != moved) {
 			moved = cur;
 			last_move = now;
@@ -1439,14 +2142,13 @@ perf_ib_client_hello(struct perf_ctx *ctx)
 	char a[32];
 	ssize_t n;
 
-	perf_ctl_put(&m, PERF_CTL_HELLO, o, ctx->cli_name.sin_port, 0, 0, 0);
+	perf_ctl_put(&m, PERF_CTL_HELLO, o, ctx->cli_name.sin_port,
+		     ctx->slots, 0, 0);
 	for (;;) {
 		now = rte_rdtsc();
 		if (now >= next) {
-			n = rte_rds_sendto(ctx->ctl, &m, sizeof(m),
-					   MSG_DONTWAIT,
-					   (const struct sockaddr *)&ctx->dst,
-					   sizeof(ctx->dst));
+			/* RDMA modes: the cookie goes with every hello. */
+			n = perf_ctl_sendmsg(ctx, ctx->ctl, &ctx->dst, &m);
 			if (n >= 0)
 				sent++;
 			else if (rte_errno != EAGAIN && rte_errno != ENOBUFS)
@@ -1544,17 +2246,32 @@ perf_ib_server_hello(struct perf_ctx *ctx, struct perf_opts *o)
 	const uint64_t end = rte_rdtsc() + (uint64_t)(o->wait * (double)hz);
 	struct perf_ctl_msg m, in;
 	struct sockaddr_in from;
-	socklen_t flen;
+	union {
+		struct cmsghdr align;
+		uint8_t b[CMSG_SPACE(sizeof(uint64_t)) + 64];
+	} cbuf;
+	uint64_t cookie = 0;
+	bool has_cookie;
 	uint8_t *buf;
 	char a[32], b[32], c[32];
 	ssize_t n;
 
 	for (;;) {
+		struct iovec iov = {
+			.iov_base = ctx->srv_buf,
+			.iov_len = o->size + PERF_RX_SLACK,
+		};
+		struct msghdr mh = {
+			.msg_name = &from,
+			.msg_namelen = sizeof(from),
+			.msg_iov = &iov,
+			.msg_iovlen = 1,
+			.msg_control = &cbuf,
+			.msg_controllen = sizeof(cbuf.b),
+		};
+
 		perf_poll(ctx);
-		flen = sizeof(from);
-		n = rte_rds_recvfrom(ctx->srv, ctx->srv_buf,
-				     o->size + PERF_RX_SLACK, MSG_DONTWAIT,
-				     (struct sockaddr *)&from, &flen);
+		n = rte_rds_recvmsg(ctx->srv, &mh, MSG_DONTWAIT);
 		if (n < 0) {
 			if (rte_errno != EAGAIN)
 				perf_fail("rte_rds_recvfrom(server)");
@@ -1563,6 +2280,10 @@ perf_ib_server_hello(struct perf_ctx *ctx, struct perf_opts *o)
 					     perf_sin_str(&ctx->srv_name, a,
 							  sizeof(a)),
 					     o->wait);
+			continue;
+		}
+		if (n == 0 && mh.msg_namelen == 0) {
+			perf_error(ctx, "a notification before any hello");
 			continue;
 		}
 		if (perf_ctl_get(ctx->srv_buf, (size_t)n, &in) !=
@@ -1577,11 +2298,23 @@ perf_ib_server_hello(struct perf_ctx *ctx, struct perf_opts *o)
 				   perf_sin_str(&from, a, sizeof(a)), o->peer);
 			continue;
 		}
-		if (in.mode > PERF_MODE_BW || in.size > RTE_RDS_MAX_MSG_SIZE ||
-		    in.depth < 1 || in.depth > PERF_DEPTH_MAX) {
-			perf_error(ctx, "hello from %s with mode %u, size %u, depth %u: ignored",
+		if (in.mode > PERF_MODE_RDMA_WRITE ||
+		    in.size > RTE_RDS_MAX_MSG_SIZE ||
+		    in.depth < 1 || in.depth > PERF_DEPTH_MAX ||
+		    (perf_is_rdma(in.mode) &&
+		     (in.size == 0 || in.v[0] < 1 || in.v[0] > in.depth ||
+		      (in.v[0] > 1 &&
+		       in.v[0] * in.size > PERF_RDMA_REGION_MAX)))) {
+			perf_error(ctx, "hello from %s with mode %u, size %u, depth %u, slots %" PRIu64 ": ignored",
 				   perf_sin_str(&from, a, sizeof(a)), in.mode,
-				   in.size, in.depth);
+				   in.size, in.depth, in.v[0]);
+			continue;
+		}
+		has_cookie = perf_cmsg_cookie(&mh, &cookie);
+		if (perf_is_rdma(in.mode) && !has_cookie) {
+			perf_error(ctx, "hello from %s for %s without a cookie (RDS_CMSG_RDMA_DEST): ignored",
+				   perf_sin_str(&from, a, sizeof(a)),
+				   perf_mode_name(in.mode));
 			continue;
 		}
 		break;
@@ -1590,12 +2323,17 @@ perf_ib_server_hello(struct perf_ctx *ctx, struct perf_opts *o)
 	o->mode = (enum perf_mode)in.mode;
 	o->size = in.size;
 	o->depth = in.depth;
-	ctx->window = o->mode == PERF_MODE_BW ? o->depth : 1;
+	ctx->window = perf_window(o);
 	buf = realloc(ctx->srv_buf, o->size + PERF_RX_SLACK);
 	if (buf == NULL)
 		perf_die("out of memory");
 	ctx->srv_buf = buf;
 	perf_set_bufs(ctx->srv, "server", perf_sock_buf(o));
+	if (perf_is_rdma(o->mode)) {
+		ctx->has_cookie = true;
+		ctx->peer_cookie = cookie;
+		perf_rdma_server_setup(ctx, (uint32_t)in.v[0]);
+	}
 
 	ctx->ctl_src = from;
 	ctx->has_ctl = true;
@@ -1611,6 +2349,9 @@ perf_ib_server_hello(struct perf_ctx *ctx, struct perf_opts *o)
 	       perf_sin_str(&ctx->cli_name, b, sizeof(b)),
 	       perf_sin_str(&from, c, sizeof(c)),
 	       perf_mode_name(o->mode), o->size, ctx->window);
+	if (perf_is_rdma(o->mode))
+		printf("rds-perf: server: client's region cookie 0x%016" PRIx64 " (RDS_CMSG_RDMA_DEST), %u slots of %u bytes\n",
+		       ctx->peer_cookie, ctx->slots, o->size);
 	fflush(stdout);
 }
 
@@ -1628,7 +2369,7 @@ perf_ib_server_run(struct perf_ctx *ctx)
 		if (ctx->done && perf_quiet(ctx))
 			break;
 		now = rte_rdtsc();
-		cur = ctx->srv_rx + ctx->srv_tx;
+		cur = ctx->srv_rx + ctx->srv_tx + ctx->notif_got;
 		if (cur != moved) {
 			moved = cur;
 			last_move = now;
@@ -1671,6 +2412,8 @@ perf_ib_server_done(struct perf_ctx *ctx)
 	uint64_t next_check = 0, now;
 	struct perf_ctl_msg m;
 
+	if (perf_is_rdma(ctx->o->mode))
+		perf_rdma_server_final(ctx);
 	if (ctx->peer_v[0] != ctx->srv_rx || ctx->peer_v[1] != ctx->srv_tx)
 		perf_error(ctx, "counts disagree: client sent %" PRIu64 ", server received %" PRIu64 ", server replied %" PRIu64 ", client received %" PRIu64,
 			   ctx->peer_v[0], ctx->srv_rx, ctx->srv_tx,
@@ -1720,19 +2463,47 @@ perf_print_result(const struct perf_ctx *ctx, const struct perf_result *r)
 	       perf_sin_str(&ctx->cli_name, a, sizeof(a)),
 	       perf_sin_str(&ctx->srv_name, b, sizeof(b)));
 	printf("engine:       %s\n", perf_engine_name(o->engine));
+	static const char * const what[] = {
+		[PERF_MODE_LAT] = "one request in flight, echoed",
+		[PERF_MODE_BW] = "requests in flight up to depth, 0-byte replies",
+		[PERF_MODE_RDMA_READ] = "the server's reply carries an RDMA READ of size bytes from the client's region",
+		[PERF_MODE_RDMA_WRITE] = "the server's reply carries an RDMA WRITE of size bytes into the client's region",
+	};
+	const bool rdma = perf_is_rdma(o->mode);
+
 	printf("mode:         %s (%s)\n", perf_mode_name(o->mode),
-	       o->mode == PERF_MODE_LAT ?
-	       "one request in flight, echoed" :
-	       "requests in flight up to depth, 0-byte replies");
-	printf("size:         %u bytes\n", o->size);
+	       what[o->mode]);
+	if (rdma)
+		printf("size:         %u bytes (RDMA payload; %u-byte requests, %u-byte replies)\n",
+		       o->size, PERF_RDMA_REQ_LEN, PERF_RDMA_REPLY_LEN);
+	else
+		printf("size:         %u bytes\n", o->size);
 	printf("depth:        %u\n", ctx->window);
+	if (rdma) {
+		printf("rdma:         region %zu bytes (%u slots of %u), cookie 0x%016" PRIx64 "; NOTIFY_ME %s\n",
+		       (size_t)ctx->slots * o->size, ctx->slots, o->size,
+		       ctx->cookie,
+		       o->mode == PERF_MODE_RDMA_READ ? "on every op" :
+		       "on op 0 and every 1024th (RDS_RECVERR on)");
+		if (o->mode == PERF_MODE_RDMA_WRITE)
+			printf("checks:       client region after %" PRIu64 " ops (%" PRIu64 " whole payloads)\n",
+			       ctx->rdma_checked, ctx->rdma_full_checked);
+		else if (ctx->srv >= 0)
+			printf("checks:       server buffer after %" PRIu64 " ops (%" PRIu64 " whole payloads)\n",
+			       ctx->srv_checked, ctx->srv_full_checked);
+		else
+			printf("checks:       by the server (see its output)\n");
+		if (ctx->srv >= 0)
+			printf("notifications: %" PRIu64 " received, %" PRIu64 " failed\n",
+			       ctx->notif_got, ctx->notif_failed);
+	}
 	printf("duration:     %.3f s (after a %u ms warm-up)\n", r->secs,
 	       PERF_WARMUP_MS);
 	printf("msgs:         %" PRIu64 " round trips\n", r->msgs);
 	printf("msgs/s:       %.1f%s\n", r->msgs_per_s,
 	       o->mode == PERF_MODE_LAT ? " (round trips/s)" : "");
-	printf("MB/s:         %.3f (request payload, one way, 10^6 B/s)\n",
-	       r->mb_per_s);
+	printf("MB/s:         %.3f (%s payload, one way, 10^6 B/s)\n",
+	       r->mb_per_s, rdma ? "RDMA" : "request");
 	printf("rtt p50:      %" PRIu64 " ns\n", r->p50);
 	printf("rtt p99:      %" PRIu64 " ns\n", r->p99);
 	printf("rtt p99.9:    %" PRIu64 " ns\n", r->p999);
@@ -1762,6 +2533,17 @@ perf_print_server(const struct perf_ctx *ctx)
 	printf("depth:        %u\n", ctx->window);
 	printf("requests:     %" PRIu64 " received\n", ctx->srv_rx);
 	printf("replies:      %" PRIu64 " sent\n", ctx->srv_tx);
+	if (perf_is_rdma(o->mode)) {
+		printf("rdma:         client's cookie 0x%016" PRIx64 ", %u slots; NOTIFY_ME %s\n",
+		       ctx->peer_cookie, ctx->slots,
+		       o->mode == PERF_MODE_RDMA_READ ? "on every op" :
+		       "on op 0 and every 1024th (RDS_RECVERR on)");
+		printf("notifications: %" PRIu64 " received, %" PRIu64 " failed, %" PRIu64 " still due\n",
+		       ctx->notif_got, ctx->notif_failed, ctx->notif_pending);
+		if (o->mode == PERF_MODE_RDMA_READ)
+			printf("checks:       server buffer after %" PRIu64 " ops (%" PRIu64 " whole payloads)\n",
+			       ctx->srv_checked, ctx->srv_full_checked);
+	}
 	printf("push-back:    EAGAIN %" PRIu64 ", ENOBUFS %" PRIu64 "\n",
 	       ctx->eagain, ctx->enobufs);
 	printf("errors:       %" PRIu64 "\n", ctx->errors);
@@ -1774,10 +2556,14 @@ perf_print_server_json(const struct perf_ctx *ctx)
 
 	printf("{\"transport\":\"%s\",\"role\":\"server\",\"mode\":\"%s\","
 	       "\"size\":%u,\"requests\":%" PRIu64 ",\"replies\":%" PRIu64 ","
-	       "\"errors\":%" PRIu64 ",\"engine\":\"%s\",\"depth\":%u}\n",
+	       "\"errors\":%" PRIu64 ",\"engine\":\"%s\",\"depth\":%u",
 	       perf_transport_name(o->transport), perf_mode_name(o->mode),
 	       o->size, ctx->srv_rx, ctx->srv_tx, ctx->errors,
 	       perf_engine_name(o->engine), ctx->window);
+	if (perf_is_rdma(o->mode))
+		printf(",\"notifications\":%" PRIu64 ",\"notify_failed\":%" PRIu64,
+		       ctx->notif_got, ctx->notif_failed);
+	printf("}\n");
 }
 
 static void
@@ -1789,10 +2575,11 @@ perf_print_json(const struct perf_ctx *ctx, const struct perf_result *r)
 	       "\"msgs\":%" PRIu64 ",\"msgs_per_s\":%.1f,\"mb_per_s\":%.3f,"
 	       "\"rtt_ns_p50\":%" PRIu64 ",\"rtt_ns_p99\":%" PRIu64 ","
 	       "\"rtt_ns_p999\":%" PRIu64 ",\"rtt_ns_max\":%" PRIu64 ","
-	       "\"engine\":\"%s\",\"depth\":%u}\n",
+	       "\"engine\":\"%s\",\"depth\":%u,\"errors\":%" PRIu64 "}\n",
 	       perf_transport_name(o->transport), perf_mode_name(o->mode),
 	       o->size, r->msgs, r->msgs_per_s, r->mb_per_s, r->p50, r->p99,
-	       r->p999, r->max, perf_engine_name(o->engine), ctx->window);
+	       r->p999, r->max, perf_engine_name(o->engine), ctx->window,
+	       ctx->errors);
 }
 
 /*
@@ -1891,7 +2678,7 @@ main(int argc, char **argv)
 	ctx.srv = -1;
 	ctx.ctl = -1;
 	ctx.inline_engine = opts.engine == PERF_ENGINE_INLINE;
-	ctx.window = opts.mode == PERF_MODE_BW ? opts.depth : 1;
+	ctx.window = perf_window(&opts);
 	ctx.cli_tx = calloc(1, opts.size + PERF_RX_SLACK);
 	ctx.cli_rx = calloc(1, opts.size + PERF_RX_SLACK);
 	ctx.srv_buf = calloc(1, opts.size + PERF_RX_SLACK);
@@ -1906,10 +2693,16 @@ main(int argc, char **argv)
 	rte_rds_conf_init(&conf);
 	perf_engine_conf(&opts, &conf);
 	perf_setup_transport(&ctx, &conf);
-	if (opts.role == PERF_ROLE_CLIENT)
+	if (perf_is_rdma(opts.mode) && ctx.cli >= 0)
+		perf_rdma_client_setup(&ctx);
+	if (opts.role == PERF_ROLE_CLIENT) {
 		perf_ib_client_hello(&ctx);
-	else if (opts.role == PERF_ROLE_SERVER)
+	} else if (opts.role == PERF_ROLE_SERVER) {
 		perf_ib_server_hello(&ctx, &opts);
+	} else if (perf_is_rdma(opts.mode)) {
+		perf_rdma_server_setup(&ctx, ctx.slots);
+		perf_rdma_loop_handshake(&ctx);
+	}
 
 	if (opts.verbose) {
 		int v = 0;
@@ -1942,6 +2735,8 @@ main(int argc, char **argv)
 			perf_error(&ctx, "counts disagree: client sent %" PRIu64 ", server received %" PRIu64 ", server replied %" PRIu64 ", client received %" PRIu64,
 				   ctx.tx_seq, ctx.srv_rx, ctx.srv_tx,
 				   ctx.rx_seq);
+		if (ctx.srv >= 0 && perf_is_rdma(opts.mode))
+			perf_rdma_server_final(&ctx);
 		if (ctx.msgs == 0)
 			perf_error(&ctx, "no round trip completed in the measured window");
 		perf_result(&ctx, &res);
@@ -1970,6 +2765,12 @@ main(int argc, char **argv)
 	}
 
 	free(ctx.rtt.v);
+	free(ctx.region);	/* its registration ended with the socket */
+	free(ctx.pattern);
+	free(ctx.srv_local);
+	free(ctx.srv_busy);
+	free(ctx.srv_stamped);
+	free(ctx.req_flags);
 	free(ctx.sent_tsc);
 	free(ctx.srv_buf);
 	free(ctx.cli_rx);

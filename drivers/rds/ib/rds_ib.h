@@ -31,6 +31,8 @@ extern int rds_ib_logtype;
 #define RDS_IB_HDR_SIZE RDS_HEADER_SIZE
 #define RDS_IB_SLOT_SIZE (RDS_IB_HDR_SIZE + RDS_FRAG_SIZE)
 #define RDS_IB_SIGNAL_EVERY 16
+#define RDS_IB_BOUNCE_NB 4		/* RDMA operations in flight a conn */
+#define RDS_IB_BOUNCE_SIZE RDS_MAX_MSG_SIZE
 
 /* CM private data (net/rds/ib.h); fields only ever appended. */
 struct rds_ib_conn_priv_cmn {
@@ -93,6 +95,11 @@ struct rds_ib_conn {
 	bool tx_op_posted;		/* its RDMA/atomic WR is posted */
 	bool tx_fence;			/* fence its first SEND */
 	struct rds_rdma_op **op_slots;	/* send slot -> operation in flight */
+	/* Registered bounce buffers for the local side of RDMA operations,
+	 * so that no operation registers memory on the data path. */
+	uint8_t *bounce;
+	struct ibv_mr *bounce_mr;
+	uint32_t bounce_free;		/* bitmask of free buffers */
 
 	/* Credit flow control (net/rds/ib_send.c), when both ends advertise. */
 	bool flowctl;
@@ -157,6 +164,8 @@ int rds_ib_post_op(struct rds_ib_conn *ic, struct rds_rdma_op *op);
 void rds_ib_op_complete(struct rds_ib_conn *ic, struct rds_rdma_op *op,
 			enum ibv_wc_status st);
 void rds_ib_ops_release(struct rds_ib_conn *ic);
+int rds_ib_bounce_setup(struct rds_ib_conn *ic);
+void rds_ib_bounce_free(struct rds_ib_conn *ic);
 
 /* rds_ib_send.c */
 int rds_ib_xmit(struct rds_conn *c, struct rds_msg *m);

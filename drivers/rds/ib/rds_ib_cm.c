@@ -89,6 +89,7 @@ rds_ib_teardown(struct rds_ib_conn *ic)
 	rds_ib_ops_release(ic);
 	rds_mem_free(ic->op_slots);
 	ic->op_slots = NULL;
+	rds_ib_bounce_free(ic);
 	if (ic->smr != NULL)
 		ibv_dereg_mr(ic->smr);
 	if (ic->rmr != NULL)
@@ -150,6 +151,10 @@ rds_ib_setup_qp(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 	ic->rmr = ibv_reg_mr(ic->dev->pd, ic->rbuf, rsz, IBV_ACCESS_LOCAL_WRITE);
 	if (ic->smr == NULL || ic->rmr == NULL) {
 		IB_LOG(ERR, "ibv_reg_mr: %s", strerror(errno));
+		return -ENOMEM;
+	}
+	if (rds_ib_bounce_setup(ic) != 0) {
+		IB_LOG(ERR, "RDMA bounce buffers: %s", strerror(errno));
 		return -ENOMEM;
 	}
 

@@ -8,6 +8,7 @@
  * fenced. The local side goes through a registered bounce buffer.
  */
 #include <errno.h>
+#include <stdlib.h>
 
 #include "rds_ib.h"
 
@@ -155,30 +156,56 @@ rds_ib_mr_free(struct rds_mr *mr)
 	mr->tp = NULL;
 }
 
+int
+rds_ib_bounce_setup(struct rds_ib_conn *ic)
+{
+	size_t sz = (size_t)RDS_IB_BOUNCE_NB * RDS_IB_BOUNCE_SIZE;
+
+	if (posix_memalign((void **)&ic->bounce, 4096, sz) != 0)
+		return -ENOMEM;
+	ic->bounce_mr = ibv_reg_mr(ic->dev->pd, ic->bounce, sz,
+				   IBV_ACCESS_LOCAL_WRITE);
+	if (ic->bounce_mr == NULL)
+		return -ENOMEM;
+	ic->bounce_free = (1u << RDS_IB_BOUNCE_NB) - 1;
+	return 0;
+}
+
+void
+rds_ib_bounce_free(struct rds_ib_conn *ic)
+{
+	if (ic->bounce_mr != NULL)
+		ibv_dereg_mr(ic->bounce_mr);
+	ic->bounce_mr = NULL;
+	free(ic->bounce);
+	ic->bounce = NULL;
+	ic->bounce_free = 0;
+}
+
 /* Post op's work request in the next send slot (the caller checked
- * there is one). The slot remembers the op until its completion. */
+ * there is one). The slot remembers the op until its completion; the
+ * local side goes through one of the connection's registered bounce
+ * buffers (-EAGAIN while all are in flight). */
 int
 rds_ib_post_op(struct rds_ib_conn *ic, struct rds_rdma_op *op)
 {
 	struct ibv_send_wr wr, *bad;
 	struct ibv_sge sge;
-	struct ibv_mr *lmr;
 	uint64_t len = op->kind >= RDS_OP_FADD ? 8 : op->bytes;
+	unsigned int b;
+	uint8_t *buf;
 	int ret;
 
-	if (op->data == NULL) {
-		op->data = rds_mem_zalloc("rds_ib_bounce", len ? len : 1);
-		if (op->data == NULL)
-			return -ENOMEM;
-	}
-	lmr = ibv_reg_mr(ic->dev->pd, op->data, len ? len : 1,
-			 IBV_ACCESS_LOCAL_WRITE);
-	if (lmr == NULL)
-		return -ENOMEM;
+	if (ic->bounce_free == 0)
+		return -EAGAIN;
+	b = (unsigned int)__builtin_ctz(ic->bounce_free);
+	buf = ic->bounce + (size_t)b * RDS_IB_BOUNCE_SIZE;
+	if (op->kind == RDS_OP_WRITE && len != 0)
+		memcpy(buf, op->data, len);
 	memset(&wr, 0, sizeof(wr));
-	sge.addr = (uintptr_t)op->data;
+	sge.addr = (uintptr_t)buf;
 	sge.length = (uint32_t)len;
-	sge.lkey = lmr->lkey;
+	sge.lkey = ic->bounce_mr->lkey;
 	wr.wr_id = ic->s_head + 1;
 	wr.sg_list = &sge;
 	wr.num_sge = len != 0 ? 1 : 0;
@@ -203,15 +230,13 @@ rds_ib_post_op(struct rds_ib_conn *ic, struct rds_rdma_op *op)
 		wr.wr.atomic.swap = op->swap_add;
 		break;
 	default:
-		ibv_dereg_mr(lmr);
 		return -EOPNOTSUPP;	/* masked: refused at sendmsg */
 	}
 	ret = ibv_post_send(ic->qp, &wr, &bad);
-	if (ret != 0) {
-		ibv_dereg_mr(lmr);
+	if (ret != 0)
 		return -ret;
-	}
-	op->tp_mr = lmr;
+	ic->bounce_free &= ~(1u << b);
+	op->tp_mr = (void *)(uintptr_t)(b + 1);
 	op->refs++;		/* the slot holds it until the completion */
 	ic->op_slots[ic->s_head % ic->nsend] = op;
 	ic->s_head++;
@@ -223,21 +248,21 @@ void
 rds_ib_op_complete(struct rds_ib_conn *ic, struct rds_rdma_op *op,
 		   enum ibv_wc_status st)
 {
+	unsigned int b = (unsigned int)(uintptr_t)op->tp_mr - 1;
+	const uint8_t *buf = ic->bounce + (size_t)b * RDS_IB_BOUNCE_SIZE;
 	uint64_t off = 0;
 	uint32_t i;
 
-	if (op->tp_mr != NULL)
-		ibv_dereg_mr(op->tp_mr);
 	op->tp_mr = NULL;
 	if (st == IBV_WC_SUCCESS) {
 		if (op->kind == RDS_OP_READ) {
 			for (i = 0; i < op->nr_local; i++) {
-				memcpy(op->local[i].iov_base, op->data + off,
+				memcpy(op->local[i].iov_base, buf + off,
 				       op->local[i].iov_len);
 				off += op->local[i].iov_len;
 			}
 		} else if (op->kind >= RDS_OP_FADD) {
-			memcpy(op->atomic_result, op->data, 8);
+			memcpy(op->atomic_result, buf, 8);
 		}
 		rds_rdma_op_notify(ic->c->eng, op, RDS_RDMA_SUCCESS);
 	} else if (st == IBV_WC_REM_ACCESS_ERR) {
@@ -246,6 +271,7 @@ rds_ib_op_complete(struct rds_ib_conn *ic, struct rds_rdma_op *op,
 		rds_rdma_op_notify(ic->c->eng, op, RDS_RDMA_OTHER_ERROR);
 	}
 	/* A flushed one is told DROPPED when its message is dropped. */
+	ic->bounce_free |= 1u << b;
 	rds_rdma_op_free(op);
 }
 
