@@ -1,29 +1,58 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Message buffers. Small messages come from two DPDK mempools (lock-free
- * rings underneath, per-lcore caches for engines), larger ones from the
- * DPDK heap. With the libc_alloc build option everything comes from libc
- * malloc instead, so that AddressSanitizer sees every buffer.
+ * Message buffers: one contiguous buffer per message (header + payload),
+ * in size classes of 64 B .. 1 MiB of payload, powers of two.
+ *
+ * Small classes (up to RDS_BUF_SLAB_MAX bytes a buffer) are carved from
+ * 256 KiB slabs and kept on free lists for the library's lifetime; each
+ * thread keeps a cache of a few buffers per class, so that an allocation
+ * or a free is a few instructions and no lock. Large classes are
+ * allocated one by one and kept on their free list up to the configured
+ * cache size, then given back. Nothing here calls into the EAL: the
+ * application side (which may run in a process without EAL) allocates
+ * and frees with the same code as engines.
+ *
+ * With the libc_alloc build option every buffer comes from malloc and
+ * goes back to free, so that AddressSanitizer sees each one.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
 
-#include <rte_malloc.h>
-#include <rte_mempool.h>
-
 #include "rds_private.h"
 
-#define RDS_SMALL_PAYLOAD 512
-#define RDS_LARGE_PAYLOAD RDS_FRAG_SIZE
+#define RDS_BUF_MIN_SHIFT 6		/* 64 B of payload */
+#define RDS_BUF_SLAB_SIZE (256u << 10)
+#define RDS_BUF_SLAB_MAX (16u << 10)	/* larger buffers: one by one */
+#define RDS_BUF_BATCH 16		/* moved to/from the shared list */
 
-static struct rte_mempool *rds_pool_small;
-static struct rte_mempool *rds_pool_large;
+_Static_assert((1u << (RDS_BUF_MIN_SHIFT + RDS_BUF_NB_CLASSES - 1)) ==
+	       RDS_MAX_MSG_SIZE, "classes end at the largest message");
+
+/* A free buffer: its first word links the free list. */
+struct rds_free_buf {
+	struct rds_free_buf *next;
+};
+
+struct rds_buf_class {
+	rte_spinlock_t lock;
+	struct rds_free_buf *free;
+	uint32_t nb_free;
+	uint32_t size;			/* bytes a buffer, header included */
+	uint64_t in_use;		/* buffers handed out (atomic) */
+	/* Slabs of this class (small classes), for rds_buf_fini. */
+	void **slabs;
+	uint32_t nb_slabs;
+	uint32_t slabs_cap;
+} __rte_cache_aligned;
+
+static struct rds_buf_class rds_classes[RDS_BUF_NB_CLASSES];
+static uint64_t rds_buf_cache_limit;	/* bytes of large free buffers */
+static uint64_t rds_buf_cached;		/* bytes on large free lists */
 
 void *
 rds_mem_zalloc(const char *what, size_t size)
 {
-#ifdef RDS_LIBC_ALLOC
 	void *p = NULL;
 
 	RTE_SET_USED(what);
@@ -31,114 +60,309 @@ rds_mem_zalloc(const char *what, size_t size)
 		return NULL;
 	memset(p, 0, size);
 	return p;
-#else
-	return rte_zmalloc(what, size, RTE_CACHE_LINE_SIZE);
-#endif
 }
 
 void
 rds_mem_free(void *p)
 {
-#ifdef RDS_LIBC_ALLOC
 	free(p);
-#else
-	rte_free(p);
-#endif
+}
+
+static inline unsigned int
+rds_buf_class_of(uint32_t len)
+{
+	unsigned int c = 0;
+
+	if (len > (1u << RDS_BUF_MIN_SHIFT))
+		c = 32 - __builtin_clz(len - 1) - RDS_BUF_MIN_SHIFT;
+	return c;
 }
 
 int
 rds_buf_init(const struct rte_rds_conf *conf)
 {
-#ifdef RDS_LIBC_ALLOC
-	RTE_SET_USED(conf);
-	return 0;
-#else
-	uint32_t n = conf->nb_small_bufs;
+	unsigned int c;
 
-	rds_pool_small = rte_mempool_create("rds_buf_small", n,
-		sizeof(struct rds_msg) + RDS_SMALL_PAYLOAD, 256, 0,
-		NULL, NULL, NULL, NULL, conf->socket_id, 0);
-	if (rds_pool_small == NULL)
-		return -rte_errno;
-	rds_pool_large = rte_mempool_create("rds_buf_large", n / 4,
-		sizeof(struct rds_msg) + RDS_LARGE_PAYLOAD, 64, 0,
-		NULL, NULL, NULL, NULL, conf->socket_id, 0);
-	if (rds_pool_large == NULL) {
-		int err = rte_errno;
+	for (c = 0; c < RDS_BUF_NB_CLASSES; c++) {
+		struct rds_buf_class *bc = &rds_classes[c];
 
-		rte_mempool_free(rds_pool_small);
-		rds_pool_small = NULL;
-		return -err;
+		memset(bc, 0, sizeof(*bc));
+		rte_spinlock_init(&bc->lock);
+		bc->size = (uint32_t)sizeof(struct rds_msg) +
+			   (1u << (RDS_BUF_MIN_SHIFT + c));
+		bc->size = RTE_ALIGN_CEIL(bc->size, RTE_CACHE_LINE_SIZE);
 	}
+	rds_buf_cache_limit = conf->buf_cache_bytes;
+	rds_buf_cached = 0;
 	return 0;
-#endif
 }
 
 void
 rds_buf_fini(void)
 {
-	rte_mempool_free(rds_pool_small);
-	rte_mempool_free(rds_pool_large);
-	rds_pool_small = NULL;
-	rds_pool_large = NULL;
+	struct rds_free_buf *f, *next;
+	unsigned int c, i;
+
+	/* Threads' caches are abandoned: the epoch (bumped before this)
+	 * tells each thread at its next call. */
+	for (c = 0; c < RDS_BUF_NB_CLASSES; c++) {
+		struct rds_buf_class *bc = &rds_classes[c];
+
+		if (bc->size > RDS_BUF_SLAB_MAX) {
+			for (f = bc->free; f != NULL; f = next) {
+				next = f->next;
+				free(f);
+			}
+		}
+		for (i = 0; i < bc->nb_slabs; i++)
+			free(bc->slabs[i]);
+		free(bc->slabs);
+		bc->slabs = NULL;
+		bc->nb_slabs = bc->slabs_cap = 0;
+		bc->free = NULL;
+		bc->nb_free = 0;
+	}
+}
+
+/* A new slab for a small class, onto its free list. Under bc->lock. */
+static int
+rds_buf_grow(struct rds_buf_class *bc)
+{
+	uint32_t n = RDS_BUF_SLAB_SIZE / bc->size, i;
+	uint8_t *slab;
+	void *p = NULL;
+
+	if (bc->nb_slabs == bc->slabs_cap) {
+		uint32_t cap = bc->slabs_cap ? bc->slabs_cap * 2 : 16;
+		void **s = realloc(bc->slabs, sizeof(*s) * cap);
+
+		if (s == NULL)
+			return -ENOMEM;
+		bc->slabs = s;
+		bc->slabs_cap = cap;
+	}
+	if (posix_memalign(&p, 4096, (size_t)n * bc->size) != 0)
+		return -ENOMEM;
+	slab = p;
+	bc->slabs[bc->nb_slabs++] = slab;
+	for (i = 0; i < n; i++) {
+		struct rds_free_buf *f = (void *)(slab + (size_t)i * bc->size);
+
+		f->next = bc->free;
+		bc->free = f;
+	}
+	bc->nb_free += n;
+	return 0;
+}
+
+/* Refill the thread cache of class c from the shared list. */
+static int
+rds_buf_refill(struct rds_thread *tc, unsigned int c)
+{
+	struct rds_buf_class *bc = &rds_classes[c];
+	unsigned int k;
+
+	rte_spinlock_lock(&bc->lock);
+	if (bc->free == NULL && rds_buf_grow(bc) != 0) {
+		rte_spinlock_unlock(&bc->lock);
+		return -ENOMEM;
+	}
+	for (k = 0; k < RDS_BUF_BATCH && bc->free != NULL; k++) {
+		tc->tc[c][tc->tc_n[c]++] = bc->free;
+		bc->free = bc->free->next;
+		bc->nb_free--;
+	}
+	rte_spinlock_unlock(&bc->lock);
+	return 0;
+}
+
+static void
+rds_buf_spill(struct rds_thread *tc, unsigned int c, unsigned int keep)
+{
+	struct rds_buf_class *bc = &rds_classes[c];
+
+	rte_spinlock_lock(&bc->lock);
+	while (tc->tc_n[c] > keep) {
+		struct rds_free_buf *f = tc->tc[c][--tc->tc_n[c]];
+
+		f->next = bc->free;
+		bc->free = f;
+		bc->nb_free++;
+	}
+	rte_spinlock_unlock(&bc->lock);
+}
+
+/* A thread exits (rds_thread.c, under its lock): its caches go back. */
+void
+rds_buf_thread_flush(void)
+{
+	struct rds_thread *tc = rds_self;
+	unsigned int c;
+
+	if (tc == NULL || tc->epoch != rds_epoch)
+		return;
+	for (c = 0; c < RDS_BUF_NB_CLASSES; c++)
+		if (tc->tc_n[c] != 0)
+			rds_buf_spill(tc, c, 0);
+}
+
+static void *
+rds_buf_get(unsigned int c)
+{
+	struct rds_buf_class *bc = &rds_classes[c];
+	struct rds_thread *tc;
+	struct rds_free_buf *f;
+	void *p = NULL;
+
+#ifdef RDS_LIBC_ALLOC
+	if (posix_memalign(&p, RTE_CACHE_LINE_SIZE, bc->size) != 0)
+		return NULL;
+	__atomic_fetch_add(&bc->in_use, 1, __ATOMIC_RELAXED);
+	return p;
+#endif
+	if (bc->size <= RDS_BUF_SLAB_MAX) {
+		tc = rds_thread_get();
+		if (unlikely(tc == NULL))
+			return NULL;
+		if (unlikely(tc->tc_n[c] == 0) && rds_buf_refill(tc, c) != 0)
+			return NULL;
+		p = tc->tc[c][--tc->tc_n[c]];
+		__atomic_fetch_add(&bc->in_use, 1, __ATOMIC_RELAXED);
+		return p;
+	}
+	rte_spinlock_lock(&bc->lock);
+	f = bc->free;
+	if (f != NULL) {
+		bc->free = f->next;
+		bc->nb_free--;
+		rds_buf_cached -= bc->size;
+	}
+	rte_spinlock_unlock(&bc->lock);
+	if (f == NULL && posix_memalign((void **)&f, 4096, bc->size) != 0)
+		return NULL;
+	__atomic_fetch_add(&bc->in_use, 1, __ATOMIC_RELAXED);
+	return f;
+}
+
+static void
+rds_buf_put(unsigned int c, void *p)
+{
+	struct rds_buf_class *bc = &rds_classes[c];
+	struct rds_free_buf *f = p;
+	struct rds_thread *tc;
+
+	__atomic_fetch_sub(&bc->in_use, 1, __ATOMIC_RELAXED);
+#ifdef RDS_LIBC_ALLOC
+	free(p);
+	return;
+#endif
+	if (bc->size <= RDS_BUF_SLAB_MAX) {
+		tc = rds_thread_get();
+		if (unlikely(tc == NULL)) {
+			/* No thread state (no memory): straight back. */
+			rte_spinlock_lock(&bc->lock);
+			f->next = bc->free;
+			bc->free = f;
+			bc->nb_free++;
+			rte_spinlock_unlock(&bc->lock);
+			return;
+		}
+		if (unlikely(tc->tc_n[c] == RDS_BUF_TCACHE))
+			rds_buf_spill(tc, c, RDS_BUF_TCACHE - RDS_BUF_BATCH);
+		tc->tc[c][tc->tc_n[c]++] = f;
+		return;
+	}
+	rte_spinlock_lock(&bc->lock);
+	if (rds_buf_cached + bc->size <= rds_buf_cache_limit) {
+		f->next = bc->free;
+		bc->free = f;
+		bc->nb_free++;
+		rds_buf_cached += bc->size;
+		f = NULL;
+	}
+	rte_spinlock_unlock(&bc->lock);
+	free(f);
+}
+
+uint64_t
+rds_buf_in_use(void)
+{
+	uint64_t b = 0;
+	unsigned int c;
+
+	for (c = 0; c < RDS_BUF_NB_CLASSES; c++)
+		b += __atomic_load_n(&rds_classes[c].in_use, __ATOMIC_RELAXED) *
+		     rds_classes[c].size;
+	return b;
+}
+
+static inline void
+rds_msg_init(struct rds_msg *m, unsigned int c, uint32_t len)
+{
+	memset(m, 0, offsetof(struct rds_msg, buf));
+	m->payload = m->buf;
+	m->refs = 1;
+	m->cls = (uint8_t)c;
+	m->len = len;
+	m->sock = -1;
 }
 
 struct rds_msg *
 rds_msg_alloc(uint32_t len)
 {
-	struct rds_msg *m = NULL;
-	uint8_t kind;
+	unsigned int c;
+	struct rds_msg *m;
 
-#ifdef RDS_LIBC_ALLOC
-	m = malloc(sizeof(*m) + len);
-	kind = RDS_BUF_LIBC;
-#else
-	void *obj;
-
-	if (len <= RDS_SMALL_PAYLOAD &&
-	    rte_mempool_get(rds_pool_small, &obj) == 0) {
-		m = obj;
-		kind = RDS_BUF_POOL_SMALL;
-	} else if (len <= RDS_LARGE_PAYLOAD &&
-		   rte_mempool_get(rds_pool_large, &obj) == 0) {
-		m = obj;
-		kind = RDS_BUF_POOL_LARGE;
-	} else {
-		m = rte_malloc("rds_msg", sizeof(*m) + len,
-			       RTE_CACHE_LINE_SIZE);
-		kind = RDS_BUF_HEAP;
-	}
-#endif
-	if (m == NULL)
+	if (unlikely(len > RDS_MAX_MSG_SIZE + RDS_CONG_MAP_BYTES))
 		return NULL;
-	memset(m, 0, offsetof(struct rds_msg, data));
-	m->buf_kind = kind;
-	m->len = len;
-	m->sock = -1;
+	c = rds_buf_class_of(len);
+	if (unlikely(c >= RDS_BUF_NB_CLASSES))
+		return NULL;
+	m = rds_buf_get(c);
+	if (m != NULL)
+		rds_msg_init(m, c, len);
 	return m;
 }
 
-void
-rds_msg_free(struct rds_msg *m)
+struct rds_msg *
+rds_msg_alloc_borrow(struct rds_msg *owner)
 {
+	struct rds_msg *m = rds_buf_get(0);
+
 	if (m == NULL)
+		return NULL;
+	rds_msg_init(m, 0, owner->len);
+	if (owner->owner != NULL)
+		owner = owner->owner;
+	__atomic_fetch_add(&owner->refs, 1, __ATOMIC_RELAXED);
+	m->owner = owner;
+	m->payload = owner->payload;
+	return m;
+}
+
+/* Drop one reference to m's buffer; the last one frees it. */
+static void
+rds_msg_put(struct rds_msg *m)
+{
+	if (__atomic_load_n(&m->refs, __ATOMIC_ACQUIRE) != 1 &&
+	    __atomic_sub_fetch(&m->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
 	if (m->op != NULL) {
 		rds_rdma_op_free(m->op);
 		m->op = NULL;
 	}
-	switch (m->buf_kind) {
-	case RDS_BUF_POOL_SMALL:
-		rte_mempool_put(rds_pool_small, m);
-		break;
-	case RDS_BUF_POOL_LARGE:
-		rte_mempool_put(rds_pool_large, m);
-		break;
-	case RDS_BUF_HEAP:
-		rte_free(m);
-		break;
-	default:
-		free(m);
-		break;
-	}
+	rds_buf_put(m->cls, m);
+}
+
+void
+rds_msg_free(struct rds_msg *m)
+{
+	struct rds_msg *owner;
+
+	if (m == NULL)
+		return;
+	owner = m->owner;
+	rds_msg_put(m);
+	if (owner != NULL)
+		rds_msg_put(owner);
 }

@@ -15,14 +15,19 @@
 
 #include "rds_private.h"
 
-#define RDS_CONG_MAX_MAPS 1024
+#define RDS_CONG_MAX_MAPS 16384
 
 static struct rte_hash *rds_cong_hash;
 static rte_spinlock_t rds_cong_lock = RTE_SPINLOCK_INITIALIZER;
 /* Bumped whenever any map changes (rds_cong_generation). */
 static uint32_t rds_cong_gen;
-/* Sockets with RDS_CONG_MONITOR on. */
-static int rds_cong_monitors;
+/* Bumped whenever a local address's map changes. */
+static uint32_t rds_cong_local_gen;
+/* Sockets to tell about map changes: those with an event fd (a waiter
+ * may sleep on it) and those with RDS_CONG_MONITOR. Never every socket. */
+static TAILQ_HEAD(, rds_sock) rds_cong_watchers =
+	TAILQ_HEAD_INITIALIZER(rds_cong_watchers);
+static rte_spinlock_t rds_cong_watch_lock = RTE_SPINLOCK_INITIALIZER;
 
 uint32_t
 rds_cong_generation(void)
@@ -30,33 +35,40 @@ rds_cong_generation(void)
 	return __atomic_load_n(&rds_cong_gen, __ATOMIC_ACQUIRE);
 }
 
-void
-rds_cong_monitor_count(int delta)
+uint32_t
+rds_cong_local_generation(void)
 {
-	__atomic_fetch_add(&rds_cong_monitors, delta, __ATOMIC_ACQ_REL);
+	return __atomic_load_n(&rds_cong_local_gen, __ATOMIC_ACQUIRE);
+}
+
+void
+rds_cong_watch(struct rds_sock *rs, bool on)
+{
+	rte_spinlock_lock(&rds_cong_watch_lock);
+	if (on && !rs->watched)
+		TAILQ_INSERT_TAIL(&rds_cong_watchers, rs, watch_link);
+	else if (!on && rs->watched)
+		TAILQ_REMOVE(&rds_cong_watchers, rs, watch_link);
+	rs->watched = on;
+	rte_spinlock_unlock(&rds_cong_watch_lock);
 }
 
 /*
  * A map changed (rds_cong_map_updated): portmask has bit (port % 64) set
  * for ports that may have become uncongested. Monitoring sockets that
- * saw one of those ports congested get a notification; every socket
- * waiting in poll is woken, since POLLIN reports map changes.
+ * saw one of those ports congested get a notification; every socket a
+ * waiter may sleep on is woken, since POLLIN reports map changes.
  */
 void
 rds_cong_map_changed(uint64_t portmask)
 {
-	uint32_t i;
+	struct rds_sock *rs;
+	uint64_t hit;
 
 	__atomic_fetch_add(&rds_cong_gen, 1, __ATOMIC_ACQ_REL);
-	for (i = 0; i < rds_lib->max_sockets; i++) {
-		struct rds_sock *rs = rds_lib->socks[i];
-		uint64_t hit;
-
-		if (__atomic_load_n(&rs->state, __ATOMIC_ACQUIRE) !=
-		    RDS_SOCK_OPEN)
-			continue;
-		if (__atomic_load_n(&rds_cong_monitors, __ATOMIC_ACQUIRE) > 0 &&
-		    rs->cong_monitor) {
+	rte_spinlock_lock(&rds_cong_watch_lock);
+	TAILQ_FOREACH(rs, &rds_cong_watchers, watch_link) {
+		if (rs->cong_monitor) {
 			hit = __atomic_load_n(&rs->cong_mask, __ATOMIC_ACQUIRE)
 			      & portmask;
 			if (hit != 0) {
@@ -68,6 +80,7 @@ rds_cong_map_changed(uint64_t portmask)
 		}
 		rds_sock_wake(rs);
 	}
+	rte_spinlock_unlock(&rds_cong_watch_lock);
 }
 
 int
@@ -118,6 +131,7 @@ rds_cong_map_get(const struct in6_addr *addr)
 		map = rds_mem_zalloc("rds_cong_map", sizeof(*map));
 		if (map != NULL) {
 			map->addr = *addr;
+			map->hash = rds_addr_hash(addr);
 			if (rte_hash_add_key_data(rds_cong_hash, addr,
 						  map) < 0) {
 				rds_mem_free(map);
@@ -129,20 +143,13 @@ rds_cong_map_get(const struct in6_addr *addr)
 	return map;
 }
 
-bool
-rds_cong_test(const struct rds_cong_map *map, uint16_t port)
-{
-	uint64_t w = __atomic_load_n(&map->bits[port / 64], __ATOMIC_ACQUIRE);
-
-	return (w >> (port % 64)) & 1;
-}
-
 void
 rds_cong_set(struct rds_cong_map *map, uint16_t port)
 {
 	__atomic_fetch_or(&map->bits[port / 64], 1ULL << (port % 64),
 			  __ATOMIC_RELEASE);
 	__atomic_fetch_add(&map->gen, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&rds_cong_local_gen, 1, __ATOMIC_RELEASE);
 }
 
 void
@@ -151,6 +158,7 @@ rds_cong_clear(struct rds_cong_map *map, uint16_t port)
 	__atomic_fetch_and(&map->bits[port / 64], ~(1ULL << (port % 64)),
 			   __ATOMIC_RELEASE);
 	__atomic_fetch_add(&map->gen, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&rds_cong_local_gen, 1, __ATOMIC_RELEASE);
 }
 
 /* Wire bytes are little-endian bit order: bit p is bit (p % 8) of byte

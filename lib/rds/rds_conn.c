@@ -11,6 +11,7 @@
 #include <rte_hash.h>
 #include <rte_jhash.h>
 #include <rte_random.h>
+#include <rte_common.h>
 
 #include "rds_private.h"
 
@@ -30,19 +31,30 @@ rds_conn_state_name(enum rds_conn_state st)
 		rds_conn_states[st] : "?";
 }
 
+uint32_t
+rds_addr_hash(const struct in6_addr *a)
+{
+	return rte_jhash(a, sizeof(*a), 0);
+}
+
 /* The engine that owns a connection. Symmetric in the two addresses, so
  * that both ends of a connection inside one instance (loop) share an
  * engine. */
 unsigned int
-rds_conn_engine_of(const struct in6_addr *laddr, const struct in6_addr *faddr)
+rds_conn_engine_of_hash(uint32_t lhash, uint32_t fhash)
 {
-	uint32_t a, b;
-
 	if (rds_lib->nb_engines == 1)
 		return 0;
-	a = rte_jhash(laddr, sizeof(*laddr), 0);
-	b = rte_jhash(faddr, sizeof(*faddr), 0);
-	return rte_jhash_1word(a ^ b, 0x5eed) % rds_lib->nb_engines;
+	return rte_jhash_1word(lhash ^ fhash, 0x5eed) % rds_lib->nb_engines;
+}
+
+unsigned int
+rds_conn_engine_of(const struct in6_addr *laddr, const struct in6_addr *faddr)
+{
+	if (rds_lib->nb_engines == 1)
+		return 0;
+	return rds_conn_engine_of_hash(rds_addr_hash(laddr),
+				       rds_addr_hash(faddr));
 }
 
 struct rds_conn *
@@ -53,6 +65,30 @@ rds_conn_lookup(struct rds_engine *e, const struct rds_conn_key *key)
 	if (rte_hash_lookup_data(e->conn_hash, key, &data) < 0)
 		return NULL;
 	return data;
+}
+
+/* The delayed-ACK deadline passed. */
+static void
+rds_conn_ack_timer(struct rds_engine *e, struct rds_timer *t)
+{
+	struct rds_conn *c = container_of(t, struct rds_conn, ack_timer);
+
+	RTE_SET_USED(e);
+	if (c->ack_next > c->ack_sent) {
+		c->ack_due = true;
+		rds_conn_ready(c);
+	}
+}
+
+/* The reconnect backoff ended. */
+static void
+rds_conn_reconnect_timer(struct rds_engine *e, struct rds_timer *t)
+{
+	struct rds_conn *c = container_of(t, struct rds_conn, conn_timer);
+
+	RTE_SET_USED(e);
+	c->reconnect_due = true;
+	rds_conn_ready(c);
 }
 
 /* Find or create; a new connection starts connecting at once. */
@@ -82,6 +118,8 @@ rds_conn_get(struct rds_engine *e, const struct rds_conn_key *key)
 	c->unacked_bytes = rds_lib->conf.max_unacked_bytes;
 	TAILQ_INIT(&c->send_q);
 	TAILQ_INIT(&c->retrans_q);
+	rds_timer_init(&c->ack_timer, rds_conn_ack_timer);
+	rds_timer_init(&c->conn_timer, rds_conn_reconnect_timer);
 	if (c->la == NULL || c->fcong == NULL)
 		goto fail;
 	if (t->conn_alloc != NULL && t->conn_alloc(c) != 0)
@@ -94,7 +132,8 @@ rds_conn_get(struct rds_engine *e, const struct rds_conn_key *key)
 	TAILQ_INSERT_TAIL(&e->conns, c, link);
 	e->nb_conns++;
 	/* First attempt is immediate (rds_queue_reconnect). */
-	c->reconnect_at_tsc = 0;
+	c->reconnect_due = true;
+	rds_conn_ready(c);
 	return c;
 fail:
 	rds_mem_free(c);
@@ -123,6 +162,10 @@ rds_conn_destroy(struct rds_conn *c)
 	rds_msg_list_free(e, &c->retrans_q);
 	if (c->trans->conn_free != NULL)
 		c->trans->conn_free(c);
+	rds_timer_cancel(e, &c->ack_timer);
+	rds_timer_cancel(e, &c->conn_timer);
+	if (c->ready)
+		TAILQ_REMOVE(&e->ready, c, ready_link);
 	rte_hash_del_key(e->conn_hash, &c->key);
 	TAILQ_REMOVE(&e->conns, c, link);
 	e->nb_conns--;
@@ -140,6 +183,7 @@ rds_conn_connect_complete(struct rds_conn *c)
 	if (!(c->trans->flags & RDS_TRANS_F_LOOPBACK))
 		c->map_queued = true;
 	rds_stat_inc(c->eng, s_conn_connect);
+	rds_conn_ready(c);
 	RDS_LOG(DEBUG, "conn %s: up", c->trans->name);
 }
 
@@ -153,14 +197,20 @@ rds_conn_queue_reconnect(struct rds_conn *c, uint64_t now)
 
 	if (c->reconnect_ceil_ms == 0) {
 		c->reconnect_ceil_ms = min;
-		c->reconnect_at_tsc = now;
+		c->reconnect_due = true;
+		rds_conn_ready(c);
 		return;
 	}
 	delay_ms = rte_rand_max(c->reconnect_ceil_ms);
-	c->reconnect_at_tsc = now + delay_ms * rds_lib->tsc_hz / 1000;
 	c->reconnect_ceil_ms = RTE_MIN(c->reconnect_ceil_ms * 2, max);
-	if (delay_ms != 0)
-		rds_stat_inc(c->eng, s_conn_reconnect_delayed);
+	if (delay_ms == 0) {
+		c->reconnect_due = true;
+		rds_conn_ready(c);
+		return;
+	}
+	rds_stat_inc(c->eng, s_conn_reconnect_delayed);
+	rds_timer_arm(c->eng, &c->conn_timer,
+		      now + delay_ms * rds_lib->tsc_hz / 1000);
 }
 
 /*
@@ -179,13 +229,33 @@ rds_conn_drop(struct rds_conn *c)
 	c->trans->conn_shutdown(c);
 	rds_send_path_reset(c);
 	c->drop_pending = false;
+	c->reconnect_due = false;
 	c->state = RDS_CONN_DOWN;
 	rds_stat_inc(c->eng, s_conn_reset);
 	rds_conn_queue_reconnect(c, rte_rdtsc());
 }
 
-/* Timers and transmission of one connection, once per engine loop.
- * Returns the work done. */
+void
+rds_conn_error(struct rds_conn *c, const char *why)
+{
+	if (!c->drop_pending)
+		RDS_LOG(DEBUG, "conn %s: %s; forcing reconnect", c->trans->name,
+			why != NULL ? why : "error");
+	c->drop_pending = true;
+	rds_conn_ready(c);
+}
+
+void
+rds_conn_ack_later(struct rds_conn *c)
+{
+	if (!c->ack_timer.armed)
+		rds_timer_arm(c->eng, &c->ack_timer,
+			      c->eng->now + rds_lib->delayed_ack_tsc);
+}
+
+/* One connection of the ready list: connect, transmit, acknowledge.
+ * Returns the work done; a connection that still has work (the
+ * transport had no room) comes back on the list. */
 unsigned int
 rds_conn_run(struct rds_conn *c, uint64_t now)
 {
@@ -195,8 +265,9 @@ rds_conn_run(struct rds_conn *c, uint64_t now)
 	if (c->drop_pending)
 		rds_conn_drop(c);
 	if (c->state == RDS_CONN_DOWN) {
-		if (now < c->reconnect_at_tsc)
-			return 0;
+		if (!c->reconnect_due)
+			return 0;	/* the backoff timer will call */
+		c->reconnect_due = false;
 		c->state = RDS_CONN_CONNECTING;
 		ret = c->trans->conn_connect(c);
 		if (ret != 0) {
@@ -215,15 +286,19 @@ rds_conn_run(struct rds_conn *c, uint64_t now)
 	if (c->state != RDS_CONN_UP)
 		return work;
 	/* ACK: at once when asked for, else after the delayed-ACK time. */
-	if (c->ack_requested || (c->ack_next > c->ack_sent &&
-				 c->ack_due_tsc != 0 && now >= c->ack_due_tsc)) {
+	if (c->ack_requested || (c->ack_due && c->ack_next > c->ack_sent)) {
 		ret = c->trans->xmit_ack(c);
 		if (ret == 0) {
 			rds_stat_inc(c->eng, s_send_ack);
 			work++;
 		} else if (ret != -EAGAIN) {
-			c->drop_pending = true;
+			rds_conn_error(c, "ACK transmit failed");
 		}
 	}
+	if (c->drop_pending ||
+	    (c->state == RDS_CONN_UP &&
+	     (!TAILQ_EMPTY(&c->send_q) || c->ack_requested || c->map_queued ||
+	      (c->ack_due && c->ack_next > c->ack_sent))))
+		rds_conn_ready(c);
 	return work;
 }

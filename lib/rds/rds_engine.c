@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Engines: the run loop that owns connections. Each iteration drains the
- * application channels, polls the transports, announces congestion map
- * changes, runs each connection's timers and transmit path, and then
- * applies the idle policy if nothing happened. An engine runs on its own
- * lcore or inline, driven by rte_rds_engine_poll().
+ * Engines: the run loop that owns connections. A pass reads the
+ * doorbells of the threads that rang it and drains the sockets they
+ * name, takes what other engines handed it, answers info requests,
+ * polls the transports active on it, announces local congestion map
+ * changes, fires due timers and runs the connections on its ready list;
+ * then it applies the idle policy if nothing happened. Every step costs
+ * in proportion to the work it finds: an idle socket or connection
+ * costs nothing. An engine runs on its own lcore or inline, driven by
+ * rte_rds_engine_poll().
  */
 #include <errno.h>
 #include <sched.h>
@@ -16,75 +20,266 @@
 #include <rte_hash.h>
 #include <rte_jhash.h>
 #include <rte_pause.h>
-#include <rte_random.h>
 
 #include "rds_private.h"
 
-static void
-rds_engine_sock_del(struct rds_engine *e, struct rds_sock *rs)
-{
-	unsigned int i;
+/* ---------------------------------------------------------------- */
+/* Requests of sockets. */
 
-	for (i = 0; i < e->nb_socks; i++) {
-		if (e->socks[i] == rs) {
-			e->socks[i] = e->socks[--e->nb_socks];
-			break;
-		}
+/* A forwarded copy of a CANCEL or CLOSE request for engine dst. */
+static void
+rds_engine_forward_ctrl(struct rds_engine *e, unsigned int dst,
+			struct rds_msg *req)
+{
+	struct rds_msg *m;
+
+	while ((m = rds_msg_alloc(0)) == NULL) {
+		RDS_LOG(ERR, "engine %u: no memory to forward a request",
+			e->id);
+		rte_delay_us_sleep(100);
 	}
-	rs->eng[e->id].polled = false;
+	m->type = req->type;
+	m->sock = req->sock;
+	m->sock_gen = req->sock_gen;
+	m->laddr = req->laddr;
+	m->faddr = req->faddr;
+	m->dport = req->dport;
+	m->all = req->all;
+	m->req = req;
+	rds_engine_handoff(e, dst, m);
+}
+
+/* Cancel (or close) on this engine's connections, and answer. */
+static void
+rds_engine_ctrl_local(struct rds_engine *e, struct rds_msg *m)
+{
+	struct rds_msg *req = m->req != NULL ? m->req : m;
+
+	rds_send_cancel(e, m);
+	if (m->req != NULL)
+		rds_msg_free(m);
+	/* The requester frees req once every engine answered. */
+	__atomic_fetch_sub(&req->pending, 1, __ATOMIC_RELEASE);
+}
+
+/* A CANCEL or CLOSE on the socket's home engine: other engines may hold
+ * messages that were handed to them; they get the request after those. */
+static void
+rds_engine_ctrl(struct rds_engine *e, struct rds_sock *rs, struct rds_msg *m)
+{
+	unsigned int j;
+
+	if (__atomic_load_n(&rs->snd_msgs, __ATOMIC_ACQUIRE) == 0) {
+		/* Nothing of it is held anywhere. */
+		__atomic_fetch_sub(&m->pending, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	if (rds_lib->nb_engines > 1) {
+		__atomic_fetch_add(&m->pending, rds_lib->nb_engines - 1,
+				   __ATOMIC_ACQ_REL);
+		for (j = 0; j < rds_lib->nb_engines; j++)
+			if (j != e->id)
+				rds_engine_forward_ctrl(e, j, m);
+	}
+	rds_engine_ctrl_local(e, m);
 }
 
 static void
-rds_engine_close_sock(struct rds_engine *e, struct rds_sock *rs,
-		      struct rds_msg *req)
+rds_engine_pending_del(struct rds_engine *e, struct rds_sock *rs)
 {
-	rds_send_cancel(e, rs, req);
-	rds_recv_drop_overflow(e, rs);
-	rds_notify_drop_overflow(e, rs);
-	rds_engine_sock_del(e, rs);
-	__atomic_store_n(&req->done, 1, __ATOMIC_RELEASE);
+	if (rs->pending) {
+		TAILQ_REMOVE(&e->pending, rs, pend_link);
+		rs->pending = false;
+	}
 }
 
-/* Drain one socket's channel. Returns the number of requests taken; a
- * CLOSE ends the socket's life in this engine (*closed set). */
+/* Take up to RDS_SOCK_BUDGET requests of a socket; what is left keeps
+ * it on the pending list. After its CLOSE the socket is not touched. */
 static unsigned int
-rds_engine_drain_chan(struct rds_engine *e, struct rds_sock *rs, bool *closed)
+rds_engine_drain_sock(struct rds_engine *e, struct rds_sock *rs)
 {
-	struct rds_chan *ch = &rs->chan[e->id];
 	struct rds_msg *ms[RDS_BURST];
-	unsigned int n, i;
+	unsigned int n, i, done = 0;
 
-	*closed = false;
-	n = rds_chan_get_burst(ch->tx, ch->base, ms, RDS_BURST);
-	for (i = 0; i < n; i++) {
-		struct rds_msg *m = ms[i];
+	do {
+		n = rds_queue_get_burst(&rs->req, ms, RDS_BURST);
+		for (i = 0; i < n; i++) {
+			struct rds_msg *m = ms[i];
 
-		switch (m->type) {
-		case RDS_MSG_DATA:
-			rds_send_queue(e, rs, m);
-			break;
-		case RDS_MSG_CANCEL:
-			rds_send_cancel(e, rs, m);
-			__atomic_store_n(&m->done, 1, __ATOMIC_RELEASE);
-			break;
-		case RDS_MSG_CLOSE:
-			/* The socket queues nothing after its CLOSE. */
-			rds_engine_close_sock(e, rs, m);
-			*closed = true;
-			return n;
-		default:
-			RDS_LOG(ERR, "engine %u: bad request type %u", e->id,
-				m->type);
-			rds_msg_free(m);
-			break;
+			switch (m->type) {
+			case RDS_MSG_DATA:
+				rds_send_request(e, rs, m);
+				break;
+			case RDS_MSG_CANCEL:
+				rds_engine_ctrl(e, rs, m);
+				break;
+			case RDS_MSG_CLOSE:
+				/* Its last request: nothing follows. */
+				rds_engine_pending_del(e, rs);
+				rds_engine_ctrl(e, rs, m);
+				return done + i + 1;
+			default:
+				RDS_LOG(ERR, "engine %u: bad request type %u",
+					e->id, m->type);
+				rds_msg_free(m);
+				break;
+			}
+		}
+		done += n;
+	} while (n != 0 && done < RDS_SOCK_BUDGET);
+	/* Left over, or put meanwhile (that sender rang too): look again
+	 * next pass. */
+	if (rds_queue_count(&rs->req) != 0) {
+		if (!rs->pending) {
+			rs->pending = true;
+			TAILQ_INSERT_TAIL(&e->pending, rs, pend_link);
+		}
+	} else {
+		rds_engine_pending_del(e, rs);
+	}
+	return done;
+}
+
+/* The engine's copy of its bell list, rebuilt when a thread added one. */
+static void
+rds_engine_bells_refresh(struct rds_engine *e)
+{
+	struct rds_bell *b;
+	unsigned int n = 0;
+
+	rte_spinlock_lock(&e->bell_lock);
+	e->bell_gen_seen = e->bell_gen;
+	TAILQ_FOREACH(b, &e->bells, link)
+		n++;
+	if (n > e->bell_cap) {
+		struct rds_bell **arr = realloc(e->bell_arr,
+						sizeof(*arr) * n * 2);
+
+		if (arr == NULL) {
+			e->bell_gen_seen--;	/* try again next pass */
+			rte_spinlock_unlock(&e->bell_lock);
+			return;
+		}
+		e->bell_arr = arr;
+		e->bell_cap = n * 2;
+	}
+	n = 0;
+	TAILQ_FOREACH(b, &e->bells, link)
+		e->bell_arr[n++] = b;
+	e->nb_bells = n;
+	rte_spinlock_unlock(&e->bell_lock);
+}
+
+static void
+rds_bell_free(struct rds_bell *b)
+{
+	rds_mem_free(b->r);
+	rds_mem_free(b);
+}
+
+/* A thread exited and its ring is empty: let it go. */
+static void
+rds_engine_bell_reap(struct rds_engine *e, struct rds_bell *b)
+{
+	rte_spinlock_lock(&e->bell_lock);
+	TAILQ_REMOVE(&e->bells, b, link);
+	e->bell_gen++;
+	rte_spinlock_unlock(&e->bell_lock);
+	rds_bell_free(b);
+	rds_engine_bells_refresh(e);
+}
+
+static unsigned int
+rds_engine_bells(struct rds_engine *e)
+{
+	struct rds_sock *socks[RDS_BURST];
+	unsigned int i, k, n, work = 0;
+
+	if (unlikely(__atomic_load_n(&e->bell_gen, __ATOMIC_ACQUIRE) !=
+		     e->bell_gen_seen))
+		rds_engine_bells_refresh(e);
+	for (i = 0; i < e->nb_bells; i++) {
+		struct rds_bell *b = e->bell_arr[i];
+
+		n = rte_ring_sc_dequeue_burst(b->r, (void **)socks, RDS_BURST,
+					      NULL);
+		for (k = 0; k < n; k++) {
+			/* Cleared before the queue is read: a request put
+			 * after this rings again. */
+			__atomic_store_n(&socks[k]->queued, 0,
+					 __ATOMIC_SEQ_CST);
+			work += rds_engine_drain_sock(e, socks[k]) + 1;
+		}
+		if (n == 0 && unlikely(__atomic_load_n(&b->dead,
+						       __ATOMIC_ACQUIRE)) &&
+		    rte_ring_empty(b->r)) {
+			rds_engine_bell_reap(e, b);
+			break;	/* the array changed: next pass */
 		}
 	}
-	if (!TAILQ_EMPTY(&rs->eng[e->id].overflow))
-		rds_recv_flush_overflow(e, rs);
-	if (!TAILQ_EMPTY(&rs->eng[e->id].notify_overflow))
-		rds_notify_flush_overflow(e, rs);
-	return n;
+	return work;
 }
+
+static unsigned int
+rds_engine_pending(struct rds_engine *e)
+{
+	struct rds_sock *rs, *next;
+	unsigned int work = 0;
+
+	for (rs = TAILQ_FIRST(&e->pending); rs != NULL; rs = next) {
+		next = TAILQ_NEXT(rs, pend_link);
+		work += rds_engine_drain_sock(e, rs);
+	}
+	return work;
+}
+
+/* ---------------------------------------------------------------- */
+/* Hand-off between engines. */
+
+void
+rds_engine_handoff(struct rds_engine *e, unsigned int dst, struct rds_msg *m)
+{
+	struct rds_queue *q = &rds_lib->engines[dst]->hand_in[e->id];
+
+	while (rds_queue_put(q, m) != 0) {
+		RDS_LOG(ERR, "engine %u: hand-off to engine %u failed", e->id,
+			dst);
+		rte_delay_us_sleep(100);
+	}
+	e->hand_out++;
+}
+
+static unsigned int
+rds_engine_hand_in(struct rds_engine *e)
+{
+	struct rds_msg *ms[RDS_BURST];
+	unsigned int src, n, i, work = 0;
+
+	for (src = 0; src < rds_lib->nb_engines; src++) {
+		if (src == e->id || rds_queue_count(&e->hand_in[src]) == 0)
+			continue;
+		n = rds_queue_get_burst(&e->hand_in[src], ms, RDS_BURST);
+		for (i = 0; i < n; i++) {
+			switch (ms[i]->type) {
+			case RDS_MSG_DATA:
+				rds_send_queue(e, ms[i]);
+				break;
+			case RDS_MSG_CANCEL:
+			case RDS_MSG_CLOSE:
+				rds_engine_ctrl_local(e, ms[i]);
+				break;
+			default:
+				rds_msg_free(ms[i]);
+				break;
+			}
+		}
+		work += n;
+	}
+	return work;
+}
+
+/* ---------------------------------------------------------------- */
+/* The pass. */
 
 /* Local congestion maps that changed go to every connection of their
  * address that crosses a network. */
@@ -95,8 +290,9 @@ rds_engine_cong_check(struct rds_engine *e)
 	unsigned int i;
 	uint32_t gen;
 
+	e->cong_local_seen = rds_cong_local_generation();
 	for (i = 0; i < rds_lib->nb_laddrs; i++) {
-		struct rds_laddr *la = &rds_lib->laddrs[i];
+		struct rds_laddr *la = rds_lib->laddrs[i];
 
 		gen = __atomic_load_n(&la->cong->gen, __ATOMIC_ACQUIRE);
 		if (gen == e->cong_gen_seen[i])
@@ -107,60 +303,61 @@ rds_engine_cong_check(struct rds_engine *e)
 			    !(c->trans->flags & RDS_TRANS_F_LOOPBACK) &&
 			    c->map_gen_sent != gen) {
 				c->map_queued = true;
+				rds_conn_ready(c);
 				rds_stat_inc(e, s_cong_update_queued);
 			}
 		}
 	}
 }
 
+static unsigned int
+rds_engine_run_ready(struct rds_engine *e)
+{
+	struct rds_conn_list now = TAILQ_HEAD_INITIALIZER(now);
+	struct rds_conn *c;
+	unsigned int work = 0;
+
+	/* The connections ready at the start of the step; one that still
+	 * has work afterwards comes back on the list for the next pass. */
+	TAILQ_CONCAT(&now, &e->ready, ready_link);
+	while ((c = TAILQ_FIRST(&now)) != NULL) {
+		TAILQ_REMOVE(&now, c, ready_link);
+		c->ready = false;
+		work += rds_conn_run(c, e->now);
+	}
+	return work;
+}
+
 unsigned int
 rds_engine_run_once(struct rds_engine *e)
 {
-	struct rds_conn *c, *next;
-	unsigned int work = 0, i, t;
-	uint64_t now;
+	unsigned int work, t;
 	void *p;
-	bool closed;
 
-	while (rte_ring_dequeue(e->admin, &p) == 0) {
-		uintptr_t v = (uintptr_t)p;
-
-		if (v & 1) {
-			/* An info request: fill, then tell the caller. */
-			struct rds_msg *m = (struct rds_msg *)(v & ~(uintptr_t)1);
-
-			rds_info_engine_answer(e, m);
-		} else {
-			struct rds_sock *rs = p;
-
-			if (!rs->eng[e->id].polled) {
-				e->socks[e->nb_socks++] = rs;
-				rs->eng[e->id].polled = true;
-			}
+	e->now = rte_rdtsc();
+	work = rds_engine_bells(e);
+	if (unlikely(!TAILQ_EMPTY(&e->pending)))
+		work += rds_engine_pending(e);
+	if (rds_lib->nb_engines > 1)
+		work += rds_engine_hand_in(e);
+	if (unlikely(rte_ring_count(e->admin) != 0)) {
+		while (rte_ring_sc_dequeue(e->admin, &p) == 0) {
+			rds_info_engine_answer(e, p);
+			work++;
 		}
-		work++;
 	}
-	for (i = 0; i < e->nb_socks; ) {
-		work += rds_engine_drain_chan(e, e->socks[i], &closed);
-		if (!closed)
-			i++;
-	}
-	for (t = 0; t < rds_transport_count(); t++) {
-		const struct rds_transport *tr = rds_transport_at(t);
-
-		if (tr->poll != NULL)
-			work += tr->poll(e);
-	}
-	if (rds_lib->nb_laddrs != 0)
+	for (t = 0; t < e->nb_polled; t++)
+		work += e->polled[t]->poll(e);
+	if (unlikely(rds_cong_local_generation() != e->cong_local_seen))
 		rds_engine_cong_check(e);
-	now = rte_rdtsc();
-	for (c = TAILQ_FIRST(&e->conns); c != NULL; c = next) {
-		next = TAILQ_NEXT(c, link);
-		work += rds_conn_run(c, now);
-	}
+	if (e->wheel.nb_armed != 0)
+		work += rds_wheel_run(e, e->now);
+	if (!TAILQ_EMPTY(&e->ready))
+		work += rds_engine_run_ready(e);
 	e->stats.s_polls++;
 	if (work == 0)
 		e->stats.s_idle_polls++;
+	__atomic_store_n(&e->pass, e->pass + 1, __ATOMIC_RELEASE);
 	return work;
 }
 
@@ -174,6 +371,42 @@ rds_engine_try_poll(struct rds_engine *e)
 	work = rds_engine_run_once(e);
 	rte_spinlock_unlock(&e->poll_lock);
 	return (int)work;
+}
+
+/*
+ * Wait until no engine is still in a pass that began before this call:
+ * whatever an engine looked up then (a socket found by its port, a
+ * doorbell) it has let go of.
+ */
+void
+rds_engines_quiesce(void)
+{
+	unsigned int i;
+	uint64_t spins = 0;
+
+	for (i = 0; i < rds_lib->nb_engines; i++) {
+		struct rds_engine *e = rds_lib->engines[i];
+		uint64_t p0 = __atomic_load_n(&e->pass, __ATOMIC_ACQUIRE);
+
+		for (;;) {
+			if (__atomic_load_n(&e->pass, __ATOMIC_ACQUIRE) != p0)
+				break;
+			if (e->lcore_id == RTE_RDS_ENGINE_INLINE) {
+				/* Free: nobody is inside a pass. */
+				if (rte_spinlock_trylock(&e->poll_lock)) {
+					rte_spinlock_unlock(&e->poll_lock);
+					break;
+				}
+			} else if (!__atomic_load_n(&e->launched,
+						    __ATOMIC_ACQUIRE)) {
+				break;
+			}
+			if (++spins > 64)
+				sched_yield();
+			else
+				rte_pause();
+		}
+	}
 }
 
 static void
@@ -213,6 +446,19 @@ rds_engine_main(void *arg)
 	return 0;
 }
 
+void
+rds_engine_poll_transport(struct rds_engine *e, const struct rds_transport *t)
+{
+	unsigned int i;
+
+	if (t->poll == NULL)
+		return;
+	for (i = 0; i < e->nb_polled; i++)
+		if (e->polled[i] == t)
+			return;
+	e->polled[e->nb_polled++] = t;
+}
+
 static struct rds_engine *
 rds_engine_create(unsigned int id, const struct rte_rds_engine_conf *ec)
 {
@@ -224,6 +470,7 @@ rds_engine_create(unsigned int id, const struct rte_rds_engine_conf *ec)
 		.socket_id = rds_lib->conf.socket_id,
 	};
 	struct rds_engine *e;
+	unsigned int i;
 
 	e = rds_mem_zalloc("rds_engine", sizeof(*e));
 	if (e == NULL)
@@ -234,23 +481,34 @@ rds_engine_create(unsigned int id, const struct rte_rds_engine_conf *ec)
 	e->idle_polls = ec->idle_polls != 0 ? ec->idle_polls : 1024;
 	e->idle_sleep_us = ec->idle_sleep_us != 0 ? ec->idle_sleep_us : 50;
 	rte_spinlock_init(&e->poll_lock);
+	rte_spinlock_init(&e->bell_lock);
+	TAILQ_INIT(&e->bells);
+	TAILQ_INIT(&e->pending);
 	TAILQ_INIT(&e->conns);
-	e->seed = rte_rand();
+	TAILQ_INIT(&e->ready);
+	rds_wheel_init(&e->wheel, rte_rdtsc(), rds_lib->tsc_hz);
 	snprintf(name, sizeof(name), "rds_admin_%u", id);
 	e->admin = rte_ring_create(name, RDS_ADMIN_RING_SIZE,
 				   rds_lib->conf.socket_id, RING_F_SC_DEQ);
 	snprintf(name, sizeof(name), "rds_conn_%u", id);
 	hp.name = name;
 	e->conn_hash = rte_hash_create(&hp);
-	e->socks = rds_mem_zalloc("rds_engine_socks",
-				  sizeof(*e->socks) * rds_lib->max_sockets);
-	if (e->admin == NULL || e->conn_hash == NULL || e->socks == NULL) {
+	e->hand_in = rds_mem_zalloc("rds_hand_in",
+		sizeof(*e->hand_in) * rds_lib->conf.nb_engines);
+	e->cong_gen_seen = rds_mem_zalloc("rds_cong_seen",
+		sizeof(uint32_t) * RTE_MAX(rds_lib->nb_laddrs, 1u));
+	if (e->admin == NULL || e->conn_hash == NULL || e->hand_in == NULL ||
+	    e->cong_gen_seen == NULL) {
 		rte_ring_free(e->admin);
 		rte_hash_free(e->conn_hash);
-		rds_mem_free(e->socks);
+		rds_mem_free(e->hand_in);
+		rds_mem_free(e->cong_gen_seen);
 		rds_mem_free(e);
 		return NULL;
 	}
+	for (i = 0; i < rds_lib->conf.nb_engines; i++)
+		rds_queue_init(&e->hand_in[i], 1u << 24);
+	e->cong_local_seen = rds_cong_local_generation();
 	return e;
 }
 
@@ -258,8 +516,11 @@ static void
 rds_engine_destroy(struct rds_engine *e)
 {
 	struct rds_conn *c;
+	struct rds_bell *b;
 	unsigned int t;
 
+	for (t = 0; t < rds_lib->nb_engines; t++)
+		rds_queue_fini(&e->hand_in[t]);
 	while ((c = TAILQ_FIRST(&e->conns)) != NULL)
 		rds_conn_destroy(c);
 	for (t = 0; t < rds_transport_count(); t++) {
@@ -268,9 +529,15 @@ rds_engine_destroy(struct rds_engine *e)
 		if (tr->engine_fini != NULL)
 			tr->engine_fini(e);
 	}
+	while ((b = TAILQ_FIRST(&e->bells)) != NULL) {
+		TAILQ_REMOVE(&e->bells, b, link);
+		rds_bell_free(b);
+	}
+	free(e->bell_arr);
 	rte_ring_free(e->admin);
 	rte_hash_free(e->conn_hash);
-	rds_mem_free(e->socks);
+	rds_mem_free(e->hand_in);
+	rds_mem_free(e->cong_gen_seen);
 	rds_mem_free(e);
 }
 
@@ -304,6 +571,8 @@ rds_engines_init(const struct rte_rds_conf *conf)
 		ret = rds_engine_check_lcore(i, conf);
 		if (ret != 0)
 			return ret;
+		if (conf->engine[i].lcore_id == RTE_RDS_ENGINE_INLINE)
+			rds_lib->any_inline = true;
 	}
 	for (i = 0; i < conf->nb_engines; i++) {
 		struct rds_engine *e = rds_engine_create(i, &conf->engine[i]);
@@ -339,10 +608,12 @@ rte_rds_start(void)
 		if (e->lcore_id == RTE_RDS_ENGINE_INLINE || e->launched)
 			continue;
 		e->stop = false;
+		__atomic_store_n(&e->launched, true, __ATOMIC_RELEASE);
 		ret = rte_eal_remote_launch(rds_engine_main, e, e->lcore_id);
-		if (ret != 0)
+		if (ret != 0) {
+			__atomic_store_n(&e->launched, false, __ATOMIC_RELEASE);
 			return RDS_ERR(-ret);
-		e->launched = true;
+		}
 	}
 	return 0;
 }
@@ -359,7 +630,7 @@ rds_engines_stop(void)
 			continue;
 		__atomic_store_n(&e->stop, true, __ATOMIC_RELEASE);
 		rte_eal_wait_lcore(e->lcore_id);
-		e->launched = false;
+		__atomic_store_n(&e->launched, false, __ATOMIC_RELEASE);
 	}
 }
 

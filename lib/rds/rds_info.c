@@ -88,6 +88,7 @@ rds_info_conn(struct rds_info_req *r, const struct rds_conn *c)
 		memcpy(&ic.laddr, &c->key.laddr, sizeof(ic.laddr));
 		memcpy(&ic.faddr, &c->key.faddr, sizeof(ic.faddr));
 		snprintf((char *)ic.transport, sizeof(ic.transport), "%s",
+			 c->trans->info_name != NULL ? c->trans->info_name :
 			 c->trans->name);
 		ic.flags = rds_info_conn_flags(c);
 		rds_info_put(r, &ic);
@@ -100,6 +101,7 @@ rds_info_conn(struct rds_info_req *r, const struct rds_conn *c)
 		ic.laddr = rds_addr_v4(&c->key.laddr);
 		ic.faddr = rds_addr_v4(&c->key.faddr);
 		snprintf((char *)ic.transport, sizeof(ic.transport), "%s",
+			 c->trans->info_name != NULL ? c->trans->info_name :
 			 c->trans->name);
 		ic.flags = rds_info_conn_flags(c);
 		rds_info_put(r, &ic);
@@ -158,7 +160,7 @@ rds_info_ask(struct rds_engine *e, struct rds_info_req *r,
 	if (m == NULL)
 		return -ENOMEM;
 	m->type = RDS_MSG_INFO;
-	mr = (struct rds_info_req *)m->data;
+	mr = (struct rds_info_req *)m->buf;
 	*mr = *r;
 	if (deadline != 0 && r->cap != 0) {
 		mr->buf = rds_mem_zalloc("rds_info", r->cap);
@@ -168,7 +170,7 @@ rds_info_ask(struct rds_engine *e, struct rds_info_req *r,
 			return -ENOMEM;
 		}
 	}
-	while (rte_ring_enqueue(e->admin, (void *)((uintptr_t)m | 1)) != 0) {
+	while (rte_ring_enqueue(e->admin, m) != 0) {
 		if (deadline == 0) {
 			rds_sock_wait_step(NULL, 0, &spins);
 		} else if (rte_rdtsc() >= deadline) {
@@ -180,7 +182,7 @@ rds_info_ask(struct rds_engine *e, struct rds_info_req *r,
 			sched_yield();
 		}
 	}
-	while (__atomic_load_n(&m->done, __ATOMIC_ACQUIRE) == 0) {
+	while (__atomic_load_n(&m->pending, __ATOMIC_ACQUIRE) == 0) {
 		if (deadline == 0) {
 			rds_sock_wait_step(NULL, 0, &spins);
 			continue;
@@ -190,7 +192,7 @@ rds_info_ask(struct rds_engine *e, struct rds_info_req *r,
 			continue;
 		}
 		expect = 0;
-		if (__atomic_compare_exchange_n(&m->done, &expect, 2, false,
+		if (__atomic_compare_exchange_n(&m->pending, &expect, 2, false,
 				__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			return -ETIMEDOUT;	/* the engine frees it */
 	}
@@ -210,11 +212,11 @@ rds_info_ask(struct rds_engine *e, struct rds_info_req *r,
 void
 rds_info_engine_answer(struct rds_engine *e, struct rds_msg *m)
 {
-	struct rds_info_req *r = (struct rds_info_req *)m->data;
+	struct rds_info_req *r = (struct rds_info_req *)m->buf;
 	uint32_t expect = 0;
 
 	rds_info_engine_fill(e, r);
-	if (!__atomic_compare_exchange_n(&m->done, &expect, 1, false,
+	if (!__atomic_compare_exchange_n(&m->pending, &expect, 1, false,
 			__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		if (r->owned)
 			rds_mem_free(r->buf);
@@ -223,78 +225,77 @@ rds_info_engine_answer(struct rds_engine *e, struct rds_msg *m)
 }
 
 static void
-rds_info_sockets(struct rds_info_req *r)
+rds_info_socket(void *arg, struct rds_sock *rs)
 {
-	uint32_t i;
+	struct rds_info_req *r = arg;
 
-	for (i = 0; i < rds_lib->max_sockets; i++) {
-		struct rds_sock *rs = rds_lib->socks[i];
+	if (r->name == RDS6_INFO_SOCKETS) {
+		struct rds6_info_socket is;
 
-		if (__atomic_load_n(&rs->state, __ATOMIC_ACQUIRE) !=
-		    RDS_SOCK_OPEN)
-			continue;
-		if (r->name == RDS6_INFO_SOCKETS) {
-			struct rds6_info_socket is;
+		memset(&is, 0, sizeof(is));
+		is.sndbuf = rs->sndbuf;
+		is.rcvbuf = rs->rcvbuf;
+		memcpy(&is.bound_addr, &rs->bound_addr, sizeof(is.bound_addr));
+		memcpy(&is.connected_addr, &rs->conn_addr,
+		       sizeof(is.connected_addr));
+		is.bound_port = htons(rs->bound_port);
+		is.connected_port = htons(rs->conn_port);
+		is.inum = (uint64_t)rs->id;
+		rds_info_put(r, &is);
+	} else {
+		struct rds_info_socket is;
 
-			memset(&is, 0, sizeof(is));
-			is.sndbuf = rs->sndbuf;
-			is.rcvbuf = rs->rcvbuf;
-			memcpy(&is.bound_addr, &rs->bound_addr,
-			       sizeof(is.bound_addr));
-			memcpy(&is.connected_addr, &rs->conn_addr,
-			       sizeof(is.connected_addr));
-			is.bound_port = htons(rs->bound_port);
-			is.connected_port = htons(rs->conn_port);
-			is.inum = (uint64_t)rs->id;
-			rds_info_put(r, &is);
-		} else {
-			struct rds_info_socket is;
-
-			memset(&is, 0, sizeof(is));
-			is.sndbuf = rs->sndbuf;
-			is.rcvbuf = rs->rcvbuf;
-			is.bound_addr = rs->bound ? rds_addr_v4(&rs->bound_addr)
-						  : 0;
-			is.connected_addr = rs->connected ?
-					    rds_addr_v4(&rs->conn_addr) : 0;
-			is.bound_port = htons(rs->bound_port);
-			is.connected_port = htons(rs->conn_port);
-			is.inum = (uint64_t)rs->id;
-			rds_info_put(r, &is);
-		}
+		memset(&is, 0, sizeof(is));
+		is.sndbuf = rs->sndbuf;
+		is.rcvbuf = rs->rcvbuf;
+		is.bound_addr = rs->bound ? rds_addr_v4(&rs->bound_addr) : 0;
+		is.connected_addr = rs->connected ?
+				    rds_addr_v4(&rs->conn_addr) : 0;
+		is.bound_port = htons(rs->bound_port);
+		is.connected_port = htons(rs->conn_port);
+		is.inum = (uint64_t)rs->id;
+		rds_info_put(r, &is);
 	}
 }
 
-/* Messages waiting in sockets' receive queues, read by the consumer side
- * (under each socket's receive lock) without taking them. */
+static void
+rds_info_sockets(struct rds_info_req *r)
+{
+	rds_sock_foreach(rds_info_socket, r);
+}
+
+struct rds_info_recv_ctx {
+	struct rds_info_req *r;
+	const struct rds_sock *rs;
+};
+
+static void
+rds_info_recv_one(void *arg, const struct rds_msg *m)
+{
+	struct rds_info_recv_ctx *x = arg;
+
+	rds_info_msg(x->r, m, &x->rs->bound_addr, &m->faddr,
+		     x->rs->bound_port, m->sport);
+}
+
+/* Messages waiting in a socket's receive queue, read by the consumer
+ * side (under its receive lock) without taking them. */
+static void
+rds_info_recv_sock(void *arg, struct rds_sock *rs)
+{
+	struct rds_info_recv_ctx x = { .r = arg, .rs = rs };
+
+	rte_spinlock_lock(&rs->rlock);
+	if (rs->rx_head != NULL)
+		rds_info_recv_one(&x, rs->rx_head);
+	rds_queue_peek(&rs->rxq, rds_info_recv_one, &x);
+	rte_spinlock_unlock(&rs->rlock);
+}
+
 static void
 rds_info_recv(struct rds_info_req *r)
 {
-	struct rds_msg *ms[RDS_CHAN_RING_SIZE];
-	unsigned int e, n, k;
-	uint32_t i;
-
-	for (i = 0; i < rds_lib->max_sockets; i++) {
-		struct rds_sock *rs = rds_lib->socks[i];
-
-		if (__atomic_load_n(&rs->state, __ATOMIC_ACQUIRE) !=
-		    RDS_SOCK_OPEN)
-			continue;
-		rte_spinlock_lock(&rs->rlock);
-		if (rs->rx_head != NULL)
-			rds_info_msg(r, rs->rx_head, &rs->bound_addr,
-				     &rs->rx_head->faddr, rs->bound_port,
-				     rs->rx_head->sport);
-		for (e = 0; e < rds_lib->nb_engines; e++) {
-			n = rds_chan_peek(rs->chan[e].rx, rs->chan[e].base, ms,
-					  RTE_DIM(ms));
-			for (k = 0; k < n; k++)
-				rds_info_msg(r, ms[k], &rs->bound_addr,
-					     &ms[k]->faddr, rs->bound_port,
-					     ms[k]->sport);
-		}
-		rte_spinlock_unlock(&rs->rlock);
-	}
+	rds_sock_foreach(rds_info_recv_sock, r);
 }
 
 static void

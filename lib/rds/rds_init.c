@@ -2,11 +2,14 @@
 /* The library instance: configuration, set-up and tear-down. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <arpa/inet.h>
 
 #include <rte_eal.h>
 #include <rte_lcore.h>
 #include <rte_memory.h>
+#include <rte_hash.h>
+#include <rte_jhash.h>
 
 #include "rds_private.h"
 
@@ -29,8 +32,8 @@ rte_rds_conf_init(struct rte_rds_conf *conf)
 		conf->engine[i].idle_polls = 1024;
 		conf->engine[i].idle_sleep_us = 50;
 	}
-	conf->max_sockets = 1024;
-	conf->nb_small_bufs = 32767;
+	conf->max_sockets = 65536;
+	conf->buf_cache_bytes = 64u << 20;
 	conf->sndbuf_default = 212992;
 	conf->rcvbuf_default = 212992;
 	conf->reconnect_min_ms = 1;
@@ -55,9 +58,25 @@ rte_rds_conf_add_addr(struct rte_rds_conf *conf, const char *ip,
 	    strlen(transport) >= RTE_RDS_NAMESIZE ||
 	    (dev != NULL && strlen(dev) >= RTE_RDS_NAMESIZE))
 		return RDS_ERR(EINVAL);
-	if (conf->nb_addrs >= RTE_RDS_MAX_ADDRS)
-		return RDS_ERR(ENOSPC);
-	ac = &conf->addr[conf->nb_addrs++];
+	if (conf->nb_addrs >= UINT16_MAX)
+		return RDS_ERR(EINVAL);
+	if (conf->nb_addrs < RTE_RDS_CONF_INLINE_ADDRS) {
+		ac = &conf->addr[conf->nb_addrs];
+	} else {
+		/* Past the inline ones: an array grown by doubling. */
+		uint32_t k = conf->nb_addrs - RTE_RDS_CONF_INLINE_ADDRS;
+
+		if ((k & (k - 1)) == 0) {
+			ac = realloc(conf->addr_more,
+				     sizeof(*ac) * (k == 0 ? 16 : k * 2));
+			if (ac == NULL)
+				return RDS_ERR(ENOMEM);
+			conf->addr_more = ac;
+		}
+		ac = &conf->addr_more[k];
+	}
+	conf->nb_addrs++;
+
 	memset(ac, 0, sizeof(*ac));
 	ac->addr = a;
 	snprintf(ac->transport, sizeof(ac->transport), "%s", transport);
@@ -66,29 +85,48 @@ rte_rds_conf_add_addr(struct rte_rds_conf *conf, const char *ip,
 	return 0;
 }
 
+void
+rte_rds_conf_free(struct rte_rds_conf *conf)
+{
+	if (conf == NULL)
+		return;
+	if (conf->nb_addrs > RTE_RDS_CONF_INLINE_ADDRS)
+		free(conf->addr_more);
+	conf->addr_more = NULL;
+	conf->nb_addrs = 0;
+}
+
+const struct rte_rds_addr_conf *
+rte_rds_conf_addr(const struct rte_rds_conf *conf, uint32_t i)
+{
+	if (conf == NULL || i >= conf->nb_addrs)
+		return NULL;
+	return i < RTE_RDS_CONF_INLINE_ADDRS ? &conf->addr[i] :
+	       &conf->addr_more[i - RTE_RDS_CONF_INLINE_ADDRS];
+}
+
 static int
 rds_conf_check(const struct rte_rds_conf *conf)
 {
-	unsigned int i, j;
+	unsigned int i;
 
 	if (conf->nb_engines == 0 || conf->nb_engines > RTE_RDS_MAX_ENGINES ||
-	    conf->nb_addrs > RTE_RDS_MAX_ADDRS || conf->max_sockets == 0 ||
+	    (conf->nb_addrs > RTE_RDS_CONF_INLINE_ADDRS &&
+	     conf->addr_more == NULL) ||
+	    conf->max_sockets == 0 || conf->max_sockets > (1u << 24) ||
 	    conf->reconnect_min_ms == 0 ||
 	    conf->reconnect_max_ms < conf->reconnect_min_ms ||
-	    conf->max_unacked_packets == 0 || conf->nb_small_bufs < 64)
+	    conf->max_unacked_packets == 0)
 		return -EINVAL;
 	for (i = 0; i < conf->nb_engines; i++)
 		if ((unsigned int)conf->engine[i].idle > RTE_RDS_IDLE_SLEEP)
 			return -EINVAL;
+	/* Duplicates are found when the addresses are set up. */
 	for (i = 0; i < conf->nb_addrs; i++) {
-		uint32_t a = ntohl(conf->addr[i].addr.s_addr);
+		uint32_t a = ntohl(rte_rds_conf_addr(conf, i)->addr.s_addr);
 
 		if (a == INADDR_ANY || a == INADDR_BROADCAST || IN_MULTICAST(a))
 			return -EINVAL;
-		for (j = 0; j < i; j++)
-			if (conf->addr[j].addr.s_addr ==
-			    conf->addr[i].addr.s_addr)
-				return -EINVAL;
 	}
 	return 0;
 }
@@ -96,19 +134,41 @@ rds_conf_check(const struct rte_rds_conf *conf)
 static int
 rds_laddrs_init(const struct rte_rds_conf *conf)
 {
+	struct rte_hash_parameters hp = {
+		.name = "rds_laddrs",
+		.entries = RTE_MAX(conf->nb_addrs * 2, 8u),
+		.key_len = sizeof(struct in6_addr),
+		.hash_func = rte_jhash,
+		.socket_id = conf->socket_id,
+	};
 	unsigned int i;
 	int ret;
 
+	rds_lib->laddrs = rds_mem_zalloc("rds_laddrs",
+		sizeof(*rds_lib->laddrs) * RTE_MAX(conf->nb_addrs, 1u));
+	rds_lib->laddr_hash = rte_hash_create(&hp);
+	if (rds_lib->laddrs == NULL || rds_lib->laddr_hash == NULL)
+		return -ENOMEM;
 	for (i = 0; i < conf->nb_addrs; i++) {
-		struct rds_laddr *la = &rds_lib->laddrs[i];
+		const struct rte_rds_addr_conf *ac = rte_rds_conf_addr(conf, i);
+		struct rds_laddr *la = rds_mem_zalloc("rds_laddr", sizeof(*la));
 
+		if (la == NULL)
+			return -ENOMEM;
+		rds_lib->laddrs[i] = la;
+		rds_lib->nb_laddrs = i + 1;
 		la->index = i;
-		rds_addr_from_v4(&la->addr, conf->addr[i].addr.s_addr);
-		memcpy(la->dev, conf->addr[i].dev, sizeof(la->dev));
-		la->trans = rds_transport_by_name(conf->addr[i].transport);
+		rte_spinlock_init(&la->bind_lock);
+		rds_addr_from_v4(&la->addr, ac->addr.s_addr);
+		memcpy(la->dev, ac->dev, sizeof(la->dev));
+		la->trans = rds_transport_by_name(ac->transport);
 		if (la->trans == NULL) {
 			RDS_LOG(ERR, "address %u: unknown transport '%s'", i,
-				conf->addr[i].transport);
+				ac->transport);
+			return -EINVAL;
+		}
+		if (rds_laddr_find(&la->addr) != NULL) {
+			RDS_LOG(ERR, "address %u declared twice", i);
 			return -EINVAL;
 		}
 		if (la->trans->laddr_check != NULL) {
@@ -119,9 +179,28 @@ rds_laddrs_init(const struct rte_rds_conf *conf)
 		la->cong = rds_cong_map_get(&la->addr);
 		if (la->cong == NULL)
 			return -ENOMEM;
-		rds_lib->nb_laddrs = i + 1;
+		la->cong->la = la;
+		if (rte_hash_add_key_data(rds_lib->laddr_hash, &la->addr,
+					  la) < 0)
+			return -ENOMEM;
 	}
 	return 0;
+}
+
+static void
+rds_laddrs_fini(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < rds_lib->nb_laddrs; i++) {
+		rds_bind_fini(rds_lib->laddrs[i]);
+		rds_mem_free(rds_lib->laddrs[i]);
+	}
+	rds_mem_free(rds_lib->laddrs);
+	rte_hash_free(rds_lib->laddr_hash);
+	rds_lib->laddrs = NULL;
+	rds_lib->laddr_hash = NULL;
+	rds_lib->nb_laddrs = 0;
 }
 
 static void
@@ -141,8 +220,11 @@ rds_teardown(void)
 		if (tr->fini != NULL)
 			tr->fini();
 	}
+	rds_laddrs_fini();
 	rds_cong_fini();
+	rds_thread_lib_fini();
 	rds_buf_fini();
+	rte_rds_conf_free(&rds_lib->conf);
 	rds_mem_free(rds_lib);
 	rds_lib = NULL;
 }
@@ -169,10 +251,24 @@ rte_rds_init(const struct rte_rds_conf *conf)
 	if (rds_lib == NULL)
 		return RDS_ERR(ENOMEM);
 	rds_lib->conf = *conf;
+	rds_lib->conf.addr_more = NULL;
+	if (conf->nb_addrs > RTE_RDS_CONF_INLINE_ADDRS) {
+		size_t more = conf->nb_addrs - RTE_RDS_CONF_INLINE_ADDRS;
+
+		rds_lib->conf.addr_more = malloc(sizeof(*conf->addr) * more);
+		if (rds_lib->conf.addr_more == NULL) {
+			rds_mem_free(rds_lib);
+			rds_lib = NULL;
+			return RDS_ERR(ENOMEM);
+		}
+		memcpy(rds_lib->conf.addr_more, conf->addr_more,
+		       sizeof(*conf->addr) * more);
+	}
 	rds_lib->tsc_hz = rte_get_tsc_hz();
 	rds_lib->delayed_ack_tsc = rds_lib->tsc_hz / 1000000 *
 				   RDS_DELAYED_ACK_US;
 
+	rds_thread_lib_init();
 	ret = rds_buf_init(conf);
 	if (ret == 0)
 		ret = rds_cong_init();

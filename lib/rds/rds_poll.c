@@ -14,32 +14,32 @@
 
 #include "rds_private.h"
 
-void
-rds_sock_wake(struct rds_sock *rs)
+static void
+rds_efd_write(const struct rds_sock *rs)
 {
 	uint64_t one = 1;
+	int fd = __atomic_load_n(&rs->efd, __ATOMIC_ACQUIRE);
 
-	if (__atomic_load_n(&rs->armed, __ATOMIC_SEQ_CST) == 0)
-		return;
-	if (__atomic_exchange_n(&rs->armed, 0, __ATOMIC_SEQ_CST) == 0)
-		return;
-	if (rs->efd >= 0 && write(rs->efd, &one, sizeof(one)) < 0)
+	if (fd >= 0 && write(fd, &one, sizeof(one)) < 0)
 		RDS_LOG(DEBUG, "socket %d: eventfd write failed", rs->id);
 }
 
-static bool
-rds_rings_pending(struct rds_sock *rs, bool notify)
+void
+rds_sock_wake(struct rds_sock *rs)
 {
-	unsigned int e;
+	if (likely(__atomic_load_n(&rs->armed, __ATOMIC_SEQ_CST) == 0))
+		return;
+	if (__atomic_exchange_n(&rs->armed, 0, __ATOMIC_SEQ_CST) == 0)
+		return;
+	rds_efd_write(rs);
+}
 
-	for (e = 0; e < rds_lib->nb_engines; e++) {
-		const struct rte_ring *r = notify ? rs->chan[e].notify :
-						    rs->chan[e].rx;
-
-		if (rte_ring_count(r) != 0)
-			return true;
-	}
-	return false;
+/* Close: whoever sleeps on the socket's eventfd wakes up. */
+void
+rds_sock_wake_now(struct rds_sock *rs)
+{
+	__atomic_store_n(&rs->armed, 0, __ATOMIC_SEQ_CST);
+	rds_efd_write(rs);
 }
 
 /* The kernel's poll rules. Updates the congestion tracking as it does. */
@@ -49,8 +49,8 @@ rds_sock_revents(struct rds_sock *rs, short events)
 	short rev = 0;
 	uint32_t gen;
 
-	if (rs->rx_head != NULL || rds_rings_pending(rs, false) ||
-	    rds_rings_pending(rs, true))
+	if (__atomic_load_n(&rs->rx_head, __ATOMIC_ACQUIRE) != NULL ||
+	    rds_queue_count(&rs->rxq) != 0 || rds_queue_count(&rs->ntq) != 0)
 		rev |= POLLIN | POLLRDNORM;
 	if (rs->cong_monitor) {
 		if (__atomic_load_n(&rs->cong_notify, __ATOMIC_ACQUIRE) != 0)
@@ -68,22 +68,22 @@ rds_sock_revents(struct rds_sock *rs, short events)
 	return rev & (events | POLLWRBAND);
 }
 
-int
-rte_rds_event_fd(int s)
+static int
+rds_event_fd(struct rds_sock *rs)
 {
-	struct rds_sock *rs = rds_sock_get(s);
 	int fd;
 
-	if (rs == NULL)
-		return RDS_ERR(EBADF);
 	rte_spinlock_lock(&rs->lock);
 	if (rs->efd < 0) {
 		fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		if (fd < 0) {
+			fd = errno == EMFILE ? -EMFILE : -ENOMEM;
 			rte_spinlock_unlock(&rs->lock);
-			return RDS_ERR(errno == EMFILE ? EMFILE : ENOMEM);
+			return fd;
 		}
-		rs->efd = fd;
+		__atomic_store_n(&rs->efd, fd, __ATOMIC_RELEASE);
+		/* Congestion changes wake it too. */
+		rds_cong_watch(rs, true);
 	}
 	fd = rs->efd;
 	rte_spinlock_unlock(&rs->lock);
@@ -91,15 +91,25 @@ rte_rds_event_fd(int s)
 }
 
 int
-rte_rds_event_arm(int s, short events)
+rte_rds_event_fd(int s)
 {
-	struct rds_sock *rs = rds_sock_get(s);
-	short rev;
+	struct rds_sock *rs = rds_sock_hold(s);
+	int fd;
 
 	if (rs == NULL)
 		return RDS_ERR(EBADF);
-	/* Arm first, then look: an engine that changes the state after we
-	 * looked sees the flag. */
+	fd = rds_event_fd(rs);
+	rds_sock_put(rs);
+	return fd < 0 ? RDS_ERR(-fd) : fd;
+}
+
+/* Arm first, then look: an engine that changes the state after we
+ * looked sees the flag. */
+static int
+rds_event_arm(struct rds_sock *rs, short events)
+{
+	short rev;
+
 	__atomic_store_n(&rs->armed, 1, __ATOMIC_SEQ_CST);
 	rev = rds_sock_revents(rs, events);
 	if (rev & (events | POLLWRBAND)) {
@@ -109,23 +119,95 @@ rte_rds_event_arm(int s, short events)
 	return 0;
 }
 
-static bool
-rds_any_inline(void)
+int
+rte_rds_event_arm(int s, short events)
+{
+	struct rds_sock *rs = rds_sock_hold(s);
+	int ret;
+
+	if (rs == NULL)
+		return RDS_ERR(EBADF);
+	ret = rds_event_arm(rs, events);
+	rds_sock_put(rs);
+	return ret;
+}
+
+#define RDS_POLL_SLEEP_MAX 64
+
+/* One look at every socket. Holds each one it finds in held[] when not
+ * NULL (the caller puts them back). */
+static unsigned int
+rds_poll_scan(struct rte_rds_pollfd *fds, unsigned int nfds,
+	      struct rds_sock **held)
+{
+	unsigned int i, ready = 0;
+
+	for (i = 0; i < nfds; i++) {
+		struct rds_sock *rs = rds_sock_hold(fds[i].sock);
+
+		fds[i].revents = rs == NULL ? POLLNVAL :
+			rds_sock_revents(rs, fds[i].events);
+		if (fds[i].revents != 0)
+			ready++;
+		if (held != NULL)
+			held[i] = rs;
+		else if (rs != NULL)
+			rds_sock_put(rs);
+	}
+	return ready;
+}
+
+static void
+rds_poll_put(struct rds_sock **held, unsigned int n)
 {
 	unsigned int i;
 
-	for (i = 0; i < rds_lib->nb_engines; i++)
-		if (rds_lib->engines[i]->lcore_id == RTE_RDS_ENGINE_INLINE)
-			return true;
-	return false;
+	for (i = 0; i < n; i++)
+		if (held[i] != NULL)
+			rds_sock_put(held[i]);
+}
+
+/* Engines on their own lcores: sleep on the sockets' event fds, at most
+ * slice_ms, holding the sockets (close wakes us through the fd). */
+static unsigned int
+rds_poll_sleep(struct rte_rds_pollfd *fds, unsigned int nfds, int slice_ms)
+{
+	struct rds_sock *held[RDS_POLL_SLEEP_MAX];
+	struct pollfd pfd[RDS_POLL_SLEEP_MAX];
+	unsigned int i, ready;
+	uint64_t v;
+
+	ready = rds_poll_scan(fds, nfds, held);
+	if (ready != 0) {
+		rds_poll_put(held, nfds);
+		return ready;
+	}
+	for (i = 0; i < nfds; i++) {
+		pfd[i].fd = -1;
+		pfd[i].events = POLLIN;
+		if (held[i] == NULL)
+			continue;
+		pfd[i].fd = rds_event_fd(held[i]);
+		if (pfd[i].fd < 0 ||
+		    rds_event_arm(held[i], fds[i].events) != 0 ||
+		    rds_sock_closing(held[i]))
+			slice_ms = 0;	/* ready now: look again */
+	}
+	if (slice_ms != 0 && poll(pfd, nfds, slice_ms) > 0) {
+		for (i = 0; i < nfds; i++)
+			if (pfd[i].fd >= 0 && (pfd[i].revents & POLLIN))
+				if (read(pfd[i].fd, &v, sizeof(v)) < 0)
+					v = 0;
+	}
+	rds_poll_put(held, nfds);
+	return 0;
 }
 
 int
 rte_rds_poll(struct rte_rds_pollfd *fds, unsigned int nfds, int timeout_ms)
 {
-	struct pollfd pfd[64];
-	uint64_t deadline = 0, now, spins = 0;
-	unsigned int i, ready;
+	uint64_t deadline = 0, now, spins = 0, left_ms;
+	unsigned int ready;
 	int slice;
 
 	if (rds_lib == NULL)
@@ -136,46 +218,26 @@ rte_rds_poll(struct rte_rds_pollfd *fds, unsigned int nfds, int timeout_ms)
 		deadline = rte_rdtsc() +
 			   (uint64_t)timeout_ms * (rds_lib->tsc_hz / 1000);
 	for (;;) {
-		ready = 0;
-		for (i = 0; i < nfds; i++) {
-			struct rds_sock *rs = rds_sock_get(fds[i].sock);
-
-			fds[i].revents = rs == NULL ? POLLNVAL :
-				rds_sock_revents(rs, fds[i].events);
-			if (fds[i].revents != 0)
-				ready++;
-		}
+		ready = rds_poll_scan(fds, nfds, NULL);
 		if (ready != 0 || timeout_ms == 0)
 			return (int)ready;
 		now = rte_rdtsc();
 		if (deadline != 0 && now >= deadline)
 			return 0;
-		if (rds_any_inline() || nfds > RTE_DIM(pfd)) {
+		if (rds_lib->any_inline || nfds > RDS_POLL_SLEEP_MAX) {
 			/* Someone must drive the engines: this thread. */
 			rds_sock_wait_step(NULL, 0, &spins);
 			continue;
 		}
-		/* Engines on their own lcores: sleep on the event fds. */
-		for (i = 0; i < nfds; i++) {
-			pfd[i].fd = rte_rds_event_fd(fds[i].sock);
-			pfd[i].events = POLLIN;
-			if (pfd[i].fd < 0 ||
-			    rte_rds_event_arm(fds[i].sock, fds[i].events) != 0)
-				pfd[i].fd = -1;	/* ready now: look again */
-		}
 		slice = 10;
-		if (deadline != 0 && (deadline - now) * 1000 / rds_lib->tsc_hz <
-		    (uint64_t)slice)
-			slice = (int)((deadline - now) * 1000 /
-				      rds_lib->tsc_hz) + 1;
-		if (poll(pfd, nfds, slice) > 0) {
-			uint64_t v;
-
-			for (i = 0; i < nfds; i++)
-				if (pfd[i].fd >= 0 && (pfd[i].revents & POLLIN))
-					if (read(pfd[i].fd, &v, sizeof(v)) < 0)
-						v = 0;
+		if (deadline != 0) {
+			left_ms = (deadline - now) * 1000 / rds_lib->tsc_hz;
+			if (left_ms < (uint64_t)slice)
+				slice = (int)left_ms + 1;
 		}
+		ready = rds_poll_sleep(fds, nfds, slice);
+		if (ready != 0)
+			return (int)ready;
 	}
 }
 
@@ -187,9 +249,10 @@ void
 rds_notify_queue(struct rds_engine *e, struct rds_sock *rs, uint64_t token,
 		 int32_t status)
 {
-	struct rds_sock_engine *se = &rs->eng[e->id];
 	struct rds_msg *m = rds_msg_alloc(0);
+	int ret;
 
+	RTE_SET_USED(e);
 	if (m == NULL) {
 		RDS_LOG(ERR, "socket %d: notification lost (no memory)", rs->id);
 		return;
@@ -198,34 +261,13 @@ rds_notify_queue(struct rds_engine *e, struct rds_sock *rs, uint64_t token,
 	m->sock = rs->id;
 	m->token = token;
 	m->status = status;
-	if (!TAILQ_EMPTY(&se->notify_overflow) ||
-	    rds_chan_put(rs->chan[e->id].notify, rs->chan[e->id].base, m) != 0)
-		TAILQ_INSERT_TAIL(&se->notify_overflow, m, link);
-	rds_sock_wake(rs);
-}
-
-void
-rds_notify_flush_overflow(struct rds_engine *e, struct rds_sock *rs)
-{
-	struct rds_sock_engine *se = &rs->eng[e->id];
-	struct rds_msg *m;
-
-	while ((m = TAILQ_FIRST(&se->notify_overflow)) != NULL) {
-		if (rds_chan_put(rs->chan[e->id].notify, rs->chan[e->id].base,
-				 m) != 0)
-			break;
-		TAILQ_REMOVE(&se->notify_overflow, m, link);
-	}
-}
-
-void
-rds_notify_drop_overflow(struct rds_engine *e, struct rds_sock *rs)
-{
-	struct rds_sock_engine *se = &rs->eng[e->id];
-	struct rds_msg *m;
-
-	while ((m = TAILQ_FIRST(&se->notify_overflow)) != NULL) {
-		TAILQ_REMOVE(&se->notify_overflow, m, link);
+	rte_spinlock_lock(&rs->rx_prod_lock);
+	ret = rds_queue_put(&rs->ntq, m);
+	rte_spinlock_unlock(&rs->rx_prod_lock);
+	if (ret != 0) {
+		RDS_LOG(ERR, "socket %d: notification lost (queue)", rs->id);
 		rds_msg_free(m);
+		return;
 	}
+	rds_sock_wake(rs);
 }

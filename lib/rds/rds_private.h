@@ -6,15 +6,30 @@
  * librte_rds internals. One header for the library and its transports;
  * prototypes are grouped by the file that defines them.
  *
- * Threads: application threads touch sockets (struct rds_sock) and meet
- * engines only in channels (struct rds_chan: single-producer rings of
- * message offsets). Engines own connections (struct rds_conn) and
- * everything in them; nothing an engine owns is locked.
+ * Threads (doc/design.md has the picture):
+ * - Application threads own sockets (struct rds_sock). A socket has one
+ *   request queue (app -> engine), one receive queue and one notification
+ *   queue (engine -> app), allocated when first used and grown on demand
+ *   (rds_queue.c). A sender that makes a socket's request queue non-empty
+ *   rings the socket's home engine through a doorbell ring of its own
+ *   thread (rds_thread.c), so engines never scan sockets.
+ * - Engines own connections (struct rds_conn) and everything in them;
+ *   nothing an engine owns is locked. Connections with work sit on the
+ *   engine's ready list; deadlines live in its timer wheel (rds_timer.c).
+ *   A message for a connection of another engine is handed to it through
+ *   a single-producer ring per engine pair.
+ * - Socket lifetime: every call holds its socket (rds_sock_hold) from
+ *   start to return; close marks it closing, wakes waiters (which return
+ *   EBADF), waits for the calls still inside, lets the engines finish with
+ *   it (a CLOSE request, then a quiescent pass of every engine) and only
+ *   then frees it and lets its slot be reused.
  */
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <errno.h>
+#include <pthread.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -36,18 +51,25 @@ extern int rds_logtype;
 
 struct rds_engine;
 struct rds_sock;
+struct rds_conn;
 
 #define RDS_MAX_TRANSPORTS 4
-#define RDS_CHAN_RING_SIZE 4096
 #define RDS_ADMIN_RING_SIZE 1024
+#define RDS_BELL_RING_SIZE 1024		/* doorbells per thread per engine */
+#define RDS_HANDOFF_RING_SIZE 1024	/* messages per engine pair */
 #define RDS_BURST 32
 #define RDS_NB_PORTS 65536
 /* Delayed ACK: an ACK-only frame goes out when received messages stayed
  * unacknowledged this long with nothing to carry the ACK. */
 #define RDS_DELAYED_ACK_US 200
+/* Most iovecs in a message, as the kernel's UIO_MAXIOV. */
+#define RDS_MAX_IOV 1024
+/* Requests an engine takes from one socket before it looks elsewhere. */
+#define RDS_SOCK_BUDGET 64
 
-/* Set rte_errno and return -1: the public error convention. */
-#define RDS_ERR(e) (rte_errno = (e), -1)
+/* Set rte_errno and errno and return -1: the public error convention
+ * (a port of an AF_RDS program reads errno). */
+#define RDS_ERR(e) (rte_errno = (e), errno = (e), -1)
 
 /* ------------------------------------------------------------------ */
 /* Addresses: kept as struct in6_addr, IPv4 as v4-mapped. */
@@ -73,17 +95,23 @@ rds_addr_v4(const struct in6_addr *a)
 static inline bool
 rds_addr_eq(const struct in6_addr *a, const struct in6_addr *b)
 {
-	return memcmp(a, b, sizeof(*a)) == 0;
+	const uint64_t *x = (const uint64_t *)(const void *)a;
+	const uint64_t *y = (const uint64_t *)(const void *)b;
+
+	return x[0] == y[0] && x[1] == y[1];
 }
 
 /* ------------------------------------------------------------------ */
 /* Messages.
  *
- * One buffer holds a message's metadata and its payload. The application
- * fills it on send and hands its offset to an engine through a channel;
- * the engine keeps it on a connection's queues until it is acknowledged.
- * On receive the engine fills one and hands it to the socket the same way.
- * Control requests (cancel, close) travel as payload-less messages.
+ * One buffer holds a message's metadata and, normally, its payload. The
+ * application fills it on send and queues it to its socket; the engine
+ * keeps it on a connection's queues until it is acknowledged. On receive
+ * the engine fills one and queues it to the socket. A received message
+ * may instead borrow the payload of another message (the loop transport
+ * hands the sender's payload over without a copy): the owner is
+ * reference-counted and freed with its last user. Control requests
+ * (cancel, close, info) travel as payload-less messages.
  */
 enum rds_msg_type {
 	RDS_MSG_DATA = 1,	/* app -> engine: a message to send */
@@ -96,96 +124,163 @@ enum rds_msg_type {
 	RDS_MSG_INFO,		/* app -> engine: an info snapshot */
 };
 
-enum rds_buf_kind {
-	RDS_BUF_POOL_SMALL,
-	RDS_BUF_POOL_LARGE,
-	RDS_BUF_HEAP,
-	RDS_BUF_LIBC,
-};
-
-struct rds_conn;
 struct rds_rdma_op;
 
 struct rds_msg {
 	TAILQ_ENTRY(rds_msg) link;	/* engine queues */
+	uint8_t *payload;		/* len bytes: buf[] or owner's */
+	struct rds_msg *owner;		/* whose payload this is, or NULL */
+	uint32_t refs;			/* users of this buffer (atomic) */
 	uint8_t type;			/* enum rds_msg_type */
-	uint8_t buf_kind;		/* enum rds_buf_kind */
+	uint8_t cls;			/* size class (rds_buf.c) */
 	uint8_t h_flags;		/* wire flags to send / received */
 	uint8_t all;			/* CANCEL: every destination */
 	uint32_t len;			/* payload bytes */
 	uint16_t sport;			/* host order */
 	uint16_t dport;
 	int32_t sock;			/* sending (or receiving) socket */
+	uint32_t sock_gen;		/* DATA, RECV: socket generation */
+	uint8_t trans_id;		/* transport for the connection */
+	bool has_dest;			/* rdma_dest is set */
+	uint8_t eng;			/* DATA: engine owning its connection */
+	uint8_t pad;
+	uint32_t pending;		/* CANCEL/CLOSE/INFO: engines still
+					 * to answer (atomic) */
 	uint64_t seq;			/* connection sequence, 0 until queued */
 	struct in6_addr laddr;		/* local address */
 	struct in6_addr faddr;		/* peer: destination or source */
-	uint8_t trans_id;		/* transport for the connection */
-	volatile uint32_t done;		/* CANCEL/CLOSE: engine finished */
-	uint32_t sock_gen;		/* DATA, RECV: socket generation */
 	uint64_t token;			/* NOTIFY: user token */
 	int32_t status;			/* NOTIFY: RDS_RDMA_* status */
+	uint32_t pad2;
 	struct rds_rdma_op *op;		/* DATA: RDMA or atomic operation */
 	uint64_t rdma_dest;		/* DATA, RECV: cookie shipped */
-	bool has_dest;			/* rdma_dest is set */
-	uint64_t tsc;			/* timestamp (queue or receive) */
-	uint8_t data[] __rte_aligned(16);
+	struct rds_msg *req;		/* a forwarded CANCEL/CLOSE: the
+					 * request it answers for */
+	uint8_t buf[] __rte_aligned(16);
 };
 
-static inline void *
-rds_msg_payload(struct rds_msg *m)
+static inline uint8_t *
+rds_msg_data(const struct rds_msg *m)
 {
-	return m->data;
+	return m->payload;
 }
 
-/* rds_buf.c */
+/* rds_buf.c: size-class buffers (64 B .. 1 MiB of payload), per-thread
+ * caches, no EAL call on the application side. */
 int rds_buf_init(const struct rte_rds_conf *conf);
 void rds_buf_fini(void);
 struct rds_msg *rds_msg_alloc(uint32_t len);
+/* A message that borrows the payload of owner (a reference is taken). */
+struct rds_msg *rds_msg_alloc_borrow(struct rds_msg *owner);
 void rds_msg_free(struct rds_msg *m);
 void *rds_mem_zalloc(const char *what, size_t size);
 void rds_mem_free(void *p);
+/* Bytes of message buffers in use (allocated and not freed). */
+uint64_t rds_buf_in_use(void);
+/* The calling thread's cached buffers go back to the shared lists. */
+void rds_buf_thread_flush(void);
 
 /* ------------------------------------------------------------------ */
-/* Channels: one per (socket, engine). Both rings are single-producer,
- * single-consumer and carry message offsets within the channel's region.
- * In-process the region is the address space (base 0); a cross-process
- * channel is the same code with a shared region and its base. */
-struct rds_chan {
-	struct rte_ring *tx;	/* app -> engine: sends and requests */
-	struct rte_ring *rx;	/* engine -> app: received messages */
-	struct rte_ring *notify; /* engine -> app: RDMA notifications */
-	uintptr_t base;		/* region base for offsets */
+/* Queues (rds_queue.c): single-producer single-consumer queues of
+ * messages, made of rte_ring segments. Nothing is allocated until the
+ * first message; a full segment is followed by one twice its size (up
+ * to max entries in all), the consumer frees the segments it has left.
+ * The producer side may be taken by several threads under a lock of the
+ * caller's. */
+
+struct rds_qseg;
+
+struct rds_queue {
+	struct rds_qseg *prod;		/* producer's segment */
+	struct rds_qseg *cons;		/* consumer's segment */
+	struct rds_qseg *first;		/* first segment, for the consumer
+					 * to find (atomic) */
+	uint32_t max;			/* most entries in all */
+	uint32_t nput;			/* entries put (producer, atomic) */
+	uint32_t nget;			/* entries taken (consumer, atomic) */
 };
 
-static inline int
-rds_chan_put(struct rte_ring *r, uintptr_t base, struct rds_msg *m)
+void rds_queue_init(struct rds_queue *q, uint32_t max);
+/* 0, -ENOBUFS (max reached) or -ENOMEM. Producer side. */
+int rds_queue_put(struct rds_queue *q, struct rds_msg *m);
+/* Consumer side. */
+unsigned int rds_queue_get_burst(struct rds_queue *q, struct rds_msg **ms,
+				 unsigned int n);
+/* Entries queued; any thread may ask. */
+static inline uint32_t
+rds_queue_count(const struct rds_queue *q)
 {
-	return rte_ring_enqueue(r, (void *)((uintptr_t)m - base));
+	uint32_t got = __atomic_load_n(&q->nget, __ATOMIC_ACQUIRE);
+
+	return __atomic_load_n(&q->nput, __ATOMIC_ACQUIRE) - got;
+}
+/* Call fn on each queued message without taking it (consumer side). */
+void rds_queue_peek(const struct rds_queue *q,
+		    void (*fn)(void *arg, const struct rds_msg *m), void *arg);
+/* Both sides quiescent: free every message and segment. */
+void rds_queue_fini(struct rds_queue *q);
+/* Bytes of segment memory all queues hold. */
+uint64_t rds_queue_mem_all(void);
+
+/* ------------------------------------------------------------------ */
+/* Threads (rds_thread.c): what the library keeps per thread, found
+ * through one initial-exec TLS pointer (no __tls_get_addr per call):
+ * the buffer caches and one doorbell ring per engine, made on the
+ * thread's first ring of that engine and found by the engine through
+ * its bell list. Freed by a thread-exit destructor. */
+
+#define RDS_BUF_NB_CLASSES 15		/* 64 B .. 1 MiB of payload */
+#define RDS_BUF_TCACHE 32		/* buffers per thread per class */
+
+struct rds_free_buf;
+
+struct rds_bell {
+	struct rte_ring *r;		/* SP: the thread, SC: the engine */
+	uint32_t dead;			/* the thread exited (atomic) */
+	TAILQ_ENTRY(rds_bell) link;	/* engine's list, under bell_lock */
+};
+
+struct rds_thread {
+	uint32_t epoch;			/* library instance it belongs to */
+	struct rds_bell *bell[RTE_RDS_MAX_ENGINES];
+	uint16_t tc_n[RDS_BUF_NB_CLASSES];
+	struct rds_free_buf *tc[RDS_BUF_NB_CLASSES][RDS_BUF_TCACHE];
+};
+
+extern __thread struct rds_thread *rds_self
+	__attribute__((tls_model("initial-exec")));
+extern uint32_t rds_epoch;		/* bumped by every init and fini */
+
+struct rds_thread *rds_thread_slow(void);
+
+/* This thread's state for the running instance (NULL: no memory). */
+static inline struct rds_thread *
+rds_thread_get(void)
+{
+	struct rds_thread *t = rds_self;
+
+	if (likely(t != NULL &&
+		   t->epoch == __atomic_load_n(&rds_epoch, __ATOMIC_RELAXED)))
+		return t;
+	return rds_thread_slow();
 }
 
-static inline unsigned int
-rds_chan_get_burst(struct rte_ring *r, uintptr_t base, struct rds_msg **ms,
-		   unsigned int n)
-{
-	unsigned int i, got;
-
-	got = rte_ring_dequeue_burst(r, (void **)ms, n, NULL);
-	for (i = 0; i < got; i++)
-		ms[i] = (struct rds_msg *)((uintptr_t)ms[i] + base);
-	return got;
-}
-
-/* rds_chan.c */
-int rds_chan_create(struct rds_chan *ch, int sock, unsigned int engine);
-void rds_chan_destroy(struct rds_chan *ch);
-unsigned int rds_chan_peek(const struct rte_ring *r, uintptr_t base,
-			   struct rds_msg **ms, unsigned int n);
+/* Ring engine e for socket rs (whose rs->queued went 0 -> 1). */
+void rds_bell_ring(struct rds_engine *e, struct rds_sock *rs);
+void rds_thread_lib_init(void);
+void rds_thread_lib_fini(void);
 
 /* ------------------------------------------------------------------ */
 /* Local addresses and congestion maps. */
 
+struct rds_laddr;
+
+/* One per address, local or remote, living until rte_rds_fini(): the
+ * congestion map, and what a sender needs to know of the address. */
 struct rds_cong_map {
 	struct in6_addr addr;
+	struct rds_laddr *la;		/* a local address of ours, or NULL */
+	uint32_t hash;			/* of addr, for engine selection */
 	uint32_t gen;			/* bumped on every change (atomic) */
 	uint64_t bits[RDS_CONG_MAP_WORDS]; /* little-endian bit order per port */
 };
@@ -198,55 +293,69 @@ struct rds_laddr {
 	const struct rds_transport *trans;
 	char dev[RTE_RDS_NAMESIZE];
 	struct rds_cong_map *cong;	/* this address's own map */
+	void *tp;			/* transport private */
+	/* Bound sockets: a page of 256 per port >> 8, made on demand. */
+	rte_spinlock_t bind_lock;
+	struct rds_sock **ports[RDS_NB_PORTS / 256];
+	uint64_t *used;			/* port bitmap, under bind_lock */
+	uint64_t full[RDS_NB_PORTS / 64 / 64];	/* words of used that are full */
+	uint32_t nb_bound;
 };
 
 /* rds_cong.c */
 int rds_cong_init(void);
 void rds_cong_fini(void);
 struct rds_cong_map *rds_cong_map_get(const struct in6_addr *addr);
-bool rds_cong_test(const struct rds_cong_map *map, uint16_t port);
+static inline bool
+rds_cong_test(const struct rds_cong_map *map, uint16_t port)
+{
+	uint64_t w = __atomic_load_n(&map->bits[port / 64], __ATOMIC_ACQUIRE);
+
+	return (w >> (port % 64)) & 1;
+}
 void rds_cong_set(struct rds_cong_map *map, uint16_t port);
 void rds_cong_clear(struct rds_cong_map *map, uint16_t port);
 uint64_t rds_cong_map_update(struct rds_cong_map *map, const void *wire_bits);
 void rds_cong_map_copy_out(const struct rds_cong_map *map, void *wire_bits);
-struct rds_sock;
 void rds_cong_sock_check(struct rds_sock *rs);
 uint32_t rds_cong_generation(void);
+/* Bumped when a local address's map changes (engines announce it). */
+uint32_t rds_cong_local_generation(void);
 void rds_cong_map_changed(uint64_t portmask);
-void rds_cong_monitor_count(int delta);
+void rds_cong_watch(struct rds_sock *rs, bool on);
 
 /* ------------------------------------------------------------------ */
 /* Sockets. */
 
-enum rds_sock_state {
+enum rds_slot_state {
 	RDS_SOCK_FREE = 0,
 	RDS_SOCK_OPEN,
 	RDS_SOCK_CLOSING,
 };
 
-struct rds_sock_engine {
-	/* Engine-private: messages waiting for room in the rx ring. */
-	TAILQ_HEAD(, rds_msg) overflow;
-	/* Engine-private: notifications waiting for room. */
-	TAILQ_HEAD(, rds_msg) notify_overflow;
-	/* Engine-private: the connection the last message went to. */
-	struct rds_conn *last_conn;
-	bool polled;			/* channel on the engine's poll list */
-} __rte_cache_aligned;
+/* A socket handle's slot: small, never freed before rte_rds_fini(), so
+ * that a racing call on a closed handle always finds valid memory. */
+struct rds_slot {
+	uint32_t state;			/* enum rds_slot_state (atomic) */
+	uint32_t gen;			/* bumped on every close */
+	uint32_t refs;			/* calls inside (atomic) */
+	int32_t next_free;		/* free list, under the table lock */
+	struct rds_sock *body;
+};
 
 struct rds_sock {
-	uint32_t state;			/* enum rds_sock_state (atomic) */
 	int id;
-	uint32_t gen;			/* bumped on every close */
-	rte_spinlock_t lock;		/* bind, options, send enqueue */
+	uint32_t gen;			/* its slot's generation */
+	struct rds_slot *slot;
+	rte_spinlock_t lock;		/* bind, options, request enqueue */
 	rte_spinlock_t rlock;		/* receive side */
 
 	/* Set by the application, read by engines after bind. */
 	bool bound;
-	struct in6_addr bound_addr;
-	uint16_t bound_port;		/* host order */
-	struct rds_laddr *la;
 	bool connected;
+	uint16_t bound_port;		/* host order */
+	struct in6_addr bound_addr;
+	struct rds_laddr *la;
 	struct in6_addr conn_addr;
 	uint16_t conn_port;
 	uint32_t trans_pinned;		/* SO_RDS_TRANSPORT or RDS_TRANS_NONE */
@@ -254,48 +363,116 @@ struct rds_sock {
 	uint32_t rcvbuf;
 	uint64_t sndtimeo_ns;		/* 0: forever */
 	uint64_t rcvtimeo_ns;
+	int recverr;			/* RDS_RECVERR */
+	int cong_monitor;		/* RDS_CONG_MONITOR */
+	int efd;			/* eventfd for poll/epoll, or -1 */
+	bool watched;			/* on the congestion watch list */
+	TAILQ_ENTRY(rds_sock) watch_link;
+	/* The last destination's map (atomic pointer; maps live until
+	 * rte_rds_fini). */
+	struct rds_cong_map *last_fcong;
+
+	/* Requests (under lock on the producer side). */
+	struct rds_queue req;
+	int32_t home;			/* engine that drains req, or -1 */
+	uint32_t queued;		/* a doorbell is out (atomic) */
 
 	int64_t snd_bytes __rte_cache_aligned;	/* atomic */
+	uint32_t snd_msgs;		/* messages not released (atomic) */
+	uint32_t armed;			/* a waiter wants efd written (atomic) */
 	int64_t rcv_bytes __rte_cache_aligned;	/* atomic */
 	rte_spinlock_t cong_lock;
 	bool congested;			/* under cong_lock */
-
-	int recverr;			/* RDS_RECVERR */
-	int cong_monitor;		/* RDS_CONG_MONITOR */
 	uint64_t cong_mask;		/* ports seen congested (atomic) */
 	uint64_t cong_notify;		/* ports now uncongested (atomic) */
 	uint32_t cong_track;		/* rds_cong_generation at last poll */
-	int efd;			/* eventfd for poll/epoll, or -1 */
-	uint32_t armed;			/* a waiter wants efd written (atomic) */
 
-	/* Under lock: the last destination's congestion map (maps live
-	 * until rte_rds_fini). */
-	struct in6_addr last_faddr;
-	struct rds_cong_map *last_fcong;
-
+	/* Received messages and notifications: engines produce (under
+	 * rx_prod_lock when there are several), readers consume under
+	 * rlock. */
+	rte_spinlock_t rx_prod_lock;
+	struct rds_queue rxq;
+	struct rds_queue ntq;
 	struct rds_msg *rx_head;	/* under rlock: dequeued, not consumed */
-	unsigned int rx_next;		/* under rlock: engine to look at next */
-	uint32_t close_done;		/* engines that let go (atomic bitmask) */
 
-	struct rds_chan chan[RTE_RDS_MAX_ENGINES];
-	struct rds_sock_engine eng[RTE_RDS_MAX_ENGINES];
+	/* Home engine only. */
+	struct rds_conn *last_conn;	/* the connection of the last message */
+	bool pending;			/* on the home engine's pending list */
+	TAILQ_ENTRY(rds_sock) pend_link;
 };
 
 /* rds_sock.c */
 int rds_sock_table_init(const struct rte_rds_conf *conf);
 void rds_sock_close_all(void);
 void rds_sock_table_fini(void);
-struct rds_sock *rds_sock_get(int s);
-struct rds_sock *rds_sock_lookup_bound(const struct rds_laddr *la,
-				       uint16_t port);
+struct rds_slot *rds_slot_of(int s);
+
+/* Hold the socket behind handle s for the duration of a call: NULL when
+ * there is none or it is closing. Every hold is paired with a put. */
+static inline struct rds_sock *
+rds_sock_hold(int s)
+{
+	struct rds_slot *sl = rds_slot_of(s);
+
+	if (sl == NULL)
+		return NULL;
+	__atomic_fetch_add(&sl->refs, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&sl->state, __ATOMIC_SEQ_CST) != RDS_SOCK_OPEN) {
+		__atomic_fetch_sub(&sl->refs, 1, __ATOMIC_RELEASE);
+		return NULL;
+	}
+	return sl->body;
+}
+
+static inline void
+rds_sock_put(struct rds_sock *rs)
+{
+	__atomic_fetch_sub(&rs->slot->refs, 1, __ATOMIC_RELEASE);
+}
+
+static inline bool
+rds_sock_closing(const struct rds_sock *rs)
+{
+	return __atomic_load_n(&rs->slot->state, __ATOMIC_ACQUIRE) !=
+	       RDS_SOCK_OPEN;
+}
+
+/* Engine side: the open socket (id, gen) or NULL. Engines may use it
+ * until the end of their pass (close waits for that). */
+struct rds_sock *rds_sock_engine_get(int id, uint32_t gen);
+/* Iterate open sockets (control path): fn runs with the socket held. */
+void rds_sock_foreach(void (*fn)(void *arg, struct rds_sock *rs), void *arg);
+
+/* rds_bind.c: (local address, port) -> bound socket. */
+int rds_bind_add(struct rds_laddr *la, struct rds_sock *rs, uint16_t *port);
+void rds_bind_del(struct rds_laddr *la, uint16_t port,
+		  const struct rds_sock *rs);
+void rds_bind_fini(struct rds_laddr *la);
+
+static inline struct rds_sock *
+rds_sock_lookup_bound(const struct rds_laddr *la, uint16_t port)
+{
+	struct rds_sock **page = __atomic_load_n(&la->ports[port >> 8],
+						 __ATOMIC_ACQUIRE);
+
+	return page == NULL ? NULL :
+	       __atomic_load_n(&page[port & 255], __ATOMIC_ACQUIRE);
+}
+
 struct rds_laddr *rds_laddr_find(const struct in6_addr *addr);
-int rds_sock_wait_step(struct rds_sock *rs, uint64_t deadline, uint64_t *spins);
+int rds_sock_wait_step(struct rds_sock *rs, uint64_t deadline,
+		       uint64_t *spins);
 uint64_t rds_deadline(uint64_t timeo_ns);
 void rds_sock_wake(struct rds_sock *rs);
+void rds_sock_wake_now(struct rds_sock *rs);
+/* Queue a request on the socket (under rs->lock) and ring its engine. */
+int rds_sock_request(struct rds_sock *rs, struct rds_msg *m, bool wait);
+/* Send a control request (CANCEL, CLOSE) and wait for the engines. */
+int rds_sock_request_wait(struct rds_sock *rs, struct rds_msg *m);
 void rds_notify_queue(struct rds_engine *e, struct rds_sock *rs,
 		      uint64_t token, int32_t status);
-void rds_notify_flush_overflow(struct rds_engine *e, struct rds_sock *rs);
-void rds_notify_drop_overflow(struct rds_engine *e, struct rds_sock *rs);
+/* Bytes the library holds for sockets (bodies and queues). */
+uint64_t rds_sock_mem(void);
 
 /* rds_info.c */
 struct rds_info_req {
@@ -309,9 +486,6 @@ struct rds_info_req {
 void rds_info_engine_fill(struct rds_engine *e, struct rds_info_req *r);
 void rds_info_engine_answer(struct rds_engine *e, struct rds_msg *m);
 int rds_info_get(int name, void *buf, size_t *len, uint64_t timeout_ns);
-
-/* rds_sockopt.c */
-/* (public setsockopt/getsockopt only) */
 
 /* ------------------------------------------------------------------ */
 /* Transports: an ops table per driver. The core calls every op from the
@@ -391,17 +565,17 @@ void rds_rdma_notify(struct rds_engine *e, const struct rds_msg *m,
 void rds_rdma_op_notify(struct rds_engine *e, struct rds_rdma_op *op,
 			int status);
 
-struct rds_engine;
-
 struct rds_transport {
 	const char *name;
+	const char *info_name;		/* RDS_INFO_CONNECTIONS: the kernel's
+					 * name ("infiniband", "loopback") */
 	uint32_t trans_id;		/* SO_RDS_TRANSPORT value */
 	uint32_t flags;			/* RDS_TRANS_F_* */
 	/* Library set-up and tear-down (optional). 0 or -errno. */
 	int (*init)(const struct rte_rds_conf *conf);
 	void (*fini)(void);
 	/* Can this transport serve local address la? 0 or -errno. */
-	int (*laddr_check)(const struct rds_laddr *la);
+	int (*laddr_check)(struct rds_laddr *la);
 	/* Per-engine state (optional). 0 or -errno. */
 	int (*engine_init)(struct rds_engine *e);
 	void (*engine_fini)(struct rds_engine *e);
@@ -416,15 +590,17 @@ struct rds_transport {
 	 * reconnects afterwards. */
 	void (*conn_shutdown)(struct rds_conn *c);
 	/* Send one whole message (fragmenting as the transport needs),
-	 * taking each frame's header from rds_msg_hdr(). Returns 0 when the
-	 * message is on its way, -EAGAIN when there is no room now (the
-	 * core retries later), another -errno to fail the connection. */
+	 * taking each frame's header from rds_msg_hdr() (or, within the
+	 * instance, rds_msg_hdr_info()). Returns 0 when the message is on
+	 * its way, -EAGAIN when there is no room now (the core retries
+	 * later), another -errno to fail the connection. */
 	int (*xmit)(struct rds_conn *c, struct rds_msg *m);
 	/* Send an ACK-only frame with the header from rds_ack_hdr().
 	 * 0, -EAGAIN or -errno as xmit. */
 	int (*xmit_ack)(struct rds_conn *c);
 	/* Poll receive and completion queues of engine e; returns work
-	 * done. Received frames go to rds_recv_frame(). */
+	 * done. Received frames go to rds_recv_frame(). Called every pass
+	 * of an engine on which the transport is active (optional). */
 	unsigned int (*poll)(struct rds_engine *e);
 	/* Hardware memory registration (optional): fill mr->key and
 	 * mr->tp for the region mr->base, mr->len. 0 or -errno. */
@@ -444,6 +620,38 @@ const struct rds_transport *rds_transport_at(unsigned int i);
 	{ \
 		rds_transport_register(&(t)); \
 	}
+
+/* ------------------------------------------------------------------ */
+/* Timers (rds_timer.c): a wheel per engine, driven by its run loop. */
+
+struct rds_timer;
+typedef void (*rds_timer_fn)(struct rds_engine *e, struct rds_timer *t);
+
+struct rds_timer {
+	TAILQ_ENTRY(rds_timer) link;
+	uint64_t expire;		/* TSC */
+	rds_timer_fn fn;
+	bool armed;
+};
+
+#define RDS_WHEEL_SLOTS 1024
+TAILQ_HEAD(rds_timer_list, rds_timer);
+
+struct rds_wheel {
+	uint64_t tick;			/* next tick to process */
+	uint32_t shift;			/* TSC cycles per tick = 1 << shift */
+	uint32_t nb_armed;
+	struct rds_timer_list slots[RDS_WHEEL_SLOTS];
+};
+
+void rds_wheel_init(struct rds_wheel *w, uint64_t now, uint64_t tsc_hz);
+void rds_timer_init(struct rds_timer *t, rds_timer_fn fn);
+/* Arm (or re-arm) t to fire at TSC expire. */
+void rds_timer_arm(struct rds_engine *e, struct rds_timer *t,
+		   uint64_t expire);
+void rds_timer_cancel(struct rds_engine *e, struct rds_timer *t);
+/* Fire what is due; returns the number fired. */
+unsigned int rds_wheel_run(struct rds_engine *e, uint64_t now);
 
 /* ------------------------------------------------------------------ */
 /* Connections: one per (local address, peer address, transport), owned
@@ -468,6 +676,8 @@ TAILQ_HEAD(rds_msg_list, rds_msg);
 
 struct rds_conn {
 	TAILQ_ENTRY(rds_conn) link;
+	TAILQ_ENTRY(rds_conn) ready_link;
+	bool ready;			/* on the engine's ready list */
 	struct rds_conn_key key;
 	struct rds_engine *eng;
 	const struct rds_transport *trans;
@@ -491,11 +701,13 @@ struct rds_conn {
 	uint64_t ack_next;		/* highest sequence received */
 	uint64_t ack_sent;		/* last ACK value sent */
 	bool ack_requested;		/* peer asked for an ACK */
-	uint64_t ack_due_tsc;		/* delayed ACK deadline, 0: none */
+	bool ack_due;			/* the delayed-ACK timer fired */
+	struct rds_timer ack_timer;
 
 	/* Reconnect backoff. */
 	uint64_t reconnect_ceil_ms;	/* 0: next attempt immediate */
-	uint64_t reconnect_at_tsc;
+	bool reconnect_due;		/* the backoff timer fired */
+	struct rds_timer conn_timer;
 	bool drop_pending;		/* transport asked for a reset */
 
 	void *tp;			/* transport private */
@@ -509,13 +721,27 @@ struct rds_conn *rds_conn_get(struct rds_engine *e,
 void rds_conn_destroy(struct rds_conn *c);
 void rds_conn_connect_complete(struct rds_conn *c);
 void rds_conn_drop(struct rds_conn *c);
+/* A transport reports a fatal error on c: the engine drops and
+ * reconnects it at its next pass (as net/rds drivers call
+ * rds_conn_drop). */
+void rds_conn_error(struct rds_conn *c, const char *why);
+/* c has something to do (send, ACK, connect): put it on the ready list. */
+static inline void rds_conn_ready(struct rds_conn *c);
 unsigned int rds_conn_run(struct rds_conn *c, uint64_t now);
 unsigned int rds_conn_engine_of(const struct in6_addr *laddr,
 				const struct in6_addr *faddr);
+unsigned int rds_conn_engine_of_hash(uint32_t lhash, uint32_t fhash);
+uint32_t rds_addr_hash(const struct in6_addr *a);
 const char *rds_conn_state_name(enum rds_conn_state st);
+/* Received messages were accepted: ACK now, or after the delay. */
+void rds_conn_ack_later(struct rds_conn *c);
 
 /* ------------------------------------------------------------------ */
 /* Engines. */
+
+TAILQ_HEAD(rds_conn_list, rds_conn);
+TAILQ_HEAD(rds_sock_list, rds_sock);
+TAILQ_HEAD(rds_bell_list, rds_bell);
 
 struct rds_engine {
 	unsigned int id;
@@ -526,21 +752,41 @@ struct rds_engine {
 	rte_spinlock_t poll_lock;	/* one poller at a time (inline) */
 	volatile bool stop;
 	bool launched;
+	uint64_t pass;			/* passes completed (atomic): close
+					 * waits for one after it unhooked a
+					 * socket */
+	uint64_t now;			/* TSC at the start of this pass */
 
-	struct rte_ring *admin;		/* MP/SC: sockets to poll (tag 0) and
-					 * info requests (tag 1) */
-	struct rds_sock **socks;	/* sockets whose channels we poll */
-	unsigned int nb_socks;
+	/* Doorbells: the rings of the threads that rang us. */
+	rte_spinlock_t bell_lock;	/* the list, for threads to add to */
+	struct rds_bell_list bells;	/* under bell_lock */
+	uint32_t bell_gen;		/* bumped on a change (atomic) */
+	uint32_t bell_gen_seen;
+	unsigned int nb_bells;
+	struct rds_bell **bell_arr;	/* engine's copy of the list */
+	unsigned int bell_cap;
+
+	struct rds_sock_list pending;	/* sockets with requests left */
+
+	/* Messages from other engines: one queue per source engine. */
+	struct rds_queue *hand_in;	/* [src engine] */
+	uint64_t hand_out;		/* messages handed to others */
+
+	struct rte_ring *admin;		/* MP/SC: info requests */
 
 	struct rte_hash *conn_hash;
-	TAILQ_HEAD(, rds_conn) conns;
+	struct rds_conn_list conns;
 	unsigned int nb_conns;
+	struct rds_conn_list ready;	/* connections with work */
+	struct rds_wheel wheel;
 
-	uint32_t cong_gen_seen[RTE_RDS_MAX_ADDRS];
-	uint32_t cong_track;		/* rds_cong_generation seen */
+	uint32_t *cong_gen_seen;	/* [laddr] */
+	uint32_t cong_local_seen;	/* rds_cong_local_generation */
 	uint32_t empty_polls;
-	uint64_t seed;			/* backoff randomness */
 	void *tp[RDS_MAX_TRANSPORTS];	/* per-transport engine state */
+	/* Transports with a poll op active on this engine. */
+	const struct rds_transport *polled[RDS_MAX_TRANSPORTS];
+	unsigned int nb_polled;
 
 	struct rte_rds_stats stats __rte_cache_aligned;
 };
@@ -548,37 +794,62 @@ struct rds_engine {
 #define rds_stat_inc(e, f) ((e)->stats.f++)
 #define rds_stat_add(e, f, n) ((e)->stats.f += (n))
 
+static inline void
+rds_conn_ready(struct rds_conn *c)
+{
+	if (!c->ready) {
+		c->ready = true;
+		TAILQ_INSERT_TAIL(&c->eng->ready, c, ready_link);
+	}
+}
+
 /* rds_engine.c */
 int rds_engines_init(const struct rte_rds_conf *conf);
 void rds_engines_stop(void);
 void rds_engines_fini(void);
 unsigned int rds_engine_run_once(struct rds_engine *e);
 int rds_engine_try_poll(struct rds_engine *e);
-void rds_engine_add_sock(struct rds_engine *e, struct rds_sock *rs);
+/* Every engine has finished the pass it was in when this was called. */
+void rds_engines_quiesce(void);
+/* Engine e's poll op of transport t runs every pass from now on. */
+void rds_engine_poll_transport(struct rds_engine *e,
+			       const struct rds_transport *t);
+/* Hand a message to engine dst, in order with what e handed it before. */
+void rds_engine_handoff(struct rds_engine *e, unsigned int dst,
+			struct rds_msg *m);
 
 /* rds_send.c */
-void rds_send_queue(struct rds_engine *e, struct rds_sock *rs,
-		    struct rds_msg *m);
+void rds_send_request(struct rds_engine *e, struct rds_sock *rs,
+		      struct rds_msg *m);
+void rds_send_queue(struct rds_engine *e, struct rds_msg *m);
 unsigned int rds_send_xmit(struct rds_conn *c);
 void rds_send_drop_acked(struct rds_conn *c, uint64_t ack);
 void rds_send_path_reset(struct rds_conn *c);
-void rds_send_cancel(struct rds_engine *e, struct rds_sock *rs,
-		     const struct rds_msg *req);
+void rds_send_cancel(struct rds_engine *e, const struct rds_msg *req);
 void rds_send_release(struct rds_engine *e, struct rds_msg *m);
 void rds_send_pong(struct rds_conn *c, uint16_t dport);
+/* The header of m's frames, with the current ACK: encoded for a wire
+ * (checksum included), or as decoded fields for a transport that never
+ * leaves the process. */
 void rds_msg_hdr(struct rds_conn *c, const struct rds_msg *m,
 		 struct rds_header *h);
+void rds_msg_hdr_info(struct rds_conn *c, const struct rds_msg *m,
+		      struct rds_hdr_info *h);
 void rds_ack_hdr(struct rds_conn *c, struct rds_header *h);
+void rds_ack_hdr_info(struct rds_conn *c, struct rds_hdr_info *h);
 
 /* rds_recv.c */
+/* One frame from the wire (header to decode, payload copied if kept). */
 int rds_recv_frame(struct rds_conn *c, const struct rds_header *wire,
 		   const void *payload, uint32_t len);
 /* The same, with the payload already in a buffer from rds_msg_alloc()
  * (m->len bytes), which the core takes over in every case. */
 int rds_recv_frame_msg(struct rds_conn *c, const struct rds_header *wire,
 		       struct rds_msg *m);
-void rds_recv_flush_overflow(struct rds_engine *e, struct rds_sock *rs);
-void rds_recv_drop_overflow(struct rds_engine *e, struct rds_sock *rs);
+/* A decoded header, and optionally a buffer to take over (own, whose
+ * payload holds len bytes) or bytes to copy (payload). */
+int rds_recv_hdr(struct rds_conn *c, const struct rds_hdr_info *h,
+		 const void *payload, uint32_t len, struct rds_msg *own);
 
 /* rds_init.c: the one library instance. */
 struct rds_lib {
@@ -586,14 +857,22 @@ struct rds_lib {
 	unsigned int nb_engines;
 	struct rds_engine *engines[RTE_RDS_MAX_ENGINES];
 	unsigned int nb_laddrs;
-	struct rds_laddr laddrs[RTE_RDS_MAX_ADDRS];
+	struct rds_laddr **laddrs;	/* [nb_laddrs] */
+	struct rte_hash *laddr_hash;	/* address -> laddr */
 	uint64_t tsc_hz;
 	uint64_t delayed_ack_tsc;
+	bool any_inline;		/* an engine is driven inline */
 	/* sockets */
 	uint32_t max_sockets;
-	struct rds_sock **socks;
-	int32_t *bind_tab;		/* [laddr][port] -> socket id + 1 */
+	pthread_mutex_t sock_lock;	/* slot allocation */
+	struct rds_slot **chunks;	/* [max_sockets / RDS_SLOT_CHUNK] */
+	uint32_t nb_slots;		/* slots allocated */
+	int32_t free_head;		/* free slot list, or -1 */
+	uint32_t nb_open;
+	uint64_t sock_mem;		/* bytes of socket bodies (atomic) */
 };
+
+#define RDS_SLOT_CHUNK 1024
 
 extern struct rds_lib *rds_lib;
 

@@ -625,9 +625,8 @@ rds_rdma_op_notify(struct rds_engine *e, struct rds_rdma_op *op, int status)
 	if (op->notified || op->sock < 0)
 		return;
 	op->notified = true;
-	rs = rds_lib->socks[op->sock];
-	if (rs->gen != op->sock_gen ||
-	    __atomic_load_n(&rs->state, __ATOMIC_ACQUIRE) != RDS_SOCK_OPEN)
+	rs = rds_sock_engine_get(op->sock, op->sock_gen);
+	if (rs == NULL)
 		return;
 	if ((op->flags & RDS_RDMA_NOTIFY_ME) ||
 	    (status != RDS_RDMA_SUCCESS && op->recverr))

@@ -14,167 +14,176 @@
 /* ---------------------------------------------------------------- */
 /* Engine side. */
 
-static void
+/* Queue m to rs; -ENOMEM when the queue cannot take it (the frame is
+ * then not accepted: the peer sends it again after the reset). */
+static int
 rds_recv_deliver(struct rds_engine *e, struct rds_sock *rs, struct rds_msg *m)
 {
-	struct rds_sock_engine *se = &rs->eng[e->id];
+	int ret;
 
 	__atomic_fetch_add(&rs->rcv_bytes, (int64_t)m->len, __ATOMIC_RELEASE);
-	if (!TAILQ_EMPTY(&se->overflow) ||
-	    rds_chan_put(rs->chan[e->id].rx, rs->chan[e->id].base, m) != 0)
-		TAILQ_INSERT_TAIL(&se->overflow, m, link);
+	if (rds_lib->nb_engines > 1) {
+		rte_spinlock_lock(&rs->rx_prod_lock);
+		ret = rds_queue_put(&rs->rxq, m);
+		rte_spinlock_unlock(&rs->rx_prod_lock);
+	} else {
+		ret = rds_queue_put(&rs->rxq, m);
+	}
+	if (unlikely(ret != 0)) {
+		__atomic_fetch_sub(&rs->rcv_bytes, (int64_t)m->len,
+				   __ATOMIC_RELEASE);
+		return -ENOMEM;
+	}
 	rds_stat_inc(e, s_recv_delivered);
 	rds_cong_sock_check(rs);
 	rds_sock_wake(rs);
-}
-
-/* Move messages that found the rx ring full into it, in order. */
-void
-rds_recv_flush_overflow(struct rds_engine *e, struct rds_sock *rs)
-{
-	struct rds_sock_engine *se = &rs->eng[e->id];
-	struct rds_msg *m;
-
-	while ((m = TAILQ_FIRST(&se->overflow)) != NULL) {
-		if (rds_chan_put(rs->chan[e->id].rx, rs->chan[e->id].base,
-				 m) != 0)
-			break;
-		TAILQ_REMOVE(&se->overflow, m, link);
-	}
-}
-
-void
-rds_recv_drop_overflow(struct rds_engine *e, struct rds_sock *rs)
-{
-	struct rds_sock_engine *se = &rs->eng[e->id];
-	struct rds_msg *m;
-
-	while ((m = TAILQ_FIRST(&se->overflow)) != NULL) {
-		TAILQ_REMOVE(&se->overflow, m, link);
-		rds_msg_free(m);
-	}
+	return 0;
 }
 
 /*
  * One complete message (or ACK-only frame, or congestion map) arrived on
- * connection c, its payload either at payload (copied if kept) or already
- * in own, a buffer the transport filled (reassembly) and hands over.
- * Returns 0 when the frame was consumed (delivered or dropped on
- * purpose), -EBADMSG for a malformed frame (dropped and counted), -ENOMEM
- * when it could not be kept: the transport must then fail the connection
- * so that the peer retransmits.
+ * connection c, its header decoded in h, its payload either at payload
+ * (copied if kept) or already in own, a buffer the transport filled
+ * (reassembly, or a payload borrowed within the process) and hands over
+ * in every case. Returns 0 when the frame was consumed (delivered or
+ * dropped on purpose), -EBADMSG for a malformed frame (dropped and
+ * counted), -ENOMEM when it could not be kept: the transport must then
+ * fail the connection so that the peer retransmits. Nothing is
+ * acknowledged that was not delivered or dropped on purpose.
  */
-static int
-rds_recv_common(struct rds_conn *c, const struct rds_header *wire,
-		const void *payload, uint32_t len, struct rds_msg *own)
+int
+rds_recv_hdr(struct rds_conn *c, const struct rds_hdr_info *h,
+	     const void *payload, uint32_t len, struct rds_msg *own)
 {
 	struct rds_engine *e = c->eng;
-	struct rds_hdr_info h;
 	struct rds_sock *rs;
 	struct rds_msg *m;
-	const char *why;
 
-	if (rds_hdr_decode(wire, sizeof(*wire), &h, &why) != 0 ||
-	    h.len != len) {
+	if (unlikely(h->len != len)) {
 		rds_stat_inc(e, s_recv_drop_bad_hdr);
-		RDS_LOG(DEBUG, "frame dropped: %s",
-			why != NULL ? why : "length mismatch");
+		RDS_LOG(DEBUG, "frame dropped: length mismatch");
 		rds_msg_free(own);
 		return -EBADMSG;
 	}
-	if (h.ack != 0)
-		rds_send_drop_acked(c, h.ack);
+	if (h->ack != 0)
+		rds_send_drop_acked(c, h->ack);
 
 	/* ACK-only frame. */
-	if (h.sport == 0 && h.dport == 0 && h.len == 0 &&
-	    !(h.flags & RDS_FLAG_CONG_BITMAP)) {
+	if (h->sport == 0 && h->dport == 0 && h->len == 0 &&
+	    !(h->flags & RDS_FLAG_CONG_BITMAP)) {
 		rds_stat_inc(e, s_recv_ack);
 		rds_msg_free(own);
 		return 0;
 	}
 	/* Congestion map: not sequenced, not delivered. */
-	if (h.flags == RDS_FLAG_CONG_BITMAP) {
-		if (h.len != RDS_CONG_MAP_BYTES) {
+	if (unlikely(h->flags == RDS_FLAG_CONG_BITMAP)) {
+		if (h->len != RDS_CONG_MAP_BYTES) {
 			rds_stat_inc(e, s_recv_drop_bad_hdr);
 			rds_msg_free(own);
 			return -EBADMSG;
 		}
 		/* The map of one of our own addresses (a transport pinned
 		 * between two local addresses) is ours to keep. */
-		if (rds_laddr_find(&c->key.faddr) == NULL)
+		if (c->fcong->la == NULL)
 			rds_cong_map_changed(rds_cong_map_update(c->fcong,
-				own != NULL ? own->data : payload));
+				own != NULL ? rds_msg_data(own) : payload));
 		rds_stat_inc(e, s_recv_cong_map);
 		rds_msg_free(own);
 		return 0;
 	}
 	/* The kernel's duplicate rule: only old and retransmitted. */
-	if (h.seq < c->next_rx_seq && (h.flags & RDS_FLAG_RETRANSMITTED)) {
+	if (h->seq < c->next_rx_seq && (h->flags & RDS_FLAG_RETRANSMITTED)) {
 		rds_stat_inc(e, s_recv_drop_old_seq);
-		if (h.flags & RDS_FLAG_ACK_REQUIRED)
+		if (h->flags & RDS_FLAG_ACK_REQUIRED) {
 			c->ack_requested = true;
+			rds_conn_ready(c);
+		}
 		rds_msg_free(own);
 		return 0;
 	}
 
 	rs = NULL;
 	m = NULL;
-	if (h.dport != 0) {
-		rs = rds_sock_lookup_bound(c->la, h.dport);
-		/* The peer used a region of that socket: USE_ONCE ends it. */
-		if (rs != NULL && (h.ext_mask & (1u << RDS_EXTHDR_RDMA)))
-			rds_mr_unuse_sock(rs, h.ext_rdma_rkey);
+	if (h->dport != 0) {
+		rs = rds_sock_lookup_bound(c->la, h->dport);
 		if (rs != NULL) {
-			m = own != NULL ? own : rds_msg_alloc(len);
+			m = own;
 			own = NULL;
 			if (m == NULL) {
+				m = rds_msg_alloc(len);
+				if (unlikely(m == NULL)) {
+					rds_stat_inc(e, s_recv_drop_nomem);
+					return -ENOMEM;
+				}
+				if (len != 0)
+					memcpy(m->buf, payload, len);
+			}
+			m->type = RDS_MSG_RECV;
+			m->len = len;
+			m->sock = rs->id;
+			m->sock_gen = rs->gen;
+			m->laddr = c->key.laddr;
+			m->faddr = c->key.faddr;
+			m->sport = h->sport;
+			m->dport = h->dport;
+			m->h_flags = h->flags;
+			m->seq = h->seq;
+			m->op = NULL;
+			m->has_dest = (h->ext_mask &
+				       (1u << RDS_EXTHDR_RDMA_DEST)) != 0;
+			m->rdma_dest = (uint64_t)h->ext_rdma_dest_rkey |
+				((uint64_t)h->ext_rdma_dest_offset << 32);
+			if (unlikely(rds_recv_deliver(e, rs, m) != 0)) {
 				rds_stat_inc(e, s_recv_drop_nomem);
+				rds_msg_free(m);
 				return -ENOMEM;
 			}
-			if (m->data != payload && len != 0 && payload != NULL)
-				memcpy(m->data, payload, len);
+			/* The peer used a region of that socket: USE_ONCE
+			 * ends it. */
+			if (unlikely(h->ext_mask & (1u << RDS_EXTHDR_RDMA)))
+				rds_mr_unuse_sock(rs, h->ext_rdma_rkey);
 		}
 	}
 	rds_msg_free(own);
 
 	/* Accepted: gaps are allowed (the sender may have cancelled). */
-	c->next_rx_seq = h.seq + 1;
-	if (h.seq > c->ack_next)
-		c->ack_next = h.seq;
-	if (h.flags & RDS_FLAG_ACK_REQUIRED)
+	c->next_rx_seq = h->seq + 1;
+	if (h->seq > c->ack_next)
+		c->ack_next = h->seq;
+	if (h->flags & RDS_FLAG_ACK_REQUIRED) {
 		c->ack_requested = true;
-	else if (c->ack_due_tsc == 0)
-		c->ack_due_tsc = rte_rdtsc() + rds_lib->delayed_ack_tsc;
+		rds_conn_ready(c);
+	} else {
+		rds_conn_ack_later(c);
+	}
 
-	if (h.dport == 0) {
+	if (h->dport == 0) {
 		/* A ping: answered with a pong, unless it came from port 0. */
 		rds_stat_inc(e, s_recv_ping);
-		if (h.sport != 0)
-			rds_send_pong(c, h.sport);
+		if (h->sport != 0)
+			rds_send_pong(c, h->sport);
 		return 0;
 	}
-	if (h.sport == 0)
+	if (h->sport == 0)
 		rds_stat_inc(e, s_recv_pong);
 	if (rs == NULL) {
 		/* No socket on that port: silently discarded (rds(7)). */
 		rds_stat_inc(e, s_recv_drop_no_sock);
-		return 0;
 	}
-	m->type = RDS_MSG_RECV;
-	m->len = len;
-	m->sock = rs->id;
-	m->sock_gen = rs->gen;
-	m->laddr = c->key.laddr;
-	m->faddr = c->key.faddr;
-	m->sport = h.sport;
-	m->dport = h.dport;
-	m->h_flags = h.flags;
-	m->seq = h.seq;
-	m->op = NULL;
-	m->has_dest = (h.ext_mask & (1u << RDS_EXTHDR_RDMA_DEST)) != 0;
-	m->rdma_dest = (uint64_t)h.ext_rdma_dest_rkey |
-		       ((uint64_t)h.ext_rdma_dest_offset << 32);
-	rds_recv_deliver(e, rs, m);
+	return 0;
+}
+
+static int
+rds_recv_decode(struct rds_conn *c, const struct rds_header *wire,
+		struct rds_hdr_info *h)
+{
+	const char *why = NULL;
+
+	if (rds_hdr_decode(wire, sizeof(*wire), h, &why) != 0) {
+		rds_stat_inc(c->eng, s_recv_drop_bad_hdr);
+		RDS_LOG(DEBUG, "frame dropped: %s", why != NULL ? why : "?");
+		return -EBADMSG;
+	}
 	return 0;
 }
 
@@ -182,38 +191,40 @@ int
 rds_recv_frame(struct rds_conn *c, const struct rds_header *wire,
 	       const void *payload, uint32_t len)
 {
-	return rds_recv_common(c, wire, payload, len, NULL);
+	struct rds_hdr_info h;
+
+	if (rds_recv_decode(c, wire, &h) != 0)
+		return -EBADMSG;
+	return rds_recv_hdr(c, &h, payload, len, NULL);
 }
 
 int
 rds_recv_frame_msg(struct rds_conn *c, const struct rds_header *wire,
 		   struct rds_msg *m)
 {
-	return rds_recv_common(c, wire, m->data, m->len, m);
+	struct rds_hdr_info h;
+
+	if (rds_recv_decode(c, wire, &h) != 0) {
+		rds_msg_free(m);
+		return -EBADMSG;
+	}
+	return rds_recv_hdr(c, &h, NULL, m->len, m);
 }
 
 /* ---------------------------------------------------------------- */
 /* Application side. */
 
 /* The next message of a socket, left in rs->rx_head. Under rs->rlock. */
-static struct rds_msg *
+static inline struct rds_msg *
 rds_recv_peek(struct rds_sock *rs)
 {
-	unsigned int n = rds_lib->nb_engines, k, i;
 	struct rds_msg *m;
 
 	if (rs->rx_head != NULL)
 		return rs->rx_head;
-	for (k = 0; k < n; k++) {
-		i = rs->rx_next + k;
-		if (i >= n)
-			i -= n;
-		if (rds_chan_get_burst(rs->chan[i].rx, rs->chan[i].base, &m,
-				       1) == 1) {
-			rs->rx_next = i + 1 < n ? i + 1 : 0;
-			rs->rx_head = m;
-			return m;
-		}
+	if (rds_queue_get_burst(&rs->rxq, &m, 1) == 1) {
+		rs->rx_head = m;
+		return m;
 	}
 	return NULL;
 }
@@ -246,25 +257,15 @@ rds_copy_to_iov(const struct msghdr *msg, const uint8_t *src, size_t len)
 static struct rds_msg *
 rds_notify_next(struct rds_sock *rs)
 {
-	unsigned int e;
 	struct rds_msg *m;
 
-	for (e = 0; e < rds_lib->nb_engines; e++)
-		if (rds_chan_get_burst(rs->chan[e].notify, rs->chan[e].base,
-				       &m, 1) == 1)
-			return m;
-	return NULL;
+	return rds_queue_get_burst(&rs->ntq, &m, 1) == 1 ? m : NULL;
 }
 
-static bool
-rds_notify_pending(struct rds_sock *rs)
+static inline bool
+rds_notify_pending(const struct rds_sock *rs)
 {
-	unsigned int e;
-
-	for (e = 0; e < rds_lib->nb_engines; e++)
-		if (rte_ring_count(rs->chan[e].notify) != 0)
-			return true;
-	return false;
+	return rds_queue_count(&rs->ntq) != 0;
 }
 
 /*
@@ -336,38 +337,62 @@ rds_recv_cong_update(struct rds_sock *rs, struct msghdr *msg, bool peek)
 	msg->msg_controllen = CMSG_SPACE(sizeof(mask));
 }
 
-ssize_t
-rte_rds_recvmsg(int s, struct msghdr *msg, int flags)
+/* The RDMA_DEST cookie the peer shipped (RDS_CMSG_RDMA_DEST). */
+static void
+rds_recv_dest_cmsg(struct msghdr *msg, const struct rds_msg *m)
 {
-	struct rds_sock *rs = rds_sock_get(s);
+	size_t space = msg->msg_control != NULL ? msg->msg_controllen : 0;
+	struct cmsghdr *cm;
+
+	msg->msg_controllen = 0;
+	if (!m->has_dest)
+		return;
+	if (space < CMSG_LEN(sizeof(uint64_t))) {
+		msg->msg_flags |= MSG_CTRUNC;
+		return;
+	}
+	cm = msg->msg_control;
+	cm->cmsg_len = CMSG_LEN(sizeof(uint64_t));
+	cm->cmsg_level = SOL_RDS;
+	cm->cmsg_type = RDS_CMSG_RDMA_DEST;
+	memcpy(CMSG_DATA(cm), &m->rdma_dest, sizeof(uint64_t));
+	msg->msg_controllen = RTE_MIN(space, CMSG_SPACE(sizeof(uint64_t)));
+}
+
+static ssize_t
+rds_recvmsg(struct rds_sock *rs, struct msghdr *msg, int flags)
+{
 	struct sockaddr_in *sin;
-	uint64_t deadline, spins = 0;
+	uint64_t deadline = 0, spins = 0;
 	struct rds_msg *m = NULL;
 	size_t copied, i;
 	ssize_t ret;
+	int err;
 
-	if (rs == NULL)
-		return RDS_ERR(EBADF);
-	if (msg == NULL || (msg->msg_iovlen > 0 && msg->msg_iov == NULL))
-		return RDS_ERR(EINVAL);
-	if (flags & MSG_OOB)
+	if (unlikely(msg == NULL) ||
+	    unlikely(msg->msg_iovlen > 0 && msg->msg_iov == NULL))
+		return -EINVAL;
+	if (unlikely(flags & MSG_OOB))
 		return 0;	/* as the kernel */
-	if (flags & ~(MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC | MSG_WAITALL |
-		      MSG_CMSG_CLOEXEC))
-		return RDS_ERR(EOPNOTSUPP);
+	if (unlikely(flags & ~(MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC |
+			       MSG_WAITALL | MSG_CMSG_CLOEXEC)))
+		return -EOPNOTSUPP;
+	if (unlikely(msg->msg_iovlen > RDS_MAX_IOV))
+		return -EMSGSIZE;
 	for (i = 0; i < msg->msg_iovlen; i++)
 		if (msg->msg_iov[i].iov_base == NULL &&
 		    msg->msg_iov[i].iov_len != 0)
-			return RDS_ERR(EFAULT);
-	deadline = (flags & MSG_DONTWAIT) ? 0 : rds_deadline(rs->rcvtimeo_ns);
+			return -EFAULT;
+	if (!(flags & MSG_DONTWAIT))
+		deadline = rds_deadline(rs->rcvtimeo_ns);
 
 	rte_spinlock_lock(&rs->rlock);
 	for (;;) {
-		if (rds_notify_pending(rs)) {
+		if (unlikely(rds_notify_pending(rs))) {
 			rds_recv_notifications(rs, msg, flags & MSG_PEEK);
 			break;
 		}
-		if (rs->cong_monitor &&
+		if (unlikely(rs->cong_monitor) &&
 		    __atomic_load_n(&rs->cong_notify, __ATOMIC_ACQUIRE) != 0) {
 			rds_recv_cong_update(rs, msg, flags & MSG_PEEK);
 			break;
@@ -377,12 +402,10 @@ rte_rds_recvmsg(int s, struct msghdr *msg, int flags)
 			break;
 		rte_spinlock_unlock(&rs->rlock);
 		if (flags & MSG_DONTWAIT)
-			return RDS_ERR(EAGAIN);
-		if (rds_sock_wait_step(rs, deadline, &spins) < 0)
-			return RDS_ERR(ETIMEDOUT);
-		if (__atomic_load_n(&rs->state, __ATOMIC_ACQUIRE) !=
-		    RDS_SOCK_OPEN)
-			return RDS_ERR(EBADF);
+			return -EAGAIN;
+		err = rds_sock_wait_step(rs, deadline, &spins);
+		if (err < 0)
+			return err;
 		rte_spinlock_lock(&rs->rlock);
 	}
 	if (m == NULL) {
@@ -391,7 +414,7 @@ rte_rds_recvmsg(int s, struct msghdr *msg, int flags)
 		msg->msg_namelen = 0;
 		return 0;
 	}
-	copied = rds_copy_to_iov(msg, m->data, m->len);
+	copied = rds_copy_to_iov(msg, rds_msg_data(m), m->len);
 	msg->msg_flags = copied < m->len ? MSG_TRUNC : 0;
 	ret = (flags & MSG_TRUNC) ? (ssize_t)m->len : (ssize_t)copied;
 	if (msg->msg_name != NULL) {
@@ -404,33 +427,27 @@ rte_rds_recvmsg(int s, struct msghdr *msg, int flags)
 		}
 		msg->msg_namelen = sizeof(*sin);
 	}
-	{
-		size_t space = msg->msg_control != NULL ?
-			       msg->msg_controllen : 0;
-
-		msg->msg_controllen = 0;
-		if (m->has_dest) {
-			/* The cookie the peer shipped (RDS_CMSG_RDMA_DEST). */
-			if (space >= CMSG_LEN(sizeof(uint64_t))) {
-				struct cmsghdr *cm = msg->msg_control;
-
-				cm->cmsg_len = CMSG_LEN(sizeof(uint64_t));
-				cm->cmsg_level = SOL_RDS;
-				cm->cmsg_type = RDS_CMSG_RDMA_DEST;
-				memcpy(CMSG_DATA(cm), &m->rdma_dest,
-				       sizeof(uint64_t));
-				msg->msg_controllen = RTE_MIN(space,
-					CMSG_SPACE(sizeof(uint64_t)));
-			} else {
-				msg->msg_flags |= MSG_CTRUNC;
-			}
-		}
-	}
+	rds_recv_dest_cmsg(msg, m);
 	if (!(flags & MSG_PEEK))
 		rs->rx_head = NULL;
 	rte_spinlock_unlock(&rs->rlock);
 	if (!(flags & MSG_PEEK))
 		rds_recv_consumed(rs, m);
+	return ret;
+}
+
+ssize_t
+rte_rds_recvmsg(int s, struct msghdr *msg, int flags)
+{
+	struct rds_sock *rs = rds_sock_hold(s);
+	ssize_t ret;
+
+	if (unlikely(rs == NULL))
+		return RDS_ERR(EBADF);
+	ret = rds_recvmsg(rs, msg, flags);
+	rds_sock_put(rs);
+	if (unlikely(ret < 0))
+		return RDS_ERR((int)-ret);
 	return ret;
 }
 
@@ -456,11 +473,14 @@ rte_rds_recvfrom(int s, void *buf, size_t len, int flags,
 uint16_t
 rte_rds_recv_burst(int s, struct rte_rds_msg **msgs, uint16_t n)
 {
-	struct rds_sock *rs = rds_sock_get(s);
+	struct rds_sock *rs;
 	uint16_t got = 0;
 	struct rds_msg *m;
 
-	if (rs == NULL || msgs == NULL)
+	if (msgs == NULL)
+		return 0;
+	rs = rds_sock_hold(s);
+	if (rs == NULL)
 		return 0;
 	rte_spinlock_lock(&rs->rlock);
 	while (got < n && (m = rds_recv_peek(rs)) != NULL) {
@@ -468,13 +488,14 @@ rte_rds_recv_burst(int s, struct rte_rds_msg **msgs, uint16_t n)
 		msgs[got++] = (struct rte_rds_msg *)m;
 	}
 	rte_spinlock_unlock(&rs->rlock);
+	rds_sock_put(rs);
 	return got;
 }
 
 const void *
 rte_rds_msg_data(const struct rte_rds_msg *h)
 {
-	return ((const struct rds_msg *)h)->data;
+	return rds_msg_data((const struct rds_msg *)h);
 }
 
 uint32_t
@@ -502,10 +523,11 @@ rte_rds_msg_free(struct rte_rds_msg *h)
 
 	if (m == NULL)
 		return;
-	rs = rds_lib != NULL ? rds_sock_get(m->sock) : NULL;
-	if (rs != NULL && rs->gen == m->sock_gen) {
+	rs = rds_sock_hold(m->sock);
+	if (rs != NULL && rs->gen == m->sock_gen)
 		rds_recv_consumed(rs, m);
-		return;
-	}
-	rds_msg_free(m);
+	else
+		rds_msg_free(m);
+	if (rs != NULL)
+		rds_sock_put(rs);
 }

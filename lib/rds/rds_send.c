@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Sending (net/rds/send.c). The application side checks, accounts and
- * copies a message, then hands it to the owning engine through the
- * socket's channel. The engine side stamps sequence numbers, transmits,
- * keeps what was sent until the peer acknowledges it, puts it back on a
- * reset, and cancels on request.
+ * copies a message, then queues it on its socket, which rings the
+ * socket's home engine. The engine side routes it to the engine that
+ * owns its connection, stamps its sequence number, transmits, keeps it
+ * until the peer acknowledges it, puts it back on a reset, and cancels
+ * on request.
  */
 #include <errno.h>
 #include <sys/uio.h>
 
 #include "rds_private.h"
 
-/* Messages transmitted per connection per engine loop. */
+/* Messages transmitted per connection per engine pass. */
 #define RDS_SEND_BATCH 1024
 
 /* ---------------------------------------------------------------- */
@@ -27,46 +28,88 @@ rds_send_release(struct rds_engine *e, struct rds_msg *m)
 	if (m->type == RDS_MSG_DATA && m->sock >= 0) {
 		/* The sender may have closed (and its slot been reused)
 		 * while a transport still held the message. */
-		rs = rds_lib->socks[m->sock];
-		if (rs->gen == m->sock_gen) {
+		rs = rds_sock_engine_get(m->sock, m->sock_gen);
+		if (rs != NULL) {
 			__atomic_fetch_sub(&rs->snd_bytes, (int64_t)m->len,
 					   __ATOMIC_RELEASE);
+			__atomic_fetch_sub(&rs->snd_msgs, 1, __ATOMIC_RELEASE);
 			rds_sock_wake(rs);
 		}
 	}
 	rds_msg_free(m);
 }
 
-/* A message from a socket's channel: stamp it and queue it on its
- * connection (rds_send_queue_rm). */
-void
-rds_send_queue(struct rds_engine *e, struct rds_sock *rs, struct rds_msg *m)
+static void
+rds_send_enqueue(struct rds_conn *c, struct rds_msg *m)
 {
-	struct rds_sock_engine *se = &rs->eng[e->id];
-	struct rds_conn_key key;
-	struct rds_conn *c = se->last_conn;
-
-	/* Most sockets talk to one peer: skip the hash lookup then. */
-	if (c == NULL || c->key.trans_id != m->trans_id ||
-	    !rds_addr_eq(&c->key.faddr, &m->faddr) ||
-	    !rds_addr_eq(&c->key.laddr, &m->laddr)) {
-		memset(&key, 0, sizeof(key));
-		key.laddr = m->laddr;
-		key.faddr = m->faddr;
-		key.trans_id = m->trans_id;
-		c = rds_conn_get(e, &key);
-		se->last_conn = c;
-	}
-	if (c == NULL) {
-		/* No memory for a connection: the message cannot be kept. */
-		RDS_LOG(ERR, "no connection for a message, dropped");
-		rds_stat_inc(e, s_send_cancelled);
-		rds_send_release(e, m);
-		return;
-	}
 	m->seq = c->next_tx_seq++;
 	TAILQ_INSERT_TAIL(&c->send_q, m, link);
-	rds_stat_inc(e, s_send_queued);
+	rds_stat_inc(c->eng, s_send_queued);
+	if (c->state == RDS_CONN_UP)
+		rds_conn_ready(c);
+}
+
+static struct rds_conn *
+rds_send_conn(struct rds_engine *e, const struct rds_msg *m)
+{
+	struct rds_conn_key key;
+
+	memset(&key, 0, sizeof(key));
+	key.laddr = m->laddr;
+	key.faddr = m->faddr;
+	key.trans_id = m->trans_id;
+	return rds_conn_get(e, &key);
+}
+
+static inline bool
+rds_conn_matches(const struct rds_conn *c, const struct rds_msg *m)
+{
+	return c != NULL && c->key.trans_id == m->trans_id &&
+	       rds_addr_eq(&c->key.faddr, &m->faddr) &&
+	       rds_addr_eq(&c->key.laddr, &m->laddr);
+}
+
+static void
+rds_send_no_conn(struct rds_engine *e, struct rds_msg *m)
+{
+	/* No memory for a connection: the message cannot be kept. */
+	RDS_LOG(ERR, "no connection for a message, dropped");
+	rds_stat_inc(e, s_send_cancelled);
+	rds_send_release(e, m);
+}
+
+/* A message handed over by another engine (rds_send_queue_rm). */
+void
+rds_send_queue(struct rds_engine *e, struct rds_msg *m)
+{
+	struct rds_conn *c = rds_send_conn(e, m);
+
+	if (c == NULL)
+		rds_send_no_conn(e, m);
+	else
+		rds_send_enqueue(c, m);
+}
+
+/* A message from a socket's queue, on its home engine. */
+void
+rds_send_request(struct rds_engine *e, struct rds_sock *rs, struct rds_msg *m)
+{
+	struct rds_conn *c = rs->last_conn;
+
+	if (unlikely(m->eng != e->id)) {
+		rds_engine_handoff(e, m->eng, m);
+		return;
+	}
+	/* Most sockets talk to one peer: skip the hash lookup then. */
+	if (unlikely(!rds_conn_matches(c, m))) {
+		c = rds_send_conn(e, m);
+		rs->last_conn = c;
+		if (c == NULL) {
+			rds_send_no_conn(e, m);
+			return;
+		}
+	}
+	rds_send_enqueue(c, m);
 }
 
 void
@@ -81,9 +124,16 @@ rds_send_pong(struct rds_conn *c, uint16_t dport)
 	m->faddr = c->key.faddr;
 	m->sport = 0;
 	m->dport = dport;
-	m->seq = c->next_tx_seq++;
-	TAILQ_INSERT_TAIL(&c->send_q, m, link);
+	rds_send_enqueue(c, m);
 	rds_stat_inc(c->eng, s_send_pong);
+}
+
+static inline void
+rds_ack_taken(struct rds_conn *c)
+{
+	c->ack_sent = c->ack_next;
+	c->ack_requested = false;
+	c->ack_due = false;
 }
 
 /* Header of a message's frames, carrying the current cumulative ACK. */
@@ -104,9 +154,33 @@ rds_msg_hdr(struct rds_conn *c, const struct rds_msg *m, struct rds_header *h)
 
 		rds_hdr_add_ext(h, RDS_EXTHDR_RDMA, &k, sizeof(k));
 	}
-	c->ack_sent = c->ack_next;
-	c->ack_requested = false;
-	c->ack_due_tsc = 0;
+	rds_ack_taken(c);
+}
+
+/* The same header as decoded fields: nothing to encode, checksum or
+ * decode when the frame never leaves the process. */
+void
+rds_msg_hdr_info(struct rds_conn *c, const struct rds_msg *m,
+		 struct rds_hdr_info *h)
+{
+	h->seq = m->seq;
+	h->ack = c->ack_next;
+	h->len = m->len;
+	h->sport = m->sport;
+	h->dport = m->dport;
+	h->flags = m->h_flags;
+	h->credit = 0;
+	h->ext_mask = 0;
+	if (unlikely(m->has_dest)) {
+		h->ext_mask |= 1u << RDS_EXTHDR_RDMA_DEST;
+		h->ext_rdma_dest_rkey = (uint32_t)m->rdma_dest;
+		h->ext_rdma_dest_offset = (uint32_t)(m->rdma_dest >> 32);
+	}
+	if (unlikely(m->op != NULL)) {
+		h->ext_mask |= 1u << RDS_EXTHDR_RDMA;
+		h->ext_rdma_rkey = (uint32_t)m->op->cookie;
+	}
+	rds_ack_taken(c);
 }
 
 /* Header of an ACK-only frame: no ports, no length, no sequence. */
@@ -114,9 +188,15 @@ void
 rds_ack_hdr(struct rds_conn *c, struct rds_header *h)
 {
 	rds_hdr_encode(h, 0, c->ack_next, 0, 0, 0, 0, 0);
-	c->ack_sent = c->ack_next;
-	c->ack_requested = false;
-	c->ack_due_tsc = 0;
+	rds_ack_taken(c);
+}
+
+void
+rds_ack_hdr_info(struct rds_conn *c, struct rds_hdr_info *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->ack = c->ack_next;
+	rds_ack_taken(c);
 }
 
 /* The kernel's ACK_REQUIRED policy at transmit time: every
@@ -151,7 +231,7 @@ rds_send_cong_map(struct rds_conn *c)
 	m->faddr = c->key.faddr;
 	m->h_flags = RDS_FLAG_CONG_BITMAP;
 	m->seq = 0;	/* maps are not sequenced */
-	rds_cong_map_copy_out(c->la->cong, m->data);
+	rds_cong_map_copy_out(c->la->cong, rds_msg_data(m));
 	ret = c->trans->xmit(c, m);
 	rds_msg_free(m);
 	if (ret == 0) {
@@ -178,7 +258,7 @@ rds_send_xmit(struct rds_conn *c)
 		if (ret == -EAGAIN)
 			return 0;
 		if (ret < 0) {
-			c->drop_pending = true;
+			rds_conn_error(c, "congestion map transmit failed");
 			return 0;
 		}
 		n++;
@@ -192,7 +272,7 @@ rds_send_xmit(struct rds_conn *c)
 			break;
 		c->xmit_cur = NULL;
 		if (ret < 0) {
-			c->drop_pending = true;
+			rds_conn_error(c, "transmit failed");
 			break;
 		}
 		TAILQ_REMOVE(&c->send_q, m, link);
@@ -251,18 +331,18 @@ rds_send_path_reset(struct rds_conn *c)
 
 static unsigned int
 rds_send_cancel_list(struct rds_engine *e, struct rds_conn *c,
-		     struct rds_msg_list *l, const struct rds_sock *rs,
-		     const struct rds_msg *req)
+		     struct rds_msg_list *l, const struct rds_msg *req)
 {
 	struct rds_msg *m, *next;
 	unsigned int n = 0;
 
 	for (m = TAILQ_FIRST(l); m != NULL; m = next) {
 		next = TAILQ_NEXT(m, link);
-		if (m->type != RDS_MSG_DATA || m->sock != rs->id)
+		if (m->type != RDS_MSG_DATA || m->sock != req->sock ||
+		    m->sock_gen != req->sock_gen)
 			continue;
 		/* Half handed to the transport: it goes out whole (and its
-		 * bytes are released then, as rs->gen says). */
+		 * bytes are released then, as the socket's gen says). */
 		if (m == c->xmit_cur)
 			continue;
 		if (!req->all && m->dport != req->dport)
@@ -280,21 +360,20 @@ rds_send_cancel_list(struct rds_engine *e, struct rds_conn *c,
 
 /* RDS_CANCEL_SENT_TO and close: drop the socket's queued and
  * unacknowledged messages to one destination (address and port) or to
- * all (rds_send_drop_to). */
+ * all, on this engine's connections (rds_send_drop_to). */
 void
-rds_send_cancel(struct rds_engine *e, struct rds_sock *rs,
-		const struct rds_msg *req)
+rds_send_cancel(struct rds_engine *e, const struct rds_msg *req)
 {
 	struct rds_conn *c;
 	unsigned int n = 0;
 
 	TAILQ_FOREACH(c, &e->conns, link) {
-		if (!rds_addr_eq(&c->key.laddr, &rs->bound_addr))
+		if (!rds_addr_eq(&c->key.laddr, &req->laddr))
 			continue;
 		if (!req->all && !rds_addr_eq(&c->key.faddr, &req->faddr))
 			continue;
-		n += rds_send_cancel_list(e, c, &c->send_q, rs, req);
-		n += rds_send_cancel_list(e, c, &c->retrans_q, rs, req);
+		n += rds_send_cancel_list(e, c, &c->send_q, req);
+		n += rds_send_cancel_list(e, c, &c->retrans_q, req);
 	}
 	rds_stat_add(e, s_send_cancelled, n);
 }
@@ -328,12 +407,12 @@ rds_parse_dest(const struct msghdr *msg, const struct rds_sock *rs,
 }
 
 static int
-rds_sock_trans_for(const struct rds_sock *rs, const struct in6_addr *faddr,
+rds_sock_trans_for(const struct rds_sock *rs, const struct rds_cong_map *fc,
 		   uint8_t *trans_id)
 {
 	/* To our own address: always loop, as the kernel's TCP transport
 	 * (t_prefer_loopback); a connection to itself has no wire. */
-	if (rds_addr_eq(faddr, &rs->bound_addr)) {
+	if (fc->la == rs->la) {
 		*trans_id = RTE_RDS_TRANS_LOOP;
 		return 0;
 	}
@@ -341,7 +420,7 @@ rds_sock_trans_for(const struct rds_sock *rs, const struct in6_addr *faddr,
 		*trans_id = (uint8_t)rs->trans_pinned;
 		return 0;
 	}
-	if (rds_laddr_find(faddr) != NULL) {
+	if (fc->la != NULL) {
 		*trans_id = RTE_RDS_TRANS_LOOP;
 		return 0;
 	}
@@ -351,121 +430,140 @@ rds_sock_trans_for(const struct rds_sock *rs, const struct in6_addr *faddr,
 	return 0;
 }
 
-ssize_t
-rte_rds_sendmsg(int s, const struct msghdr *msg, int flags)
+/* The destination's map (it names the address): the socket keeps the
+ * last one, maps live until rte_rds_fini(). */
+static inline struct rds_cong_map *
+rds_send_fcong(struct rds_sock *rs, const struct in6_addr *faddr)
 {
-	struct rds_sock *rs = rds_sock_get(s);
-	struct rds_cong_map *fcong;
-	struct rds_rdma_op *op = NULL;
-	struct in6_addr faddr;
-	struct rds_msg *m;
-	uint64_t deadline, spins = 0, dest_cookie = 0;
-	bool has_dest = false;
-	int err;
-	unsigned int eng;
-	uint16_t dport;
-	uint8_t trans_id;
-	size_t len = 0, off;
-	int64_t snd;
-	size_t i;
+	struct rds_cong_map *fc = __atomic_load_n(&rs->last_fcong,
+						  __ATOMIC_ACQUIRE);
+
+	if (likely(fc != NULL) && likely(rds_addr_eq(&fc->addr, faddr)))
+		return fc;
+	fc = rds_cong_map_get(faddr);
+	if (fc != NULL)
+		__atomic_store_n(&rs->last_fcong, fc, __ATOMIC_RELEASE);
+	return fc;
+}
+
+static int
+rds_send_wait_room(struct rds_sock *rs, struct rds_cong_map *fcong,
+		   uint16_t dport, int flags, uint64_t deadline)
+{
+	uint64_t spins = 0;
 	int ret;
-
-	if (rs == NULL)
-		return RDS_ERR(EBADF);
-	if (msg == NULL || (msg->msg_iovlen > 0 && msg->msg_iov == NULL))
-		return RDS_ERR(EINVAL);
-	if (flags & ~MSG_DONTWAIT)
-		return RDS_ERR(EOPNOTSUPP);
-	ret = rds_parse_dest(msg, rs, &faddr, &dport);
-	if (ret < 0)
-		return RDS_ERR(-ret);
-	if (!__atomic_load_n(&rs->bound, __ATOMIC_ACQUIRE))
-		return RDS_ERR(ENOTCONN);
-	for (i = 0; i < msg->msg_iovlen; i++) {
-		if (msg->msg_iov[i].iov_base == NULL &&
-		    msg->msg_iov[i].iov_len != 0)
-			return RDS_ERR(EFAULT);
-		len += msg->msg_iov[i].iov_len;
-		if (len > RDS_MAX_MSG_SIZE)
-			return RDS_ERR(EMSGSIZE);
-	}
-	if (len > rs->sndbuf)
-		return RDS_ERR(EMSGSIZE);
-	ret = rds_sock_trans_for(rs, &faddr, &trans_id);
-	if (ret < 0)
-		return RDS_ERR(-ret);
-	ret = rds_rdma_cmsgs(rs, msg, &op, &dest_cookie, &has_dest);
-	if (ret < 0)
-		return RDS_ERR(-ret);
-	if (op != NULL) {
-		const struct rds_transport *t = rds_transport_by_id(trans_id);
-
-		if (t == NULL || !(t->flags & RDS_TRANS_F_RDMA) ||
-		    ((op->kind == RDS_OP_MFADD || op->kind == RDS_OP_MCSWP) &&
-		     !(t->flags & RDS_TRANS_F_MASKED_ATOMICS))) {
-			rds_rdma_op_free(op);
-			return RDS_ERR(EOPNOTSUPP);
-		}
-	}
-	rte_spinlock_lock(&rs->lock);
-	if (rs->last_fcong != NULL && rds_addr_eq(&rs->last_faddr, &faddr)) {
-		fcong = rs->last_fcong;
-	} else {
-		fcong = rds_cong_map_get(&faddr);
-		rs->last_fcong = fcong;
-		rs->last_faddr = faddr;
-	}
-	rte_spinlock_unlock(&rs->lock);
-	if (fcong == NULL) {
-		rds_rdma_op_free(op);
-		return RDS_ERR(ENOMEM);
-	}
-	deadline = (flags & MSG_DONTWAIT) ? 0 : rds_deadline(rs->sndtimeo_ns);
 
 	/* Destination congested (rds_cong_wait). */
 	while (rds_cong_test(fcong, dport)) {
 		if (flags & MSG_DONTWAIT) {
-			err = ENOBUFS;
 			if (!rs->cong_monitor)
-				goto fail_op;
+				return -ENOBUFS;
 			/* Remember the port; test again, an update may have
 			 * come in meanwhile (rds_cong_wait). */
 			__atomic_fetch_or(&rs->cong_mask, 1ULL << (dport % 64),
 					  __ATOMIC_ACQ_REL);
 			if (rds_cong_test(fcong, dport))
-				goto fail_op;
+				return -ENOBUFS;
 			break;
 		}
-		err = ETIMEDOUT;
-		if (rds_sock_wait_step(rs, deadline, &spins) < 0)
-			goto fail_op;
+		ret = rds_sock_wait_step(rs, deadline, &spins);
+		if (ret < 0)
+			return ret;
 	}
 	/* Send buffer: the last message may overshoot the limit. */
-	for (;;) {
-		snd = __atomic_load_n(&rs->snd_bytes, __ATOMIC_ACQUIRE);
-		if (snd < (int64_t)rs->sndbuf)
-			break;
-		err = EAGAIN;
+	while (__atomic_load_n(&rs->snd_bytes, __ATOMIC_ACQUIRE) >=
+	       (int64_t)rs->sndbuf) {
 		if (flags & MSG_DONTWAIT)
-			goto fail_op;
-		err = ETIMEDOUT;
-		if (rds_sock_wait_step(rs, deadline, &spins) < 0)
-			goto fail_op;
+			return -EAGAIN;
+		ret = rds_sock_wait_step(rs, deadline, &spins);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static ssize_t
+rds_sendmsg(struct rds_sock *rs, const struct msghdr *msg, int flags)
+{
+	struct rds_cong_map *fcong;
+	struct rds_rdma_op *op = NULL;
+	struct in6_addr faddr;
+	struct rds_msg *m;
+	uint64_t deadline = 0, dest_cookie = 0;
+	bool has_dest = false;
+	uint16_t dport;
+	uint8_t trans_id;
+	size_t len = 0, off, i;
+	int64_t snd;
+	int ret;
+
+	if (unlikely(msg == NULL) ||
+	    unlikely(msg->msg_iovlen > 0 && msg->msg_iov == NULL))
+		return -EINVAL;
+	if (unlikely(flags & ~MSG_DONTWAIT))
+		return -EOPNOTSUPP;
+	ret = rds_parse_dest(msg, rs, &faddr, &dport);
+	if (unlikely(ret < 0))
+		return ret;
+	if (unlikely(!__atomic_load_n(&rs->bound, __ATOMIC_ACQUIRE)))
+		return -ENOTCONN;
+	if (unlikely(msg->msg_iovlen > RDS_MAX_IOV))
+		return -EMSGSIZE;
+	for (i = 0; i < msg->msg_iovlen; i++) {
+		if (msg->msg_iov[i].iov_base == NULL &&
+		    msg->msg_iov[i].iov_len != 0)
+			return -EFAULT;
+		if (msg->msg_iov[i].iov_len > RDS_MAX_MSG_SIZE)
+			return -EMSGSIZE;
+		len += msg->msg_iov[i].iov_len;
+		if (len > RDS_MAX_MSG_SIZE)
+			return -EMSGSIZE;
+	}
+	if (unlikely(len > rs->sndbuf))
+		return -EMSGSIZE;
+	fcong = rds_send_fcong(rs, &faddr);
+	if (unlikely(fcong == NULL))
+		return -ENOMEM;
+	ret = rds_sock_trans_for(rs, fcong, &trans_id);
+	if (unlikely(ret < 0))
+		return ret;
+	if (unlikely(msg->msg_controllen != 0)) {
+		ret = rds_rdma_cmsgs(rs, msg, &op, &dest_cookie, &has_dest);
+		if (ret < 0)
+			return ret;
+		if (op != NULL) {
+			const struct rds_transport *t =
+				rds_transport_by_id(trans_id);
+
+			if (t == NULL || !(t->flags & RDS_TRANS_F_RDMA) ||
+			    ((op->kind == RDS_OP_MFADD ||
+			      op->kind == RDS_OP_MCSWP) &&
+			     !(t->flags & RDS_TRANS_F_MASKED_ATOMICS))) {
+				rds_rdma_op_free(op);
+				return -EOPNOTSUPP;
+			}
+		}
+	}
+	if (!(flags & MSG_DONTWAIT))
+		deadline = rds_deadline(rs->sndtimeo_ns);
+	ret = rds_send_wait_room(rs, fcong, dport, flags, deadline);
+	if (unlikely(ret < 0)) {
+		rds_rdma_op_free(op);
+		return ret;
 	}
 	m = rds_msg_alloc((uint32_t)len);
-	err = ENOMEM;
-	if (m == NULL)
-		goto fail_op;
+	if (unlikely(m == NULL)) {
+		rds_rdma_op_free(op);
+		return -ENOMEM;
+	}
 	m->op = op;
 	m->rdma_dest = dest_cookie;
 	m->has_dest = has_dest;
 	for (i = 0, off = 0; i < msg->msg_iovlen; i++) {
-		memcpy(m->data + off, msg->msg_iov[i].iov_base,
+		memcpy(m->buf + off, msg->msg_iov[i].iov_base,
 		       msg->msg_iov[i].iov_len);
 		off += msg->msg_iov[i].iov_len;
 	}
-	snd = __atomic_add_fetch(&rs->snd_bytes, (int64_t)len,
-				 __ATOMIC_ACQ_REL);
 	m->type = RDS_MSG_DATA;
 	m->sock = rs->id;
 	m->sock_gen = rs->gen;
@@ -474,34 +572,35 @@ rte_rds_sendmsg(int s, const struct msghdr *msg, int flags)
 	m->sport = rs->bound_port;
 	m->dport = dport;
 	m->trans_id = trans_id;
+	m->eng = (uint8_t)rds_conn_engine_of_hash(rs->la->cong->hash,
+						  fcong->hash);
+	snd = __atomic_add_fetch(&rs->snd_bytes, (int64_t)len,
+				 __ATOMIC_ACQ_REL);
+	__atomic_fetch_add(&rs->snd_msgs, 1, __ATOMIC_ACQ_REL);
 	if (snd >= (int64_t)rs->sndbuf / 2)
 		m->h_flags = RDS_FLAG_ACK_REQUIRED;
-	eng = rds_conn_engine_of(&m->laddr, &faddr);
-	for (;;) {
-		rte_spinlock_lock(&rs->lock);
-		if (__atomic_load_n(&rs->state, __ATOMIC_ACQUIRE) !=
-		    RDS_SOCK_OPEN) {
-			ret = -EBADF;
-		} else {
-			ret = rds_chan_put(rs->chan[eng].tx, rs->chan[eng].base,
-					   m);
-		}
-		rte_spinlock_unlock(&rs->lock);
-		if (ret == 0)
-			return (ssize_t)len;
-		if (ret == -ENOBUFS && !(flags & MSG_DONTWAIT) &&
-		    rds_sock_wait_step(rs, deadline, &spins) == 0)
-			continue;
-		break;
-	}
+	ret = rds_sock_request(rs, m, !(flags & MSG_DONTWAIT));
+	if (likely(ret == 0))
+		return (ssize_t)len;
 	__atomic_fetch_sub(&rs->snd_bytes, (int64_t)len, __ATOMIC_RELEASE);
+	__atomic_fetch_sub(&rs->snd_msgs, 1, __ATOMIC_RELEASE);
 	rds_msg_free(m);	/* frees the op too */
-	if (ret == -EBADF)
+	return ret == -ENOBUFS ? -EAGAIN : ret;
+}
+
+ssize_t
+rte_rds_sendmsg(int s, const struct msghdr *msg, int flags)
+{
+	struct rds_sock *rs = rds_sock_hold(s);
+	ssize_t ret;
+
+	if (unlikely(rs == NULL))
 		return RDS_ERR(EBADF);
-	return RDS_ERR((flags & MSG_DONTWAIT) ? EAGAIN : ETIMEDOUT);
-fail_op:
-	rds_rdma_op_free(op);
-	return RDS_ERR(err);
+	ret = rds_sendmsg(rs, msg, flags);
+	rds_sock_put(rs);
+	if (unlikely(ret < 0))
+		return RDS_ERR((int)-ret);
+	return ret;
 }
 
 ssize_t

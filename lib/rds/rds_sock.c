@@ -1,114 +1,149 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Sockets (net/rds/af_rds.c, bind.c): a table of small integer handles,
- * a bind table indexed by (local address, port), and the calls that
- * create, bind, connect and close. Sockets are used from application
- * threads; engines only read what bind published and queue to channels.
+ * Sockets (net/rds/af_rds.c): small integer handles into a table of
+ * slots, and the calls that create, bind, connect and close.
+ *
+ * Slots are made a chunk at a time as handles are first used, never
+ * freed before rte_rds_fini(), and found in O(1) (a free list, then the
+ * next unused slot). A socket's body is allocated at rte_rds_socket()
+ * and freed when it is closed; an idle bound socket costs its body and
+ * its slot, and no queue (rds_queue.c makes them on first use).
+ *
+ * Lifetime: every call holds the socket from start to return
+ * (rds_sock_hold). rte_rds_close() marks the slot closing, so that no
+ * new call gets in, unhooks the socket from the bind table, wakes the
+ * calls that wait inside (they return EBADF), waits for them to leave,
+ * sends its last request (CLOSE) through the socket's own queue, after
+ * every message it queued, and waits for a pass of every engine; only
+ * then it frees the body and lets the handle be reused. A call that
+ * started on a socket therefore never reaches a newer socket on the
+ * same slot.
  */
 #include <errno.h>
 #include <sched.h>
 #include <unistd.h>
 
-#include <rte_random.h>
 #include <rte_pause.h>
+#include <rte_hash.h>
 
 #include "rds_private.h"
+
+/* Most requests a socket queues before a sender waits for its engine. */
+#define RDS_REQ_QUEUE_MAX 65536
+/* Most received messages or notifications queued to one socket. */
+#define RDS_RX_QUEUE_MAX (1u << 24)
 
 int
 rds_sock_table_init(const struct rte_rds_conf *conf)
 {
-	uint32_t i;
+	uint32_t nchunks = (conf->max_sockets + RDS_SLOT_CHUNK - 1) /
+			   RDS_SLOT_CHUNK;
 
 	rds_lib->max_sockets = conf->max_sockets;
-	rds_lib->socks = rds_mem_zalloc("rds_socks",
-		sizeof(*rds_lib->socks) * conf->max_sockets);
-	rds_lib->bind_tab = rds_mem_zalloc("rds_bind",
-		sizeof(int32_t) * RDS_NB_PORTS * RTE_MAX(rds_lib->nb_laddrs, 1u));
-	if (rds_lib->socks == NULL || rds_lib->bind_tab == NULL)
+	pthread_mutex_init(&rds_lib->sock_lock, NULL);
+	rds_lib->chunks = rds_mem_zalloc("rds_slot_chunks",
+					 sizeof(*rds_lib->chunks) * nchunks);
+	if (rds_lib->chunks == NULL)
 		return -ENOMEM;
-	for (i = 0; i < conf->max_sockets; i++) {
-		struct rds_sock *rs = rds_mem_zalloc("rds_sock", sizeof(*rs));
-
-		if (rs == NULL)
-			return -ENOMEM;
-		rs->id = (int)i;
-		rte_spinlock_init(&rs->lock);
-		rte_spinlock_init(&rs->rlock);
-		rte_spinlock_init(&rs->cong_lock);
-		rds_lib->socks[i] = rs;
-	}
+	rds_lib->nb_slots = 0;
+	rds_lib->free_head = -1;
 	return 0;
 }
 
-static void rds_sock_release(struct rds_sock *rs);
+struct rds_slot *
+rds_slot_of(int s)
+{
+	uint32_t n;
 
-/* Engines are stopped: release what open sockets still hold. */
+	if (unlikely(rds_lib == NULL) || unlikely(s < 0))
+		return NULL;
+	n = __atomic_load_n(&rds_lib->nb_slots, __ATOMIC_ACQUIRE);
+	if (unlikely((uint32_t)s >= n))
+		return NULL;
+	return &rds_lib->chunks[s / RDS_SLOT_CHUNK][s % RDS_SLOT_CHUNK];
+}
+
+static void rds_sock_free(struct rds_sock *rs);
+
+/* Engines are stopped: free what open sockets still hold. */
 void
 rds_sock_close_all(void)
 {
 	uint32_t i;
 
-	if (rds_lib->socks == NULL)
+	if (rds_lib->chunks == NULL)
 		return;
-	for (i = 0; i < rds_lib->max_sockets; i++) {
-		struct rds_sock *rs = rds_lib->socks[i];
+	for (i = 0; i < rds_lib->nb_slots; i++) {
+		struct rds_slot *sl = rds_slot_of((int)i);
 
-		if (rs != NULL && rs->state != RDS_SOCK_FREE)
-			rds_sock_release(rs);
+		if (sl->body != NULL) {
+			rds_mr_sock_close(sl->body);
+			rds_sock_free(sl->body);
+		}
+		sl->body = NULL;
+		sl->state = RDS_SOCK_FREE;
 	}
 }
 
-/* Engines and their connections are gone: free the tables. */
 void
 rds_sock_table_fini(void)
 {
-	uint32_t i;
+	uint32_t i, nchunks;
 
-	if (rds_lib->socks != NULL)
-		for (i = 0; i < rds_lib->max_sockets; i++)
-			rds_mem_free(rds_lib->socks[i]);
-	rds_mem_free(rds_lib->socks);
-	rds_mem_free(rds_lib->bind_tab);
-	rds_lib->socks = NULL;
-	rds_lib->bind_tab = NULL;
+	if (rds_lib->chunks == NULL)
+		return;
+	nchunks = (rds_lib->max_sockets + RDS_SLOT_CHUNK - 1) / RDS_SLOT_CHUNK;
+	for (i = 0; i < nchunks; i++)
+		rds_mem_free(rds_lib->chunks[i]);
+	rds_mem_free(rds_lib->chunks);
+	rds_lib->chunks = NULL;
+	pthread_mutex_destroy(&rds_lib->sock_lock);
 }
 
 struct rds_sock *
-rds_sock_get(int s)
+rds_sock_engine_get(int id, uint32_t gen)
 {
+	struct rds_slot *sl = rds_slot_of(id);
+
+	if (sl == NULL ||
+	    __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) != RDS_SOCK_OPEN ||
+	    __atomic_load_n(&sl->gen, __ATOMIC_ACQUIRE) != gen)
+		return NULL;
+	return sl->body;
+}
+
+void
+rds_sock_foreach(void (*fn)(void *arg, struct rds_sock *rs), void *arg)
+{
+	uint32_t i, n = __atomic_load_n(&rds_lib->nb_slots, __ATOMIC_ACQUIRE);
 	struct rds_sock *rs;
 
-	if (rds_lib == NULL || s < 0 || (uint32_t)s >= rds_lib->max_sockets)
-		return NULL;
-	rs = rds_lib->socks[s];
-	if (__atomic_load_n(&rs->state, __ATOMIC_ACQUIRE) != RDS_SOCK_OPEN)
-		return NULL;
-	return rs;
+	for (i = 0; i < n; i++) {
+		rs = rds_sock_hold((int)i);
+		if (rs == NULL)
+			continue;
+		fn(arg, rs);
+		rds_sock_put(rs);
+	}
+}
+
+uint64_t
+rds_sock_mem(void)
+{
+	return rds_lib == NULL ? 0 :
+	       __atomic_load_n(&rds_lib->sock_mem, __ATOMIC_RELAXED) +
+	       rds_queue_mem_all();
 }
 
 struct rds_laddr *
 rds_laddr_find(const struct in6_addr *addr)
 {
-	unsigned int i;
+	void *data;
 
-	for (i = 0; i < rds_lib->nb_laddrs; i++)
-		if (rds_addr_eq(&rds_lib->laddrs[i].addr, addr))
-			return &rds_lib->laddrs[i];
-	return NULL;
-}
-
-static int32_t *
-rds_bind_slot(const struct rds_laddr *la, uint16_t port)
-{
-	return &rds_lib->bind_tab[(size_t)la->index * RDS_NB_PORTS + port];
-}
-
-struct rds_sock *
-rds_sock_lookup_bound(const struct rds_laddr *la, uint16_t port)
-{
-	int32_t id = __atomic_load_n(rds_bind_slot(la, port), __ATOMIC_ACQUIRE);
-
-	return id == 0 ? NULL : rds_lib->socks[id - 1];
+	if (rds_lib->laddr_hash == NULL ||
+	    rte_hash_lookup_data(rds_lib->laddr_hash, addr, &data) < 0)
+		return NULL;
+	return data;
 }
 
 uint64_t
@@ -122,8 +157,9 @@ rds_deadline(uint64_t timeo_ns)
 /*
  * One step of a blocking wait: drive the inline engines (a blocking call
  * must never deadlock on a thread that is also the engine's only driver),
- * then pause, and yield once it has waited a while. -ETIMEDOUT when the
- * deadline (0: none) passed.
+ * then pause, and yield once it has waited a while. -EBADF when the
+ * socket (if any) is being closed, -ETIMEDOUT when the deadline (0:
+ * none) passed.
  */
 int
 rds_sock_wait_step(struct rds_sock *rs, uint64_t deadline, uint64_t *spins)
@@ -131,14 +167,17 @@ rds_sock_wait_step(struct rds_sock *rs, uint64_t deadline, uint64_t *spins)
 	unsigned int i;
 	int work = 0;
 
-	RTE_SET_USED(rs);
+	if (rs != NULL && rds_sock_closing(rs))
+		return -EBADF;
 	if (deadline != 0 && rte_rdtsc() >= deadline)
 		return -ETIMEDOUT;
-	for (i = 0; i < rds_lib->nb_engines; i++) {
-		struct rds_engine *e = rds_lib->engines[i];
+	if (rds_lib->any_inline) {
+		for (i = 0; i < rds_lib->nb_engines; i++) {
+			struct rds_engine *e = rds_lib->engines[i];
 
-		if (e->lcore_id == RTE_RDS_ENGINE_INLINE)
-			work += rds_engine_try_poll(e);
+			if (e->lcore_id == RTE_RDS_ENGINE_INLINE)
+				work += rds_engine_try_poll(e);
+		}
 	}
 	if (work == 0) {
 		if (++*spins > 64)
@@ -149,120 +188,125 @@ rds_sock_wait_step(struct rds_sock *rs, uint64_t deadline, uint64_t *spins)
 	return 0;
 }
 
+/* Take a slot: the free list first, then the next never used. */
+static int
+rds_slot_alloc(void)
+{
+	struct rds_slot *sl;
+	int id = -1;
+	uint32_t c;
+
+	pthread_mutex_lock(&rds_lib->sock_lock);
+	if (rds_lib->free_head >= 0) {
+		id = rds_lib->free_head;
+		sl = rds_slot_of(id);
+		rds_lib->free_head = sl->next_free;
+	} else if (rds_lib->nb_slots < rds_lib->max_sockets) {
+		c = rds_lib->nb_slots / RDS_SLOT_CHUNK;
+		if (rds_lib->chunks[c] == NULL)
+			rds_lib->chunks[c] = rds_mem_zalloc("rds_slots",
+				sizeof(struct rds_slot) * RDS_SLOT_CHUNK);
+		if (rds_lib->chunks[c] != NULL) {
+			id = (int)rds_lib->nb_slots;
+			__atomic_store_n(&rds_lib->nb_slots, id + 1,
+					 __ATOMIC_RELEASE);
+		} else {
+			id = -2;
+		}
+	}
+	if (id >= 0)
+		rds_lib->nb_open++;
+	pthread_mutex_unlock(&rds_lib->sock_lock);
+	return id;
+}
+
+static void
+rds_slot_release(int id)
+{
+	struct rds_slot *sl = rds_slot_of(id);
+
+	pthread_mutex_lock(&rds_lib->sock_lock);
+	sl->body = NULL;
+	__atomic_fetch_add(&sl->gen, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&sl->state, RDS_SOCK_FREE, __ATOMIC_RELEASE);
+	sl->next_free = rds_lib->free_head;
+	rds_lib->free_head = id;
+	rds_lib->nb_open--;
+	pthread_mutex_unlock(&rds_lib->sock_lock);
+}
+
 int
 rte_rds_socket(void)
 {
-	struct rds_sock *rs = NULL;
-	uint32_t i, expect;
-	unsigned int e;
-	uint64_t spins = 0;
+	struct rds_sock *rs;
+	struct rds_slot *sl;
+	int id;
 
 	if (rds_lib == NULL)
 		return RDS_ERR(ENXIO);
-	for (i = 0; i < rds_lib->max_sockets; i++) {
-		expect = RDS_SOCK_FREE;
-		if (__atomic_compare_exchange_n(&rds_lib->socks[i]->state,
-				&expect, RDS_SOCK_CLOSING, false,
-				__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-			rs = rds_lib->socks[i];
-			break;
-		}
-	}
-	if (rs == NULL)
+	id = rds_slot_alloc();
+	if (id == -1)
 		return RDS_ERR(EMFILE);
-
-	rs->bound = false;
-	rs->la = NULL;
-	memset(&rs->bound_addr, 0, sizeof(rs->bound_addr));
-	rs->bound_port = 0;
-	rs->connected = false;
-	memset(&rs->conn_addr, 0, sizeof(rs->conn_addr));
-	rs->conn_port = 0;
+	if (id < 0)
+		return RDS_ERR(ENOMEM);
+	sl = rds_slot_of(id);
+	rs = rds_mem_zalloc("rds_sock", sizeof(*rs));
+	if (rs == NULL) {
+		rds_slot_release(id);
+		return RDS_ERR(ENOMEM);
+	}
+	__atomic_fetch_add(&rds_lib->sock_mem, sizeof(*rs), __ATOMIC_RELAXED);
+	rs->id = id;
+	rs->slot = sl;
+	rs->gen = __atomic_load_n(&sl->gen, __ATOMIC_ACQUIRE);
+	rte_spinlock_init(&rs->lock);
+	rte_spinlock_init(&rs->rlock);
+	rte_spinlock_init(&rs->cong_lock);
+	rte_spinlock_init(&rs->rx_prod_lock);
 	rs->trans_pinned = (uint32_t)RDS_TRANS_NONE;
 	rs->sndbuf = rds_lib->conf.sndbuf_default;
 	rs->rcvbuf = rds_lib->conf.rcvbuf_default;
-	rs->sndtimeo_ns = 0;
-	rs->rcvtimeo_ns = 0;
-	rs->snd_bytes = 0;
-	rs->rcv_bytes = 0;
-	rs->congested = false;
-	rs->rx_head = NULL;
-	rs->rx_next = 0;
-	rs->close_done = 0;
-	rs->recverr = 0;
-	rs->cong_monitor = 0;
-	rs->cong_mask = 0;
-	rs->cong_notify = 0;
 	rs->cong_track = rds_cong_generation();
 	rs->efd = -1;
-	rs->armed = 0;
-	rs->last_fcong = NULL;
-	for (e = 0; e < rds_lib->nb_engines; e++) {
-		TAILQ_INIT(&rs->eng[e].overflow);
-		TAILQ_INIT(&rs->eng[e].notify_overflow);
-		rs->eng[e].last_conn = NULL;
-		if (rds_chan_create(&rs->chan[e], rs->id, e) != 0) {
-			while (e-- > 0)
-				rds_chan_destroy(&rs->chan[e]);
-			__atomic_store_n(&rs->state, RDS_SOCK_FREE,
-					 __ATOMIC_RELEASE);
-			return RDS_ERR(ENOMEM);
-		}
-	}
-	__atomic_store_n(&rs->state, RDS_SOCK_OPEN, __ATOMIC_RELEASE);
-	/* Every engine polls the socket's channel from now on. */
-	for (e = 0; e < rds_lib->nb_engines; e++)
-		while (rte_ring_enqueue(rds_lib->engines[e]->admin, rs) != 0)
-			rds_sock_wait_step(rs, 0, &spins);
-	return rs->id;
-}
-
-static int
-rds_sock_pick_port(struct rds_sock *rs, struct rds_laddr *la)
-{
-	uint32_t start = 1024 + (uint32_t)rte_rand_max(RDS_NB_PORTS - 1024);
-	uint32_t k, port;
-	int32_t expect;
-
-	for (k = 0; k < RDS_NB_PORTS; k++) {
-		port = (start + k) % RDS_NB_PORTS;
-		if (port <= RDS_FLAG_PROBE_PORT)
-			continue;
-		expect = 0;
-		if (__atomic_compare_exchange_n(rds_bind_slot(la, port),
-				&expect, rs->id + 1, false,
-				__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-			return (int)port;
-	}
-	return -EADDRINUSE;
+	rs->home = -1;
+	rds_queue_init(&rs->req, RDS_REQ_QUEUE_MAX);
+	rds_queue_init(&rs->rxq, RDS_RX_QUEUE_MAX);
+	rds_queue_init(&rs->ntq, RDS_RX_QUEUE_MAX);
+	sl->body = rs;
+	__atomic_store_n(&sl->state, RDS_SOCK_OPEN, __ATOMIC_RELEASE);
+	return id;
 }
 
 int
 rte_rds_bind(int s, const struct sockaddr *addr, socklen_t addrlen)
 {
-	struct rds_sock *rs = rds_sock_get(s);
+	struct rds_sock *rs = rds_sock_hold(s);
 	const struct sockaddr_in *sin = (const struct sockaddr_in *)addr;
 	const struct rds_transport *t;
 	struct in6_addr a;
 	struct rds_laddr *la;
-	int32_t expect = 0;
-	int port, ret = 0;
+	uint16_t port;
+	int ret = 0;
 
 	if (rs == NULL)
 		return RDS_ERR(EBADF);
-	if (addr == NULL || addrlen < sizeof(sa_family_t))
-		return RDS_ERR(EINVAL);
-	if (addr->sa_family != AF_INET)
-		return RDS_ERR(EAFNOSUPPORT);
-	if (addrlen < sizeof(*sin))
-		return RDS_ERR(EINVAL);
-	if (sin->sin_addr.s_addr == htonl(INADDR_ANY) ||
+	if (addr == NULL || addrlen < sizeof(sa_family_t)) {
+		ret = -EINVAL;
+		goto put;
+	}
+	if (addr->sa_family != AF_INET) {
+		ret = -EAFNOSUPPORT;
+		goto put;
+	}
+	if (addrlen < sizeof(*sin) ||
+	    sin->sin_addr.s_addr == htonl(INADDR_ANY) ||
 	    sin->sin_addr.s_addr == htonl(INADDR_BROADCAST) ||
-	    IN_MULTICAST(ntohl(sin->sin_addr.s_addr)))
-		return RDS_ERR(EINVAL);
+	    IN_MULTICAST(ntohl(sin->sin_addr.s_addr)) ||
+	    ntohs(sin->sin_port) == RDS_FLAG_PROBE_PORT) {
+		ret = -EINVAL;
+		goto put;
+	}
 	port = ntohs(sin->sin_port);
-	if (port == RDS_FLAG_PROBE_PORT)
-		return RDS_ERR(EINVAL);
 	rds_addr_from_v4(&a, sin->sin_addr.s_addr);
 
 	rte_spinlock_lock(&rs->lock);
@@ -283,164 +327,205 @@ rte_rds_bind(int s, const struct sockaddr *addr, socklen_t addrlen)
 			goto out;
 		}
 	}
-	if (port == 0) {
-		port = rds_sock_pick_port(rs, la);
-		if (port < 0) {
-			ret = port;
-			goto out;
-		}
-	} else if (!__atomic_compare_exchange_n(rds_bind_slot(la, port),
-			&expect, rs->id + 1, false, __ATOMIC_ACQ_REL,
-			__ATOMIC_RELAXED)) {
-		ret = -EADDRINUSE;
+	ret = rds_bind_add(la, rs, &port);
+	if (ret != 0)
 		goto out;
-	}
 	rs->bound_addr = a;
-	rs->bound_port = (uint16_t)port;
+	rs->bound_port = port;
 	rs->la = la;
 	__atomic_store_n(&rs->bound, true, __ATOMIC_RELEASE);
 out:
 	rte_spinlock_unlock(&rs->lock);
+put:
+	rds_sock_put(rs);
 	return ret == 0 ? 0 : RDS_ERR(-ret);
 }
 
 int
 rte_rds_connect(int s, const struct sockaddr *addr, socklen_t addrlen)
 {
-	struct rds_sock *rs = rds_sock_get(s);
+	struct rds_sock *rs = rds_sock_hold(s);
 	const struct sockaddr_in *sin = (const struct sockaddr_in *)addr;
+	int ret = 0;
 
 	if (rs == NULL)
 		return RDS_ERR(EBADF);
 	if (addr == NULL || addrlen < sizeof(sa_family_t))
-		return RDS_ERR(EINVAL);
-	if (addr->sa_family != AF_INET)
-		return RDS_ERR(EAFNOSUPPORT);
-	if (addrlen < sizeof(*sin))
-		return RDS_ERR(EINVAL);
-	if (sin->sin_addr.s_addr == htonl(INADDR_ANY))
-		return RDS_ERR(EDESTADDRREQ);
-	if (sin->sin_addr.s_addr == htonl(INADDR_BROADCAST) ||
-	    IN_MULTICAST(ntohl(sin->sin_addr.s_addr)))
-		return RDS_ERR(EINVAL);
-	rte_spinlock_lock(&rs->lock);
-	rds_addr_from_v4(&rs->conn_addr, sin->sin_addr.s_addr);
-	rs->conn_port = ntohs(sin->sin_port);
-	rs->connected = true;
-	rte_spinlock_unlock(&rs->lock);
-	return 0;
+		ret = -EINVAL;
+	else if (addr->sa_family != AF_INET)
+		ret = -EAFNOSUPPORT;
+	else if (addrlen < sizeof(*sin))
+		ret = -EINVAL;
+	else if (sin->sin_addr.s_addr == htonl(INADDR_ANY))
+		ret = -EDESTADDRREQ;
+	else if (sin->sin_addr.s_addr == htonl(INADDR_BROADCAST) ||
+		 IN_MULTICAST(ntohl(sin->sin_addr.s_addr)))
+		ret = -EINVAL;
+	if (ret == 0) {
+		rte_spinlock_lock(&rs->lock);
+		rds_addr_from_v4(&rs->conn_addr, sin->sin_addr.s_addr);
+		rs->conn_port = ntohs(sin->sin_port);
+		rs->connected = true;
+		rte_spinlock_unlock(&rs->lock);
+	}
+	rds_sock_put(rs);
+	return ret == 0 ? 0 : RDS_ERR(-ret);
 }
 
 int
 rte_rds_getsockname(int s, struct sockaddr *addr, socklen_t *addrlen)
 {
-	struct rds_sock *rs = rds_sock_get(s);
+	struct rds_sock *rs = rds_sock_hold(s);
 	struct sockaddr_in sin;
 
 	if (rs == NULL)
 		return RDS_ERR(EBADF);
-	if (addr == NULL || addrlen == NULL)
+	if (addr == NULL || addrlen == NULL) {
+		rds_sock_put(rs);
 		return RDS_ERR(EINVAL);
+	}
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
+	rte_spinlock_lock(&rs->lock);
 	if (rs->bound) {
 		sin.sin_addr.s_addr = rds_addr_v4(&rs->bound_addr);
 		sin.sin_port = htons(rs->bound_port);
 	}
+	rte_spinlock_unlock(&rs->lock);
 	memcpy(addr, &sin, RTE_MIN((size_t)*addrlen, sizeof(sin)));
 	*addrlen = sizeof(sin);
+	rds_sock_put(rs);
+	return 0;
+}
+
+/*
+ * Queue a request on the socket and ring its home engine when the queue
+ * was idle. The first request fixes the home engine: the one that owns
+ * the first destination's connection, so that a socket talking to one
+ * peer never crosses engines. -ENOBUFS when the queue is full (and
+ * !wait), -EBADF when the socket is closing (and m is not its CLOSE).
+ */
+int
+rds_sock_request(struct rds_sock *rs, struct rds_msg *m, bool wait)
+{
+	uint64_t spins = 0;
+	int ret;
+
+	for (;;) {
+		rte_spinlock_lock(&rs->lock);
+		if (unlikely(rs->home < 0))
+			rs->home = m->type == RDS_MSG_DATA ? m->eng : 0;
+		ret = rds_queue_put(&rs->req, m);
+		rte_spinlock_unlock(&rs->lock);
+		if (likely(ret == 0))
+			break;
+		if (!wait)
+			return ret;
+		ret = rds_sock_wait_step(m->type == RDS_MSG_CLOSE ? NULL : rs,
+					 0, &spins);
+		if (ret < 0)
+			return ret;
+	}
+	if (__atomic_exchange_n(&rs->queued, 1, __ATOMIC_SEQ_CST) == 0)
+		rds_bell_ring(rds_lib->engines[rs->home], rs);
+	return 0;
+}
+
+/* A CANCEL or CLOSE request: queue it after the socket's messages and
+ * wait for every engine that may hold some to answer. */
+int
+rds_sock_request_wait(struct rds_sock *rs, struct rds_msg *m)
+{
+	uint64_t spins = 0;
+	int ret;
+
+	/* Nothing was ever queued: no engine holds anything of it. */
+	if (__atomic_load_n(&rs->home, __ATOMIC_ACQUIRE) < 0)
+		return 0;
+	m->pending = 1;
+	ret = rds_sock_request(rs, m, true);
+	if (ret != 0)
+		return ret;
+	while (__atomic_load_n(&m->pending, __ATOMIC_ACQUIRE) != 0)
+		rds_sock_wait_step(NULL, 0, &spins);
 	return 0;
 }
 
 /* Free what a closed socket holds; no engine references it any more. */
 static void
-rds_sock_release(struct rds_sock *rs)
+rds_sock_free(struct rds_sock *rs)
 {
-	unsigned int e;
-
-	for (e = 0; e < rds_lib->nb_engines; e++) {
-		rds_recv_drop_overflow(rds_lib->engines[e], rs);
-		rds_notify_drop_overflow(rds_lib->engines[e], rs);
-		rds_chan_destroy(&rs->chan[e]);
-	}
-	if (rs->cong_monitor)
-		rds_cong_monitor_count(-1);
-	rs->cong_monitor = 0;
-	if (rs->efd >= 0)
-		close(rs->efd);
-	rs->efd = -1;
+	rds_queue_fini(&rs->req);
+	rds_queue_fini(&rs->rxq);
+	rds_queue_fini(&rs->ntq);
 	rds_msg_free(rs->rx_head);
 	rs->rx_head = NULL;
+	if (rs->watched)
+		rds_cong_watch(rs, false);
+	if (rs->efd >= 0)
+		close(rs->efd);
 	/* Engines are done with it: its congestion bit can go. */
 	if (rs->congested && rs->la != NULL) {
 		rds_cong_clear(rs->la->cong, rs->bound_port);
 		rs->congested = false;
 		rds_cong_map_changed(~0ULL);
 	}
-	if (rs->bound && rs->la != NULL)
-		__atomic_store_n(rds_bind_slot(rs->la, rs->bound_port), 0,
-				 __ATOMIC_RELEASE);
-	rs->bound = false;
-	rs->gen++;
-	__atomic_store_n(&rs->state, RDS_SOCK_FREE, __ATOMIC_RELEASE);
+	if (rs->bound)
+		rds_bind_del(rs->la, rs->bound_port, rs);
+	__atomic_fetch_sub(&rds_lib->sock_mem, sizeof(*rs), __ATOMIC_RELAXED);
+	rds_mem_free(rs);
 }
 
 int
 rte_rds_close(int s)
 {
-	struct rds_sock *rs = rds_sock_get(s);
-	struct rds_msg *req[RTE_RDS_MAX_ENGINES];
+	struct rds_slot *sl = rds_slot_of(s);
+	struct rds_sock *rs;
+	struct rds_msg *req;
 	uint64_t spins = 0;
-	unsigned int e, n = rds_lib != NULL ? rds_lib->nb_engines : 0;
-	bool done;
+	uint32_t open = RDS_SOCK_OPEN;
 
-	if (rs == NULL)
+	if (sl == NULL)
 		return RDS_ERR(EBADF);
-	/* Requests first, so that a failure leaves the socket open. */
-	for (e = 0; e < n; e++) {
-		req[e] = rds_msg_alloc(0);
-		if (req[e] == NULL) {
-			while (e-- > 0)
-				rds_msg_free(req[e]);
-			return RDS_ERR(ENOMEM);
-		}
-		req[e]->type = RDS_MSG_CLOSE;
-		req[e]->sock = rs->id;
-		req[e]->all = 1;
-	}
-	rte_spinlock_lock(&rs->lock);
-	if (__atomic_load_n(&rs->state, __ATOMIC_ACQUIRE) != RDS_SOCK_OPEN) {
-		rte_spinlock_unlock(&rs->lock);
-		for (e = 0; e < n; e++)
-			rds_msg_free(req[e]);
+	/* The request first, so that a failure leaves the socket open. */
+	req = rds_msg_alloc(0);
+	if (req == NULL)
+		return RDS_ERR(ENOMEM);
+	if (!__atomic_compare_exchange_n(&sl->state, &open, RDS_SOCK_CLOSING,
+					 false, __ATOMIC_SEQ_CST,
+					 __ATOMIC_RELAXED)) {
+		rds_msg_free(req);
 		return RDS_ERR(EBADF);
 	}
-	__atomic_store_n(&rs->state, RDS_SOCK_CLOSING, __ATOMIC_RELEASE);
-	if (rs->bound) {
-		/* No engine finds the socket after this. */
-		__atomic_store_n(rds_bind_slot(rs->la, rs->bound_port), 0,
-				 __ATOMIC_RELEASE);
+	rs = sl->body;
+	/* Wake the calls waiting inside and wait for them to leave. */
+	rds_sock_wake_now(rs);
+	while (__atomic_load_n(&sl->refs, __ATOMIC_SEQ_CST) != 0) {
+		rds_sock_wait_step(NULL, 0, &spins);
+		if ((spins & 1023) == 0)
+			rds_sock_wake_now(rs);
 	}
-	rte_spinlock_unlock(&rs->lock);
+	/* No engine finds it by its port after this (no bind is under
+	 * way: no call is inside). */
+	if (rs->bound)
+		rds_bind_del(rs->la, rs->bound_port, rs);
 	/* Its regions go first: no peer reaches them after this. */
 	rds_mr_sock_close(rs);
-
-	/* Each engine cancels the socket's messages, drops what it holds
-	 * for it and stops polling its channel. */
-	for (e = 0; e < n; e++)
-		while (rds_chan_put(rs->chan[e].tx, rs->chan[e].base,
-				    req[e]) != 0)
-			rds_sock_wait_step(rs, 0, &spins);
-	do {
-		done = true;
-		for (e = 0; e < n; e++)
-			if (!__atomic_load_n(&req[e]->done, __ATOMIC_ACQUIRE))
-				done = false;
-		if (!done)
-			rds_sock_wait_step(rs, 0, &spins);
-	} while (!done);
-	for (e = 0; e < n; e++)
-		rds_msg_free(req[e]);
-	rds_sock_release(rs);
+	/* The engines cancel what it queued (after its last message) and
+	 * let it go. */
+	req->type = RDS_MSG_CLOSE;
+	req->sock = rs->id;
+	req->sock_gen = rs->gen;
+	req->laddr = rs->bound_addr;
+	req->all = 1;
+	rds_sock_request_wait(rs, req);
+	rds_msg_free(req);
+	/* The last doorbell taken, and every engine past the pass in which
+	 * it may have looked the socket up. */
+	while (__atomic_load_n(&rs->queued, __ATOMIC_SEQ_CST) != 0)
+		rds_sock_wait_step(NULL, 0, &spins);
+	rds_engines_quiesce();
+	rds_sock_free(rs);
+	rds_slot_release(s);
 	return 0;
 }

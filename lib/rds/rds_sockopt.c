@@ -39,70 +39,34 @@ rds_opt_timeo(const void *optval, socklen_t optlen, uint64_t *ns)
 	return 0;
 }
 
-/* RDS_CANCEL_SENT_TO: ask the engine(s) that may hold the socket's
- * messages to that destination to drop them, and wait until they did. */
+/* RDS_CANCEL_SENT_TO: queue the request after the socket's messages and
+ * wait until every engine that may hold some dropped them. */
 static int
 rds_cancel_sent_to(struct rds_sock *rs, const void *optval, socklen_t optlen)
 {
-	struct rds_msg *req[RTE_RDS_MAX_ENGINES];
 	const struct sockaddr_in *sin = optval;
-	unsigned int e, first = 0, n = rds_lib->nb_engines;
-	uint64_t spins = 0;
-	bool done;
-	int ret = 0;
+	struct rds_msg *req;
+	int ret;
 
 	if (!rs->bound)
 		return -ENOTCONN;
 	if (optval != NULL && optlen != 0 && optlen < sizeof(*sin))
 		return -EINVAL;
-	for (e = 0; e < n; e++) {
-		req[e] = rds_msg_alloc(0);
-		if (req[e] == NULL) {
-			while (e-- > 0)
-				rds_msg_free(req[e]);
-			return -ENOMEM;
-		}
-		req[e]->type = RDS_MSG_CANCEL;
-		req[e]->sock = rs->id;
-		req[e]->all = 1;
-	}
+	req = rds_msg_alloc(0);
+	if (req == NULL)
+		return -ENOMEM;
+	req->type = RDS_MSG_CANCEL;
+	req->sock = rs->id;
+	req->sock_gen = rs->gen;
+	req->laddr = rs->bound_addr;
+	req->all = 1;
 	if (optval != NULL && optlen != 0) {
-		struct in6_addr faddr;
-
-		/* One destination: only its engine holds its messages. */
-		rds_addr_from_v4(&faddr, sin->sin_addr.s_addr);
-		for (e = 0; e < n; e++) {
-			req[e]->faddr = faddr;
-			req[e]->dport = ntohs(sin->sin_port);
-			req[e]->all = 0;
-		}
-		first = rds_conn_engine_of(&rs->bound_addr, &faddr);
-		for (e = 0; e < n; e++)
-			if (e != first)
-				req[e]->done = 1;
+		rds_addr_from_v4(&req->faddr, sin->sin_addr.s_addr);
+		req->dport = ntohs(sin->sin_port);
+		req->all = 0;
 	}
-	for (e = 0; e < n; e++) {
-		if (req[e]->done)
-			continue;
-		rte_spinlock_lock(&rs->lock);
-		while (rds_chan_put(rs->chan[e].tx, rs->chan[e].base,
-				    req[e]) != 0) {
-			rte_spinlock_unlock(&rs->lock);
-			rds_sock_wait_step(rs, 0, &spins);
-			rte_spinlock_lock(&rs->lock);
-		}
-		rte_spinlock_unlock(&rs->lock);
-	}
-	do {
-		done = true;
-		for (e = 0; e < n; e++)
-			if (!__atomic_load_n(&req[e]->done, __ATOMIC_ACQUIRE))
-				done = false;
-		if (!done)
-			rds_sock_wait_step(rs, 0, &spins);
-	} while (!done);
-	for (e = 0; e < n; e++)
-		rds_msg_free(req[e]);
+	ret = rds_sock_request_wait(rs, req);
+	rds_msg_free(req);
 	return ret;
 }
 
@@ -125,16 +89,13 @@ rds_set_transport(struct rds_sock *rs, const void *optval, socklen_t optlen)
 	return 0;
 }
 
-int
-rte_rds_setsockopt(int s, int level, int optname, const void *optval,
-		   socklen_t optlen)
+static int
+rds_setsockopt(struct rds_sock *rs, int level, int optname,
+	       const void *optval, socklen_t optlen)
 {
-	struct rds_sock *rs = rds_sock_get(s);
 	uint64_t ns;
 	int v, ret = -ENOPROTOOPT;
 
-	if (rs == NULL)
-		return RDS_ERR(EBADF);
 	if (level == SOL_SOCKET) {
 		switch (optname) {
 		case SO_SNDBUF:
@@ -191,8 +152,8 @@ rte_rds_setsockopt(int s, int level, int optname, const void *optval,
 			if (ret != 0)
 				break;
 			rte_spinlock_lock(&rs->lock);
-			if ((v != 0) != (rs->cong_monitor != 0))
-				rds_cong_monitor_count(v != 0 ? 1 : -1);
+			if (v != 0)
+				rds_cong_watch(rs, true);
 			rs->cong_monitor = v != 0;
 			if (v == 0) {
 				__atomic_store_n(&rs->cong_mask, 0,
@@ -206,6 +167,20 @@ rte_rds_setsockopt(int s, int level, int optname, const void *optval,
 			break;
 		}
 	}
+	return ret;
+}
+
+int
+rte_rds_setsockopt(int s, int level, int optname, const void *optval,
+		   socklen_t optlen)
+{
+	struct rds_sock *rs = rds_sock_hold(s);
+	int ret;
+
+	if (rs == NULL)
+		return RDS_ERR(EBADF);
+	ret = rds_setsockopt(rs, level, optname, optval, optlen);
+	rds_sock_put(rs);
 	return ret == 0 ? 0 : RDS_ERR(-ret);
 }
 
@@ -237,7 +212,7 @@ int
 rte_rds_getsockopt(int s, int level, int optname, void *optval,
 		   socklen_t *optlen)
 {
-	struct rds_sock *rs = rds_sock_get(s);
+	struct rds_sock *rs = rds_sock_hold(s);
 	int ret = -ENOPROTOOPT;
 	uint32_t t;
 
@@ -270,7 +245,9 @@ rte_rds_getsockopt(int s, int level, int optname, void *optval,
 	} else if (level == SOL_RDS && optname >= RDS_INFO_FIRST &&
 		   optname <= RDS_INFO_LAST) {
 		/* As the kernel: the record size on success. */
+		rds_sock_put(rs);
 		return rte_rds_info(optname, optval, optlen);
 	}
+	rds_sock_put(rs);
 	return ret == 0 ? 0 : RDS_ERR(-ret);
 }

@@ -60,16 +60,15 @@ rds_tel_handle_info(const char *cmd, const char *params,
 	char buf[INET_ADDRSTRLEN];
 	struct rte_tel_data *addrs;
 	unsigned int i;
-	uint32_t a, open = 0;
+	uint32_t a, open;
 
 	RTE_SET_USED(cmd);
 	RTE_SET_USED(params);
 	if (rds_lib == NULL)
 		return -ENXIO;
-	for (i = 0; i < rds_lib->max_sockets; i++)
-		if (__atomic_load_n(&rds_lib->socks[i]->state,
-				    __ATOMIC_ACQUIRE) == RDS_SOCK_OPEN)
-			open++;
+	pthread_mutex_lock(&rds_lib->sock_lock);
+	open = rds_lib->nb_open;
+	pthread_mutex_unlock(&rds_lib->sock_lock);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "version", RTE_RDS_VERSION);
 	rte_tel_data_add_dict_int(d, "engines", (int)rds_lib->nb_engines);
@@ -82,10 +81,10 @@ rds_tel_handle_info(const char *cmd, const char *params,
 	for (i = 0; i < rds_lib->nb_laddrs; i++) {
 		char s[INET_ADDRSTRLEN + RTE_RDS_NAMESIZE + 2];
 
-		a = rds_addr_v4(&rds_lib->laddrs[i].addr);
+		a = rds_addr_v4(&rds_lib->laddrs[i]->addr);
 		inet_ntop(AF_INET, &a, buf, sizeof(buf));
 		snprintf(s, sizeof(s), "%s/%s", buf,
-			 rds_lib->laddrs[i].trans->name);
+			 rds_lib->laddrs[i]->trans->name);
 		rte_tel_data_add_array_string(addrs, s);
 	}
 	rte_tel_data_add_dict_container(d, "addresses", addrs, 0);
@@ -135,34 +134,43 @@ rds_tel_handle_conns(const char *cmd, const char *params,
 	return 0;
 }
 
+struct rds_tel_socks {
+	struct rte_tel_data *d;
+	unsigned int n;
+};
+
+static void
+rds_tel_sock(void *arg, struct rds_sock *rs)
+{
+	struct rds_tel_socks *t = arg;
+	char a[INET_ADDRSTRLEN], s[128];
+	uint32_t v4;
+
+	/* A telemetry array holds a bounded number of entries. */
+	if (t->n++ >= RTE_TEL_MAX_ARRAY_ENTRIES)
+		return;
+	v4 = rs->bound ? rds_addr_v4(&rs->bound_addr) : 0;
+	inet_ntop(AF_INET, &v4, a, sizeof(a));
+	snprintf(s, sizeof(s), "%d %s:%u snd=%" PRId64 "/%u rcv=%" PRId64
+		 "/%u%s", rs->id, a, rs->bound_port,
+		 __atomic_load_n(&rs->snd_bytes, __ATOMIC_RELAXED), rs->sndbuf,
+		 __atomic_load_n(&rs->rcv_bytes, __ATOMIC_RELAXED), rs->rcvbuf,
+		 rs->congested ? " congested" : "");
+	rte_tel_data_add_array_string(t->d, s);
+}
+
 static int
 rds_tel_handle_sockets(const char *cmd, const char *params,
 		       struct rte_tel_data *d)
 {
-	char a[INET_ADDRSTRLEN], s[128];
-	uint32_t i, v4;
+	struct rds_tel_socks t = { .d = d, .n = 0 };
 
 	RTE_SET_USED(cmd);
 	RTE_SET_USED(params);
 	if (rds_lib == NULL)
 		return -ENXIO;
 	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
-	for (i = 0; i < rds_lib->max_sockets; i++) {
-		struct rds_sock *rs = rds_lib->socks[i];
-
-		if (__atomic_load_n(&rs->state, __ATOMIC_ACQUIRE) !=
-		    RDS_SOCK_OPEN)
-			continue;
-		v4 = rs->bound ? rds_addr_v4(&rs->bound_addr) : 0;
-		inet_ntop(AF_INET, &v4, a, sizeof(a));
-		snprintf(s, sizeof(s), "%d %s:%u snd=%" PRId64 "/%u rcv=%"
-			 PRId64 "/%u%s", rs->id, a, rs->bound_port,
-			 __atomic_load_n(&rs->snd_bytes, __ATOMIC_RELAXED),
-			 rs->sndbuf,
-			 __atomic_load_n(&rs->rcv_bytes, __ATOMIC_RELAXED),
-			 rs->rcvbuf, rs->congested ? " congested" : "");
-		rte_tel_data_add_array_string(d, s);
-	}
+	rds_sock_foreach(rds_tel_sock, &t);
 	return 0;
 }
 

@@ -29,8 +29,6 @@ extern "C" {
 
 /** Most engines one library instance runs. */
 #define RTE_RDS_MAX_ENGINES 16
-/** Most local addresses one library instance serves. */
-#define RTE_RDS_MAX_ADDRS 16
 /** Length of a transport or device name, with its NUL. */
 #define RTE_RDS_NAMESIZE 32
 /** Engine lcore value that makes an engine inline (driven by the application). */
@@ -68,14 +66,28 @@ struct rte_rds_addr_conf {
 	char dev[RTE_RDS_NAMESIZE];
 };
 
-/** Library configuration, filled with defaults by rte_rds_conf_init(). */
+/** Local addresses a configuration holds inline; more go to the heap. */
+#define RTE_RDS_CONF_INLINE_ADDRS 16
+
+/**
+ * Library configuration, filled with defaults by rte_rds_conf_init().
+ * Addresses are added with rte_rds_conf_add_addr(), with no fixed limit:
+ * the first RTE_RDS_CONF_INLINE_ADDRS in addr[], the others in an array
+ * it allocates, which rte_rds_conf_free() frees (rte_rds_init() keeps a
+ * copy of its own). rte_rds_conf_addr() reads any of them.
+ */
 struct rte_rds_conf {
 	uint16_t nb_engines;		/**< engines, 1..RTE_RDS_MAX_ENGINES */
-	uint16_t nb_addrs;		/**< local addresses, 0..RTE_RDS_MAX_ADDRS */
+	uint32_t nb_addrs;		/**< local addresses (no fixed limit) */
 	struct rte_rds_engine_conf engine[RTE_RDS_MAX_ENGINES]; /**< engines */
-	struct rte_rds_addr_conf addr[RTE_RDS_MAX_ADDRS]; /**< addresses */
-	uint32_t max_sockets;		/**< socket table size (default 1024) */
-	uint32_t nb_small_bufs;		/**< pooled small message buffers (default 32767) */
+	/** The first addresses. */
+	struct rte_rds_addr_conf addr[RTE_RDS_CONF_INLINE_ADDRS];
+	/** Addresses RTE_RDS_CONF_INLINE_ADDRS.. nb_addrs - 1, or NULL. */
+	struct rte_rds_addr_conf *addr_more;
+	uint32_t max_sockets;		/**< most open sockets (default 65536;
+					 * slots are made as handles are used) */
+	uint64_t buf_cache_bytes;	/**< free message buffers over 16 KiB
+					 * kept for reuse (default 64 MiB) */
 	uint32_t sndbuf_default;	/**< SO_SNDBUF default (kernel wmem_default: 212992) */
 	uint32_t rcvbuf_default;	/**< SO_RCVBUF default (kernel rmem_default: 212992) */
 	uint32_t reconnect_min_ms;	/**< reconnect backoff floor (1 ms) */
@@ -112,11 +124,34 @@ void rte_rds_conf_init(struct rte_rds_conf *conf);
  * @param dev
  *   Transport device name, or NULL.
  * @return
- *   0, or -1 with rte_errno EINVAL (bad address or name) or ENOSPC
- *   (RTE_RDS_MAX_ADDRS reached).
+ *   0, or -1 with rte_errno EINVAL (bad address or name) or ENOMEM.
  */
 int rte_rds_conf_add_addr(struct rte_rds_conf *conf, const char *ip,
 			  const char *transport, const char *dev);
+
+/**
+ * Free what rte_rds_conf_add_addr() allocated in a configuration (the
+ * addresses past RTE_RDS_CONF_INLINE_ADDRS); the configuration is left
+ * with no address. Needed only with more than RTE_RDS_CONF_INLINE_ADDRS
+ * addresses; harmless otherwise.
+ *
+ * @param conf
+ *   Configuration, or NULL.
+ */
+void rte_rds_conf_free(struct rte_rds_conf *conf);
+
+/**
+ * One address of a configuration.
+ *
+ * @param conf
+ *   Configuration.
+ * @param i
+ *   Index, 0..nb_addrs - 1.
+ * @return
+ *   The address, or NULL for a bad index.
+ */
+const struct rte_rds_addr_conf *
+rte_rds_conf_addr(const struct rte_rds_conf *conf, uint32_t i);
 
 /**
  * Create the library instance: engines, socket table, buffers,

@@ -830,7 +830,7 @@ test_connections(void)
 		       c4[i].tos);
 		CU_ASSERT(memchr(c4[i].transport, '\0',
 				 sizeof(c4[i].transport)) != NULL);
-		CU_ASSERT_STRING_EQUAL((const char *)c4[i].transport, "loop");
+		CU_ASSERT_STRING_EQUAL((const char *)c4[i].transport, "loopback");
 		CU_ASSERT(c4[i].flags & RDS_INFO_CONNECTION_FLAG_CONNECTED);
 		CU_ASSERT(!(c4[i].flags & RDS_INFO_CONNECTION_FLAG_CONNECTING));
 		/* Everything was transmitted. */
@@ -855,7 +855,7 @@ test_connections(void)
 		uint64_t tx;
 
 		memcpy(&tx, &c6[i].next_tx_seq, sizeof(tx));
-		CU_ASSERT_STRING_EQUAL((const char *)c6[i].transport, "loop");
+		CU_ASSERT_STRING_EQUAL((const char *)c6[i].transport, "loopback");
 		CU_ASSERT(c6[i].flags & RDS_INFO_CONNECTION_FLAG_CONNECTED);
 		CU_ASSERT(tx > 1);
 		if (in6_eq(&c6[i].laddr, &m1) && in6_eq(&c6[i].faddr, &m2))
@@ -1116,7 +1116,7 @@ recv_notes(int s, size_t clen, int flags, uint64_t *tok, int32_t *st,
 static void
 queue_note(int s, uint64_t token, int32_t status)
 {
-	rds_notify_queue(rds_engine_get(0), rds_lib->socks[s], token, status);
+	rds_notify_queue(rds_engine_get(0), rds_slot_of(s)->body, token, status);
 }
 
 static void

@@ -76,7 +76,7 @@ cap_xmit(struct rds_conn *c, struct rds_msg *m)
 	if (cap.n >= cap.room)
 		return -EAGAIN;
 	rds_msg_hdr(c, m, &h);
-	return cap_record(&h, m->data, m->len);
+	return cap_record(&h, rds_msg_data(m), m->len);
 }
 
 static int
@@ -102,6 +102,21 @@ static const struct rds_transport cap_transport = {
 RDS_TRANSPORT_REGISTER(cap_transport);
 
 /* ------------------------------------------------------------------ */
+
+static struct rds_sock *
+sock_body(int s)
+{
+	return rds_slot_of(s)->body;
+}
+
+/* The reconnect backoff ends now. */
+static void
+skip_backoff(struct rds_conn *c)
+{
+	rds_timer_cancel(c->eng, &c->conn_timer);
+	c->reconnect_due = true;
+	rds_conn_ready(c);
+}
 
 static struct sockaddr_in peer_sin(uint16_t port)
 {
@@ -243,7 +258,7 @@ test_sequence_and_map_on_connect(void)
 	CU_ASSERT_EQUAL(cap.f[i0].h.len, 100);
 	CU_ASSERT_EQUAL(cap.f[i0].data[99], 0xab);
 	CU_ASSERT_EQUAL(cap.f[i0].h.flags & RDS_FLAG_RETRANSMITTED, 0);
-	CU_ASSERT_EQUAL(rds_lib->socks[s]->snd_bytes, 300);
+	CU_ASSERT_EQUAL(sock_body(s)->snd_bytes, 300);
 	teardown();
 }
 
@@ -297,7 +312,7 @@ test_ack_release(void)
 	TAILQ_FOREACH(m, &c->retrans_q, link)
 		n++;
 	CU_ASSERT_EQUAL(n, 5);
-	CU_ASSERT_EQUAL(rds_lib->socks[s]->snd_bytes, 5000);
+	CU_ASSERT_EQUAL(sock_body(s)->snd_bytes, 5000);
 	/* An ACK-only frame acknowledging 3 releases 1..3, in order. */
 	CU_ASSERT_EQUAL(feed(0, 3, 0, 0, 0, NULL, 0), 0);
 	n = 0;
@@ -305,11 +320,11 @@ test_ack_release(void)
 		n++;
 	CU_ASSERT_EQUAL(n, 2);
 	CU_ASSERT_EQUAL(TAILQ_FIRST(&c->retrans_q)->seq, 4);
-	CU_ASSERT_EQUAL(rds_lib->socks[s]->snd_bytes, 2000);
+	CU_ASSERT_EQUAL(sock_body(s)->snd_bytes, 2000);
 	/* An ACK piggybacked on a data frame releases the rest. */
 	CU_ASSERT_EQUAL(feed(1, 5, 6000, 9999, 0, "x", 1), 0);
 	CU_ASSERT(TAILQ_EMPTY(&c->retrans_q));
-	CU_ASSERT_EQUAL(rds_lib->socks[s]->snd_bytes, 0);
+	CU_ASSERT_EQUAL(sock_body(s)->snd_bytes, 0);
 	CU_ASSERT_EQUAL(rds_test_stats().s_send_acked, 5);
 	CU_ASSERT_EQUAL(rds_test_stats().s_recv_ack, 1);
 	teardown();
@@ -437,7 +452,7 @@ test_ping_and_unbound(void)
 	/* A message to an unbound port vanishes, counted. */
 	CU_ASSERT_EQUAL(feed(3, 0, 7777, 4321, 0, "lost", 4), 0);
 	CU_ASSERT_EQUAL(rds_test_stats().s_recv_drop_no_sock, 1);
-	CU_ASSERT_EQUAL(rds_lib->socks[s]->rcv_bytes, 0);
+	CU_ASSERT_EQUAL(sock_body(s)->rcv_bytes, 0);
 	teardown();
 }
 
@@ -529,7 +544,7 @@ test_local_congestion_hysteresis(void)
 	CU_ASSERT_TRUE(rds_cong_test(lmap, 4000));
 	/* Messages still arrive at a congested port (rds(7)). */
 	CU_ASSERT_EQUAL(feed(seq++, 0, 6000, 4000, 0, payload, 1000), 0);
-	CU_ASSERT_EQUAL(rds_lib->socks[s]->rcv_bytes, 12000);
+	CU_ASSERT_EQUAL(sock_body(s)->rcv_bytes, 12000);
 	poll_n(2);
 	CU_ASSERT_EQUAL(count_maps(), maps + 1);
 	CU_ASSERT_EQUAL(cap.f[cap.n - 1].h.flags, RDS_FLAG_CONG_BITMAP);
@@ -594,7 +609,7 @@ test_reconnect_backoff(void)
 	/* Each failed attempt doubles the ceiling, up to the maximum. */
 	for (i = 0; i < RTE_DIM(ceil_seen); i++) {
 		ceil_seen[i] = c->reconnect_ceil_ms;
-		c->reconnect_at_tsc = 0;	/* skip the wait */
+		skip_backoff(c);
 		poll_n(1);
 	}
 	for (i = 1; i < RTE_DIM(ceil_seen); i++)
@@ -602,13 +617,15 @@ test_reconnect_backoff(void)
 	CU_ASSERT(ceil_seen[0] >= 1);
 	CU_ASSERT(cap.connects >= RTE_DIM(ceil_seen));
 	/* The wait is respected: no attempt before reconnect_at. */
-	c->reconnect_at_tsc = rte_rdtsc() + rte_get_tsc_hz() * 100;
+	rds_timer_arm(c->eng, &c->conn_timer,
+		      rte_rdtsc() + rte_get_tsc_hz() * 100);
+	c->reconnect_due = false;
 	i = cap.connects;
 	poll_n(5);
 	CU_ASSERT_EQUAL(cap.connects, i);
 	/* Once the transport connects the message goes out. */
 	cap.connect_err = 0;
-	c->reconnect_at_tsc = 0;
+	skip_backoff(c);
 	poll_n(2);
 	CU_ASSERT_EQUAL(c->state, RDS_CONN_UP);
 	CU_ASSERT_EQUAL(c->reconnect_ceil_ms, 0);
@@ -639,12 +656,12 @@ test_cancel_engine_side(void)
 		n++;
 	}
 	CU_ASSERT_EQUAL(n, 2);
-	CU_ASSERT_EQUAL(rds_lib->socks[s]->snd_bytes, 200);
+	CU_ASSERT_EQUAL(sock_body(s)->snd_bytes, 200);
 	/* Without an address: everything. */
 	CU_ASSERT_EQUAL(rte_rds_setsockopt(s, SOL_RDS, RDS_CANCEL_SENT_TO,
 					   NULL, 0), 0);
 	CU_ASSERT(TAILQ_EMPTY(&c->retrans_q));
-	CU_ASSERT_EQUAL(rds_lib->socks[s]->snd_bytes, 0);
+	CU_ASSERT_EQUAL(sock_body(s)->snd_bytes, 0);
 	CU_ASSERT_EQUAL(rds_test_stats().s_send_cancelled, 5);
 	teardown();
 }

@@ -112,7 +112,7 @@ static const char *ctx = "";
 /* A stub transport with the kernel's TCP id. */
 
 static int
-fake_laddr_check(const struct rds_laddr *la)
+fake_laddr_check(struct rds_laddr *la)
 {
 	return strcmp(la->dev, "nodev") == 0 ? -ENODEV : 0;
 }
@@ -139,7 +139,6 @@ static void
 std_conf(struct rte_rds_conf *conf)
 {
 	rds_test_conf(conf, RTE_RDS_ENGINE_INLINE, RTE_RDS_IDLE_BUSY);
-	conf->nb_small_bufs = 8192;
 }
 
 static int
@@ -365,8 +364,8 @@ test_conf_defaults_and_add_addr(void)
 	CU_ASSERT_EQUAL(conf.nb_addrs, 0);
 	CU_ASSERT_EQUAL(conf.engine[0].lcore_id, RTE_RDS_ENGINE_INLINE);
 	CU_ASSERT_EQUAL(conf.engine[0].idle, RTE_RDS_IDLE_YIELD);
-	CU_ASSERT_EQUAL(conf.max_sockets, 1024);
-	CU_ASSERT_EQUAL(conf.nb_small_bufs, 32767);
+	CU_ASSERT_EQUAL(conf.max_sockets, 65536);
+	CU_ASSERT_EQUAL(conf.buf_cache_bytes, 64u << 20);
 	CU_ASSERT_EQUAL(conf.sndbuf_default, DEF_BUF);
 	CU_ASSERT_EQUAL(conf.rcvbuf_default, DEF_BUF);
 	CU_ASSERT_EQUAL(conf.reconnect_min_ms, 1);
@@ -405,15 +404,20 @@ test_conf_defaults_and_add_addr(void)
 	CU_ASSERT_STRING_EQUAL(conf.addr[0].transport, "eth");
 	CU_ASSERT_STRING_EQUAL(conf.addr[0].dev, "net_ring0");
 
-	/* Up to RTE_RDS_MAX_ADDRS, then ENOSPC. */
-	for (i = 1; i < RTE_RDS_MAX_ADDRS; i++) {
-		snprintf(ip, sizeof(ip), "10.0.0.%u", i + 1);
+	/* No small fixed limit: past the inline ones, in order. */
+	for (i = 1; i < 1000; i++) {
+		snprintf(ip, sizeof(ip), "10.0.%u.%u", i / 250, i % 250 + 1);
 		EXPECT_OK(rte_rds_conf_add_addr(&conf, ip, "loop", NULL));
 	}
-	CU_ASSERT_EQUAL(conf.nb_addrs, RTE_RDS_MAX_ADDRS);
-	EXPECT_ERR(rte_rds_conf_add_addr(&conf, "10.0.1.1", "loop", NULL),
-		   ENOSPC);
-	CU_ASSERT_EQUAL(conf.nb_addrs, RTE_RDS_MAX_ADDRS);
+	CU_ASSERT_EQUAL(conf.nb_addrs, 1000);
+	CU_ASSERT_PTR_NULL(rte_rds_conf_addr(&conf, 1000));
+	for (i = 1; i < 1000; i++) {
+		snprintf(ip, sizeof(ip), "10.0.%u.%u", i / 250, i % 250 + 1);
+		CU_ASSERT_EQUAL(rte_rds_conf_addr(&conf, i)->addr.s_addr,
+				inet_addr(ip));
+	}
+	rte_rds_conf_free(&conf);
+	CU_ASSERT_EQUAL(conf.nb_addrs, 0);
 }
 
 static void

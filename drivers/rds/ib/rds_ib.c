@@ -16,8 +16,6 @@
 RTE_LOG_REGISTER(rds_ib_logtype, pmd.rds.ib, INFO);
 
 unsigned int rds_ib_slot;
-struct rds_ib_dev *rds_ib_laddr_dev[RTE_RDS_MAX_ADDRS];
-struct rdma_cm_id *rds_ib_listen_ids[RTE_RDS_MAX_ADDRS];
 static bool rds_ib_wanted;	/* some local address is "ib" */
 static uint32_t rds_ib_inject_gen;
 
@@ -77,7 +75,7 @@ rds_ib_init(const struct rte_rds_conf *conf)
 
 	rds_ib_wanted = false;
 	for (i = 0; i < conf->nb_addrs; i++)
-		if (strcmp(conf->addr[i].transport, "ib") == 0)
+		if (strcmp(rte_rds_conf_addr(conf, i)->transport, "ib") == 0)
 			rds_ib_wanted = true;
 	for (i = 0; i < rds_transport_count(); i++)
 		if (rds_transport_at(i)->trans_id == RDS_TRANS_IB)
@@ -95,17 +93,30 @@ rds_ib_fini(void)
 	for (i = 0; i < rds_ib_nb_devs; i++)
 		ibv_dealloc_pd(rds_ib_devs[i].pd);
 	rds_ib_nb_devs = 0;
-	memset(rds_ib_laddr_dev, 0, sizeof(rds_ib_laddr_dev));
+	for (i = 0; i < rds_lib->nb_laddrs; i++) {
+		struct rds_laddr *la = rds_lib->laddrs[i];
+
+		if (la->trans == &rds_ib_transport) {
+			rds_mem_free(la->tp);
+			la->tp = NULL;
+		}
+	}
 }
 
 /* The address must belong to an RDMA device: bind an id to it. */
 static int
-rds_ib_laddr_check(const struct rds_laddr *la)
+rds_ib_laddr_check(struct rds_laddr *la)
 {
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *id = NULL;
+	struct rds_ib_laddr *il;
 	struct sockaddr_in sin;
 	int ret = -EADDRNOTAVAIL;
+
+	il = rds_mem_zalloc("rds_ib_laddr", sizeof(*il));
+	if (il == NULL)
+		return -ENOMEM;
+	la->tp = il;
 
 	ch = rdma_create_event_channel();
 	if (ch == NULL) {
@@ -121,8 +132,8 @@ rds_ib_laddr_check(const struct rds_laddr *la)
 		    id->verbs != NULL) {
 			/* Its device's PD: memory registers before any
 			 * connection exists. */
-			rds_ib_laddr_dev[la->index] = rds_ib_dev_get(id->verbs);
-			ret = rds_ib_laddr_dev[la->index] != NULL ? 0 : -ENODEV;
+			il->dev = rds_ib_dev_get(id->verbs);
+			ret = il->dev != NULL ? 0 : -ENODEV;
 		}
 		rdma_destroy_id(id);
 	}
@@ -155,6 +166,7 @@ rds_ib_engine_init(struct rds_engine *e)
 	ie->inject_seen = __atomic_load_n(&rds_ib_inject_gen,
 					  __ATOMIC_ACQUIRE);
 	e->tp[rds_ib_slot] = ie;
+	rds_engine_poll_transport(e, &rds_ib_transport);
 	ie->ch = rdma_create_event_channel();
 	if (ie->ch == NULL)
 		return -ENODEV;
@@ -276,8 +288,9 @@ rds_ib_poll(struct rds_engine *e)
 	return work;
 }
 
-static const struct rds_transport rds_ib_transport = {
+const struct rds_transport rds_ib_transport = {
 	.name = "ib",
+	.info_name = "infiniband",
 	.trans_id = RDS_TRANS_IB,
 	.flags = RDS_TRANS_F_RDMA,	/* plain verbs: no masked atomics */
 	.init = rds_ib_init,

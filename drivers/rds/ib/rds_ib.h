@@ -140,10 +140,21 @@ struct rds_ib_handoff {
 	uint8_t priv_len;
 };
 
+/* Per local ib address (rds_laddr.tp). */
+struct rds_ib_laddr {
+	struct rds_ib_dev *dev;		/* its device: regions register there */
+	struct rdma_cm_id *listen;	/* its RDMA-CM listener */
+};
+
+static inline struct rds_ib_laddr *
+rds_ib_laddr(const struct rds_laddr *la)
+{
+	return la->tp;
+}
+
 /* rds_ib.c */
-extern struct rds_ib_dev *rds_ib_laddr_dev[RTE_RDS_MAX_ADDRS];
 extern unsigned int rds_ib_slot;
-extern struct rdma_cm_id *rds_ib_listen_ids[RTE_RDS_MAX_ADDRS];
+extern const struct rds_transport rds_ib_transport;
 bool rds_ib_is_listener(const struct rdma_cm_id *id);
 void rds_ib_unlisten(void);
 struct rds_ib_engine *rds_ib_engine(struct rds_engine *e);

@@ -243,7 +243,7 @@ rds_ib_established(struct rds_ib_conn *ic, const struct rdma_cm_event *ev)
 		    p->dp_cmn.ricpc_protocol_major != 3 ||
 		    p->dp_cmn.ricpc_protocol_minor != 1) {
 			IB_LOG(ERR, "peer chose a protocol other than 3.1");
-			c->drop_pending = true;
+			rds_conn_error(c, NULL);
 			return;
 		}
 		ic->version = RDS_PROTOCOL_3_1;
@@ -279,20 +279,20 @@ rds_ib_conn_event(struct rds_engine *e, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		ic->cstate = RDS_IB_RESOLVING_ROUTE;
 		if (rdma_resolve_route(ev->id, RDS_IB_RESOLVE_TIMEOUT_MS) != 0)
-			ic->c->drop_pending = true;
+			rds_conn_error(ic->c, NULL);
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
 		ret = rds_ib_setup_qp(ic, ev->id);
 		if (ret != 0) {
 			IB_LOG(ERR, "QP set-up failed: %s", strerror(-ret));
-			ic->c->drop_pending = true;
+			rds_conn_error(ic->c, NULL);
 			break;
 		}
 		rds_ib_fill_priv(&priv, ic->c, RDS_PROTOCOL_3_1);
 		rds_ib_conn_param(&cp, &priv, ic->dev);
 		ic->cstate = RDS_IB_CONNECTING;
 		if (rdma_connect(ev->id, &cp) != 0)
-			ic->c->drop_pending = true;
+			rds_conn_error(ic->c, NULL);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		rds_ib_established(ic, ev);
@@ -305,12 +305,12 @@ rds_ib_conn_event(struct rds_engine *e, struct rdma_cm_event *ev)
 		ie->stats.cm_errors++;
 		IB_LOG(DEBUG, "connect failed: %s (status %d)",
 		       rdma_event_str(ev->event), ev->status);
-		ic->c->drop_pending = true;
+		rds_conn_error(ic->c, NULL);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
-		ic->c->drop_pending = true;
+		rds_conn_error(ic->c, NULL);
 		break;
 	default:
 		break;
@@ -405,7 +405,7 @@ rds_ib_accept(struct rds_engine *e, struct rds_ib_handoff *h)
 		rdma_reject(h->id, NULL, 0);
 		rds_ib_teardown(ic);	/* destroys h->id */
 		if (c->state != RDS_CONN_DOWN)
-			c->drop_pending = true;	/* back off, try again */
+			rds_conn_error(c, NULL);	/* back off, try again */
 		return;
 	}
 	rds_ib_set_flow_control(ic,
@@ -425,7 +425,7 @@ rds_ib_accept(struct rds_engine *e, struct rds_ib_handoff *h)
 	c->state = RDS_CONN_CONNECTING;	/* no active attempt meanwhile */
 	if (rdma_accept(ic->cm_id, &cp) != 0) {
 		IB_LOG(ERR, "rdma_accept: %s", strerror(errno));
-		c->drop_pending = true;
+		rds_conn_error(c, NULL);
 	}
 }
 
@@ -501,9 +501,13 @@ rds_ib_is_listener(const struct rdma_cm_id *id)
 {
 	unsigned int i;
 
-	for (i = 0; id != NULL && i < RTE_RDS_MAX_ADDRS; i++)
-		if (rds_ib_listen_ids[i] == id)
+	for (i = 0; id != NULL && i < rds_lib->nb_laddrs; i++) {
+		struct rds_laddr *la = rds_lib->laddrs[i];
+
+		if (la->trans == &rds_ib_transport && la->tp != NULL &&
+		    rds_ib_laddr(la)->listen == id)
 			return true;
+	}
 	return false;
 }
 
@@ -512,10 +516,16 @@ rds_ib_unlisten(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < RTE_RDS_MAX_ADDRS; i++) {
-		if (rds_ib_listen_ids[i] != NULL)
-			rdma_destroy_id(rds_ib_listen_ids[i]);
-		rds_ib_listen_ids[i] = NULL;
+	for (i = 0; rds_lib != NULL && i < rds_lib->nb_laddrs; i++) {
+		struct rds_laddr *la = rds_lib->laddrs[i];
+		struct rds_ib_laddr *il;
+
+		if (la->trans != &rds_ib_transport || la->tp == NULL)
+			continue;
+		il = rds_ib_laddr(la);
+		if (il->listen != NULL)
+			rdma_destroy_id(il->listen);
+		il->listen = NULL;
 	}
 }
 
@@ -533,11 +543,12 @@ rds_ib_listen(struct rds_engine *e, uint16_t port)
 	int err;
 
 	for (i = 0; i < rds_lib->nb_laddrs; i++) {
-		struct rds_laddr *la = &rds_lib->laddrs[i];
-		struct rdma_cm_id **id = &rds_ib_listen_ids[i];
+		struct rds_laddr *la = rds_lib->laddrs[i];
+		struct rdma_cm_id **id;
 
 		if (la->trans->trans_id != RDS_TRANS_IB)
 			continue;
+		id = &rds_ib_laddr(la)->listen;
 		if (rdma_create_id(ie->ch, id, NULL, RDMA_PS_TCP) != 0)
 			return -errno;
 		memset(&sin, 0, sizeof(sin));

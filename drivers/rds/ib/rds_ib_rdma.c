@@ -108,7 +108,7 @@ rds_ib_mr_cache_flush(void)
 int
 rds_ib_mr_reg(const struct rds_laddr *la, struct rds_mr *mr)
 {
-	struct rds_ib_dev *d = rds_ib_laddr_dev[la->index];
+	struct rds_ib_dev *d = rds_ib_laddr(la)->dev;
 	struct rds_ib_mr_priv *p;
 	struct ibv_mr *imr;
 	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;

@@ -60,8 +60,7 @@ rds_ib_recv_reset(struct rds_ib_conn *ic)
 static void
 rds_ib_conn_error(struct rds_ib_conn *ic, const char *why)
 {
-	IB_LOG(DEBUG, "%s; forcing reconnect", why);
-	ic->c->drop_pending = true;
+	rds_conn_error(ic->c, why);
 }
 
 /* One received SEND: header plus len bytes of data. */
@@ -86,7 +85,7 @@ rds_ib_process(struct rds_ib_conn *ic, const uint8_t *slot, uint32_t len)
 		ic->credits += h.credit;
 	/* ACK-only frames may come between the fragments of a message. */
 	if (len == 0 && h.sport == 0 && h.dport == 0 && h.len == 0) {
-		rds_recv_frame(c, wire, NULL, 0);
+		rds_recv_hdr(c, &h, NULL, 0, NULL);
 		return;
 	}
 	if (ic->rx_msg == NULL) {
@@ -97,7 +96,7 @@ rds_ib_process(struct rds_ib_conn *ic, const uint8_t *slot, uint32_t len)
 				rds_ib_conn_error(ic, "fragment length");
 				return;
 			}
-			if (rds_recv_frame(c, wire, data, len) == -ENOMEM)
+			if (rds_recv_hdr(c, &h, data, len, NULL) == -ENOMEM)
 				rds_ib_conn_error(ic, "no memory");
 			return;
 		}
@@ -137,18 +136,18 @@ rds_ib_process(struct rds_ib_conn *ic, const uint8_t *slot, uint32_t len)
 	/* Every fragment's ACK counts, not only the last one's. */
 	if (h.ack != 0)
 		rds_send_drop_acked(c, h.ack);
-	memcpy(ic->rx_msg->data + ic->rx_off, data, len);
+	memcpy(ic->rx_msg->buf + ic->rx_off, data, len);
 	ic->rx_off += len;
 	if (ic->rx_off < ic->rx_info.len)
 		return;
-	/* Complete: the last fragment's header carries the newest ACK. */
-	ic->rx_hdr = *wire;
+	/* Complete: the last fragment's header carries the newest ACK
+	 * (already applied above). */
 	{
 		struct rds_msg *m = ic->rx_msg;
 
 		ic->rx_msg = NULL;
 		ic->rx_off = 0;
-		if (rds_recv_frame_msg(c, &ic->rx_hdr, m) == -ENOMEM)
+		if (rds_recv_hdr(c, &h, NULL, m->len, m) == -ENOMEM)
 			rds_ib_conn_error(ic, "no memory");
 	}
 }
@@ -172,7 +171,7 @@ rds_ib_poll_recv(struct rds_ib_conn *ic)
 				IB_LOG(DEBUG, "receive completion: %s",
 				       ibv_wc_status_str(wc[i].status));
 			}
-			ic->c->drop_pending = true;
+			rds_conn_error(ic->c, NULL);
 			continue;
 		}
 		ie->stats.rx_frames++;
@@ -186,7 +185,7 @@ rds_ib_poll_recv(struct rds_ib_conn *ic)
 		if (ic->qp == NULL)
 			return (unsigned int)n;
 		if (rds_ib_recv_post(ic, slot) != 0) {
-			ic->c->drop_pending = true;
+			rds_conn_error(ic->c, NULL);
 		} else if (rds_lib->conf.ib_flow_control) {
 			/* Many credits to give and nothing to carry them:
 			 * an ACK does (16, as the kernel). */

@@ -130,7 +130,7 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 		rds_msg_hdr(c, m, h);
 		if (n != 0)
 			memcpy((uint8_t *)h + RDS_IB_HDR_SIZE,
-			       m->data + ic->tx_off, n);
+			       rds_msg_data(m) + ic->tx_off, n);
 		ret = rds_ib_post(ic, n, ic->tx_off + n >= m->len, ic->tx_fence);
 		if (ret != 0)
 			return ret;
@@ -179,7 +179,7 @@ rds_ib_poll_send(struct rds_ib_conn *ic)
 				IB_LOG(DEBUG, "send completion: %s",
 				       ibv_wc_status_str(wc[i].status));
 			}
-			ic->c->drop_pending = true;
+			rds_conn_error(ic->c, NULL);
 			continue;
 		}
 		if (wc[i].wr_id > ic->s_tail)

@@ -161,12 +161,12 @@ loop_conn_shutdown(struct rds_conn *c)
 		rds_conn_drop(peer);
 }
 
-static void
+static inline void
 loop_faults_refresh(struct loop_engine *le)
 {
 	uint32_t gen = __atomic_load_n(&loop_faults_gen, __ATOMIC_ACQUIRE);
 
-	if (gen == le->faults_gen)
+	if (likely(gen == le->faults_gen))
 		return;
 	rte_spinlock_lock(&loop_faults_lock);
 	le->faults = loop_faults;
@@ -189,7 +189,7 @@ loop_frame_survives(struct rds_conn *c, struct loop_engine *le)
 	if (loop_hit(le, le->faults.drop_one_in)) {
 		le->stats.dropped++;
 		lc->broken = true;
-		c->drop_pending = true;	/* reset at the next engine loop */
+		rds_conn_error(c, "loop fault: frame dropped");
 		return false;
 	}
 	return true;
@@ -201,8 +201,25 @@ loop_after_frame(struct rds_conn *c, struct loop_engine *le)
 	le->stats.frames++;
 	if (loop_hit(le, le->faults.reset_one_in)) {
 		le->stats.resets++;
-		c->drop_pending = true;
+		rds_conn_error(c, "loop fault: reset");
 	}
+}
+
+/* Deliver m's frame to the peer connection: the header as decoded
+ * fields (nothing to checksum within the process) and the payload
+ * borrowed, not copied; the peer's core takes the borrowed buffer. */
+static int
+loop_deliver(struct rds_conn *c, struct rds_msg *m)
+{
+	struct loop_conn *lc = c->tp;
+	struct rds_hdr_info h;
+	struct rds_msg *b;
+
+	rds_msg_hdr_info(c, m, &h);
+	b = rds_msg_alloc_borrow(m);
+	if (b == NULL)
+		return -ENOMEM;
+	return rds_recv_hdr(lc->peer, &h, NULL, m->len, b);
 }
 
 static int
@@ -210,45 +227,42 @@ loop_xmit(struct rds_conn *c, struct rds_msg *m)
 {
 	struct loop_engine *le = loop_engine(c->eng);
 	struct loop_conn *lc = c->tp;
-	struct rds_header h;
-	int ret;
+	int ret, st;
 
 	if (lc->peer == NULL)
 		return -ENOTCONN;
-	rds_msg_hdr(c, m, &h);
-	if (!loop_frame_survives(c, le))
+	loop_faults_refresh(le);
+	if (!loop_frame_survives(c, le)) {
+		/* The frame carried the ACK all the same, as on a wire. */
+		struct rds_hdr_info h;
+
+		rds_msg_hdr_info(c, m, &h);
 		return 0;
+	}
 	if (m->op != NULL) {
 		/* The target's side runs the operation before it takes the
 		 * message; a failed operation takes the message with it.
 		 * It runs once, even if the message must go again. */
-		int st;
-
 		if (!m->op->executed) {
 			m->op->status = rds_rdma_sw_exec(&c->key.faddr, m->op);
 			m->op->executed = true;
 		}
 		st = m->op->status;
-
-		if (st != RDS_RDMA_SUCCESS) {
+		if (st != RDS_RDMA_SUCCESS ||
+		    ((m->op->flags & RDS_RDMA_SILENT) && m->len == 0 &&
+		     !m->has_dest)) {
 			rds_rdma_notify(c->eng, m, st);
 			loop_after_frame(c, le);
 			return 0;
 		}
-		if ((m->op->flags & RDS_RDMA_SILENT) && m->len == 0 &&
-		    !m->has_dest) {
-			rds_rdma_notify(c->eng, m, st);
-			loop_after_frame(c, le);
-			return 0;
-		}
-		ret = rds_recv_frame(lc->peer, &h, m->data, m->len);
+		ret = loop_deliver(c, m);
 		if (ret == -ENOMEM)
 			return ret;
 		rds_rdma_notify(c->eng, m, st);
 		loop_after_frame(c, le);
 		return 0;
 	}
-	ret = rds_recv_frame(lc->peer, &h, m->data, m->len);
+	ret = loop_deliver(c, m);
 	if (ret == -ENOMEM)
 		return ret;	/* the receiver could not keep it: reset */
 	loop_after_frame(c, le);
@@ -260,27 +274,21 @@ loop_xmit_ack(struct rds_conn *c)
 {
 	struct loop_engine *le = loop_engine(c->eng);
 	struct loop_conn *lc = c->tp;
-	struct rds_header h;
+	struct rds_hdr_info h;
 
 	if (lc->peer == NULL)
 		return -ENOTCONN;
-	rds_ack_hdr(c, &h);
+	loop_faults_refresh(le);
+	rds_ack_hdr_info(c, &h);
 	if (!loop_frame_survives(c, le))
 		return 0;
-	rds_recv_frame(lc->peer, &h, NULL, 0);
+	rds_recv_hdr(lc->peer, &h, NULL, 0, NULL);
 	loop_after_frame(c, le);
 	return 0;
 }
 
-static unsigned int
-loop_poll(struct rds_engine *e)
-{
-	loop_faults_refresh(loop_engine(e));
-	return 0;
-}
-
 static int
-loop_laddr_check(const struct rds_laddr *la)
+loop_laddr_check(struct rds_laddr *la)
 {
 	RTE_SET_USED(la);
 	return 0;
@@ -288,6 +296,7 @@ loop_laddr_check(const struct rds_laddr *la)
 
 static const struct rds_transport rds_loop_transport = {
 	.name = "loop",
+	.info_name = "loopback",
 	.trans_id = RTE_RDS_TRANS_LOOP,
 	.flags = RDS_TRANS_F_LOOPBACK | RDS_TRANS_F_RDMA |
 		 RDS_TRANS_F_MASKED_ATOMICS,
@@ -301,7 +310,6 @@ static const struct rds_transport rds_loop_transport = {
 	.conn_shutdown = loop_conn_shutdown,
 	.xmit = loop_xmit,
 	.xmit_ack = loop_xmit_ack,
-	.poll = loop_poll,
 };
 
 RDS_TRANSPORT_REGISTER(rds_loop_transport);
