@@ -3,14 +3,15 @@
  * Message buffers: one contiguous buffer per message (header + payload),
  * in size classes of 64 B .. 1 MiB of payload, powers of two.
  *
- * Small classes (up to RDS_BUF_SLAB_MAX bytes a buffer) are carved from
- * 256 KiB slabs and kept on free lists for the library's lifetime; each
- * thread keeps a cache of a few buffers per class, so that an allocation
- * or a free is a few instructions and no lock. Large classes are
- * allocated one by one and kept on their free list up to the configured
- * cache size, then given back. Nothing here calls into the EAL: the
- * application side (which may run in a process without EAL) allocates
- * and frees with the same code as engines.
+ * Small classes (up to 16 KiB of payload) are carved from 256 KiB slabs
+ * and kept on free lists for the library's lifetime; each thread keeps a
+ * cache of a few buffers per class, so that an allocation or a free is a
+ * few instructions and no lock (the fast paths are inline, in
+ * rds_private.h). Large classes are allocated one by one and kept on
+ * their free list up to the configured cache size, then given back.
+ * Nothing here calls into the EAL: the application side (which may run
+ * in a process without EAL) allocates and frees with the same code as
+ * engines.
  *
  * With the libc_alloc build option every buffer comes from malloc and
  * goes back to free, so that AddressSanitizer sees each one.
@@ -21,9 +22,7 @@
 
 #include "rds_private.h"
 
-#define RDS_BUF_MIN_SHIFT 6		/* 64 B of payload */
 #define RDS_BUF_SLAB_SIZE (256u << 10)
-#define RDS_BUF_SLAB_MAX (16u << 10)	/* larger buffers: one by one */
 #define RDS_BUF_BATCH 16		/* moved to/from the shared list */
 
 _Static_assert((1u << (RDS_BUF_MIN_SHIFT + RDS_BUF_NB_CLASSES - 1)) ==
@@ -39,7 +38,6 @@ struct rds_buf_class {
 	struct rds_free_buf *free;
 	uint32_t nb_free;
 	uint32_t size;			/* bytes a buffer, header included */
-	uint64_t in_use;		/* buffers handed out (atomic) */
 	/* Slabs of this class (small classes), for rds_buf_fini. */
 	void **slabs;
 	uint32_t nb_slabs;
@@ -66,16 +64,6 @@ void
 rds_mem_free(void *p)
 {
 	free(p);
-}
-
-static inline unsigned int
-rds_buf_class_of(uint32_t len)
-{
-	unsigned int c = 0;
-
-	if (len > (1u << RDS_BUF_MIN_SHIFT))
-		c = 32 - __builtin_clz(len - 1) - RDS_BUF_MIN_SHIFT;
-	return c;
 }
 
 int
@@ -108,7 +96,7 @@ rds_buf_fini(void)
 	for (c = 0; c < RDS_BUF_NB_CLASSES; c++) {
 		struct rds_buf_class *bc = &rds_classes[c];
 
-		if (bc->size > RDS_BUF_SLAB_MAX) {
+		if (c >= RDS_BUF_TC_CLASSES) {
 			for (f = bc->free; f != NULL; f = next) {
 				next = f->next;
 				free(f);
@@ -157,7 +145,7 @@ rds_buf_grow(struct rds_buf_class *bc)
 
 /* Refill the thread cache of class c from the shared list. */
 static int
-rds_buf_refill(struct rds_thread *tc, unsigned int c)
+rds_buf_refill(struct rds_thread *t, unsigned int c)
 {
 	struct rds_buf_class *bc = &rds_classes[c];
 	unsigned int k;
@@ -168,7 +156,7 @@ rds_buf_refill(struct rds_thread *tc, unsigned int c)
 		return -ENOMEM;
 	}
 	for (k = 0; k < RDS_BUF_BATCH && bc->free != NULL; k++) {
-		tc->tc[c][tc->tc_n[c]++] = bc->free;
+		t->tc[c][t->tc_n[c]++] = bc->free;
 		bc->free = bc->free->next;
 		bc->nb_free--;
 	}
@@ -177,13 +165,13 @@ rds_buf_refill(struct rds_thread *tc, unsigned int c)
 }
 
 static void
-rds_buf_spill(struct rds_thread *tc, unsigned int c, unsigned int keep)
+rds_buf_spill(struct rds_thread *t, unsigned int c, unsigned int keep)
 {
 	struct rds_buf_class *bc = &rds_classes[c];
 
 	rte_spinlock_lock(&bc->lock);
-	while (tc->tc_n[c] > keep) {
-		struct rds_free_buf *f = tc->tc[c][--tc->tc_n[c]];
+	while (t->tc_n[c] > keep) {
+		struct rds_free_buf *f = t->tc[c][--t->tc_n[c]];
 
 		f->next = bc->free;
 		bc->free = f;
@@ -196,38 +184,47 @@ rds_buf_spill(struct rds_thread *tc, unsigned int c, unsigned int keep)
 void
 rds_buf_thread_flush(void)
 {
-	struct rds_thread *tc = rds_self;
+	struct rds_thread *t = rds_self;
 	unsigned int c;
 
-	if (tc == NULL || tc->epoch != rds_epoch)
+	if (t == NULL || t->epoch != rds_epoch)
 		return;
-	for (c = 0; c < RDS_BUF_NB_CLASSES; c++)
-		if (tc->tc_n[c] != 0)
-			rds_buf_spill(tc, c, 0);
+	for (c = 0; c < RDS_BUF_TC_CLASSES; c++)
+		if (t->tc_n[c] != 0)
+			rds_buf_spill(t, c, 0);
 }
 
 static void *
 rds_buf_get(unsigned int c)
 {
 	struct rds_buf_class *bc = &rds_classes[c];
-	struct rds_thread *tc;
 	struct rds_free_buf *f;
+	struct rds_thread *t;
 	void *p = NULL;
 
 #ifdef RDS_LIBC_ALLOC
 	if (posix_memalign(&p, RTE_CACHE_LINE_SIZE, bc->size) != 0)
 		return NULL;
-	__atomic_fetch_add(&bc->in_use, 1, __ATOMIC_RELAXED);
 	return p;
 #endif
-	if (bc->size <= RDS_BUF_SLAB_MAX) {
-		tc = rds_thread_get();
-		if (unlikely(tc == NULL))
+	if (c < RDS_BUF_TC_CLASSES) {
+		t = rds_thread_get();
+		if (t == NULL) {
+			/* No thread state (no memory): the shared list. */
+			rte_spinlock_lock(&bc->lock);
+			if (bc->free == NULL)
+				rds_buf_grow(bc);
+			f = bc->free;
+			if (f != NULL) {
+				bc->free = f->next;
+				bc->nb_free--;
+			}
+			rte_spinlock_unlock(&bc->lock);
+			return f;
+		}
+		if (t->tc_n[c] == 0 && rds_buf_refill(t, c) != 0)
 			return NULL;
-		if (unlikely(tc->tc_n[c] == 0) && rds_buf_refill(tc, c) != 0)
-			return NULL;
-		p = tc->tc[c][--tc->tc_n[c]];
-		__atomic_fetch_add(&bc->in_use, 1, __ATOMIC_RELAXED);
+		p = t->tc[c][--t->tc_n[c]];
 		return p;
 	}
 	rte_spinlock_lock(&bc->lock);
@@ -240,7 +237,6 @@ rds_buf_get(unsigned int c)
 	rte_spinlock_unlock(&bc->lock);
 	if (f == NULL && posix_memalign((void **)&f, 4096, bc->size) != 0)
 		return NULL;
-	__atomic_fetch_add(&bc->in_use, 1, __ATOMIC_RELAXED);
 	return f;
 }
 
@@ -249,17 +245,15 @@ rds_buf_put(unsigned int c, void *p)
 {
 	struct rds_buf_class *bc = &rds_classes[c];
 	struct rds_free_buf *f = p;
-	struct rds_thread *tc;
+	struct rds_thread *t;
 
-	__atomic_fetch_sub(&bc->in_use, 1, __ATOMIC_RELAXED);
 #ifdef RDS_LIBC_ALLOC
 	free(p);
 	return;
 #endif
-	if (bc->size <= RDS_BUF_SLAB_MAX) {
-		tc = rds_thread_get();
-		if (unlikely(tc == NULL)) {
-			/* No thread state (no memory): straight back. */
+	if (c < RDS_BUF_TC_CLASSES) {
+		t = rds_thread_get();
+		if (t == NULL) {
 			rte_spinlock_lock(&bc->lock);
 			f->next = bc->free;
 			bc->free = f;
@@ -267,9 +261,9 @@ rds_buf_put(unsigned int c, void *p)
 			rte_spinlock_unlock(&bc->lock);
 			return;
 		}
-		if (unlikely(tc->tc_n[c] == RDS_BUF_TCACHE))
-			rds_buf_spill(tc, c, RDS_BUF_TCACHE - RDS_BUF_BATCH);
-		tc->tc[c][tc->tc_n[c]++] = f;
+		if (t->tc_n[c] == RDS_BUF_TCACHE)
+			rds_buf_spill(t, c, RDS_BUF_TCACHE - RDS_BUF_BATCH);
+		t->tc[c][t->tc_n[c]++] = f;
 		return;
 	}
 	rte_spinlock_lock(&bc->lock);
@@ -284,31 +278,8 @@ rds_buf_put(unsigned int c, void *p)
 	free(f);
 }
 
-uint64_t
-rds_buf_in_use(void)
-{
-	uint64_t b = 0;
-	unsigned int c;
-
-	for (c = 0; c < RDS_BUF_NB_CLASSES; c++)
-		b += __atomic_load_n(&rds_classes[c].in_use, __ATOMIC_RELAXED) *
-		     rds_classes[c].size;
-	return b;
-}
-
-static inline void
-rds_msg_init(struct rds_msg *m, unsigned int c, uint32_t len)
-{
-	memset(m, 0, offsetof(struct rds_msg, buf));
-	m->payload = m->buf;
-	m->refs = 1;
-	m->cls = (uint8_t)c;
-	m->len = len;
-	m->sock = -1;
-}
-
 struct rds_msg *
-rds_msg_alloc(uint32_t len)
+rds_msg_alloc_slow(uint32_t len)
 {
 	unsigned int c;
 	struct rds_msg *m;
@@ -324,25 +295,8 @@ rds_msg_alloc(uint32_t len)
 	return m;
 }
 
-struct rds_msg *
-rds_msg_alloc_borrow(struct rds_msg *owner)
-{
-	struct rds_msg *m = rds_buf_get(0);
-
-	if (m == NULL)
-		return NULL;
-	rds_msg_init(m, 0, owner->len);
-	if (owner->owner != NULL)
-		owner = owner->owner;
-	__atomic_fetch_add(&owner->refs, 1, __ATOMIC_RELAXED);
-	m->owner = owner;
-	m->payload = owner->payload;
-	return m;
-}
-
-/* Drop one reference to m's buffer; the last one frees it. */
-static void
-rds_msg_put(struct rds_msg *m)
+void
+rds_msg_put_slow(struct rds_msg *m)
 {
 	if (__atomic_load_n(&m->refs, __ATOMIC_ACQUIRE) != 1 &&
 	    __atomic_sub_fetch(&m->refs, 1, __ATOMIC_ACQ_REL) != 0)
@@ -352,17 +306,4 @@ rds_msg_put(struct rds_msg *m)
 		m->op = NULL;
 	}
 	rds_buf_put(m->cls, m);
-}
-
-void
-rds_msg_free(struct rds_msg *m)
-{
-	struct rds_msg *owner;
-
-	if (m == NULL)
-		return;
-	owner = m->owner;
-	rds_msg_put(m);
-	if (owner != NULL)
-		rds_msg_put(owner);
 }

@@ -41,10 +41,8 @@ rds_addr_hash(const struct in6_addr *a)
  * that both ends of a connection inside one instance (loop) share an
  * engine. */
 unsigned int
-rds_conn_engine_of_hash(uint32_t lhash, uint32_t fhash)
+rds_conn_engine_of_hash_n(uint32_t lhash, uint32_t fhash)
 {
-	if (rds_lib->nb_engines == 1)
-		return 0;
 	return rte_jhash_1word(lhash ^ fhash, 0x5eed) % rds_lib->nb_engines;
 }
 

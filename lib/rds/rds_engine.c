@@ -126,10 +126,11 @@ rds_engine_drain_sock(struct rds_engine *e, struct rds_sock *rs)
 			}
 		}
 		done += n;
-	} while (n != 0 && done < RDS_SOCK_BUDGET);
-	/* Left over, or put meanwhile (that sender rang too): look again
-	 * next pass. */
-	if (rds_queue_count(&rs->req) != 0) {
+	} while (n == RDS_BURST && done < RDS_SOCK_BUDGET);
+	/* A short burst emptied the queue (a request put after it rings
+	 * again: queued was cleared first); a full one may have left some
+	 * for the next pass. */
+	if (n == RDS_BURST) {
 		if (!rs->pending) {
 			rs->pending = true;
 			TAILQ_INSERT_TAIL(&e->pending, rs, pend_link);
@@ -350,7 +351,8 @@ rds_engine_run_once(struct rds_engine *e)
 		work += e->polled[t]->poll(e);
 	if (unlikely(rds_cong_local_generation() != e->cong_local_seen))
 		rds_engine_cong_check(e);
-	if (e->wheel.nb_armed != 0)
+	if (e->wheel.nb_armed != 0 &&
+	    (e->now >> e->wheel.shift) >= e->wheel.tick)
 		work += rds_wheel_run(e, e->now);
 	if (!TAILQ_EMPTY(&e->ready))
 		work += rds_engine_run_ready(e);

@@ -128,34 +128,36 @@ struct rds_rdma_op;
 
 struct rds_msg {
 	TAILQ_ENTRY(rds_msg) link;	/* engine queues */
+	/* From here to seq: zeroed by rds_msg_alloc (64 bytes). */
 	uint8_t *payload;		/* len bytes: buf[] or owner's */
 	struct rds_msg *owner;		/* whose payload this is, or NULL */
+	struct rds_rdma_op *op;		/* DATA: RDMA or atomic operation */
+	struct rds_msg *req;		/* a forwarded CANCEL/CLOSE: the
+					 * request it answers for */
 	uint32_t refs;			/* users of this buffer (atomic) */
+	uint32_t len;			/* payload bytes */
 	uint8_t type;			/* enum rds_msg_type */
 	uint8_t cls;			/* size class (rds_buf.c) */
 	uint8_t h_flags;		/* wire flags to send / received */
 	uint8_t all;			/* CANCEL: every destination */
-	uint32_t len;			/* payload bytes */
-	uint16_t sport;			/* host order */
-	uint16_t dport;
-	int32_t sock;			/* sending (or receiving) socket */
-	uint32_t sock_gen;		/* DATA, RECV: socket generation */
 	uint8_t trans_id;		/* transport for the connection */
 	bool has_dest;			/* rdma_dest is set */
 	uint8_t eng;			/* DATA: engine owning its connection */
 	uint8_t pad;
+	uint16_t sport;			/* host order */
+	uint16_t dport;
+	int32_t sock;			/* sending (or receiving) socket */
+	uint32_t sock_gen;		/* DATA, RECV: socket generation */
 	uint32_t pending;		/* CANCEL/CLOSE/INFO: engines still
 					 * to answer (atomic) */
-	uint64_t seq;			/* connection sequence, 0 until queued */
+	/* Not zeroed: set by whoever uses them. */
+	uint64_t seq;			/* connection sequence */
 	struct in6_addr laddr;		/* local address */
 	struct in6_addr faddr;		/* peer: destination or source */
+	uint64_t rdma_dest;		/* DATA, RECV: cookie shipped */
 	uint64_t token;			/* NOTIFY: user token */
 	int32_t status;			/* NOTIFY: RDS_RDMA_* status */
 	uint32_t pad2;
-	struct rds_rdma_op *op;		/* DATA: RDMA or atomic operation */
-	uint64_t rdma_dest;		/* DATA, RECV: cookie shipped */
-	struct rds_msg *req;		/* a forwarded CANCEL/CLOSE: the
-					 * request it answers for */
 	uint8_t buf[] __rte_aligned(16);
 };
 
@@ -166,17 +168,14 @@ rds_msg_data(const struct rds_msg *m)
 }
 
 /* rds_buf.c: size-class buffers (64 B .. 1 MiB of payload), per-thread
- * caches, no EAL call on the application side. */
+ * caches, no EAL call on the application side. The fast paths (a
+ * thread cache hit) are inline below, after struct rds_thread. */
 int rds_buf_init(const struct rte_rds_conf *conf);
 void rds_buf_fini(void);
-struct rds_msg *rds_msg_alloc(uint32_t len);
-/* A message that borrows the payload of owner (a reference is taken). */
-struct rds_msg *rds_msg_alloc_borrow(struct rds_msg *owner);
-void rds_msg_free(struct rds_msg *m);
+struct rds_msg *rds_msg_alloc_slow(uint32_t len);
+void rds_msg_put_slow(struct rds_msg *m);
 void *rds_mem_zalloc(const char *what, size_t size);
 void rds_mem_free(void *p);
-/* Bytes of message buffers in use (allocated and not freed). */
-uint64_t rds_buf_in_use(void);
 /* The calling thread's cached buffers go back to the shared lists. */
 void rds_buf_thread_flush(void);
 
@@ -188,24 +187,64 @@ void rds_buf_thread_flush(void);
  * The producer side may be taken by several threads under a lock of the
  * caller's. */
 
-struct rds_qseg;
+/* A segment: its ring, and the next segment once the producer moved on. */
+struct rds_qseg {
+	struct rds_qseg *next;		/* atomic */
+	uint32_t size;
+	size_t bytes;
+	struct rte_ring ring;		/* then its slots */
+};
 
 struct rds_queue {
 	struct rds_qseg *prod;		/* producer's segment */
 	struct rds_qseg *cons;		/* consumer's segment */
 	struct rds_qseg *first;		/* first segment, for the consumer
 					 * to find (atomic) */
-	uint32_t max;			/* most entries in all */
+	uint32_t max;			/* most entries in all (checked when
+					 * a segment is added) */
 	uint32_t nput;			/* entries put (producer, atomic) */
 	uint32_t nget;			/* entries taken (consumer, atomic) */
 };
 
 void rds_queue_init(struct rds_queue *q, uint32_t max);
+int rds_queue_put_slow(struct rds_queue *q, struct rds_msg *m);
+unsigned int rds_queue_get_slow(struct rds_queue *q, struct rds_msg **ms,
+				unsigned int n, unsigned int got);
+
 /* 0, -ENOBUFS (max reached) or -ENOMEM. Producer side. */
-int rds_queue_put(struct rds_queue *q, struct rds_msg *m);
-/* Consumer side. */
-unsigned int rds_queue_get_burst(struct rds_queue *q, struct rds_msg **ms,
-				 unsigned int n);
+static inline int
+rds_queue_put(struct rds_queue *q, struct rds_msg *m)
+{
+	struct rds_qseg *s = q->prod;
+
+	if (likely(s != NULL) &&
+	    likely(rte_ring_sp_enqueue(&s->ring, m) == 0)) {
+		__atomic_store_n(&q->nput, q->nput + 1, __ATOMIC_RELEASE);
+		return 0;
+	}
+	return rds_queue_put_slow(q, m);
+}
+
+/* Up to n messages; consumer side. */
+static inline unsigned int
+rds_queue_get_burst(struct rds_queue *q, struct rds_msg **ms, unsigned int n)
+{
+	struct rds_qseg *s = q->cons;
+	unsigned int got = 0;
+
+	if (likely(s != NULL)) {
+		got = rte_ring_sc_dequeue_burst(&s->ring, (void **)ms, n, NULL);
+		if (likely(got == n) ||
+		    __atomic_load_n(&s->next, __ATOMIC_ACQUIRE) == NULL) {
+			if (got != 0)
+				__atomic_store_n(&q->nget, q->nget + got,
+						 __ATOMIC_RELEASE);
+			return got;
+		}
+	}
+	return rds_queue_get_slow(q, ms, n, got);
+}
+
 /* Entries queued; any thread may ask. */
 static inline uint32_t
 rds_queue_count(const struct rds_queue *q)
@@ -222,6 +261,7 @@ void rds_queue_fini(struct rds_queue *q);
 /* Bytes of segment memory all queues hold. */
 uint64_t rds_queue_mem_all(void);
 
+
 /* ------------------------------------------------------------------ */
 /* Threads (rds_thread.c): what the library keeps per thread, found
  * through one initial-exec TLS pointer (no __tls_get_addr per call):
@@ -230,6 +270,8 @@ uint64_t rds_queue_mem_all(void);
  * its bell list. Freed by a thread-exit destructor. */
 
 #define RDS_BUF_NB_CLASSES 15		/* 64 B .. 1 MiB of payload */
+#define RDS_BUF_TC_CLASSES 9		/* from slabs, with thread caches:
+					 * up to 16 KiB of payload */
 #define RDS_BUF_TCACHE 32		/* buffers per thread per class */
 
 struct rds_free_buf;
@@ -243,8 +285,8 @@ struct rds_bell {
 struct rds_thread {
 	uint32_t epoch;			/* library instance it belongs to */
 	struct rds_bell *bell[RTE_RDS_MAX_ENGINES];
-	uint16_t tc_n[RDS_BUF_NB_CLASSES];
-	struct rds_free_buf *tc[RDS_BUF_NB_CLASSES][RDS_BUF_TCACHE];
+	uint16_t tc_n[RDS_BUF_TC_CLASSES];
+	struct rds_free_buf *tc[RDS_BUF_TC_CLASSES][RDS_BUF_TCACHE];
 };
 
 extern __thread struct rds_thread *rds_self
@@ -265,10 +307,117 @@ rds_thread_get(void)
 	return rds_thread_slow();
 }
 
-/* Ring engine e for socket rs (whose rs->queued went 0 -> 1). */
-void rds_bell_ring(struct rds_engine *e, struct rds_sock *rs);
+void rds_bell_ring_slow(struct rds_engine *e, struct rds_sock *rs);
 void rds_thread_lib_init(void);
 void rds_thread_lib_fini(void);
+
+/* Ring engine e (number eid) for socket rs, whose rs->queued went
+ * 0 -> 1. */
+static inline void
+rds_bell_ring(struct rds_engine *e, unsigned int eid, struct rds_sock *rs)
+{
+	struct rds_thread *t = rds_self;
+	struct rds_bell *b;
+
+	if (likely(t != NULL) &&
+	    likely(t->epoch == __atomic_load_n(&rds_epoch, __ATOMIC_RELAXED)) &&
+	    likely((b = t->bell[eid]) != NULL) &&
+	    likely(rte_ring_sp_enqueue(b->r, rs) == 0))
+		return;
+	rds_bell_ring_slow(e, rs);
+}
+
+/* Size classes of message buffers. */
+#define RDS_BUF_MIN_SHIFT 6		/* 64 B of payload */
+
+static inline unsigned int
+rds_buf_class_of(uint32_t len)
+{
+	return len <= (1u << RDS_BUF_MIN_SHIFT) ? 0 :
+	       32 - (unsigned int)__builtin_clz(len - 1) - RDS_BUF_MIN_SHIFT;
+}
+
+static inline void
+rds_msg_init(struct rds_msg *m, unsigned int c, uint32_t len)
+{
+	memset(&m->payload, 0,
+	       offsetof(struct rds_msg, seq) - offsetof(struct rds_msg, payload));
+	m->payload = m->buf;
+	m->refs = 1;
+	m->cls = (uint8_t)c;
+	m->len = len;
+	m->sock = -1;
+}
+
+/* A message buffer for len bytes of payload, or NULL. */
+static inline struct rds_msg *
+rds_msg_alloc(uint32_t len)
+{
+#ifndef RDS_LIBC_ALLOC
+	unsigned int c = rds_buf_class_of(len);
+	struct rds_thread *t = rds_self;
+	struct rds_msg *m;
+
+	if (likely(c < RDS_BUF_TC_CLASSES) && likely(t != NULL) &&
+	    likely(t->epoch == __atomic_load_n(&rds_epoch, __ATOMIC_RELAXED)) &&
+	    likely(t->tc_n[c] != 0)) {
+		m = (struct rds_msg *)(void *)t->tc[c][--t->tc_n[c]];
+		rds_msg_init(m, c, len);
+		return m;
+	}
+#endif
+	return rds_msg_alloc_slow(len);
+}
+
+/* Drop one reference to m's buffer; the last one frees it. */
+static inline void
+rds_msg_put(struct rds_msg *m)
+{
+#ifndef RDS_LIBC_ALLOC
+	struct rds_thread *t = rds_self;
+	unsigned int c = m->cls;
+
+	if (likely(__atomic_load_n(&m->refs, __ATOMIC_ACQUIRE) == 1) &&
+	    likely(m->op == NULL) && likely(c < RDS_BUF_TC_CLASSES) &&
+	    likely(t != NULL) &&
+	    likely(t->epoch == __atomic_load_n(&rds_epoch, __ATOMIC_RELAXED)) &&
+	    likely(t->tc_n[c] < RDS_BUF_TCACHE)) {
+		t->tc[c][t->tc_n[c]++] = (struct rds_free_buf *)(void *)m;
+		return;
+	}
+#endif
+	rds_msg_put_slow(m);
+}
+
+static inline void
+rds_msg_free(struct rds_msg *m)
+{
+	struct rds_msg *owner;
+
+	if (m == NULL)
+		return;
+	owner = m->owner;
+	rds_msg_put(m);
+	if (owner != NULL)
+		rds_msg_put(owner);
+}
+
+/* A message that borrows the payload of owner (a reference is taken). */
+static inline struct rds_msg *
+rds_msg_alloc_borrow(struct rds_msg *owner)
+{
+	struct rds_msg *m = rds_msg_alloc(0);
+
+	if (m == NULL)
+		return NULL;
+	m->len = owner->len;
+	if (owner->owner != NULL)
+		owner = owner->owner;
+	__atomic_fetch_add(&owner->refs, 1, __ATOMIC_RELAXED);
+	m->owner = owner;
+	m->payload = owner->payload;
+	return m;
+}
 
 /* ------------------------------------------------------------------ */
 /* Local addresses and congestion maps. */
@@ -405,7 +554,10 @@ struct rds_sock {
 int rds_sock_table_init(const struct rte_rds_conf *conf);
 void rds_sock_close_all(void);
 void rds_sock_table_fini(void);
-struct rds_slot *rds_slot_of(int s);
+
+/* The slot of handle s, or NULL (no such handle yet). */
+static inline struct rds_slot *
+rds_slot_of(int s);
 
 /* Hold the socket behind handle s for the duration of a call: NULL when
  * there is none or it is closing. Every hold is paired with a put. */
@@ -439,7 +591,7 @@ rds_sock_closing(const struct rds_sock *rs)
 
 /* Engine side: the open socket (id, gen) or NULL. Engines may use it
  * until the end of their pass (close waits for that). */
-struct rds_sock *rds_sock_engine_get(int id, uint32_t gen);
+static inline struct rds_sock *rds_sock_engine_get(int id, uint32_t gen);
 /* Iterate open sockets (control path): fn runs with the socket held. */
 void rds_sock_foreach(void (*fn)(void *arg, struct rds_sock *rs), void *arg);
 
@@ -465,8 +617,16 @@ int rds_sock_wait_step(struct rds_sock *rs, uint64_t deadline,
 uint64_t rds_deadline(uint64_t timeo_ns);
 void rds_sock_wake(struct rds_sock *rs);
 void rds_sock_wake_now(struct rds_sock *rs);
-/* Queue a request on the socket (under rs->lock) and ring its engine. */
-int rds_sock_request(struct rds_sock *rs, struct rds_msg *m, bool wait);
+int rds_sock_request_slow(struct rds_sock *rs, struct rds_msg *m, bool wait);
+/*
+ * Queue a request on the socket and ring its home engine when the queue
+ * was idle. The first request fixes the home engine: the one that owns
+ * the first destination's connection, so that a socket talking to one
+ * peer never crosses engines. -ENOBUFS when the queue is full (and
+ * !wait), -EBADF when the socket is closing (and m is not its CLOSE).
+ */
+static inline int rds_sock_request(struct rds_sock *rs, struct rds_msg *m,
+				   bool wait);
 /* Send a control request (CANCEL, CLOSE) and wait for the engines. */
 int rds_sock_request_wait(struct rds_sock *rs, struct rds_msg *m);
 void rds_notify_queue(struct rds_engine *e, struct rds_sock *rs,
@@ -592,8 +752,10 @@ struct rds_transport {
 	/* Send one whole message (fragmenting as the transport needs),
 	 * taking each frame's header from rds_msg_hdr() (or, within the
 	 * instance, rds_msg_hdr_info()). Returns 0 when the message is on
-	 * its way, -EAGAIN when there is no room now (the core retries
-	 * later), another -errno to fail the connection. */
+	 * its way (kept until acknowledged), RDS_XMIT_ACKED when it was
+	 * delivered within the process and counts as acknowledged (the
+	 * kernel's loop transport), -EAGAIN when there is no room now (the
+	 * core retries later), another -errno to fail the connection. */
 	int (*xmit)(struct rds_conn *c, struct rds_msg *m);
 	/* Send an ACK-only frame with the header from rds_ack_hdr().
 	 * 0, -EAGAIN or -errno as xmit. */
@@ -607,6 +769,8 @@ struct rds_transport {
 	int (*mr_reg)(const struct rds_laddr *la, struct rds_mr *mr);
 	void (*mr_free)(struct rds_mr *mr);
 };
+
+#define RDS_XMIT_ACKED 1
 
 /* rds_transport.c */
 void rds_transport_register(const struct rds_transport *t);
@@ -730,7 +894,9 @@ static inline void rds_conn_ready(struct rds_conn *c);
 unsigned int rds_conn_run(struct rds_conn *c, uint64_t now);
 unsigned int rds_conn_engine_of(const struct in6_addr *laddr,
 				const struct in6_addr *faddr);
-unsigned int rds_conn_engine_of_hash(uint32_t lhash, uint32_t fhash);
+unsigned int rds_conn_engine_of_hash_n(uint32_t lhash, uint32_t fhash);
+static inline unsigned int rds_conn_engine_of_hash(uint32_t lhash,
+						   uint32_t fhash);
 uint32_t rds_addr_hash(const struct in6_addr *a);
 const char *rds_conn_state_name(enum rds_conn_state st);
 /* Received messages were accepted: ACK now, or after the delay. */
@@ -880,6 +1046,58 @@ static inline struct rds_engine *
 rds_engine_get(unsigned int i)
 {
 	return rds_lib->engines[i];
+}
+
+static inline struct rds_slot *
+rds_slot_of(int s)
+{
+	uint32_t u = (uint32_t)s;
+
+	if (unlikely(rds_lib == NULL) ||
+	    unlikely(u >= __atomic_load_n(&rds_lib->nb_slots,
+					  __ATOMIC_ACQUIRE)))
+		return NULL;
+	return &rds_lib->chunks[u / RDS_SLOT_CHUNK][u % RDS_SLOT_CHUNK];
+}
+
+static inline struct rds_sock *
+rds_sock_engine_get(int id, uint32_t gen)
+{
+	struct rds_slot *sl = rds_slot_of(id);
+
+	if (unlikely(sl == NULL) ||
+	    __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) != RDS_SOCK_OPEN ||
+	    __atomic_load_n(&sl->gen, __ATOMIC_ACQUIRE) != gen)
+		return NULL;
+	return sl->body;
+}
+
+static inline int
+rds_sock_request(struct rds_sock *rs, struct rds_msg *m, bool wait)
+{
+	int ret;
+
+	rte_spinlock_lock(&rs->lock);
+	if (likely(rs->home >= 0)) {
+		ret = rds_queue_put(&rs->req, m);
+		rte_spinlock_unlock(&rs->lock);
+		if (unlikely(ret != 0))
+			return rds_sock_request_slow(rs, m, wait);
+		if (__atomic_exchange_n(&rs->queued, 1, __ATOMIC_SEQ_CST) == 0)
+			rds_bell_ring(rds_lib->engines[rs->home],
+				      (unsigned int)rs->home, rs);
+		return 0;
+	}
+	rte_spinlock_unlock(&rs->lock);
+	return rds_sock_request_slow(rs, m, wait);
+}
+
+static inline unsigned int
+rds_conn_engine_of_hash(uint32_t lhash, uint32_t fhash)
+{
+	if (likely(rds_lib->nb_engines == 1))
+		return 0;
+	return rds_conn_engine_of_hash_n(lhash, fhash);
 }
 
 #endif /* RDS_PRIVATE_H */

@@ -22,13 +22,6 @@
 #define RDS_QUEUE_FIRST 32		/* entries of a queue's first segment */
 #define RDS_QUEUE_SEG_MAX 65536		/* largest segment */
 
-struct rds_qseg {
-	struct rds_qseg *next;		/* set when the producer moved on */
-	uint32_t size;
-	size_t bytes;
-	struct rte_ring ring;		/* then its slots */
-};
-
 static uint64_t rds_queue_bytes;	/* segment memory of every queue */
 
 uint64_t
@@ -76,17 +69,17 @@ rds_qseg_free(struct rds_qseg *s)
 	rds_mem_free(s);
 }
 
+/* The producer's segment is full (or there is none yet). */
 int
-rds_queue_put(struct rds_queue *q, struct rds_msg *m)
+rds_queue_put_slow(struct rds_queue *q, struct rds_msg *m)
 {
 	struct rds_qseg *s = q->prod, *ns;
 	uint32_t size;
 
-	if (unlikely(q->nput - __atomic_load_n(&q->nget, __ATOMIC_ACQUIRE) >=
-		     q->max))
-		return -ENOBUFS;
-	if (likely(s != NULL) && likely(rte_ring_sp_enqueue(&s->ring, m) == 0))
+	if (s != NULL && rte_ring_sp_enqueue(&s->ring, m) == 0)
 		goto done;
+	if (q->nput - __atomic_load_n(&q->nget, __ATOMIC_ACQUIRE) >= q->max)
+		return -ENOBUFS;
 	size = s == NULL ? RDS_QUEUE_FIRST :
 	       RTE_MIN(s->size * 2, (uint32_t)RDS_QUEUE_SEG_MAX);
 	size = RTE_MIN(size, rte_align32pow2(q->max));
@@ -105,24 +98,23 @@ done:
 	return 0;
 }
 
+/* The consumer's segment ran out (got taken from it already), or it has
+ * none yet: go on with the next ones. */
 unsigned int
-rds_queue_get_burst(struct rds_queue *q, struct rds_msg **ms, unsigned int n)
+rds_queue_get_slow(struct rds_queue *q, struct rds_msg **ms, unsigned int n,
+		   unsigned int got)
 {
 	struct rds_qseg *s = q->cons, *next;
-	unsigned int got;
 
-	if (unlikely(s == NULL)) {
+	if (s == NULL) {
 		s = __atomic_load_n(&q->first, __ATOMIC_ACQUIRE);
 		if (s == NULL)
 			return 0;
 		q->cons = s;
-	}
-	got = 0;
-	for (;;) {
 		got += rte_ring_sc_dequeue_burst(&s->ring, (void **)ms + got,
 						 n - got, NULL);
-		if (got == n)
-			break;
+	}
+	while (got < n) {
 		next = __atomic_load_n(&s->next, __ATOMIC_ACQUIRE);
 		if (next == NULL)
 			break;
@@ -135,10 +127,11 @@ rds_queue_get_burst(struct rds_queue *q, struct rds_msg **ms, unsigned int n)
 		q->cons = next;
 		rds_qseg_free(s);
 		s = next;
+		got += rte_ring_sc_dequeue_burst(&s->ring, (void **)ms + got,
+						 n - got, NULL);
 	}
-	if (got == 0)
-		return 0;
-	__atomic_store_n(&q->nget, q->nget + got, __ATOMIC_RELEASE);
+	if (got != 0)
+		__atomic_store_n(&q->nget, q->nget + got, __ATOMIC_RELEASE);
 	return got;
 }
 

@@ -150,7 +150,10 @@ rds_recv_hdr(struct rds_conn *c, const struct rds_hdr_info *h,
 	c->next_rx_seq = h->seq + 1;
 	if (h->seq > c->ack_next)
 		c->ack_next = h->seq;
-	if (h->flags & RDS_FLAG_ACK_REQUIRED) {
+	if (h->acked) {
+		/* Delivered within the process: the sender knows. */
+		c->ack_sent = c->ack_next;
+	} else if (h->flags & RDS_FLAG_ACK_REQUIRED) {
 		c->ack_requested = true;
 		rds_conn_ready(c);
 	} else {

@@ -170,6 +170,7 @@ rds_msg_hdr_info(struct rds_conn *c, const struct rds_msg *m,
 	h->dport = m->dport;
 	h->flags = m->h_flags;
 	h->credit = 0;
+	h->acked = false;
 	h->ext_mask = 0;
 	if (unlikely(m->has_dest)) {
 		h->ext_mask |= 1u << RDS_EXTHDR_RDMA_DEST;
@@ -276,8 +277,19 @@ rds_send_xmit(struct rds_conn *c)
 			break;
 		}
 		TAILQ_REMOVE(&c->send_q, m, link);
-		TAILQ_INSERT_TAIL(&c->retrans_q, m, link);
 		rds_stat_inc(e, s_send_xmit);
+		if (ret == RDS_XMIT_ACKED) {
+			/* Delivered within the process, as acknowledged. */
+			if (m->h_flags & RDS_FLAG_ACK_REQUIRED)
+				rds_stat_inc(e, s_send_ack_required);
+			rds_stat_inc(e, s_send_acked);
+			rds_send_release(e, m);
+			n++;
+			if (c->state != RDS_CONN_UP || c->drop_pending)
+				break;
+			continue;
+		}
+		TAILQ_INSERT_TAIL(&c->retrans_q, m, link);
 		if (m->h_flags & RDS_FLAG_ACK_REQUIRED)
 			rds_stat_inc(e, s_send_ack_required);
 		if (m->h_flags & RDS_FLAG_RETRANSMITTED)
@@ -516,9 +528,9 @@ rds_sendmsg(struct rds_sock *rs, const struct msghdr *msg, int flags)
 		if (msg->msg_iov[i].iov_len > RDS_MAX_MSG_SIZE)
 			return -EMSGSIZE;
 		len += msg->msg_iov[i].iov_len;
-		if (len > RDS_MAX_MSG_SIZE)
-			return -EMSGSIZE;
 	}
+	if (unlikely(len > RDS_MAX_MSG_SIZE))
+		return -EMSGSIZE;
 	if (unlikely(len > rs->sndbuf))
 		return -EMSGSIZE;
 	fcong = rds_send_fcong(rs, &faddr);
@@ -559,10 +571,14 @@ rds_sendmsg(struct rds_sock *rs, const struct msghdr *msg, int flags)
 	m->op = op;
 	m->rdma_dest = dest_cookie;
 	m->has_dest = has_dest;
-	for (i = 0, off = 0; i < msg->msg_iovlen; i++) {
-		memcpy(m->buf + off, msg->msg_iov[i].iov_base,
-		       msg->msg_iov[i].iov_len);
-		off += msg->msg_iov[i].iov_len;
+	if (likely(msg->msg_iovlen == 1)) {
+		memcpy(m->buf, msg->msg_iov[0].iov_base, len);
+	} else {
+		for (i = 0, off = 0; i < msg->msg_iovlen; i++) {
+			memcpy(m->buf + off, msg->msg_iov[i].iov_base,
+			       msg->msg_iov[i].iov_len);
+			off += msg->msg_iov[i].iov_len;
+		}
 	}
 	m->type = RDS_MSG_DATA;
 	m->sock = rs->id;

@@ -50,19 +50,6 @@ rds_sock_table_init(const struct rte_rds_conf *conf)
 	return 0;
 }
 
-struct rds_slot *
-rds_slot_of(int s)
-{
-	uint32_t n;
-
-	if (unlikely(rds_lib == NULL) || unlikely(s < 0))
-		return NULL;
-	n = __atomic_load_n(&rds_lib->nb_slots, __ATOMIC_ACQUIRE);
-	if (unlikely((uint32_t)s >= n))
-		return NULL;
-	return &rds_lib->chunks[s / RDS_SLOT_CHUNK][s % RDS_SLOT_CHUNK];
-}
-
 static void rds_sock_free(struct rds_sock *rs);
 
 /* Engines are stopped: free what open sockets still hold. */
@@ -98,18 +85,6 @@ rds_sock_table_fini(void)
 	rds_mem_free(rds_lib->chunks);
 	rds_lib->chunks = NULL;
 	pthread_mutex_destroy(&rds_lib->sock_lock);
-}
-
-struct rds_sock *
-rds_sock_engine_get(int id, uint32_t gen)
-{
-	struct rds_slot *sl = rds_slot_of(id);
-
-	if (sl == NULL ||
-	    __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) != RDS_SOCK_OPEN ||
-	    __atomic_load_n(&sl->gen, __ATOMIC_ACQUIRE) != gen)
-		return NULL;
-	return sl->body;
 }
 
 void
@@ -398,15 +373,10 @@ rte_rds_getsockname(int s, struct sockaddr *addr, socklen_t *addrlen)
 	return 0;
 }
 
-/*
- * Queue a request on the socket and ring its home engine when the queue
- * was idle. The first request fixes the home engine: the one that owns
- * the first destination's connection, so that a socket talking to one
- * peer never crosses engines. -ENOBUFS when the queue is full (and
- * !wait), -EBADF when the socket is closing (and m is not its CLOSE).
- */
+/* rds_sock_request() found no room at once: wait for some (if asked),
+ * then queue and ring. */
 int
-rds_sock_request(struct rds_sock *rs, struct rds_msg *m, bool wait)
+rds_sock_request_slow(struct rds_sock *rs, struct rds_msg *m, bool wait)
 {
 	uint64_t spins = 0;
 	int ret;
@@ -427,7 +397,8 @@ rds_sock_request(struct rds_sock *rs, struct rds_msg *m, bool wait)
 			return ret;
 	}
 	if (__atomic_exchange_n(&rs->queued, 1, __ATOMIC_SEQ_CST) == 0)
-		rds_bell_ring(rds_lib->engines[rs->home], rs);
+		rds_bell_ring(rds_lib->engines[rs->home], (unsigned int)rs->home,
+			      rs);
 	return 0;
 }
 
@@ -514,6 +485,7 @@ rte_rds_close(int s)
 	/* The engines cancel what it queued (after its last message) and
 	 * let it go. */
 	req->type = RDS_MSG_CLOSE;
+	memset(&req->faddr, 0, sizeof(req->faddr));
 	req->sock = rs->id;
 	req->sock_gen = rs->gen;
 	req->laddr = rs->bound_addr;

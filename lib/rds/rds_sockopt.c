@@ -56,6 +56,7 @@ rds_cancel_sent_to(struct rds_sock *rs, const void *optval, socklen_t optlen)
 	if (req == NULL)
 		return -ENOMEM;
 	req->type = RDS_MSG_CANCEL;
+	memset(&req->faddr, 0, sizeof(req->faddr));
 	req->sock = rs->id;
 	req->sock_gen = rs->gen;
 	req->laddr = rs->bound_addr;

@@ -135,7 +135,7 @@ rds_bell_new(struct rds_thread *t, struct rds_engine *e)
  * it if it is inline.
  */
 void
-rds_bell_ring(struct rds_engine *e, struct rds_sock *rs)
+rds_bell_ring_slow(struct rds_engine *e, struct rds_sock *rs)
 {
 	struct rds_thread *t;
 	struct rds_bell *b;

@@ -93,8 +93,8 @@ rds_wheel_run(struct rds_engine *e, uint64_t now)
 	uint64_t tick = now >> w->shift, n;
 	unsigned int fired = 0;
 
-	if (tick < w->tick)
-		return 0;
+	if (likely(tick < w->tick))
+		return 0;	/* still in the tick processed last */
 	if (w->nb_armed == 0) {
 		w->tick = tick + 1;
 		return 0;

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <stdbool.h>
 
 #include <rte_common.h>
 #include <rte_byteorder.h>
@@ -65,6 +66,10 @@ struct rds_hdr_info {
 	uint16_t dport;
 	uint8_t flags;
 	uint8_t credit;
+	/* Not on the wire: the sender's transport delivered the frame
+	 * within the process and released the message already, so the
+	 * receiver owes no ACK (the loop transport, as the kernel's). */
+	bool acked;
 	/* Extensions found (a bit per type), and their values. */
 	uint32_t ext_mask;
 	uint32_t ext_version;

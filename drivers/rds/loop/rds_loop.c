@@ -205,21 +205,39 @@ loop_after_frame(struct rds_conn *c, struct loop_engine *le)
 	}
 }
 
+/* Without faults the transport cannot lose a frame: as the kernel's
+ * loop transport, a delivered message counts as acknowledged at once
+ * (no ACK frames, nothing kept for retransmission). With faults it
+ * behaves like a wire: explicit ACKs, retransmission, duplicate drop. */
+static inline bool
+loop_acks_at_once(const struct loop_engine *le)
+{
+	return le->faults.drop_one_in == 0 && le->faults.reset_one_in == 0 &&
+	       !le->faults.explicit_ack;
+}
+
 /* Deliver m's frame to the peer connection: the header as decoded
  * fields (nothing to checksum within the process) and the payload
- * borrowed, not copied; the peer's core takes the borrowed buffer. */
+ * borrowed, not copied; the peer's core takes the borrowed buffer.
+ * Returns what xmit returns. */
 static int
-loop_deliver(struct rds_conn *c, struct rds_msg *m)
+loop_deliver(struct rds_conn *c, struct loop_engine *le, struct rds_msg *m)
 {
 	struct loop_conn *lc = c->tp;
 	struct rds_hdr_info h;
 	struct rds_msg *b;
+	int ret;
 
 	rds_msg_hdr_info(c, m, &h);
+	h.acked = loop_acks_at_once(le);
 	b = rds_msg_alloc_borrow(m);
 	if (b == NULL)
 		return -ENOMEM;
-	return rds_recv_hdr(lc->peer, &h, NULL, m->len, b);
+	ret = rds_recv_hdr(lc->peer, &h, NULL, m->len, b);
+	if (ret == -ENOMEM)
+		return ret;	/* the receiver could not keep it: reset */
+	loop_after_frame(c, le);
+	return h.acked ? RDS_XMIT_ACKED : 0;
 }
 
 static int
@@ -229,7 +247,7 @@ loop_xmit(struct rds_conn *c, struct rds_msg *m)
 	struct loop_conn *lc = c->tp;
 	int ret, st;
 
-	if (lc->peer == NULL)
+	if (unlikely(lc->peer == NULL))
 		return -ENOTCONN;
 	loop_faults_refresh(le);
 	if (!loop_frame_survives(c, le)) {
@@ -253,20 +271,14 @@ loop_xmit(struct rds_conn *c, struct rds_msg *m)
 		     !m->has_dest)) {
 			rds_rdma_notify(c->eng, m, st);
 			loop_after_frame(c, le);
-			return 0;
+			return loop_acks_at_once(le) ? RDS_XMIT_ACKED : 0;
 		}
-		ret = loop_deliver(c, m);
-		if (ret == -ENOMEM)
-			return ret;
-		rds_rdma_notify(c->eng, m, st);
-		loop_after_frame(c, le);
-		return 0;
+		ret = loop_deliver(c, le, m);
+		if (ret >= 0)
+			rds_rdma_notify(c->eng, m, st);
+		return ret;
 	}
-	ret = loop_deliver(c, m);
-	if (ret == -ENOMEM)
-		return ret;	/* the receiver could not keep it: reset */
-	loop_after_frame(c, le);
-	return 0;
+	return loop_deliver(c, le, m);
 }
 
 static int

@@ -11,6 +11,12 @@
  * therefore also drops every later frame of that connection until the
  * connection is reset, which then retransmits what was not acknowledged,
  * marked RETRANSMITTED, and the receiver drops what it already had.
+ *
+ * Without faults, a delivered message counts as acknowledged at once, as
+ * with the kernel's loop transport: no ACK frames, nothing kept for
+ * retransmission. With any fault set (or explicit_ack) the transport
+ * behaves like a wire: ACK-only frames, ACK_REQUIRED, the delayed ACK,
+ * the retransmit queue.
  */
 
 #include <stdint.h>
@@ -29,6 +35,8 @@ struct rte_rds_loop_faults {
 	uint32_t reset_one_in;
 	/** Seed for the fault generator (0: fixed default). */
 	uint64_t seed;
+	/** Acknowledge with ACK frames as on a wire, even without faults. */
+	uint8_t explicit_ack;
 };
 
 /**

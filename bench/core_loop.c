@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The core's per-message cost, through the public API as any program
+ * uses it: one socket pair over the loop transport, one inline engine,
+ * a loop of rte_rds_sendto (64 B) + rte_rds_engine_poll +
+ * rte_rds_recvfrom. Optionally with many idle bound sockets and idle
+ * connections around, which must cost nothing.
+ *
+ *   rds-bench-core [EAL args] -- [--msgs N] [--idle-socks K]
+ *                  [--idle-conns] [--size B] [--runs R]
+ *
+ * The measured loop is bench_loop(): run under
+ * valgrind --tool=callgrind --toggle-collect=bench_loop to count its
+ * instructions (bench/core.sh does, for N and 2N messages). Without
+ * valgrind it prints the time per message of each run, and the median.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include <rte_eal.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+
+#include <rte_rds.h>
+
+#define IP_A "10.250.0.1"
+#define IP_B "10.250.0.2"
+#define PORT_A 4000
+#define PORT_B 4001
+#define NB_IDLE_ADDRS 8		/* 8 x 8 idle connections */
+
+static struct sockaddr_in
+sin_of(const char *ip, uint16_t port)
+{
+	struct sockaddr_in s;
+
+	memset(&s, 0, sizeof(s));
+	s.sin_family = AF_INET;
+	s.sin_port = htons(port);
+	inet_pton(AF_INET, ip, &s.sin_addr);
+	return s;
+}
+
+static int
+sock_on(const char *ip, uint16_t port)
+{
+	struct sockaddr_in a = sin_of(ip, port);
+	int s = rte_rds_socket();
+
+	if (s < 0 || rte_rds_bind(s, (struct sockaddr *)&a, sizeof(a)) != 0) {
+		fprintf(stderr, "socket/bind %s:%u: %s\n", ip, port,
+			rte_strerror(rte_errno));
+		exit(1);
+	}
+	return s;
+}
+
+static void
+die(const char *what)
+{
+	fprintf(stderr, "%s: %s\n", what, rte_strerror(rte_errno));
+	exit(1);
+}
+
+/* The measured loop: n messages sent, carried and received. Not
+ * inlined, so that callgrind can toggle on it. */
+__attribute__((noinline)) uint64_t
+bench_loop(int a, int b, const struct sockaddr_in *to, uint8_t *buf,
+	   size_t size, uint64_t n)
+{
+	uint64_t i, bad = 0;
+
+	for (i = 0; i < n; i++) {
+		if (rte_rds_sendto(a, buf, size, MSG_DONTWAIT,
+				   (const struct sockaddr *)to,
+				   sizeof(*to)) != (ssize_t)size)
+			bad++;
+		rte_rds_engine_poll(0);
+		if (rte_rds_recvfrom(b, buf, size, MSG_DONTWAIT, NULL,
+				     NULL) != (ssize_t)size)
+			bad++;
+	}
+	return bad;
+}
+
+/* Connections between 8 + 8 addresses, used once and left idle. */
+static void
+idle_conns(int *socks)
+{
+	char ip[32];
+	struct sockaddr_in to;
+	uint8_t buf[16] = { 0 };
+	unsigned int i, j, got = 0, polls = 0;
+
+	for (i = 0; i < NB_IDLE_ADDRS; i++)
+		for (j = 0; j < NB_IDLE_ADDRS; j++) {
+			snprintf(ip, sizeof(ip), "10.251.1.%u", j + 1);
+			to = sin_of(ip, 5000);
+			if (rte_rds_sendto(socks[i], buf, sizeof(buf), 0,
+					   (struct sockaddr *)&to,
+					   sizeof(to)) < 0)
+				die("idle conns: send");
+		}
+	while (got < NB_IDLE_ADDRS * NB_IDLE_ADDRS && polls++ < 1000000) {
+		rte_rds_engine_poll(0);
+		for (j = 0; j < NB_IDLE_ADDRS; j++)
+			while (rte_rds_recvfrom(socks[NB_IDLE_ADDRS + j], buf,
+						sizeof(buf), MSG_DONTWAIT,
+						NULL, NULL) >= 0)
+				got++;
+	}
+	if (got != NB_IDLE_ADDRS * NB_IDLE_ADDRS) {
+		fprintf(stderr, "idle conns: %u of 64 messages arrived\n", got);
+		exit(1);
+	}
+	/* Let every ACK and delayed ACK go out: the connections idle. */
+	for (polls = 0; polls < 20000; polls++)
+		rte_rds_engine_poll(0);
+}
+
+static int
+cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "msgs", required_argument, NULL, 'n' },
+		{ "idle-socks", required_argument, NULL, 'k' },
+		{ "idle-conns", no_argument, NULL, 'c' },
+		{ "size", required_argument, NULL, 's' },
+		{ "runs", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rte_rds_conf conf;
+	uint64_t n = 100000, k = 0, size = 64, runs = 5, r, t0, bad;
+	uint64_t *ns;
+	uint8_t *buf;
+	struct sockaddr_in to = sin_of(IP_B, PORT_B);
+	int socks[2 * NB_IDLE_ADDRS];
+	bool conns = false;
+	char ip[32];
+	int a, b, ret, opt;
+	unsigned int i;
+
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0)
+		die("rte_eal_init");
+	argc -= ret;
+	argv += ret;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'n': n = strtoull(optarg, NULL, 0); break;
+		case 'k': k = strtoull(optarg, NULL, 0); break;
+		case 'c': conns = true; break;
+		case 's': size = strtoull(optarg, NULL, 0); break;
+		case 'r': runs = strtoull(optarg, NULL, 0); break;
+		default:
+			fprintf(stderr, "usage: rds-bench-core [EAL] -- [--msgs N] "
+				"[--idle-socks K] [--idle-conns] [--size B] "
+				"[--runs R]\n");
+			return 2;
+		}
+	}
+	rte_rds_conf_init(&conf);
+	conf.engine[0].lcore_id = RTE_RDS_ENGINE_INLINE;
+	conf.engine[0].idle = RTE_RDS_IDLE_BUSY;
+	if (k + 64 > conf.max_sockets)
+		conf.max_sockets = (uint32_t)(k + 64);
+	if (rte_rds_conf_add_addr(&conf, IP_A, "loop", NULL) != 0 ||
+	    rte_rds_conf_add_addr(&conf, IP_B, "loop", NULL) != 0)
+		die("conf");
+	/* Idle sockets are spread over four more addresses. */
+	for (i = 0; i < 4; i++) {
+		snprintf(ip, sizeof(ip), "10.252.0.%u", i + 1);
+		if (rte_rds_conf_add_addr(&conf, ip, "loop", NULL) != 0)
+			die("conf");
+	}
+	for (i = 0; i < 2 * NB_IDLE_ADDRS; i++) {
+		snprintf(ip, sizeof(ip), "10.251.%u.%u", i / NB_IDLE_ADDRS,
+			 i % NB_IDLE_ADDRS + 1);
+		if (rte_rds_conf_add_addr(&conf, ip, "loop", NULL) != 0)
+			die("conf");
+	}
+	if (rte_rds_init(&conf) != 0)
+		die("rte_rds_init");
+	rte_rds_conf_free(&conf);
+	a = sock_on(IP_A, PORT_A);
+	b = sock_on(IP_B, PORT_B);
+	for (r = 0; r < k; r++) {
+		snprintf(ip, sizeof(ip), "10.252.0.%u", (unsigned)(r % 4) + 1);
+		sock_on(ip, 0);
+	}
+	if (conns) {
+		for (i = 0; i < 2 * NB_IDLE_ADDRS; i++) {
+			snprintf(ip, sizeof(ip), "10.251.%u.%u",
+				 i / NB_IDLE_ADDRS, i % NB_IDLE_ADDRS + 1);
+			socks[i] = sock_on(ip, 5000);
+		}
+		idle_conns(socks);
+	}
+	buf = calloc(1, size);
+	ns = calloc(runs, sizeof(*ns));
+	if (buf == NULL || ns == NULL)
+		die("calloc");
+	/* Warm up: the connection, its queues and the buffer caches. */
+	if (bench_loop(a, b, &to, buf, size, 1000) != 0)
+		fprintf(stderr, "warm-up: some calls failed\n");
+	for (r = 0; r < runs; r++) {
+		t0 = rte_rdtsc();
+		bad = bench_loop(a, b, &to, buf, size, n);
+		ns[r] = (rte_rdtsc() - t0) * 1000000000ULL / rte_get_tsc_hz();
+		if (bad != 0) {
+			fprintf(stderr, "run %" PRIu64 ": %" PRIu64
+				" calls failed\n", r, bad);
+			return 1;
+		}
+	}
+	qsort(ns, runs, sizeof(*ns), cmp_u64);
+	printf("{\"msgs\": %" PRIu64 ", \"idle_socks\": %" PRIu64
+	       ", \"idle_conns\": %u, \"size\": %" PRIu64 ", \"runs\": %"
+	       PRIu64 ", \"ns_per_msg_median\": %.1f, \"ns_per_msg_min\": %.1f}\n",
+	       n, k, conns ? NB_IDLE_ADDRS * NB_IDLE_ADDRS : 0, size, runs,
+	       (double)ns[runs / 2] / (double)n, (double)ns[0] / (double)n);
+	rte_rds_fini();
+	rte_eal_cleanup();
+	return 0;
+}
