@@ -97,7 +97,8 @@ main(int argc, char **argv)
 	if (opts.role == PERF_ROLE_SERVER) {
 		perf_ib_server_run(&ctx);
 		perf_ib_server_done(&ctx);
-		perf_print_server(&ctx);
+		perf_result(&ctx, &res);
+		perf_print_server(&ctx, &res);
 	} else {
 		perf_run(&ctx);
 		if (opts.role == PERF_ROLE_CLIENT)
@@ -125,7 +126,7 @@ main(int argc, char **argv)
 	if (rte_eal_cleanup() < 0)
 		perf_fail("rte_eal_cleanup()");
 	if (opts.json && opts.role == PERF_ROLE_SERVER)
-		perf_print_server_json(&ctx);
+		perf_print_server_json(&ctx, &res);
 	else if (opts.json)
 		perf_print_json(&ctx, &res);
 	fflush(stdout);

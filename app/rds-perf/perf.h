@@ -126,6 +126,7 @@ enum perf_mode {
 	PERF_MODE_BW,
 	PERF_MODE_RDMA_READ,
 	PERF_MODE_RDMA_WRITE,
+	PERF_MODE_STREAM,
 };
 
 enum perf_engine {
@@ -144,12 +145,16 @@ enum perf_role {
 enum perf_ctl_type {
 	PERF_CTL_HELLO = 1,	/* client -> server: mode, size, depth, data port;
 				 * RDMA modes: v[0] region slots, and the
-				 * region's cookie in RDS_CMSG_RDMA_DEST */
+				 * region's cookie in RDS_CMSG_RDMA_DEST;
+				 * stream: v[1] --secs in us */
 	PERF_CTL_HELLO_ACK,	/* server -> client */
 	PERF_CTL_DONE,		/* client -> server: requests sent, replies received */
 	PERF_CTL_DONE_ACK,	/* server -> client: requests received, replies sent, errors */
+	PERF_CTL_RESULT,	/* server -> client, stream, before DONE_ACK:
+				 * messages received in the server's measured
+				 * window, its length in ns */
 };
-#define PERF_CTL_TYPE_MAX PERF_CTL_DONE_ACK
+#define PERF_CTL_TYPE_MAX PERF_CTL_RESULT
 
 /* An ib control message as it travels: every field big-endian. It is
  * shorter than PERF_RX_SLACK, so it fits any receive buffer. */
@@ -171,7 +176,8 @@ struct perf_opts {
 	enum perf_mode mode;
 	enum perf_engine engine;
 	uint32_t size;		/* request payload, bytes */
-	uint32_t depth;		/* requests in flight (bw, rdma-*) */
+	uint32_t depth;		/* requests in flight (bw, rdma-*); stream:
+				 * sizes the socket buffers only */
 	double secs;		/* measured duration */
 	bool json;
 	bool verbose;
@@ -189,7 +195,8 @@ struct perf_opts {
 struct perf_ctx {
 	const struct perf_opts *o;
 	bool inline_engine;
-	uint32_t window;		/* requests in flight: 1 (lat) or depth */
+	uint32_t window;		/* requests in flight: 1 (lat) or depth
+					 * (stream: socket buffers only) */
 
 	/* Client side (cli < 0: not played by this process). */
 	int cli;
@@ -250,8 +257,16 @@ struct perf_ctx {
 	bool measuring;
 	uint64_t t_start;
 	uint64_t t_stop;
-	uint64_t msgs;			/* round trips completed while measuring */
+	uint64_t msgs;			/* round trips completed while measuring;
+					 * stream: messages received (counted
+					 * by the receiver) */
 	struct perf_rtt rtt;
+	/* stream: messages sent while measuring (the sender's count); ib
+	 * client: the server's count and window (PERF_CTL_RESULT). */
+	uint64_t sent_msgs;
+	bool has_peer_result;
+	uint64_t peer_msgs;
+	uint64_t peer_ns;
 
 	/* Push-back and errors. */
 	uint64_t eagain;
@@ -259,7 +274,9 @@ struct perf_ctx {
 	uint64_t errors;
 };
 
-/* Results, in the units printed. */
+/* Results, in the units printed. msgs, secs and the rates are the
+ * receiver's in stream mode (one_way), with the sender's in sent_*; RTTs
+ * exist in the other modes only. */
 struct perf_result {
 	uint64_t msgs;
 	double secs;
@@ -269,12 +286,23 @@ struct perf_result {
 	uint64_t p99;
 	uint64_t p999;
 	uint64_t max;
+	bool one_way;
+	uint64_t sent_msgs;
+	double sent_secs;
+	double sent_msgs_per_s;
+	double sent_mb_per_s;
 };
 
 static inline bool
 perf_is_rdma(enum perf_mode m)
 {
 	return m == PERF_MODE_RDMA_READ || m == PERF_MODE_RDMA_WRITE;
+}
+
+static inline bool
+perf_is_stream(enum perf_mode m)
+{
+	return m == PERF_MODE_STREAM;
 }
 
 static inline bool
@@ -414,9 +442,11 @@ void perf_print_setup(const struct perf_ctx *ctx,
 		      const struct rte_rds_conf *conf);
 void perf_print_result(const struct perf_ctx *ctx,
 		       const struct perf_result *r);
-void perf_print_server(const struct perf_ctx *ctx);
+void perf_print_server(const struct perf_ctx *ctx,
+		       const struct perf_result *r);
 void perf_print_json(const struct perf_ctx *ctx, const struct perf_result *r);
-void perf_print_server_json(const struct perf_ctx *ctx);
+void perf_print_server_json(const struct perf_ctx *ctx,
+			    const struct perf_result *r);
 
 void perf_print_raw_ring(double rate, uint64_t errors);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
-/* rds-perf client: requests out, replies in, round trips recorded. */
+/* rds-perf client: requests out, replies in, round trips recorded; in
+ * stream mode the sender (requests out, nothing back). */
 
 #include <inttypes.h>
 #include <sys/uio.h>
@@ -31,6 +32,8 @@ perf_client_send(struct perf_ctx *ctx)
 			   ctx->tx_seq, n, size);
 	ctx->sent_tsc[ctx->tx_seq % ctx->window] = tsc;
 	ctx->tx_seq++;
+	if (ctx->measuring)
+		ctx->sent_msgs++;	/* stream: the sender's count */
 	return true;
 }
 
@@ -72,6 +75,11 @@ perf_client_recv(struct perf_ctx *ctx)
 			perf_error(ctx, "client got a notification (it asked for none)");
 			continue;
 		}
+		if (perf_is_stream(ctx->o->mode)) {
+			perf_error(ctx, "client got a %zd-byte message from %s (stream mode has no replies)",
+				   n, perf_sin_str(&from, a, sizeof(a)));
+			continue;
+		}
 		if (ctx->rx_seq == ctx->tx_seq) {
 			perf_error(ctx, "client got a %zd-byte reply with no request in flight (duplicate?)",
 				   n);
@@ -104,14 +112,18 @@ perf_client_recv(struct perf_ctx *ctx)
 }
 
 /* Client: fill the window (unless draining), then take replies. Replies
- * come back in order, so request rx_seq is the one being answered. */
+ * come back in order, so request rx_seq is the one being answered.
+ * stream: no window (only the library's push-back holds the sender back),
+ * and any message that comes is an error. */
 void
 perf_client_step(struct perf_ctx *ctx, bool may_send)
 {
+	const uint64_t window = perf_is_stream(ctx->o->mode) ? UINT64_MAX :
+		ctx->window;
 	unsigned int i;
 
 	for (i = 0; may_send && i < PERF_BURST &&
-	     ctx->tx_seq - ctx->rx_seq < ctx->window; i++)
+	     ctx->tx_seq - ctx->rx_seq < window; i++)
 		if (!perf_client_send(ctx))
 			break;
 	perf_client_recv(ctx);

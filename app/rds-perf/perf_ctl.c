@@ -107,7 +107,7 @@ perf_ctl_get(const void *p, size_t len, struct perf_ctl_msg *m)
 	m->depth = rte_be_to_cpu_32(m->depth);
 	for (i = 0; i < RTE_DIM(m->v); i++)
 		m->v[i] = rte_be_to_cpu_64(m->v[i]);
-	if (m->type < PERF_CTL_HELLO || m->type > PERF_CTL_DONE_ACK)
+	if (m->type < PERF_CTL_HELLO || m->type > PERF_CTL_TYPE_MAX)
 		return 0;
 	return m->type;
 }

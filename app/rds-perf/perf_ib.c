@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /* rds-perf over the ib transport: the client's hello and done, the
- * server's hello, run and done. */
+ * server's hello, run (stream: its own measured window) and done. */
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -49,8 +49,10 @@ perf_ib_client_hello(struct perf_ctx *ctx)
 	char a[32];
 	ssize_t n;
 
+	/* stream: the server measures for --secs too (in us). */
 	perf_ctl_put(&m, PERF_CTL_HELLO, o, ctx->cli_name.sin_port,
-		     ctx->slots, 0, 0);
+		     ctx->slots, perf_is_stream(o->mode) ?
+		     (uint64_t)(o->secs * 1e6 + 0.5) : 0, 0);
 	for (;;) {
 		now = rte_rdtsc();
 		if (now >= next) {
@@ -88,7 +90,8 @@ perf_ib_client_hello(struct perf_ctx *ctx)
 }
 
 /* ib client, after the run: say done with our counts and compare them
- * with the server's answer. */
+ * with the server's answer. stream: the server's count and window come
+ * first (PERF_CTL_RESULT). */
 void
 perf_ib_client_done(struct perf_ctx *ctx)
 {
@@ -121,6 +124,13 @@ perf_ib_client_done(struct perf_ctx *ctx)
 			}
 			if (type == PERF_CTL_DONE_ACK)
 				break;
+			if (type == PERF_CTL_RESULT &&
+			    perf_is_stream(ctx->o->mode)) {
+				ctx->has_peer_result = true;
+				ctx->peer_msgs = in.v[0];
+				ctx->peer_ns = in.v[1];
+				continue;
+			}
 			continue;	/* a late answer to a repeated hello */
 		}
 		if (rte_errno != EAGAIN)
@@ -138,6 +148,8 @@ perf_ib_client_done(struct perf_ctx *ctx)
 	if (in.v[2] != 0)
 		perf_error(ctx, "the server counted %" PRIu64 " errors (see its output)",
 			   in.v[2]);
+	if (perf_is_stream(ctx->o->mode) && !ctx->has_peer_result)
+		perf_error(ctx, "the server sent no result (its count of messages received)");
 }
 
 /*
@@ -205,7 +217,9 @@ perf_ib_server_hello(struct perf_ctx *ctx, struct perf_opts *o)
 				   perf_sin_str(&from, a, sizeof(a)), o->peer);
 			continue;
 		}
-		if (in.mode > PERF_MODE_RDMA_WRITE ||
+		if (in.mode > PERF_MODE_STREAM ||
+		    (perf_is_stream(in.mode) &&
+		     (in.v[1] < 1000 || in.v[1] > 86400ull * 1000000)) ||
 		    in.size > RTE_RDS_MAX_MSG_SIZE ||
 		    in.depth < 1 || in.depth > PERF_DEPTH_MAX ||
 		    (perf_is_rdma(in.mode) &&
@@ -230,6 +244,8 @@ perf_ib_server_hello(struct perf_ctx *ctx, struct perf_opts *o)
 	o->mode = (enum perf_mode)in.mode;
 	o->size = in.size;
 	o->depth = in.depth;
+	if (perf_is_stream(o->mode))
+		o->secs = (double)in.v[1] / 1e6;
 	ctx->window = perf_window(o);
 	buf = realloc(ctx->srv_buf, o->size + PERF_RX_SLACK);
 	if (buf == NULL)
@@ -262,18 +278,52 @@ perf_ib_server_hello(struct perf_ctx *ctx, struct perf_opts *o)
 	fflush(stdout);
 }
 
+/*
+ * ib server, stream: the receiver's own measured window. The warm-up
+ * starts with the first message (the client starts sending when our
+ * hello answer reaches it), then --secs (the client's, from its hello) are
+ * measured; the client's done ends the window if it is still open.
+ */
+static void
+perf_ib_server_window(struct perf_ctx *ctx, uint64_t now, uint64_t *warm_end,
+		      uint64_t *run_end)
+{
+	const uint64_t hz = rte_get_tsc_hz();
+
+	if (*warm_end == 0) {
+		if (ctx->srv_rx == 0)
+			return;
+		*warm_end = now + hz * PERF_WARMUP_MS / 1000;
+		*run_end = *warm_end + (uint64_t)(ctx->o->secs * (double)hz);
+	} else if (ctx->t_start == 0 && now >= *warm_end && !ctx->done) {
+		ctx->measuring = true;
+		ctx->t_start = now;
+	} else if (ctx->measuring && (now >= *run_end || ctx->done)) {
+		ctx->measuring = false;
+		ctx->t_stop = now;
+	}
+}
+
 /* ib server: answer requests until the client says done and every reply
- * is out. No message for PERF_STALL_S before that is a stall. */
+ * is out (stream: every message the client says it sent is in). No
+ * message for PERF_STALL_S before that is a stall. */
 void
 perf_ib_server_run(struct perf_ctx *ctx)
 {
 	const uint64_t stall = rte_get_tsc_hz() * PERF_STALL_S;
+	const bool stream = perf_is_stream(ctx->o->mode);
 	uint64_t last_move = rte_rdtsc(), moved = 0, cur, now;
+	uint64_t warm_end = 0, run_end = 0;
 
 	for (;;) {
 		perf_server_step(ctx);
 		perf_poll(ctx);
-		if (ctx->done && perf_quiet(ctx))
+		if (stream)
+			perf_ib_server_window(ctx, rte_rdtsc(), &warm_end,
+					      &run_end);
+		if (ctx->done && perf_quiet(ctx) &&
+		    (!stream || (ctx->srv_rx >= ctx->peer_v[0] &&
+				 !ctx->measuring)))
 			break;
 		now = rte_rdtsc();
 		cur = ctx->srv_rx + ctx->srv_tx + ctx->notif_got;
@@ -321,10 +371,20 @@ perf_ib_server_done(struct perf_ctx *ctx)
 
 	if (perf_is_rdma(ctx->o->mode))
 		perf_rdma_server_final(ctx);
+	if (perf_is_stream(ctx->o->mode) && ctx->msgs == 0)
+		perf_error(ctx, "no message received in the measured window");
 	if (ctx->peer_v[0] != ctx->srv_rx || ctx->peer_v[1] != ctx->srv_tx)
 		perf_error(ctx, "counts disagree: client sent %" PRIu64 ", server received %" PRIu64 ", server replied %" PRIu64 ", client received %" PRIu64,
 			   ctx->peer_v[0], ctx->srv_rx, ctx->srv_tx,
 			   ctx->peer_v[1]);
+	if (perf_is_stream(ctx->o->mode)) {
+		/* The receiver's count and window, for the client's report;
+		 * before DONE_ACK, which ends the client's wait. */
+		perf_ctl_put(&m, PERF_CTL_RESULT, ctx->o, 0, ctx->msgs,
+			     perf_cycles_ns(ctx->t_stop - ctx->t_start, hz), 0);
+		perf_ctl_send(ctx, ctx->srv, &ctx->ctl_src, &m,
+			      "server, stream result", PERF_DONE_WAIT_S);
+	}
 	perf_ctl_put(&m, PERF_CTL_DONE_ACK, ctx->o, 0, ctx->srv_rx,
 		     ctx->srv_tx, ctx->errors);
 	perf_ctl_send(ctx, ctx->srv, &ctx->ctl_src, &m, "server, done answer",

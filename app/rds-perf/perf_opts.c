@@ -35,11 +35,14 @@ perf_mode_name(enum perf_mode m)
 		return "rdma-read";
 	case PERF_MODE_RDMA_WRITE:
 		return "rdma-write";
+	case PERF_MODE_STREAM:
+		return "stream";
 	}
 	return "?";
 }
 
-/* Requests in flight: 1 in lat, --depth otherwise. */
+/* Requests in flight: 1 in lat, --depth otherwise (stream: only the
+ * socket buffers' size, see perf_sock_buf()). */
 uint32_t
 perf_window(const struct perf_opts *o)
 {
@@ -60,9 +63,11 @@ perf_usage(const char *prog)
 		"  --transport loop|ib transport (default loop; eth is not supported\n"
 		"                      by rds-perf yet). loop: both sides in this\n"
 		"                      process; ib: one side per process, see --role\n"
-		"  --mode lat|bw|rdma-read|rdma-write\n"
+		"  --mode lat|bw|stream|rdma-read|rdma-write\n"
 		"                      lat: one request at a time, echoed (default);\n"
 		"                      bw: --depth requests in flight, 0-byte replies;\n"
+		"                      stream: one-way messages, no replies, counted\n"
+		"                      by the receiver (the sender's count too);\n"
 		"                      rdma-read/rdma-write: --depth small requests in\n"
 		"                      flight, each answered by a reply that carries an\n"
 		"                      RDMA READ/WRITE of --size bytes of the client's\n"
@@ -72,7 +77,8 @@ perf_usage(const char *prog)
 		"  --secs S            measured duration in seconds (default 2), after\n"
 		"                      a %u ms warm-up\n"
 		"  --depth N           requests in flight in bw and rdma-* modes, 1..%u\n"
-		"                      (default %u in bw, 1 in rdma-*)\n"
+		"                      (default %u in bw, 1 in rdma-*); stream: socket\n"
+		"                      buffers sized for N messages (default %u)\n"
 		"  --engine inline|lcore\n"
 		"                      inline: this thread polls the engine (default);\n"
 		"                      lcore: the engine busy-polls the first worker\n"
@@ -97,7 +103,8 @@ perf_usage(const char *prog)
 		"                      (default %.0f)\n",
 		prog, RTE_RDS_MAX_MSG_SIZE, RTE_RDS_MAX_MSG_SIZE,
 		PERF_WARMUP_MS, PERF_DEPTH_MAX,
-		PERF_DEPTH_DEFAULT, PERF_BURST, PERF_IB_PORT_DEFAULT,
+		PERF_DEPTH_DEFAULT, PERF_DEPTH_DEFAULT, PERF_BURST,
+		PERF_IB_PORT_DEFAULT,
 		PERF_IB_WAIT_DEFAULT);
 }
 
@@ -200,8 +207,10 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 				o->mode = PERF_MODE_RDMA_READ;
 			} else if (strcmp(optarg, "rdma-write") == 0) {
 				o->mode = PERF_MODE_RDMA_WRITE;
+			} else if (strcmp(optarg, "stream") == 0) {
+				o->mode = PERF_MODE_STREAM;
 			} else {
-				fprintf(stderr, "rds-perf: --mode must be lat, bw, rdma-read or rdma-write\n");
+				fprintf(stderr, "rds-perf: --mode must be lat, bw, stream, rdma-read or rdma-write\n");
 				return -1;
 			}
 			break;

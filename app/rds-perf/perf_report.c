@@ -87,6 +87,27 @@ perf_print_stats(const struct perf_opts *o, FILE *f)
 #endif
 }
 
+/* stream: the receiver's count and rates, then the sender's. */
+static void
+perf_print_stream(const struct perf_ctx *ctx, const struct perf_result *r)
+{
+	const bool by_server = ctx->srv < 0;	/* ib client */
+
+	printf("duration:     %.3f s (after a %u ms warm-up; the receiver's window%s)\n",
+	       r->secs, PERF_WARMUP_MS,
+	       by_server ? ", measured by the server" : "");
+	printf("msgs:         %" PRIu64 " received\n", r->msgs);
+	printf("msgs/s:       %.1f (received/s)\n", r->msgs_per_s);
+	printf("MB/s:         %.3f (payload received, one way, 10^6 B/s)\n",
+	       r->mb_per_s);
+	printf("sent:         %" PRIu64 " msgs in %.3f s: %.1f msgs/s, %.3f MB/s (the sender's window)\n",
+	       r->sent_msgs, r->sent_secs, r->sent_msgs_per_s,
+	       r->sent_mb_per_s);
+	printf("push-back:    EAGAIN %" PRIu64 ", ENOBUFS %" PRIu64 "\n",
+	       ctx->eagain, ctx->enobufs);
+	printf("errors:       %" PRIu64 "\n", ctx->errors);
+}
+
 void
 perf_print_result(const struct perf_ctx *ctx, const struct perf_result *r)
 {
@@ -103,8 +124,10 @@ perf_print_result(const struct perf_ctx *ctx, const struct perf_result *r)
 		[PERF_MODE_BW] = "requests in flight up to depth, 0-byte replies",
 		[PERF_MODE_RDMA_READ] = "the server's reply carries an RDMA READ of size bytes from the client's region",
 		[PERF_MODE_RDMA_WRITE] = "the server's reply carries an RDMA WRITE of size bytes into the client's region",
+		[PERF_MODE_STREAM] = "one-way messages, no replies; counted at the receiver",
 	};
 	const bool rdma = perf_is_rdma(o->mode);
+	const bool stream = perf_is_stream(o->mode);
 
 	printf("mode:         %s (%s)\n", perf_mode_name(o->mode),
 	       what[o->mode]);
@@ -113,7 +136,8 @@ perf_print_result(const struct perf_ctx *ctx, const struct perf_result *r)
 		       o->size, PERF_RDMA_REQ_LEN, PERF_RDMA_REPLY_LEN);
 	else
 		printf("size:         %u bytes\n", o->size);
-	printf("depth:        %u\n", ctx->window);
+	printf("depth:        %u%s\n", ctx->window,
+	       stream ? " (sizes the socket buffers; no window)" : "");
 	if (rdma) {
 		printf("rdma:         region %zu bytes (%u slots of %u), cookie 0x%016" PRIx64 "; NOTIFY_ME %s\n",
 		       (size_t)ctx->slots * o->size, ctx->slots, o->size,
@@ -131,6 +155,10 @@ perf_print_result(const struct perf_ctx *ctx, const struct perf_result *r)
 		if (ctx->srv >= 0)
 			printf("notifications: %" PRIu64 " received, %" PRIu64 " failed\n",
 			       ctx->notif_got, ctx->notif_failed);
+	}
+	if (stream) {
+		perf_print_stream(ctx, r);
+		return;
 	}
 	printf("duration:     %.3f s (after a %u ms warm-up)\n", r->secs,
 	       PERF_WARMUP_MS);
@@ -150,9 +178,9 @@ perf_print_result(const struct perf_ctx *ctx, const struct perf_result *r)
 	printf("errors:       %" PRIu64 "\n", ctx->errors);
 }
 
-/* ib server: what it saw. */
+/* ib server: what it saw (stream: its count and rates). */
 void
-perf_print_server(const struct perf_ctx *ctx)
+perf_print_server(const struct perf_ctx *ctx, const struct perf_result *r)
 {
 	const struct perf_opts *o = ctx->o;
 	char a[32], b[32];
@@ -168,6 +196,15 @@ perf_print_server(const struct perf_ctx *ctx)
 	printf("depth:        %u\n", ctx->window);
 	printf("requests:     %" PRIu64 " received\n", ctx->srv_rx);
 	printf("replies:      %" PRIu64 " sent\n", ctx->srv_tx);
+	if (perf_is_stream(o->mode)) {
+		printf("duration:     %.3f s (after a %u ms warm-up from the first message)\n",
+		       r->secs, PERF_WARMUP_MS);
+		printf("msgs:         %" PRIu64 " received in the measured window\n",
+		       r->msgs);
+		printf("msgs/s:       %.1f (received/s)\n", r->msgs_per_s);
+		printf("MB/s:         %.3f (payload received, one way, 10^6 B/s)\n",
+		       r->mb_per_s);
+	}
 	if (perf_is_rdma(o->mode)) {
 		printf("rdma:         client's cookie 0x%016" PRIx64 ", %u slots; NOTIFY_ME %s\n",
 		       ctx->peer_cookie, ctx->slots,
@@ -185,7 +222,7 @@ perf_print_server(const struct perf_ctx *ctx)
 }
 
 void
-perf_print_server_json(const struct perf_ctx *ctx)
+perf_print_server_json(const struct perf_ctx *ctx, const struct perf_result *r)
 {
 	const struct perf_opts *o = ctx->o;
 
@@ -198,6 +235,9 @@ perf_print_server_json(const struct perf_ctx *ctx)
 	if (perf_is_rdma(o->mode))
 		printf(",\"notifications\":%" PRIu64 ",\"notify_failed\":%" PRIu64,
 		       ctx->notif_got, ctx->notif_failed);
+	if (perf_is_stream(o->mode))
+		printf(",\"msgs\":%" PRIu64 ",\"msgs_per_s\":%.1f,\"mb_per_s\":%.3f",
+		       r->msgs, r->msgs_per_s, r->mb_per_s);
 	printf("}\n");
 }
 
@@ -206,15 +246,21 @@ perf_print_json(const struct perf_ctx *ctx, const struct perf_result *r)
 {
 	const struct perf_opts *o = ctx->o;
 
+	/* stream: msgs and rates are the receiver's; no RTT. */
 	printf("{\"transport\":\"%s\",\"mode\":\"%s\",\"size\":%u,"
-	       "\"msgs\":%" PRIu64 ",\"msgs_per_s\":%.1f,\"mb_per_s\":%.3f,"
-	       "\"rtt_ns_p50\":%" PRIu64 ",\"rtt_ns_p99\":%" PRIu64 ","
-	       "\"rtt_ns_p999\":%" PRIu64 ",\"rtt_ns_max\":%" PRIu64 ","
-	       "\"engine\":\"%s\",\"depth\":%u,\"errors\":%" PRIu64 "}\n",
+	       "\"msgs\":%" PRIu64 ",\"msgs_per_s\":%.1f,\"mb_per_s\":%.3f,",
 	       perf_transport_name(o->transport), perf_mode_name(o->mode),
-	       o->size, r->msgs, r->msgs_per_s, r->mb_per_s, r->p50, r->p99,
-	       r->p999, r->max, perf_engine_name(o->engine), ctx->window,
-	       ctx->errors);
+	       o->size, r->msgs, r->msgs_per_s, r->mb_per_s);
+	if (r->one_way)
+		printf("\"sent_msgs\":%" PRIu64 ",\"sent_msgs_per_s\":%.1f,"
+		       "\"sent_mb_per_s\":%.3f,",
+		       r->sent_msgs, r->sent_msgs_per_s, r->sent_mb_per_s);
+	else
+		printf("\"rtt_ns_p50\":%" PRIu64 ",\"rtt_ns_p99\":%" PRIu64 ","
+		       "\"rtt_ns_p999\":%" PRIu64 ",\"rtt_ns_max\":%" PRIu64 ",",
+		       r->p50, r->p99, r->p999, r->max);
+	printf("\"engine\":\"%s\",\"depth\":%u,\"errors\":%" PRIu64 "}\n",
+	       perf_engine_name(o->engine), ctx->window, ctx->errors);
 }
 
 /* --verbose, before the run: where the engine runs, the TSC, the socket

@@ -7,10 +7,15 @@
 
 #include "perf.h"
 
-/* Nothing in flight on either side. */
+/* Nothing in flight on either side. stream: no replies, so the client
+ * is quiet at once over ib (the server waits for the count the client's
+ * done gives), and over loop when the server has every message. */
 bool
 perf_quiet(const struct perf_ctx *ctx)
 {
+	if (perf_is_stream(ctx->o->mode))
+		return ctx->cli < 0 || ctx->srv < 0 ||
+			ctx->srv_rx == ctx->tx_seq;
 	return (ctx->cli < 0 || ctx->tx_seq == ctx->rx_seq) &&
 		(ctx->srv < 0 || (ctx->owed_next == ctx->owed &&
 				  ctx->srv_tx == ctx->srv_rx &&
@@ -111,6 +116,8 @@ perf_check_counts(struct perf_ctx *ctx)
 			   ctx->rx_seq);
 	if (ctx->srv >= 0 && perf_is_rdma(ctx->o->mode))
 		perf_rdma_server_final(ctx);
-	if (ctx->msgs == 0)
+	if (ctx->msgs == 0 && perf_is_stream(ctx->o->mode))
+		perf_error(ctx, "no message received in the measured window");
+	else if (ctx->msgs == 0)
 		perf_error(ctx, "no round trip completed in the measured window");
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
-/* rds-perf server: requests in, checked, answered. */
+/* rds-perf server: requests in, checked, answered; in stream mode the
+ * receiver (messages in, checked, counted while measuring). */
 
 #include <inttypes.h>
 #include <sys/uio.h>
@@ -146,14 +147,45 @@ perf_server_recv_zc(struct perf_ctx *ctx)
 	ctx->owed = k;
 }
 
+/* Server, stream: a burst of messages with the zero-copy API, checked
+ * (sender, length, sequence: once and in order) and counted while
+ * measuring. No replies. */
+static void
+perf_server_recv_stream(struct perf_ctx *ctx)
+{
+	struct rte_rds_msg *m[PERF_BURST];
+	uint16_t i, n;
+
+	n = rte_rds_recv_burst(ctx->srv, m, PERF_BURST);
+	for (i = 0; i < n; i++) {
+		rte_rds_msg_src(m[i], &ctx->reply_to[0]);
+		if (ctx->has_ctl &&
+		    perf_sin_equal(&ctx->reply_to[0], &ctx->ctl_src)) {
+			perf_server_control(ctx, rte_rds_msg_data(m[i]),
+					    rte_rds_msg_len(m[i]));
+		} else {
+			perf_server_check(ctx, rte_rds_msg_data(m[i]),
+					  rte_rds_msg_len(m[i]), false, 0);
+			if (ctx->measuring)
+				ctx->msgs++;
+		}
+		rte_rds_msg_free(m[i]);
+	}
+}
+
 /* Server: finish the replies owed, then take new requests and answer
  * them. Requests stay in the library (counted against the receive buffer)
- * until every earlier reply is out: that is the back-pressure. */
+ * until every earlier reply is out: that is the back-pressure. stream:
+ * take messages and count them. */
 void
 perf_server_step(struct perf_ctx *ctx)
 {
 	if (perf_is_rdma(ctx->o->mode)) {
 		perf_server_rdma_step(ctx);
+		return;
+	}
+	if (perf_is_stream(ctx->o->mode)) {
+		perf_server_recv_stream(ctx);
 		return;
 	}
 	if (!perf_server_flush(ctx))

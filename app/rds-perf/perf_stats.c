@@ -69,6 +69,21 @@ perf_result(struct perf_ctx *ctx, struct perf_result *r)
 	memset(r, 0, sizeof(*r));
 	r->msgs = ctx->msgs;
 	r->secs = (double)(ctx->t_stop - ctx->t_start) / (double)hz;
+	if (perf_is_stream(ctx->o->mode)) {
+		/* The receiver's count and window; the sender's apart. */
+		r->one_way = true;
+		r->sent_msgs = ctx->sent_msgs;
+		r->sent_secs = r->secs;
+		if (ctx->has_peer_result) {	/* ib client */
+			r->msgs = ctx->peer_msgs;
+			r->secs = (double)ctx->peer_ns / 1e9;
+		}
+		if (r->sent_secs > 0) {
+			r->sent_msgs_per_s = (double)r->sent_msgs / r->sent_secs;
+			r->sent_mb_per_s = (double)r->sent_msgs * ctx->o->size /
+				r->sent_secs / 1e6;
+		}
+	}
 	if (r->secs > 0) {
 		r->msgs_per_s = (double)r->msgs / r->secs;
 		r->mb_per_s = (double)r->msgs * ctx->o->size / r->secs / 1e6;
