@@ -59,9 +59,8 @@ main(int argc, char **argv)
 	struct perf_opts opts = { 0 };
 	struct perf_ctx ctx;
 	struct perf_result res;
+	struct perf_floors floors = { 0 };
 	struct rte_rds_conf conf;
-	uint64_t raw_errors = 0;
-	double raw_rate = 0;
 	int ret;
 
 	ret = rte_eal_init(argc, argv);
@@ -72,6 +71,11 @@ main(int argc, char **argv)
 
 	if (perf_parse_args(argc, argv, &opts) < 0) {
 		perf_usage(argv[0]);
+		rte_eal_cleanup();
+		return PERF_EXIT_USAGE;
+	}
+	if (opts.raw_ring_pp && perf_raw_ring_pp_lcore() >= RTE_MAX_LCORE) {
+		fprintf(stderr, "rds-perf: --raw-ring-pp needs a worker lcore; give the EAL two lcores or more, e.g. -l 0-1\n");
 		rte_eal_cleanup();
 		return PERF_EXIT_USAGE;
 	}
@@ -111,24 +115,29 @@ main(int argc, char **argv)
 		perf_print_stats(&opts, stdout);
 
 	perf_ctx_close(&ctx);
-
-	/* The floor runs with the library gone, so no engine competes. */
-	if (opts.raw_ring) {
-		raw_rate = perf_raw_ring(opts.secs, &raw_errors);
-		perf_print_raw_ring(raw_rate, raw_errors);
-		ctx.errors += raw_errors;
-	}
-
 	perf_ctx_free(&ctx);
+
+	/* The floors run with the library gone, so no engine competes (and
+	 * the engine's lcore is free for the ping-pong's worker). */
+	if (opts.raw_ring) {
+		floors.ring = true;
+		floors.ring_rate = perf_raw_ring(opts.secs, &floors.ring_errors);
+		ctx.errors += floors.ring_errors;
+	}
+	if (opts.raw_ring_pp) {
+		perf_raw_ring_pp(opts.secs, &floors);
+		ctx.errors += floors.pp_errors;
+	}
+	perf_print_floors(&floors);
 
 	/* The EAL logs to stdout: clean up before the JSON line, so that it
 	 * stays the last one. */
 	if (rte_eal_cleanup() < 0)
 		perf_fail("rte_eal_cleanup()");
 	if (opts.json && opts.role == PERF_ROLE_SERVER)
-		perf_print_server_json(&ctx, &res);
+		perf_print_server_json(&ctx, &res, &floors);
 	else if (opts.json)
-		perf_print_json(&ctx, &res);
+		perf_print_json(&ctx, &res, &floors);
 	fflush(stdout);
 	return ctx.errors != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

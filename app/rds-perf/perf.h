@@ -113,6 +113,15 @@
 #define PERF_RAW_MSG_SIZE 32
 /* Raw ring loop iterations between two clock reads. */
 #define PERF_RAW_CLOCK_EVERY 64
+/* Raw ring ping-pong: ring size (one object in flight), object size. */
+#define PERF_PP_RING_SIZE 64
+#define PERF_PP_OBJ_SIZE 64
+/* Core crossings in one round trip: the raw ping-pong's (app -> worker ->
+ * app), and rds-perf's over loop with --engine lcore (app -> engine ->
+ * app -> engine -> app: the request and the reply each cross to the
+ * engine and back). The scaled floor is RTT x lat / pp. */
+#define PERF_PP_CROSSINGS 2
+#define PERF_PP_CROSSINGS_LAT_LCORE 4
 
 enum perf_transport {
 	PERF_TRANSPORT_LOOP,
@@ -182,6 +191,7 @@ struct perf_opts {
 	bool json;
 	bool verbose;
 	bool raw_ring;
+	bool raw_ring_pp;	/* two-lcore raw ring ping-pong floor */
 	/* ib only: which side this process plays, its local address, the
 	 * peer's, the server's RDS port, how long to wait for the peer. */
 	enum perf_role role;
@@ -341,6 +351,19 @@ perf_seq_check(const uint8_t *p, uint32_t size, uint64_t seq, uint64_t *got)
 	return head == seq && tail == seq ? 0 : -1;
 }
 
+/* Raw ring floors (no RDS), measured after the library's end. */
+struct perf_floors {
+	bool ring;			/* --raw-ring */
+	double ring_rate;		/* messages per second */
+	uint64_t ring_errors;
+	bool pp;			/* --raw-ring-pp */
+	unsigned int pp_lcore[2];	/* this lcore, the worker */
+	uint64_t pp_rtts;		/* round trips measured */
+	size_t pp_samples;		/* of which kept for percentiles */
+	uint64_t pp_p50, pp_p99, pp_p999, pp_max;	/* RTT, ns */
+	uint64_t pp_errors;
+};
+
 /* rdma-write: the server asks NOTIFY_ME on this op. */
 static inline bool
 perf_rdma_notify(const struct perf_ctx *ctx, uint64_t seq)
@@ -444,13 +467,16 @@ void perf_print_result(const struct perf_ctx *ctx,
 		       const struct perf_result *r);
 void perf_print_server(const struct perf_ctx *ctx,
 		       const struct perf_result *r);
-void perf_print_json(const struct perf_ctx *ctx, const struct perf_result *r);
+void perf_print_json(const struct perf_ctx *ctx, const struct perf_result *r,
+		     const struct perf_floors *f);
 void perf_print_server_json(const struct perf_ctx *ctx,
-			    const struct perf_result *r);
-
-void perf_print_raw_ring(double rate, uint64_t errors);
+			    const struct perf_result *r,
+			    const struct perf_floors *f);
+void perf_print_floors(const struct perf_floors *f);
 
 /* perf_raw.c */
 double perf_raw_ring(double secs, uint64_t *errors);
+unsigned int perf_raw_ring_pp_lcore(void);
+void perf_raw_ring_pp(double secs, struct perf_floors *f);
 
 #endif /* RDS_PERF_H */

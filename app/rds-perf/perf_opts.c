@@ -85,6 +85,11 @@ perf_usage(const char *prog)
 		"                      lcore (pass -l 0-1 or more to the EAL)\n"
 		"  --raw-ring          also measure a plain SP/SC rte_ring, burst %u,\n"
 		"                      one thread (the raw ring floor)\n"
+		"  --raw-ring-pp       also measure a raw rte_ring ping-pong between\n"
+		"                      this lcore and the first worker lcore (pass\n"
+		"                      -l 0-1): one SP/SC ring each way, one %u-byte\n"
+		"                      object; RTT p50/p99 and the floor of --mode lat\n"
+		"                      --engine lcore (RTT x %u/%u core crossings)\n"
 		"  --json              end the output with one JSON object line\n"
 		"  --verbose           print the engine counters at the end\n"
 		"  --help              this text\n"
@@ -104,6 +109,7 @@ perf_usage(const char *prog)
 		prog, RTE_RDS_MAX_MSG_SIZE, RTE_RDS_MAX_MSG_SIZE,
 		PERF_WARMUP_MS, PERF_DEPTH_MAX,
 		PERF_DEPTH_DEFAULT, PERF_DEPTH_DEFAULT, PERF_BURST,
+		PERF_PP_OBJ_SIZE, PERF_PP_CROSSINGS_LAT_LCORE, PERF_PP_CROSSINGS,
 		PERF_IB_PORT_DEFAULT,
 		PERF_IB_WAIT_DEFAULT);
 }
@@ -139,6 +145,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		OPT_JSON,
 		OPT_VERBOSE,
 		OPT_RAW_RING,
+		OPT_RAW_RING_PP,
 		OPT_ROLE,
 		OPT_LOCAL,
 		OPT_PEER,
@@ -156,6 +163,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
 		{ "raw-ring", no_argument, NULL, OPT_RAW_RING },
+		{ "raw-ring-pp", no_argument, NULL, OPT_RAW_RING_PP },
 		{ "role", required_argument, NULL, OPT_ROLE },
 		{ "local", required_argument, NULL, OPT_LOCAL },
 		{ "peer", required_argument, NULL, OPT_PEER },
@@ -257,6 +265,9 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 			break;
 		case OPT_RAW_RING:
 			o->raw_ring = true;
+			break;
+		case OPT_RAW_RING_PP:
+			o->raw_ring_pp = true;
 			break;
 		case OPT_ROLE:
 			if (strcmp(optarg, "server") == 0) {

@@ -221,8 +221,23 @@ perf_print_server(const struct perf_ctx *ctx, const struct perf_result *r)
 	printf("errors:       %" PRIu64 "\n", ctx->errors);
 }
 
+/* JSON keys of the floors measured (--raw-ring-pp), after the others. */
+static void
+perf_print_json_floors(const struct perf_floors *f)
+{
+	if (f->pp)
+		printf(",\"raw_ring_pp_rtt_ns_p50\":%" PRIu64
+		       ",\"raw_ring_pp_rtt_ns_p99\":%" PRIu64
+		       ",\"raw_ring_pp_floor_ns_p50\":%" PRIu64
+		       ",\"raw_ring_pp_floor_ns_p99\":%" PRIu64,
+		       f->pp_p50, f->pp_p99,
+		       f->pp_p50 * PERF_PP_CROSSINGS_LAT_LCORE / PERF_PP_CROSSINGS,
+		       f->pp_p99 * PERF_PP_CROSSINGS_LAT_LCORE / PERF_PP_CROSSINGS);
+}
+
 void
-perf_print_server_json(const struct perf_ctx *ctx, const struct perf_result *r)
+perf_print_server_json(const struct perf_ctx *ctx, const struct perf_result *r,
+		       const struct perf_floors *f)
 {
 	const struct perf_opts *o = ctx->o;
 
@@ -238,11 +253,13 @@ perf_print_server_json(const struct perf_ctx *ctx, const struct perf_result *r)
 	if (perf_is_stream(o->mode))
 		printf(",\"msgs\":%" PRIu64 ",\"msgs_per_s\":%.1f,\"mb_per_s\":%.3f",
 		       r->msgs, r->msgs_per_s, r->mb_per_s);
+	perf_print_json_floors(f);
 	printf("}\n");
 }
 
 void
-perf_print_json(const struct perf_ctx *ctx, const struct perf_result *r)
+perf_print_json(const struct perf_ctx *ctx, const struct perf_result *r,
+		const struct perf_floors *f)
 {
 	const struct perf_opts *o = ctx->o;
 
@@ -259,8 +276,10 @@ perf_print_json(const struct perf_ctx *ctx, const struct perf_result *r)
 		printf("\"rtt_ns_p50\":%" PRIu64 ",\"rtt_ns_p99\":%" PRIu64 ","
 		       "\"rtt_ns_p999\":%" PRIu64 ",\"rtt_ns_max\":%" PRIu64 ",",
 		       r->p50, r->p99, r->p999, r->max);
-	printf("\"engine\":\"%s\",\"depth\":%u,\"errors\":%" PRIu64 "}\n",
+	printf("\"engine\":\"%s\",\"depth\":%u,\"errors\":%" PRIu64,
 	       perf_engine_name(o->engine), ctx->window, ctx->errors);
+	perf_print_json_floors(f);
+	printf("}\n");
 }
 
 /* --verbose, before the run: where the engine runs, the TSC, the socket
@@ -285,12 +304,24 @@ perf_print_setup(const struct perf_ctx *ctx, const struct rte_rds_conf *conf)
 	       rte_get_tsc_hz(), perf_sock_buf(ctx->o), v);
 }
 
-/* The raw ring floor's line (perf_raw_ring()). */
+/* The floors' lines (perf_raw.c), each labelled as not RDS. */
 void
-perf_print_raw_ring(double rate, uint64_t errors)
+perf_print_floors(const struct perf_floors *f)
 {
-	printf("raw ring floor (not RDS: plain rte_ring SP/SC, burst %u, %u-byte messages, one thread): %.2f Mops/s (%.2f ns/msg)%s\n",
-	       PERF_BURST, PERF_RAW_MSG_SIZE, rate / 1e6,
-	       rate > 0 ? 1e9 / rate : 0.0,
-	       errors != 0 ? " ERRORS" : "");
+	const unsigned int k = PERF_PP_CROSSINGS_LAT_LCORE;
+	const unsigned int c = PERF_PP_CROSSINGS;
+
+	if (f->ring)
+		printf("raw ring floor (not RDS: plain rte_ring SP/SC, burst %u, %u-byte messages, one thread): %.2f Mops/s (%.2f ns/msg)%s\n",
+		       PERF_BURST, PERF_RAW_MSG_SIZE, f->ring_rate / 1e6,
+		       f->ring_rate > 0 ? 1e9 / f->ring_rate : 0.0,
+		       f->ring_errors != 0 ? " ERRORS" : "");
+	if (!f->pp)
+		return;
+	printf("raw ring ping-pong RTT (not RDS: lcores %u and %u busy-polling, one SP/SC rte_ring each way, one %u-byte object; %u core crossings a round trip): p50 %" PRIu64 " ns, p99 %" PRIu64 " ns, p99.9 %" PRIu64 " ns, max %" PRIu64 " ns (%" PRIu64 " round trips, %zu samples)%s\n",
+	       f->pp_lcore[0], f->pp_lcore[1], PERF_PP_OBJ_SIZE, c,
+	       f->pp_p50, f->pp_p99, f->pp_p999, f->pp_max, f->pp_rtts,
+	       f->pp_samples, f->pp_errors != 0 ? " ERRORS" : "");
+	printf("raw ring ping-pong floor of --mode lat --engine lcore over loop (%u core crossings a round trip: app -> engine -> app -> engine -> app; RTT x %u/%u): p50 %" PRIu64 " ns, p99 %" PRIu64 " ns\n",
+	       k, k, c, f->pp_p50 * k / c, f->pp_p99 * k / c);
 }
