@@ -19,6 +19,10 @@
  *        the client's region, or a WRITE of --size bytes into it
  *        (RDS_CMSG_RDMA_ARGS). Up to --depth requests in flight, each on
  *        its own slot of the region while depth * size fits in 1 MiB.
+ *   stream
+ *        one-way: the client sends --size bytes as fast as the library
+ *        takes them, no replies; the server counts what it receives while
+ *        measuring (the rate reported), the client what it sent.
  *
  * Every socket call is non-blocking (MSG_DONTWAIT) and the loop polls, so no
  * time hides in a blocking wait. With an inline engine the loop also drives
@@ -35,7 +39,9 @@
  *
  * --raw-ring adds a separate peer measurement: the same single-thread
  * enqueue/dequeue loop over a plain SP/SC rte_ring, the floor that any
- * in-process message path is compared with.
+ * in-process message path is compared with. --raw-ring-pp adds a
+ * two-lcore ping-pong over two SP/SC rings, the floor of a round trip that
+ * crosses cores (--mode lat --engine lcore).
  *
  * With --transport ib the two sides are two processes (--role server and
  * --role client), each with its own library instance that declares its
@@ -44,7 +50,9 @@
  * socket and waits for the answer, which covers the connection set-up; then
  * it runs the same warm-up, measurement and drain as the loop transport,
  * and at the end sends "done" with its counts. The server answers with its
- * own counts and errors, and exits.
+ * own counts and errors (stream: its count and window first), and exits.
+ *
+ * The files of the program and what each holds: perf.h.
  */
 
 #include <stdlib.h>

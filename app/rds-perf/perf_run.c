@@ -105,10 +105,14 @@ perf_run(struct perf_ctx *ctx)
 
 /* After the run (and, ib client, the done exchange): the counts of the
  * two sides agree (when this process plays both), every notification
- * asked for came, and the window saw a round trip. */
+ * asked for came, and the window saw a round trip (stream: the receiver
+ * a message; over ib the server's count, when it sent one). */
 void
 perf_check_counts(struct perf_ctx *ctx)
 {
+	const uint64_t received = ctx->has_peer_result ? ctx->peer_msgs :
+		ctx->msgs;
+
 	if (ctx->cli >= 0 && ctx->srv >= 0 &&
 	    (ctx->srv_rx != ctx->tx_seq || ctx->srv_tx != ctx->rx_seq))
 		perf_error(ctx, "counts disagree: client sent %" PRIu64 ", server received %" PRIu64 ", server replied %" PRIu64 ", client received %" PRIu64,
@@ -116,8 +120,10 @@ perf_check_counts(struct perf_ctx *ctx)
 			   ctx->rx_seq);
 	if (ctx->srv >= 0 && perf_is_rdma(ctx->o->mode))
 		perf_rdma_server_final(ctx);
-	if (ctx->msgs == 0 && perf_is_stream(ctx->o->mode))
-		perf_error(ctx, "no message received in the measured window");
-	else if (ctx->msgs == 0)
+	if (perf_is_stream(ctx->o->mode)) {
+		if (received == 0 && (ctx->srv >= 0 || ctx->has_peer_result))
+			perf_error(ctx, "no message received in the measured window");
+	} else if (ctx->msgs == 0) {
 		perf_error(ctx, "no round trip completed in the measured window");
+	}
 }
