@@ -12,6 +12,7 @@
  * everything in them; nothing an engine owns is locked.
  */
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -46,8 +47,14 @@ struct rds_sock;
  * unacknowledged this long with nothing to carry the ACK. */
 #define RDS_DELAYED_ACK_US 200
 
-/* Set rte_errno and return -1: the public error convention. */
-#define RDS_ERR(e) (rte_errno = (e), -1)
+/* Set rte_errno and errno and return -1: the public error convention (a
+ * port of an AF_RDS program that reads errno sees the same value). */
+#define RDS_ERR(e) __extension__ ({ \
+	int rds_err_ = (e); \
+	rte_errno = rds_err_; \
+	errno = rds_err_; \
+	-1; \
+})
 
 /* ------------------------------------------------------------------ */
 /* Addresses: kept as struct in6_addr, IPv4 as v4-mapped. */

@@ -41,16 +41,20 @@
 
 #include "rdma_common.h"
 
+/* -1 with rte_errno and errno both e. */
 #define EXPECT_ERR(call, e) do { \
-		int _r = (int)(call); \
-		int _e = rte_errno; \
-		if (_r != -1 || _e != (e)) \
-			printf("  %s:%d: %s -> %d (errno %d %s), want -1 " \
-			       "(errno %d %s)\n", __func__, __LINE__, #call, \
-			       _r, _r == -1 ? _e : 0, \
-			       _r == -1 ? strerror(_e) : "no error", (e), \
+		int _r, _e, _ue; \
+		errno = 0; \
+		_r = (int)(call); \
+		_e = rte_errno; \
+		_ue = errno; \
+		if (_r != -1 || _e != (e) || _ue != (e)) \
+			printf("  %s:%d: %s -> %d (errno %d %s, errno %d), " \
+			       "want -1 (errno %d %s)\n", __func__, __LINE__, \
+			       #call, _r, _r == -1 ? _e : 0, \
+			       _r == -1 ? strerror(_e) : "no error", _ue, (e), \
 			       strerrorname_np(e)); \
-		CU_ASSERT(_r == -1 && _e == (e)); \
+		CU_ASSERT(_r == -1 && _e == (e) && _ue == (e)); \
 	} while (0)
 
 static uint8_t buf[8 * 4096] __rte_aligned(4096);

@@ -77,19 +77,23 @@
 /* What the current check is about, printed with a failure. */
 static const char *ctx = "";
 
-/* call must return -1 with rte_errno err: two assertions. */
+/* call must return -1 with rte_errno and errno err: three assertions
+ * (public calls set both, as a socket call sets errno). */
 #define EXPECT_ERR(call, err) do { \
 	long r_ = 0; \
-	int e_; \
+	int e_, ue_; \
 	rte_errno = 0; \
+	errno = 0; \
 	r_ = (long)(call); \
 	e_ = rte_errno; \
+	ue_ = errno; \
 	CU_ASSERT_EQUAL(r_, -1); \
 	CU_ASSERT_EQUAL(e_, (err)); \
-	if (r_ != -1 || e_ != (err)) \
-		printf("\n    line %d [%s] %s: got %ld, rte_errno %d (%s);" \
-		       " want -1, %s\n", __LINE__, ctx, #call, r_, e_, \
-		       e_ != 0 ? strerror(e_) : "0", #err); \
+	CU_ASSERT_EQUAL(ue_, (err)); \
+	if (r_ != -1 || e_ != (err) || ue_ != (err)) \
+		printf("\n    line %d [%s] %s: got %ld, rte_errno %d (%s)," \
+		       " errno %d; want -1, %s\n", __LINE__, ctx, #call, r_, \
+		       e_, e_ != 0 ? strerror(e_) : "0", ue_, #err); \
 } while (0)
 
 /* call must return want (>= 0). */
@@ -2433,6 +2437,66 @@ test_engine_poll_and_stats(void)
 	EXPECT_ERR(rte_rds_stats_get(-1, &st), ENXIO);
 }
 
+/*
+ * errno as well as rte_errno on every public error path: a port of an
+ * AF_RDS program that missed one rename reads errno, and must not read a
+ * stale value. errno is set to a value no call returns first.
+ */
+static void
+test_errno(void)
+{
+	struct sockaddr_in to = rds_test_sin(RDS_TEST_IP2, 5000);
+	struct rte_rds_stats st;
+	socklen_t len = sizeof(int);
+	int s, v = 0;
+
+	ctx = "errno";
+	/* Before init. */
+	errno = EDEADLK;
+	CU_ASSERT_EQUAL(rte_rds_socket(), -1);
+	CU_ASSERT_EQUAL(errno, rte_errno);
+	CU_ASSERT_EQUAL(errno, ENXIO);
+	lib_up();
+	s = sock_at(RDS_TEST_IP1, 4000);
+	errno = EDEADLK;
+	CU_ASSERT_EQUAL(rte_rds_close(-5), -1);
+	CU_ASSERT_EQUAL(errno, EBADF);
+	CU_ASSERT_EQUAL(errno, rte_errno);
+	errno = EDEADLK;
+	CU_ASSERT_EQUAL(rds_test_send(s, "x", 1, NULL, MSG_DONTWAIT), -1);
+	CU_ASSERT_EQUAL(errno, ENOTCONN);
+	CU_ASSERT_EQUAL(errno, rte_errno);
+	errno = EDEADLK;
+	CU_ASSERT_EQUAL(rds_test_recv(s, &v, sizeof(v), NULL, MSG_DONTWAIT,
+				      NULL), -1);
+	CU_ASSERT_EQUAL(errno, EAGAIN);
+	CU_ASSERT_EQUAL(errno, rte_errno);
+	errno = EDEADLK;
+	CU_ASSERT_EQUAL(rte_rds_setsockopt(s, SOL_RDS, 12345, &v, sizeof(v)),
+			-1);
+	CU_ASSERT_EQUAL(errno, ENOPROTOOPT);
+	CU_ASSERT_EQUAL(errno, rte_errno);
+	errno = EDEADLK;
+	CU_ASSERT_EQUAL(rte_rds_getsockopt(s, SOL_SOCKET, SO_SNDBUF, &v,
+					   &(socklen_t){ 1 }), -1);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	CU_ASSERT_EQUAL(errno, rte_errno);
+	errno = EDEADLK;
+	CU_ASSERT_EQUAL(rte_rds_bind(s, CSA(&to), sizeof(to)), -1);
+	CU_ASSERT_EQUAL(errno, rte_errno);
+	CU_ASSERT_NOT_EQUAL(errno, EDEADLK);
+	errno = EDEADLK;
+	CU_ASSERT_EQUAL(rte_rds_stats_get(7, &st), -1);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	CU_ASSERT_EQUAL(errno, rte_errno);
+	errno = EDEADLK;
+	CU_ASSERT_EQUAL(rte_rds_info(RDS_INFO_COUNTERS, NULL, &len), -1);
+	CU_ASSERT_EQUAL(errno, rte_errno);
+	CU_ASSERT_EQUAL(errno, ENOSPC);
+	EXPECT_OK(rte_rds_close(s));
+	lib_down();
+}
+
 int
 main(void)
 {
@@ -2465,6 +2529,7 @@ main(void)
 		{ "info", test_info },
 		{ "close_and_reuse", test_close_and_reuse },
 		{ "engine_poll_and_stats", test_engine_poll_and_stats },
+		{ "errno", test_errno },
 		{ NULL, NULL },
 	};
 	int rc;
