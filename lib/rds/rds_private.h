@@ -610,4 +610,57 @@ rds_engine_get(unsigned int i)
 	return rds_lib->engines[i];
 }
 
+/* ================================================================== */
+/* BEGIN caller-argument checks (rds_uarg.c, rds_memcheck.c).
+ *
+ * Every length, count and pointer a caller hands in is checked in one
+ * place per kind before it is used: iovec arrays (here, inline: every
+ * sendmsg and recvmsg runs it), control messages, option buffers, RDMA
+ * vectors (rds_uarg.c). Memory the engine touches after the call
+ * returned is checked when it is handed over (rds_memcheck.c). */
+
+#include <limits.h>
+
+/* UIO_MAXIOV: the kernel's limit on iovec arrays (EMSGSIZE above). */
+#define RDS_UIO_MAXIOV 1024
+
+/*
+ * The iovec array of a sendmsg or recvmsg, as net/socket.c
+ * (__copy_msghdr: more than UIO_MAXIOV is EMSGSIZE, before the array is
+ * read) and lib/iov_iter.c (iovec_from_user: a length that is negative
+ * as ssize_t is EINVAL). A NULL array, or a NULL base with a length, is
+ * EFAULT (the copy
+ * would fault; an invalid non-NULL base faults in the caller's thread,
+ * as memcpy would). *total is the sum, which cannot wrap (at most 1024
+ * lengths of at most SSIZE_MAX each are added with saturation at
+ * SSIZE_MAX, as the kernel clamps at MAX_RW_COUNT). 0 or -errno.
+ */
+static inline int
+rds_uarg_iov(const struct iovec *iov, size_t n, size_t *total)
+{
+	size_t i, l, sum = 0;
+
+	*total = 0;
+	if (n == 0)
+		return 0;
+	if (n > RDS_UIO_MAXIOV)
+		return -EMSGSIZE;
+	if (iov == NULL)
+		return -EFAULT;	/* the kernel's copy_from_user */
+	for (i = 0; i < n; i++) {
+		l = iov[i].iov_len;
+		if (l > (size_t)SSIZE_MAX)
+			return -EINVAL;
+		if (iov[i].iov_base == NULL && l != 0)
+			return -EFAULT;
+		sum = l > (size_t)SSIZE_MAX - sum ? (size_t)SSIZE_MAX :
+		      sum + l;
+	}
+	*total = sum;
+	return 0;
+}
+
+/* END caller-argument checks. */
+/* ================================================================== */
+
 #endif /* RDS_PRIVATE_H */

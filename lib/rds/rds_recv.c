@@ -343,22 +343,21 @@ rte_rds_recvmsg(int s, struct msghdr *msg, int flags)
 	struct sockaddr_in *sin;
 	uint64_t deadline, spins = 0;
 	struct rds_msg *m = NULL;
-	size_t copied, i;
+	size_t copied;
 	ssize_t ret;
 
 	if (rs == NULL)
 		return RDS_ERR(EBADF);
-	if (msg == NULL || (msg->msg_iovlen > 0 && msg->msg_iov == NULL))
+	if (msg == NULL)
 		return RDS_ERR(EINVAL);
 	if (flags & MSG_OOB)
 		return 0;	/* as the kernel */
 	if (flags & ~(MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC | MSG_WAITALL |
 		      MSG_CMSG_CLOEXEC))
 		return RDS_ERR(EOPNOTSUPP);
-	for (i = 0; i < msg->msg_iovlen; i++)
-		if (msg->msg_iov[i].iov_base == NULL &&
-		    msg->msg_iov[i].iov_len != 0)
-			return RDS_ERR(EFAULT);
+	ret = rds_uarg_iov(msg->msg_iov, msg->msg_iovlen, &copied);
+	if (ret < 0)
+		return RDS_ERR(-ret);
 	deadline = (flags & MSG_DONTWAIT) ? 0 : rds_deadline(rs->rcvtimeo_ns);
 
 	rte_spinlock_lock(&rs->rlock);

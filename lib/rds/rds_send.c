@@ -372,7 +372,7 @@ rte_rds_sendmsg(int s, const struct msghdr *msg, int flags)
 
 	if (rs == NULL)
 		return RDS_ERR(EBADF);
-	if (msg == NULL || (msg->msg_iovlen > 0 && msg->msg_iov == NULL))
+	if (msg == NULL)
 		return RDS_ERR(EINVAL);
 	if (flags & ~MSG_DONTWAIT)
 		return RDS_ERR(EOPNOTSUPP);
@@ -381,14 +381,11 @@ rte_rds_sendmsg(int s, const struct msghdr *msg, int flags)
 		return RDS_ERR(-ret);
 	if (!__atomic_load_n(&rs->bound, __ATOMIC_ACQUIRE))
 		return RDS_ERR(ENOTCONN);
-	for (i = 0; i < msg->msg_iovlen; i++) {
-		if (msg->msg_iov[i].iov_base == NULL &&
-		    msg->msg_iov[i].iov_len != 0)
-			return RDS_ERR(EFAULT);
-		len += msg->msg_iov[i].iov_len;
-		if (len > RDS_MAX_MSG_SIZE)
-			return RDS_ERR(EMSGSIZE);
-	}
+	ret = rds_uarg_iov(msg->msg_iov, msg->msg_iovlen, &len);
+	if (ret < 0)
+		return RDS_ERR(-ret);
+	if (len > RDS_MAX_MSG_SIZE)
+		return RDS_ERR(EMSGSIZE);
 	if (len > rs->sndbuf)
 		return RDS_ERR(EMSGSIZE);
 	ret = rds_sock_trans_for(rs, &faddr, &trans_id);

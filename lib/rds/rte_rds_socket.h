@@ -125,9 +125,11 @@ int rte_rds_close(int s);
  *   The payload length, or -1 with rte_errno: EBADF, EOPNOTSUPP
  *   (unsupported flag, or an RDMA control message: not yet supported),
  *   EINVAL (bad, broadcast or multicast name, bad family, malformed or
- *   unknown SOL_RDS control message; other levels are ignored),
- *   ENOTCONN (not bound, or no destination), EMSGSIZE
- *   (over 1 MiB or over the send buffer), ENETUNREACH (no transport
+ *   unknown SOL_RDS control message; other levels are ignored; an
+ *   iov_len over SSIZE_MAX), EFAULT (msg_iov NULL, or an iov_base NULL
+ *   with a length), ENOTCONN (not bound, or no destination), EMSGSIZE
+ *   (over 1 MiB or over the send buffer, or more than 1024 iovecs as
+ *   the kernel's UIO_MAXIOV), ENETUNREACH (no transport
  *   reaches the destination), EAGAIN (send buffer full, non-blocking),
  *   ENOBUFS (destination port congested, non-blocking), ETIMEDOUT
  *   (SO_SNDTIMEO expired).
@@ -151,7 +153,9 @@ ssize_t rte_rds_sendmsg(int s, const struct msghdr *msg, int flags);
  *   0 or any of MSG_DONTWAIT, MSG_PEEK, MSG_TRUNC.
  * @return
  *   Bytes copied (the full length with MSG_TRUNC), or -1 with rte_errno:
- *   EBADF, EOPNOTSUPP (unsupported flag), EAGAIN (nothing queued,
+ *   EBADF, EOPNOTSUPP (unsupported flag), EMSGSIZE (more than 1024
+ *   iovecs), EINVAL (an iov_len over SSIZE_MAX), EFAULT (msg_iov NULL,
+ *   or an iov_base NULL with a length), EAGAIN (nothing queued,
  *   non-blocking), ETIMEDOUT (SO_RCVTIMEO expired).
  */
 ssize_t rte_rds_recvmsg(int s, struct msghdr *msg, int flags);

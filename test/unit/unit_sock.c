@@ -43,6 +43,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -1311,6 +1312,131 @@ test_sendmsg_flow(void)
 	lib_down();
 }
 
+/*
+ * One accessible page followed by a PROT_NONE page: an object placed at
+ * its end is followed by memory that faults on any access. Returns the
+ * end of the accessible page (the guard's first byte).
+ */
+static uint8_t *
+guard_end(void **map)
+{
+	uint8_t *p = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	CU_ASSERT_FATAL(p != MAP_FAILED);
+	CU_ASSERT_FATAL(mprotect(p + 4096, 4096, PROT_NONE) == 0);
+	*map = p;
+	return p + 4096;
+}
+
+/*
+ * iovec arrays (net/socket.c __copy_msghdr, lib/iov_iter.c
+ * iovec_from_user): more than UIO_MAXIOV (1024) elements is EMSGSIZE on
+ * sendmsg and on recvmsg, checked before the array is read (a huge count
+ * with a one-element array before a guard page must not crash); an
+ * element longer than SSIZE_MAX is EINVAL (so lengths cannot wrap the
+ * total); no array for a non-zero count is EFAULT (the kernel's
+ * copy_from_user; the library said EINVAL before); 1024 elements work
+ * both ways.
+ */
+static void
+test_iov_limits(void)
+{
+	static struct iovec iov[1025];
+	static uint8_t data[1025], got[1025];
+	struct sockaddr_in to = rds_test_sin(RDS_TEST_IP2, 5000), from;
+	struct iovec *last;
+	struct msghdr mh;
+	void *map;
+	unsigned int i;
+	int s, r;
+
+	ctx = "iovlen";
+	lib_up();
+	r = sock_at(RDS_TEST_IP2, 5000);
+	s = sock_at(RDS_TEST_IP1, 4000);
+	rds_test_fill(data, sizeof(data), 7);
+	for (i = 0; i < RTE_DIM(iov); i++) {
+		iov[i].iov_base = data + i;
+		iov[i].iov_len = 1;
+	}
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_name = &to;
+	mh.msg_namelen = sizeof(to);
+	mh.msg_iov = iov;
+	mh.msg_iovlen = 1025;
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EMSGSIZE);
+	mh.msg_iovlen = 1024;
+	EXPECT_RET(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), 1024);
+
+	/* A huge count with a one-element array right before a guard. */
+	last = (struct iovec *)(void *)(guard_end(&map) - sizeof(*last));
+	last->iov_base = data;
+	last->iov_len = 1;
+	mh.msg_iov = last;
+	mh.msg_iovlen = (size_t)1 << 40;
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EMSGSIZE);
+	mh.msg_iovlen = SIZE_MAX;
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, 0), EMSGSIZE);
+	mh.msg_iovlen = 1;
+	EXPECT_RET(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), 1);
+	/* No array at all (the kernel's copy_from_user fails). */
+	mh.msg_iov = NULL;
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EFAULT);
+
+	/* Lengths that would wrap the total: EINVAL (ssize_t < 0). */
+	ctx = "iov_len";
+	iov[0].iov_len = 10;
+	iov[1].iov_len = SIZE_MAX - 5;
+	mh.msg_iov = iov;
+	mh.msg_iovlen = 2;
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EINVAL);
+	iov[1].iov_len = (size_t)SSIZE_MAX + 1;
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EINVAL);
+	/* Within ssize_t but over 1 MiB together: EMSGSIZE. */
+	iov[1].iov_len = (size_t)SSIZE_MAX;
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EMSGSIZE);
+	iov[0].iov_len = 1;
+	iov[1].iov_len = 1;
+
+	/* Receive: the same limits, before anything is taken. */
+	ctx = "recv iovlen";
+	memset(&mh, 0, sizeof(mh));
+	for (i = 0; i < RTE_DIM(iov); i++) {
+		iov[i].iov_base = got + i;
+		iov[i].iov_len = 1;
+	}
+	mh.msg_iov = iov;
+	mh.msg_iovlen = 1025;
+	EXPECT_ERR(rte_rds_recvmsg(r, &mh, 0), EMSGSIZE);
+	mh.msg_iov = last;
+	last->iov_base = got;
+	mh.msg_iovlen = SIZE_MAX;
+	EXPECT_ERR(rte_rds_recvmsg(r, &mh, MSG_DONTWAIT), EMSGSIZE);
+	mh.msg_iov = NULL;
+	mh.msg_iovlen = 1;
+	EXPECT_ERR(rte_rds_recvmsg(r, &mh, MSG_DONTWAIT), EFAULT);
+	mh.msg_iov = iov;
+	mh.msg_iovlen = 2;
+	iov[1].iov_len = SIZE_MAX;
+	EXPECT_ERR(rte_rds_recvmsg(r, &mh, MSG_DONTWAIT), EINVAL);
+	iov[1].iov_len = 1;
+	/* Both messages are still there: 1024 bytes in 1024 pieces. */
+	mh.msg_name = &from;
+	mh.msg_namelen = sizeof(from);
+	mh.msg_iovlen = 1024;
+	memset(got, 0, sizeof(got));
+	EXPECT_RET(rte_rds_recvmsg(r, &mh, 0), 1024);
+	CU_ASSERT(memcmp(got, data, 1024) == 0);
+	expect_msg(r, data, 1, RDS_TEST_IP1, 4000);
+	expect_nothing(r);
+
+	munmap(map, 2 * 4096);
+	EXPECT_OK(rte_rds_close(s));
+	EXPECT_OK(rte_rds_close(r));
+	lib_down();
+}
+
 /* ------------------------------------------------------------------ */
 /* recvmsg */
 
@@ -2515,6 +2641,7 @@ main(void)
 		{ "sendmsg_errors", test_sendmsg_errors },
 		{ "sendmsg_sizes", test_sendmsg_sizes },
 		{ "sendmsg_cmsgs", test_sendmsg_cmsgs },
+		{ "iov_limits", test_iov_limits },
 		{ "sendmsg_flow", test_sendmsg_flow },
 		{ "recvmsg", test_recvmsg },
 		{ "sockopt_buffers", test_sockopt_buffers },
