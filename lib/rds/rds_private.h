@@ -660,6 +660,26 @@ rds_uarg_iov(const struct iovec *iov, size_t n, size_t *total)
 	return 0;
 }
 
+/* rds_uarg.c: control messages. A walk that never reads past
+ * msg_controllen (the kernel's for_each_cmsghdr + CMSG_OK). */
+struct rds_cmsg_iter {
+	const uint8_t *ctl;
+	size_t len;
+	size_t off;
+};
+
+struct rds_cmsg {
+	int level;
+	int type;
+	const uint8_t *data;		/* CMSG_DATA: may be unaligned */
+	size_t len;			/* data bytes inside cmsg_len */
+};
+
+/* 0, -ENOBUFS (msg_controllen over INT_MAX), -EFAULT (no buffer). */
+int rds_uarg_cmsg_start(struct rds_cmsg_iter *it, const struct msghdr *msg);
+/* 1 and *c, 0 at the end, -EINVAL for a malformed header. */
+int rds_uarg_cmsg_next(struct rds_cmsg_iter *it, struct rds_cmsg *c);
+
 /* END caller-argument checks. */
 /* ================================================================== */
 

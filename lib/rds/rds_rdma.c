@@ -369,6 +369,86 @@ rds_atomic_parse(struct rds_rdma_op *op, int type,
 	return 0;
 }
 
+/* The data size a SOL_RDS control message of sendmsg needs, 0 for a
+ * type sendmsg does not take (rds_rm_size: EINVAL). */
+static size_t
+rds_cmsg_need(int type)
+{
+	switch (type) {
+	case RDS_CMSG_RDMA_ARGS:
+		return sizeof(struct rds_rdma_args);
+	case RDS_CMSG_ATOMIC_FADD:
+	case RDS_CMSG_ATOMIC_CSWP:
+	case RDS_CMSG_MASKED_ATOMIC_FADD:
+	case RDS_CMSG_MASKED_ATOMIC_CSWP:
+		return sizeof(struct rds_atomic_args);
+	case RDS_CMSG_RDMA_DEST:
+		return sizeof(uint64_t);
+	case RDS_CMSG_RDMA_MAP:
+		return sizeof(struct rds_get_mr_args);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * First pass over the control messages, with no side effect: what
+ * net/rds/send.c checks before it acts on any of them (rds_rdma_bytes,
+ * then rds_rm_size). Every header well formed and RDMA_ARGS whole
+ * (EINVAL), the remote bytes of RDMA_ARGS at most 1 MiB (EMSGSIZE),
+ * only sendmsg's SOL_RDS types, each with its whole argument (EINVAL),
+ * at most one operation and one cookie, not both (EINVAL: the kernel's
+ * cmsg_groups, and its op_active / m_rdma_cookie checks, which it makes
+ * while acting; made here first, a later bad control message cannot
+ * leave a region that RDMA_MAP registered). *nops: operations and
+ * cookies seen.
+ */
+static int
+rds_rdma_cmsgs_check(const struct msghdr *msg, unsigned int *nops)
+{
+	struct rds_cmsg_iter it;
+	struct rds_cmsg c;
+	struct rds_rdma_args a;
+	unsigned int nop = 0, ndest = 0;
+	uint64_t rbytes = 0;
+	int ret;
+
+	*nops = 0;
+	ret = rds_uarg_cmsg_start(&it, msg);
+	if (ret < 0)
+		return ret;
+	while ((ret = rds_uarg_cmsg_next(&it, &c)) > 0) {
+		if (c.level != SOL_RDS || c.type != RDS_CMSG_RDMA_ARGS)
+			continue;
+		if (c.len < sizeof(a))
+			return -EINVAL;
+		memcpy(&a, c.data, sizeof(a));
+		rbytes += RTE_MIN(a.remote_vec.bytes, 2ULL * RDS_MAX_MSG_SIZE);
+	}
+	if (ret < 0)
+		return ret;
+	if (rbytes > RDS_MAX_MSG_SIZE)
+		return -EMSGSIZE;
+	rds_uarg_cmsg_start(&it, msg);
+	while (rds_uarg_cmsg_next(&it, &c) > 0) {
+		size_t need;
+
+		if (c.level != SOL_RDS)
+			continue;	/* as the kernel: not ours, ignored */
+		need = rds_cmsg_need(c.type);
+		if (need == 0 || c.len < need)
+			return -EINVAL;
+		if (c.type == RDS_CMSG_RDMA_DEST || c.type == RDS_CMSG_RDMA_MAP)
+			ndest++;
+		else
+			nop++;
+	}
+	if (nop > 1 || ndest > 1 || (nop != 0 && ndest != 0))
+		return -EINVAL;
+	*nops = nop + ndest;
+	return 0;
+}
+
 /*
  * Parse the SOL_RDS control messages of a sendmsg (rds_cmsg_send): at
  * most one RDMA or atomic operation, and at most one cookie to ship
@@ -380,38 +460,26 @@ rds_rdma_cmsgs(struct rds_sock *rs, const struct msghdr *msg,
 	       struct rds_rdma_op **opp, uint64_t *dest_cookie, bool *has_dest)
 {
 	struct rds_rdma_op *op = NULL;
-	struct cmsghdr *cm;
-	struct msghdr *mh = (struct msghdr *)(uintptr_t)msg;
-	bool has_op = false;
-	int ret = 0;
+	struct rds_cmsg_iter it;
+	struct rds_cmsg c;
+	unsigned int nops;
+	int ret;
 
 	*opp = NULL;
 	*has_dest = false;
-	if (msg->msg_controllen == 0)
-		return 0;
-	if (msg->msg_control == NULL)
-		return -EINVAL;
-	for (cm = CMSG_FIRSTHDR(mh); cm != NULL; cm = CMSG_NXTHDR(mh, cm)) {
-		size_t dlen;
-
-		if (cm->cmsg_len < sizeof(*cm)) {
-			ret = -EINVAL;
-			break;
-		}
-		if (cm->cmsg_level != SOL_RDS)
-			continue;	/* as the kernel: not ours, ignored */
-		dlen = cm->cmsg_len - CMSG_LEN(0);
-		switch (cm->cmsg_type) {
+	ret = rds_rdma_cmsgs_check(msg, &nops);
+	if (ret < 0 || nops == 0)
+		return ret;
+	rds_uarg_cmsg_start(&it, msg);
+	while (ret == 0 && rds_uarg_cmsg_next(&it, &c) > 0) {
+		if (c.level != SOL_RDS)
+			continue;
+		switch (c.type) {
 		case RDS_CMSG_RDMA_ARGS:
 		case RDS_CMSG_ATOMIC_FADD:
 		case RDS_CMSG_ATOMIC_CSWP:
 		case RDS_CMSG_MASKED_ATOMIC_FADD:
 		case RDS_CMSG_MASKED_ATOMIC_CSWP:
-			if (has_op || *has_dest) {
-				ret = -EINVAL;
-				break;
-			}
-			has_op = true;
 			op = rds_mem_zalloc("rds_rdma_op", sizeof(*op));
 			if (op == NULL) {
 				ret = -ENOMEM;
@@ -423,42 +491,26 @@ rds_rdma_cmsgs(struct rds_sock *rs, const struct msghdr *msg,
 			/* As the kernel: the socket's RDS_RECVERR when the
 			 * operation is queued decides. */
 			op->recverr = rs->recverr;
-			if (cm->cmsg_type == RDS_CMSG_RDMA_ARGS) {
+			if (c.type == RDS_CMSG_RDMA_ARGS) {
 				struct rds_rdma_args a;
 
-				if (dlen < sizeof(a)) {
-					ret = -EINVAL;
-					break;
-				}
-				memcpy(&a, CMSG_DATA(cm), sizeof(a));
+				memcpy(&a, c.data, sizeof(a));
 				ret = rds_rdma_args_parse(op, &a);
 			} else {
 				struct rds_atomic_args a;
 
-				if (dlen < sizeof(a)) {
-					ret = -EINVAL;
-					break;
-				}
-				memcpy(&a, CMSG_DATA(cm), sizeof(a));
-				ret = rds_atomic_parse(op, cm->cmsg_type, &a);
+				memcpy(&a, c.data, sizeof(a));
+				ret = rds_atomic_parse(op, c.type, &a);
 			}
 			break;
 		case RDS_CMSG_RDMA_DEST:
-			if (has_op || *has_dest || dlen < sizeof(uint64_t)) {
-				ret = -EINVAL;
-				break;
-			}
-			memcpy(dest_cookie, CMSG_DATA(cm), sizeof(uint64_t));
+			memcpy(dest_cookie, c.data, sizeof(uint64_t));
 			*has_dest = true;
 			break;
 		case RDS_CMSG_RDMA_MAP: {
 			struct rds_get_mr_args a;
 
-			if (has_op || *has_dest || dlen < sizeof(a)) {
-				ret = -EINVAL;
-				break;
-			}
-			memcpy(&a, CMSG_DATA(cm), sizeof(a));
+			memcpy(&a, c.data, sizeof(a));
 			if (!(rs->la->trans->flags & RDS_TRANS_F_RDMA)) {
 				ret = -EOPNOTSUPP;
 				break;
@@ -481,11 +533,8 @@ rds_rdma_cmsgs(struct rds_sock *rs, const struct msghdr *msg,
 			break;
 		}
 		default:
-			ret = -EINVAL;
-			break;
+			break;	/* refused by rds_rdma_cmsgs_check() */
 		}
-		if (ret != 0)
-			break;
 	}
 	if (ret != 0) {
 		rds_rdma_op_free(op);

@@ -1437,6 +1437,122 @@ test_iov_limits(void)
 	lib_down();
 }
 
+/*
+ * Control-message bounds (net/socket.c ____sys_sendmsg, the kernel's
+ * for_each_cmsghdr and CMSG_OK as rds_rdma_bytes/rds_rm_size use them):
+ * a cmsg_len under sizeof(struct cmsghdr) or past msg_controllen is
+ * EINVAL whatever the level, and nothing past msg_controllen is read (the
+ * buffers sit right before a PROT_NONE page); trailing bytes too short
+ * for a header are ignored; msg_control NULL with a length is EFAULT
+ * (the kernel's copy_from_user; was EINVAL); a length over INT_MAX is
+ * ENOBUFS; an unaligned buffer is read correctly.
+ */
+static void
+test_cmsg_bounds(void)
+{
+	struct sockaddr_in to = rds_test_sin(RDS_TEST_IP2, 5000);
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)"x",
+			     .iov_len = 1 };
+	struct cmsghdr h;
+	struct msghdr mh;
+	uint8_t *end, *c;
+	void *map;
+	int s, r, one = 1;
+
+	ctx = "cmsg bounds";
+	lib_up();
+	r = sock_at(RDS_TEST_IP2, 5000);
+	s = sock_at(RDS_TEST_IP1, 4000);
+	end = guard_end(&map);
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_name = &to;
+	mh.msg_namelen = sizeof(to);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+
+	/* One RDMA_ARGS header, 8 data bytes, claiming a whole rds_rdma_args
+	 * (48 bytes): the claim ends 40 bytes into the guard page. */
+	c = end - CMSG_SPACE(8);
+	memset(c, 0, CMSG_SPACE(8));
+	h.cmsg_len = CMSG_LEN(sizeof(struct rds_rdma_args));
+	h.cmsg_level = SOL_RDS;
+	h.cmsg_type = RDS_CMSG_RDMA_ARGS;
+	memcpy(c, &h, sizeof(h));
+	mh.msg_control = c;
+	mh.msg_controllen = CMSG_SPACE(8);
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EINVAL);
+	/* The same for the other SOL_RDS types, and for another level
+	 * (CMSG_OK comes before the level). */
+	h.cmsg_type = RDS_CMSG_RDMA_MAP;
+	memcpy(c, &h, sizeof(h));
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EINVAL);
+	h.cmsg_type = RDS_CMSG_ATOMIC_CSWP;
+	memcpy(c, &h, sizeof(h));
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EINVAL);
+	h.cmsg_type = RDS_CMSG_RDMA_DEST;
+	h.cmsg_len = CMSG_LEN(9);
+	memcpy(c, &h, sizeof(h));
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EINVAL);
+	h.cmsg_level = SOL_SOCKET;
+	h.cmsg_type = SCM_RIGHTS;
+	h.cmsg_len = 1u << 30;
+	memcpy(c, &h, sizeof(h));
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EINVAL);
+	h.cmsg_len = 4;		/* under sizeof(struct cmsghdr) */
+	memcpy(c, &h, sizeof(h));
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EINVAL);
+
+	/* Two cmsgs, the second claiming past the end. */
+	c = end - 2 * CMSG_SPACE(sizeof(int));
+	h.cmsg_level = SOL_SOCKET;
+	h.cmsg_type = SCM_RIGHTS;
+	h.cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(c, &h, sizeof(h));
+	memcpy(c + CMSG_LEN(0), &one, sizeof(one));
+	h.cmsg_level = SOL_RDS;
+	h.cmsg_type = RDS_CMSG_RDMA_ARGS;
+	h.cmsg_len = CMSG_LEN(sizeof(struct rds_rdma_args));
+	memcpy(c + CMSG_SPACE(sizeof(int)), &h, sizeof(h));
+	mh.msg_control = c;
+	mh.msg_controllen = 2 * CMSG_SPACE(sizeof(int));
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EINVAL);
+	/* Only the first one inside msg_controllen, and fewer bytes than a
+	 * header after it: ignored, the message goes. */
+	mh.msg_controllen = CMSG_SPACE(sizeof(int)) + sizeof(h) - 1;
+	EXPECT_RET(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), 1);
+	expect_msg(r, "x", 1, RDS_TEST_IP1, 4000);
+	/* Less than one header: no control message at all. */
+	mh.msg_control = end - 8;
+	mh.msg_controllen = 8;
+	EXPECT_RET(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), 1);
+	expect_msg(r, "x", 1, RDS_TEST_IP1, 4000);
+
+	/* An unaligned buffer (the kernel copies it; so must we). */
+	c = end - CMSG_SPACE(sizeof(int)) - 1;
+	h.cmsg_level = SOL_SOCKET;
+	h.cmsg_type = SCM_RIGHTS;
+	h.cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(c, &h, sizeof(h));
+	mh.msg_control = c;
+	mh.msg_controllen = CMSG_SPACE(sizeof(int)) + 1;
+	EXPECT_RET(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), 1);
+	expect_msg(r, "x", 1, RDS_TEST_IP1, 4000);
+
+	/* No buffer for a length; a length over INT_MAX. */
+	mh.msg_control = NULL;
+	mh.msg_controllen = CMSG_SPACE(8);
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EFAULT);
+	mh.msg_control = end - CMSG_SPACE(8);
+	mh.msg_controllen = (size_t)INT_MAX + 1;
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), ENOBUFS);
+	expect_nothing(r);
+
+	munmap(map, 2 * 4096);
+	EXPECT_OK(rte_rds_close(s));
+	EXPECT_OK(rte_rds_close(r));
+	lib_down();
+}
+
 /* ------------------------------------------------------------------ */
 /* recvmsg */
 
@@ -2642,6 +2758,7 @@ main(void)
 		{ "sendmsg_sizes", test_sendmsg_sizes },
 		{ "sendmsg_cmsgs", test_sendmsg_cmsgs },
 		{ "iov_limits", test_iov_limits },
+		{ "cmsg_bounds", test_cmsg_bounds },
 		{ "sendmsg_flow", test_sendmsg_flow },
 		{ "recvmsg", test_recvmsg },
 		{ "sockopt_buffers", test_sockopt_buffers },

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Caller arguments ("user arguments"): the lengths, counts and pointers
+ * an application hands to a call, checked in one place per kind before
+ * the library uses them, with the errno the kernel gives for the same
+ * mistake. iovec arrays are checked inline (rds_uarg_iov() in
+ * rds_private.h: every sendmsg and recvmsg runs it); here are the
+ * control-message walk, option buffers and RDMA vectors. Memory the
+ * engine dereferences after the call returned is checked separately
+ * (rds_memcheck.c).
+ *
+ * Nothing here makes a system call: these run on the send path.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "rds_private.h"
+
+/* ------------------------------------------------------------------ */
+/* Control messages.
+ *
+ * The walk is the kernel's (include/linux/socket.h for_each_cmsghdr,
+ * __cmsg_nxthdr and CMSG_OK, used by net/rds/send.c): a header is taken
+ * only if it fits whole in what is left of msg_controllen, and is valid
+ * only if sizeof(struct cmsghdr) <= cmsg_len <= what is left; anything
+ * else is EINVAL, whatever the level. It works on offsets (no pointer
+ * arithmetic with a caller's length) and copies each header out with
+ * memcpy, so an unaligned buffer is read correctly (the kernel copies
+ * the buffer into its own first). Nothing at or past
+ * msg_control + msg_controllen is ever read.
+ */
+
+int
+rds_uarg_cmsg_start(struct rds_cmsg_iter *it, const struct msghdr *msg)
+{
+	it->ctl = msg->msg_control;
+	it->len = msg->msg_controllen;
+	it->off = 0;
+	if (it->len == 0)
+		return 0;
+	/* net/socket.c ____sys_sendmsg: ENOBUFS over INT_MAX, then the
+	 * copy of the buffer fails (EFAULT) for a NULL one. */
+	if (it->len > INT_MAX)
+		return -ENOBUFS;
+	if (it->ctl == NULL)
+		return -EFAULT;
+	return 0;
+}
+
+int
+rds_uarg_cmsg_next(struct rds_cmsg_iter *it, struct rds_cmsg *c)
+{
+	struct cmsghdr h;
+	size_t left;
+
+	if (it->off >= it->len)
+		return 0;
+	left = it->len - it->off;
+	if (left < sizeof(h))
+		return 0;	/* no room for another header: the end */
+	memcpy(&h, it->ctl + it->off, sizeof(h));
+	if (h.cmsg_len < sizeof(h) || h.cmsg_len > left)
+		return -EINVAL;	/* !CMSG_OK */
+	c->level = h.cmsg_level;
+	c->type = h.cmsg_type;
+	c->data = it->ctl + it->off + CMSG_LEN(0);
+	c->len = h.cmsg_len - CMSG_LEN(0);
+	/* cmsg_len <= left <= INT_MAX: the aligned step cannot wrap; a step
+	 * past the end ends the walk above. */
+	it->off += CMSG_ALIGN(h.cmsg_len);
+	return 1;
+}
