@@ -620,6 +620,7 @@ rds_engine_get(unsigned int i)
  * returned is checked when it is handed over (rds_memcheck.c). */
 
 #include <limits.h>
+#include <sys/types.h>
 
 /* UIO_MAXIOV: the kernel's limit on iovec arrays (EMSGSIZE above). */
 #define RDS_UIO_MAXIOV 1024
@@ -679,6 +680,20 @@ struct rds_cmsg {
 int rds_uarg_cmsg_start(struct rds_cmsg_iter *it, const struct msghdr *msg);
 /* 1 and *c, 0 at the end, -EINVAL for a malformed header. */
 int rds_uarg_cmsg_next(struct rds_cmsg_iter *it, struct rds_cmsg *c);
+
+/*
+ * rds_memcheck.c: is [addr, addr + len) of process pid (0: this one)
+ * mapped with at least prot (PROT_READ, PROT_READ | PROT_WRITE)? 0,
+ * -EFAULT, -ENOMEM, -ESRCH (no such process).
+ * rds_mem_check(): no side effect (/proc/<pid>/maps for write rights, a
+ * read probe per page); for registration (GET_MR, RDMA_MAP).
+ * rds_mem_check_iov(): one process_vm_readv() per 512 pages; with
+ * PROT_WRITE only for buffers the library will fill (each probed byte is
+ * written back with its own value); for RDMA operations at sendmsg.
+ */
+int rds_mem_check(pid_t pid, uintptr_t addr, size_t len, int prot);
+int rds_mem_check_iov(pid_t pid, const struct iovec *iov, unsigned int n,
+		      int prot);
 
 /* END caller-argument checks. */
 /* ================================================================== */

@@ -14,6 +14,7 @@
  * returns.
  */
 #include <errno.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 
 #include <rte_hash.h>
@@ -82,13 +83,29 @@ rds_mr_register(struct rds_sock *rs, uint64_t addr, uint64_t bytes,
 	uint64_t base, end;
 	int ret, tries;
 
-	if (bytes == 0 || addr == 0 || addr + bytes < addr)
+	/* As net/rds/rdma.c __rds_rdma_map: a range that wraps, or whose
+	 * page rounding wraps, or empty, or over UINT_MAX bytes
+	 * (rds_pages_in_vec() 0): EINVAL; more than 1 MiB of pages plus the
+	 * partial one: EMSGSIZE; pages that cannot be pinned with the
+	 * rights asked: EFAULT (rds_pin_pages). */
+	if (bytes == 0 || bytes > UINT32_MAX || addr + bytes < addr ||
+	    addr + bytes + RDS_MR_PAGE - 1 < addr + bytes)
 		return -EINVAL;
 	base = addr & ~(RDS_MR_PAGE - 1);
 	end = (addr + bytes + RDS_MR_PAGE - 1) & ~(RDS_MR_PAGE - 1);
-	/* As the kernel: at most 1 MiB of pages (plus the partial one). */
 	if (end - base > RDS_MAX_MSG_SIZE + RDS_MR_PAGE)
-		return -EINVAL;
+		return -EMSGSIZE;
+	/* Every page, as the kernel pins them; writable for a READWRITE
+	 * region. Read-only memory is accepted for a region without
+	 * READWRITE, which the engine never writes: the kernel refuses it
+	 * (it always pins for writing, "or we'll do a lot of RDMA to the
+	 * zero page"), but nothing here needs the write right and an
+	 * application may serve read-only data (documented departure). */
+	ret = rds_mem_check(0, (uintptr_t)base, (size_t)(end - base),
+			    PROT_READ | ((flags & RDS_RDMA_READWRITE) ?
+					 PROT_WRITE : 0));
+	if (ret != 0)
+		return ret;
 	mr = rds_mem_zalloc("rds_mr", sizeof(*mr));
 	if (mr == NULL)
 		return -ENOMEM;
@@ -208,12 +225,29 @@ rds_mr_unuse(uint32_t key)
 /* ------------------------------------------------------------------ */
 /* Socket options. */
 
+/*
+ * GET_MR, GET_MR_FOR_DEST and RDMA_MAP (__rds_rdma_map): register and
+ * write the cookie to cookie_addr if there is one (it is optional, as in
+ * the kernel; a bad non-NULL cookie_addr faults in the caller's thread,
+ * as memcpy would).
+ */
 static int
-rds_user_put_cookie(uint64_t cookie_addr, uint64_t cookie)
+rds_rdma_map(struct rds_sock *rs, const struct rds_get_mr_args *a,
+	     uint64_t *cookie)
 {
-	if (cookie_addr == 0)
-		return -EFAULT;
-	memcpy((void *)(uintptr_t)cookie_addr, &cookie, sizeof(cookie));
+	int ret;
+
+	if (!rs->bound)
+		return -ENOTCONN;
+	if (!(rs->la->trans->flags & RDS_TRANS_F_RDMA))
+		return -EOPNOTSUPP;
+	ret = rds_mr_register(rs, a->vec.addr, a->vec.bytes, a->flags,
+			      cookie);
+	if (ret != 0)
+		return ret;
+	if (a->cookie_addr != 0)
+		memcpy((void *)(uintptr_t)a->cookie_addr, cookie,
+		       sizeof(*cookie));
 	return 0;
 }
 
@@ -224,7 +258,6 @@ rds_rdma_get_mr(struct rds_sock *rs, const void *optval, socklen_t optlen,
 	struct rds_get_mr_for_dest_args fd;
 	struct rds_get_mr_args a;
 	uint64_t cookie;
-	int ret;
 
 	if (for_dest) {
 		if (optval == NULL || optlen != sizeof(fd))
@@ -238,18 +271,7 @@ rds_rdma_get_mr(struct rds_sock *rs, const void *optval, socklen_t optlen,
 			return -EINVAL;
 		memcpy(&a, optval, sizeof(a));
 	}
-	if (!rs->bound)
-		return -ENOTCONN;
-	if (!(rs->la->trans->flags & RDS_TRANS_F_RDMA))
-		return -EOPNOTSUPP;
-	if (a.vec.bytes == 0 || a.vec.addr == 0)
-		return -EINVAL;
-	if (a.cookie_addr == 0)
-		return -EFAULT;
-	ret = rds_mr_register(rs, a.vec.addr, a.vec.bytes, a.flags, &cookie);
-	if (ret != 0)
-		return ret;
-	return rds_user_put_cookie(a.cookie_addr, cookie);
+	return rds_rdma_map(rs, &a, &cookie);
 }
 
 int
@@ -511,23 +533,7 @@ rds_rdma_cmsgs(struct rds_sock *rs, const struct msghdr *msg,
 			struct rds_get_mr_args a;
 
 			memcpy(&a, c.data, sizeof(a));
-			if (!(rs->la->trans->flags & RDS_TRANS_F_RDMA)) {
-				ret = -EOPNOTSUPP;
-				break;
-			}
-			if (a.vec.bytes == 0 || a.vec.addr == 0) {
-				ret = -EINVAL;
-				break;
-			}
-			if (a.cookie_addr == 0) {
-				ret = -EFAULT;
-				break;
-			}
-			ret = rds_mr_register(rs, a.vec.addr, a.vec.bytes,
-					      a.flags, dest_cookie);
-			if (ret == 0)
-				ret = rds_user_put_cookie(a.cookie_addr,
-							  *dest_cookie);
+			ret = rds_rdma_map(rs, &a, dest_cookie);
 			if (ret == 0)
 				*has_dest = true;
 			break;

@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <CUnit/CUnit.h>
 
@@ -631,6 +632,114 @@ test_unaligned(void)
 	rds_test_watchdog(0, NULL);
 }
 
+/*
+ * Memory handed over at registration (net/rds/rdma.c __rds_rdma_map:
+ * rds_pin_pages() fails, EFAULT): every page of the region must be
+ * mapped, and writable for RDS_RDMA_READWRITE, or GET_MR and RDMA_MAP
+ * fail with EFAULT and register nothing; before, they returned a cookie
+ * and a peer's READ or WRITE then killed this process inside the
+ * engine. Read-only memory is accepted for a region without READWRITE
+ * (the kernel refuses it: it always pins for writing; a documented
+ * departure) and serves READs; WRITEs and atomics to it fail cleanly.
+ */
+static void
+test_handover_region(void)
+{
+	struct rdma_rx rx;
+	struct ctx cx;
+	uint64_t c, cookie;
+	uint8_t *p, *ro, *gone;
+	char buf[16];
+
+	rds_test_watchdog(60, "handover_region");
+	CU_ASSERT_FATAL(ctx_up(&cx));
+	p = cx.g.pages;
+	/* A guard page, a region running into one, one starting in one. */
+	cookie = 0;
+	CU_ASSERT_EQUAL(rdma_get_mr(cx.env.cli, cx.g.map, 4096, 0, &cookie),
+			-1);
+	CU_ASSERT_EQUAL(rte_errno, EFAULT);
+	CU_ASSERT_EQUAL(rdma_get_mr(cx.env.cli, p + REGION_LEN - 100, 200, 0,
+				    &cookie), -1);
+	CU_ASSERT_EQUAL(rte_errno, EFAULT);
+	CU_ASSERT_EQUAL(rdma_get_mr(cx.env.cli, p - 1, 2, RDS_RDMA_READWRITE,
+				    &cookie), -1);
+	CU_ASSERT_EQUAL(rte_errno, EFAULT);
+	CU_ASSERT_EQUAL(rdma_get_mr_for_dest(cx.env.cli, &cx.env.sa, cx.g.map,
+					     4096, 0, &cookie), -1);
+	CU_ASSERT_EQUAL(rte_errno, EFAULT);
+	/* Unmapped memory. */
+	gone = mmap(NULL, 2 * RDMA_PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CU_ASSERT_FATAL(gone != MAP_FAILED);
+	munmap(gone, 2 * RDMA_PAGE);
+	CU_ASSERT_EQUAL(rdma_get_mr(cx.env.cli, gone, 2 * RDMA_PAGE,
+				    RDS_RDMA_READWRITE, &cookie), -1);
+	CU_ASSERT_EQUAL(rte_errno, EFAULT);
+	CU_ASSERT_EQUAL(rdma_send_map(cx.env.cli, &cx.env.sa, "MAP", 3, gone,
+				      100, 0, &cookie), -1);
+	CU_ASSERT_EQUAL(rte_errno, EFAULT);
+	CU_ASSERT_EQUAL(cookie, 0);
+	/* The highest user page, and beyond user space. */
+	CU_ASSERT_EQUAL(rdma_get_mr(cx.env.cli,
+				    (void *)(uintptr_t)0x7ffffffff000ULL, 4096,
+				    0, &cookie), -1);
+	CU_ASSERT_EQUAL(rte_errno, EFAULT);
+	CU_ASSERT_EQUAL(rdma_get_mr(cx.env.cli,
+				    (void *)(uintptr_t)0xffff888000000000ULL,
+				    4096, 0, &cookie), -1);
+	CU_ASSERT_EQUAL(rte_errno, EFAULT);
+	CU_ASSERT_EQUAL(cookie, 0);
+
+	/* Read-only memory: refused for READWRITE, by GET_MR and by
+	 * RDMA_MAP; accepted read-only, where READs work and writes fail
+	 * cleanly (the engine never writes a read-only region). */
+	ro = p + 2 * RDMA_PAGE;
+	CU_ASSERT_FATAL(mprotect(ro, RDMA_PAGE, PROT_READ) == 0);
+	CU_ASSERT_EQUAL(rdma_get_mr(cx.env.cli, ro, RDMA_PAGE,
+				    RDS_RDMA_READWRITE, &cookie), -1);
+	CU_ASSERT_EQUAL(rte_errno, EFAULT);
+	CU_ASSERT_EQUAL(rdma_get_mr(cx.env.cli, p, REGION_LEN,
+				    RDS_RDMA_READWRITE, &cookie), -1);
+	CU_ASSERT_EQUAL(rte_errno, EFAULT);
+	CU_ASSERT_EQUAL(rdma_send_map(cx.env.cli, &cx.env.sa, "MAP", 3, ro,
+				      8, RDS_RDMA_READWRITE, &cookie), -1);
+	CU_ASSERT_EQUAL(rte_errno, EFAULT);
+	CU_ASSERT_EQUAL(cookie, 0);
+	CU_ASSERT(rdma_quiet(cx.env.srv, 20));
+	{
+		struct dest d = DEST_CLIENT(&cx);
+
+		c = reg(&cx, cx.env.cli, &cx.env.ca, ro, RDMA_PAGE, 0);
+		run_op(&cx, &d, K_READ, c, 0, RDMA_PAGE, true, ro,
+		       "READ of read-only memory");
+		run_op(&cx, &d, K_WRITE, c, 0, 8, false, NULL,
+		       "WRITE to read-only memory");
+		run_op(&cx, &d, K_FADD, c, 0, 0, false, NULL,
+		       "FADD on read-only memory");
+		CU_ASSERT_EQUAL(rdma_free_mr(cx.env.cli, c, 0), 0);
+	}
+	CU_ASSERT_FATAL(mprotect(ro, RDMA_PAGE, PROT_READ | PROT_WRITE) == 0);
+
+	/* cookie_addr is optional (the kernel writes it only if set): the
+	 * region is registered, and RDMA_MAP still ships the cookie. */
+	CU_ASSERT_EQUAL(rdma_get_mr(cx.env.cli, p, 64, 0, NULL), 0);
+	CU_ASSERT_EQUAL(rdma_send_map(cx.env.cli, &cx.env.sa, "MAP", 3, p,
+				      64, 0, NULL), 3);
+	CU_ASSERT(rdma_wait_msg(cx.env.srv, buf, sizeof(buf), 5000, &rx, NULL,
+				NULL, 0) && rx.ret == 3 && rx.has_dest);
+	if (rx.has_dest) {
+		struct dest d = DEST_CLIENT(&cx);
+
+		run_op(&cx, &d, K_READ, rx.dest, 0, 64, true, p,
+		       "READ through a cookie nobody was told");
+	}
+	CU_ASSERT_EQUAL(rdma_free_mr(cx.env.cli, 0, RDS_RDMA_INVALIDATE), 0);
+	CU_ASSERT_EQUAL(cx.fails, 0);
+	ctx_down(&cx);
+	rds_test_watchdog(0, NULL);
+}
+
 int
 main(void)
 {
@@ -640,6 +749,7 @@ main(void)
 		{ "owner", test_owner },
 		{ "rights", test_rights },
 		{ "unaligned", test_unaligned },
+		{ "handover_region", test_handover_region },
 		{ NULL, NULL },
 	};
 	int rc;
