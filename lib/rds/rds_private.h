@@ -681,19 +681,24 @@ int rds_uarg_cmsg_start(struct rds_cmsg_iter *it, const struct msghdr *msg);
 /* 1 and *c, 0 at the end, -EINVAL for a malformed header. */
 int rds_uarg_cmsg_next(struct rds_cmsg_iter *it, struct rds_cmsg *c);
 
+/* rds_uarg.c: the local vector of RDMA_ARGS (count, array, elements as
+ * rds_rdma_extra_size and rds_pages_in_vec). 0 or -errno; *total bytes. */
+int rds_uarg_rdma_vec(const struct rds_iovec *vec, uint64_t nr,
+		      uint64_t *total);
+
 /*
  * rds_memcheck.c: is [addr, addr + len) of process pid (0: this one)
  * mapped with at least prot (PROT_READ, PROT_READ | PROT_WRITE)? 0,
- * -EFAULT, -ENOMEM, -ESRCH (no such process).
- * rds_mem_check(): no side effect (/proc/<pid>/maps for write rights, a
- * read probe per page); for registration (GET_MR, RDMA_MAP).
- * rds_mem_check_iov(): one process_vm_readv() per 512 pages; with
- * PROT_WRITE only for buffers the library will fill (each probed byte is
- * written back with its own value); for RDMA operations at sendmsg.
+ * -EFAULT, -ENOMEM, -ESRCH (no such process). Pages are faulted in.
+ * rds_mem_check(): changes no data; for registration (GET_MR, RDMA_MAP).
+ * rds_mem_check_iov(): for the buffers of an RDMA operation at sendmsg;
+ * with PROT_WRITE only for buffers the library will fill (a probed byte
+ * may be written back with its own value).
  */
 int rds_mem_check(pid_t pid, uintptr_t addr, size_t len, int prot);
 int rds_mem_check_iov(pid_t pid, const struct iovec *iov, unsigned int n,
 		      int prot);
+void rds_mem_check_force_probe(bool on);
 
 /* END caller-argument checks. */
 /* ================================================================== */

@@ -26,7 +26,6 @@
 
 #define RDS_MR_PAGE 4096ULL
 #define RDS_MR_MAX 65536
-#define RDS_RDMA_MAX_IOV 1024	/* UIO_MAXIOV */
 
 static struct rte_hash *rds_mr_hash;
 static rte_rwlock_t rds_mr_lock = RTE_RWLOCK_INITIALIZER;
@@ -306,33 +305,40 @@ static int
 rds_rdma_args_parse(struct rds_rdma_op *op, const struct rds_rdma_args *a)
 {
 	const struct rds_iovec *vec = (const void *)(uintptr_t)a->local_vec_addr;
-	uint64_t total = 0, i, off;
+	uint64_t total, i, off;
+	bool write = (a->flags & RDS_RDMA_READWRITE) != 0;
+	int ret;
 
-	if (a->nr_local > RDS_RDMA_MAX_IOV)
-		return -EMSGSIZE;
-	if (a->nr_local == 0 || vec == NULL)
-		return -EINVAL;
+	ret = rds_uarg_rdma_vec(vec, a->nr_local, &total);
+	if (ret != 0)
+		return ret;
 	op->local = rds_mem_zalloc("rds_rdma_iov",
 				   sizeof(*op->local) * a->nr_local);
 	if (op->local == NULL)
 		return -ENOMEM;
 	for (i = 0; i < a->nr_local; i++) {
-		if (vec[i].bytes == 0)
-			return -EINVAL;	/* rds_pages_in_vec() == 0 */
-		if (vec[i].addr == 0)
-			return -EFAULT;
 		op->local[i].iov_base = (void *)(uintptr_t)vec[i].addr;
 		op->local[i].iov_len = vec[i].bytes;
-		total += vec[i].bytes;
-		if (total > RDS_MAX_MSG_SIZE)
-			return -EMSGSIZE;
 	}
-	if (a->remote_vec.bytes > RDS_MAX_MSG_SIZE)
-		return -EMSGSIZE;
-	if (total != a->remote_vec.bytes)
-		return -EINVAL;	/* local and remote sizes differ */
 	op->nr_local = (uint32_t)a->nr_local;
-	op->kind = (a->flags & RDS_RDMA_READWRITE) ? RDS_OP_WRITE : RDS_OP_READ;
+	/*
+	 * Handed over: a READ's destinations are filled by the engine when
+	 * the data comes back, so they must be writable now; a WRITE's
+	 * sources are copied below, and must be readable (the kernel pins
+	 * them with these rights in rds_cmsg_rdma_args: EFAULT). The READ
+	 * check writes each probed byte back with its own value: these
+	 * bytes belong to the library until the operation's notification.
+	 */
+	ret = rds_mem_check_iov(0, op->local, op->nr_local,
+				write ? PROT_READ : PROT_WRITE);
+	if (ret != 0)
+		return ret;
+	/* As the kernel: only more local than remote bytes is refused; the
+	 * operation moves the local bytes. (rds-rdma(7) asks for equal
+	 * sizes; remote bytes over 1 MiB were refused by the first pass.) */
+	if (total > a->remote_vec.bytes)
+		return -EINVAL;
+	op->kind = write ? RDS_OP_WRITE : RDS_OP_READ;
 	op->cookie = a->cookie;
 	op->remote_off = a->remote_vec.addr;
 	op->bytes = total;
@@ -341,7 +347,7 @@ rds_rdma_args_parse(struct rds_rdma_op *op, const struct rds_rdma_args *a)
 	if (op->kind == RDS_OP_WRITE) {
 		/* The data to write is taken now, as the kernel pins the
 		 * pages at sendmsg time. */
-		op->data = rds_mem_zalloc("rds_rdma_data", total ? total : 1);
+		op->data = rds_mem_zalloc("rds_rdma_data", total);
 		if (op->data == NULL)
 			return -ENOMEM;
 		for (i = 0, off = 0; i < a->nr_local; i++) {
@@ -380,9 +386,20 @@ rds_atomic_parse(struct rds_rdma_op *op, int type,
 		op->mask2 = a->m_cswp.swap_mask;
 		break;
 	}
-	if (a->local_addr == 0 || (a->local_addr & 7) != 0)
-		return -EFAULT;	/* as the kernel: 8-byte aligned */
+	/* As the kernel (rds_cmsg_atomic): 8-byte aligned, else EFAULT;
+	 * then the word is pinned for writing (EFAULT): the engine writes
+	 * the old value there when the operation completes. */
+	if ((a->local_addr & 7) != 0)
+		return -EFAULT;
 	op->atomic_result = (uint64_t *)(uintptr_t)a->local_addr;
+	{
+		struct iovec w = { .iov_base = op->atomic_result,
+				   .iov_len = sizeof(uint64_t) };
+		int ret = rds_mem_check_iov(0, &w, 1, PROT_WRITE);
+
+		if (ret != 0)
+			return ret;
+	}
 	op->cookie = a->cookie;
 	op->remote_off = a->remote_addr;
 	op->bytes = 8;

@@ -72,3 +72,37 @@ rds_uarg_cmsg_next(struct rds_cmsg_iter *it, struct rds_cmsg *c)
 	it->off += CMSG_ALIGN(h.cmsg_len);
 	return 1;
 }
+
+/* ------------------------------------------------------------------ */
+/* RDMA vectors.
+ *
+ * The local vector of RDMA_ARGS, as net/rds/rdma.c rds_rdma_extra_size()
+ * and rds_pages_in_vec() take it: no element is EINVAL, more than
+ * UIO_MAXIOV EMSGSIZE (both before the array is read), no array EFAULT
+ * (copy_from_user), an element that is empty, whose range wraps, or that
+ * is over UINT_MAX bytes EINVAL. The array itself is read here: a bad
+ * non-NULL pointer faults in the caller's thread, as memcpy would.
+ * *total: the bytes (at most 1024 * UINT_MAX: no wrap).
+ */
+int
+rds_uarg_rdma_vec(const struct rds_iovec *vec, uint64_t nr, uint64_t *total)
+{
+	uint64_t i, sum = 0;
+
+	*total = 0;
+	if (nr == 0)
+		return -EINVAL;
+	if (nr > RDS_UIO_MAXIOV)
+		return -EMSGSIZE;
+	if (vec == NULL)
+		return -EFAULT;
+	for (i = 0; i < nr; i++) {
+		uint64_t a = vec[i].addr, b = vec[i].bytes;
+
+		if (b == 0 || b > UINT32_MAX || a + b <= a)
+			return -EINVAL;
+		sum += b;
+	}
+	*total = sum;
+	return 0;
+}

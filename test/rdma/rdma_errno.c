@@ -15,7 +15,9 @@
  *           REMOTE_ERROR, message not delivered) and only the socket's.
  * sendmsg:  RDMA_ARGS with RDMA_DEST or RDMA_MAP (either order), an
  *           atomic with RDMA_DEST, two RDMA_ARGS, two RDMA_DEST -> EINVAL;
- *           local/remote size mismatch -> EINVAL; remote bytes over 1 MiB
+ *           more local than remote bytes -> EINVAL; no local vector
+ *           array -> EFAULT; a wrapping or over-UINT_MAX local element ->
+ *           EINVAL; remote bytes over 1 MiB
  *           -> EMSGSIZE; nr_local > 1024 (UIO_MAXIOV) -> EMSGSIZE, 1024
  *           works; nr_local 0, a short cmsg, an unknown SOL_RDS cmsg ->
  *           EINVAL; unbound -> ENOTCONN. A refused sendmsg queues
@@ -25,7 +27,9 @@
  *           (rds_rdma_extra_size: rds_pages_in_vec() == 0); an atomic
  *           whose local_addr is not 8-byte aligned -> EFAULT
  *           (rds_cmsg_atomic); RDS_GET_MR with a bad optlen on an unbound
- *           socket -> EINVAL (rds_get_mr checks optlen first).
+ *           socket -> EINVAL (rds_get_mr checks optlen first); fewer
+ *           local than remote bytes -> accepted, the local bytes move
+ *           (rds_cmsg_rdma_args rejects only more).
  */
 
 #include <errno.h>
@@ -317,10 +321,33 @@ test_sendmsg(void)
 	EXPECT_ERR(rdma_sendmsg(env.cli, &env.sa, "X", 1, &cb, 0), EINVAL);
 	/* Local and remote sizes differ. */
 	a2 = a;
-	a2.remote_vec.bytes = 63;
+	a2.remote_vec.bytes = 63;	/* more local than remote bytes */
 	EXPECT_ERR(rdma_send_args(env.srv, &env.ca, "X", 1, &a2), EINVAL);
-	a2.remote_vec.bytes = 65;	/* rds-rdma(7): must be equal */
+	a2.remote_vec.bytes = 0;
 	EXPECT_ERR(rdma_send_args(env.srv, &env.ca, "X", 1, &a2), EINVAL);
+	/* (Fewer local than remote bytes is accepted, as the kernel:
+	 * kernel_extras.) No local vector array: EFAULT (the kernel's
+	 * copy_from_user; was EINVAL). A local element whose range wraps or
+	 * is over UINT_MAX bytes: EINVAL (rds_pages_in_vec() 0). */
+	a2 = a;
+	a2.local_vec_addr = 0;
+	EXPECT_ERR(rdma_send_args(env.srv, &env.ca, "X", 1, &a2), EFAULT);
+	a2.nr_local = 0;
+	EXPECT_ERR(rdma_send_args(env.srv, &env.ca, "X", 1, &a2), EINVAL);
+	{
+		struct rds_iovec w = { ~0ULL - 10, 20 };
+
+		a2 = a;
+		a2.local_vec_addr = (uint64_t)(uintptr_t)&w;
+		a2.remote_vec.bytes = 20;
+		EXPECT_ERR(rdma_send_args(env.srv, &env.ca, "X", 1, &a2),
+			   EINVAL);
+		w.addr = (uint64_t)(uintptr_t)big;
+		w.bytes = 1ULL << 32;
+		a2.remote_vec.bytes = 1u << 20;
+		EXPECT_ERR(rdma_send_args(env.srv, &env.ca, "X", 1, &a2),
+			   EINVAL);
+	}
 	/* Remote bytes over 1 MiB. */
 	iov[0].bytes = 1u << 20;
 	iov[1].addr = (uint64_t)(uintptr_t)(big + (1u << 20));
@@ -421,6 +448,30 @@ test_kernel_extras(void)
 	at.fadd.add = 1;
 	EXPECT_ERR(rdma_send_atomic(env.srv, &env.ca, "X", 1,
 				    RDS_CMSG_ATOMIC_FADD, &at), EFAULT);
+	/*
+	 * Fewer local than remote bytes: the kernel rejects only more
+	 * (rds_cmsg_rdma_args: nr_bytes > remote_vec.bytes), and the
+	 * operation moves the local bytes (op_bytes = nr_bytes). The
+	 * library refused it before (EINVAL).
+	 */
+	memset(buf + 4096, 0xA5, 100);
+	memset(buf + 4096 * 7, 0, 128);
+	iov[0].addr = (uint64_t)(uintptr_t)(buf + 4096 * 7);
+	iov[0].bytes = 64;
+	a.cookie = reg_ship(env.cli, 4096, 4096);
+	a.remote_vec.bytes = 100;
+	a.nr_local = 1;
+	CU_ASSERT(rdma_send_args(env.srv, &env.ca, "LESS", 4, &a) == 4);
+	{
+		struct rdma_rx rx;
+		char b[8];
+
+		CU_ASSERT(rdma_wait_msg(env.cli, b, sizeof(b), 5000, &rx, NULL,
+					NULL, 0) && rx.ret == 4);
+	}
+	CU_ASSERT(memcmp(buf + 4096 * 7, buf + 4096, 64) == 0);
+	CU_ASSERT(buf[4096 * 7 + 64] == 0);
+	CU_ASSERT(rdma_quiet(env.srv, 20));	/* no error notification */
 	/* optlen is checked before the binding. */
 	u = rte_rds_socket();
 	CU_ASSERT_FATAL(u >= 0);

@@ -740,6 +740,132 @@ test_handover_region(void)
 	rds_test_watchdog(0, NULL);
 }
 
+/*
+ * Memory an operation's engine side touches later, checked at sendmsg
+ * (net/rds/rdma.c rds_cmsg_rdma_args and rds_cmsg_atomic pin it:
+ * EFAULT): READ destinations must be writable, WRITE sources readable,
+ * an atomic's result word writable. Before, a READ into read-only or
+ * unmapped memory was accepted and the engine died with SIGSEGV when
+ * the data came back. Nothing is sent for a refused operation, and the
+ * engine keeps running (a good operation works afterwards).
+ */
+static void
+test_handover_local(void)
+{
+	struct rds_rdma_args a;
+	struct rds_atomic_args at;
+	struct rds_iovec iov[2];
+	struct ctx cx;
+	struct rdma_guard lg;
+	uint64_t c;
+	uint8_t *gone;
+
+	rds_test_watchdog(60, "handover_local");
+	CU_ASSERT_FATAL(ctx_up(&cx));
+	CU_ASSERT_FATAL(rdma_guard_alloc(&lg, 2) == 0);
+	gone = mmap(NULL, RDMA_PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CU_ASSERT_FATAL(gone != MAP_FAILED);
+	munmap(gone, RDMA_PAGE);
+	c = reg(&cx, cx.env.cli, &cx.env.ca, cx.g.pages, REGION_LEN,
+		RDS_RDMA_READWRITE);
+	memset(&a, 0, sizeof(a));
+	a.cookie = c;
+	a.local_vec_addr = (uint64_t)(uintptr_t)iov;
+	a.user_token = 77;
+	a.flags = RDS_RDMA_NOTIFY_ME;
+
+	/* READ into read-only memory, whole or its second element. */
+	CU_ASSERT_FATAL(mprotect(lg.pages + RDMA_PAGE, RDMA_PAGE,
+				 PROT_READ) == 0);
+	iov[0].addr = (uint64_t)(uintptr_t)(lg.pages + RDMA_PAGE);
+	iov[0].bytes = 64;
+	a.nr_local = 1;
+	a.remote_vec.bytes = 64;
+	CU_ASSERT_EQUAL(rdma_send_args(cx.env.srv, &cx.env.ca, "R", 1, &a),
+			-1);
+	CU_ASSERT_EQUAL(rte_errno, EFAULT);
+	iov[0].addr = (uint64_t)(uintptr_t)lg.pages;
+	iov[1].addr = (uint64_t)(uintptr_t)(lg.pages + RDMA_PAGE - 8);
+	iov[1].bytes = 16;	/* 8 writable bytes, 8 read-only */
+	a.nr_local = 2;
+	a.remote_vec.bytes = 80;
+	CU_ASSERT_EQUAL(rdma_send_args(cx.env.srv, &cx.env.ca, "R", 1, &a),
+			-1);
+	CU_ASSERT_EQUAL(rte_errno, EFAULT);
+	/* READ into a guard page, into unmapped memory. */
+	iov[1].addr = (uint64_t)(uintptr_t)(lg.pages - 8);
+	CU_ASSERT_EQUAL(rdma_send_args(cx.env.srv, &cx.env.ca, "R", 1, &a),
+			-1);
+	CU_ASSERT_EQUAL(rte_errno, EFAULT);
+	iov[1].addr = (uint64_t)(uintptr_t)gone;
+	CU_ASSERT_EQUAL(rdma_send_args(cx.env.srv, &cx.env.ca, "R", 1, &a),
+			-1);
+	CU_ASSERT_EQUAL(rte_errno, EFAULT);
+	/* WRITE from unmapped memory, from a guard page. */
+	a.flags |= RDS_RDMA_READWRITE;
+	CU_ASSERT_EQUAL(rdma_send_args(cx.env.srv, &cx.env.ca, "W", 1, &a),
+			-1);
+	CU_ASSERT_EQUAL(rte_errno, EFAULT);
+	iov[1].addr = (uint64_t)(uintptr_t)(lg.pages + 2 * RDMA_PAGE - 8);
+	CU_ASSERT_EQUAL(rdma_send_args(cx.env.srv, &cx.env.ca, "W", 1, &a),
+			-1);
+	CU_ASSERT_EQUAL(rte_errno, EFAULT);
+	/* An atomic whose result word is read-only, unmapped, NULL. */
+	memset(&at, 0, sizeof(at));
+	at.cookie = c;
+	at.fadd.add = 1;
+	at.flags = RDS_RDMA_NOTIFY_ME;
+	at.local_addr = (uint64_t)(uintptr_t)(lg.pages + RDMA_PAGE);
+	CU_ASSERT_EQUAL(rdma_send_atomic(cx.env.srv, &cx.env.ca, "A", 1,
+					 RDS_CMSG_ATOMIC_FADD, &at), -1);
+	CU_ASSERT_EQUAL(rte_errno, EFAULT);
+	at.local_addr = (uint64_t)(uintptr_t)gone;
+	CU_ASSERT_EQUAL(rdma_send_atomic(cx.env.srv, &cx.env.ca, "A", 1,
+					 RDS_CMSG_ATOMIC_CSWP, &at), -1);
+	CU_ASSERT_EQUAL(rte_errno, EFAULT);
+	at.local_addr = 0;
+	CU_ASSERT_EQUAL(rdma_send_atomic(cx.env.srv, &cx.env.ca, "A", 1,
+					 RDS_CMSG_ATOMIC_FADD, &at), -1);
+	CU_ASSERT_EQUAL(rte_errno, EFAULT);
+	/* Nothing went anywhere; the engine is alive. */
+	rdma_pump(100);
+	CU_ASSERT(rdma_quiet(cx.env.cli, 50));
+	CU_ASSERT(rdma_quiet(cx.env.srv, 0));
+
+	/* Allowed next to them: a WRITE from read-only memory (a source
+	 * is only read), a READ and an atomic into the writable page. */
+	{
+		struct dest d = DEST_CLIENT(&cx);
+
+		run_op(&cx, &d, K_READ, c, 0, 4096, true, cx.g.pages,
+		       "READ after refused ones");
+		run_op(&cx, &d, K_FADD, c, 8, 0, true, cx.g.pages + 8,
+		       "FADD after refused ones");
+	}
+	memset(lg.pages, 0x3C, RDMA_PAGE);
+	iov[0].addr = (uint64_t)(uintptr_t)(lg.pages + RDMA_PAGE);
+	iov[0].bytes = 100;
+	a.nr_local = 1;
+	a.remote_vec.bytes = 100;
+	a.flags = RDS_RDMA_READWRITE;
+	CU_ASSERT_EQUAL(rdma_send_args(cx.env.srv, &cx.env.ca, "W", 1, &a),
+			1);
+	{
+		struct rdma_rx rx;
+		char b[8];
+
+		CU_ASSERT(rdma_wait_msg(cx.env.cli, b, sizeof(b), 5000, &rx,
+					NULL, NULL, 0) && rx.ret == 1);
+	}
+	CU_ASSERT(memcmp(cx.g.pages, lg.pages + RDMA_PAGE, 100) == 0);
+	CU_ASSERT_EQUAL(rdma_free_mr(cx.env.cli, c, 0), 0);
+	CU_ASSERT_EQUAL(cx.fails, 0);
+	rdma_guard_free(&lg);
+	ctx_down(&cx);
+	rds_test_watchdog(0, NULL);
+}
+
 int
 main(void)
 {
@@ -750,6 +876,7 @@ main(void)
 		{ "rights", test_rights },
 		{ "unaligned", test_unaligned },
 		{ "handover_region", test_handover_region },
+		{ "handover_local", test_handover_local },
 		{ NULL, NULL },
 	};
 	int rc;

@@ -174,7 +174,7 @@ test_cmsg_walk(void)
 /* ------------------------------------------------------------------ */
 
 static void
-test_mem_check(void)
+mem_check_cases(void)
 {
 	uint8_t *p, *q;
 	void *map;
@@ -272,6 +272,269 @@ test_mem_check(void)
 	munmap(map, 6 * PG);
 }
 
+/* Both ways: madvise for this process, and the probes and maps used
+ * for another process (and on kernels without MADV_POPULATE_*). */
+static void
+test_mem_check(void)
+{
+	mem_check_cases();
+	rds_mem_check_force_probe(true);
+	mem_check_cases();
+	rds_mem_check_force_probe(false);
+}
+
+/* rds_mem_check_iov: the data path's checks. */
+static void
+mem_check_iov_cases(void)
+{
+	struct iovec iov[3];
+	uint8_t *p, *snap;
+	void *map;
+	pid_t child;
+
+	p = guarded(4, &map);
+	snap = malloc(4 * PG);
+	CU_ASSERT_FATAL(snap != NULL);
+	rds_test_fill(p, 4 * PG, 11);
+	memcpy(snap, p, 4 * PG);
+	iov[0].iov_base = p + 5;
+	iov[0].iov_len = 3 * PG;
+	iov[1].iov_base = p + 4 * PG - 1;
+	iov[1].iov_len = 1;
+	iov[2].iov_base = NULL;
+	iov[2].iov_len = 0;
+	CU_ASSERT_EQUAL(rds_mem_check_iov(0, iov, 3, PROT_WRITE), 0);
+	CU_ASSERT_EQUAL(rds_mem_check_iov(0, iov, 3, PROT_READ), 0);
+	CU_ASSERT_EQUAL(rds_mem_check_iov(0, iov, 0, PROT_WRITE), 0);
+	/* The probes changed nothing. */
+	CU_ASSERT(memcmp(snap, p, 4 * PG) == 0);
+	/* One byte too far, into the guard; NULL with a length; wrap. */
+	iov[1].iov_len = 2;
+	CU_ASSERT_EQUAL(rds_mem_check_iov(0, iov, 2, PROT_READ), -EFAULT);
+	CU_ASSERT_EQUAL(rds_mem_check_iov(0, iov, 2, PROT_WRITE), -EFAULT);
+	iov[1].iov_len = 1;
+	iov[2].iov_len = 1;
+	CU_ASSERT_EQUAL(rds_mem_check_iov(0, iov, 3, PROT_READ), -EFAULT);
+	iov[2].iov_base = (void *)(UINTPTR_MAX - 2);
+	iov[2].iov_len = 8;
+	CU_ASSERT_EQUAL(rds_mem_check_iov(0, iov, 3, PROT_READ), -EFAULT);
+	/* Read-only pages: a source, not a destination. */
+	CU_ASSERT_FATAL(mprotect(p + 2 * PG, PG, PROT_READ) == 0);
+	CU_ASSERT_EQUAL(rds_mem_check_iov(0, iov, 2, PROT_READ), 0);
+	CU_ASSERT_EQUAL(rds_mem_check_iov(0, iov, 2, PROT_WRITE), -EFAULT);
+	iov[0].iov_base = p + 3 * PG - 8;
+	iov[0].iov_len = 8;
+	CU_ASSERT_EQUAL(rds_mem_check_iov(0, iov, 1, PROT_WRITE), -EFAULT);
+	iov[0].iov_base = p + 3 * PG;
+	CU_ASSERT_EQUAL(rds_mem_check_iov(0, iov, 1, PROT_WRITE), 0);
+	CU_ASSERT(memcmp(snap, p, 4 * PG) == 0);
+	/* More probes than one batch (600 one-byte elements, one a page). */
+	{
+		uint8_t *big;
+		void *bmap;
+		struct iovec *v = calloc(600, sizeof(*v));
+		unsigned int i;
+
+		CU_ASSERT_FATAL(v != NULL);
+		big = guarded(600, &bmap);
+		for (i = 0; i < 600; i++) {
+			v[i].iov_base = big + (size_t)i * PG + i % 4000;
+			v[i].iov_len = 1;
+		}
+		CU_ASSERT_EQUAL(rds_mem_check_iov(0, v, 600, PROT_WRITE), 0);
+		v[599].iov_base = big + 600 * PG;	/* the guard */
+		CU_ASSERT_EQUAL(rds_mem_check_iov(0, v, 600, PROT_WRITE),
+				-EFAULT);
+		CU_ASSERT_EQUAL(rds_mem_check_iov(0, v, 600, PROT_READ),
+				-EFAULT);
+		munmap(bmap, 602 * PG);
+		free(v);
+	}
+	/* Another process: read-only there is refused for writing (read,
+	 * then write back), and nothing changes. */
+	child = fork();
+	CU_ASSERT_FATAL(child >= 0);
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	iov[0].iov_base = p;
+	iov[0].iov_len = 2 * PG;
+	CU_ASSERT_EQUAL(rds_mem_check_iov(child, iov, 1, PROT_WRITE), 0);
+	iov[0].iov_len = 3 * PG;
+	CU_ASSERT_EQUAL(rds_mem_check_iov(child, iov, 1, PROT_READ), 0);
+	CU_ASSERT_EQUAL(rds_mem_check_iov(child, iov, 1, PROT_WRITE), -EFAULT);
+	iov[0].iov_base = p - PG;
+	CU_ASSERT_EQUAL(rds_mem_check_iov(child, iov, 1, PROT_READ), -EFAULT);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	iov[0].iov_base = p;
+	CU_ASSERT_EQUAL(rds_mem_check_iov(child, iov, 1, PROT_READ), -ESRCH);
+	CU_ASSERT(memcmp(snap, p, 4 * PG) == 0);
+	free(snap);
+	munmap(map, 6 * PG);
+}
+
+static void
+test_mem_check_iov(void)
+{
+	mem_check_iov_cases();
+	rds_mem_check_force_probe(true);
+	mem_check_iov_cases();
+	rds_mem_check_force_probe(false);
+}
+
+/* The RDMA_ARGS local vector checker. */
+static void
+test_rdma_vec(void)
+{
+	static struct rds_iovec v[1025];
+	uint64_t total = 1;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(v); i++) {
+		v[i].addr = 0x10000 + i;
+		v[i].bytes = 3;
+	}
+	CU_ASSERT_EQUAL(rds_uarg_rdma_vec(v, 0, &total), -EINVAL);
+	CU_ASSERT_EQUAL(rds_uarg_rdma_vec(NULL, 0, &total), -EINVAL);
+	CU_ASSERT_EQUAL(rds_uarg_rdma_vec(NULL, 1025, &total), -EMSGSIZE);
+	CU_ASSERT_EQUAL(rds_uarg_rdma_vec(NULL, 1, &total), -EFAULT);
+	CU_ASSERT_EQUAL(rds_uarg_rdma_vec(v, 1024, &total), 0);
+	CU_ASSERT_EQUAL(total, 3072);
+	v[5].bytes = 0;
+	CU_ASSERT_EQUAL(rds_uarg_rdma_vec(v, 10, &total), -EINVAL);
+	v[5].bytes = 1ULL << 32;
+	CU_ASSERT_EQUAL(rds_uarg_rdma_vec(v, 10, &total), -EINVAL);
+	v[5].bytes = UINT32_MAX;
+	CU_ASSERT_EQUAL(rds_uarg_rdma_vec(v, 10, &total), 0);
+	v[5].addr = ~0ULL - 5;
+	v[5].bytes = 6;		/* ends exactly at 2^64: wraps to 0 */
+	CU_ASSERT_EQUAL(rds_uarg_rdma_vec(v, 10, &total), -EINVAL);
+	v[5].bytes = 5;
+	CU_ASSERT_EQUAL(rds_uarg_rdma_vec(v, 10, &total), 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* What the memory checks cost. */
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median TSC cycles of one call of what (1: iov, 0: maps+probe). */
+static uint64_t
+cost(int kind, uint8_t *buf, size_t len, int prot, unsigned int runs)
+{
+	uint64_t *t = calloc(runs, sizeof(*t)), m, t0;
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	unsigned int i;
+	int r = 0;
+
+	CU_ASSERT_FATAL(t != NULL);
+	for (i = 0; i < runs; i++) {
+		t0 = rte_rdtsc_precise();
+		if (kind)
+			r |= rds_mem_check_iov(0, &iov, 1, prot);
+		else
+			r |= rds_mem_check(0, (uintptr_t)buf, len, prot);
+		t[i] = rte_rdtsc_precise() - t0;
+	}
+	CU_ASSERT_EQUAL(r, 0);
+	qsort(t, runs, sizeof(*t), cmp_u64);
+	m = t[runs / 2];
+	free(t);
+	return m;
+}
+
+static void
+test_cost(void)
+{
+	static const struct {
+		const char *what;
+		int kind;
+		size_t pages;
+		int prot;
+	} c[] = {
+		{ "READ dest, iov PROT_WRITE", 1, 1, PROT_WRITE },
+		{ "READ dest, iov PROT_WRITE", 1, 256, PROT_WRITE },
+		{ "WRITE src, iov PROT_READ", 1, 1, PROT_READ },
+		{ "WRITE src, iov PROT_READ", 1, 256, PROT_READ },
+		{ "GET_MR, PROT_READ", 0, 1, PROT_READ },
+		{ "GET_MR, PROT_READ", 0, 257, PROT_READ },
+		{ "GET_MR, PROT_READ|WRITE", 0, 1, PROT_READ | PROT_WRITE },
+		{ "GET_MR, PROT_READ|WRITE", 0, 257, PROT_READ | PROT_WRITE },
+	};
+	double ns_per_cyc = 1e9 / (double)rte_get_tsc_hz();
+	uint8_t *buf;
+	void *map;
+	unsigned int i, mode, lines = 0;
+	char l[256];
+	FILE *f;
+
+	buf = guarded(257, &map);
+	memset(buf, 1, 257 * PG);
+	f = fopen("/proc/self/maps", "r");
+	while (f != NULL && fgets(l, sizeof(l), f) != NULL)
+		lines++;
+	if (f != NULL)
+		fclose(f);
+	printf("\n    median of 1001 calls; /proc/self/maps has %u lines\n",
+	       lines);
+	for (mode = 0; mode < 2; mode++) {
+		rds_mem_check_force_probe(mode == 1);
+		printf("    %s:\n", mode == 0 ?
+		       "this process (madvise MADV_POPULATE_*)" :
+		       "as for another process (maps, process_vm_readv)");
+		for (i = 0; i < RTE_DIM(c); i++) {
+			uint64_t m = cost(c[i].kind, buf, c[i].pages * PG,
+					  c[i].prot, 1001);
+
+			printf("      %-26s %3zu page%s %7" PRIu64
+			       " cycles %8.2f us\n", c[i].what, c[i].pages,
+			       c[i].pages > 1 ? "s" : " ", m,
+			       (double)m * ns_per_cyc / 1000.0);
+		}
+	}
+	/* 1024 one-byte elements in 1024 pages: the probes' case. */
+	{
+		struct iovec *v = calloc(1024, sizeof(*v));
+		uint64_t t[101], t0;
+		uint8_t *big;
+		void *bmap;
+		int r = 0;
+
+		CU_ASSERT_FATAL(v != NULL);
+		big = guarded(1024, &bmap);
+		for (i = 0; i < 1024; i++) {
+			v[i].iov_base = big + (size_t)i * PG + 8;
+			v[i].iov_len = 1;
+		}
+		for (mode = 0; mode < 2; mode++) {
+			rds_mem_check_force_probe(mode == 1);
+			for (i = 0; i < RTE_DIM(t); i++) {
+				t0 = rte_rdtsc_precise();
+				r |= rds_mem_check_iov(0, v, 1024, PROT_WRITE);
+				t[i] = rte_rdtsc_precise() - t0;
+			}
+			qsort(t, RTE_DIM(t), sizeof(t[0]), cmp_u64);
+			printf("    1024 1-byte elements, PROT_WRITE (%s): %"
+			       PRIu64 " cycles %.2f us\n",
+			       mode == 0 ? "this process" : "probe only",
+			       t[50], (double)t[50] * ns_per_cyc / 1000.0);
+		}
+		CU_ASSERT_EQUAL(r, 0);
+		munmap(bmap, 1026 * PG);
+		free(v);
+	}
+	rds_mem_check_force_probe(false);
+	munmap(map, 259 * PG);
+}
+
 int
 main(void)
 {
@@ -279,6 +542,9 @@ main(void)
 		{ "iov", test_iov },
 		{ "cmsg_walk", test_cmsg_walk },
 		{ "mem_check", test_mem_check },
+		{ "mem_check_iov", test_mem_check_iov },
+		{ "rdma_vec", test_rdma_vec },
+		{ "cost", test_cost },
 		{ NULL, NULL },
 	};
 	int rc;
