@@ -153,6 +153,20 @@ rds_mr_owned(const struct rds_mr *mr, const struct rds_sock *rs)
 	return mr->sock == rs->id && mr->sock_gen == rs->gen;
 }
 
+/* Is key a live region of socket rs? (rds_cmsg_rdma_dest) */
+static bool
+rds_mr_key_owned(const struct rds_sock *rs, uint32_t key)
+{
+	void *data;
+	bool own;
+
+	rte_rwlock_read_lock(&rds_mr_lock);
+	own = rte_hash_lookup_data(rds_mr_hash, &key, &data) >= 0 &&
+	      rds_mr_owned(data, rs);
+	rte_rwlock_read_unlock(&rds_mr_lock);
+	return own;
+}
+
 /* FREE_MR: one cookie of this socket, or (cookie 0) all of them. */
 static int
 rds_mr_free(struct rds_sock *rs, uint64_t cookie, bool invalidate)
@@ -543,7 +557,13 @@ rds_rdma_cmsgs(struct rds_sock *rs, const struct msghdr *msg,
 			}
 			break;
 		case RDS_CMSG_RDMA_DEST:
+			/* As rds_cmsg_rdma_dest: a region of this socket's
+			 * (its key; the offset is the sender's business). */
 			memcpy(dest_cookie, c.data, sizeof(uint64_t));
+			if (!rds_mr_key_owned(rs, (uint32_t)*dest_cookie)) {
+				ret = -EINVAL;
+				break;
+			}
 			*has_dest = true;
 			break;
 		case RDS_CMSG_RDMA_MAP: {

@@ -13,6 +13,8 @@
  *           cookie 0 with RDS_RDMA_INVALIDATE frees all of the socket's
  *           regions (later FREE_MR of them: EINVAL; ops on them:
  *           REMOTE_ERROR, message not delivered) and only the socket's.
+ * dest_owner: RDMA_DEST with a cookie the sender does not own (another
+ *           socket's, freed, forged, 0) -> EINVAL (rds_cmsg_rdma_dest).
  * sendmsg:  RDMA_ARGS with RDMA_DEST or RDMA_MAP (either order), an
  *           atomic with RDMA_DEST, two RDMA_ARGS, two RDMA_DEST -> EINVAL;
  *           more local than remote bytes -> EINVAL; no local vector
@@ -413,6 +415,58 @@ test_sendmsg(void)
 	rds_test_watchdog(0, NULL);
 }
 
+/*
+ * RDMA_DEST ships a cookie of the sending socket's own (net/rds/rdma.c
+ * rds_cmsg_rdma_dest: the key must be in the socket's rs_rdma_keys,
+ * else EINVAL). Before, any value was shipped: a socket could pass on
+ * another socket's cookie, a freed one, or a forged one.
+ */
+static void
+test_dest_owner(void)
+{
+	struct rdma_env env;
+	struct rdma_rx rx;
+	uint64_t mine, other, freed, forged;
+	char b[8];
+	int s2;
+
+	rds_test_watchdog(60, "dest_owner");
+	CU_ASSERT_FATAL(rdma_env_up(&env) == 0);
+	s2 = rds_test_socket(RDS_TEST_IP1, 4013, 0, 0);
+	CU_ASSERT_FATAL(s2 >= 0);
+	mine = reg_ship(env.cli, 0, 4096);
+	other = reg_ship(s2, 4096, 4096);
+	freed = reg_ship(env.cli, 8192, 4096);
+	CU_ASSERT_EQUAL(rdma_free_mr(env.cli, freed, 0), 0);
+	forged = mine ^ 0x00010000ULL;
+	if (rdma_cookie_key(forged) == rdma_cookie_key(other) ||
+	    rdma_cookie_key(forged) == rdma_cookie_key(freed))
+		forged ^= 0x00020000ULL;
+	EXPECT_ERR(rdma_send_dest(env.cli, &env.sa, "D", 1, other), EINVAL);
+	EXPECT_ERR(rdma_send_dest(env.cli, &env.sa, "D", 1, freed), EINVAL);
+	EXPECT_ERR(rdma_send_dest(env.cli, &env.sa, "D", 1, forged), EINVAL);
+	EXPECT_ERR(rdma_send_dest(env.cli, &env.sa, "D", 1, 0), EINVAL);
+	/* The server never registered anything. */
+	EXPECT_ERR(rdma_send_dest(env.srv, &env.ca, "D", 1, mine), EINVAL);
+	CU_ASSERT(rdma_quiet(env.srv, 50));
+	CU_ASSERT(rdma_quiet(env.cli, 0));
+	/* Its own cookie, any offset in it (only the key is looked up), and
+	 * the other socket's from that socket. */
+	CU_ASSERT(rdma_send_dest(env.cli, &env.sa, "D", 1, mine) == 1);
+	CU_ASSERT(rdma_wait_msg(env.srv, b, sizeof(b), 5000, &rx, NULL, NULL,
+				0) && rx.has_dest && rx.dest == mine);
+	CU_ASSERT(rdma_send_dest(env.cli, &env.sa, "D", 1,
+				 mine + (100ULL << 32)) == 1);
+	CU_ASSERT(rdma_wait_msg(env.srv, b, sizeof(b), 5000, &rx, NULL, NULL,
+				0) && rx.has_dest);
+	CU_ASSERT(rdma_send_dest(s2, &env.sa, "D", 1, other) == 1);
+	CU_ASSERT(rdma_wait_msg(env.srv, b, sizeof(b), 5000, &rx, NULL, NULL,
+				0) && rx.has_dest && rx.dest == other);
+	CU_ASSERT_EQUAL(rte_rds_close(s2), 0);
+	rdma_env_down(&env);
+	rds_test_watchdog(0, NULL);
+}
+
 /* The kernel's behaviour where the library may differ (see top). */
 static void
 test_kernel_extras(void)
@@ -496,6 +550,7 @@ main(void)
 		{ "free_mr", test_free_mr },
 		{ "sendmsg", test_sendmsg },
 		{ "kernel_extras", test_kernel_extras },
+		{ "dest_owner", test_dest_owner },
 		{ NULL, NULL },
 	};
 	int rc;
