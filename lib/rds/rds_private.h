@@ -681,6 +681,14 @@ int rds_uarg_cmsg_start(struct rds_cmsg_iter *it, const struct msghdr *msg);
 /* 1 and *c, 0 at the end, -EINVAL for a malformed header. */
 int rds_uarg_cmsg_next(struct rds_cmsg_iter *it, struct rds_cmsg *c);
 
+/* rds_uarg.c: option buffers. A setsockopt value of at least (exact:
+ * exactly) size bytes; a getsockopt buffer for size bytes. 0, -EINVAL
+ * (length), -EFAULT (NULL pointer). */
+int rds_uarg_optval(const void *optval, socklen_t optlen, size_t size,
+		    bool exact);
+int rds_uarg_optbuf(const void *optval, const socklen_t *optlen,
+		    size_t size);
+
 /* rds_uarg.c: the local vector of RDMA_ARGS (count, array, elements as
  * rds_rdma_extra_size and rds_pages_in_vec). 0 or -errno; *total bytes. */
 int rds_uarg_rdma_vec(const struct rds_iovec *vec, uint64_t nr,

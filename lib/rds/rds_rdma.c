@@ -271,17 +271,19 @@ rds_rdma_get_mr(struct rds_sock *rs, const void *optval, socklen_t optlen,
 	struct rds_get_mr_for_dest_args fd;
 	struct rds_get_mr_args a;
 	uint64_t cookie;
+	int ret;
 
+	/* rds_get_mr, rds_get_mr_for_dest: optlen first, exact. */
+	ret = rds_uarg_optval(optval, optlen, for_dest ? sizeof(fd) :
+			      sizeof(a), true);
+	if (ret != 0)
+		return ret;
 	if (for_dest) {
-		if (optval == NULL || optlen != sizeof(fd))
-			return -EINVAL;
 		memcpy(&fd, optval, sizeof(fd));
 		a.vec = fd.vec;
 		a.cookie_addr = fd.cookie_addr;
 		a.flags = fd.flags;
 	} else {
-		if (optval == NULL || optlen != sizeof(a))
-			return -EINVAL;
 		memcpy(&a, optval, sizeof(a));
 	}
 	return rds_rdma_map(rs, &a, &cookie);
@@ -291,9 +293,10 @@ int
 rds_rdma_free_mr(struct rds_sock *rs, const void *optval, socklen_t optlen)
 {
 	struct rds_free_mr_args a;
+	int ret = rds_uarg_optval(optval, optlen, sizeof(a), true);
 
-	if (optval == NULL || optlen != sizeof(a))
-		return -EINVAL;
+	if (ret != 0)
+		return ret;
 	memcpy(&a, optval, sizeof(a));
 	/* Software keys are revoked at once either way. A hardware
 	 * transport may keep the registration cached without INVALIDATE

@@ -106,3 +106,37 @@ rds_uarg_rdma_vec(const struct rds_iovec *vec, uint64_t nr, uint64_t *total)
 	*total = sum;
 	return 0;
 }
+
+/* ------------------------------------------------------------------ */
+/* Option buffers.
+ *
+ * As the kernel's setsockopt handlers (sock_setsockopt, rds_setsockopt,
+ * rds_get_mr): the length first (shorter than the value, or for exact
+ * options any other length: EINVAL), then the copy (a NULL value:
+ * EFAULT). getsockopt (sk_getsockopt, rds_getsockopt): the length
+ * pointer is read first (NULL: EFAULT), then a buffer shorter than the
+ * value is EINVAL (the socket core truncates instead; the library's
+ * header documents EINVAL), then the copy out (NULL: EFAULT).
+ */
+int
+rds_uarg_optval(const void *optval, socklen_t optlen, size_t size,
+		bool exact)
+{
+	if (exact ? optlen != size : optlen < size)
+		return -EINVAL;
+	if (optval == NULL)
+		return -EFAULT;
+	return 0;
+}
+
+int
+rds_uarg_optbuf(const void *optval, const socklen_t *optlen, size_t size)
+{
+	if (optlen == NULL)
+		return -EFAULT;
+	if (*optlen < size)
+		return -EINVAL;
+	if (optval == NULL)
+		return -EFAULT;
+	return 0;
+}

@@ -1778,8 +1778,13 @@ test_sockopt_buffers(void)
 				      sizeof(sv)), EINVAL);
 	EXPECT_ERR(rte_rds_setsockopt(s, SOL_SOCKET, SO_RCVBUF, &sv,
 				      sizeof(sv)), EINVAL);
+	/* KERNEL (sock_setsockopt, sk_getsockopt): a NULL value or length
+	 * pointer fails the copy, EFAULT (the library said EINVAL). A NULL
+	 * value with a short length is EINVAL (the length comes first). */
 	EXPECT_ERR(rte_rds_setsockopt(s, SOL_SOCKET, SO_SNDBUF, NULL,
-				      sizeof(int)), EINVAL);
+				      sizeof(int)), EFAULT);
+	EXPECT_ERR(rte_rds_setsockopt(s, SOL_SOCKET, SO_SNDBUF, NULL, 2),
+		   EINVAL);
 	EXPECT_ERR(rte_rds_setsockopt(s, SOL_SOCKET, SO_SNDBUF, &v, 0),
 		   EINVAL);
 	/* (The kernel's socket core truncates a short getsockopt buffer;
@@ -1789,11 +1794,30 @@ test_sockopt_buffers(void)
 		   EINVAL);
 	len = sizeof(v);
 	EXPECT_ERR(rte_rds_getsockopt(s, SOL_SOCKET, SO_SNDBUF, NULL, &len),
-		   EINVAL);
+		   EFAULT);
 	EXPECT_ERR(rte_rds_getsockopt(s, SOL_SOCKET, SO_SNDBUF, &v, NULL),
-		   EINVAL);
+		   EFAULT);
 	/* The failures changed nothing. */
 	CU_ASSERT_EQUAL(get_int(s, SOL_SOCKET, SO_SNDBUF), MIN_SNDBUF_REPORTED);
+
+	/* SO_SNDBUFFORCE / SO_RCVBUFFORCE: the kernel takes them as
+	 * SO_SNDBUF / SO_RCVBUF without the sysctl cap (for CAP_NET_ADMIN;
+	 * there is neither a cap nor a privilege model here: accepted). They
+	 * cannot be read (sk_getsockopt: ENOPROTOOPT). */
+	ctx = "SO_SNDBUFFORCE/SO_RCVBUFFORCE";
+	set_int(s, SOL_SOCKET, SO_SNDBUFFORCE, 30000);
+	CU_ASSERT_EQUAL(get_int(s, SOL_SOCKET, SO_SNDBUF), 60000);
+	set_int(s, SOL_SOCKET, SO_RCVBUFFORCE, 40000);
+	CU_ASSERT_EQUAL(get_int(s, SOL_SOCKET, SO_RCVBUF), 80000);
+	set_int(s, SOL_SOCKET, SO_SNDBUFFORCE, -5);
+	CU_ASSERT_EQUAL(get_int(s, SOL_SOCKET, SO_SNDBUF), MIN_SNDBUF_REPORTED);
+	EXPECT_ERR(rte_rds_setsockopt(s, SOL_SOCKET, SO_RCVBUFFORCE, &sv,
+				      sizeof(sv)), EINVAL);
+	len = sizeof(v);
+	EXPECT_ERR(rte_rds_getsockopt(s, SOL_SOCKET, SO_SNDBUFFORCE, &v,
+				      &len), ENOPROTOOPT);
+	EXPECT_ERR(rte_rds_getsockopt(s, SOL_SOCKET, SO_RCVBUFFORCE, &v,
+				      &len), ENOPROTOOPT);
 
 	/* A new socket in a closed one's slot starts from the defaults. */
 	EXPECT_OK(rte_rds_close(s));
@@ -1853,8 +1877,9 @@ test_sockopt_timeouts(void)
 					      sizeof(tv) - 1), EINVAL);
 		EXPECT_ERR(rte_rds_setsockopt(s, SOL_SOCKET, opts[i], &tv,
 					      sizeof(int)), EINVAL);
+		/* KERNEL: EFAULT (the copy); was EINVAL. */
 		EXPECT_ERR(rte_rds_setsockopt(s, SOL_SOCKET, opts[i], NULL,
-					      sizeof(tv)), EINVAL);
+					      sizeof(tv)), EFAULT);
 		len = sizeof(int);
 		EXPECT_ERR(rte_rds_getsockopt(s, SOL_SOCKET, opts[i], &tv,
 					      &len), EINVAL);
@@ -1950,8 +1975,10 @@ test_sockopt_transport(void)
 	len = 0;
 	EXPECT_ERR(rte_rds_getsockopt(s, SOL_RDS, SO_RDS_TRANSPORT, &v, &len),
 		   EINVAL);
+	/* KERNEL (rds_getsockopt: get_user(len, optlen)): EFAULT; was
+	 * EINVAL. */
 	EXPECT_ERR(rte_rds_getsockopt(s, SOL_RDS, SO_RDS_TRANSPORT, &v, NULL),
-		   EINVAL);
+		   EFAULT);
 	/* A bigger buffer is fine; optlen comes back as sizeof(int). */
 	{
 		int64_t b64 = -2;
@@ -1999,8 +2026,9 @@ test_sockopt_transport(void)
 				      sizeof(big)), EINVAL);
 	EXPECT_ERR(rte_rds_setsockopt(s, SOL_RDS, SO_RDS_TRANSPORT, &sv,
 				      sizeof(sv)), EINVAL);
+	/* KERNEL (rds_set_transport: the copy): EFAULT; was EINVAL. */
 	EXPECT_ERR(rte_rds_setsockopt(s, SOL_RDS, SO_RDS_TRANSPORT, NULL,
-				      sizeof(int)), EINVAL);
+				      sizeof(int)), EFAULT);
 	/* None of that pinned anything. */
 	CU_ASSERT_EQUAL(get_int(s, SOL_RDS, SO_RDS_TRANSPORT), RDS_TRANS_NONE);
 
@@ -2214,8 +2242,9 @@ test_sockopt_flags(void)
 	CU_ASSERT_EQUAL(get_int(s, SOL_RDS, RDS_RECVERR), 0);
 	EXPECT_ERR(rte_rds_setsockopt(s, SOL_RDS, RDS_RECVERR, &sv,
 				      sizeof(sv)), EINVAL);
+	/* KERNEL (rds_set_bool: the copy): EFAULT; was EINVAL. */
 	EXPECT_ERR(rte_rds_setsockopt(s, SOL_RDS, RDS_RECVERR, NULL,
-				      sizeof(int)), EINVAL);
+				      sizeof(int)), EFAULT);
 	len = sizeof(short);
 	EXPECT_ERR(rte_rds_getsockopt(s, SOL_RDS, RDS_RECVERR, &v, &len),
 		   EINVAL);
