@@ -630,11 +630,11 @@ rds_engine_get(unsigned int i)
  * (__copy_msghdr: more than UIO_MAXIOV is EMSGSIZE, before the array is
  * read) and lib/iov_iter.c (iovec_from_user: a length that is negative
  * as ssize_t is EINVAL). A NULL array, or a NULL base with a length, is
- * EFAULT (the copy
- * would fault; an invalid non-NULL base faults in the caller's thread,
- * as memcpy would). *total is the sum, which cannot wrap (at most 1024
- * lengths of at most SSIZE_MAX each are added with saturation at
- * SSIZE_MAX, as the kernel clamps at MAX_RW_COUNT). 0 or -errno.
+ * EFAULT (the kernel's copy would fail; an invalid non-NULL base faults
+ * in the caller's thread, as memcpy would). *total is the sum, which
+ * cannot wrap (lengths of at most SSIZE_MAX each are added with
+ * saturation at SSIZE_MAX, as the kernel clamps at MAX_RW_COUNT). No
+ * system call: every sendmsg and recvmsg runs this. 0 or -errno.
  */
 static inline int
 rds_uarg_iov(const struct iovec *iov, size_t n, size_t *total)

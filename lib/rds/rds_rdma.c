@@ -523,6 +523,8 @@ rds_rdma_cmsgs(struct rds_sock *rs, const struct msghdr *msg,
 
 	*opp = NULL;
 	*has_dest = false;
+	if (msg->msg_controllen == 0)
+		return 0;	/* the common case: nothing to walk */
 	ret = rds_rdma_cmsgs_check(msg, &nops);
 	if (ret < 0 || nops == 0)
 		return ret;
