@@ -76,6 +76,22 @@ rds_info_conn_flags(const struct rds_conn *c)
 	return f;
 }
 
+/*
+ * The transport's name in a connection record: the kernel's t_name
+ * (net/rds/ib.c "infiniband", loop.c "loopback", tcp.c "tcp"), so that
+ * rds-info prints the same as for the kernel's RDS (telemetry's
+ * /rds/conns shows these records too). The library's own short names
+ * ("ib", "loop") stay everywhere else (configuration, logs, telemetry's
+ * /rds/info). A transport with no kernel counterpart keeps its own name.
+ */
+static const char *
+rds_info_trans_name(const struct rds_transport *t)
+{
+	/* The driver's kernel name (net/rds's t_name), so that rds-info
+	 * prints the same. */
+	return t->info_name != NULL ? t->info_name : t->name;
+}
+
 static void
 rds_info_conn(struct rds_info_req *r, const struct rds_conn *c)
 {
@@ -88,8 +104,7 @@ rds_info_conn(struct rds_info_req *r, const struct rds_conn *c)
 		memcpy(&ic.laddr, &c->key.laddr, sizeof(ic.laddr));
 		memcpy(&ic.faddr, &c->key.faddr, sizeof(ic.faddr));
 		snprintf((char *)ic.transport, sizeof(ic.transport), "%s",
-			 c->trans->info_name != NULL ? c->trans->info_name :
-			 c->trans->name);
+			 rds_info_trans_name(c->trans));
 		ic.flags = rds_info_conn_flags(c);
 		rds_info_put(r, &ic);
 	} else {
@@ -101,8 +116,7 @@ rds_info_conn(struct rds_info_req *r, const struct rds_conn *c)
 		ic.laddr = rds_addr_v4(&c->key.laddr);
 		ic.faddr = rds_addr_v4(&c->key.faddr);
 		snprintf((char *)ic.transport, sizeof(ic.transport), "%s",
-			 c->trans->info_name != NULL ? c->trans->info_name :
-			 c->trans->name);
+			 rds_info_trans_name(c->trans));
 		ic.flags = rds_info_conn_flags(c);
 		rds_info_put(r, &ic);
 	}

@@ -14,6 +14,7 @@
  * returns.
  */
 #include <errno.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 
 #include <rte_hash.h>
@@ -25,7 +26,6 @@
 
 #define RDS_MR_PAGE 4096ULL
 #define RDS_MR_MAX 65536
-#define RDS_RDMA_MAX_IOV 1024	/* UIO_MAXIOV */
 
 static struct rte_hash *rds_mr_hash;
 static rte_rwlock_t rds_mr_lock = RTE_RWLOCK_INITIALIZER;
@@ -82,13 +82,29 @@ rds_mr_register(struct rds_sock *rs, uint64_t addr, uint64_t bytes,
 	uint64_t base, end;
 	int ret, tries;
 
-	if (bytes == 0 || addr == 0 || addr + bytes < addr)
+	/* As net/rds/rdma.c __rds_rdma_map: a range that wraps, or whose
+	 * page rounding wraps, or empty, or over UINT_MAX bytes
+	 * (rds_pages_in_vec() 0): EINVAL; more than 1 MiB of pages plus the
+	 * partial one: EMSGSIZE; pages that cannot be pinned with the
+	 * rights asked: EFAULT (rds_pin_pages). */
+	if (bytes == 0 || bytes > UINT32_MAX || addr + bytes < addr ||
+	    addr + bytes + RDS_MR_PAGE - 1 < addr + bytes)
 		return -EINVAL;
 	base = addr & ~(RDS_MR_PAGE - 1);
 	end = (addr + bytes + RDS_MR_PAGE - 1) & ~(RDS_MR_PAGE - 1);
-	/* As the kernel: at most 1 MiB of pages (plus the partial one). */
 	if (end - base > RDS_MAX_MSG_SIZE + RDS_MR_PAGE)
-		return -EINVAL;
+		return -EMSGSIZE;
+	/* Every page, as the kernel pins them; writable for a READWRITE
+	 * region. Read-only memory is accepted for a region without
+	 * READWRITE, which the engine never writes: the kernel refuses it
+	 * (it always pins for writing, "or we'll do a lot of RDMA to the
+	 * zero page"), but nothing here needs the write right and an
+	 * application may serve read-only data (documented departure). */
+	ret = rds_mem_check(0, (uintptr_t)base, (size_t)(end - base),
+			    PROT_READ | ((flags & RDS_RDMA_READWRITE) ?
+					 PROT_WRITE : 0));
+	if (ret != 0)
+		return ret;
 	mr = rds_mem_zalloc("rds_mr", sizeof(*mr));
 	if (mr == NULL)
 		return -ENOMEM;
@@ -137,6 +153,20 @@ rds_mr_owned(const struct rds_mr *mr, const struct rds_sock *rs)
 	return mr->sock == rs->id && mr->sock_gen == rs->gen;
 }
 
+/* Is key a live region of socket rs? (rds_cmsg_rdma_dest) */
+static bool
+rds_mr_key_owned(const struct rds_sock *rs, uint32_t key)
+{
+	void *data;
+	bool own;
+
+	rte_rwlock_read_lock(&rds_mr_lock);
+	own = rte_hash_lookup_data(rds_mr_hash, &key, &data) >= 0 &&
+	      rds_mr_owned(data, rs);
+	rte_rwlock_read_unlock(&rds_mr_lock);
+	return own;
+}
+
 /* FREE_MR: one cookie of this socket, or (cookie 0) all of them. */
 static int
 rds_mr_free(struct rds_sock *rs, uint64_t cookie, bool invalidate)
@@ -164,6 +194,14 @@ rds_mr_free(struct rds_sock *rs, uint64_t cookie, bool invalidate)
 	}
 	rte_rwlock_write_unlock(&rds_mr_lock);
 	return ret;
+}
+
+/* A sendmsg that registered with RDMA_MAP failed later: as the kernel,
+ * the region goes with it. */
+void
+rds_rdma_unmap(struct rds_sock *rs, uint64_t cookie)
+{
+	rds_mr_free(rs, (uint32_t)cookie, true);
 }
 
 void
@@ -208,12 +246,29 @@ rds_mr_unuse(uint32_t key)
 /* ------------------------------------------------------------------ */
 /* Socket options. */
 
+/*
+ * GET_MR, GET_MR_FOR_DEST and RDMA_MAP (__rds_rdma_map): register and
+ * write the cookie to cookie_addr if there is one (it is optional, as in
+ * the kernel; a bad non-NULL cookie_addr faults in the caller's thread,
+ * as memcpy would).
+ */
 static int
-rds_user_put_cookie(uint64_t cookie_addr, uint64_t cookie)
+rds_rdma_map(struct rds_sock *rs, const struct rds_get_mr_args *a,
+	     uint64_t *cookie)
 {
-	if (cookie_addr == 0)
-		return -EFAULT;
-	memcpy((void *)(uintptr_t)cookie_addr, &cookie, sizeof(cookie));
+	int ret;
+
+	if (!rs->bound)
+		return -ENOTCONN;
+	if (!(rs->la->trans->flags & RDS_TRANS_F_RDMA))
+		return -EOPNOTSUPP;
+	ret = rds_mr_register(rs, a->vec.addr, a->vec.bytes, a->flags,
+			      cookie);
+	if (ret != 0)
+		return ret;
+	if (a->cookie_addr != 0)
+		memcpy((void *)(uintptr_t)a->cookie_addr, cookie,
+		       sizeof(*cookie));
 	return 0;
 }
 
@@ -226,39 +281,30 @@ rds_rdma_get_mr(struct rds_sock *rs, const void *optval, socklen_t optlen,
 	uint64_t cookie;
 	int ret;
 
+	/* rds_get_mr, rds_get_mr_for_dest: optlen first, exact. */
+	ret = rds_uarg_optval(optval, optlen, for_dest ? sizeof(fd) :
+			      sizeof(a), true);
+	if (ret != 0)
+		return ret;
 	if (for_dest) {
-		if (optval == NULL || optlen != sizeof(fd))
-			return -EINVAL;
 		memcpy(&fd, optval, sizeof(fd));
 		a.vec = fd.vec;
 		a.cookie_addr = fd.cookie_addr;
 		a.flags = fd.flags;
 	} else {
-		if (optval == NULL || optlen != sizeof(a))
-			return -EINVAL;
 		memcpy(&a, optval, sizeof(a));
 	}
-	if (!rs->bound)
-		return -ENOTCONN;
-	if (!(rs->la->trans->flags & RDS_TRANS_F_RDMA))
-		return -EOPNOTSUPP;
-	if (a.vec.bytes == 0 || a.vec.addr == 0)
-		return -EINVAL;
-	if (a.cookie_addr == 0)
-		return -EFAULT;
-	ret = rds_mr_register(rs, a.vec.addr, a.vec.bytes, a.flags, &cookie);
-	if (ret != 0)
-		return ret;
-	return rds_user_put_cookie(a.cookie_addr, cookie);
+	return rds_rdma_map(rs, &a, &cookie);
 }
 
 int
 rds_rdma_free_mr(struct rds_sock *rs, const void *optval, socklen_t optlen)
 {
 	struct rds_free_mr_args a;
+	int ret = rds_uarg_optval(optval, optlen, sizeof(a), true);
 
-	if (optval == NULL || optlen != sizeof(a))
-		return -EINVAL;
+	if (ret != 0)
+		return ret;
 	memcpy(&a, optval, sizeof(a));
 	/* Software keys are revoked at once either way. A hardware
 	 * transport may keep the registration cached without INVALIDATE
@@ -284,33 +330,40 @@ static int
 rds_rdma_args_parse(struct rds_rdma_op *op, const struct rds_rdma_args *a)
 {
 	const struct rds_iovec *vec = (const void *)(uintptr_t)a->local_vec_addr;
-	uint64_t total = 0, i, off;
+	uint64_t total, i, off;
+	bool write = (a->flags & RDS_RDMA_READWRITE) != 0;
+	int ret;
 
-	if (a->nr_local > RDS_RDMA_MAX_IOV)
-		return -EMSGSIZE;
-	if (a->nr_local == 0 || vec == NULL)
-		return -EINVAL;
+	ret = rds_uarg_rdma_vec(vec, a->nr_local, &total);
+	if (ret != 0)
+		return ret;
 	op->local = rds_mem_zalloc("rds_rdma_iov",
 				   sizeof(*op->local) * a->nr_local);
 	if (op->local == NULL)
 		return -ENOMEM;
 	for (i = 0; i < a->nr_local; i++) {
-		if (vec[i].bytes == 0)
-			return -EINVAL;	/* rds_pages_in_vec() == 0 */
-		if (vec[i].addr == 0)
-			return -EFAULT;
 		op->local[i].iov_base = (void *)(uintptr_t)vec[i].addr;
 		op->local[i].iov_len = vec[i].bytes;
-		total += vec[i].bytes;
-		if (total > RDS_MAX_MSG_SIZE)
-			return -EMSGSIZE;
 	}
-	if (a->remote_vec.bytes > RDS_MAX_MSG_SIZE)
-		return -EMSGSIZE;
-	if (total != a->remote_vec.bytes)
-		return -EINVAL;	/* local and remote sizes differ */
 	op->nr_local = (uint32_t)a->nr_local;
-	op->kind = (a->flags & RDS_RDMA_READWRITE) ? RDS_OP_WRITE : RDS_OP_READ;
+	/*
+	 * Handed over: a READ's destinations are filled by the engine when
+	 * the data comes back, so they must be writable now; a WRITE's
+	 * sources are copied below, and must be readable (the kernel pins
+	 * them with these rights in rds_cmsg_rdma_args: EFAULT). The READ
+	 * check writes each probed byte back with its own value: these
+	 * bytes belong to the library until the operation's notification.
+	 */
+	ret = rds_mem_check_iov(0, op->local, op->nr_local,
+				write ? PROT_READ : PROT_WRITE);
+	if (ret != 0)
+		return ret;
+	/* As the kernel: only more local than remote bytes is refused; the
+	 * operation moves the local bytes. (rds-rdma(7) asks for equal
+	 * sizes; remote bytes over 1 MiB were refused by the first pass.) */
+	if (total > a->remote_vec.bytes)
+		return -EINVAL;
+	op->kind = write ? RDS_OP_WRITE : RDS_OP_READ;
 	op->cookie = a->cookie;
 	op->remote_off = a->remote_vec.addr;
 	op->bytes = total;
@@ -319,7 +372,7 @@ rds_rdma_args_parse(struct rds_rdma_op *op, const struct rds_rdma_args *a)
 	if (op->kind == RDS_OP_WRITE) {
 		/* The data to write is taken now, as the kernel pins the
 		 * pages at sendmsg time. */
-		op->data = rds_mem_zalloc("rds_rdma_data", total ? total : 1);
+		op->data = rds_mem_zalloc("rds_rdma_data", total);
 		if (op->data == NULL)
 			return -ENOMEM;
 		for (i = 0, off = 0; i < a->nr_local; i++) {
@@ -358,14 +411,105 @@ rds_atomic_parse(struct rds_rdma_op *op, int type,
 		op->mask2 = a->m_cswp.swap_mask;
 		break;
 	}
-	if (a->local_addr == 0 || (a->local_addr & 7) != 0)
-		return -EFAULT;	/* as the kernel: 8-byte aligned */
+	/* As the kernel (rds_cmsg_atomic): 8-byte aligned, else EFAULT;
+	 * then the word is pinned for writing (EFAULT): the engine writes
+	 * the old value there when the operation completes. */
+	if ((a->local_addr & 7) != 0)
+		return -EFAULT;
 	op->atomic_result = (uint64_t *)(uintptr_t)a->local_addr;
+	{
+		struct iovec w = { .iov_base = op->atomic_result,
+				   .iov_len = sizeof(uint64_t) };
+		int ret = rds_mem_check_iov(0, &w, 1, PROT_WRITE);
+
+		if (ret != 0)
+			return ret;
+	}
 	op->cookie = a->cookie;
 	op->remote_off = a->remote_addr;
 	op->bytes = 8;
 	op->flags = a->flags;
 	op->token = a->user_token;
+	return 0;
+}
+
+/* The data size a SOL_RDS control message of sendmsg needs, 0 for a
+ * type sendmsg does not take (rds_rm_size: EINVAL). */
+static size_t
+rds_cmsg_need(int type)
+{
+	switch (type) {
+	case RDS_CMSG_RDMA_ARGS:
+		return sizeof(struct rds_rdma_args);
+	case RDS_CMSG_ATOMIC_FADD:
+	case RDS_CMSG_ATOMIC_CSWP:
+	case RDS_CMSG_MASKED_ATOMIC_FADD:
+	case RDS_CMSG_MASKED_ATOMIC_CSWP:
+		return sizeof(struct rds_atomic_args);
+	case RDS_CMSG_RDMA_DEST:
+		return sizeof(uint64_t);
+	case RDS_CMSG_RDMA_MAP:
+		return sizeof(struct rds_get_mr_args);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * First pass over the control messages, with no side effect: what
+ * net/rds/send.c checks before it acts on any of them (rds_rdma_bytes,
+ * then rds_rm_size). Every header well formed and RDMA_ARGS whole
+ * (EINVAL), the remote bytes of RDMA_ARGS at most 1 MiB (EMSGSIZE),
+ * only sendmsg's SOL_RDS types, each with its whole argument (EINVAL),
+ * at most one operation and one cookie, not both (EINVAL: the kernel's
+ * cmsg_groups, and its op_active / m_rdma_cookie checks, which it makes
+ * while acting; made here first, a later bad control message cannot
+ * leave a region that RDMA_MAP registered). *nops: operations and
+ * cookies seen.
+ */
+static int
+rds_rdma_cmsgs_check(const struct msghdr *msg, unsigned int *nops)
+{
+	struct rds_cmsg_iter it;
+	struct rds_cmsg c;
+	struct rds_rdma_args a;
+	unsigned int nop = 0, ndest = 0;
+	uint64_t rbytes = 0;
+	int ret;
+
+	*nops = 0;
+	ret = rds_uarg_cmsg_start(&it, msg);
+	if (ret < 0)
+		return ret;
+	while ((ret = rds_uarg_cmsg_next(&it, &c)) > 0) {
+		if (c.level != SOL_RDS || c.type != RDS_CMSG_RDMA_ARGS)
+			continue;
+		if (c.len < sizeof(a))
+			return -EINVAL;
+		memcpy(&a, c.data, sizeof(a));
+		rbytes += RTE_MIN(a.remote_vec.bytes, 2ULL * RDS_MAX_MSG_SIZE);
+	}
+	if (ret < 0)
+		return ret;
+	if (rbytes > RDS_MAX_MSG_SIZE)
+		return -EMSGSIZE;
+	rds_uarg_cmsg_start(&it, msg);
+	while (rds_uarg_cmsg_next(&it, &c) > 0) {
+		size_t need;
+
+		if (c.level != SOL_RDS)
+			continue;	/* as the kernel: not ours, ignored */
+		need = rds_cmsg_need(c.type);
+		if (need == 0 || c.len < need)
+			return -EINVAL;
+		if (c.type == RDS_CMSG_RDMA_DEST || c.type == RDS_CMSG_RDMA_MAP)
+			ndest++;
+		else
+			nop++;
+	}
+	if (nop > 1 || ndest > 1 || (nop != 0 && ndest != 0))
+		return -EINVAL;
+	*nops = nop + ndest;
 	return 0;
 }
 
@@ -377,41 +521,33 @@ rds_atomic_parse(struct rds_rdma_op *op, int type,
  */
 int
 rds_rdma_cmsgs(struct rds_sock *rs, const struct msghdr *msg,
-	       struct rds_rdma_op **opp, uint64_t *dest_cookie, bool *has_dest)
+	       struct rds_rdma_op **opp, uint64_t *dest_cookie, bool *has_dest,
+	       bool *mapped)
 {
 	struct rds_rdma_op *op = NULL;
-	struct cmsghdr *cm;
-	struct msghdr *mh = (struct msghdr *)(uintptr_t)msg;
-	bool has_op = false;
-	int ret = 0;
+	struct rds_cmsg_iter it;
+	struct rds_cmsg c;
+	unsigned int nops;
+	int ret;
 
 	*opp = NULL;
 	*has_dest = false;
+	*mapped = false;
 	if (msg->msg_controllen == 0)
-		return 0;
-	if (msg->msg_control == NULL)
-		return -EINVAL;
-	for (cm = CMSG_FIRSTHDR(mh); cm != NULL; cm = CMSG_NXTHDR(mh, cm)) {
-		size_t dlen;
-
-		if (cm->cmsg_len < sizeof(*cm)) {
-			ret = -EINVAL;
-			break;
-		}
-		if (cm->cmsg_level != SOL_RDS)
-			continue;	/* as the kernel: not ours, ignored */
-		dlen = cm->cmsg_len - CMSG_LEN(0);
-		switch (cm->cmsg_type) {
+		return 0;	/* the common case: nothing to walk */
+	ret = rds_rdma_cmsgs_check(msg, &nops);
+	if (ret < 0 || nops == 0)
+		return ret;
+	rds_uarg_cmsg_start(&it, msg);
+	while (ret == 0 && rds_uarg_cmsg_next(&it, &c) > 0) {
+		if (c.level != SOL_RDS)
+			continue;
+		switch (c.type) {
 		case RDS_CMSG_RDMA_ARGS:
 		case RDS_CMSG_ATOMIC_FADD:
 		case RDS_CMSG_ATOMIC_CSWP:
 		case RDS_CMSG_MASKED_ATOMIC_FADD:
 		case RDS_CMSG_MASKED_ATOMIC_CSWP:
-			if (has_op || *has_dest) {
-				ret = -EINVAL;
-				break;
-			}
-			has_op = true;
 			op = rds_mem_zalloc("rds_rdma_op", sizeof(*op));
 			if (op == NULL) {
 				ret = -ENOMEM;
@@ -423,69 +559,40 @@ rds_rdma_cmsgs(struct rds_sock *rs, const struct msghdr *msg,
 			/* As the kernel: the socket's RDS_RECVERR when the
 			 * operation is queued decides. */
 			op->recverr = rs->recverr;
-			if (cm->cmsg_type == RDS_CMSG_RDMA_ARGS) {
+			if (c.type == RDS_CMSG_RDMA_ARGS) {
 				struct rds_rdma_args a;
 
-				if (dlen < sizeof(a)) {
-					ret = -EINVAL;
-					break;
-				}
-				memcpy(&a, CMSG_DATA(cm), sizeof(a));
+				memcpy(&a, c.data, sizeof(a));
 				ret = rds_rdma_args_parse(op, &a);
 			} else {
 				struct rds_atomic_args a;
 
-				if (dlen < sizeof(a)) {
-					ret = -EINVAL;
-					break;
-				}
-				memcpy(&a, CMSG_DATA(cm), sizeof(a));
-				ret = rds_atomic_parse(op, cm->cmsg_type, &a);
+				memcpy(&a, c.data, sizeof(a));
+				ret = rds_atomic_parse(op, c.type, &a);
 			}
 			break;
 		case RDS_CMSG_RDMA_DEST:
-			if (has_op || *has_dest || dlen < sizeof(uint64_t)) {
+			/* As rds_cmsg_rdma_dest: a region of this socket's
+			 * (its key; the offset is the sender's business). */
+			memcpy(dest_cookie, c.data, sizeof(uint64_t));
+			if (!rds_mr_key_owned(rs, (uint32_t)*dest_cookie)) {
 				ret = -EINVAL;
 				break;
 			}
-			memcpy(dest_cookie, CMSG_DATA(cm), sizeof(uint64_t));
 			*has_dest = true;
 			break;
 		case RDS_CMSG_RDMA_MAP: {
 			struct rds_get_mr_args a;
 
-			if (has_op || *has_dest || dlen < sizeof(a)) {
-				ret = -EINVAL;
-				break;
-			}
-			memcpy(&a, CMSG_DATA(cm), sizeof(a));
-			if (!(rs->la->trans->flags & RDS_TRANS_F_RDMA)) {
-				ret = -EOPNOTSUPP;
-				break;
-			}
-			if (a.vec.bytes == 0 || a.vec.addr == 0) {
-				ret = -EINVAL;
-				break;
-			}
-			if (a.cookie_addr == 0) {
-				ret = -EFAULT;
-				break;
-			}
-			ret = rds_mr_register(rs, a.vec.addr, a.vec.bytes,
-					      a.flags, dest_cookie);
+			memcpy(&a, c.data, sizeof(a));
+			ret = rds_rdma_map(rs, &a, dest_cookie);
 			if (ret == 0)
-				ret = rds_user_put_cookie(a.cookie_addr,
-							  *dest_cookie);
-			if (ret == 0)
-				*has_dest = true;
+				*has_dest = *mapped = true;
 			break;
 		}
 		default:
-			ret = -EINVAL;
-			break;
+			break;	/* refused by rds_rdma_cmsgs_check() */
 		}
-		if (ret != 0)
-			break;
 	}
 	if (ret != 0) {
 		rds_rdma_op_free(op);

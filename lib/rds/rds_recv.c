@@ -368,24 +368,20 @@ rds_recvmsg(struct rds_sock *rs, struct msghdr *msg, int flags)
 	struct sockaddr_in *sin;
 	uint64_t deadline = 0, spins = 0;
 	struct rds_msg *m = NULL;
-	size_t copied, i;
+	size_t copied;
 	ssize_t ret;
 	int err;
 
-	if (unlikely(msg == NULL) ||
-	    unlikely(msg->msg_iovlen > 0 && msg->msg_iov == NULL))
+	if (unlikely(msg == NULL))
 		return -EINVAL;
 	if (unlikely(flags & MSG_OOB))
 		return 0;	/* as the kernel */
 	if (unlikely(flags & ~(MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC |
 			       MSG_WAITALL | MSG_CMSG_CLOEXEC)))
 		return -EOPNOTSUPP;
-	if (unlikely(msg->msg_iovlen > RDS_MAX_IOV))
-		return -EMSGSIZE;
-	for (i = 0; i < msg->msg_iovlen; i++)
-		if (msg->msg_iov[i].iov_base == NULL &&
-		    msg->msg_iov[i].iov_len != 0)
-			return -EFAULT;
+	err = rds_uarg_iov(msg->msg_iov, msg->msg_iovlen, &copied);
+	if (unlikely(err < 0))
+		return err;
 	if (!(flags & MSG_DONTWAIT))
 		deadline = rds_deadline(rs->rcvtimeo_ns);
 

@@ -502,15 +502,14 @@ rds_sendmsg(struct rds_sock *rs, const struct msghdr *msg, int flags)
 	struct in6_addr faddr;
 	struct rds_msg *m;
 	uint64_t deadline = 0, dest_cookie = 0;
-	bool has_dest = false;
+	bool has_dest = false, mapped = false;
 	uint16_t dport;
 	uint8_t trans_id;
 	size_t len = 0, off, i;
 	int64_t snd;
 	int ret;
 
-	if (unlikely(msg == NULL) ||
-	    unlikely(msg->msg_iovlen > 0 && msg->msg_iov == NULL))
+	if (unlikely(msg == NULL))
 		return -EINVAL;
 	if (unlikely(flags & ~MSG_DONTWAIT))
 		return -EOPNOTSUPP;
@@ -519,16 +518,9 @@ rds_sendmsg(struct rds_sock *rs, const struct msghdr *msg, int flags)
 		return ret;
 	if (unlikely(!__atomic_load_n(&rs->bound, __ATOMIC_ACQUIRE)))
 		return -ENOTCONN;
-	if (unlikely(msg->msg_iovlen > RDS_MAX_IOV))
-		return -EMSGSIZE;
-	for (i = 0; i < msg->msg_iovlen; i++) {
-		if (msg->msg_iov[i].iov_base == NULL &&
-		    msg->msg_iov[i].iov_len != 0)
-			return -EFAULT;
-		if (msg->msg_iov[i].iov_len > RDS_MAX_MSG_SIZE)
-			return -EMSGSIZE;
-		len += msg->msg_iov[i].iov_len;
-	}
+	ret = rds_uarg_iov(msg->msg_iov, msg->msg_iovlen, &len);
+	if (unlikely(ret < 0))
+		return ret;
 	if (unlikely(len > RDS_MAX_MSG_SIZE))
 		return -EMSGSIZE;
 	if (unlikely(len > rs->sndbuf))
@@ -540,7 +532,8 @@ rds_sendmsg(struct rds_sock *rs, const struct msghdr *msg, int flags)
 	if (unlikely(ret < 0))
 		return ret;
 	if (unlikely(msg->msg_controllen != 0)) {
-		ret = rds_rdma_cmsgs(rs, msg, &op, &dest_cookie, &has_dest);
+		ret = rds_rdma_cmsgs(rs, msg, &op, &dest_cookie, &has_dest,
+				     &mapped);
 		if (ret < 0)
 			return ret;
 		if (op != NULL) {
@@ -551,22 +544,20 @@ rds_sendmsg(struct rds_sock *rs, const struct msghdr *msg, int flags)
 			    ((op->kind == RDS_OP_MFADD ||
 			      op->kind == RDS_OP_MCSWP) &&
 			     !(t->flags & RDS_TRANS_F_MASKED_ATOMICS))) {
-				rds_rdma_op_free(op);
-				return -EOPNOTSUPP;
+				ret = -EOPNOTSUPP;
+				goto fail;
 			}
 		}
 	}
 	if (!(flags & MSG_DONTWAIT))
 		deadline = rds_deadline(rs->sndtimeo_ns);
 	ret = rds_send_wait_room(rs, fcong, dport, flags, deadline);
-	if (unlikely(ret < 0)) {
-		rds_rdma_op_free(op);
-		return ret;
-	}
+	if (unlikely(ret < 0))
+		goto fail;
 	m = rds_msg_alloc((uint32_t)len);
 	if (unlikely(m == NULL)) {
-		rds_rdma_op_free(op);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto fail;
 	}
 	m->op = op;
 	m->rdma_dest = dest_cookie;
@@ -601,7 +592,14 @@ rds_sendmsg(struct rds_sock *rs, const struct msghdr *msg, int flags)
 	__atomic_fetch_sub(&rs->snd_bytes, (int64_t)len, __ATOMIC_RELEASE);
 	__atomic_fetch_sub(&rs->snd_msgs, 1, __ATOMIC_RELEASE);
 	rds_msg_free(m);	/* frees the op too */
+	if (mapped)
+		rds_rdma_unmap(rs, dest_cookie);
 	return ret == -ENOBUFS ? -EAGAIN : ret;
+fail:
+	rds_rdma_op_free(op);
+	if (mapped)
+		rds_rdma_unmap(rs, dest_cookie);
+	return ret;
 }
 
 ssize_t

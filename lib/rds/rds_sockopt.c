@@ -14,19 +14,21 @@
 static int
 rds_opt_int(const void *optval, socklen_t optlen, int *v)
 {
-	if (optval == NULL || optlen < sizeof(int))
-		return -EINVAL;
-	memcpy(v, optval, sizeof(int));
-	return 0;
+	int ret = rds_uarg_optval(optval, optlen, sizeof(int), false);
+
+	if (ret == 0)
+		memcpy(v, optval, sizeof(int));
+	return ret;
 }
 
 static int
 rds_opt_timeo(const void *optval, socklen_t optlen, uint64_t *ns)
 {
 	struct timeval tv;
+	int ret = rds_uarg_optval(optval, optlen, sizeof(tv), false);
 
-	if (optval == NULL || optlen < sizeof(tv))
-		return -EINVAL;
+	if (ret != 0)
+		return ret;
 	memcpy(&tv, optval, sizeof(tv));
 	if (tv.tv_usec < 0 || tv.tv_usec >= 1000000)
 		return -EDOM;
@@ -74,13 +76,14 @@ rds_cancel_sent_to(struct rds_sock *rs, const void *optval, socklen_t optlen)
 static int
 rds_set_transport(struct rds_sock *rs, const void *optval, socklen_t optlen)
 {
-	int t;
+	int t, ret;
 
 	/* Already attached (bound, or pinned before): as the kernel. */
 	if (rs->bound || rs->trans_pinned != (uint32_t)RDS_TRANS_NONE)
 		return -EOPNOTSUPP;
-	if (optval == NULL || optlen != sizeof(int))
-		return -EINVAL;
+	ret = rds_uarg_optval(optval, optlen, sizeof(int), true);
+	if (ret != 0)
+		return ret;
 	memcpy(&t, optval, sizeof(t));
 	if (t < 0 || t > RTE_RDS_TRANS_LOOP)
 		return -EINVAL;
@@ -101,13 +104,18 @@ rds_setsockopt(struct rds_sock *rs, int level, int optname,
 		switch (optname) {
 		case SO_SNDBUF:
 		case SO_RCVBUF:
+		case SO_SNDBUFFORCE:
+		case SO_RCVBUFFORCE:
+			/* The FORCE ones are the kernel's for CAP_NET_ADMIN:
+			 * the same without the sysctl cap. Here there is no
+			 * cap and no privilege model: the same option. */
 			ret = rds_opt_int(optval, optlen, &v);
 			if (ret != 0)
 				break;
 			/* RDS uses the value set; getsockopt doubles it. */
 			v = (int)RTE_MAX(RTE_MIN((uint32_t)RTE_MAX(v, 0),
 						 RDS_MAX_BUF), RDS_MIN_BUF);
-			if (optname == SO_SNDBUF)
+			if (optname == SO_SNDBUF || optname == SO_SNDBUFFORCE)
 				rs->sndbuf = (uint32_t)v;
 			else
 				rs->rcvbuf = (uint32_t)v;
@@ -188,8 +196,10 @@ rte_rds_setsockopt(int s, int level, int optname, const void *optval,
 static int
 rds_put_int(void *optval, socklen_t *optlen, int v)
 {
-	if (optval == NULL || optlen == NULL || *optlen < sizeof(int))
-		return -EINVAL;
+	int ret = rds_uarg_optbuf(optval, optlen, sizeof(int));
+
+	if (ret != 0)
+		return ret;
 	memcpy(optval, &v, sizeof(v));
 	*optlen = sizeof(int);
 	return 0;
@@ -199,9 +209,10 @@ static int
 rds_put_timeo(void *optval, socklen_t *optlen, uint64_t ns)
 {
 	struct timeval tv;
+	int ret = rds_uarg_optbuf(optval, optlen, sizeof(tv));
 
-	if (optval == NULL || optlen == NULL || *optlen < sizeof(tv))
-		return -EINVAL;
+	if (ret != 0)
+		return ret;
 	tv.tv_sec = (time_t)(ns / 1000000000ULL);
 	tv.tv_usec = (suseconds_t)((ns % 1000000000ULL) / 1000);
 	memcpy(optval, &tv, sizeof(tv));

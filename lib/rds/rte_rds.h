@@ -13,7 +13,8 @@
  * both.
  *
  * Error convention: calls return -1 (or NULL) and set rte_errno to the
- * errno value rds(7) documents for the same situation.
+ * errno value rds(7) documents for the same situation; calls returning
+ * -1 set errno to the same value.
  */
 
 #include <stdint.h>

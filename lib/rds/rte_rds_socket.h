@@ -125,9 +125,11 @@ int rte_rds_close(int s);
  *   The payload length, or -1 with rte_errno: EBADF, EOPNOTSUPP
  *   (unsupported flag, or an RDMA control message: not yet supported),
  *   EINVAL (bad, broadcast or multicast name, bad family, malformed or
- *   unknown SOL_RDS control message; other levels are ignored),
- *   ENOTCONN (not bound, or no destination), EMSGSIZE
- *   (over 1 MiB or over the send buffer), ENETUNREACH (no transport
+ *   unknown SOL_RDS control message; other levels are ignored; an
+ *   iov_len over SSIZE_MAX), EFAULT (msg_iov NULL, or an iov_base NULL
+ *   with a length), ENOTCONN (not bound, or no destination), EMSGSIZE
+ *   (over 1 MiB or over the send buffer, or more than 1024 iovecs as
+ *   the kernel's UIO_MAXIOV), ENETUNREACH (no transport
  *   reaches the destination), EAGAIN (send buffer full, non-blocking),
  *   ENOBUFS (destination port congested, non-blocking), ETIMEDOUT
  *   (SO_SNDTIMEO expired).
@@ -151,7 +153,9 @@ ssize_t rte_rds_sendmsg(int s, const struct msghdr *msg, int flags);
  *   0 or any of MSG_DONTWAIT, MSG_PEEK, MSG_TRUNC.
  * @return
  *   Bytes copied (the full length with MSG_TRUNC), or -1 with rte_errno:
- *   EBADF, EOPNOTSUPP (unsupported flag), EAGAIN (nothing queued,
+ *   EBADF, EOPNOTSUPP (unsupported flag), EMSGSIZE (more than 1024
+ *   iovecs), EINVAL (an iov_len over SSIZE_MAX), EFAULT (msg_iov NULL,
+ *   or an iov_base NULL with a length), EAGAIN (nothing queued,
  *   non-blocking), ETIMEDOUT (SO_RCVTIMEO expired).
  */
 ssize_t rte_rds_recvmsg(int s, struct msghdr *msg, int flags);
@@ -202,7 +206,9 @@ ssize_t rte_rds_recvfrom(int s, void *buf, size_t len, int flags,
  * Set a socket option.
  *
  * SOL_SOCKET: SO_SNDBUF, SO_RCVBUF (int; getsockopt then returns twice
- * the value, RDS uses the value set; no sysctl caps them), SO_SNDTIMEO,
+ * the value, RDS uses the value set; no sysctl caps them),
+ * SO_SNDBUFFORCE, SO_RCVBUFFORCE (the same: the kernel's need
+ * CAP_NET_ADMIN, there is no privilege model here), SO_SNDTIMEO,
  * SO_RCVTIMEO (struct timeval). SOL_RDS: RDS_CANCEL_SENT_TO (optional
  * struct sockaddr_in; none cancels every destination), SO_RDS_TRANSPORT
  * (int, before bind), RDS_RECVERR (int: also notify failed RDMA
@@ -223,7 +229,8 @@ ssize_t rte_rds_recvfrom(int s, void *buf, size_t len, int flags,
  * @return
  *   0, or -1 with rte_errno: EBADF, ENOPROTOOPT (unknown level or
  *   option, or a transport that is not available), EINVAL (short value,
- *   bad transport), EDOM (bad struct timeval), ENOTCONN
+ *   bad transport), EFAULT (optval NULL with a length), EDOM (bad struct
+ *   timeval), ENOTCONN
  *   (RDS_CANCEL_SENT_TO on an unbound socket), EOPNOTSUPP
  *   (SO_RDS_TRANSPORT after bind).
  */
@@ -248,7 +255,8 @@ int rte_rds_setsockopt(int s, int level, int optname, const void *optval,
  *   In: size of the buffer; out: size of the value.
  * @return
  *   0 (an RDS_INFO_* name: the record size), or -1 with rte_errno: EBADF,
- *   ENOPROTOOPT, EINVAL (short buffer), ENOSPC (RDS_INFO_* buffer too
+ *   ENOPROTOOPT, EINVAL (short buffer), EFAULT (optval or optlen NULL),
+ *   ENOSPC (RDS_INFO_* buffer too
  *   small; *optlen is set to the size needed).
  */
 int rte_rds_getsockopt(int s, int level, int optname, void *optval,

@@ -4,17 +4,22 @@
  * rds-rdma(7)), over the loop transport.
  *
  * get_mr:   RDS_GET_MR / RDS_GET_MR_FOR_DEST with optlen != sizeof ->
- *           EINVAL; unbound socket -> ENOTCONN; bytes 0 or a wrapping
- *           range -> EINVAL; more than 1 MiB of pages (plus the partial
- *           one) refused (EINVAL per rds-rdma(7), EMSGSIZE in the kernel:
- *           either is accepted), 257 pages accepted.
+ *           EINVAL; unbound socket -> ENOTCONN; bytes 0, a wrapping
+ *           range or one whose page rounding wraps -> EINVAL; address 0
+ *           -> EFAULT; more than 1 MiB of pages (plus the partial one)
+ *           -> EMSGSIZE (the kernel; rds-rdma(7) says EINVAL), 257 pages
+ *           accepted.
  * free_mr:  unknown cookie, another socket's cookie, bad optlen -> EINVAL;
  *           cookie 0 with RDS_RDMA_INVALIDATE frees all of the socket's
  *           regions (later FREE_MR of them: EINVAL; ops on them:
  *           REMOTE_ERROR, message not delivered) and only the socket's.
+ * dest_owner: RDMA_DEST with a cookie the sender does not own (another
+ *           socket's, freed, forged, 0) -> EINVAL (rds_cmsg_rdma_dest).
  * sendmsg:  RDMA_ARGS with RDMA_DEST or RDMA_MAP (either order), an
  *           atomic with RDMA_DEST, two RDMA_ARGS, two RDMA_DEST -> EINVAL;
- *           local/remote size mismatch -> EINVAL; remote bytes over 1 MiB
+ *           more local than remote bytes -> EINVAL; no local vector
+ *           array -> EFAULT; a wrapping or over-UINT_MAX local element ->
+ *           EINVAL; remote bytes over 1 MiB
  *           -> EMSGSIZE; nr_local > 1024 (UIO_MAXIOV) -> EMSGSIZE, 1024
  *           works; nr_local 0, a short cmsg, an unknown SOL_RDS cmsg ->
  *           EINVAL; unbound -> ENOTCONN. A refused sendmsg queues
@@ -24,7 +29,9 @@
  *           (rds_rdma_extra_size: rds_pages_in_vec() == 0); an atomic
  *           whose local_addr is not 8-byte aligned -> EFAULT
  *           (rds_cmsg_atomic); RDS_GET_MR with a bad optlen on an unbound
- *           socket -> EINVAL (rds_get_mr checks optlen first).
+ *           socket -> EINVAL (rds_get_mr checks optlen first); fewer
+ *           local than remote bytes -> accepted, the local bytes move
+ *           (rds_cmsg_rdma_args rejects only more).
  */
 
 #include <errno.h>
@@ -41,16 +48,20 @@
 
 #include "rdma_common.h"
 
+/* -1 with rte_errno and errno both e. */
 #define EXPECT_ERR(call, e) do { \
-		int _r = (int)(call); \
-		int _e = rte_errno; \
-		if (_r != -1 || _e != (e)) \
-			printf("  %s:%d: %s -> %d (errno %d %s), want -1 " \
-			       "(errno %d %s)\n", __func__, __LINE__, #call, \
-			       _r, _r == -1 ? _e : 0, \
-			       _r == -1 ? strerror(_e) : "no error", (e), \
+		int _r, _e, _ue; \
+		errno = 0; \
+		_r = (int)(call); \
+		_e = rte_errno; \
+		_ue = errno; \
+		if (_r != -1 || _e != (e) || _ue != (e)) \
+			printf("  %s:%d: %s -> %d (errno %d %s, errno %d), " \
+			       "want -1 (errno %d %s)\n", __func__, __LINE__, \
+			       #call, _r, _r == -1 ? _e : 0, \
+			       _r == -1 ? strerror(_e) : "no error", _ue, (e), \
 			       strerrorname_np(e)); \
-		CU_ASSERT(_r == -1 && _e == (e)); \
+		CU_ASSERT(_r == -1 && _e == (e) && _ue == (e)); \
 	} while (0)
 
 static uint8_t buf[8 * 4096] __rte_aligned(4096);
@@ -101,6 +112,19 @@ test_get_mr(void)
 		   EINVAL);
 	EXPECT_ERR(rdma_get_mr(env.cli, (void *)(uintptr_t)(~0ULL - 4095),
 			       8192, 0, &cookie), EINVAL);
+	/* A range whose page rounding wraps (__rds_rdma_map: PAGE_ALIGN of
+	 * the end below the end): EINVAL; it used to give a cookie. */
+	cookie = 0;
+	EXPECT_ERR(rdma_get_mr(env.cli, (void *)(uintptr_t)(~0ULL - 4095),
+			       16, 0, &cookie), EINVAL);
+	EXPECT_ERR(rdma_get_mr(env.cli, (void *)(uintptr_t)(~0ULL - 100),
+			       100, RDS_RDMA_READWRITE, &cookie), EINVAL);
+	EXPECT_ERR(rdma_get_mr_for_dest(env.cli, &env.sa,
+					(void *)(uintptr_t)(~0ULL - 4095), 1,
+					0, &cookie), EINVAL);
+	CU_ASSERT_EQUAL(cookie, 0);
+	/* Address 0 with a length: the kernel cannot pin it (EFAULT). */
+	EXPECT_ERR(rdma_get_mr(env.cli, NULL, 4096, 0, &cookie), EFAULT);
 	/* Size limit: 1 MiB of pages plus the partial one (257 pages). */
 	big = mmap(NULL, (1u << 20) + 3 * 4096, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -111,17 +135,12 @@ test_get_mr(void)
 	CU_ASSERT_EQUAL(rdma_get_mr(env.cli, big, (1u << 20) + 4096, 0,
 				    &cookie), 0);
 	CU_ASSERT_EQUAL(rdma_free_mr(env.cli, cookie, 0), 0);
-	{
-		int r = rdma_get_mr(env.cli, big + 1, (1u << 20) + 4096, 0,
-				    &cookie);
-		int e = rte_errno;
-
-		if (r == -1)
-			printf("  258-page region refused: %s (kernel: "
-			       "EMSGSIZE, rds-rdma(7): EINVAL)\n",
-			       rte_strerror(e));
-		CU_ASSERT(r == -1 && (e == EINVAL || e == EMSGSIZE));
-	}
+	/* 258 pages: EMSGSIZE as the kernel (rds-rdma(7) says EINVAL; the
+	 * library said EINVAL before). */
+	EXPECT_ERR(rdma_get_mr(env.cli, big + 1, (1u << 20) + 4096, 0,
+			       &cookie), EMSGSIZE);
+	EXPECT_ERR(rdma_get_mr(env.cli, big, (1u << 20) + 4097, 0, &cookie),
+		   EMSGSIZE);
 	munmap(big, (1u << 20) + 3 * 4096);
 	/* Correct calls work. */
 	CU_ASSERT_EQUAL(rte_rds_setsockopt(env.cli, SOL_RDS, RDS_GET_MR, &a,
@@ -304,10 +323,33 @@ test_sendmsg(void)
 	EXPECT_ERR(rdma_sendmsg(env.cli, &env.sa, "X", 1, &cb, 0), EINVAL);
 	/* Local and remote sizes differ. */
 	a2 = a;
-	a2.remote_vec.bytes = 63;
+	a2.remote_vec.bytes = 63;	/* more local than remote bytes */
 	EXPECT_ERR(rdma_send_args(env.srv, &env.ca, "X", 1, &a2), EINVAL);
-	a2.remote_vec.bytes = 65;	/* rds-rdma(7): must be equal */
+	a2.remote_vec.bytes = 0;
 	EXPECT_ERR(rdma_send_args(env.srv, &env.ca, "X", 1, &a2), EINVAL);
+	/* (Fewer local than remote bytes is accepted, as the kernel:
+	 * kernel_extras.) No local vector array: EFAULT (the kernel's
+	 * copy_from_user; was EINVAL). A local element whose range wraps or
+	 * is over UINT_MAX bytes: EINVAL (rds_pages_in_vec() 0). */
+	a2 = a;
+	a2.local_vec_addr = 0;
+	EXPECT_ERR(rdma_send_args(env.srv, &env.ca, "X", 1, &a2), EFAULT);
+	a2.nr_local = 0;
+	EXPECT_ERR(rdma_send_args(env.srv, &env.ca, "X", 1, &a2), EINVAL);
+	{
+		struct rds_iovec w = { ~0ULL - 10, 20 };
+
+		a2 = a;
+		a2.local_vec_addr = (uint64_t)(uintptr_t)&w;
+		a2.remote_vec.bytes = 20;
+		EXPECT_ERR(rdma_send_args(env.srv, &env.ca, "X", 1, &a2),
+			   EINVAL);
+		w.addr = (uint64_t)(uintptr_t)big;
+		w.bytes = 1ULL << 32;
+		a2.remote_vec.bytes = 1u << 20;
+		EXPECT_ERR(rdma_send_args(env.srv, &env.ca, "X", 1, &a2),
+			   EINVAL);
+	}
 	/* Remote bytes over 1 MiB. */
 	iov[0].bytes = 1u << 20;
 	iov[1].addr = (uint64_t)(uintptr_t)(big + (1u << 20));
@@ -373,6 +415,104 @@ test_sendmsg(void)
 	rds_test_watchdog(0, NULL);
 }
 
+/*
+ * RDMA_DEST ships a cookie of the sending socket's own (net/rds/rdma.c
+ * rds_cmsg_rdma_dest: the key must be in the socket's rs_rdma_keys,
+ * else EINVAL). Before, any value was shipped: a socket could pass on
+ * another socket's cookie, a freed one, or a forged one.
+ */
+static void
+test_dest_owner(void)
+{
+	struct rdma_env env;
+	struct rdma_rx rx;
+	uint64_t mine, other, freed, forged;
+	char b[8];
+	int s2;
+
+	rds_test_watchdog(60, "dest_owner");
+	CU_ASSERT_FATAL(rdma_env_up(&env) == 0);
+	s2 = rds_test_socket(RDS_TEST_IP1, 4013, 0, 0);
+	CU_ASSERT_FATAL(s2 >= 0);
+	mine = reg_ship(env.cli, 0, 4096);
+	other = reg_ship(s2, 4096, 4096);
+	freed = reg_ship(env.cli, 8192, 4096);
+	CU_ASSERT_EQUAL(rdma_free_mr(env.cli, freed, 0), 0);
+	forged = mine ^ 0x00010000ULL;
+	if (rdma_cookie_key(forged) == rdma_cookie_key(other) ||
+	    rdma_cookie_key(forged) == rdma_cookie_key(freed))
+		forged ^= 0x00020000ULL;
+	EXPECT_ERR(rdma_send_dest(env.cli, &env.sa, "D", 1, other), EINVAL);
+	EXPECT_ERR(rdma_send_dest(env.cli, &env.sa, "D", 1, freed), EINVAL);
+	EXPECT_ERR(rdma_send_dest(env.cli, &env.sa, "D", 1, forged), EINVAL);
+	EXPECT_ERR(rdma_send_dest(env.cli, &env.sa, "D", 1, 0), EINVAL);
+	/* The server never registered anything. */
+	EXPECT_ERR(rdma_send_dest(env.srv, &env.ca, "D", 1, mine), EINVAL);
+	CU_ASSERT(rdma_quiet(env.srv, 50));
+	CU_ASSERT(rdma_quiet(env.cli, 0));
+	/* Its own cookie, any offset in it (only the key is looked up), and
+	 * the other socket's from that socket. */
+	CU_ASSERT(rdma_send_dest(env.cli, &env.sa, "D", 1, mine) == 1);
+	CU_ASSERT(rdma_wait_msg(env.srv, b, sizeof(b), 5000, &rx, NULL, NULL,
+				0) && rx.has_dest && rx.dest == mine);
+	CU_ASSERT(rdma_send_dest(env.cli, &env.sa, "D", 1,
+				 mine + (100ULL << 32)) == 1);
+	CU_ASSERT(rdma_wait_msg(env.srv, b, sizeof(b), 5000, &rx, NULL, NULL,
+				0) && rx.has_dest);
+	CU_ASSERT(rdma_send_dest(s2, &env.sa, "D", 1, other) == 1);
+	CU_ASSERT(rdma_wait_msg(env.srv, b, sizeof(b), 5000, &rx, NULL, NULL,
+				0) && rx.has_dest && rx.dest == other);
+	CU_ASSERT_EQUAL(rte_rds_close(s2), 0);
+	rdma_env_down(&env);
+	rds_test_watchdog(0, NULL);
+}
+
+/*
+ * RDMA_MAP registers before the message is queued; a sendmsg that fails
+ * afterwards (here EAGAIN: send buffer full, nobody polls the engine)
+ * takes its region with it, as the kernel's does: the cookie it wrote
+ * names nothing.
+ */
+static void
+test_map_then_fail(void)
+{
+	static uint8_t page[4096] __rte_aligned(4096);
+	struct rds_get_mr_args a;
+	struct rdma_cbuf cb;
+	struct rdma_env env;
+	uint64_t cookie = 0;
+	uint8_t fill[1024] = { 0 };
+	int small = 4096, i;
+	ssize_t r;
+
+	rds_test_watchdog(60, "map_then_fail");
+	CU_ASSERT_FATAL(rdma_env_up(&env) == 0);
+	CU_ASSERT_FATAL(rte_rds_setsockopt(env.cli, SOL_SOCKET, SO_SNDBUF,
+					   &small, sizeof(small)) == 0);
+	for (i = 0; i < 64; i++) {
+		r = rte_rds_sendto(env.cli, fill, sizeof(fill), MSG_DONTWAIT,
+				   (struct sockaddr *)&env.sa, sizeof(env.sa));
+		if (r < 0)
+			break;
+	}
+	CU_ASSERT_EQUAL(r, -1);
+	CU_ASSERT_EQUAL(rte_errno, EAGAIN);
+	memset(&a, 0, sizeof(a));
+	a.vec.addr = (uint64_t)(uintptr_t)page;
+	a.vec.bytes = sizeof(page);
+	a.cookie_addr = (uint64_t)(uintptr_t)&cookie;
+	rdma_cbuf_init(&cb);
+	rdma_cbuf_add(&cb, RDS_CMSG_RDMA_MAP, &a, sizeof(a));
+	r = rdma_sendmsg(env.cli, &env.sa, "M", 1, &cb, MSG_DONTWAIT);
+	CU_ASSERT_EQUAL(r, -1);
+	CU_ASSERT_EQUAL(rte_errno, EAGAIN);
+	CU_ASSERT(cookie != 0);
+	/* Gone: freeing it again finds nothing. */
+	EXPECT_ERR(rdma_free_mr(env.cli, cookie, 0), EINVAL);
+	rdma_env_down(&env);
+	rds_test_watchdog(0, NULL);
+}
+
 /* The kernel's behaviour where the library may differ (see top). */
 static void
 test_kernel_extras(void)
@@ -408,6 +548,30 @@ test_kernel_extras(void)
 	at.fadd.add = 1;
 	EXPECT_ERR(rdma_send_atomic(env.srv, &env.ca, "X", 1,
 				    RDS_CMSG_ATOMIC_FADD, &at), EFAULT);
+	/*
+	 * Fewer local than remote bytes: the kernel rejects only more
+	 * (rds_cmsg_rdma_args: nr_bytes > remote_vec.bytes), and the
+	 * operation moves the local bytes (op_bytes = nr_bytes). The
+	 * library refused it before (EINVAL).
+	 */
+	memset(buf + 4096, 0xA5, 100);
+	memset(buf + 4096 * 7, 0, 128);
+	iov[0].addr = (uint64_t)(uintptr_t)(buf + 4096 * 7);
+	iov[0].bytes = 64;
+	a.cookie = reg_ship(env.cli, 4096, 4096);
+	a.remote_vec.bytes = 100;
+	a.nr_local = 1;
+	CU_ASSERT(rdma_send_args(env.srv, &env.ca, "LESS", 4, &a) == 4);
+	{
+		struct rdma_rx rx;
+		char b[8];
+
+		CU_ASSERT(rdma_wait_msg(env.cli, b, sizeof(b), 5000, &rx, NULL,
+					NULL, 0) && rx.ret == 4);
+	}
+	CU_ASSERT(memcmp(buf + 4096 * 7, buf + 4096, 64) == 0);
+	CU_ASSERT(buf[4096 * 7 + 64] == 0);
+	CU_ASSERT(rdma_quiet(env.srv, 20));	/* no error notification */
 	/* optlen is checked before the binding. */
 	u = rte_rds_socket();
 	CU_ASSERT_FATAL(u >= 0);
@@ -432,6 +596,8 @@ main(void)
 		{ "free_mr", test_free_mr },
 		{ "sendmsg", test_sendmsg },
 		{ "kernel_extras", test_kernel_extras },
+		{ "dest_owner", test_dest_owner },
+		{ "map_then_fail", test_map_then_fail },
 		{ NULL, NULL },
 	};
 	int rc;

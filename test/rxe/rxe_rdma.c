@@ -23,6 +23,10 @@
  *     message not delivered, nothing outside changed (guard pages,
  *     canaries); over ib the failure puts the QP in error, so each one
  *     also proves that the connection resets and carries the next message.
+ *   ib_readonly: a read-only region on PROT_READ memory is registered
+ *     (without LOCAL_WRITE) and serves READs; READWRITE on it: EFAULT.
+ *   ib_cache_remap: the registration cache hands a range back while it
+ *     is the same memory, and never after munmap + a new mapping there.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -30,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <sys/mman.h>
 
 #include <CUnit/CUnit.h>
 
@@ -1193,6 +1198,109 @@ test_sec_rights(void)
 	rds_test_watchdog(0, NULL);
 }
 
+/*
+ * ib registration of read-only memory: a region without READWRITE on
+ * PROT_READ pages is registered without IBV_ACCESS_LOCAL_WRITE (with it,
+ * ibv_reg_mr refuses read-only pages: EFAULT), and serves READs; a
+ * READWRITE region on them is EFAULT (the core's check, as the kernel's
+ * rds_pin_pages). Before, LOCAL_WRITE was always asked and GET_MR failed
+ * with EINVAL (every ibv_reg_mr error but ENOMEM was EINVAL).
+ */
+static void
+test_ib_readonly(void)
+{
+	struct ctx cx;
+	uint64_t c = 0;
+	uint8_t *ro;
+
+	rds_test_watchdog(300, "ib_readonly");
+	CU_ASSERT_FATAL(ctx_up(&cx));
+	ro = cx.g.pages + RDMA_PAGE;
+	CU_ASSERT_FATAL(mprotect(ro, 2 * RDMA_PAGE, PROT_READ) == 0);
+	CU_ASSERT_EQUAL(rdma_get_mr(cx.env.cli, ro, 2 * RDMA_PAGE,
+				    RDS_RDMA_READWRITE, &c), -1);
+	CU_ASSERT_EQUAL(rte_errno, EFAULT);
+	{
+		struct dest d = DEST_CLIENT(&cx);
+
+		c = reg(&cx, cx.env.cli, &cx.env.ca, ro + 100,
+			2 * RDMA_PAGE - 200, 0);
+		CU_ASSERT_NOT_EQUAL(c, 0);
+		run_op(&cx, &d, K_READ, c, 0, 2 * RDMA_PAGE - 200, true,
+		       ro + 100, "READ of read-only memory");
+		run_op(&cx, &d, K_WRITE, c, 0, 8, false, NULL,
+		       "WRITE to read-only memory");
+		run_op(&cx, &d, K_READ, c, 1000, 64, true, ro + 1100,
+		       "READ of read-only memory after an error");
+		CU_ASSERT_EQUAL(rdma_free_mr(cx.env.cli, c, 0), 0);
+	}
+	CU_ASSERT_FATAL(mprotect(ro, 2 * RDMA_PAGE,
+				 PROT_READ | PROT_WRITE) == 0);
+	CU_ASSERT_EQUAL(cx.fails, 0);
+	ctx_down(&cx);
+	rds_test_watchdog(0, NULL);
+}
+
+/*
+ * The registration cache after munmap and a new mapping at the same
+ * address: a region freed without INVALIDATE stays registered; while
+ * the memory is the same, the same range comes back with the same key
+ * (the cache works), but once the application unmapped it and mapped
+ * new memory there, GET_MR must register the new pages: a peer's READ
+ * sees the new content and its WRITE lands in the new memory. Before,
+ * the cache (keyed by address, length and rights) handed back the old
+ * registration, which still pointed at the old pages.
+ */
+static void
+test_ib_cache_remap(void)
+{
+	struct ctx cx;
+	uint64_t c1, c2, c3;
+	uint8_t *p;
+	void *m;
+
+	rds_test_watchdog(300, "ib_cache_remap");
+	CU_ASSERT_FATAL(ctx_up(&cx));
+	p = cx.g.pages;
+	{
+		struct dest d = DEST_CLIENT(&cx);
+
+		c1 = reg(&cx, cx.env.cli, &cx.env.ca, p, REGION_LEN,
+			 RDS_RDMA_READWRITE);
+		run_op(&cx, &d, K_READ, c1, 0, 256, true, p,
+		       "READ of the first mapping");
+		CU_ASSERT_EQUAL(rdma_free_mr(cx.env.cli, c1, 0), 0);
+		c2 = reg(&cx, cx.env.cli, &cx.env.ca, p, REGION_LEN,
+			 RDS_RDMA_READWRITE);
+		if (rdma_cookie_key(c2) != rdma_cookie_key(c1))
+			printf("  cache not used (no CAP_SYS_ADMIN for "
+			       "/proc/self/pagemap?): the remap case proves "
+			       "little\n");
+		CU_ASSERT_EQUAL(rdma_free_mr(cx.env.cli, c2, 0), 0);
+		/* New memory at the same address, other content. */
+		CU_ASSERT_FATAL(munmap(p, REGION_LEN) == 0);
+		m = mmap(p, REGION_LEN, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		CU_ASSERT_FATAL(m == p);
+		rds_test_fill(p, REGION_LEN, 0xBEEF);
+		c3 = reg(&cx, cx.env.cli, &cx.env.ca, p, REGION_LEN,
+			 RDS_RDMA_READWRITE);
+		printf("  keys: first %#x, again %#x, after the remap %#x\n",
+		       rdma_cookie_key(c1), rdma_cookie_key(c2),
+		       rdma_cookie_key(c3));
+		CU_ASSERT_NOT_EQUAL(rdma_cookie_key(c3), rdma_cookie_key(c2));
+		run_op(&cx, &d, K_READ, c3, 0, REGION_LEN, true, p,
+		       "READ of the new mapping");
+		run_op(&cx, &d, K_WRITE, c3, 100, 300, true, p + 100,
+		       "WRITE into the new mapping");
+		CU_ASSERT_EQUAL(rdma_free_mr(cx.env.cli, c3,
+					     RDS_RDMA_INVALIDATE), 0);
+	}
+	CU_ASSERT_EQUAL(cx.fails, 0);
+	ctx_down(&cx);
+	rds_test_watchdog(0, NULL);
+}
+
 int
 main(void)
 {
@@ -1206,6 +1314,8 @@ main(void)
 		{ "sec_forged", test_sec_forged },
 		{ "sec_closed", test_sec_closed },
 		{ "sec_rights", test_sec_rights },
+		{ "ib_readonly", test_ib_readonly },
+		{ "ib_cache_remap", test_ib_cache_remap },
 		{ NULL, NULL },
 	};
 	uint64_t t0;

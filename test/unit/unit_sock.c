@@ -43,6 +43,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -77,19 +78,23 @@
 /* What the current check is about, printed with a failure. */
 static const char *ctx = "";
 
-/* call must return -1 with rte_errno err: two assertions. */
+/* call must return -1 with rte_errno and errno err: three assertions
+ * (public calls set both, as a socket call sets errno). */
 #define EXPECT_ERR(call, err) do { \
 	long r_ = 0; \
-	int e_; \
+	int e_, ue_; \
 	rte_errno = 0; \
+	errno = 0; \
 	r_ = (long)(call); \
 	e_ = rte_errno; \
+	ue_ = errno; \
 	CU_ASSERT_EQUAL(r_, -1); \
 	CU_ASSERT_EQUAL(e_, (err)); \
-	if (r_ != -1 || e_ != (err)) \
-		printf("\n    line %d [%s] %s: got %ld, rte_errno %d (%s);" \
-		       " want -1, %s\n", __LINE__, ctx, #call, r_, e_, \
-		       e_ != 0 ? strerror(e_) : "0", #err); \
+	CU_ASSERT_EQUAL(ue_, (err)); \
+	if (r_ != -1 || e_ != (err) || ue_ != (err)) \
+		printf("\n    line %d [%s] %s: got %ld, rte_errno %d (%s)," \
+		       " errno %d; want -1, %s\n", __LINE__, ctx, #call, r_, \
+		       e_, e_ != 0 ? strerror(e_) : "0", ue_, #err); \
 } while (0)
 
 /* call must return want (>= 0). */
@@ -1311,6 +1316,247 @@ test_sendmsg_flow(void)
 	lib_down();
 }
 
+/*
+ * One accessible page followed by a PROT_NONE page: an object placed at
+ * its end is followed by memory that faults on any access. Returns the
+ * end of the accessible page (the guard's first byte).
+ */
+static uint8_t *
+guard_end(void **map)
+{
+	uint8_t *p = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	CU_ASSERT_FATAL(p != MAP_FAILED);
+	CU_ASSERT_FATAL(mprotect(p + 4096, 4096, PROT_NONE) == 0);
+	*map = p;
+	return p + 4096;
+}
+
+/*
+ * iovec arrays (net/socket.c __copy_msghdr, lib/iov_iter.c
+ * iovec_from_user): more than UIO_MAXIOV (1024) elements is EMSGSIZE on
+ * sendmsg and on recvmsg, checked before the array is read (a huge count
+ * with a one-element array before a guard page must not crash); an
+ * element longer than SSIZE_MAX is EINVAL (so lengths cannot wrap the
+ * total); no array for a non-zero count is EFAULT (the kernel's
+ * copy_from_user; the library said EINVAL before); 1024 elements work
+ * both ways.
+ */
+static void
+test_iov_limits(void)
+{
+	static struct iovec iov[1025];
+	static uint8_t data[1025], got[1025];
+	struct sockaddr_in to = rds_test_sin(RDS_TEST_IP2, 5000), from;
+	struct iovec *last;
+	struct msghdr mh;
+	void *map;
+	unsigned int i;
+	int s, r;
+
+	ctx = "iovlen";
+	lib_up();
+	r = sock_at(RDS_TEST_IP2, 5000);
+	s = sock_at(RDS_TEST_IP1, 4000);
+	rds_test_fill(data, sizeof(data), 7);
+	for (i = 0; i < RTE_DIM(iov); i++) {
+		iov[i].iov_base = data + i;
+		iov[i].iov_len = 1;
+	}
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_name = &to;
+	mh.msg_namelen = sizeof(to);
+	mh.msg_iov = iov;
+	mh.msg_iovlen = 1025;
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EMSGSIZE);
+	mh.msg_iovlen = 1024;
+	EXPECT_RET(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), 1024);
+
+	/* A huge count with a one-element array right before a guard. */
+	last = (struct iovec *)(void *)(guard_end(&map) - sizeof(*last));
+	last->iov_base = data;
+	last->iov_len = 1;
+	mh.msg_iov = last;
+	mh.msg_iovlen = (size_t)1 << 40;
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EMSGSIZE);
+	mh.msg_iovlen = SIZE_MAX;
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, 0), EMSGSIZE);
+	mh.msg_iovlen = 1;
+	EXPECT_RET(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), 1);
+	/* No array at all (the kernel's copy_from_user fails). */
+	mh.msg_iov = NULL;
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EFAULT);
+
+	/* Lengths that would wrap the total: EINVAL (ssize_t < 0). */
+	ctx = "iov_len";
+	iov[0].iov_len = 10;
+	iov[1].iov_len = SIZE_MAX - 5;
+	mh.msg_iov = iov;
+	mh.msg_iovlen = 2;
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EINVAL);
+	iov[1].iov_len = (size_t)SSIZE_MAX + 1;
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EINVAL);
+	/* Within ssize_t but over 1 MiB together: EMSGSIZE. */
+	iov[1].iov_len = (size_t)SSIZE_MAX;
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EMSGSIZE);
+	iov[0].iov_len = 1;
+	iov[1].iov_len = 1;
+
+	/* Receive: the same limits, before anything is taken. */
+	ctx = "recv iovlen";
+	memset(&mh, 0, sizeof(mh));
+	for (i = 0; i < RTE_DIM(iov); i++) {
+		iov[i].iov_base = got + i;
+		iov[i].iov_len = 1;
+	}
+	mh.msg_iov = iov;
+	mh.msg_iovlen = 1025;
+	EXPECT_ERR(rte_rds_recvmsg(r, &mh, 0), EMSGSIZE);
+	mh.msg_iov = last;
+	last->iov_base = got;
+	mh.msg_iovlen = SIZE_MAX;
+	EXPECT_ERR(rte_rds_recvmsg(r, &mh, MSG_DONTWAIT), EMSGSIZE);
+	mh.msg_iov = NULL;
+	mh.msg_iovlen = 1;
+	EXPECT_ERR(rte_rds_recvmsg(r, &mh, MSG_DONTWAIT), EFAULT);
+	mh.msg_iov = iov;
+	mh.msg_iovlen = 2;
+	iov[1].iov_len = SIZE_MAX;
+	EXPECT_ERR(rte_rds_recvmsg(r, &mh, MSG_DONTWAIT), EINVAL);
+	iov[1].iov_len = 1;
+	/* Both messages are still there: 1024 bytes in 1024 pieces. */
+	mh.msg_name = &from;
+	mh.msg_namelen = sizeof(from);
+	mh.msg_iovlen = 1024;
+	memset(got, 0, sizeof(got));
+	EXPECT_RET(rte_rds_recvmsg(r, &mh, 0), 1024);
+	CU_ASSERT(memcmp(got, data, 1024) == 0);
+	expect_msg(r, data, 1, RDS_TEST_IP1, 4000);
+	expect_nothing(r);
+
+	munmap(map, 2 * 4096);
+	EXPECT_OK(rte_rds_close(s));
+	EXPECT_OK(rte_rds_close(r));
+	lib_down();
+}
+
+/*
+ * Control-message bounds (net/socket.c ____sys_sendmsg, the kernel's
+ * for_each_cmsghdr and CMSG_OK as rds_rdma_bytes/rds_rm_size use them):
+ * a cmsg_len under sizeof(struct cmsghdr) or past msg_controllen is
+ * EINVAL whatever the level, and nothing past msg_controllen is read (the
+ * buffers sit right before a PROT_NONE page); trailing bytes too short
+ * for a header are ignored; msg_control NULL with a length is EFAULT
+ * (the kernel's copy_from_user; was EINVAL); a length over INT_MAX is
+ * ENOBUFS; an unaligned buffer is read correctly.
+ */
+static void
+test_cmsg_bounds(void)
+{
+	struct sockaddr_in to = rds_test_sin(RDS_TEST_IP2, 5000);
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)"x",
+			     .iov_len = 1 };
+	struct cmsghdr h;
+	struct msghdr mh;
+	uint8_t *end, *c;
+	void *map;
+	int s, r, one = 1;
+
+	ctx = "cmsg bounds";
+	lib_up();
+	r = sock_at(RDS_TEST_IP2, 5000);
+	s = sock_at(RDS_TEST_IP1, 4000);
+	end = guard_end(&map);
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_name = &to;
+	mh.msg_namelen = sizeof(to);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+
+	/* One RDMA_ARGS header, 8 data bytes, claiming a whole rds_rdma_args
+	 * (48 bytes): the claim ends 40 bytes into the guard page. */
+	c = end - CMSG_SPACE(8);
+	memset(c, 0, CMSG_SPACE(8));
+	h.cmsg_len = CMSG_LEN(sizeof(struct rds_rdma_args));
+	h.cmsg_level = SOL_RDS;
+	h.cmsg_type = RDS_CMSG_RDMA_ARGS;
+	memcpy(c, &h, sizeof(h));
+	mh.msg_control = c;
+	mh.msg_controllen = CMSG_SPACE(8);
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EINVAL);
+	/* The same for the other SOL_RDS types, and for another level
+	 * (CMSG_OK comes before the level). */
+	h.cmsg_type = RDS_CMSG_RDMA_MAP;
+	memcpy(c, &h, sizeof(h));
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EINVAL);
+	h.cmsg_type = RDS_CMSG_ATOMIC_CSWP;
+	memcpy(c, &h, sizeof(h));
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EINVAL);
+	h.cmsg_type = RDS_CMSG_RDMA_DEST;
+	h.cmsg_len = CMSG_LEN(9);
+	memcpy(c, &h, sizeof(h));
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EINVAL);
+	h.cmsg_level = SOL_SOCKET;
+	h.cmsg_type = SCM_RIGHTS;
+	h.cmsg_len = 1u << 30;
+	memcpy(c, &h, sizeof(h));
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EINVAL);
+	h.cmsg_len = 4;		/* under sizeof(struct cmsghdr) */
+	memcpy(c, &h, sizeof(h));
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EINVAL);
+
+	/* Two cmsgs, the second claiming past the end. */
+	c = end - 2 * CMSG_SPACE(sizeof(int));
+	h.cmsg_level = SOL_SOCKET;
+	h.cmsg_type = SCM_RIGHTS;
+	h.cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(c, &h, sizeof(h));
+	memcpy(c + CMSG_LEN(0), &one, sizeof(one));
+	h.cmsg_level = SOL_RDS;
+	h.cmsg_type = RDS_CMSG_RDMA_ARGS;
+	h.cmsg_len = CMSG_LEN(sizeof(struct rds_rdma_args));
+	memcpy(c + CMSG_SPACE(sizeof(int)), &h, sizeof(h));
+	mh.msg_control = c;
+	mh.msg_controllen = 2 * CMSG_SPACE(sizeof(int));
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EINVAL);
+	/* Only the first one inside msg_controllen, and fewer bytes than a
+	 * header after it: ignored, the message goes. */
+	mh.msg_controllen = CMSG_SPACE(sizeof(int)) + sizeof(h) - 1;
+	EXPECT_RET(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), 1);
+	expect_msg(r, "x", 1, RDS_TEST_IP1, 4000);
+	/* Less than one header: no control message at all. */
+	mh.msg_control = end - 8;
+	mh.msg_controllen = 8;
+	EXPECT_RET(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), 1);
+	expect_msg(r, "x", 1, RDS_TEST_IP1, 4000);
+
+	/* An unaligned buffer (the kernel copies it; so must we). */
+	c = end - CMSG_SPACE(sizeof(int)) - 1;
+	h.cmsg_level = SOL_SOCKET;
+	h.cmsg_type = SCM_RIGHTS;
+	h.cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(c, &h, sizeof(h));
+	mh.msg_control = c;
+	mh.msg_controllen = CMSG_SPACE(sizeof(int)) + 1;
+	EXPECT_RET(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), 1);
+	expect_msg(r, "x", 1, RDS_TEST_IP1, 4000);
+
+	/* No buffer for a length; a length over INT_MAX. */
+	mh.msg_control = NULL;
+	mh.msg_controllen = CMSG_SPACE(8);
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), EFAULT);
+	mh.msg_control = end - CMSG_SPACE(8);
+	mh.msg_controllen = (size_t)INT_MAX + 1;
+	EXPECT_ERR(rte_rds_sendmsg(s, &mh, MSG_DONTWAIT), ENOBUFS);
+	expect_nothing(r);
+
+	munmap(map, 2 * 4096);
+	EXPECT_OK(rte_rds_close(s));
+	EXPECT_OK(rte_rds_close(r));
+	lib_down();
+}
+
 /* ------------------------------------------------------------------ */
 /* recvmsg */
 
@@ -1536,8 +1782,13 @@ test_sockopt_buffers(void)
 				      sizeof(sv)), EINVAL);
 	EXPECT_ERR(rte_rds_setsockopt(s, SOL_SOCKET, SO_RCVBUF, &sv,
 				      sizeof(sv)), EINVAL);
+	/* KERNEL (sock_setsockopt, sk_getsockopt): a NULL value or length
+	 * pointer fails the copy, EFAULT (the library said EINVAL). A NULL
+	 * value with a short length is EINVAL (the length comes first). */
 	EXPECT_ERR(rte_rds_setsockopt(s, SOL_SOCKET, SO_SNDBUF, NULL,
-				      sizeof(int)), EINVAL);
+				      sizeof(int)), EFAULT);
+	EXPECT_ERR(rte_rds_setsockopt(s, SOL_SOCKET, SO_SNDBUF, NULL, 2),
+		   EINVAL);
 	EXPECT_ERR(rte_rds_setsockopt(s, SOL_SOCKET, SO_SNDBUF, &v, 0),
 		   EINVAL);
 	/* (The kernel's socket core truncates a short getsockopt buffer;
@@ -1547,11 +1798,30 @@ test_sockopt_buffers(void)
 		   EINVAL);
 	len = sizeof(v);
 	EXPECT_ERR(rte_rds_getsockopt(s, SOL_SOCKET, SO_SNDBUF, NULL, &len),
-		   EINVAL);
+		   EFAULT);
 	EXPECT_ERR(rte_rds_getsockopt(s, SOL_SOCKET, SO_SNDBUF, &v, NULL),
-		   EINVAL);
+		   EFAULT);
 	/* The failures changed nothing. */
 	CU_ASSERT_EQUAL(get_int(s, SOL_SOCKET, SO_SNDBUF), MIN_SNDBUF_REPORTED);
+
+	/* SO_SNDBUFFORCE / SO_RCVBUFFORCE: the kernel takes them as
+	 * SO_SNDBUF / SO_RCVBUF without the sysctl cap (for CAP_NET_ADMIN;
+	 * there is neither a cap nor a privilege model here: accepted). They
+	 * cannot be read (sk_getsockopt: ENOPROTOOPT). */
+	ctx = "SO_SNDBUFFORCE/SO_RCVBUFFORCE";
+	set_int(s, SOL_SOCKET, SO_SNDBUFFORCE, 30000);
+	CU_ASSERT_EQUAL(get_int(s, SOL_SOCKET, SO_SNDBUF), 60000);
+	set_int(s, SOL_SOCKET, SO_RCVBUFFORCE, 40000);
+	CU_ASSERT_EQUAL(get_int(s, SOL_SOCKET, SO_RCVBUF), 80000);
+	set_int(s, SOL_SOCKET, SO_SNDBUFFORCE, -5);
+	CU_ASSERT_EQUAL(get_int(s, SOL_SOCKET, SO_SNDBUF), MIN_SNDBUF_REPORTED);
+	EXPECT_ERR(rte_rds_setsockopt(s, SOL_SOCKET, SO_RCVBUFFORCE, &sv,
+				      sizeof(sv)), EINVAL);
+	len = sizeof(v);
+	EXPECT_ERR(rte_rds_getsockopt(s, SOL_SOCKET, SO_SNDBUFFORCE, &v,
+				      &len), ENOPROTOOPT);
+	EXPECT_ERR(rte_rds_getsockopt(s, SOL_SOCKET, SO_RCVBUFFORCE, &v,
+				      &len), ENOPROTOOPT);
 
 	/* A new socket in a closed one's slot starts from the defaults. */
 	EXPECT_OK(rte_rds_close(s));
@@ -1611,8 +1881,9 @@ test_sockopt_timeouts(void)
 					      sizeof(tv) - 1), EINVAL);
 		EXPECT_ERR(rte_rds_setsockopt(s, SOL_SOCKET, opts[i], &tv,
 					      sizeof(int)), EINVAL);
+		/* KERNEL: EFAULT (the copy); was EINVAL. */
 		EXPECT_ERR(rte_rds_setsockopt(s, SOL_SOCKET, opts[i], NULL,
-					      sizeof(tv)), EINVAL);
+					      sizeof(tv)), EFAULT);
 		len = sizeof(int);
 		EXPECT_ERR(rte_rds_getsockopt(s, SOL_SOCKET, opts[i], &tv,
 					      &len), EINVAL);
@@ -1708,8 +1979,10 @@ test_sockopt_transport(void)
 	len = 0;
 	EXPECT_ERR(rte_rds_getsockopt(s, SOL_RDS, SO_RDS_TRANSPORT, &v, &len),
 		   EINVAL);
+	/* KERNEL (rds_getsockopt: get_user(len, optlen)): EFAULT; was
+	 * EINVAL. */
 	EXPECT_ERR(rte_rds_getsockopt(s, SOL_RDS, SO_RDS_TRANSPORT, &v, NULL),
-		   EINVAL);
+		   EFAULT);
 	/* A bigger buffer is fine; optlen comes back as sizeof(int). */
 	{
 		int64_t b64 = -2;
@@ -1757,8 +2030,9 @@ test_sockopt_transport(void)
 				      sizeof(big)), EINVAL);
 	EXPECT_ERR(rte_rds_setsockopt(s, SOL_RDS, SO_RDS_TRANSPORT, &sv,
 				      sizeof(sv)), EINVAL);
+	/* KERNEL (rds_set_transport: the copy): EFAULT; was EINVAL. */
 	EXPECT_ERR(rte_rds_setsockopt(s, SOL_RDS, SO_RDS_TRANSPORT, NULL,
-				      sizeof(int)), EINVAL);
+				      sizeof(int)), EFAULT);
 	/* None of that pinned anything. */
 	CU_ASSERT_EQUAL(get_int(s, SOL_RDS, SO_RDS_TRANSPORT), RDS_TRANS_NONE);
 
@@ -1972,8 +2246,9 @@ test_sockopt_flags(void)
 	CU_ASSERT_EQUAL(get_int(s, SOL_RDS, RDS_RECVERR), 0);
 	EXPECT_ERR(rte_rds_setsockopt(s, SOL_RDS, RDS_RECVERR, &sv,
 				      sizeof(sv)), EINVAL);
+	/* KERNEL (rds_set_bool: the copy): EFAULT; was EINVAL. */
 	EXPECT_ERR(rte_rds_setsockopt(s, SOL_RDS, RDS_RECVERR, NULL,
-				      sizeof(int)), EINVAL);
+				      sizeof(int)), EFAULT);
 	len = sizeof(short);
 	EXPECT_ERR(rte_rds_getsockopt(s, SOL_RDS, RDS_RECVERR, &v, &len),
 		   EINVAL);
@@ -2437,6 +2712,66 @@ test_engine_poll_and_stats(void)
 	EXPECT_ERR(rte_rds_stats_get(-1, &st), ENXIO);
 }
 
+/*
+ * errno as well as rte_errno on every public error path: a port of an
+ * AF_RDS program that missed one rename reads errno, and must not read a
+ * stale value. errno is set to a value no call returns first.
+ */
+static void
+test_errno(void)
+{
+	struct sockaddr_in to = rds_test_sin(RDS_TEST_IP2, 5000);
+	struct rte_rds_stats st;
+	socklen_t len = sizeof(int);
+	int s, v = 0;
+
+	ctx = "errno";
+	/* Before init. */
+	errno = EDEADLK;
+	CU_ASSERT_EQUAL(rte_rds_socket(), -1);
+	CU_ASSERT_EQUAL(errno, rte_errno);
+	CU_ASSERT_EQUAL(errno, ENXIO);
+	lib_up();
+	s = sock_at(RDS_TEST_IP1, 4000);
+	errno = EDEADLK;
+	CU_ASSERT_EQUAL(rte_rds_close(-5), -1);
+	CU_ASSERT_EQUAL(errno, EBADF);
+	CU_ASSERT_EQUAL(errno, rte_errno);
+	errno = EDEADLK;
+	CU_ASSERT_EQUAL(rds_test_send(s, "x", 1, NULL, MSG_DONTWAIT), -1);
+	CU_ASSERT_EQUAL(errno, ENOTCONN);
+	CU_ASSERT_EQUAL(errno, rte_errno);
+	errno = EDEADLK;
+	CU_ASSERT_EQUAL(rds_test_recv(s, &v, sizeof(v), NULL, MSG_DONTWAIT,
+				      NULL), -1);
+	CU_ASSERT_EQUAL(errno, EAGAIN);
+	CU_ASSERT_EQUAL(errno, rte_errno);
+	errno = EDEADLK;
+	CU_ASSERT_EQUAL(rte_rds_setsockopt(s, SOL_RDS, 12345, &v, sizeof(v)),
+			-1);
+	CU_ASSERT_EQUAL(errno, ENOPROTOOPT);
+	CU_ASSERT_EQUAL(errno, rte_errno);
+	errno = EDEADLK;
+	CU_ASSERT_EQUAL(rte_rds_getsockopt(s, SOL_SOCKET, SO_SNDBUF, &v,
+					   &(socklen_t){ 1 }), -1);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	CU_ASSERT_EQUAL(errno, rte_errno);
+	errno = EDEADLK;
+	CU_ASSERT_EQUAL(rte_rds_bind(s, CSA(&to), sizeof(to)), -1);
+	CU_ASSERT_EQUAL(errno, rte_errno);
+	CU_ASSERT_NOT_EQUAL(errno, EDEADLK);
+	errno = EDEADLK;
+	CU_ASSERT_EQUAL(rte_rds_stats_get(7, &st), -1);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	CU_ASSERT_EQUAL(errno, rte_errno);
+	errno = EDEADLK;
+	CU_ASSERT_EQUAL(rte_rds_info(RDS_INFO_COUNTERS, NULL, &len), -1);
+	CU_ASSERT_EQUAL(errno, rte_errno);
+	CU_ASSERT_EQUAL(errno, ENOSPC);
+	EXPECT_OK(rte_rds_close(s));
+	lib_down();
+}
+
 int
 main(void)
 {
@@ -2455,6 +2790,8 @@ main(void)
 		{ "sendmsg_errors", test_sendmsg_errors },
 		{ "sendmsg_sizes", test_sendmsg_sizes },
 		{ "sendmsg_cmsgs", test_sendmsg_cmsgs },
+		{ "iov_limits", test_iov_limits },
+		{ "cmsg_bounds", test_cmsg_bounds },
 		{ "sendmsg_flow", test_sendmsg_flow },
 		{ "recvmsg", test_recvmsg },
 		{ "sockopt_buffers", test_sockopt_buffers },
@@ -2469,6 +2806,7 @@ main(void)
 		{ "info", test_info },
 		{ "close_and_reuse", test_close_and_reuse },
 		{ "engine_poll_and_stats", test_engine_poll_and_stats },
+		{ "errno", test_errno },
 		{ NULL, NULL },
 	};
 	int rc;
