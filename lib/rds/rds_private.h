@@ -46,6 +46,10 @@
 #include "rte_rds.h"
 #include "rds_wire.h"
 
+/* Internal data: hidden, so that the shared library reaches it without
+ * the GOT. */
+#define RDS_HIDDEN __attribute__((visibility("hidden")))
+
 extern int rds_logtype;
 #define RDS_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_ ## level, rds_logtype, "RDS: " fmt "\n", ##__VA_ARGS__)
@@ -296,8 +300,8 @@ struct rds_thread {
 };
 
 extern __thread struct rds_thread *rds_self
-	__attribute__((tls_model("initial-exec")));
-extern uint32_t rds_epoch;		/* bumped by every init and fini */
+	__attribute__((tls_model("initial-exec"))) RDS_HIDDEN;
+extern uint32_t rds_epoch RDS_HIDDEN;		/* bumped by every init and fini */
 
 struct rds_thread *rds_thread_slow(void);
 
@@ -726,6 +730,22 @@ int rds_rdma_cmsgs(struct rds_sock *rs, const struct msghdr *msg,
 		   bool *has_dest, bool *mapped);
 void rds_rdma_unmap(struct rds_sock *rs, uint64_t cookie);
 void rds_rdma_op_free(struct rds_rdma_op *op);
+/* The software executor, in two halves so that they can run on two
+ * hosts: the request the target runs, the target half, the initiator
+ * half, and both in one process. */
+struct rds_rdma_req {
+	enum rds_op_kind kind;
+	uint64_t cookie;
+	uint64_t remote_off;
+	uint64_t bytes;
+	uint64_t compare, swap_add, mask1, mask2;
+	const uint8_t *wdata;		/* WRITE: bytes bytes */
+};
+void rds_rdma_req_of(const struct rds_rdma_op *op, struct rds_rdma_req *rq);
+int rds_rdma_target(const struct in6_addr *target, const struct rds_rdma_req *rq,
+		    const struct iovec *rdst, uint32_t nrdst, uint64_t *old);
+void rds_rdma_initiator_done(struct rds_rdma_op *op, int status,
+			     const uint8_t *rdata, uint64_t old);
 int rds_rdma_sw_exec(const struct in6_addr *target, struct rds_rdma_op *op);
 void rds_rdma_notify(struct rds_engine *e, const struct rds_msg *m,
 		     int status);
@@ -1047,7 +1067,7 @@ struct rds_lib {
 
 #define RDS_SLOT_CHUNK 1024
 
-extern struct rds_lib *rds_lib;
+extern struct rds_lib *rds_lib RDS_HIDDEN;
 
 static inline struct rds_engine *
 rds_engine_get(unsigned int i)

@@ -261,10 +261,8 @@ loop_xmit(struct rds_conn *c, struct rds_msg *m)
 		/* The target's side runs the operation before it takes the
 		 * message; a failed operation takes the message with it.
 		 * It runs once, even if the message must go again. */
-		if (!m->op->executed) {
-			m->op->status = rds_rdma_sw_exec(&c->key.faddr, m->op);
-			m->op->executed = true;
-		}
+		if (!m->op->executed)
+			rds_rdma_sw_exec(&c->key.faddr, m->op);
 		st = m->op->status;
 		if (st != RDS_RDMA_SUCCESS ||
 		    ((m->op->flags & RDS_RDMA_SILENT) && m->len == 0 &&
