@@ -128,6 +128,7 @@ rds_info_engine_fill(struct rds_engine *e, struct rds_info_req *r)
 {
 	const struct rds_conn *c;
 	const struct rds_msg *m;
+	unsigned int i;
 
 	TAILQ_FOREACH(c, &e->conns, link) {
 		switch (r->name) {
@@ -152,6 +153,13 @@ rds_info_engine_fill(struct rds_engine *e, struct rds_info_req *r)
 		default:
 			break;
 		}
+	}
+	/* Records the transports keep (RDS_INFO_IB_CONNECTIONS, ...). */
+	for (i = 0; i < rds_transport_count(); i++) {
+		const struct rds_transport *t = rds_transport_at(i);
+
+		if (t->info != NULL)
+			t->info(e, r);
 	}
 }
 
@@ -404,6 +412,11 @@ rds_info_get(int name, void *buf, size_t *len, uint64_t timeout_ns)
 	case RDS6_INFO_SEND_MESSAGES:
 	case RDS_INFO_RETRANS_MESSAGES:
 	case RDS6_INFO_RETRANS_MESSAGES:
+	case RDS_INFO_IB_CONNECTIONS:
+	case RDS6_INFO_IB_CONNECTIONS:
+	case RDS_INFO_TCP_SOCKETS:
+	case RDS6_INFO_TCP_SOCKETS:
+	case RDS_INFO_CONNECTION_STATS:
 		for (e = 0; e < rds_lib->nb_engines; e++) {
 			ret = rds_info_ask(rds_lib->engines[e], &r, deadline);
 			if (ret != 0)

@@ -58,7 +58,10 @@ struct rds_engine;
 struct rds_sock;
 struct rds_conn;
 
-#define RDS_MAX_TRANSPORTS 4
+/* Work handed to an engine (rds_engine_call). */
+typedef void (*rds_engine_fn)(struct rds_engine *e, void *arg);
+
+#define RDS_MAX_TRANSPORTS 8
 #define RDS_ADMIN_RING_SIZE 1024
 #define RDS_BELL_RING_SIZE 1024		/* doorbells per thread per engine */
 #define RDS_HANDOFF_RING_SIZE 1024	/* messages per engine pair */
@@ -132,6 +135,7 @@ enum rds_msg_type {
 	RDS_MSG_RECV,		/* engine -> app: a received message */
 	RDS_MSG_NOTIFY,		/* engine -> app: an RDMA status */
 	RDS_MSG_INFO,		/* app -> engine: an info snapshot */
+	RDS_MSG_CALL,		/* engine -> engine: run a function */
 };
 
 struct rds_rdma_op;
@@ -168,6 +172,8 @@ struct rds_msg {
 	uint64_t token;			/* NOTIFY: user token */
 	int32_t status;			/* NOTIFY: RDS_RDMA_* status */
 	uint32_t pad2;
+	rds_engine_fn call;		/* CALL: what to run, with */
+	void *arg;			/* CALL: its argument */
 	uint8_t buf[] __rte_aligned(16);
 };
 
@@ -451,6 +457,7 @@ struct rds_laddr {
 	unsigned int index;
 	const struct rds_transport *trans;
 	char dev[RTE_RDS_NAMESIZE];
+	char args[RTE_RDS_ARGSIZE];	/* driver options, key=value,... */
 	struct rds_cong_map *cong;	/* this address's own map */
 	void *tp;			/* transport private */
 	/* Bound sockets: a page of 256 per port >> 8, made on demand. */
@@ -791,10 +798,22 @@ struct rds_transport {
 	 * done. Received frames go to rds_recv_frame(). Called every pass
 	 * of an engine on which the transport is active (optional). */
 	unsigned int (*poll)(struct rds_engine *e);
+	/* End of an engine pass in which the transport was polled: send
+	 * what xmit batched (one rte_eth_tx_burst, one post list).
+	 * Optional. */
+	void (*flush)(struct rds_engine *e);
 	/* Hardware memory registration (optional): fill mr->key and
 	 * mr->tp for the region mr->base, mr->len. 0 or -errno. */
 	int (*mr_reg)(const struct rds_laddr *la, struct rds_mr *mr);
 	void (*mr_free)(struct rds_mr *mr);
+	/* RDS_INFO_* records the transport keeps (RDS_INFO_IB_CONNECTIONS,
+	 * ...) for the connections of engine e (optional). */
+	void (*info)(struct rds_engine *e, struct rds_info_req *r);
+	/* Counters: nb_xstats names, and e's values added to values[]
+	 * (optional); rte_rds_xstats_get() sums them over engines. */
+	const char *const *xstat_names;
+	unsigned int nb_xstats;
+	void (*xstats)(struct rds_engine *e, uint64_t *values);
 };
 
 #define RDS_XMIT_ACKED 1
@@ -1010,6 +1029,11 @@ void rds_engine_poll_transport(struct rds_engine *e,
 /* Hand a message to engine dst, in order with what e handed it before. */
 void rds_engine_handoff(struct rds_engine *e, unsigned int dst,
 			struct rds_msg *m);
+/* Run fn(dst engine, arg) on engine dst (in its pass, in order with what
+ * e handed it before): how a transport gives work to the engine that
+ * owns a connection. At once when dst is e. -ENOMEM. */
+int rds_engine_call(struct rds_engine *e, unsigned int dst, rds_engine_fn fn,
+		    void *arg);
 
 /* rds_send.c */
 void rds_send_request(struct rds_engine *e, struct rds_sock *rs,
