@@ -1,0 +1,416 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef RDS_ETH_H
+#define RDS_ETH_H
+
+/*
+ * The eth transport's internals: RDS over UDP/IPv4 on any DPDK ethdev
+ * PMD, with a reliable frame layer of its own below RDS sequencing.
+ *
+ * Modules (one file each):
+ *   rds_eth.c        ops table, options, ports and queues, engine poll
+ *                    (receive, dispatch) and flush (transmit), counters
+ *   rds_eth_wire.c   frame layout: Ethernet / IPv4 / UDP / eth header,
+ *                    build and parse, CRC32C, checksum offloads
+ *   rds_eth_arp.c    neighbours: ARP requests and replies, static table,
+ *                    learning (a peer whose MAC changes is followed)
+ *   rds_eth_rel.c    the reliable frame layer of a connection: sequence
+ *                    numbers, window, cumulative + selective ACKs, fast
+ *                    retransmit, retransmit timer from the measured RTT,
+ *                    epochs (a restarted peer), connection set-up by the
+ *                    first frame
+ *   rds_eth_msg.c    RDS messages over frames: fragmentation to the MTU,
+ *                    reassembly, RDMA requests and responses
+ *   rds_eth_fault.c  seeded fault injection below the transport (drop,
+ *                    duplicate, reorder, delay, corrupt)
+ *
+ * Threads: everything here runs on engines. A port's receive queue is
+ * polled by one engine (its home); a frame for a connection another
+ * engine owns is handed to it (rds_engine_call). Each engine transmits
+ * on its own transmit queue when the port has enough, else on a shared
+ * one under a lock.
+ *
+ * Wire format of a frame, all integers in network byte order:
+ *
+ *   Ethernet (14) | IPv4 (20, no options, DF) | UDP (8, checksum 0:
+ *   the CRC32C below covers more) | struct rds_eth_hdr (40) | payload
+ *
+ * Sequenced frames (DATA, RDMA_REQ, RDMA_RESP) carry one fragment of a
+ * unit (an RDS frame: 48-byte RDS header + its payload; an RDMA request
+ * and its WRITE data; an RDMA response and its READ data): the first
+ * fragment has RDS_ETH_FL_FIRST, the last RDS_ETH_FL_LAST, frag_off is
+ * the fragment's offset within the unit. ACK frames carry no payload and
+ * no sequence. Every frame carries the sender's cumulative ACK, SACK
+ * bitmap and receive window for the reverse direction.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_spinlock.h>
+
+#include "rds_private.h"
+#include "rte_rds_eth.h"
+
+extern int rds_eth_logtype;
+#define ETH_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, rds_eth_logtype, "RDS eth: " fmt "\n", \
+		##__VA_ARGS__)
+
+#define RDS_ETH_UDP_PORT 18634
+#define RDS_ETH_VERSION 1
+#define RDS_ETH_L2L3L4 (14 + 20 + 8)	/* Ethernet + IPv4 + UDP */
+
+/* ------------------------------------------------------------------ */
+/* Wire (rds_eth_wire.c) */
+
+enum rds_eth_ftype {
+	RDS_ETH_F_DATA = 1,		/* sequenced: fragment of an RDS frame */
+	RDS_ETH_F_RDMA_REQ = 2,		/* sequenced: fragment of a request */
+	RDS_ETH_F_RDMA_RESP = 3,	/* sequenced: fragment of a response */
+	RDS_ETH_F_ACK = 4,		/* acknowledgement only */
+};
+
+#define RDS_ETH_FL_OPEN 0x01	/* the sender's epoch is not acknowledged
+				 * yet: the frame may create state */
+#define RDS_ETH_FL_FIRST 0x02	/* first fragment of a unit */
+#define RDS_ETH_FL_LAST 0x04	/* last fragment of a unit */
+
+struct rds_eth_hdr {
+	uint8_t version;		/* RDS_ETH_VERSION */
+	uint8_t type;			/* enum rds_eth_ftype */
+	rte_be16_t flags;		/* RDS_ETH_FL_* */
+	rte_be32_t src_epoch;		/* the sender's incarnation, never 0 */
+	rte_be32_t dst_epoch;		/* the receiver's, as the sender knows
+					 * it (0: not yet) */
+	rte_be32_t seq;			/* sequenced types: frame number from
+					 * 0 in each epoch */
+	rte_be32_t ack;			/* every frame of the peer's below this
+					 * arrived */
+	rte_be64_t sack;		/* bit i: frame ack + 1 + i arrived */
+	rte_be16_t wnd;			/* frames the sender of this can take
+					 * from ack on */
+	rte_be16_t len;			/* payload bytes after this header */
+	rte_be32_t frag_off;		/* the fragment's offset in its unit */
+	rte_be32_t crc;			/* CRC32C of this header (crc 0) and
+					 * the payload */
+} __rte_packed;
+
+#define RDS_ETH_HDR_SIZE 40
+_Static_assert(sizeof(struct rds_eth_hdr) == RDS_ETH_HDR_SIZE,
+	       "eth header size");
+
+/* A frame's header, decoded (host byte order). */
+struct rds_eth_frame {
+	uint8_t type;
+	uint16_t flags;
+	uint32_t src_epoch;
+	uint32_t dst_epoch;
+	uint32_t seq;
+	uint32_t ack;
+	uint64_t sack;
+	uint16_t wnd;
+	uint16_t len;
+	uint32_t frag_off;
+	/* From the outer headers. */
+	struct rte_ether_addr src_mac;
+	uint32_t src_ip;		/* network byte order */
+	uint32_t dst_ip;
+	uint16_t src_port;		/* UDP, host order */
+	const uint8_t *payload;		/* len bytes, inside the mbuf */
+};
+
+/* Why a frame was refused (counted per reason). */
+enum rds_eth_drop {
+	RDS_ETH_DROP_NONE = 0,
+	RDS_ETH_DROP_SHORT,		/* shorter than its headers say */
+	RDS_ETH_DROP_NOT_OURS,		/* other ethertype, protocol, port or
+					 * address: not for RDS (not an error) */
+	RDS_ETH_DROP_IP,		/* bad IPv4 header (version, length,
+					 * fragment, checksum) */
+	RDS_ETH_DROP_VERSION,		/* unknown eth header version */
+	RDS_ETH_DROP_TYPE,		/* unknown frame type or flags */
+	RDS_ETH_DROP_LEN,		/* payload length inconsistent */
+	RDS_ETH_DROP_CRC,		/* CRC32C mismatch */
+	RDS_ETH_DROP_MAX,
+};
+
+/* Build the outer headers and the eth header of a frame in m, which
+ * holds hdr_room bytes of headroom for them (the payload, if any, is
+ * already in m after them, len bytes): Ethernet from src to dst MAC,
+ * IPv4 from sip to dip (network order), UDP from sport to dport, the
+ * eth header from f (seq, ack, ... ; payload length from len), the CRC
+ * over header and payload; IPv4 checksum in software unless ip_offload
+ * (then m's ol_flags ask the port for it). 0 or -EINVAL. */
+int rds_eth_frame_build(struct rte_mbuf *m, const struct rte_ether_addr *src,
+			const struct rte_ether_addr *dst, uint32_t sip,
+			uint32_t dip, uint16_t sport, uint16_t dport,
+			const struct rds_eth_frame *f, bool ip_offload);
+
+/* Parse a received frame: Ethernet, IPv4 (to one of our addresses is
+ * checked by the caller), UDP to udp_port, eth header, CRC. Fills f.
+ * Returns RDS_ETH_DROP_NONE or why it is refused; never reads past the
+ * mbuf's data. A multi-segment mbuf is refused (RDS_ETH_DROP_SHORT)
+ * unless linearised by the caller first. */
+enum rds_eth_drop rds_eth_frame_parse(const struct rte_mbuf *m,
+				      uint16_t udp_port,
+				      struct rds_eth_frame *f);
+
+/* The same on a flat buffer (the fuzz target uses it). */
+enum rds_eth_drop rds_eth_frame_parse_buf(const uint8_t *p, uint32_t len,
+					  uint16_t udp_port,
+					  struct rds_eth_frame *f);
+
+/* CRC32C (Castagnoli) of an eth header (its crc field taken as 0) and
+ * payload, with rte_hash_crc. */
+uint32_t rds_eth_crc(const struct rds_eth_hdr *h, const void *payload,
+		     uint32_t len);
+
+/* Is m an ARP frame? (ethertype), for rds_eth_arp_input. */
+bool rds_eth_is_arp(const struct rte_mbuf *m);
+
+/* ------------------------------------------------------------------ */
+/* Ports (rds_eth.c) */
+
+struct rds_eth_neigh;
+
+/* One ethdev port, shared by the local addresses on it. */
+struct rds_eth_port {
+	uint16_t port_id;
+	bool configured_by_us;		/* we configured and started it */
+	bool ip_cksum_offload;		/* RTE_ETH_TX_OFFLOAD_IPV4_CKSUM */
+	bool rx_cksum_offload;		/* RTE_ETH_RX_OFFLOAD_IPV4_CKSUM */
+	uint16_t mtu;
+	uint16_t udp_port;
+	uint16_t nb_txq;
+	uint16_t rxq;			/* the receive queue we poll */
+	uint16_t txq_base;		/* first transmit queue we use */
+	unsigned int home;		/* engine that polls rxq */
+	struct rte_ether_addr mac;
+	struct rte_mempool *pool;
+	rte_spinlock_t tx_lock[RTE_RDS_MAX_ENGINES]; /* when queues are shared */
+	struct rds_eth_neigh *neigh;	/* ARP table (rds_eth_arp.c) */
+	unsigned int nb_laddrs;
+	struct rds_laddr *laddrs[8];	/* local addresses on this port */
+	/* Options (rte_rds_eth.h). */
+	uint32_t window;		/* frames in flight per connection */
+	uint64_t rto_min_tsc;
+	uint64_t rto_max_tsc;
+	uint64_t rto_init_tsc;
+	uint32_t dead_after;		/* timeouts in a row: peer unresponsive */
+};
+
+/* Per local eth address (rds_laddr.tp). */
+struct rds_eth_laddr {
+	struct rds_eth_port *port;
+	uint32_t ip;			/* network order */
+};
+
+static inline struct rds_eth_laddr *
+rds_eth_laddr(const struct rds_laddr *la)
+{
+	return la->tp;
+}
+
+/* Frames queued for transmission in this pass, per port. */
+#define RDS_ETH_TX_BURST 64
+struct rds_eth_txq {
+	struct rte_mbuf *pkts[RDS_ETH_TX_BURST];
+	uint16_t n;
+};
+
+/* Per engine (rds_engine.tp). */
+struct rds_eth_engine {
+	struct rds_eth_txq *tx;		/* [port index] */
+	struct rte_rds_eth_stats stats;
+	uint32_t faults_gen;
+	struct rds_eth_fault *fault;	/* rds_eth_fault.c state */
+};
+
+/* The ports, and the engine-private state. */
+extern struct rds_eth_port **rds_eth_ports;
+extern unsigned int rds_eth_nb_ports;
+extern unsigned int rds_eth_slot;
+extern const struct rds_transport rds_eth_transport;
+
+static inline struct rds_eth_engine *
+rds_eth_engine(struct rds_engine *e)
+{
+	return e->tp[rds_eth_slot];
+}
+
+/* Index of a port in rds_eth_ports. */
+unsigned int rds_eth_port_index(const struct rds_eth_port *p);
+
+/* Queue one frame for transmission on port p (sent at the engine's
+ * flush, or at once when the batch is full). Takes m. */
+void rds_eth_tx(struct rds_engine *e, struct rds_eth_port *p,
+		struct rte_mbuf *m);
+
+/* A frame for a connection of engine e arrived (after parsing). */
+void rds_eth_rx_frame(struct rds_engine *e, struct rds_eth_port *p,
+		      struct rte_mbuf *m, const struct rds_eth_frame *f);
+
+/* ------------------------------------------------------------------ */
+/* Neighbours (rds_eth_arp.c) */
+
+struct rds_eth_neigh *rds_eth_neigh_create(unsigned int size);
+void rds_eth_neigh_free(struct rds_eth_neigh *n);
+/* Static entries from an option: "IP/MAC[+IP/MAC...]". 0 or -EINVAL. */
+int rds_eth_neigh_static(struct rds_eth_neigh *n, const char *spec);
+/* The MAC of ip (network order): 0, or -EAGAIN (an ARP request went out
+ * or is due; the caller tries again later). Engine context. */
+int rds_eth_neigh_resolve(struct rds_engine *e, struct rds_eth_port *p,
+			  uint32_t sip, uint32_t ip,
+			  struct rte_ether_addr *mac);
+/* Learn (or follow a change of) a peer's MAC from a valid frame. */
+void rds_eth_neigh_learn(struct rds_eth_neigh *n, uint32_t ip,
+			 const struct rte_ether_addr *mac);
+/* An ARP frame: answer requests for our addresses, learn from requests
+ * and replies. Takes m. */
+void rds_eth_arp_input(struct rds_engine *e, struct rds_eth_port *p,
+		       struct rte_mbuf *m);
+
+/* ------------------------------------------------------------------ */
+/* The reliable frame layer (rds_eth_rel.c) */
+
+/* A frame sent and not acknowledged. */
+struct rds_eth_sent {
+	struct rte_mbuf *m;		/* kept (a reference) for resending */
+	uint64_t tsc;			/* last transmission */
+	uint16_t tx_count;		/* transmissions so far */
+	bool sacked;
+	bool fast_rexmit;		/* resent by fast retransmit already */
+};
+
+/* Per connection (rds_conn.tp). */
+struct rds_eth_conn {
+	struct rds_conn *c;
+	struct rds_eth_port *port;
+	uint32_t lip, fip;		/* network order */
+	struct rte_ether_addr peer_mac;
+	bool resolved;
+
+	/* Epochs. */
+	uint32_t epoch;			/* ours (random, never 0) */
+	uint32_t peer_epoch;		/* 0: unknown */
+	bool epoch_acked;		/* the peer has seen ours: no more
+					 * OPEN flag */
+
+	/* Sending. */
+	uint32_t snd_nxt;		/* next sequence */
+	uint32_t snd_una;		/* oldest not acknowledged */
+	uint32_t peer_wnd;		/* the peer's window from snd_una */
+	uint32_t wnd;			/* ring size (a power of two) */
+	struct rds_eth_sent *sent;	/* [seq & (wnd - 1)] */
+	uint64_t srtt, rttvar, rto;	/* TSC */
+	uint32_t timeouts;		/* in a row, without progress */
+	bool unresponsive;
+	struct rds_timer rto_timer;
+
+	/* Receiving. */
+	uint32_t rcv_nxt;		/* next in-order sequence */
+	struct rte_mbuf **ooo;		/* [seq & (wnd - 1)], out of order:
+					 * frames rcv_nxt + 1 .. + wnd - 1 */
+	uint32_t nb_ooo;
+	uint32_t unacked_rx;		/* in-order frames not acknowledged */
+	bool ack_now;			/* an ACK frame is due */
+	struct rds_timer ack_timer;
+
+	/* Units being reassembled, per direction of use (rds_eth_msg.c). */
+	struct rds_msg *rx_msg;		/* an RDS frame */
+	struct rds_hdr_info rx_hdr;
+	uint32_t rx_off;
+	/* The message being sent (it may take several xmit calls). */
+	struct rds_msg *tx_msg;
+	uint32_t tx_off;
+	bool tx_op_sent;		/* its RDMA request went out */
+	uint32_t tx_op_epoch;		/* ... in this epoch */
+	/* RDMA: operations waiting for their response, by id. */
+	uint32_t op_next;
+	struct rds_rdma_op *op_wait;	/* the one the head message waits for */
+	uint32_t op_wait_id;
+	uint32_t op_rx_off;		/* READ data received so far */
+	/* A request being reassembled on the target side. */
+	uint8_t *rq_buf;
+	uint32_t rq_len, rq_off;
+};
+
+/* Set up / tear down the frame layer of a connection. */
+int rds_eth_rel_init(struct rds_eth_conn *ec, struct rds_eth_port *p);
+void rds_eth_rel_fini(struct rds_eth_conn *ec);
+/* Start a new epoch of ours (connect, or after the peer restarted):
+ * everything in flight is dropped, sequences start again at 0. */
+void rds_eth_rel_new_epoch(struct rds_eth_conn *ec);
+/* Frames the window lets us send now. */
+uint32_t rds_eth_rel_room(const struct rds_eth_conn *ec);
+/* Send one sequenced frame: type, flags, fragment offset, payload
+ * (len bytes copied into a new mbuf after the headers). 0, -EAGAIN (no
+ * room, no mbuf) or -errno. */
+int rds_eth_rel_send(struct rds_eth_conn *ec, uint8_t type, uint16_t flags,
+		     uint32_t frag_off, const void *p1, uint32_t l1,
+		     const void *p2, uint32_t l2);
+/* A frame of this connection arrived (parsed, CRC checked): process its
+ * ACK fields, then deliver it (and what it makes in order) to
+ * rds_eth_msg_input. Takes m. */
+void rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
+		       const struct rds_eth_frame *f);
+
+/* ------------------------------------------------------------------ */
+/* Messages over frames (rds_eth_msg.c) */
+
+/* xmit: send message m (fragments, RDMA request first). As the ops
+ * table's xmit. */
+int rds_eth_msg_xmit(struct rds_eth_conn *ec, struct rds_msg *m);
+int rds_eth_msg_xmit_ack(struct rds_eth_conn *ec);
+/* A sequenced frame in order: a fragment of an RDS frame, an RDMA
+ * request or response. */
+void rds_eth_msg_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f);
+/* Connection reset: drop partial units, fail waiting operations. */
+void rds_eth_msg_reset(struct rds_eth_conn *ec);
+
+/* RDMA request and response headers (in the first fragment). */
+struct rds_eth_rdma_req {
+	rte_be32_t op_id;
+	uint8_t kind;			/* enum rds_op_kind */
+	uint8_t pad[3];
+	rte_be64_t cookie;
+	rte_be64_t remote_off;
+	rte_be32_t bytes;
+	rte_be32_t pad2;
+	rte_be64_t compare;
+	rte_be64_t swap_add;
+	rte_be64_t mask1;
+	rte_be64_t mask2;
+} __rte_packed;
+
+struct rds_eth_rdma_resp {
+	rte_be32_t op_id;
+	rte_be32_t status;		/* RDS_RDMA_SUCCESS, REMOTE_ERROR */
+	rte_be64_t old;			/* atomics */
+	rte_be32_t bytes;		/* READ data that follows */
+	rte_be32_t pad;
+} __rte_packed;
+
+/* ------------------------------------------------------------------ */
+/* Fault injection (rds_eth_fault.c) */
+
+struct rds_eth_fault;
+struct rds_eth_fault *rds_eth_fault_create(uint64_t seed);
+void rds_eth_fault_free(struct rds_eth_fault *f);
+/* The engine's settings changed: take the new ones. */
+void rds_eth_fault_set(struct rds_eth_fault *f,
+		       const struct rte_rds_eth_faults *cfg);
+/* Apply the faults to a burst about to be sent (or just received):
+ * frames may be dropped (freed), duplicated, held back (reorder, delay),
+ * corrupted (copied first). Returns the frames to pass on, in out[]
+ * (room for max); held frames come out in later calls (also with n 0). */
+uint16_t rds_eth_fault_apply(struct rds_eth_fault *f, struct rte_mbuf **in,
+			     uint16_t n, struct rte_mbuf **out, uint16_t max,
+			     uint64_t now, struct rte_rds_eth_stats *st);
+/* Frames held back, to free at tear-down. */
+void rds_eth_fault_flush(struct rds_eth_fault *f);
+
+#endif /* RDS_ETH_H */
