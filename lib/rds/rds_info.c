@@ -69,9 +69,11 @@ rds_info_conn_flags(const struct rds_conn *c)
 
 	if (!TAILQ_EMPTY(&c->send_q))
 		f |= RDS_INFO_CONNECTION_FLAG_SENDING;
-	if (c->state == RDS_CONN_CONNECTING)
+	/* A peer that does not answer shows as connecting, not up. */
+	if (c->state == RDS_CONN_CONNECTING ||
+	    (c->state == RDS_CONN_UP && c->unresponsive))
 		f |= RDS_INFO_CONNECTION_FLAG_CONNECTING;
-	if (c->state == RDS_CONN_UP)
+	else if (c->state == RDS_CONN_UP)
 		f |= RDS_INFO_CONNECTION_FLAG_CONNECTED;
 	return f;
 }

@@ -718,6 +718,7 @@ struct rds_rdma_op {
 	uint32_t refs;			/* the message, and a transport that
 					 * has the operation in flight */
 	void *tp_mr;			/* transport: local registration */
+	uint32_t tp_flags;		/* transport: its own state */
 	int sock;			/* who is told how it went */
 	uint32_t sock_gen;
 };
@@ -919,6 +920,8 @@ struct rds_conn {
 	bool reconnect_due;		/* the backoff timer fired */
 	struct rds_timer conn_timer;
 	bool drop_pending;		/* transport asked for a reset */
+	bool unresponsive;		/* the transport reports the peer does
+					 * not answer (info, telemetry) */
 
 	void *tp;			/* transport private */
 };

@@ -77,6 +77,8 @@ enum rds_eth_ftype {
 				 * yet: the frame may create state */
 #define RDS_ETH_FL_FIRST 0x02	/* first fragment of a unit */
 #define RDS_ETH_FL_LAST 0x04	/* last fragment of a unit */
+#define RDS_ETH_FL_RESET 0x08	/* (ACK) no state for the dst_epoch the
+				 * receiver sent: start again */
 
 struct rds_eth_hdr {
 	uint8_t version;		/* RDS_ETH_VERSION */
@@ -221,12 +223,16 @@ struct rds_eth_txq {
 	uint16_t n;
 };
 
+struct rds_eth_conn;
+
 /* Per engine (rds_engine.tp). */
 struct rds_eth_engine {
 	struct rds_eth_txq *tx;		/* [port index] */
 	struct rte_rds_eth_stats stats;
 	uint32_t faults_gen;
+	bool faults_on;
 	struct rds_eth_fault *fault;	/* rds_eth_fault.c state */
+	TAILQ_HEAD(, rds_eth_conn) acks; /* connections owing an ACK frame */
 };
 
 /* The ports, and the engine-private state. */
@@ -243,6 +249,11 @@ rds_eth_engine(struct rds_engine *e)
 
 /* Index of a port in rds_eth_ports. */
 unsigned int rds_eth_port_index(const struct rds_eth_port *p);
+
+/* "No state for your stream" to the sender of f (rate-limited by the
+ * caller). */
+void rds_eth_send_reset(struct rds_engine *e, struct rds_eth_port *p,
+			const struct rds_eth_frame *f);
 
 /* Queue one frame for transmission on port p (sent at the engine's
  * flush, or at once when the batch is full). Takes m. */
@@ -265,9 +276,10 @@ int rds_eth_neigh_static(struct rds_eth_neigh *n, const char *spec);
 int rds_eth_neigh_resolve(struct rds_engine *e, struct rds_eth_port *p,
 			  uint32_t sip, uint32_t ip,
 			  struct rte_ether_addr *mac);
-/* Learn (or follow a change of) a peer's MAC from a valid frame. */
-void rds_eth_neigh_learn(struct rds_eth_neigh *n, uint32_t ip,
-			 const struct rte_ether_addr *mac);
+/* Learn (or follow a change of) a peer's MAC from a valid frame; a
+ * change counts in e's neigh_changed. */
+void rds_eth_neigh_learn(struct rds_engine *e, struct rds_eth_neigh *n,
+			 uint32_t ip, const struct rte_ether_addr *mac);
 /* An ARP frame: answer requests for our addresses, learn from requests
  * and replies. Takes m. */
 void rds_eth_arp_input(struct rds_engine *e, struct rds_eth_port *p,
@@ -292,12 +304,16 @@ struct rds_eth_conn {
 	uint32_t lip, fip;		/* network order */
 	struct rte_ether_addr peer_mac;
 	bool resolved;
+	struct rds_timer resolve_timer;	/* connecting: ARP not answered yet */
+	uint32_t resolve_tries;
 
-	/* Epochs. */
-	uint32_t epoch;			/* ours (random, never 0) */
-	uint32_t peer_epoch;		/* 0: unknown */
-	bool epoch_acked;		/* the peer has seen ours: no more
-					 * OPEN flag */
+	/* Epochs: each side's sending stream has one, new after a reset.
+	 * A frame names its stream (src) and the receiver's stream as the
+	 * sender takes it (dst: 0 when it takes none). */
+	uint32_t epoch;			/* our stream's (random, never 0) */
+	uint32_t epoch_prev;		/* the one before (late frames) */
+	uint32_t peer_epoch;		/* the peer's stream we take, 0: none */
+	bool epoch_acked;		/* the peer takes ours: no more OPEN */
 
 	/* Sending. */
 	uint32_t snd_nxt;		/* next sequence */
@@ -317,25 +333,42 @@ struct rds_eth_conn {
 	uint32_t nb_ooo;
 	uint32_t unacked_rx;		/* in-order frames not acknowledged */
 	bool ack_now;			/* an ACK frame is due */
+	bool on_acks;			/* on the engine's acks list */
+	TAILQ_ENTRY(rds_eth_conn) ack_link;
 	struct rds_timer ack_timer;
+	uint64_t reset_tsc;		/* last RESET hint sent */
 
-	/* Units being reassembled, per direction of use (rds_eth_msg.c). */
-	struct rds_msg *rx_msg;		/* an RDS frame */
+	/* Units (rds_eth_msg.c). Receiving: an RDS frame being
+	 * reassembled, */
+	struct rds_msg *rx_msg;
 	struct rds_hdr_info rx_hdr;
 	uint32_t rx_off;
-	/* The message being sent (it may take several xmit calls). */
+	/* a request (target side), */
+	bool rq_active;
+	struct rds_eth_rdma_req_h *rq;	/* its header, host order */
+	uint8_t *rq_buf;		/* WRITE data */
+	uint32_t rq_off;
+	/* a response (initiator side). */
+	bool rs_active;
+	bool rs_skip;			/* for no operation we wait for */
+	int32_t rs_status;
+	uint64_t rs_old;
+	uint32_t rs_bytes, rs_off;
+	/* Sending: the message being sent (it may take several xmit
+	 * calls), and its RDS header; */
 	struct rds_msg *tx_msg;
+	struct rds_header tx_hdr;
 	uint32_t tx_off;
-	bool tx_op_sent;		/* its RDMA request went out */
-	uint32_t tx_op_epoch;		/* ... in this epoch */
-	/* RDMA: operations waiting for their response, by id. */
+	uint32_t rq_tx_off;		/* of its RDMA request */
+	/* the operation the head message waits for the answer of; */
 	uint32_t op_next;
-	struct rds_rdma_op *op_wait;	/* the one the head message waits for */
+	struct rds_rdma_op *op_wait;
 	uint32_t op_wait_id;
-	uint32_t op_rx_off;		/* READ data received so far */
-	/* A request being reassembled on the target side. */
-	uint8_t *rq_buf;
-	uint32_t rq_len, rq_off;
+	/* a response to send (target side). */
+	bool resp_pending;
+	uint8_t resp_hdr[32];
+	uint8_t *resp_data;
+	uint32_t resp_len, resp_off;	/* header + data */
 };
 
 /* Set up / tear down the frame layer of a connection. */
@@ -357,6 +390,12 @@ int rds_eth_rel_send(struct rds_eth_conn *ec, uint8_t type, uint16_t flags,
  * rds_eth_msg_input. Takes m. */
 void rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
 		       const struct rds_eth_frame *f);
+/* We cannot go on with the peer's stream (a unit that does not fit, a
+ * message the core could not keep): drop what we hold of it and take it
+ * no more, so that the peer starts a new one and its RDS retransmits. */
+void rds_eth_rel_rx_reset(struct rds_eth_conn *ec);
+/* End of a pass: send the ACK frames due. */
+void rds_eth_rel_flush_acks(struct rds_engine *e);
 
 /* ------------------------------------------------------------------ */
 /* Messages over frames (rds_eth_msg.c) */
@@ -368,8 +407,23 @@ int rds_eth_msg_xmit_ack(struct rds_eth_conn *ec);
 /* A sequenced frame in order: a fragment of an RDS frame, an RDMA
  * request or response. */
 void rds_eth_msg_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f);
-/* Connection reset: drop partial units, fail waiting operations. */
+/* Drop partial units: the sending side's (a new epoch of ours), the
+ * receiving side's (a new epoch of the peer's), or both. */
+void rds_eth_msg_reset_tx(struct rds_eth_conn *ec);
+void rds_eth_msg_reset_rx(struct rds_eth_conn *ec);
 void rds_eth_msg_reset(struct rds_eth_conn *ec);
+/* The window opened: go on with a pending RDMA response. */
+void rds_eth_msg_pump(struct rds_eth_conn *ec);
+
+/* An RDMA operation's progress on eth (rds_rdma_op.tp_flags). */
+#define RDS_ETH_OP_SENT 0x1		/* its request went out */
+#define RDS_ETH_OP_DONE 0x2		/* its response came */
+
+/* A request's fields, host order, while it is reassembled. */
+struct rds_eth_rdma_req_h {
+	uint32_t op_id;
+	struct rds_rdma_req rq;
+};
 
 /* RDMA request and response headers (in the first fragment). */
 struct rds_eth_rdma_req {
