@@ -62,6 +62,10 @@ extern int rds_eth_logtype;
 #define RDS_ETH_UDP_PORT 18634
 #define RDS_ETH_VERSION 1
 #define RDS_ETH_L2L3L4 (14 + 20 + 8)	/* Ethernet + IPv4 + UDP */
+/* Every header of a frame: what rds_eth_frame_build() fills (82). */
+#define RDS_ETH_HDRS (RDS_ETH_L2L3L4 + RDS_ETH_HDR_SIZE)
+/* Largest payload of one frame (IPv4 total length is 16 bits). */
+#define RDS_ETH_MAX_PAYLOAD (UINT16_MAX - 20 - 8 - RDS_ETH_HDR_SIZE)
 
 /* ------------------------------------------------------------------ */
 /* Wire (rds_eth_wire.c) */
@@ -79,6 +83,8 @@ enum rds_eth_ftype {
 #define RDS_ETH_FL_LAST 0x04	/* last fragment of a unit */
 #define RDS_ETH_FL_RESET 0x08	/* (ACK) no state for the dst_epoch the
 				 * receiver sent: start again */
+#define RDS_ETH_FL_ALL (RDS_ETH_FL_OPEN | RDS_ETH_FL_FIRST | \
+			RDS_ETH_FL_LAST | RDS_ETH_FL_RESET)
 
 struct rds_eth_hdr {
 	uint8_t version;		/* RDS_ETH_VERSION */
@@ -139,23 +145,40 @@ enum rds_eth_drop {
 	RDS_ETH_DROP_MAX,
 };
 
-/* Build the outer headers and the eth header of a frame in m, which
- * holds hdr_room bytes of headroom for them (the payload, if any, is
- * already in m after them, len bytes): Ethernet from src to dst MAC,
- * IPv4 from sip to dip (network order), UDP from sport to dport, the
- * eth header from f (seq, ack, ... ; payload length from len), the CRC
- * over header and payload; IPv4 checksum in software unless ip_offload
- * (then m's ol_flags ask the port for it). 0 or -EINVAL. */
+/* Build the outer headers and the eth header of a frame in m.
+ *
+ * Convention: the caller allocates m and reserves the first RDS_ETH_HDRS
+ * (82) bytes of its data for the headers (rte_pktmbuf_append(m,
+ * RDS_ETH_HDRS), contents unimportant), then appends the payload, f->len
+ * bytes, after them (in the first segment or in further segments: a
+ * chain is fine here, only the 82 header bytes must be in the first
+ * one). So rte_pktmbuf_pkt_len(m) == RDS_ETH_HDRS + f->len, and
+ * f->len <= RDS_ETH_MAX_PAYLOAD. Build fills the 82 bytes: Ethernet from
+ * src to dst MAC (IPv4 ethertype, no VLAN tag), IPv4 from sip to dip
+ * (network order; IHL 5, DF, TTL 64, id 0, total length), UDP from sport
+ * to dport (host order; checksum 0, length), the eth header from f (type,
+ * flags, epochs, seq, ack, sack, wnd, len, frag_off; the outer-header
+ * fields of f are not used) with the CRC32C over header and payload. The
+ * IPv4 checksum is computed in software, unless ip_offload: then the
+ * field is 0, m->ol_flags gets RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM
+ * and l2_len/l3_len are set (without it those two flags are cleared).
+ * Returns 0, or -EINVAL (lengths do not match, the first segment holds
+ * fewer than 82 bytes, a type or flag parse would refuse, an ACK with a
+ * payload): build never makes a frame that rds_eth_frame_parse refuses. */
 int rds_eth_frame_build(struct rte_mbuf *m, const struct rte_ether_addr *src,
 			const struct rte_ether_addr *dst, uint32_t sip,
 			uint32_t dip, uint16_t sport, uint16_t dport,
 			const struct rds_eth_frame *f, bool ip_offload);
 
 /* Parse a received frame: Ethernet, IPv4 (to one of our addresses is
- * checked by the caller), UDP to udp_port, eth header, CRC. Fills f.
- * Returns RDS_ETH_DROP_NONE or why it is refused; never reads past the
- * mbuf's data. A multi-segment mbuf is refused (RDS_ETH_DROP_SHORT)
- * unless linearised by the caller first. */
+ * checked by the caller, with f->dst_ip), UDP to udp_port, eth header,
+ * CRC. Fills f (only when the frame is accepted; f->payload points into
+ * the mbuf's data, f->len bytes). Returns RDS_ETH_DROP_NONE or why it is
+ * refused; never reads past the mbuf's data. A multi-segment mbuf is
+ * refused (RDS_ETH_DROP_SHORT) unless linearised by the caller first.
+ * The IPv4 checksum is verified in software unless m->ol_flags says
+ * RTE_MBUF_F_RX_IP_CKSUM_GOOD (or _NONE); _BAD is RDS_ETH_DROP_IP.
+ * Bytes after the IPv4 total length (Ethernet padding) are ignored. */
 enum rds_eth_drop rds_eth_frame_parse(const struct rte_mbuf *m,
 				      uint16_t udp_port,
 				      struct rds_eth_frame *f);
@@ -166,7 +189,9 @@ enum rds_eth_drop rds_eth_frame_parse_buf(const uint8_t *p, uint32_t len,
 					  struct rds_eth_frame *f);
 
 /* CRC32C (Castagnoli) of an eth header (its crc field taken as 0) and
- * payload, with rte_hash_crc. */
+ * payload: the standard CRC32C (initial value ~0, reflected, final
+ * complement; "123456789" gives 0xe3069283), computed with
+ * rte_hash_crc_*byte. Stored in the header big-endian. */
 uint32_t rds_eth_crc(const struct rds_eth_hdr *h, const void *payload,
 		     uint32_t len);
 
@@ -267,21 +292,49 @@ void rds_eth_rx_frame(struct rds_engine *e, struct rds_eth_port *p,
 /* ------------------------------------------------------------------ */
 /* Neighbours (rds_eth_arp.c) */
 
+/*
+ * The table: IPv4 -> MAC, each entry resolved (a MAC) or incomplete (an
+ * ARP request went out at some time), static entries never changed by
+ * learning. Entries are never removed (a table per port, sized for its
+ * peers). Readers (resolve, learn when nothing changes) take no lock: a
+ * resolved lookup is a hash, an address compare and one 64-bit load.
+ * Writers (a new entry, a MAC change, a request sent) serialise on a
+ * spinlock of the table. Any engine may call any of these at any time.
+ */
+
+/* A table for at most size neighbours (0: 256). NULL: no memory. */
 struct rds_eth_neigh *rds_eth_neigh_create(unsigned int size);
 void rds_eth_neigh_free(struct rds_eth_neigh *n);
-/* Static entries from an option: "IP/MAC[+IP/MAC...]". 0 or -EINVAL. */
+/* Static entries from an option: "IP/MAC[+IP/MAC...]" (dotted IPv4,
+ * MAC as XX:XX:XX:XX:XX:XX or XXXX:XXXX:XXXX). All or nothing: 0,
+ * -EINVAL (bad syntax, address 0, a broadcast or multicast MAC) or
+ * -ENOSPC (the table is full). An empty spec adds nothing. */
 int rds_eth_neigh_static(struct rds_eth_neigh *n, const char *spec);
-/* The MAC of ip (network order): 0, or -EAGAIN (an ARP request went out
- * or is due; the caller tries again later). Engine context. */
+/* The MAC of ip (network order): 0, or -EAGAIN (an ARP request for ip
+ * from sip went out on p, or one did less than 100 ms ago; the caller
+ * tries again later), -EINVAL (ip 0 or broadcast), -ENOSPC (no room in
+ * the table for a new neighbour). Engine context; requests are queued
+ * with rds_eth_tx(e, p, ...) and counted in e's arp_tx. */
 int rds_eth_neigh_resolve(struct rds_engine *e, struct rds_eth_port *p,
 			  uint32_t sip, uint32_t ip,
 			  struct rte_ether_addr *mac);
-/* Learn (or follow a change of) a peer's MAC from a valid frame; a
- * change counts in e's neigh_changed. */
+/* Learn (or follow a change of) a peer's MAC from a valid frame: makes
+ * the entry if there is none (and there is room), resolves an incomplete
+ * one, follows a changed MAC (counted in e's neigh_changed; e may be
+ * NULL: not counted). Static entries are left alone. Cheap when nothing
+ * changes (no lock). */
 void rds_eth_neigh_learn(struct rds_engine *e, struct rds_eth_neigh *n,
 			 uint32_t ip, const struct rte_ether_addr *mac);
-/* An ARP frame: answer requests for our addresses, learn from requests
- * and replies. Takes m. */
+/* The entry for ip without side effects (tests, info): 1 resolved (mac
+ * filled), 0 incomplete, -ENOENT none. */
+int rds_eth_neigh_lookup(struct rds_eth_neigh *n, uint32_t ip,
+			 struct rte_ether_addr *mac);
+/* An ARP frame (rds_eth_is_arp; home engine of p): answer requests for
+ * one of p's local addresses (a reply from p->mac, queued with
+ * rds_eth_tx), learn the sender of requests and replies (only senders
+ * with an entry already, or that ask for one of our addresses; never
+ * one of our own addresses or p's MAC). Counts arp_rx (every frame) and
+ * arp_tx in e's counters. Takes m (freed here). */
 void rds_eth_arp_input(struct rds_engine *e, struct rds_eth_port *p,
 		       struct rte_mbuf *m);
 
@@ -451,20 +504,46 @@ struct rds_eth_rdma_resp {
 /* ------------------------------------------------------------------ */
 /* Fault injection (rds_eth_fault.c) */
 
+/*
+ * One per engine (its own generator and held frames; no lock). Faults,
+ * drawn per frame in this order with independent draws: drop (freed);
+ * corrupt (a copy of the frame, rte_pktmbuf_copy from its pool, with one
+ * byte anywhere in it, headers included, XORed with a non-zero value,
+ * and its receive checksum flags cleared; the original is released: it
+ * may be shared); duplicate (a copy passed on at once, after the
+ * original when that passes too); delay (held until now + delay_us);
+ * reorder (held until reorder_depth later frames entered the hook, or
+ * for 1 ms at most, then passed on after the frame that released it).
+ * A frame is delayed or reordered, not both. If a copy cannot be made
+ * the fault is skipped (not counted).
+ */
 struct rds_eth_fault;
-struct rds_eth_fault *rds_eth_fault_create(uint64_t seed);
+/* salt makes this instance's stream differ from others' with the same
+ * settings (e.g. the engine id). NULL: no memory. */
+struct rds_eth_fault *rds_eth_fault_create(uint64_t salt);
+/* Frees held frames too. */
 void rds_eth_fault_free(struct rds_eth_fault *f);
-/* The engine's settings changed: take the new ones. */
+/* The engine's settings changed: take the new ones (NULL: none). The
+ * generator restarts from cfg->seed (0: a fixed default) and the salt,
+ * so that a run is reproducible. Rates are clamped to 1,000,000, the
+ * reorder depth to 1..16. Frames held stay held until their time. */
 void rds_eth_fault_set(struct rds_eth_fault *f,
 		       const struct rte_rds_eth_faults *cfg);
 /* Apply the faults to a burst about to be sent (or just received):
  * frames may be dropped (freed), duplicated, held back (reorder, delay),
- * corrupted (copied first). Returns the frames to pass on, in out[]
- * (room for max); held frames come out in later calls (also with n 0). */
+ * corrupted (copied first). Takes the n frames of in[]. Returns the
+ * frames to pass on, in out[] (room for max; the caller takes them);
+ * what does not fit is kept for the next call, in order. Held frames
+ * come out in later calls (also with n 0: call it every pass while
+ * rds_eth_fault_held() is not 0). now is the TSC. Counts fault_* in st
+ * (may be NULL). With every rate 0 and nothing held, in[] is copied to
+ * out[] unchanged. */
 uint16_t rds_eth_fault_apply(struct rds_eth_fault *f, struct rte_mbuf **in,
 			     uint16_t n, struct rte_mbuf **out, uint16_t max,
 			     uint64_t now, struct rte_rds_eth_stats *st);
-/* Frames held back, to free at tear-down. */
+/* Frames held back (delayed, reordered, or waiting for room in out). */
+unsigned int rds_eth_fault_held(const struct rds_eth_fault *f);
+/* Free the frames held back (tear-down). */
 void rds_eth_fault_flush(struct rds_eth_fault *f);
 
 #endif /* RDS_ETH_H */
