@@ -455,7 +455,7 @@ test_build_invalid(void)
 	CU_ASSERT_EQUAL(rds_eth_frame_build(m, &mac_a, &mac_b, ip, ip, 1, 2,
 					    &f, false), -EINVAL);
 	f.type = RDS_ETH_F_DATA;
-	f.flags = 0x08;
+	f.flags = 0x10;
 	CU_ASSERT_EQUAL(rds_eth_frame_build(m, &mac_a, &mac_b, ip, ip, 1, 2,
 					    &f, false), -EINVAL);
 	CU_ASSERT_EQUAL(rds_eth_frame_build(NULL, &mac_a, &mac_b, ip, ip, 1, 2,
@@ -787,7 +787,7 @@ test_bad_header(void)
 {
 	static const uint8_t versions[] = { 0, 2, 0x81, 0xff };
 	static const uint8_t types[] = { 0, 5, 6, 0x80, 0xff };
-	static const uint16_t flags[] = { 0x08, 0x10, 0x100, 0x8000, 0xffff };
+	static const uint16_t flags[] = { 0x10, 0x20, 0x100, 0x8000, 0xffff };
 	struct rds_eth_frame g;
 	unsigned int i;
 	uint8_t *b, *c;

@@ -148,8 +148,19 @@ out:
 		return ret;
 check:
 	if (o->port[0] == '\0') {
-		ETH_LOG(ERR, "no port= for an eth address");
-		return -EINVAL;
+		/* No port named: the only ethdev there is. */
+		uint16_t id, n = 0, only = 0;
+
+		RTE_ETH_FOREACH_DEV(id) {
+			only = id;
+			n++;
+		}
+		if (n != 1) {
+			ETH_LOG(ERR, "no port= for an eth address and %u "
+				"ethdevs to choose from", n);
+			return -EINVAL;
+		}
+		snprintf(o->port, sizeof(o->port), "%u", only);
 	}
 	if (o->window < 8 || (o->window & (o->window - 1)) != 0 ||
 	    o->udp_port == 0 || o->rto_min_us == 0 ||

@@ -347,7 +347,6 @@ struct rds_eth_sent {
 	uint64_t tsc;			/* last transmission */
 	uint16_t tx_count;		/* transmissions so far */
 	bool sacked;
-	bool fast_rexmit;		/* resent by fast retransmit already */
 };
 
 /* Per connection (rds_conn.tp). */
@@ -366,6 +365,8 @@ struct rds_eth_conn {
 	uint32_t epoch;			/* our stream's (random, never 0) */
 	uint32_t epoch_prev;		/* the one before (late frames) */
 	uint32_t peer_epoch;		/* the peer's stream we take, 0: none */
+	uint32_t peer_epoch_prev;	/* the one before (its late frames
+					 * are stale, OPEN or not) */
 	bool epoch_acked;		/* the peer takes ours: no more OPEN */
 
 	/* Sending. */
@@ -374,7 +375,12 @@ struct rds_eth_conn {
 	uint32_t peer_wnd;		/* the peer's window from snd_una */
 	uint32_t wnd;			/* ring size (a power of two) */
 	struct rds_eth_sent *sent;	/* [seq & (wnd - 1)] */
-	uint64_t srtt, rttvar, rto;	/* TSC */
+	uint64_t srtt, rttvar;		/* TSC */
+	uint64_t rto_base;		/* from srtt and rttvar */
+	uint64_t rto;			/* rto_base, doubled per timeout
+					 * until progress */
+	uint64_t rack_tsc;		/* latest send time of a frame the
+					 * peer acknowledged (RACK) */
 	uint32_t timeouts;		/* in a row, without progress */
 	bool unresponsive;
 	struct rds_timer rto_timer;

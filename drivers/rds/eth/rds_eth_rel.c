@@ -9,9 +9,12 @@
  * kept (an mbuf reference) until the peer acknowledges it, cumulatively
  * or selectively (a 64-frame SACK bitmap; a selectively acknowledged
  * frame is let go at once). A hole with three acknowledged frames above
- * it is sent again at once (fast retransmit); otherwise the retransmit
- * timer, RFC 6298 from the measured round trip with a floor in
- * microseconds, sends the oldest again and backs off. A peer that lets
+ * it, and a frame sent after its last transmission acknowledged a
+ * quarter round trip later than it (RACK, so that a lost retransmission
+ * is found the same way), is sent again at once (fast retransmit);
+ * otherwise the retransmit timer, RFC 6298 from the measured round trip
+ * with a floor in microseconds, sends the oldest again and backs off
+ * until the next progress. A peer that lets
  * dead_after timeouts pass in a row is reported unresponsive (its
  * messages stay queued until cancelled, as with the kernel) and is kept
  * trying.
@@ -90,6 +93,7 @@ rds_eth_rel_init(struct rds_eth_conn *ec, struct rds_eth_port *p)
 	rds_timer_init(&ec->rto_timer, rds_eth_rto_fire);
 	rds_timer_init(&ec->ack_timer, rds_eth_ack_fire);
 	ec->rto = p->rto_init_tsc;
+	ec->rto_base = p->rto_init_tsc;
 	ec->epoch = rds_eth_new_epoch_value(0);
 	ec->peer_wnd = ec->wnd;
 	return 0;
@@ -180,7 +184,10 @@ rds_eth_rel_new_epoch(struct rds_eth_conn *ec)
 	ec->snd_nxt = 0;
 	ec->snd_una = 0;
 	ec->peer_wnd = ec->wnd;
-	ec->rto = ec->port->rto_init_tsc;
+	if (ec->srtt == 0)
+		ec->rto_base = ec->port->rto_init_tsc;
+	ec->rto = ec->rto_base;
+	ec->rack_tsc = 0;
 	ec->timeouts = 0;
 	rds_eth_set_unresponsive(ec, false);
 }
@@ -212,10 +219,23 @@ rds_eth_mark_ack(struct rds_eth_conn *ec)
 void
 rds_eth_rel_rx_reset(struct rds_eth_conn *ec)
 {
+	struct rds_eth_frame f;
+
 	ec_ee(ec)->stats.rx_bad_unit++;
+	/* Tell the peer at once that we take its stream no more (a RESET
+	 * naming it; answered again to its next frames of it). */
+	memset(&f, 0, sizeof(f));
+	f.type = RDS_ETH_F_DATA;
+	f.src_epoch = ec->peer_epoch;
+	f.src_ip = ec->fip;
+	f.dst_ip = ec->lip;
+	f.src_mac = ec->peer_mac;
+	if (ec->resolved && ec->peer_epoch != 0) {
+		ec->reset_tsc = ec_eng(ec)->now;
+		rds_eth_send_reset(ec_eng(ec), ec->port, &f);
+	}
+	ec->peer_epoch_prev = ec->peer_epoch;
 	rds_eth_rx_restart(ec, 0);
-	/* Tell the peer at once: our frames say we take none of its. */
-	rds_eth_mark_ack(ec);
 }
 
 uint32_t
@@ -320,7 +340,6 @@ rds_eth_rel_send(struct rds_eth_conn *ec, uint8_t type, uint16_t flags,
 	st->tsc = e->now;
 	st->tx_count = 1;
 	st->sacked = false;
-	st->fast_rexmit = false;
 	/* One reference for the PMD, one kept for sending it again. */
 	rte_mbuf_refcnt_update(m, 1);
 	ec->snd_nxt++;
@@ -412,7 +431,8 @@ rds_eth_rtt_sample(struct rds_eth_conn *ec, uint64_t r)
 		ec->srtt = (7 * ec->srtt + r) / 8;
 	}
 	rto = ec->srtt + 4 * ec->rttvar;
-	ec->rto = RTE_MIN(RTE_MAX(rto, p->rto_min_tsc), p->rto_max_tsc);
+	ec->rto_base = RTE_MIN(RTE_MAX(rto, p->rto_min_tsc), p->rto_max_tsc);
+	ec->rto = ec->rto_base;
 }
 
 static void
@@ -429,7 +449,6 @@ rds_eth_rto_fire(struct rds_engine *e, struct rds_timer *t)
 	ec->rto = RTE_MIN(ec->rto * 2, ec->port->rto_max_tsc);
 	for (s = ec->snd_una; s != ec->snd_nxt && n < RDS_ETH_REXMIT_BURST;
 	     s++) {
-		ec->sent[s & (ec->wnd - 1)].fast_rexmit = false;
 		if (rds_eth_rexmit(ec, s)) {
 			ee->stats.rexmit_timeout++;
 			n++;
@@ -448,15 +467,26 @@ rds_eth_ack_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
 	struct rds_eth_engine *ee = ec_ee(ec);
 	struct rds_eth_sent *st;
 	uint32_t ack = f->ack, s, i, above;
-	uint64_t rtt = 0;
+	uint64_t rtt = 0, reo;
 	bool progress = false;
 
 	ec->peer_wnd = f->wnd;
 	if (seq_lt(ec->snd_una, ack) && !seq_lt(ec->snd_nxt, ack)) {
+		bool clean = true;
+
 		for (s = ec->snd_una; s != ack; s++) {
 			st = &ec->sent[s & (ec->wnd - 1)];
-			/* Karn: only a frame sent once measures the RTT. */
-			if (st->m != NULL && st->tx_count == 1 && !st->sacked)
+			if (st->tx_count > 1)
+				clean = false;
+			if (st->m != NULL && !st->sacked &&
+			    st->tsc > ec->rack_tsc)
+				ec->rack_tsc = st->tsc;
+			/* Karn, and more: the newest frame measures the
+			 * round trip if nothing in the range was sent
+			 * twice (else the frames waited behind a hole at
+			 * the receiver, beyond the SACK's reach). */
+			if (s + 1 == ack && clean && st->m != NULL &&
+			    !st->sacked && st->tx_count == 1)
 				rtt = e->now - st->tsc;
 			rte_pktmbuf_free(st->m);
 			memset(st, 0, sizeof(*st));
@@ -475,11 +505,16 @@ rds_eth_ack_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
 			if (st->sacked)
 				continue;
 			st->sacked = true;
+			if (st->tsc > ec->rack_tsc)
+				ec->rack_tsc = st->tsc;
 			rte_pktmbuf_free(st->m);
 			st->m = NULL;
 			progress = true;
 		}
-		/* Holes with enough acknowledged frames above them. */
+		/* Holes with enough acknowledged frames above them: at
+		 * once if sent once; a retransmission if a frame sent well
+		 * after it (a quarter round trip) was acknowledged. */
+		reo = RTE_MAX(ec->srtt / 4, ec->port->rto_min_tsc / 8);
 		above = 0;
 		for (s = ec->snd_nxt; s != ec->snd_una; ) {
 			s--;
@@ -487,8 +522,9 @@ rds_eth_ack_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
 			if (st->sacked) {
 				above++;
 			} else if (above >= RDS_ETH_DUPTHRESH &&
-				   !st->fast_rexmit && st->m != NULL) {
-				st->fast_rexmit = true;
+				   st->m != NULL &&
+				   (st->tx_count == 1 ||
+				    st->tsc + reo < ec->rack_tsc)) {
 				if (rds_eth_rexmit(ec, s))
 					ee->stats.rexmit_fast++;
 			}
@@ -498,6 +534,7 @@ rds_eth_ack_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
 		rds_eth_rtt_sample(ec, rtt);
 	if (!progress)
 		return;
+	ec->rto = ec->rto_base;
 	ec->timeouts = 0;
 	rds_eth_set_unresponsive(ec, false);
 	if (ec->snd_una == ec->snd_nxt)
@@ -548,7 +585,10 @@ rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
 	}
 	/* The peer's stream. */
 	if (f->src_epoch != ec->peer_epoch) {
-		if (!(f->flags & RDS_ETH_FL_OPEN) || f->src_epoch == 0) {
+		bool lost_ours;
+
+		if (!(f->flags & RDS_ETH_FL_OPEN) || f->src_epoch == 0 ||
+		    f->src_epoch == ec->peer_epoch_prev) {
 			ee->stats.rx_drop_stale++;
 			/* A stream we take no more: tell its sender, now
 			 * and then, so that it starts a new one. */
@@ -560,20 +600,25 @@ rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
 			rte_pktmbuf_free(m);
 			return;
 		}
-		if (ec->peer_epoch != 0)
+		/* A new stream of the peer's that does not name ours, once
+		 * it took ours: the peer restarted (or reset its end), and
+		 * has lost our stream too. Ours starts again; RDS sends
+		 * again what the peer never acknowledged. Stale frames of
+		 * the peer's current stream never count here (their dst
+		 * may be 0 from before it took ours). */
+		lost_ours = ec->epoch_acked && f->dst_epoch != ec->epoch;
+		if (ec->peer_epoch != 0) {
 			ee->stats.peer_restarts++;
+			ec->peer_epoch_prev = ec->peer_epoch;
+		}
 		rds_eth_rx_restart(ec, f->src_epoch);
+		if (lost_ours)
+			rds_conn_drop(ec->c);
 	}
 	/* Our stream, as the peer takes it. */
 	if (f->dst_epoch == ec->epoch) {
 		ec->epoch_acked = true;
 		rds_eth_ack_input(ec, f);
-	} else if (f->dst_epoch == 0 && ec->epoch_acked) {
-		/* It took our stream, and takes it no more: it restarted or
-		 * dropped it. Ours starts again; RDS sends again what the
-		 * peer never acknowledged. */
-		ee->stats.peer_restarts++;
-		rds_conn_drop(ec->c);
 	}
 	if (f->type == RDS_ETH_F_ACK) {
 		ee->stats.ack_rx++;

@@ -19,7 +19,8 @@
  * "10.0.0.1=eth,port=net_memif0")):
  *
  *   port=NAME|ID     the ethdev (its name, e.g. net_memif0, or its port
- *                    id); required ("dev=" is a synonym)
+ *                    id; "dev=" is a synonym); may be left out when the
+ *                    process has exactly one ethdev
  *   configure=0|1    1 (default): the library configures the port (one
  *                    receive queue, a transmit queue per engine when the
  *                    PMD has them, the MTU), starts it and stops it at
