@@ -14,10 +14,10 @@
  * rte_rds_info), bind of a bound socket, and rte_rds_engine_poll.
  *
  * Bookkeeping, per handle number: the socket incarnation registered on
- * it (a unique 64-bit id, given after rte_rds_socket() returned the
- * handle and before bind), under a send lock and a receive lock that
- * senders and receivers of that handle hold for their call; close takes
- * neither, so closes race every call. The incarnation is also recorded
+ * it (a unique 64-bit id, registered when its bind succeeds), under a
+ * send lock and a receive lock that senders and receivers of that
+ * handle hold for their call, and that bind and registration hold
+ * together; close takes neither, so closes race every call. The incarnation is also recorded
  * in a table keyed by (address, port) at bind time, where senders look
  * the destination's id up. Ports are handed out once each (per address,
  * wrapping only after ~55,000 binds), so that a message can only reach a
@@ -320,7 +320,7 @@ op_create(struct worker *w)
 	unsigned int a, i, k;
 	uint16_t port;
 	uint64_t inc;
-	int h, v, expect;
+	int h, v, r, e, expect;
 
 	h = rte_rds_socket();
 	if (h < 0) {
@@ -352,27 +352,35 @@ op_create(struct worker *w)
 		rte_rds_close(h);
 		return;
 	}
-	hs[h].inc = inc;
-	hs[h].addr = (uint8_t)a;
-	hs[h].port = port;
-	hs[h].tx_seq = 0;
-	memset(hs[h].rx, 0, sizeof(hs[h].rx));
-	hs[h].rx_used = 0;
+	/* Bind and register together, under both locks: no send or
+	 * receive on the handle runs meanwhile, and no other bind (a
+	 * stale op_rebind binds only to the registered address), so the
+	 * socket behind the handle is always bound where its registration
+	 * says, or not bound. */
+	sin = rds_test_sin(ips[a], port);
+	r = rte_rds_bind(h, (const struct sockaddr *)&sin, sizeof(sin));
+	e = errno;
+	if (r == 0) {
+		hs[h].inc = inc;
+		hs[h].addr = (uint8_t)a;
+		hs[h].port = port;
+		hs[h].tx_seq = 0;
+		memset(hs[h].rx, 0, sizeof(hs[h].rx));
+		hs[h].rx_used = 0;
+	}
 	pthread_mutex_unlock(&hs[h].rx_lock);
 	pthread_mutex_unlock(&hs[h].tx_lock);
-
-	__atomic_store_n(&inc_at[a][port], inc, __ATOMIC_RELEASE);
-	sin = rds_test_sin(ips[a], port);
-	if (rte_rds_bind(h, (const struct sockaddr *)&sin, sizeof(sin)) != 0) {
+	if (r != 0) {
 		/* EBADF: a stale close got it (do not close again: the
 		 * handle may be another socket's by now); EINVAL: a stale
-		 * bind got there first; EADDRINUSE: the port came round. */
-		v = errno;
-		count(w, OP_CREATE, false, v, allowed);
-		if (v != EBADF)
+		 * bind got there first, to the address of the incarnation
+		 * registered before; EADDRINUSE: the port came round. */
+		count(w, OP_CREATE, false, e, allowed);
+		if (e != EBADF)
 			rte_rds_close(h);
 		return;
 	}
+	__atomic_store_n(&inc_at[a][port], inc, __ATOMIC_RELEASE);
 	i = (unsigned int)rnd(w, 0, NPOOL - 1);
 	for (k = 0; k < NPOOL; k++, i = (i + 1) % NPOOL) {
 		expect = -1;
