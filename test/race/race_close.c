@@ -17,22 +17,25 @@
  *   rte_rds_recvmsg (blocking, no timeout) while the socket is closed:
  *   recvmsg returns -1/EBADF (the documented departure from Linux, where
  *   it stays blocked), close returns 0, nothing crashes.
- * - recv_close_reuse (b): the same, and the handle is reused at once by
- *   a new socket bound to another port, which is sent a message: the
- *   blocked call returns -1/EBADF and never that message; the new socket
- *   receives it.
- * - send_close_reuse (c): a sender blocked for send-buffer space (4 KiB
- *   SO_SNDBUF, the loop transport dropping every frame so that nothing
- *   is ever acknowledged) while the socket is closed and its handle
- *   reused: the send fails with EBADF, and the new socket's send-buffer
- *   accounting is untouched (its SO_SNDBUF worth of non-blocking sends
- *   succeed, exactly as many as on a fresh socket).
- * - poll_close_inline, poll_close_lcore, arm_close (d): rte_rds_poll
- *   blocked (timeout -1) on a socket that is closed returns POLLNVAL (or
- *   -1/EBADF); rte_rds_event_arm and rte_rds_poll called in a loop while
- *   the socket is closed end with EBADF / POLLNVAL, no other result.
- * - info_close (e): getsockopt(RDS_INFO_RECV_MESSAGES / RDS_INFO_SOCKETS
- *   / RDS_INFO_SEND_MESSAGES) in a loop on another thread while sockets
+ * - recv_close_reuse_inline, recv_close_reuse_lcore (b): the same, and
+ *   the handle is reused at once by a new socket bound to another port,
+ *   which is sent a message: the blocked call returns -1/EBADF and never
+ *   that message; the new socket receives it.
+ * - send_close_reuse_inline, send_close_reuse_lcore (c): a sender
+ *   blocked for send-buffer space (4 KiB SO_SNDBUF, the loop transport
+ *   dropping every frame so that nothing is ever acknowledged) while the
+ *   socket is closed and its handle reused: the send fails with EBADF,
+ *   and the new socket's send-buffer accounting is untouched (its
+ *   SO_SNDBUF worth of non-blocking sends succeed, exactly as many as on
+ *   a fresh socket).
+ * - poll_close_inline, poll_close_lcore, arm_close_inline,
+ *   arm_close_lcore (d): rte_rds_poll blocked (timeout -1) on a socket
+ *   that is closed returns POLLNVAL (or -1/EBADF); rte_rds_event_arm and
+ *   rte_rds_poll called in a loop while the socket is closed end with
+ *   EBADF / POLLNVAL, no other result.
+ * - info_close_inline, info_close_lcore (e):
+ *   getsockopt(RDS_INFO_RECV_MESSAGES / RDS_INFO_SOCKETS /
+ *   RDS_INFO_SEND_MESSAGES) in a loop on another thread while sockets
  *   with queued messages are closed: every call succeeds (or ENOSPC) and
  *   every record is one the test could have made.
  *
@@ -538,8 +541,10 @@ test_recv_close_lcore(void)
 /* (b) the same, with the handle reused at once */
 
 static void
-test_recv_close_reuse(void)
+recv_close_reuse(bool inline_engine)
 {
+	const char *what = inline_engine ? "recv_close_reuse_inline" :
+					   "recv_close_reuse_lcore";
 	struct sockaddr_in to = rds_test_sin(RDS_TEST_IP1, PORT_B), from;
 	struct timeval tv = { .tv_sec = 2, .tv_usec = 0 };
 	unsigned int r, fails = 0, stolen = 0, noreuse = 0;
@@ -548,8 +553,8 @@ test_recv_close_reuse(void)
 	int tx, s, s2;
 	ssize_t n;
 
-	rds_test_watchdog(600, "recv_close_reuse");
-	lib_up(true);
+	rds_test_watchdog(600, what);
+	lib_up(inline_engine);
 	printf("\n");
 	tx = rds_test_socket(RDS_TEST_IP2, PORT_TX, 0, 0);
 	CU_ASSERT_FATAL(tx >= 0);
@@ -558,7 +563,7 @@ test_recv_close_reuse(void)
 		CU_ASSERT_FATAL(s >= 0);
 		polls0 = rds_test_stats().s_polls;
 		helper_post(&helper, JOB_RECV, s);
-		if (!wait_inside(polls0, &rng, "recv_close_reuse"))
+		if (!wait_inside(polls0, &rng, what))
 			round_fail(&fails, r, "recvmsg returned before the "
 				   "close: %zd", helper.ret);
 		if (rte_rds_close(s) != 0)
@@ -598,9 +603,9 @@ test_recv_close_reuse(void)
 				   n < 0 ? strerror(errno) : got);
 		CU_ASSERT(rte_rds_close(s2) == 0);
 	}
-	printf("  recv_close_reuse: %u rounds, %u failed, %u times the "
-	       "blocked call returned the new socket's message, %u rounds "
-	       "without handle reuse\n", rounds, fails, stolen, noreuse);
+	printf("  %s: %u rounds, %u failed, %u times the blocked call "
+	       "returned the new socket's message, %u rounds without "
+	       "handle reuse\n", what, rounds, fails, stolen, noreuse);
 	CU_ASSERT_EQUAL(fails, 0);
 	CU_ASSERT_EQUAL(stolen, 0);
 	/* The free list hands the closed handle out first. */
@@ -608,6 +613,18 @@ test_recv_close_reuse(void)
 	CU_ASSERT(rte_rds_close(tx) == 0);
 	lib_down();
 	rds_test_watchdog(0, NULL);
+}
+
+static void
+test_recv_close_reuse_inline(void)
+{
+	recv_close_reuse(true);
+}
+
+static void
+test_recv_close_reuse_lcore(void)
+{
+	recv_close_reuse(false);
 }
 
 /* ------------------------------------------------------------------ */
@@ -635,16 +652,18 @@ fill_sndbuf(int s, const struct sockaddr_in *to, int *err)
 }
 
 static void
-test_send_close_reuse(void)
+send_close_reuse(bool inline_engine)
 {
+	const char *what = inline_engine ? "send_close_reuse_inline" :
+					   "send_close_reuse_lcore";
 	struct rte_rds_loop_faults f = { .drop_one_in = 1 };
 	struct sockaddr_in to = rds_test_sin(RDS_TEST_IP2, PORT_TX);
 	unsigned int r, fails = 0, noreuse = 0, charged = 0;
 	uint64_t rng = 0xcafe, polls0;
 	int dst, s, s2, n0, n1, err;
 
-	rds_test_watchdog(600, "send_close_reuse");
-	lib_up(true);
+	rds_test_watchdog(600, what);
+	lib_up(inline_engine);
 	printf("\n");
 	/* Nothing is ever acknowledged: the send buffer only empties when
 	 * its socket closes. */
@@ -663,7 +682,7 @@ test_send_close_reuse(void)
 		helper.to = to;
 		polls0 = rds_test_stats().s_polls;
 		helper_post(&helper, JOB_SEND, s);
-		if (!wait_inside(polls0, &rng, "send_close_reuse"))
+		if (!wait_inside(polls0, &rng, what))
 			round_fail(&fails, r, "blocking send returned before "
 				   "the close: %zd (%s)", helper.ret,
 				   strerror(helper.err));
@@ -690,15 +709,27 @@ test_send_close_reuse(void)
 		}
 		CU_ASSERT(rte_rds_close(s2) == 0);
 	}
-	printf("  send_close_reuse: %u rounds, %u failed, %u times the new "
-	       "socket's send buffer was charged, %u rounds without handle "
-	       "reuse\n", rounds, fails, charged, noreuse);
+	printf("  %s: %u rounds, %u failed, %u times the new socket's "
+	       "send buffer was charged, %u rounds without handle "
+	       "reuse\n", what, rounds, fails, charged, noreuse);
 	CU_ASSERT_EQUAL(fails, 0);
 	CU_ASSERT_EQUAL(noreuse, 0);
 	CU_ASSERT(rte_rds_close(dst) == 0);
 	CU_ASSERT(rte_rds_loop_set_faults(NULL) == 0);
 	lib_down();
 	rds_test_watchdog(0, NULL);
+}
+
+static void
+test_send_close_reuse_inline(void)
+{
+	send_close_reuse(true);
+}
+
+static void
+test_send_close_reuse_lcore(void)
+{
+	send_close_reuse(false);
 }
 
 /* ------------------------------------------------------------------ */
@@ -826,14 +857,16 @@ test_poll_close_reuse_lcore(void)
 }
 
 static void
-test_arm_close(void)
+arm_close(bool inline_engine)
 {
+	const char *what = inline_engine ? "arm_close_inline" :
+					   "arm_close_lcore";
 	unsigned int r, fails = 0;
 	uint64_t rng = 0xa4a4, k, t0, iters = 0;
 	int s;
 
-	rds_test_watchdog(600, "arm_close");
-	lib_up(false);
+	rds_test_watchdog(600, what);
+	lib_up(inline_engine);
 	printf("\n");
 	for (r = 0; r < rounds; r++) {
 		s = rds_test_socket(RDS_TEST_IP1, PORT_A, 0, 0);
@@ -856,19 +889,33 @@ test_arm_close(void)
 				   helper.ret < 0 ? strerror(helper.err) :
 				   "-");
 	}
-	printf("  arm_close: %u rounds, %u failed, %" PRIu64 " calls before "
-	       "the closes\n", rounds, fails, iters);
+	printf("  %s: %u rounds, %u failed, %" PRIu64 " calls before the "
+	       "closes\n", what, rounds, fails, iters);
 	CU_ASSERT_EQUAL(fails, 0);
 	lib_down();
 	rds_test_watchdog(0, NULL);
+}
+
+static void
+test_arm_close_inline(void)
+{
+	arm_close(true);
+}
+
+static void
+test_arm_close_lcore(void)
+{
+	arm_close(false);
 }
 
 /* ------------------------------------------------------------------ */
 /* (e) RDS_INFO walks racing close */
 
 static void
-test_info_close(void)
+info_close(bool inline_engine)
 {
+	const char *what = inline_engine ? "info_close_inline" :
+					   "info_close_lcore";
 	struct sockaddr_in to;
 	struct rte_rds_pollfd pfd;
 	unsigned int r, i, fails = 0;
@@ -876,8 +923,8 @@ test_info_close(void)
 	uint64_t it;
 	int tx, q, s;
 
-	rds_test_watchdog(600, "info_close");
-	lib_up(true);
+	rds_test_watchdog(600, what);
+	lib_up(inline_engine);
 	printf("\n");
 	tx = rds_test_socket(RDS_TEST_IP2, PORT_TX, 0, 0);
 	q = rds_test_socket(RDS_TEST_IP4, PORT_Q, 0, 0);
@@ -913,8 +960,8 @@ test_info_close(void)
 	}
 	__atomic_store_n(&helper.stop, 1, __ATOMIC_RELEASE);
 	helper_wait(&helper, "RDS_INFO loop");
-	printf("  info_close: %u rounds, %u failed, %" PRIu64 " info calls, "
-	       "%" PRIu64 " records checked, %" PRIu64 " ENOSPC%s%s\n",
+	printf("  %s: %u rounds, %u failed, %" PRIu64 " info calls, %"
+	       PRIu64 " records checked, %" PRIu64 " ENOSPC%s%s\n", what,
 	       rounds, fails, __atomic_load_n(&helper.iters, __ATOMIC_ACQUIRE),
 	       helper.records, helper.enospc, helper.bad ? "; helper: " : "",
 	       helper.bad ? helper.why : "");
@@ -927,18 +974,34 @@ test_info_close(void)
 	rds_test_watchdog(0, NULL);
 }
 
+static void
+test_info_close_inline(void)
+{
+	info_close(true);
+}
+
+static void
+test_info_close_lcore(void)
+{
+	info_close(false);
+}
+
 int
 main(void)
 {
 	static const struct rds_test_case cases[] = {
 		{ "recv_close_inline", test_recv_close_inline },
 		{ "recv_close_lcore", test_recv_close_lcore },
-		{ "recv_close_reuse", test_recv_close_reuse },
-		{ "send_close_reuse", test_send_close_reuse },
+		{ "recv_close_reuse_inline", test_recv_close_reuse_inline },
+		{ "recv_close_reuse_lcore", test_recv_close_reuse_lcore },
+		{ "send_close_reuse_inline", test_send_close_reuse_inline },
+		{ "send_close_reuse_lcore", test_send_close_reuse_lcore },
 		{ "poll_close_inline", test_poll_close_inline },
 		{ "poll_close_lcore", test_poll_close_lcore },
-		{ "arm_close", test_arm_close },
-		{ "info_close", test_info_close },
+		{ "arm_close_inline", test_arm_close_inline },
+		{ "arm_close_lcore", test_arm_close_lcore },
+		{ "info_close_inline", test_info_close_inline },
+		{ "info_close_lcore", test_info_close_lcore },
 		{ NULL, NULL },
 	};
 	/* Known library bugs (RDS_TEST_RACE_KNOWN=1): meson runs them as
