@@ -1139,6 +1139,7 @@ stress(bool inline_engine)
 	}
 	memset(inc_at, 0, sizeof(inc_at));
 	memset(next_port, 0, sizeof(next_port));
+	next_inc = 0;
 	memset(workers, 0, sizeof(workers));
 	stop_all = 0;
 	op_total_weight = 0;
