@@ -9,8 +9,8 @@ MESON_ASAN_OPTS := -Db_sanitize=address,undefined -Db_lundef=false \
 
 # Suites `make test` runs in the normal build; the sanitizer build runs the
 # host-side ones.
-SUITES ?= unit loop rdma scale eth rxe interop
-ASAN_SUITES ?= unit loop rdma scale eth
+SUITES ?= unit loop rdma scale race eth rxe interop
+ASAN_SUITES ?= unit loop rdma scale race eth
 SUITE_ARGS = $(foreach s,$(SUITES),--suite $(s))
 ASAN_SUITE_ARGS = $(foreach s,$(ASAN_SUITES),--suite $(s))
 
