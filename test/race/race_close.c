@@ -39,15 +39,12 @@
  *   with queued messages are closed: every call succeeds (or ENOSPC) and
  *   every record is one the test could have made.
  *
- * Known library bugs, run only with RDS_TEST_RACE_KNOWN=1 (meson test
- * race_known, should_fail until fixed):
  * - poll_close_reuse_inline, poll_close_reuse_lcore: rte_rds_poll blocked
  *   on a socket that is closed, its handle reused at once by a socket
- *   bound elsewhere that has a message queued: the poll must report
- *   POLLNVAL, not the new socket's POLLIN. rte_rds_poll holds its
- *   sockets only while it looks at them, not for the whole call, so
- *   between two looks the handle can change sockets: with the engine
- *   inline almost every round reports the new socket's POLLIN.
+ *   bound elsewhere that has a message queued: the poll reports POLLNVAL,
+ *   not the new socket's POLLIN (rte_rds_poll holds its sockets for the
+ *   whole call; before, it held them only while it looked, and with the
+ *   engine inline almost every round reported the new socket's POLLIN).
  *
  * RDS_TEST_RACE_ROUNDS sets the rounds of each test (default 300). A
  * call that does not return within 10 s of the close fails the binary
@@ -1002,16 +999,10 @@ main(void)
 		{ "arm_close_lcore", test_arm_close_lcore },
 		{ "info_close_inline", test_info_close_inline },
 		{ "info_close_lcore", test_info_close_lcore },
-		{ NULL, NULL },
-	};
-	/* Known library bugs (RDS_TEST_RACE_KNOWN=1): meson runs them as
-	 * race_known with should_fail, until they are fixed. */
-	static const struct rds_test_case known[] = {
 		{ "poll_close_reuse_inline", test_poll_close_reuse_inline },
 		{ "poll_close_reuse_lcore", test_poll_close_reuse_lcore },
 		{ NULL, NULL },
 	};
-	bool run_known = rds_test_env_u64("RDS_TEST_RACE_KNOWN", 0) != 0;
 	int rc;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1019,8 +1010,7 @@ main(void)
 	if (rounds == 0)
 		rounds = 1;
 	rds_test_eal_init("race_close", "0-1");
-	rc = rds_test_run_suite(run_known ? "race_known" : "race_close",
-				run_known ? known : cases);
+	rc = rds_test_run_suite("race_close", cases);
 	rds_test_eal_fini();
 	return rc;
 }
