@@ -253,6 +253,9 @@ rds_info_socket(void *arg, struct rds_sock *rs)
 {
 	struct rds_info_req *r = arg;
 
+	/* Under the socket's lock: a bind or connect meanwhile never shows
+	 * half (a new port with address 0). */
+	rte_spinlock_lock(&rs->lock);
 	if (r->name == RDS6_INFO_SOCKETS) {
 		struct rds6_info_socket is;
 
@@ -280,6 +283,7 @@ rds_info_socket(void *arg, struct rds_sock *rs)
 		is.inum = (uint64_t)rs->id;
 		rds_info_put(r, &is);
 	}
+	rte_spinlock_unlock(&rs->lock);
 }
 
 static void
