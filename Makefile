@@ -9,8 +9,8 @@ MESON_ASAN_OPTS := -Db_sanitize=address,undefined -Db_lundef=false \
 
 # Suites `make test` runs in the normal build; the sanitizer build runs the
 # host-side ones.
-SUITES ?= unit loop rdma scale race eth rxe interop
-ASAN_SUITES ?= unit loop rdma scale race eth
+SUITES ?= unit loop rdma scale race eth multiproc rxe interop
+ASAN_SUITES ?= unit loop rdma scale race eth multiproc
 SUITE_ARGS = $(foreach s,$(SUITES),--suite $(s))
 ASAN_SUITE_ARGS = $(foreach s,$(ASAN_SUITES),--suite $(s))
 

@@ -350,6 +350,7 @@ rte_rds_fini(void)
 {
 	if (rds_lib == NULL)
 		return RDS_ERR(ENXIO);
+	rds_server_fini();
 	rds_teardown();
 	return 0;
 }

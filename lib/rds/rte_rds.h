@@ -23,6 +23,7 @@
 #include <rte_rds_socket.h>
 #include <rte_rds_stats.h>
 #include <rte_rds_info.h>
+#include <rte_rds_attach.h>
 
 #ifdef __cplusplus
 extern "C" {
