@@ -20,14 +20,18 @@
 #   (checked in the kernel's log: "RDS/IB: Active conn connected").
 # k2l  fan-in: three kernel sockets in A (ports 4243..4245, three krds_peer
 #   -S processes sharing one kernel connection) stream at once into one
-#   librte_rds socket in B (lrds_peer -F), INTEROP_FANIN_COUNT (1000)
-#   messages each, same size mix, running SHA-256 per stream on both ends.
+#   librte_rds socket in B (lrds_peer -F), INTEROP_FANIN_COUNT (500)
+#   messages each, sizes 0 B..1 MiB (interop_stream_size: a quarter above
+#   64 KiB, about 70 MB a stream), running SHA-256 per stream on both ends;
+#   librte_rds also fails if the kernel's sequence skipped a message.
 # l2k  fan-in: three librte_rds instances in B (three lrds_peer -S
 #   processes on 10.99.0.2, .3, .4: three connections) stream at once into
 #   one kernel socket in A (krds_peer -F).
 # A fan-in case fails on any lost, reordered or damaged message, or when a
 # stream does not complete within INTEROP_FANIN_TIMEOUT (300) seconds (a
-# stall is a failure, not a CI timeout). Both VMs print rxe0's counters
+# stall is a failure, not a CI timeout). A run in which the virtual wire
+# itself stalled (the guest's virtio-net transmit watchdog fires: QEMU's
+# socket netdev, not RDS) is said so and run once more. Both VMs print rxe0's counters
 # (/sys/class/infiniband/rxe0/ports/1/hw_counters: send_rnr_err = RNR NAKs
 # this end sent, rcvd_rnr_err = RNR NAKs it got). A's kernel log (RDS/rxe
 # lines) is streamed; on failure, dmesg | tail on both sides.
@@ -55,7 +59,7 @@ if [ -z "$krds" ]; then
 fi
 n=${INTEROP_COUNT:-500}
 tmo=${INTEROP_TIMEOUT:-240}
-fn=${INTEROP_FANIN_COUNT:-1000}
+fn=${INTEROP_FANIN_COUNT:-500}
 ftmo=${INTEROP_FANIN_TIMEOUT:-300}
 if [ "$case" = exchange ]; then vm_timeout=${RDS_VM_TIMEOUT:-600}
 else vm_timeout=${RDS_VM_TIMEOUT:-$((ftmo + 150))}; fi
@@ -137,6 +141,16 @@ check_fanin_digests() {
 		fi
 	done
 	return $bad
+}
+
+# The virtual wire itself can stop: QEMU (7.2, -netdev socket) stops
+# taking a guest's transmit queue, the guest's virtio-net watchdog reports
+# it, and from then on no frame crosses (the kernel's QPs fail with
+# "transport retry counter exceeded" and no reconnect can succeed). That
+# is the machine, not RDS: say so, and let the caller run the case once
+# more.
+wire_stalled() {
+	grep -q 'NETDEV WATCHDOG: .*transmit queue .* timed out' "$log"
 }
 
 run_pair() {	# WHAT CMD_A CMD_B [vm-pair options]
@@ -230,10 +244,14 @@ dpid=''
 INTEROP_EAL_ARGS=$eal_q INTEROP_LRDS_CONF=$lconf_q INTEROP_LRDS_QP_ERROR_EVERY=$lqe_q $lrds_q $lf ${senders[*]} -n $fn -t $ftmo \"\$RDS_VM_ADDR:4242\"
 rc=\$?
 $vm_end"
-	run_pair k2l "$a" "$b" --mem 1536
-	rc=$?
-	skip_or "$rc"
-	if [ "$rc" -eq 0 ]; then check_fanin_digests A krds B lrds || rc=1; fi
+	for attempt in 1 2; do
+		run_pair k2l "$a" "$b" --mem 1536
+		rc=$?
+		skip_or "$rc"
+		if [ "$rc" -eq 0 ]; then check_fanin_digests A krds B lrds || rc=1; fi
+		[ "$rc" -ne 0 ] && [ $attempt = 1 ] && wire_stalled || break
+		echo "interop: k2l: the virtual wire stalled (virtio-net transmit watchdog above; QEMU, not RDS): once more"
+	done
 else
 	echo "interop: l2k: three librte_rds instances stream at once into one kernel socket ($fn messages each)"
 	senders=() ls=()
@@ -256,10 +274,14 @@ $wait_peer
 dpid=''
 $(three_jobs "${ls[@]}")
 $vm_end"
-	run_pair l2k "$a" "$b" --mem 2048
-	rc=$?
-	skip_or "$rc"
-	if [ "$rc" -eq 0 ]; then check_fanin_digests B lrds A krds || rc=1; fi
+	for attempt in 1 2; do
+		run_pair l2k "$a" "$b" --mem 2048
+		rc=$?
+		skip_or "$rc"
+		if [ "$rc" -eq 0 ]; then check_fanin_digests B lrds A krds || rc=1; fi
+		[ "$rc" -ne 0 ] && [ $attempt = 1 ] && wire_stalled || break
+		echo "interop: l2k: the virtual wire stalled (virtio-net transmit watchdog above; QEMU, not RDS): once more"
+	done
 fi
 wall=$(( $(date +%s) - start ))
 if [ "$rc" -eq 0 ]; then
