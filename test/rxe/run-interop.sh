@@ -23,7 +23,9 @@
 #   librte_rds socket in B (lrds_peer -F), INTEROP_FANIN_COUNT (500)
 #   messages each, sizes 0 B..1 MiB (interop_stream_size: a quarter above
 #   64 KiB, about 70 MB a stream), running SHA-256 per stream on both ends;
-#   librte_rds also fails if the kernel's sequence skipped a message.
+#   librte_rds also fails if the kernel's sequence skipped a message, and
+#   the case if librte_rds's end sent more than INTEROP_FANIN_MAX_RNR (5)
+#   RNR NAKs (its receive ring ran dry).
 # l2k  fan-in: three librte_rds instances in B (three lrds_peer -S
 #   processes on 10.99.0.2, .3, .4: three connections) stream at once into
 #   one kernel socket in A (krds_peer -F).
@@ -153,6 +155,22 @@ wire_stalled() {
 	grep -q 'NETDEV WATCHDOG: .*transmit queue .* timed out' "$log"
 }
 
+# k2l: librte_rds's receive ring must keep up with three fast kernel
+# senders: the RNR NAKs its end sent (rxe0's send_rnr_err in B) stay
+# within INTEROP_FANIN_MAX_RNR (5: room for the VM being descheduled on a
+# busy host; a 256-buffer ring refilled one by one, with RDMA-CM's 655 ms
+# RNR timer, sent about 50 here and took three times as long).
+check_rnr() {
+	local rnr max=${INTEROP_FANIN_MAX_RNR:-5}
+	rnr=$(sed -n 's/^\[B\] interop: rxe0 counters:.* send_rnr_err=\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+	rnr=${rnr:-0}
+	if [ "$rnr" -gt "$max" ]; then
+		echo "interop: FAIL: librte_rds's receive ring ran dry: it sent $rnr RNR NAKs (at most $max)"
+		return 1
+	fi
+	echo "interop: librte_rds's end sent $rnr RNR NAKs (at most $max)"
+}
+
 run_pair() {	# WHAT CMD_A CMD_B [vm-pair options]
 	local what=$1 a=$2 b=$3
 	shift 3
@@ -249,6 +267,7 @@ $vm_end"
 		rc=$?
 		skip_or "$rc"
 		if [ "$rc" -eq 0 ]; then check_fanin_digests A krds B lrds || rc=1; fi
+		if [ "$rc" -eq 0 ]; then check_rnr || rc=1; fi
 		[ "$rc" -ne 0 ] && [ $attempt = 1 ] && wire_stalled || break
 		echo "interop: k2l: the virtual wire stalled (virtio-net transmit watchdog above; QEMU, not RDS): once more"
 	done
