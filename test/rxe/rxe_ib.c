@@ -77,7 +77,8 @@ lib_up(void)
 		/* RNR NAKs, not credits, when the ring is empty; a stall
 		 * found within a second. */
 		conf.ib_flow_control = 0;
-		conf.ib_stall_ms = 1000;
+		conf.ib_stall_ms = (uint32_t)rds_test_env_u64(
+			"RDS_TEST_IB_STALL_MS", 1000);
 	}
 	CU_ASSERT_FATAL(rds_test_lib_init(&conf) == 0);
 }
