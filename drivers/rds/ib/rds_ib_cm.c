@@ -238,9 +238,10 @@ rds_ib_conn_shutdown(struct rds_conn *c)
 
 /*
  * The RNR NAK timer our QP asks a sender to wait when our receive ring is
- * empty: as the kernel (rds_ib_tune_rnr), 0.32 ms instead of the 0 that
- * RDMA-CM leaves, which is the longest, 655.36 ms: a sender stops that
- * long after every RNR NAK. Allowed from RTR on (RTS -> RTS).
+ * empty: as the kernel (IB_RNR_TIMER_000_32 through
+ * rdma_set_min_rnr_timer, which librdmacm does not offer), 0.32 ms
+ * instead of the 0 that RDMA-CM leaves, which is the longest, 655.36 ms:
+ * a sender stops that long after every RNR NAK. Allowed in RTS.
  */
 static void
 rds_ib_tune_rnr(struct rds_ib_conn *ic)
