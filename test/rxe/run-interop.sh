@@ -13,11 +13,13 @@
 # exchange  both run the exchange of interop_proto.h: INTEROP_COUNT (500)
 #   messages each way, sizes 0..64 KiB and two of 1 MiB, checked for size,
 #   content and order, with running SHA-256 digests that this script also
-#   compares across the two sides. Two rounds, each a fresh VM pair: in
+#   compares across the two sides. Three rounds, each a fresh VM pair: in
 #   round 1 both sides send at once (librte_rds, up last, usually opens the
 #   connection); in round 2 librte_rds sends only after the kernel's first
 #   message (lrds_peer -P), so the kernel connects and librte_rds accepts
-#   (checked in the kernel's log: "RDS/IB: Active conn connected").
+#   (checked in the kernel's log: "RDS/IB: Active conn connected"); round 3
+#   is round 1 with the kernel's credit flow control on
+#   (net.rds.ib.flow_control=1), so that both ends use credits.
 # k2l  fan-in: three kernel sockets in A (ports 4243..4245, three krds_peer
 #   -S processes sharing one kernel connection) stream at once into one
 #   librte_rds socket in B (lrds_peer -F), INTEROP_FANIN_COUNT (500)
@@ -42,6 +44,7 @@
 # programs). Knobs: INTEROP_COUNT, INTEROP_TIMEOUT (seconds per side, 240),
 # INTEROP_FANIN_COUNT, INTEROP_FANIN_TIMEOUT, INTEROP_EAL_ARGS (extra EAL
 # words for lrds_peer), INTEROP_LRDS_CONF (lrds_peer's setting overrides),
+# INTEROP_KERNEL_FLOWCTL=1 (fan-in: the kernel advertises credits too),
 # RDS_VM_TIMEOUT (hard limit per VM, 600).
 # Exit: 0 pass, 1 fail, 77 skip (VMs cannot run here; under CI=true a
 # skip is a failure, 1).
@@ -203,12 +206,22 @@ if [ "$case" = exchange ]; then
 # Round 1: both send at once; librte_rds, up last, usually connects first.
 # Round 2: librte_rds waits for the kernel's first message (-P), so the
 # kernel connects and librte_rds accepts: both CM roles are covered.
-for round in 1 2; do
+# Round 3: as round 1 with the kernel's credit flow control on (its
+# net.rds.ib.flow_control; librte_rds advertises credits by default), so
+# that both ends use credits: the kernel turns them on from our CM
+# advertisement and gives its own in headers.
+for round in 1 2 3; do
+	a=$cmd_a
 	if [ $round = 1 ]; then flags='' what='both sides send at once'
-	else flags='-P' what='the kernel connects, librte_rds accepts'; fi
+	elif [ $round = 2 ]; then flags='-P' what='the kernel connects, librte_rds accepts'
+	else
+		flags='' what='both ends use credits (net.rds.ib.flow_control=1 in A)'
+		a="echo 1 > /proc/sys/net/rds/ib/flow_control || exit 1
+$cmd_a"
+	fi
 	echo "interop: round $round: $what"
 	start=$(date +%s)
-	run_pair "round $round" "$cmd_a" "$(cmd_b "$flags")" --mem 1536
+	run_pair "round $round" "$a" "$(cmd_b "$flags")" --mem 1536
 	rc=$?
 	wall=$(( $(date +%s) - start ))
 	skip_or "$rc"
@@ -217,6 +230,15 @@ for round in 1 2; do
 	   ! grep -q '^\[A\] kernel: .*RDS/IB: Active conn connected' "$log"; then
 		echo "interop: FAIL: round 2: the kernel log shows no active connection of the kernel's"
 		rc=1
+	fi
+	if [ "$rc" -eq 0 ] && [ $round = 3 ]; then
+		if ! grep -q '^\[A\] kernel: .*RDS/IB: .* conn connected .*, flow control' "$log"; then
+			echo "interop: FAIL: round 3: the kernel log shows no connection with flow control"
+			rc=1
+		elif ! grep -q '^\[B\] lrds: ib: .*credits: conns [1-9]' "$log"; then
+			echo "interop: FAIL: round 3: librte_rds did not use credits"
+			rc=1
+		fi
 	fi
 	if [ "$rc" -eq 0 ]; then
 		echo "interop: round $round PASS ($n messages each way, ${wall}s wall)"
@@ -243,6 +265,12 @@ if [ $rc != 0 ]; then echo "interop: kernel log (dmesg | tail -n 30):"; dmesg | 
 exit $rc'
 dmesg_watch='(dmesg -w | grep --line-buffered -iE "rds|rxe" | sed -u "s/^/kernel: /") &
 dpid=$!'
+# INTEROP_KERNEL_FLOWCTL=1: the kernel advertises credits too
+# (/proc/sys/net/rds/ib/flow_control), so that both ends use them.
+if [ "${INTEROP_KERNEL_FLOWCTL:-0}" = 1 ]; then
+	dmesg_watch="echo 1 > /proc/sys/net/rds/ib/flow_control && echo 'interop: the kernel advertises credits (net.rds.ib.flow_control=1)'
+$dmesg_watch"
+fi
 no_rds_b="if lsmod | grep -qE '^rds_rdma '; then echo 'interop: FAIL: rds_rdma is loaded in B'; exit 1; fi"
 start=$(date +%s)
 if [ "$case" = k2l ]; then

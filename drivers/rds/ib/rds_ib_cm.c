@@ -53,7 +53,8 @@ rds_ib_conn_param(struct rdma_conn_param *cp,
 }
 
 /* Credits are used when the peer advertised some and so did we
- * (rds_ib_set_flow_control). */
+ * (rds_ib_set_flow_control); a peer that advertises none here may still
+ * give credits in its first headers (rds_ib_process). */
 static void
 rds_ib_set_flow_control(struct rds_ib_conn *ic, uint32_t peer_credits)
 {

@@ -96,14 +96,20 @@ rds_ib_recv_refill(struct rds_ib_conn *ic)
 	ic->rx_pend = NULL;
 	ic->rx_pend_tail = &ic->rx_pend;
 	ic->rx_pend_nb = 0;
-	if (ic->flowctl) {
-		/* Many credits to give and nothing to carry them: an ACK
-		 * does (16, as the kernel; half of a smaller ring, whose
-		 * sender may run dry first). */
+	/* Credits to give: counted from the start (the peer may turn
+	 * credits on later, see rds_ib_process), carried once on. */
+	if (rds_lib->conf.ib_flow_control) {
 		ic->posted_adv += nb;
-		if (ic->posted_adv >= RTE_MIN(16u, ic->nrecv / 2))
-			ic->c->ack_requested = true;
+		/* A peer without credits may send more than we advertised;
+		 * one that turns them on later cannot have. */
+		if (!ic->flowctl && ic->posted_adv > ic->nrecv)
+			ic->posted_adv = ic->nrecv;
 	}
+	/* Many credits to give and nothing to carry them: an ACK does (16,
+	 * as the kernel; half of a smaller ring, whose sender may run dry
+	 * first). */
+	if (ic->flowctl && ic->posted_adv >= RTE_MIN(16u, ic->nrecv / 2))
+		ic->c->ack_requested = true;
 }
 
 int
@@ -174,8 +180,21 @@ rds_ib_process(struct rds_ib_conn *ic, const uint8_t *slot, uint32_t len)
 		rds_ib_conn_error(ic, why);
 		return;
 	}
-	/* Every frame may give credits back. */
-	if (ic->flowctl && h.credit != 0) {
+	/*
+	 * Every frame may give credits back. A peer that gives credits uses
+	 * ours: the kernel turns credits on when *we* advertised some in the
+	 * CM private data, while its own advertisement there is 0 when it
+	 * posts its receives only once connected (net/rds/ib_cm.c); its
+	 * first credits then come in a header. From then on we use credits
+	 * and give ours back, or the peer runs dry of them and stops.
+	 */
+	if (h.credit != 0 && rds_lib->conf.ib_flow_control) {
+		if (!ic->flowctl) {
+			ic->flowctl = true;
+			ic->credits = 0;
+			ie->stats.flowctl_conns++;
+			IB_LOG(DEBUG, "the peer gives credits: flow control on");
+		}
 		ic->credits += h.credit;
 		ic->progress_tsc = rte_rdtsc();
 	}
