@@ -74,9 +74,11 @@ lib_up(void)
 		conf.ib_recv_wr = 16;
 	}
 	if (use_stall) {
-		/* RNR NAKs, not credits, when the ring is empty; a stall
+		/* RNR NAKs, not credits, when the ring is empty (a small
+		 * one, so that even a short stream empties it); a stall
 		 * found within a second. */
 		conf.ib_flow_control = 0;
+		conf.ib_recv_wr = 64;
 		conf.ib_stall_ms = (uint32_t)rds_test_env_u64(
 			"RDS_TEST_IB_STALL_MS", 1000);
 	}
