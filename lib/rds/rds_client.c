@@ -77,6 +77,7 @@ struct rds_cl {
 	struct rds_xring_end rxfree;
 	uint32_t epoch;			/* this attach, for threads' bells */
 	uint32_t dead;			/* the engine went away (atomic) */
+	uint64_t gone_checked;		/* when the socket was last looked at */
 };
 
 _Static_assert(RDS_REGION_MAX_LADDRS * 4 >= 256, "client socket slots");
@@ -134,6 +135,15 @@ rds_cl_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+static uint64_t
+rds_cl_now_coarse_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 /* ------------------------------------------------------------------ */
 /* The UNIX socket */
 
@@ -141,10 +151,19 @@ static bool
 rds_cl_engine_gone(struct rds_cl *cl)
 {
 	struct pollfd p = { .fd = cl->fd, .events = POLLIN };
+	uint64_t now;
 
 	if (__atomic_load_n(&cl->dead, __ATOMIC_ACQUIRE) ||
 	    __atomic_load_n(&cl->hdr->engine_gone, __ATOMIC_ACQUIRE))
 		goto gone;
+	/* An engine that was killed says nothing: its socket hangs up.
+	 * Looked at once a millisecond at most (a non-blocking receive in
+	 * a loop must not cost a system call each time). */
+	now = rds_cl_now_coarse_ns();
+	if (now - __atomic_load_n(&cl->gone_checked, __ATOMIC_RELAXED) <
+	    1000000)
+		return false;
+	__atomic_store_n(&cl->gone_checked, now, __ATOMIC_RELAXED);
 	if (poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR)))
 		goto gone;
 	return false;
@@ -297,7 +316,9 @@ rds_cl_free(struct rds_cl *cl)
 {
 	unsigned int c, i;
 
-	for (i = 0; i < RTE_DIM(cl->socks); i++)
+	/* In a forked child the sockets' eventfds are the program's
+	 * descriptors (the preload library's RDS descriptors): left to it. */
+	for (i = 0; !cl->forked && i < RTE_DIM(cl->socks); i++)
 		if (cl->socks[i].efd >= 0)
 			close(cl->socks[i].efd);
 	for (c = 0; c < RDS_REGION_NB_CLASSES; c++)
@@ -1008,9 +1029,6 @@ rds_cl_recvmsg(struct rds_cl *cl, struct rds_cl_sock *cs, struct msghdr *msg,
 		return -EIO;	/* not from a sane engine */
 	}
 	b = (const void *)(cl->base + off);
-	if (getenv("RDS_CL_DEBUG"))
-		fprintf(stderr, "cl %d rx off %lu len %u seq %lu\n", getpid(),
-			(unsigned long)off, b->len, (unsigned long)b->seq);
 	for (i = 0; i < msg->msg_iovlen && copied < b->len; i++) {
 		n = RTE_MIN(msg->msg_iov[i].iov_len, b->len - copied);
 		if (n != 0)

@@ -14,6 +14,8 @@
  *   -F  the fan-in receiver (interop_stream_recv), stream j from the j-th
  *       -F address
  *   -B  SO_SNDBUF/SO_RCVBUF (default 4 MiB; 0: the system's defaults)
+ *   -T  ib|tcp|none: the transport pinned with SO_RDS_TRANSPORT (default
+ *       ib; none pins nothing, e.g. on loop addresses under the preload)
  *   -Z  MS[/EVERY]: the fan-in receiver pauses MS ms after every EVERY
  *       (100) messages of a stream, as a slow consumer
  * A port given with an address overrides -p (default 4242) for it.
@@ -285,9 +287,15 @@ main(int argc, char **argv)
 	int positional;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "B:F:Z:n:p:S:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "B:F:T:Z:n:p:S:t:")) != -1) {
 		switch (opt) {
 		case 'B': bufsz = atoi(optarg); break;
+		case 'T':
+			/* The transport to pin: ib (default), tcp, none (the
+			 * kernel picks; under the preload on loop addresses) */
+			t = strcmp(optarg, "tcp") == 0 ? RDS_TRANS_TCP :
+			    strcmp(optarg, "none") == 0 ? -1 : RDS_TRANS_IB;
+			break;
 		case 'Z':
 			/* MS[/EVERY]: a slow consumer (fan-in receiver) */
 			f.pause_ms = (uint32_t)strtoul(optarg, NULL, 0);
@@ -334,7 +342,8 @@ main(int argc, char **argv)
 		       strerror(errno));
 		return 2;
 	}
-	if (setsockopt(k.fd, SOL_RDS, SO_RDS_TRANSPORT, &t, sizeof(t)) != 0) {
+	if (t >= 0 &&
+	    setsockopt(k.fd, SOL_RDS, SO_RDS_TRANSPORT, &t, sizeof(t)) != 0) {
 		printf("krds: SO_RDS_TRANSPORT RDS_TRANS_IB: %s\n",
 		       strerror(errno));
 		return 2;
@@ -353,8 +362,10 @@ main(int argc, char **argv)
 		       argv[optind], strerror(errno));
 		return 2;
 	}
-	printf("krds: kernel AF_RDS socket bound to %s over RDS_TRANS_IB, "
-	       "SO_SNDBUF/SO_RCVBUF %d\n", argv[optind], bufsz);
+	printf("krds: kernel AF_RDS socket bound to %s over %s, "
+	       "SO_SNDBUF/SO_RCVBUF %d\n", argv[optind],
+	       t == RDS_TRANS_IB ? "RDS_TRANS_IB" : t == RDS_TRANS_TCP ?
+	       "RDS_TRANS_TCP" : "no pinned transport", bufsz);
 	ops.ctx = &k;
 	if (nb_senders > 0)
 		rc = interop_stream_recv(&f, &ops);
@@ -362,9 +373,11 @@ main(int argc, char **argv)
 		rc = interop_stream_send(&f, &ops);
 	else
 		rc = interop_run(&a, &ops);
-	if (nb_senders > 0 ?
-	    k_show_connections(&k, f.senders, nb_senders) != 0 :
-	    k_show_connections(&k, &k.peer, 1) != 0) {
+	/* (Over IB only: with -T none the connection's transport is the
+	 * one the stack picked.) */
+	if ((nb_senders > 0 ?
+	     k_show_connections(&k, f.senders, nb_senders) != 0 :
+	     k_show_connections(&k, &k.peer, 1) != 0) && t == RDS_TRANS_IB) {
 		printf("krds: FAIL: a connection to the peer is not over "
 		       "\"infiniband\"\n");
 		rc = 1;
