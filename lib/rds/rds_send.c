@@ -497,8 +497,15 @@ rds_send_wait_room(struct rds_sock *rs, struct rds_cong_map *fcong,
 	return 0;
 }
 
-static ssize_t
-rds_sendmsg(struct rds_sock *rs, const struct msghdr *msg, int flags)
+/*
+ * The message a sendmsg makes, accounted in the socket's send buffer but
+ * not queued yet: its length, or -errno. On success *mp is the message;
+ * *mapped says that RDMA_MAP registered *dest_cookie (which a failure to
+ * queue must free, rds_send_unmake).
+ */
+ssize_t
+rds_send_make(struct rds_sock *rs, const struct msghdr *msg, int flags,
+	      struct rds_msg **mp, uint64_t *dest_cookie_out, bool *mapped_out)
 {
 	struct rds_cong_map *fcong;
 	struct rds_rdma_op *op = NULL;
@@ -589,20 +596,46 @@ rds_sendmsg(struct rds_sock *rs, const struct msghdr *msg, int flags)
 	__atomic_fetch_add(&rs->snd_msgs, 1, __ATOMIC_ACQ_REL);
 	if (snd >= (int64_t)rs->sndbuf / 2)
 		m->h_flags = RDS_FLAG_ACK_REQUIRED;
-	ret = rds_sock_request(rs, m, !(flags & MSG_DONTWAIT));
-	if (likely(ret == 0))
-		return (ssize_t)len;
-	__atomic_fetch_sub(&rs->snd_bytes, (int64_t)len, __ATOMIC_RELEASE);
-	__atomic_fetch_sub(&rs->snd_msgs, 1, __ATOMIC_RELEASE);
-	rds_msg_free(m);	/* frees the op too */
-	if (mapped)
-		rds_rdma_unmap(rs, dest_cookie);
-	return ret == -ENOBUFS ? -EAGAIN : ret;
+	*mp = m;
+	*dest_cookie_out = dest_cookie;
+	*mapped_out = mapped;
+	return (ssize_t)len;
 fail:
 	rds_rdma_op_free(op);
 	if (mapped)
 		rds_rdma_unmap(rs, dest_cookie);
 	return ret;
+}
+
+/* A message of rds_send_make that was not queued after all. */
+void
+rds_send_unmake(struct rds_sock *rs, struct rds_msg *m, bool mapped,
+		uint64_t dest_cookie)
+{
+	__atomic_fetch_sub(&rs->snd_bytes, (int64_t)m->len, __ATOMIC_RELEASE);
+	__atomic_fetch_sub(&rs->snd_msgs, 1, __ATOMIC_RELEASE);
+	rds_msg_free(m);	/* frees the op too */
+	if (mapped)
+		rds_rdma_unmap(rs, dest_cookie);
+}
+
+static ssize_t
+rds_sendmsg(struct rds_sock *rs, const struct msghdr *msg, int flags)
+{
+	struct rds_msg *m = NULL;
+	uint64_t dest_cookie = 0;
+	bool mapped = false;
+	ssize_t len;
+	int ret;
+
+	len = rds_send_make(rs, msg, flags, &m, &dest_cookie, &mapped);
+	if (unlikely(len < 0))
+		return len;
+	ret = rds_sock_request(rs, m, !(flags & MSG_DONTWAIT));
+	if (likely(ret == 0))
+		return len;
+	rds_send_unmake(rs, m, mapped, dest_cookie);
+	return ret == -ENOBUFS ? -EAGAIN : ret;
 }
 
 ssize_t

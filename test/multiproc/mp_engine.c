@@ -51,7 +51,7 @@ extern char **environ;
 #define LINE 512
 
 static char sock_path[108];
-static char client_bin[4096], evil_bin[4096];
+static char client_bin[4096], evil_bin[4096], rdma_bin[4096];
 
 struct child {
 	pid_t pid;
@@ -71,6 +71,7 @@ bin_paths(const char *argv0)
 
 	snprintf(client_bin, sizeof(client_bin), "%.*smp_client", n, argv0);
 	snprintf(evil_bin, sizeof(evil_bin), "%.*smp_evil", n, argv0);
+	snprintf(rdma_bin, sizeof(rdma_bin), "%.*smp_rdma", n, argv0);
 }
 
 static int
@@ -515,6 +516,35 @@ test_evil(void)
 	rds_test_watchdog(0, NULL);
 }
 
+/* RDMA between two clients: regions and local vectors in their own
+ * memory (mp_rdma.c has the checks). */
+static void
+test_rdma(void)
+{
+	struct child c[2];
+	char *targs[] = { rdma_bin, (char *)"target", sock_path, NULL };
+	char *iargs[] = { rdma_bin, (char *)"initiator", sock_path, NULL };
+	unsigned int i;
+
+	rds_test_watchdog(300, "multiproc/rdma");
+	CU_ASSERT_FATAL(lib_up() == 0);
+	CU_ASSERT_FATAL(child_spawn(&c[0], rdma_bin, targs) == 0);
+	for (i = 0; i < 5000 && strstr(c[0].buf, "READY") == NULL &&
+	     !c[0].exited; i++) {
+		rte_rds_server_poll(1);
+		child_read(&c[0]);
+	}
+	CU_ASSERT_FATAL(child_spawn(&c[1], rdma_bin, iargs) == 0);
+	CU_ASSERT(serve_until(c, 2, all_exited, 120));
+	for (i = 0; i < 2; i++) {
+		printf("  %s: %s", i == 0 ? "target" : "initiator", c[i].buf);
+		CU_ASSERT(c[i].ok);
+		child_reap(&c[i]);
+	}
+	lib_down();
+	rds_test_watchdog(0, NULL);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -522,6 +552,7 @@ main(int argc, char **argv)
 		{ "streams", test_streams },
 		{ "kill", test_kill },
 		{ "evil", test_evil },
+		{ "rdma", test_rdma },
 		{ NULL, NULL },
 	};
 	int ret;
