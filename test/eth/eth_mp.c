@@ -36,6 +36,10 @@
  *            REMOTE_ERROR (one that reached the new B), and the old
  *            counter (read from the file after the kill) lies between
  *            the SUCCESSes and SUCCESS + DROPPED: none ran twice.
+ *            With memif B is the client (the server stays).
+ *   restart_server (memif): the same with B the memif server: A, the
+ *            client, must restart its port to find the new server
+ *            (relink).
  *
  * af_packet needs root (network namespaces, veth); without it the test
  * fails and says why. Leftovers of a run that was killed (namespaces,
@@ -921,6 +925,8 @@ print_eth(const struct peer *p)
 static char memif_sock[96];
 static unsigned int memif_runs;
 static char vdev_a[160], vdev_b[160];
+/* memif: B is the server (else A). */
+static bool b_server;
 
 static int
 xport_up(void)
@@ -939,10 +945,10 @@ xport_up(void)
 	 * unique to this run and test, no file. */
 	snprintf(memif_sock, sizeof(memif_sock), "/rdst-memif-%d-%u",
 		 (int)self, memif_runs++);
-	snprintf(vdev_a, sizeof(vdev_a), "net_memif0,role=server,socket=%s",
-		 memif_sock);
-	snprintf(vdev_b, sizeof(vdev_b), "net_memif0,role=client,socket=%s",
-		 memif_sock);
+	snprintf(vdev_a, sizeof(vdev_a), "net_memif0,role=%s,socket=%s",
+		 b_server ? "client" : "server", memif_sock);
+	snprintf(vdev_b, sizeof(vdev_b), "net_memif0,role=%s,socket=%s",
+		 b_server ? "server" : "client", memif_sock);
 	return 0;
 }
 
@@ -969,14 +975,16 @@ start_pair(struct peer *a, const struct peer_args *aa, struct peer *b,
 	   const struct peer_args *ba)
 {
 	struct peer *ps[2] = { a, b };
+	bool bfirst = xport == XP_MEMIF && b_server;
 
-	/* A first: for memif it is the server, which must listen before
-	 * the client comes. */
-	if (peer_spawn(a, aa, 0) != 0)
+	/* The memif server first: it must listen before the client comes
+	 * (a 22.11 memif client connects only when its port starts). */
+	if (peer_spawn(bfirst ? b : a, bfirst ? ba : aa, bfirst ? 1 : 0) != 0)
 		return false;
-	if (!wait_for(ps, 1, all_up, 180, "A's library up"))
+	if (!wait_for(bfirst ? &ps[1] : ps, 1, all_up, 180,
+		      "the first peer's library up"))
 		return false;
-	if (peer_spawn(b, ba, 1) != 0)
+	if (peer_spawn(bfirst ? a : b, bfirst ? aa : ba, bfirst ? 0 : 1) != 0)
 		return false;
 	if (!wait_for(ps, 2, all_ready, 180, "both peers ready"))
 		return false;
@@ -1126,7 +1134,7 @@ shm_counter(unsigned int i)
 }
 
 static void
-test_restart(void)
+run_restart(void)
 {
 	struct peer *ps[3] = { &pa, &pb, &pb2 };
 	struct peer *live[2] = { &pa, &pb2 };
@@ -1183,7 +1191,9 @@ test_restart(void)
 	b2.faults = faults;
 	b2.faults_at = "go";
 	printf("  %s: %" PRIu64 " messages each way, B killed mid-stream and "
-	       "started again as B2\n", xport_name(), msgs);
+	       "started again as B2%s\n", xport_name(), msgs,
+	       xport != XP_MEMIF ? "" : b_server ? " (B is the memif server)" :
+	       " (B is the memif client)");
 	t0 = rds_test_now_ns();
 	if (!start_pair(&pa, &aa, &pb, &ba)) {
 		CU_FAIL("peers did not start");
@@ -1225,6 +1235,11 @@ test_restart(void)
 	CU_ASSERT(m == 4);
 	CU_ASSERT(compare_pairs(&pa, &pb2, 0x3) >= 0);
 	CU_ASSERT(peer_stat(&pa, "peer_restarts") >= 1);
+	printf("  A: port restarts %" PRIu64 "\n",
+	       peer_stat(&pa, "port_restarts"));
+	if (xport == XP_MEMIF && b_server)
+		/* A memif client connects only when its port starts. */
+		CU_ASSERT(peer_stat(&pa, "port_restarts") >= 1);
 	CU_ASSERT(peer_stat(&pb2, "fault_duplicated") > 0);
 	CU_ASSERT(peer_stat(&pa, "fault_duplicated") > 0);
 	CU_ASSERT(peer_stat(&pa, "fault_reordered") +
@@ -1269,6 +1284,23 @@ out:
 }
 
 static void
+test_restart(void)
+{
+	b_server = false;
+	run_restart();
+}
+
+/* memif: the server dies and comes back; the client that stays must
+ * connect to the new one. */
+static void
+test_restart_server(void)
+{
+	b_server = true;
+	run_restart();
+	b_server = false;
+}
+
+static void
 find_peer(const char *argv0)
 {
 	const char *env = getenv("ETH_PEER");
@@ -1302,6 +1334,13 @@ main(int argc, char **argv)
 		{ "restart", test_restart },
 		{ NULL, NULL },
 	};
+	static const struct rds_test_case memif_cases[] = {
+		{ "stream", test_stream },
+		{ "faults", test_faults },
+		{ "restart", test_restart },
+		{ "restart_server", test_restart_server },
+		{ NULL, NULL },
+	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2 || (strcmp(argv[1], "memif") != 0 &&
@@ -1319,6 +1358,7 @@ main(int argc, char **argv)
 	}
 	signals_init();
 	sweep_stale_shm();
-	return rds_test_run_suite(xport == XP_MEMIF ? "eth_memif" :
-				  "eth_afpacket", cases);
+	if (xport == XP_MEMIF)
+		return rds_test_run_suite("eth_memif", memif_cases);
+	return rds_test_run_suite("eth_afpacket", cases);
 }
