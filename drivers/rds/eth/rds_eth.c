@@ -496,9 +496,16 @@ rds_eth_tx_flush_port(struct rds_engine *e, struct rds_eth_engine *ee,
 	rte_spinlock_unlock(lock);
 	ee->stats.tx_frames += sent;
 	if (sent < tq->n) {
-		ee->stats.tx_full += tq->n - sent;
+		/* Each frame counts once, however many passes it waits (a
+		 * peer gone: the PMD refuses every burst for seconds). */
+		uint16_t old = tq->refused > sent ? tq->refused - sent : 0;
+
+		ee->stats.tx_full += tq->n - sent - old;
+		tq->refused = tq->n - sent;
 		memmove(tq->pkts, tq->pkts + sent,
 			sizeof(tq->pkts[0]) * (tq->n - sent));
+	} else {
+		tq->refused = 0;
 	}
 	tq->n -= sent;
 }

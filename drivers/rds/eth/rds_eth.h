@@ -257,6 +257,8 @@ rds_eth_laddr(const struct rds_laddr *la)
 struct rds_eth_txq {
 	struct rte_mbuf *pkts[RDS_ETH_TX_BURST];
 	uint16_t n;
+	uint16_t refused;		/* the first of them the PMD refused
+					 * already (counted in tx_full once) */
 };
 
 struct rds_eth_conn;
