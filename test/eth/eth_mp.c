@@ -1204,8 +1204,9 @@ run_restart(void)
 		goto out;
 	}
 	printf("  SIGKILL B (pid %d): it had received %" PRIu64 " and sent %"
-	       PRIu64 " messages; A had %" PRIu64 " atomics SUCCESS\n",
-	       (int)pb.pid, pb.prog_rx, pb.prog_tx, pa.prog_ok);
+	       PRIu64 " messages; A had received %" PRIu64 ", sent %" PRIu64
+	       ", %" PRIu64 " atomics SUCCESS\n", (int)pb.pid, pb.prog_rx,
+	       pb.prog_tx, pa.prog_rx, pa.prog_tx, pa.prog_ok);
 	kill(pb.pid, SIGKILL);
 	peer_reap(&pb, true);
 	CU_ASSERT(pb.exited && WIFSIGNALED(pb.status) &&
