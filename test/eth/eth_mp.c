@@ -244,6 +244,37 @@ run(bool quiet, const char *a0, ...)
 	return run_argv(argv, quiet);
 }
 
+/* Is the eth_mp of pid gone: no such process, a zombie (killed, not yet
+ * reaped), or the pid reused by another program? */
+static bool
+pid_gone(long pid)
+{
+	char path[64], buf[256], *rp;
+	ssize_t n;
+	int fd;
+
+	if (kill((pid_t)pid, 0) != 0)
+		return errno == ESRCH;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* "pid (comm) S ...": comm may hold anything but ends at the last
+	 * ')'. */
+	rp = strrchr(buf, ')');
+	if (rp == NULL || rp[1] != ' ')
+		return false;
+	if (rp[2] == 'Z')
+		return true;
+	*rp = '\0';
+	return strstr(buf, "(eth_mp") == NULL;
+}
+
 /* Namespaces rdst-eth-<pid>-a/b of runs whose process is gone. */
 static void
 sweep_stale_netns(void)
@@ -261,9 +292,8 @@ sweep_stale_netns(void)
 		if (strncmp(de->d_name, NS_PREFIX, strlen(NS_PREFIX)) != 0)
 			continue;
 		pid = strtol(de->d_name + strlen(NS_PREFIX), &end, 10);
-		if (pid <= 0 || *end != '-' || pid == (long)self)
-			continue;
-		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		if (pid <= 0 || *end != '-' || pid == (long)self ||
+		    !pid_gone(pid))
 			continue;
 		snprintf(name, sizeof(name), "%s", de->d_name);
 		printf("  removing namespace %s of an earlier run (pid %ld "
@@ -290,9 +320,8 @@ sweep_stale_shm(void)
 		if (strncmp(de->d_name, "rdst-ethmp-", 11) != 0)
 			continue;
 		pid = strtol(de->d_name + 11, &end, 10);
-		if (pid <= 0 || *end != '-' || pid == (long)self)
-			continue;
-		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		if (pid <= 0 || *end != '-' || pid == (long)self ||
+		    !pid_gone(pid))
 			continue;
 		snprintf(path, sizeof(path), "/dev/shm/%s", de->d_name);
 		unlink(path);
