@@ -1232,6 +1232,12 @@ run_restart(void)
 		CU_FAIL("no progress before the kill");
 		goto out;
 	}
+	if (pb.done || pa.done) {
+		/* Then the restarted B would wait for streams that ended. */
+		printf("  FAIL: a peer finished before the kill\n");
+		CU_FAIL("a peer finished before the kill");
+		goto out;
+	}
 	printf("  SIGKILL B (pid %d): it had received %" PRIu64 " and sent %"
 	       PRIu64 " messages; A had received %" PRIu64 ", sent %" PRIu64
 	       ", %" PRIu64 " atomics SUCCESS\n", (int)pb.pid, pb.prog_rx,
