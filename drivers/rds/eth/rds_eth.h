@@ -227,6 +227,17 @@ struct rds_eth_port {
 	uint64_t rto_max_tsc;
 	uint64_t rto_init_tsc;
 	uint32_t dead_after;		/* timeouts in a row: peer unresponsive */
+	/* Link recovery (relink=1, configure=1), by the home engine. Other
+	 * engines transmit on the port under tx_lock[] and not while
+	 * restarting is set. */
+	bool relink;
+	bool started;			/* the port runs (home engine's view) */
+	bool link_up;			/* as last seen */
+	bool link_down_seen;		/* down_since is valid */
+	bool restarting;		/* stopped or being restarted (atomic) */
+	uint64_t link_check_tsc;	/* next look at the link */
+	uint64_t down_since;		/* down since (or the last restart) */
+	uint64_t relink_wait;		/* down this long: restart */
 };
 
 /* Per local eth address (rds_laddr.tp). */
@@ -246,6 +257,8 @@ rds_eth_laddr(const struct rds_laddr *la)
 struct rds_eth_txq {
 	struct rte_mbuf *pkts[RDS_ETH_TX_BURST];
 	uint16_t n;
+	uint16_t refused;		/* the first of them the PMD refused
+					 * already (counted in tx_full once) */
 };
 
 struct rds_eth_conn;
