@@ -54,8 +54,10 @@ fm_add_region(unsigned int pages, uint32_t reg_off, uint32_t reg_len,
 	r->flags = flags;
 	r->base = fm_guarded(pages);
 	r->shadow = malloc((size_t)pages * FM_PAGE);
-	if (r->shadow == NULL)
+	r->initial = malloc((size_t)pages * FM_PAGE);
+	if (r->shadow == NULL || r->initial == NULL)
 		fz_fail("no memory for a shadow");
+	fz_pattern(r->initial, (size_t)pages * FM_PAGE, 0xa5a5 + fm.n);
 }
 
 void
@@ -76,8 +78,8 @@ fm_reset(int initiator)
 	for (i = 0; i < fm.n; i++) {
 		struct fm_region *r = &fm.r[i];
 
-		fz_pattern(r->base, (size_t)r->pages * FM_PAGE, 0xa5a5 + i);
-		memcpy(r->shadow, r->base, (size_t)r->pages * FM_PAGE);
+		memcpy(r->base, r->initial, (size_t)r->pages * FM_PAGE);
+		memcpy(r->shadow, r->initial, (size_t)r->pages * FM_PAGE);
 		r->registered = false;
 		r->dead = false;
 		r->maybe_dead = false;
@@ -426,6 +428,10 @@ fm_op(enum fm_op_kind kind, uint32_t target, uint16_t dport, uint64_t cookie,
 		 kind, len, errno);
 	fm.ops++;
 	status = fm_wait_notify(token, poll);
+	FZ_TRACE("rdma %llu: region %d, expected %s, status %d", U64(token),
+		 r != NULL ? (int)(r - fm.r) : -1,
+		 expect == FO_YES ? "success" : expect == FO_NO ? "failure" :
+		 "either", status);
 	if (expect == FO_YES)
 		FZ_CHECK(status == RDS_RDMA_SUCCESS, "RDMA operation %llu "
 			 "(kind %d, region %d, offset %llu, %u bytes) had to "

@@ -40,6 +40,7 @@ struct fm_region {
 	uint64_t flags;		/* RDS_RDMA_USE_ONCE, RDS_RDMA_READWRITE */
 	uint8_t *base;		/* first data page (guards around) */
 	uint8_t *shadow;	/* what the pages must hold */
+	uint8_t *initial;	/* what they hold when a run starts */
 	/* Per run. */
 	int sock;		/* owner's handle */
 	int owner;		/* owner's index in the oracle (fo) */

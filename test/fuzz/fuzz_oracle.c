@@ -525,9 +525,11 @@ fo_tx_sink(void *arg, const uint8_t hdr[48], const uint8_t *payload,
 	t = &fo.txq[fo.ntxq++];
 	memcpy(t->hdr, hdr, FZ_HDR_SIZE);
 	t->len = len;
-	t->hash = fz_hash(payload, len);
+	t->hash = 0;
 	t->map = NULL;
-	if (hdr[24] == FZ_FLAG_CONG_BITMAP && len == FZ_CONG_MAP_BYTES) {
+	if (hdr[24] != FZ_FLAG_CONG_BITMAP)
+		t->hash = fz_hash(payload, len);
+	else if (len == FZ_CONG_MAP_BYTES) {
 		t->map = malloc(len);
 		if (t->map == NULL)
 			fz_fail("oracle: no memory for a map");

@@ -47,7 +47,7 @@
 
 #define FO_MAX_FRAMES 2048
 #define FO_MAX_SOCKS 8
-#define FO_MAX_SENT 1024
+#define FO_MAX_SENT 4096	/* messages and pongs */
 #define FO_ARENA_BYTES (24u << 20)
 #define FO_MAX_PING_PORTS 64
 

@@ -52,7 +52,12 @@
 
 #define NB_SOCKS 5
 #define SOCK_INITIATOR 4	/* index in world.s[] */
+/* Steps of one input: each injects at most one frame and sends at most
+ * one message, which keeps the oracle's tables (FO_MAX_FRAMES,
+ * FO_MAX_SENT) from filling. */
 #define MAX_STEPS 512
+_Static_assert(MAX_STEPS <= FO_MAX_FRAMES && 2 * MAX_STEPS <= FO_MAX_SENT,
+	       "oracle tables too small for MAX_STEPS");
 #define DELAY_BUDGET_US 600
 #define SETTLE_MS 40
 
@@ -94,6 +99,10 @@ static struct {
 } world;
 
 static uint8_t pay[FZ_MAX_MSG + 64];
+/* Large payloads: windows of one pattern, made once. */
+#define PAT_SEEDS 64
+#define PAT_STEP 4099
+static uint8_t patbuf[FZ_MAX_MSG + 64 + PAT_SEEDS * PAT_STEP];
 static uint8_t rbuf[FZ_MAX_MSG + 64];
 static uint8_t pbuf[FZ_MAX_MSG + 64];
 
@@ -311,15 +320,17 @@ build_ext(struct fz_in *in, uint8_t ext[FZ_EXT_SPACE])
 	}
 }
 
-/* A payload: bytes from the input, a congestion map, a large pattern,
- * or nothing. */
+/* A payload: bytes from the input, a congestion map, a large pattern
+ * (up to 64 KiB, or near 8 KiB, or near 1 MiB, or any size up to just
+ * over 1 MiB), or nothing. *p is where it is. */
 static uint32_t
-build_payload(struct fz_in *in)
+build_payload(struct fz_in *in, const uint8_t **p)
 {
-	uint8_t b = fz_u8(in);
+	uint8_t b = fz_u8(in), sel;
 	uint32_t len, i, n;
 	uint16_t port;
 
+	*p = pay;
 	switch (b & 3) {
 	case 0:
 		len = fz_u16(in) % 2049;
@@ -334,8 +345,22 @@ build_payload(struct fz_in *in)
 		}
 		return FZ_CONG_MAP_BYTES;
 	case 2:
-		len = fz_u32(in) % (FZ_MAX_MSG + 17);
-		fz_pattern(pay, len, fz_u8(in));
+		sel = fz_u8(in);
+		switch (sel & 3) {
+		case 0:
+			len = fz_u16(in);
+			break;
+		case 1:
+			len = FZ_CONG_MAP_BYTES - 8 + fz_u8(in) % 17;
+			break;
+		case 2:
+			len = FZ_MAX_MSG - 8 + fz_u8(in) % 17;
+			break;
+		default:
+			len = fz_u32(in) % (FZ_MAX_MSG + 17);
+			break;
+		}
+		*p = patbuf + (sel >> 2) % PAT_SEEDS * PAT_STEP;
 		return len;
 	default:
 		return 0;
@@ -353,6 +378,7 @@ static void
 op_frame(struct fz_in *in)
 {
 	uint8_t mode = fz_u8(in), w[FZ_HDR_SIZE];
+	const uint8_t *p;
 	struct fz_hdr h;
 	uint32_t len;
 	int d;
@@ -404,7 +430,7 @@ op_frame(struct fz_in *in)
 	}
 	h.dport = pick_port(in, fz_u8(in));
 	build_ext(in, h.ext);
-	len = build_payload(in);
+	len = build_payload(in, &p);
 	h.len = len;
 	if (mode & 8) {
 		d = (int)(fz_u8(in) % 5) - 2;
@@ -422,7 +448,7 @@ op_frame(struct fz_in *in)
 		fz_hdr_csum_fix(w);
 		break;
 	}
-	inject(w, pay, len, (mode & 4) != 0);
+	inject(w, p, len, (mode & 4) != 0);
 }
 
 /* Raw frame: 48 header bytes, a payload length, the payload. */
@@ -692,6 +718,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		fm_add_region(region_conf[i].pages, region_conf[i].off,
 			      region_conf[i].len, region_conf[i].flags);
 	fm_set_lbuf(3);
+	fz_pattern(patbuf, sizeof(patbuf), 0x9a77);
 	fz_cap_set_sink(fo_tx_sink, NULL);
 	fo.deliver_hook = fm_deliver_hook;
 	return 0;
