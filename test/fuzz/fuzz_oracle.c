@@ -436,6 +436,18 @@ fo_received(int si, uint32_t from_addr, uint16_t from_port,
 			 "not the one its frame carried", s->port, from_port,
 			 full_len, ck == FO_CK_NONE ? "none, not " : "",
 			 U64(cookie));
+		for (i = 0; i < fo.nfr; i++) {
+			f = &fo.fr[i];
+			if (f->sock == -1 && f->dup == FO_YES &&
+			    f->h.dport == s->port && fo.laddr == s->laddr &&
+			    fo_match(f, from_port, data, copied, full_len))
+				fz_fail("socket port %u received a message (from "
+					"port %u, %u bytes) like frame %u (step %u, "
+					"seq %llu), which was RETRANSMITTED below "
+					"the next expected sequence: a duplicate "
+					"must be dropped", s->port, from_port,
+					full_len, i, f->step, U64(f->h.seq));
+		}
 		if (first_yes != UINT32_MAX)
 			fz_fail("socket port %u: frame %u (step %u, seq %llu, "
 				"len %u) had to be delivered before this "
