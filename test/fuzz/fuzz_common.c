@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared pieces of the librte_rds fuzz targets (see fuzz_common.h). */
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,28 +34,67 @@ fz_trace_printf(const char *fmt, ...)
 
 static char fz_runtime_dir[PATH_MAX];
 
-/* The EAL's runtime directory of this process (its prefix is ours). */
+/* Remove a runtime directory of ours (rdsfz-*) and its files. */
 static void
-fz_eal_atexit(void)
+fz_rm_runtime_dir(const char *dir)
 {
 	char path[PATH_MAX + 256];
 	struct dirent *de;
 	DIR *d;
 
-	if (fz_runtime_dir[0] == '\0' || strstr(fz_runtime_dir, "rdsfz-") == NULL)
+	if (dir[0] == '\0' || strstr(dir, "/rdsfz-") == NULL)
 		return;
-	d = opendir(fz_runtime_dir);
+	d = opendir(dir);
 	if (d == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", fz_runtime_dir,
-			 de->d_name);
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		unlink(path);
 	}
 	closedir(d);
-	rmdir(fz_runtime_dir);
+	rmdir(dir);
+}
+
+static void
+fz_eal_atexit(void)
+{
+	fz_rm_runtime_dir(fz_runtime_dir);
+}
+
+/* Runtime directories of earlier runs that crashed (a crash does not run
+ * atexit handlers): rdsfz-<name>-<pid> of a process that is gone. */
+static void
+fz_sweep_stale(void)
+{
+	char parent[PATH_MAX], path[PATH_MAX + 256];
+	struct dirent *de;
+	const char *dash;
+	char *slash, *end;
+	long pid;
+	DIR *d;
+
+	snprintf(parent, sizeof(parent), "%s", fz_runtime_dir);
+	slash = strrchr(parent, '/');
+	if (slash == NULL)
+		return;
+	*slash = '\0';
+	d = opendir(parent);
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, "rdsfz-", 6) != 0)
+			continue;
+		dash = strrchr(de->d_name, '-');
+		pid = strtol(dash + 1, &end, 10);
+		if (*end != '\0' || pid <= 0 || pid == (long)getpid() ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", parent, de->d_name);
+		fz_rm_runtime_dir(path);
+	}
+	closedir(d);
 }
 
 void
@@ -100,6 +141,7 @@ fz_eal_init(const char *name)
 	snprintf(fz_runtime_dir, sizeof(fz_runtime_dir), "%s",
 		 rte_eal_get_runtime_dir());
 	atexit(fz_eal_atexit);
+	fz_sweep_stale();
 }
 
 void
@@ -113,6 +155,7 @@ fz_fail(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\n");
 	fflush(stderr);
+	fz_rm_runtime_dir(fz_runtime_dir);	/* abort() skips atexit */
 	abort();
 }
 
