@@ -8,7 +8,9 @@
 # New inputs go to OUT_DIR/corpus (emptied first: each run starts from
 # the committed seeds, so that it is repeatable), crashes and oracle
 # violations to OUT_DIR/artifacts/. The seed directory is only read.
-# Exit status: libFuzzer's (0: nothing found).
+# Exit status: 0 when nothing was found, 1 for a crash, an oracle
+# violation, a leak, a timeout or running out of memory (libFuzzer's own
+# 77 for a crash would be a skip to meson).
 
 set -euo pipefail
 
@@ -27,4 +29,5 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 
 echo "run-fuzz: $bin for ${secs}s, seeds $seed ($(ls "$seed" | wc -l) files)"
 exec "$bin" -max_total_time="$secs" -print_final_stats=1 -timeout=30 \
+	-error_exitcode=1 -timeout_exitcode=1 \
 	-artifact_prefix="$out/artifacts/" "$@" "$out/corpus" "$seed"
