@@ -250,6 +250,26 @@ rds_engine_handoff(struct rds_engine *e, unsigned int dst, struct rds_msg *m)
 	e->hand_out++;
 }
 
+int
+rds_engine_call(struct rds_engine *e, unsigned int dst, rds_engine_fn fn,
+		void *arg)
+{
+	struct rds_msg *m;
+
+	if (dst == e->id) {
+		fn(e, arg);
+		return 0;
+	}
+	m = rds_msg_alloc(0);
+	if (m == NULL)
+		return -ENOMEM;
+	m->type = RDS_MSG_CALL;
+	m->call = fn;
+	m->arg = arg;
+	rds_engine_handoff(e, dst, m);
+	return 0;
+}
+
 static unsigned int
 rds_engine_hand_in(struct rds_engine *e)
 {
@@ -268,6 +288,10 @@ rds_engine_hand_in(struct rds_engine *e)
 			case RDS_MSG_CANCEL:
 			case RDS_MSG_CLOSE:
 				rds_engine_ctrl_local(e, ms[i]);
+				break;
+			case RDS_MSG_CALL:
+				ms[i]->call(e, ms[i]->arg);
+				rds_msg_free(ms[i]);
 				break;
 			default:
 				rds_msg_free(ms[i]);
@@ -348,7 +372,8 @@ rds_engine_run_once(struct rds_engine *e)
 		}
 	}
 	for (t = 0; t < e->nb_polled; t++)
-		work += e->polled[t]->poll(e);
+		if (e->polled[t]->poll != NULL)
+			work += e->polled[t]->poll(e);
 	if (unlikely(rds_cong_local_generation() != e->cong_local_seen))
 		rds_engine_cong_check(e);
 	if (e->wheel.nb_armed != 0 &&
@@ -356,6 +381,10 @@ rds_engine_run_once(struct rds_engine *e)
 		work += rds_wheel_run(e, e->now);
 	if (!TAILQ_EMPTY(&e->ready))
 		work += rds_engine_run_ready(e);
+	/* What the transports batched in this pass leaves now. */
+	for (t = 0; t < e->nb_polled; t++)
+		if (e->polled[t]->flush != NULL)
+			e->polled[t]->flush(e);
 	e->stats.s_polls++;
 	if (work == 0)
 		e->stats.s_idle_polls++;
@@ -453,7 +482,7 @@ rds_engine_poll_transport(struct rds_engine *e, const struct rds_transport *t)
 {
 	unsigned int i;
 
-	if (t->poll == NULL)
+	if (t->poll == NULL && t->flush == NULL)
 		return;
 	for (i = 0; i < e->nb_polled; i++)
 		if (e->polled[i] == t)

@@ -69,9 +69,11 @@ rds_info_conn_flags(const struct rds_conn *c)
 
 	if (!TAILQ_EMPTY(&c->send_q))
 		f |= RDS_INFO_CONNECTION_FLAG_SENDING;
-	if (c->state == RDS_CONN_CONNECTING)
+	/* A peer that does not answer shows as connecting, not up. */
+	if (c->state == RDS_CONN_CONNECTING ||
+	    (c->state == RDS_CONN_UP && c->unresponsive))
 		f |= RDS_INFO_CONNECTION_FLAG_CONNECTING;
-	if (c->state == RDS_CONN_UP)
+	else if (c->state == RDS_CONN_UP)
 		f |= RDS_INFO_CONNECTION_FLAG_CONNECTED;
 	return f;
 }
@@ -128,6 +130,7 @@ rds_info_engine_fill(struct rds_engine *e, struct rds_info_req *r)
 {
 	const struct rds_conn *c;
 	const struct rds_msg *m;
+	unsigned int i;
 
 	TAILQ_FOREACH(c, &e->conns, link) {
 		switch (r->name) {
@@ -152,6 +155,13 @@ rds_info_engine_fill(struct rds_engine *e, struct rds_info_req *r)
 		default:
 			break;
 		}
+	}
+	/* Records the transports keep (RDS_INFO_IB_CONNECTIONS, ...). */
+	for (i = 0; i < rds_transport_count(); i++) {
+		const struct rds_transport *t = rds_transport_at(i);
+
+		if (t->info != NULL)
+			t->info(e, r);
 	}
 }
 
@@ -243,6 +253,9 @@ rds_info_socket(void *arg, struct rds_sock *rs)
 {
 	struct rds_info_req *r = arg;
 
+	/* Under the socket's lock: a bind or connect meanwhile never shows
+	 * half (a new port with address 0). */
+	rte_spinlock_lock(&rs->lock);
 	if (r->name == RDS6_INFO_SOCKETS) {
 		struct rds6_info_socket is;
 
@@ -270,6 +283,7 @@ rds_info_socket(void *arg, struct rds_sock *rs)
 		is.inum = (uint64_t)rs->id;
 		rds_info_put(r, &is);
 	}
+	rte_spinlock_unlock(&rs->lock);
 }
 
 static void
@@ -404,6 +418,11 @@ rds_info_get(int name, void *buf, size_t *len, uint64_t timeout_ns)
 	case RDS6_INFO_SEND_MESSAGES:
 	case RDS_INFO_RETRANS_MESSAGES:
 	case RDS6_INFO_RETRANS_MESSAGES:
+	case RDS_INFO_IB_CONNECTIONS:
+	case RDS6_INFO_IB_CONNECTIONS:
+	case RDS_INFO_TCP_SOCKETS:
+	case RDS6_INFO_TCP_SOCKETS:
+	case RDS_INFO_CONNECTION_STATS:
 		for (e = 0; e < rds_lib->nb_engines; e++) {
 			ret = rds_info_ask(rds_lib->engines[e], &r, deadline);
 			if (ret != 0)

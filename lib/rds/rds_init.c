@@ -105,6 +105,55 @@ rte_rds_conf_addr(const struct rte_rds_conf *conf, uint32_t i)
 	       &conf->addr_more[i - RTE_RDS_CONF_INLINE_ADDRS];
 }
 
+int
+rte_rds_conf_add_addr_str(struct rte_rds_conf *conf, const char *spec)
+{
+	char ip[INET_ADDRSTRLEN], trans[RTE_RDS_NAMESIZE];
+	const char *eq, *comma, *args = "", *dev;
+	char devbuf[RTE_RDS_NAMESIZE];
+	struct rte_rds_addr_conf *ac;
+	size_t n;
+
+	if (conf == NULL || spec == NULL)
+		return RDS_ERR(EINVAL);
+	eq = strchr(spec, '=');
+	if (eq == NULL || (size_t)(eq - spec) >= sizeof(ip))
+		return RDS_ERR(EINVAL);
+	memcpy(ip, spec, (size_t)(eq - spec));
+	ip[eq - spec] = '\0';
+	comma = strchr(eq + 1, ',');
+	n = comma != NULL ? (size_t)(comma - eq - 1) : strlen(eq + 1);
+	if (n == 0 || n >= sizeof(trans))
+		return RDS_ERR(EINVAL);
+	memcpy(trans, eq + 1, n);
+	trans[n] = '\0';
+	if (comma != NULL)
+		args = comma + 1;
+	if (strlen(args) >= RTE_RDS_ARGSIZE)
+		return RDS_ERR(EINVAL);
+	/* "dev=NAME" among the options also names the device. */
+	dev = NULL;
+	{
+		const char *d = strstr(args, "dev=");
+
+		if (d != NULL && (d == args || d[-1] == ',')) {
+			d += 4;
+			n = strcspn(d, ",");
+			if (n >= sizeof(devbuf))
+				return RDS_ERR(EINVAL);
+			memcpy(devbuf, d, n);
+			devbuf[n] = '\0';
+			dev = devbuf;
+		}
+	}
+	if (rte_rds_conf_add_addr(conf, ip, trans, dev) != 0)
+		return -1;
+	ac = (struct rte_rds_addr_conf *)(uintptr_t)
+		rte_rds_conf_addr(conf, conf->nb_addrs - 1);
+	snprintf(ac->args, sizeof(ac->args), "%s", args);
+	return 0;
+}
+
 static int
 rds_conf_check(const struct rte_rds_conf *conf)
 {
@@ -161,6 +210,8 @@ rds_laddrs_init(const struct rte_rds_conf *conf)
 		rte_spinlock_init(&la->bind_lock);
 		rds_addr_from_v4(&la->addr, ac->addr.s_addr);
 		memcpy(la->dev, ac->dev, sizeof(la->dev));
+		memcpy(la->args, ac->args, sizeof(la->args));
+		la->args[sizeof(la->args) - 1] = '\0';
 		la->trans = rds_transport_by_name(ac->transport);
 		if (la->trans == NULL) {
 			RDS_LOG(ERR, "address %u: unknown transport '%s'", i,

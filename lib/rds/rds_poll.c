@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
 
@@ -134,54 +135,39 @@ rte_rds_event_arm(int s, short events)
 
 #define RDS_POLL_SLEEP_MAX 64
 
-/* One look at every socket. Holds each one it finds in held[] when not
- * NULL (the caller puts them back). */
+/* One look at every socket the call holds (a closed one, or one that
+ * closes meanwhile, is POLLNVAL: a handle reused during the call never
+ * reports the newer socket). */
 static unsigned int
 rds_poll_scan(struct rte_rds_pollfd *fds, unsigned int nfds,
-	      struct rds_sock **held)
+	      struct rds_sock *const *held)
 {
 	unsigned int i, ready = 0;
 
 	for (i = 0; i < nfds; i++) {
-		struct rds_sock *rs = rds_sock_hold(fds[i].sock);
+		struct rds_sock *rs = held[i];
 
-		fds[i].revents = rs == NULL ? POLLNVAL :
+		fds[i].revents = rs == NULL || rds_sock_closing(rs) ? POLLNVAL :
 			rds_sock_revents(rs, fds[i].events);
 		if (fds[i].revents != 0)
 			ready++;
-		if (held != NULL)
-			held[i] = rs;
-		else if (rs != NULL)
-			rds_sock_put(rs);
 	}
 	return ready;
 }
 
-static void
-rds_poll_put(struct rds_sock **held, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		if (held[i] != NULL)
-			rds_sock_put(held[i]);
-}
-
 /* Engines on their own lcores: sleep on the sockets' event fds, at most
- * slice_ms, holding the sockets (close wakes us through the fd). */
+ * slice_ms (close wakes us through the fd). */
 static unsigned int
-rds_poll_sleep(struct rte_rds_pollfd *fds, unsigned int nfds, int slice_ms)
+rds_poll_sleep(struct rte_rds_pollfd *fds, unsigned int nfds,
+	       struct rds_sock *const *held, int slice_ms)
 {
-	struct rds_sock *held[RDS_POLL_SLEEP_MAX];
 	struct pollfd pfd[RDS_POLL_SLEEP_MAX];
 	unsigned int i, ready;
 	uint64_t v;
 
 	ready = rds_poll_scan(fds, nfds, held);
-	if (ready != 0) {
-		rds_poll_put(held, nfds);
+	if (ready != 0)
 		return ready;
-	}
 	for (i = 0; i < nfds; i++) {
 		pfd[i].fd = -1;
 		pfd[i].events = POLLIN;
@@ -199,26 +185,22 @@ rds_poll_sleep(struct rte_rds_pollfd *fds, unsigned int nfds, int slice_ms)
 				if (read(pfd[i].fd, &v, sizeof(v)) < 0)
 					v = 0;
 	}
-	rds_poll_put(held, nfds);
 	return 0;
 }
 
-int
-rte_rds_poll(struct rte_rds_pollfd *fds, unsigned int nfds, int timeout_ms)
+static int
+rds_poll_held(struct rte_rds_pollfd *fds, unsigned int nfds,
+	      struct rds_sock *const *held, int timeout_ms)
 {
 	uint64_t deadline = 0, now, spins = 0, left_ms;
 	unsigned int ready;
 	int slice;
 
-	if (rds_lib == NULL)
-		return RDS_ERR(ENXIO);
-	if (fds == NULL && nfds != 0)
-		return RDS_ERR(EINVAL);
 	if (timeout_ms > 0)
 		deadline = rte_rdtsc() +
 			   (uint64_t)timeout_ms * (rds_lib->tsc_hz / 1000);
 	for (;;) {
-		ready = rds_poll_scan(fds, nfds, NULL);
+		ready = rds_poll_scan(fds, nfds, held);
 		if (ready != 0 || timeout_ms == 0)
 			return (int)ready;
 		now = rte_rdtsc();
@@ -235,10 +217,41 @@ rte_rds_poll(struct rte_rds_pollfd *fds, unsigned int nfds, int timeout_ms)
 			if (left_ms < (uint64_t)slice)
 				slice = (int)left_ms + 1;
 		}
-		ready = rds_poll_sleep(fds, nfds, slice);
+		ready = rds_poll_sleep(fds, nfds, held, slice);
 		if (ready != 0)
 			return (int)ready;
 	}
+}
+
+int
+rte_rds_poll(struct rte_rds_pollfd *fds, unsigned int nfds, int timeout_ms)
+{
+	struct rds_sock *stack[RDS_POLL_SLEEP_MAX], **held = stack;
+	unsigned int i;
+	int ret;
+
+	if (rds_lib == NULL)
+		return RDS_ERR(ENXIO);
+	if (fds == NULL && nfds != 0)
+		return RDS_ERR(EINVAL);
+	if (nfds > RDS_POLL_SLEEP_MAX) {
+		if (nfds > rds_lib->conf.max_sockets)
+			return RDS_ERR(EINVAL);
+		held = malloc(sizeof(*held) * nfds);
+		if (held == NULL)
+			return RDS_ERR(ENOMEM);
+	}
+	/* Every socket is held for the whole call: what it reports is about
+	 * the sockets the handles named when it started. */
+	for (i = 0; i < nfds; i++)
+		held[i] = rds_sock_hold(fds[i].sock);
+	ret = rds_poll_held(fds, nfds, held, timeout_ms);
+	for (i = 0; i < nfds; i++)
+		if (held[i] != NULL)
+			rds_sock_put(held[i]);
+	if (held != stack)
+		free(held);
+	return ret;
 }
 
 /* ------------------------------------------------------------------ */

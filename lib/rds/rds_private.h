@@ -46,6 +46,10 @@
 #include "rte_rds.h"
 #include "rds_wire.h"
 
+/* Internal data: hidden, so that the shared library reaches it without
+ * the GOT. */
+#define RDS_HIDDEN __attribute__((visibility("hidden")))
+
 extern int rds_logtype;
 #define RDS_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_ ## level, rds_logtype, "RDS: " fmt "\n", ##__VA_ARGS__)
@@ -54,7 +58,10 @@ struct rds_engine;
 struct rds_sock;
 struct rds_conn;
 
-#define RDS_MAX_TRANSPORTS 4
+/* Work handed to an engine (rds_engine_call). */
+typedef void (*rds_engine_fn)(struct rds_engine *e, void *arg);
+
+#define RDS_MAX_TRANSPORTS 8
 #define RDS_ADMIN_RING_SIZE 1024
 #define RDS_BELL_RING_SIZE 1024		/* doorbells per thread per engine */
 #define RDS_HANDOFF_RING_SIZE 1024	/* messages per engine pair */
@@ -132,6 +139,7 @@ enum rds_msg_type {
 	RDS_MSG_RECV,		/* engine -> app: a received message */
 	RDS_MSG_NOTIFY,		/* engine -> app: an RDMA status */
 	RDS_MSG_INFO,		/* app -> engine: an info snapshot */
+	RDS_MSG_CALL,		/* engine -> engine: run a function */
 };
 
 struct rds_rdma_op;
@@ -168,6 +176,8 @@ struct rds_msg {
 	uint64_t token;			/* NOTIFY: user token */
 	int32_t status;			/* NOTIFY: RDS_RDMA_* status */
 	uint32_t pad2;
+	rds_engine_fn call;		/* CALL: what to run, with */
+	void *arg;			/* CALL: its argument */
 	uint8_t buf[] __rte_aligned(16);
 };
 
@@ -300,8 +310,8 @@ struct rds_thread {
 };
 
 extern __thread struct rds_thread *rds_self
-	__attribute__((tls_model("initial-exec")));
-extern uint32_t rds_epoch;		/* bumped by every init and fini */
+	__attribute__((tls_model("initial-exec"))) RDS_HIDDEN;
+extern uint32_t rds_epoch RDS_HIDDEN;		/* bumped by every init and fini */
 
 struct rds_thread *rds_thread_slow(void);
 
@@ -451,6 +461,7 @@ struct rds_laddr {
 	unsigned int index;
 	const struct rds_transport *trans;
 	char dev[RTE_RDS_NAMESIZE];
+	char args[RTE_RDS_ARGSIZE];	/* driver options, key=value,... */
 	struct rds_cong_map *cong;	/* this address's own map */
 	void *tp;			/* transport private */
 	/* Bound sockets: a page of 256 per port >> 8, made on demand. */
@@ -711,6 +722,7 @@ struct rds_rdma_op {
 	uint32_t refs;			/* the message, and a transport that
 					 * has the operation in flight */
 	void *tp_mr;			/* transport: local registration */
+	uint32_t tp_flags;		/* transport: its own state */
 	int sock;			/* who is told how it went */
 	uint32_t sock_gen;
 };
@@ -730,6 +742,22 @@ int rds_rdma_cmsgs(struct rds_sock *rs, const struct msghdr *msg,
 		   bool *has_dest, bool *mapped);
 void rds_rdma_unmap(struct rds_sock *rs, uint64_t cookie);
 void rds_rdma_op_free(struct rds_rdma_op *op);
+/* The software executor, in two halves so that they can run on two
+ * hosts: the request the target runs, the target half, the initiator
+ * half, and both in one process. */
+struct rds_rdma_req {
+	enum rds_op_kind kind;
+	uint64_t cookie;
+	uint64_t remote_off;
+	uint64_t bytes;
+	uint64_t compare, swap_add, mask1, mask2;
+	const uint8_t *wdata;		/* WRITE: bytes bytes */
+};
+void rds_rdma_req_of(const struct rds_rdma_op *op, struct rds_rdma_req *rq);
+int rds_rdma_target(const struct in6_addr *target, const struct rds_rdma_req *rq,
+		    const struct iovec *rdst, uint32_t nrdst, uint64_t *old);
+void rds_rdma_initiator_done(struct rds_rdma_op *op, int status,
+			     const uint8_t *rdata, uint64_t old);
 int rds_rdma_sw_exec(const struct in6_addr *target, struct rds_rdma_op *op);
 void rds_rdma_notify(struct rds_engine *e, const struct rds_msg *m,
 		     int status);
@@ -775,10 +803,22 @@ struct rds_transport {
 	 * done. Received frames go to rds_recv_frame(). Called every pass
 	 * of an engine on which the transport is active (optional). */
 	unsigned int (*poll)(struct rds_engine *e);
+	/* End of an engine pass in which the transport was polled: send
+	 * what xmit batched (one rte_eth_tx_burst, one post list).
+	 * Optional. */
+	void (*flush)(struct rds_engine *e);
 	/* Hardware memory registration (optional): fill mr->key and
 	 * mr->tp for the region mr->base, mr->len. 0 or -errno. */
 	int (*mr_reg)(const struct rds_laddr *la, struct rds_mr *mr);
 	void (*mr_free)(struct rds_mr *mr);
+	/* RDS_INFO_* records the transport keeps (RDS_INFO_IB_CONNECTIONS,
+	 * ...) for the connections of engine e (optional). */
+	void (*info)(struct rds_engine *e, struct rds_info_req *r);
+	/* Counters: nb_xstats names, and e's values added to values[]
+	 * (optional); rte_rds_xstats_get() sums them over engines. */
+	const char *const *xstat_names;
+	unsigned int nb_xstats;
+	void (*xstats)(struct rds_engine *e, uint64_t *values);
 };
 
 #define RDS_XMIT_ACKED 1
@@ -884,6 +924,8 @@ struct rds_conn {
 	bool reconnect_due;		/* the backoff timer fired */
 	struct rds_timer conn_timer;
 	bool drop_pending;		/* transport asked for a reset */
+	bool unresponsive;		/* the transport reports the peer does
+					 * not answer (info, telemetry) */
 
 	void *tp;			/* transport private */
 };
@@ -994,6 +1036,11 @@ void rds_engine_poll_transport(struct rds_engine *e,
 /* Hand a message to engine dst, in order with what e handed it before. */
 void rds_engine_handoff(struct rds_engine *e, unsigned int dst,
 			struct rds_msg *m);
+/* Run fn(dst engine, arg) on engine dst (in its pass, in order with what
+ * e handed it before): how a transport gives work to the engine that
+ * owns a connection. At once when dst is e. -ENOMEM. */
+int rds_engine_call(struct rds_engine *e, unsigned int dst, rds_engine_fn fn,
+		    void *arg);
 
 /* rds_send.c */
 void rds_send_request(struct rds_engine *e, struct rds_sock *rs,
@@ -1051,7 +1098,7 @@ struct rds_lib {
 
 #define RDS_SLOT_CHUNK 1024
 
-extern struct rds_lib *rds_lib;
+extern struct rds_lib *rds_lib RDS_HIDDEN;
 
 static inline struct rds_engine *
 rds_engine_get(unsigned int i)

@@ -645,74 +645,146 @@ rds_masked_fadd(uint64_t old, uint64_t add, uint64_t nocarry)
 }
 
 /*
- * Run op against the regions of address target, as the peer's hardware
- * would. Returns RDS_RDMA_SUCCESS or RDS_RDMA_REMOTE_ERROR; nothing is
- * read or written outside a region the cookie names, and nothing at all
- * on an error.
+ * The target half of the software executor: run one request against the
+ * regions of local address target, as an RDMA NIC's responder would.
+ * READ data is scattered into rdst (nrdst iovecs, rq->bytes in all):
+ * the initiator's own vector within one process, a frame's payload
+ * across a network. WRITE data comes from rq->wdata. Atomics return the
+ * old value in *old. Returns RDS_RDMA_SUCCESS or RDS_RDMA_REMOTE_ERROR;
+ * nothing is read or written outside a region the cookie names (bounds
+ * and rights checked under the table's lock), and nothing at all on an
+ * error. USE_ONCE regions end after their use.
  */
 int
-rds_rdma_sw_exec(const struct in6_addr *target, struct rds_rdma_op *op)
+rds_rdma_target(const struct in6_addr *target, const struct rds_rdma_req *rq,
+		const struct iovec *rdst, uint32_t nrdst, uint64_t *old)
 {
-	bool write = op->kind != RDS_OP_READ;
+	bool write = rq->kind != RDS_OP_READ;
 	struct rds_mr *mr = NULL;
 	uint8_t *p;
-	uint64_t old = 0, off = 0, nv;
-	uint32_t i, key = (uint32_t)op->cookie;
+	uint64_t o = 0, off = 0, nv;
+	uint32_t i, key = (uint32_t)rq->cookie;
 	bool use_once;
 
+	if (rq->kind >= RDS_OP_FADD && rq->bytes != 8)
+		return RDS_RDMA_REMOTE_ERROR;
 	rte_rwlock_read_lock(&rds_mr_lock);
-	p = rds_mr_target(target, op->cookie, op->remote_off, op->bytes,
+	p = rds_mr_target(target, rq->cookie, rq->remote_off, rq->bytes,
 			  write, &mr);
-	if (p == NULL || (op->bytes == 8 && op->kind >= RDS_OP_FADD &&
-			  ((uintptr_t)p & 7) != 0)) {
+	if (p == NULL || (rq->kind >= RDS_OP_FADD && ((uintptr_t)p & 7) != 0)) {
 		rte_rwlock_read_unlock(&rds_mr_lock);
 		return RDS_RDMA_REMOTE_ERROR;
 	}
-	switch (op->kind) {
+	switch (rq->kind) {
 	case RDS_OP_READ:
-		for (i = 0; i < op->nr_local; i++) {
-			memcpy(op->local[i].iov_base, p + off,
-			       op->local[i].iov_len);
-			off += op->local[i].iov_len;
+		for (i = 0; i < nrdst && off < rq->bytes; i++) {
+			size_t n = RTE_MIN(rdst[i].iov_len,
+					   (size_t)(rq->bytes - off));
+
+			memcpy(rdst[i].iov_base, p + off, n);
+			off += n;
 		}
 		break;
 	case RDS_OP_WRITE:
-		memcpy(p, op->data, op->bytes);
+		memcpy(p, rq->wdata, rq->bytes);
 		break;
 	case RDS_OP_FADD:
-		old = __atomic_fetch_add((uint64_t *)p, op->swap_add,
-					 __ATOMIC_ACQ_REL);
+		o = __atomic_fetch_add((uint64_t *)p, rq->swap_add,
+				       __ATOMIC_ACQ_REL);
 		break;
 	case RDS_OP_CSWP:
-		old = op->compare;
-		__atomic_compare_exchange_n((uint64_t *)p, &old, op->swap_add,
+		o = rq->compare;
+		__atomic_compare_exchange_n((uint64_t *)p, &o, rq->swap_add,
 					    false, __ATOMIC_ACQ_REL,
 					    __ATOMIC_ACQUIRE);
 		break;
 	case RDS_OP_MFADD:
-		old = __atomic_load_n((uint64_t *)p, __ATOMIC_ACQUIRE);
+		o = __atomic_load_n((uint64_t *)p, __ATOMIC_ACQUIRE);
 		do {
-			nv = rds_masked_fadd(old, op->swap_add, op->mask1);
-		} while (!__atomic_compare_exchange_n((uint64_t *)p, &old, nv,
+			nv = rds_masked_fadd(o, rq->swap_add, rq->mask1);
+		} while (!__atomic_compare_exchange_n((uint64_t *)p, &o, nv,
 				false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
 		break;
 	case RDS_OP_MCSWP:
-		old = __atomic_load_n((uint64_t *)p, __ATOMIC_ACQUIRE);
+		o = __atomic_load_n((uint64_t *)p, __ATOMIC_ACQUIRE);
 		do {
-			if ((old & op->mask1) != (op->compare & op->mask1))
+			if ((o & rq->mask1) != (rq->compare & rq->mask1))
 				break;
-			nv = (old & ~op->mask2) | (op->swap_add & op->mask2);
-		} while (!__atomic_compare_exchange_n((uint64_t *)p, &old, nv,
+			nv = (o & ~rq->mask2) | (rq->swap_add & rq->mask2);
+		} while (!__atomic_compare_exchange_n((uint64_t *)p, &o, nv,
 				false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
 		break;
+	default:
+		rte_rwlock_read_unlock(&rds_mr_lock);
+		return RDS_RDMA_REMOTE_ERROR;
 	}
 	use_once = mr->flags & RDS_RDMA_USE_ONCE;
 	rte_rwlock_read_unlock(&rds_mr_lock);
-	if (op->kind >= RDS_OP_FADD)
-		memcpy(op->atomic_result, &old, sizeof(old));
+	if (old != NULL)
+		*old = o;
 	if (use_once)
 		rds_mr_unuse(key);
 	return RDS_RDMA_SUCCESS;
+}
+
+/* What the initiator sends the target for op. */
+void
+rds_rdma_req_of(const struct rds_rdma_op *op, struct rds_rdma_req *rq)
+{
+	rq->kind = op->kind;
+	rq->cookie = op->cookie;
+	rq->remote_off = op->remote_off;
+	rq->bytes = op->bytes;
+	rq->compare = op->compare;
+	rq->swap_add = op->swap_add;
+	rq->mask1 = op->mask1;
+	rq->mask2 = op->mask2;
+	rq->wdata = op->data;
+}
+
+/*
+ * The initiator half: the target answered status; READ data (rdata,
+ * op->bytes long, when it did not land in the local vector already)
+ * goes to the local vector, an atomic's old value to its result word.
+ * The notification itself follows the message (rds_rdma_notify).
+ */
+void
+rds_rdma_initiator_done(struct rds_rdma_op *op, int status,
+			const uint8_t *rdata, uint64_t old)
+{
+	uint64_t off = 0;
+	uint32_t i;
+
+	op->status = status;
+	op->executed = true;
+	if (status != RDS_RDMA_SUCCESS)
+		return;
+	if (op->kind == RDS_OP_READ && rdata != NULL) {
+		for (i = 0; i < op->nr_local && off < op->bytes; i++) {
+			size_t n = RTE_MIN(op->local[i].iov_len,
+					   (size_t)(op->bytes - off));
+
+			memcpy(op->local[i].iov_base, rdata + off, n);
+			off += n;
+		}
+	} else if (op->kind >= RDS_OP_FADD) {
+		memcpy(op->atomic_result, &old, sizeof(old));
+	}
+}
+
+/* Both halves in one process (loop): READ data lands in the local vector
+ * directly. */
+int
+rds_rdma_sw_exec(const struct in6_addr *target, struct rds_rdma_op *op)
+{
+	struct rds_rdma_req rq;
+	uint64_t old = 0;
+	int st;
+
+	rds_rdma_req_of(op, &rq);
+	st = rds_rdma_target(target, &rq, op->local, op->nr_local, &old);
+	rds_rdma_initiator_done(op, st, NULL, old);
+	return st;
 }
 
 /* At most one notification per op: always with NOTIFY_ME, and on a

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Counters: kept per engine without atomics, summed on read. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "rds_private.h"
 
@@ -61,5 +63,90 @@ rte_rds_stats_get(int engine_id, struct rte_rds_stats *stats)
 		for (i = 0; i < RTE_RDS_STATS_NUM; i++)
 			dst[i] += __atomic_load_n(&src[i], __ATOMIC_RELAXED);
 	}
+	return 0;
+}
+
+/* Transport counters: the driver names them and adds each engine's. */
+static int
+rds_xstats_sum(const struct rds_transport *t, uint64_t *values)
+{
+	unsigned int e;
+
+	memset(values, 0, sizeof(*values) * t->nb_xstats);
+	for (e = 0; e < rds_lib->nb_engines; e++)
+		t->xstats(rds_lib->engines[e], values);
+	return (int)t->nb_xstats;
+}
+
+static const struct rds_transport *
+rds_xstats_transport(const char *transport)
+{
+	const struct rds_transport *t;
+
+	if (rds_lib == NULL) {
+		RDS_ERR(ENXIO);
+		return NULL;
+	}
+	if (transport == NULL) {
+		RDS_ERR(EINVAL);
+		return NULL;
+	}
+	t = rds_transport_by_name(transport);
+	if (t == NULL) {
+		RDS_ERR(ENODEV);
+		return NULL;
+	}
+	return t;
+}
+
+int
+rte_rds_xstats_get(const char *transport, struct rte_rds_xstat *xs,
+		   unsigned int n)
+{
+	const struct rds_transport *t = rds_xstats_transport(transport);
+	uint64_t *v;
+	unsigned int i;
+
+	if (t == NULL)
+		return -1;
+	if (t->xstats == NULL || t->nb_xstats == 0)
+		return 0;
+	if (xs == NULL || n == 0)
+		return (int)t->nb_xstats;
+	v = calloc(t->nb_xstats, sizeof(*v));
+	if (v == NULL)
+		return RDS_ERR(ENOMEM);
+	rds_xstats_sum(t, v);
+	for (i = 0; i < n && i < t->nb_xstats; i++) {
+		snprintf(xs[i].name, sizeof(xs[i].name), "%s",
+			 t->xstat_names[i]);
+		xs[i].value = v[i];
+	}
+	free(v);
+	return (int)t->nb_xstats;
+}
+
+int
+rte_rds_xstat_get(const char *transport, const char *name, uint64_t *value)
+{
+	const struct rds_transport *t = rds_xstats_transport(transport);
+	uint64_t *v;
+	unsigned int i;
+
+	if (t == NULL)
+		return -1;
+	if (name == NULL || value == NULL)
+		return RDS_ERR(EINVAL);
+	for (i = 0; i < t->nb_xstats; i++)
+		if (strcmp(t->xstat_names[i], name) == 0)
+			break;
+	if (t->xstats == NULL || i == t->nb_xstats)
+		return RDS_ERR(ENOENT);
+	v = calloc(t->nb_xstats, sizeof(*v));
+	if (v == NULL)
+		return RDS_ERR(ENOMEM);
+	rds_xstats_sum(t, v);
+	*value = v[i];
+	free(v);
 	return 0;
 }

@@ -56,6 +56,9 @@ struct rte_rds_engine_conf {
 	uint32_t idle_sleep_us;
 };
 
+/** Length of an address's driver options, with its NUL. */
+#define RTE_RDS_ARGSIZE 256
+
 /** One local address and the transport that serves it. */
 struct rte_rds_addr_conf {
 	/** IPv4 address, network byte order. */
@@ -65,6 +68,10 @@ struct rte_rds_addr_conf {
 	char transport[RTE_RDS_NAMESIZE];
 	/** Transport device (verbs device, ethdev name); empty for auto. */
 	char dev[RTE_RDS_NAMESIZE];
+	/** The driver's options for this address, key=value pairs separated
+	 * by commas in DPDK's devargs style (each driver's header lists its
+	 * keys); empty for the defaults. */
+	char args[RTE_RDS_ARGSIZE];
 };
 
 /** Local addresses a configuration holds inline; more go to the heap. */
@@ -129,6 +136,22 @@ void rte_rds_conf_init(struct rte_rds_conf *conf);
  */
 int rte_rds_conf_add_addr(struct rte_rds_conf *conf, const char *ip,
 			  const char *transport, const char *dev);
+
+/**
+ * Add a local address given as one string, as rds-engined's --addr:
+ * "IP=transport[,key=value...]", e.g. "10.0.0.1=eth,port=net_memif0".
+ * The key=value pairs are the driver's options (rte_rds_addr_conf.args);
+ * the key "dev" also sets the device.
+ *
+ * @param conf
+ *   Configuration to change.
+ * @param spec
+ *   The address, its transport and options.
+ * @return
+ *   0, or -1 with rte_errno EINVAL (bad address, name or syntax) or
+ *   ENOMEM.
+ */
+int rte_rds_conf_add_addr_str(struct rte_rds_conf *conf, const char *spec);
 
 /**
  * Free what rte_rds_conf_add_addr() allocated in a configuration (the

@@ -277,7 +277,9 @@ struct rte_rds_pollfd {
  * poll (then with POLLWRBAND); POLLOUT while the send buffer has room (a
  * send may still fail with ENOBUFS). Inline engines are driven while
  * waiting; with engines on their own lcores the thread sleeps in poll(2)
- * on the sockets' event file descriptors.
+ * on the sockets' event file descriptors. Every socket is held for the
+ * whole call: one closed meanwhile (even if its handle is reused at
+ * once) reports POLLNVAL, never the newer socket's state.
  *
  * @param fds
  *   Sockets and events.
@@ -287,7 +289,8 @@ struct rte_rds_pollfd {
  *   Milliseconds to wait; 0 returns at once, negative waits forever.
  * @return
  *   Number of entries with non-zero revents (0 on timeout), or -1 with
- *   rte_errno: ENXIO (not initialised), EINVAL (NULL fds).
+ *   rte_errno: ENXIO (not initialised), EINVAL (NULL fds, or more
+ *   entries than max_sockets, as poll(2) over RLIMIT_NOFILE), ENOMEM.
  */
 int rte_rds_poll(struct rte_rds_pollfd *fds, unsigned int nfds,
 		 int timeout_ms);

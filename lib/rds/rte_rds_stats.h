@@ -69,6 +69,49 @@ int rte_rds_stats_get(int engine_id, struct rte_rds_stats *stats);
  */
 const char *rte_rds_stats_name(unsigned int idx);
 
+/** Length of a transport counter's name, with its NUL. */
+#define RTE_RDS_XSTAT_NAMESIZE 64
+
+/** One named counter of a transport. */
+struct rte_rds_xstat {
+	char name[RTE_RDS_XSTAT_NAMESIZE];	/**< e.g. "tx_frames" */
+	uint64_t value;				/**< summed over engines */
+};
+
+/**
+ * Read the counters of one transport, summed over engines. Each driver's
+ * header lists its counters.
+ *
+ * @param transport
+ *   Transport name: "loop", "ib", "eth".
+ * @param xs
+ *   Array for the counters, or NULL to ask for their number.
+ * @param n
+ *   Size of the array.
+ * @return
+ *   The number of counters the transport has (the first n are filled),
+ *   or -1 with rte_errno: ENXIO (not initialised), EINVAL (NULL name),
+ *   ENODEV (no such transport).
+ */
+int rte_rds_xstats_get(const char *transport, struct rte_rds_xstat *xs,
+		       unsigned int n);
+
+/**
+ * Read one counter of a transport by name.
+ *
+ * @param transport
+ *   Transport name.
+ * @param name
+ *   Counter name.
+ * @param value
+ *   Filled with its value, summed over engines.
+ * @return
+ *   0, or -1 with rte_errno: ENXIO, EINVAL (NULL argument), ENODEV (no
+ *   such transport), ENOENT (no such counter).
+ */
+int rte_rds_xstat_get(const char *transport, const char *name,
+		      uint64_t *value);
+
 #ifdef __cplusplus
 }
 #endif

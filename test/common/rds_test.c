@@ -432,6 +432,13 @@ rds_test_sin_str(const struct sockaddr_in *a, char *buf, size_t size)
 int
 rds_test_socket(const char *ip, uint16_t port, int sndbuf, int rcvbuf)
 {
+	return rds_test_socket_trans(ip, port, sndbuf, rcvbuf, -1);
+}
+
+int
+rds_test_socket_trans(const char *ip, uint16_t port, int sndbuf, int rcvbuf,
+		      int trans)
+{
 	struct sockaddr_in sin = rds_test_sin(ip, port);
 	int s, err;
 
@@ -439,6 +446,13 @@ rds_test_socket(const char *ip, uint16_t port, int sndbuf, int rcvbuf)
 	if (s < 0) {
 		printf("rte_rds_socket: %s\n", rte_strerror(rte_errno));
 		return -1;
+	}
+	if (trans >= 0 &&
+	    rte_rds_setsockopt(s, SOL_RDS, SO_RDS_TRANSPORT, &trans,
+			       sizeof(trans)) != 0) {
+		printf("SO_RDS_TRANSPORT %d: %s\n", trans,
+		       rte_strerror(rte_errno));
+		goto fail;
 	}
 	if (sndbuf > 0 &&
 	    rte_rds_setsockopt(s, SOL_SOCKET, SO_SNDBUF, &sndbuf,

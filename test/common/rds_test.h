@@ -140,6 +140,10 @@ const char *rds_test_sin_str(const struct sockaddr_in *a, char *buf,
  * Returns the handle or -1 (with a message printed, rte_errno set).
  */
 int rds_test_socket(const char *ip, uint16_t port, int sndbuf, int rcvbuf);
+/* The same with SO_RDS_TRANSPORT trans set before bind (trans < 0:
+ * none). */
+int rds_test_socket_trans(const char *ip, uint16_t port, int sndbuf,
+			  int rcvbuf, int trans);
 
 /* sendmsg with one iovec to *to. */
 ssize_t rds_test_send(int s, const void *buf, size_t len,

@@ -261,10 +261,8 @@ loop_xmit(struct rds_conn *c, struct rds_msg *m)
 		/* The target's side runs the operation before it takes the
 		 * message; a failed operation takes the message with it.
 		 * It runs once, even if the message must go again. */
-		if (!m->op->executed) {
-			m->op->status = rds_rdma_sw_exec(&c->key.faddr, m->op);
-			m->op->executed = true;
-		}
+		if (!m->op->executed)
+			rds_rdma_sw_exec(&c->key.faddr, m->op);
 		st = m->op->status;
 		if (st != RDS_RDMA_SUCCESS ||
 		    ((m->op->flags & RDS_RDMA_SILENT) && m->len == 0 &&
@@ -306,6 +304,24 @@ loop_laddr_check(struct rds_laddr *la)
 	return 0;
 }
 
+/* Counters, in the order of struct rte_rds_loop_stats. */
+static const char *const loop_xstat_names[] = {
+	"frames", "dropped", "flushed", "resets",
+};
+
+static void
+loop_xstats(struct rds_engine *e, uint64_t *v)
+{
+	struct loop_engine *le = loop_engine(e);
+
+	if (le == NULL)
+		return;
+	v[0] += le->stats.frames;
+	v[1] += le->stats.dropped;
+	v[2] += le->stats.flushed;
+	v[3] += le->stats.resets;
+}
+
 static const struct rds_transport rds_loop_transport = {
 	.name = "loop",
 	.info_name = "loopback",
@@ -322,6 +338,9 @@ static const struct rds_transport rds_loop_transport = {
 	.conn_shutdown = loop_conn_shutdown,
 	.xmit = loop_xmit,
 	.xmit_ack = loop_xmit_ack,
+	.xstat_names = loop_xstat_names,
+	.nb_xstats = RTE_DIM(loop_xstat_names),
+	.xstats = loop_xstats,
 };
 
 RDS_TRANSPORT_REGISTER(rds_loop_transport);
@@ -341,26 +360,23 @@ rte_rds_loop_set_faults(const struct rte_rds_loop_faults *faults)
 	return 0;
 }
 
+/* The typed view of the transport's counters (rte_rds_xstats_get). */
 int
 rte_rds_loop_stats_get(struct rte_rds_loop_stats *st)
 {
-	unsigned int i;
+	struct rte_rds_xstat xs[RTE_DIM(loop_xstat_names)];
 
+	RTE_BUILD_BUG_ON(sizeof(*st) != sizeof(uint64_t) * RTE_DIM(xs));
 	if (rds_lib == NULL)
 		return RDS_ERR(ENXIO);
 	if (st == NULL)
 		return RDS_ERR(EINVAL);
-	memset(st, 0, sizeof(*st));
-	for (i = 0; i < rds_lib->nb_engines; i++) {
-		struct loop_engine *le = loop_engine(rds_lib->engines[i]);
-
-		if (le == NULL)
-			continue;
-		st->frames += le->stats.frames;
-		st->dropped += le->stats.dropped;
-		st->flushed += le->stats.flushed;
-		st->resets += le->stats.resets;
-	}
+	if (rte_rds_xstats_get("loop", xs, RTE_DIM(xs)) < 0)
+		return -1;
+	st->frames = xs[0].value;
+	st->dropped = xs[1].value;
+	st->flushed = xs[2].value;
+	st->resets = xs[3].value;
 	LOOP_LOG(DEBUG, "stats read");
 	return 0;
 }

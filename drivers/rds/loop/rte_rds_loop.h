@@ -50,7 +50,9 @@ struct rte_rds_loop_faults {
  */
 int rte_rds_loop_set_faults(const struct rte_rds_loop_faults *faults);
 
-/** Counters of the loop transport, summed over engines. */
+/** Counters of the loop transport, summed over engines: the typed view
+ * of rte_rds_xstats_get("loop", ...), whose counters are "frames",
+ * "dropped", "flushed" and "resets", in this order. */
 struct rte_rds_loop_stats {
 	uint64_t frames;	/**< frames carried */
 	uint64_t dropped;	/**< frames dropped by the fault hook */

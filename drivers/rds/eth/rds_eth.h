@@ -1,0 +1,555 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef RDS_ETH_H
+#define RDS_ETH_H
+
+/*
+ * The eth transport's internals: RDS over UDP/IPv4 on any DPDK ethdev
+ * PMD, with a reliable frame layer of its own below RDS sequencing.
+ *
+ * Modules (one file each):
+ *   rds_eth.c        ops table, options, ports and queues, engine poll
+ *                    (receive, dispatch) and flush (transmit), counters
+ *   rds_eth_wire.c   frame layout: Ethernet / IPv4 / UDP / eth header,
+ *                    build and parse, CRC32C, checksum offloads
+ *   rds_eth_arp.c    neighbours: ARP requests and replies, static table,
+ *                    learning (a peer whose MAC changes is followed)
+ *   rds_eth_rel.c    the reliable frame layer of a connection: sequence
+ *                    numbers, window, cumulative + selective ACKs, fast
+ *                    retransmit, retransmit timer from the measured RTT,
+ *                    epochs (a restarted peer), connection set-up by the
+ *                    first frame
+ *   rds_eth_msg.c    RDS messages over frames: fragmentation to the MTU,
+ *                    reassembly, RDMA requests and responses
+ *   rds_eth_fault.c  seeded fault injection below the transport (drop,
+ *                    duplicate, reorder, delay, corrupt)
+ *
+ * Threads: everything here runs on engines. A port's receive queue is
+ * polled by one engine (its home); a frame for a connection another
+ * engine owns is handed to it (rds_engine_call). Each engine transmits
+ * on its own transmit queue when the port has enough, else on a shared
+ * one under a lock.
+ *
+ * Wire format of a frame, all integers in network byte order:
+ *
+ *   Ethernet (14) | IPv4 (20, no options, DF) | UDP (8, checksum 0:
+ *   the CRC32C below covers more) | struct rds_eth_hdr (40) | payload
+ *
+ * Sequenced frames (DATA, RDMA_REQ, RDMA_RESP) carry one fragment of a
+ * unit (an RDS frame: 48-byte RDS header + its payload; an RDMA request
+ * and its WRITE data; an RDMA response and its READ data): the first
+ * fragment has RDS_ETH_FL_FIRST, the last RDS_ETH_FL_LAST, frag_off is
+ * the fragment's offset within the unit. ACK frames carry no payload and
+ * no sequence. Every frame carries the sender's cumulative ACK, SACK
+ * bitmap and receive window for the reverse direction.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_spinlock.h>
+
+#include "rds_private.h"
+#include "rte_rds_eth.h"
+
+extern int rds_eth_logtype;
+#define ETH_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, rds_eth_logtype, "RDS eth: " fmt "\n", \
+		##__VA_ARGS__)
+
+#define RDS_ETH_UDP_PORT 18634
+#define RDS_ETH_VERSION 1
+#define RDS_ETH_L2L3L4 (14 + 20 + 8)	/* Ethernet + IPv4 + UDP */
+/* Every header of a frame: what rds_eth_frame_build() fills (82). */
+#define RDS_ETH_HDRS (RDS_ETH_L2L3L4 + RDS_ETH_HDR_SIZE)
+/* Largest payload of one frame (IPv4 total length is 16 bits). */
+#define RDS_ETH_MAX_PAYLOAD (UINT16_MAX - 20 - 8 - RDS_ETH_HDR_SIZE)
+
+/* ------------------------------------------------------------------ */
+/* Wire (rds_eth_wire.c) */
+
+enum rds_eth_ftype {
+	RDS_ETH_F_DATA = 1,		/* sequenced: fragment of an RDS frame */
+	RDS_ETH_F_RDMA_REQ = 2,		/* sequenced: fragment of a request */
+	RDS_ETH_F_RDMA_RESP = 3,	/* sequenced: fragment of a response */
+	RDS_ETH_F_ACK = 4,		/* acknowledgement only */
+};
+
+#define RDS_ETH_FL_OPEN 0x01	/* the sender's epoch is not acknowledged
+				 * yet: the frame may create state */
+#define RDS_ETH_FL_FIRST 0x02	/* first fragment of a unit */
+#define RDS_ETH_FL_LAST 0x04	/* last fragment of a unit */
+#define RDS_ETH_FL_RESET 0x08	/* (ACK) no state for the dst_epoch the
+				 * receiver sent: start again */
+#define RDS_ETH_FL_ALL (RDS_ETH_FL_OPEN | RDS_ETH_FL_FIRST | \
+			RDS_ETH_FL_LAST | RDS_ETH_FL_RESET)
+
+struct rds_eth_hdr {
+	uint8_t version;		/* RDS_ETH_VERSION */
+	uint8_t type;			/* enum rds_eth_ftype */
+	rte_be16_t flags;		/* RDS_ETH_FL_* */
+	rte_be32_t src_epoch;		/* the sender's incarnation, never 0 */
+	rte_be32_t dst_epoch;		/* the receiver's, as the sender knows
+					 * it (0: not yet) */
+	rte_be32_t seq;			/* sequenced types: frame number from
+					 * 0 in each epoch */
+	rte_be32_t ack;			/* every frame of the peer's below this
+					 * arrived */
+	rte_be64_t sack;		/* bit i: frame ack + 1 + i arrived */
+	rte_be16_t wnd;			/* frames the sender of this can take
+					 * from ack on */
+	rte_be16_t len;			/* payload bytes after this header */
+	rte_be32_t frag_off;		/* the fragment's offset in its unit */
+	rte_be32_t crc;			/* CRC32C of this header (crc 0) and
+					 * the payload */
+} __rte_packed;
+
+#define RDS_ETH_HDR_SIZE 40
+_Static_assert(sizeof(struct rds_eth_hdr) == RDS_ETH_HDR_SIZE,
+	       "eth header size");
+
+/* A frame's header, decoded (host byte order). */
+struct rds_eth_frame {
+	uint8_t type;
+	uint16_t flags;
+	uint32_t src_epoch;
+	uint32_t dst_epoch;
+	uint32_t seq;
+	uint32_t ack;
+	uint64_t sack;
+	uint16_t wnd;
+	uint16_t len;
+	uint32_t frag_off;
+	/* From the outer headers. */
+	struct rte_ether_addr src_mac;
+	uint32_t src_ip;		/* network byte order */
+	uint32_t dst_ip;
+	uint16_t src_port;		/* UDP, host order */
+	const uint8_t *payload;		/* len bytes, inside the mbuf */
+};
+
+/* Why a frame was refused (counted per reason). */
+enum rds_eth_drop {
+	RDS_ETH_DROP_NONE = 0,
+	RDS_ETH_DROP_SHORT,		/* shorter than its headers say */
+	RDS_ETH_DROP_NOT_OURS,		/* other ethertype, protocol, port or
+					 * address: not for RDS (not an error) */
+	RDS_ETH_DROP_IP,		/* bad IPv4 header (version, length,
+					 * fragment, checksum) */
+	RDS_ETH_DROP_VERSION,		/* unknown eth header version */
+	RDS_ETH_DROP_TYPE,		/* unknown frame type or flags */
+	RDS_ETH_DROP_LEN,		/* payload length inconsistent */
+	RDS_ETH_DROP_CRC,		/* CRC32C mismatch */
+	RDS_ETH_DROP_MAX,
+};
+
+/* Build the outer headers and the eth header of a frame in m.
+ *
+ * Convention: the caller allocates m and reserves the first RDS_ETH_HDRS
+ * (82) bytes of its data for the headers (rte_pktmbuf_append(m,
+ * RDS_ETH_HDRS), contents unimportant), then appends the payload, f->len
+ * bytes, after them (in the first segment or in further segments: a
+ * chain is fine here, only the 82 header bytes must be in the first
+ * one). So rte_pktmbuf_pkt_len(m) == RDS_ETH_HDRS + f->len, and
+ * f->len <= RDS_ETH_MAX_PAYLOAD. Build fills the 82 bytes: Ethernet from
+ * src to dst MAC (IPv4 ethertype, no VLAN tag), IPv4 from sip to dip
+ * (network order; IHL 5, DF, TTL 64, id 0, total length), UDP from sport
+ * to dport (host order; checksum 0, length), the eth header from f (type,
+ * flags, epochs, seq, ack, sack, wnd, len, frag_off; the outer-header
+ * fields of f are not used) with the CRC32C over header and payload. The
+ * IPv4 checksum is computed in software, unless ip_offload: then the
+ * field is 0, m->ol_flags gets RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM
+ * and l2_len/l3_len are set (without it those two flags are cleared).
+ * Returns 0, or -EINVAL (lengths do not match, the first segment holds
+ * fewer than 82 bytes, a type or flag parse would refuse, an ACK with a
+ * payload): build never makes a frame that rds_eth_frame_parse refuses. */
+int rds_eth_frame_build(struct rte_mbuf *m, const struct rte_ether_addr *src,
+			const struct rte_ether_addr *dst, uint32_t sip,
+			uint32_t dip, uint16_t sport, uint16_t dport,
+			const struct rds_eth_frame *f, bool ip_offload);
+
+/* Parse a received frame: Ethernet, IPv4 (to one of our addresses is
+ * checked by the caller, with f->dst_ip), UDP to udp_port, eth header,
+ * CRC. Fills f (only when the frame is accepted; f->payload points into
+ * the mbuf's data, f->len bytes). Returns RDS_ETH_DROP_NONE or why it is
+ * refused; never reads past the mbuf's data. A multi-segment mbuf is
+ * refused (RDS_ETH_DROP_SHORT) unless linearised by the caller first.
+ * The IPv4 checksum is verified in software unless m->ol_flags says
+ * RTE_MBUF_F_RX_IP_CKSUM_GOOD (or _NONE); _BAD is RDS_ETH_DROP_IP.
+ * Bytes after the IPv4 total length (Ethernet padding) are ignored. */
+enum rds_eth_drop rds_eth_frame_parse(const struct rte_mbuf *m,
+				      uint16_t udp_port,
+				      struct rds_eth_frame *f);
+
+/* The same on a flat buffer (the fuzz target uses it). */
+enum rds_eth_drop rds_eth_frame_parse_buf(const uint8_t *p, uint32_t len,
+					  uint16_t udp_port,
+					  struct rds_eth_frame *f);
+
+/* CRC32C (Castagnoli) of an eth header (its crc field taken as 0) and
+ * payload: the standard CRC32C (initial value ~0, reflected, final
+ * complement; "123456789" gives 0xe3069283), computed with
+ * rte_hash_crc_*byte. Stored in the header big-endian. */
+uint32_t rds_eth_crc(const struct rds_eth_hdr *h, const void *payload,
+		     uint32_t len);
+
+/* Is m an ARP frame? (ethertype), for rds_eth_arp_input. */
+bool rds_eth_is_arp(const struct rte_mbuf *m);
+
+/* ------------------------------------------------------------------ */
+/* Ports (rds_eth.c) */
+
+struct rds_eth_neigh;
+
+/* One ethdev port, shared by the local addresses on it. */
+struct rds_eth_port {
+	uint16_t port_id;
+	bool configured_by_us;		/* we configured and started it */
+	bool ip_cksum_offload;		/* RTE_ETH_TX_OFFLOAD_IPV4_CKSUM */
+	bool rx_cksum_offload;		/* RTE_ETH_RX_OFFLOAD_IPV4_CKSUM */
+	uint16_t mtu;
+	uint16_t udp_port;
+	uint16_t nb_txq;
+	uint16_t rxq;			/* the receive queue we poll */
+	uint16_t txq_base;		/* first transmit queue we use */
+	unsigned int home;		/* engine that polls rxq */
+	struct rte_ether_addr mac;
+	struct rte_mempool *pool;
+	rte_spinlock_t tx_lock[RTE_RDS_MAX_ENGINES]; /* when queues are shared */
+	struct rds_eth_neigh *neigh;	/* ARP table (rds_eth_arp.c) */
+	unsigned int nb_laddrs;
+	struct rds_laddr *laddrs[8];	/* local addresses on this port */
+	/* Options (rte_rds_eth.h). */
+	uint32_t window;		/* frames in flight per connection */
+	uint64_t rto_min_tsc;
+	uint64_t rto_max_tsc;
+	uint64_t rto_init_tsc;
+	uint32_t dead_after;		/* timeouts in a row: peer unresponsive */
+};
+
+/* Per local eth address (rds_laddr.tp). */
+struct rds_eth_laddr {
+	struct rds_eth_port *port;
+	uint32_t ip;			/* network order */
+};
+
+static inline struct rds_eth_laddr *
+rds_eth_laddr(const struct rds_laddr *la)
+{
+	return la->tp;
+}
+
+/* Frames queued for transmission in this pass, per port. */
+#define RDS_ETH_TX_BURST 64
+struct rds_eth_txq {
+	struct rte_mbuf *pkts[RDS_ETH_TX_BURST];
+	uint16_t n;
+};
+
+struct rds_eth_conn;
+
+/* Per engine (rds_engine.tp). */
+struct rds_eth_engine {
+	struct rds_eth_txq *tx;		/* [port index] */
+	struct rte_rds_eth_stats stats;
+	uint32_t faults_gen;
+	bool faults_on;
+	struct rds_eth_fault *fault;	/* rds_eth_fault.c state */
+	TAILQ_HEAD(, rds_eth_conn) acks; /* connections owing an ACK frame */
+};
+
+/* The ports, and the engine-private state. */
+extern struct rds_eth_port **rds_eth_ports;
+extern unsigned int rds_eth_nb_ports;
+extern unsigned int rds_eth_slot;
+extern const struct rds_transport rds_eth_transport;
+
+static inline struct rds_eth_engine *
+rds_eth_engine(struct rds_engine *e)
+{
+	return e->tp[rds_eth_slot];
+}
+
+/* Index of a port in rds_eth_ports. */
+unsigned int rds_eth_port_index(const struct rds_eth_port *p);
+
+/* "No state for your stream" to the sender of f (rate-limited by the
+ * caller). */
+void rds_eth_send_reset(struct rds_engine *e, struct rds_eth_port *p,
+			const struct rds_eth_frame *f);
+
+/* Queue one frame for transmission on port p (sent at the engine's
+ * flush, or at once when the batch is full). Takes m. */
+void rds_eth_tx(struct rds_engine *e, struct rds_eth_port *p,
+		struct rte_mbuf *m);
+
+/* A frame for a connection of engine e arrived (after parsing). */
+void rds_eth_rx_frame(struct rds_engine *e, struct rds_eth_port *p,
+		      struct rte_mbuf *m, const struct rds_eth_frame *f);
+
+/* ------------------------------------------------------------------ */
+/* Neighbours (rds_eth_arp.c) */
+
+/*
+ * The table: IPv4 -> MAC, each entry resolved (a MAC) or incomplete (an
+ * ARP request went out at some time), static entries never changed by
+ * learning. Entries are never removed (a table per port, sized for its
+ * peers). Readers (resolve, learn when nothing changes) take no lock: a
+ * resolved lookup is a hash, an address compare and one 64-bit load.
+ * Writers (a new entry, a MAC change, a request sent) serialise on a
+ * spinlock of the table. Any engine may call any of these at any time.
+ */
+
+/* A table for at most size neighbours (0: 256). NULL: no memory. */
+struct rds_eth_neigh *rds_eth_neigh_create(unsigned int size);
+void rds_eth_neigh_free(struct rds_eth_neigh *n);
+/* Static entries from an option: "IP/MAC[+IP/MAC...]" (dotted IPv4,
+ * MAC as XX:XX:XX:XX:XX:XX or XXXX:XXXX:XXXX). All or nothing: 0,
+ * -EINVAL (bad syntax, address 0, a broadcast or multicast MAC) or
+ * -ENOSPC (the table is full). An empty spec adds nothing. */
+int rds_eth_neigh_static(struct rds_eth_neigh *n, const char *spec);
+/* The MAC of ip (network order): 0, or -EAGAIN (an ARP request for ip
+ * from sip went out on p, or one did less than 100 ms ago; the caller
+ * tries again later), -EINVAL (ip 0 or broadcast), -ENOSPC (no room in
+ * the table for a new neighbour). Engine context; requests are queued
+ * with rds_eth_tx(e, p, ...) and counted in e's arp_tx. */
+int rds_eth_neigh_resolve(struct rds_engine *e, struct rds_eth_port *p,
+			  uint32_t sip, uint32_t ip,
+			  struct rte_ether_addr *mac);
+/* Learn (or follow a change of) a peer's MAC from a valid frame: makes
+ * the entry if there is none (and there is room), resolves an incomplete
+ * one, follows a changed MAC (counted in e's neigh_changed; e may be
+ * NULL: not counted). Static entries are left alone. Cheap when nothing
+ * changes (no lock). */
+void rds_eth_neigh_learn(struct rds_engine *e, struct rds_eth_neigh *n,
+			 uint32_t ip, const struct rte_ether_addr *mac);
+/* The entry for ip without side effects (tests, info): 1 resolved (mac
+ * filled), 0 incomplete, -ENOENT none. */
+int rds_eth_neigh_lookup(struct rds_eth_neigh *n, uint32_t ip,
+			 struct rte_ether_addr *mac);
+/* An ARP frame (rds_eth_is_arp; home engine of p): answer requests for
+ * one of p's local addresses (a reply from p->mac, queued with
+ * rds_eth_tx), learn the sender of requests and replies (only senders
+ * with an entry already, or that ask for one of our addresses; never
+ * one of our own addresses or p's MAC). Counts arp_rx (every frame) and
+ * arp_tx in e's counters. Takes m (freed here). */
+void rds_eth_arp_input(struct rds_engine *e, struct rds_eth_port *p,
+		       struct rte_mbuf *m);
+
+/* ------------------------------------------------------------------ */
+/* The reliable frame layer (rds_eth_rel.c) */
+
+/* A frame sent and not acknowledged. */
+struct rds_eth_sent {
+	struct rte_mbuf *m;		/* kept (a reference) for resending */
+	uint64_t tsc;			/* last transmission */
+	uint16_t tx_count;		/* transmissions so far */
+	bool sacked;
+};
+
+/* Per connection (rds_conn.tp). */
+struct rds_eth_conn {
+	struct rds_conn *c;
+	struct rds_eth_port *port;
+	uint32_t lip, fip;		/* network order */
+	struct rte_ether_addr peer_mac;
+	bool resolved;
+	struct rds_timer resolve_timer;	/* connecting: ARP not answered yet */
+	uint32_t resolve_tries;
+
+	/* Epochs: each side's sending stream has one, new after a reset.
+	 * A frame names its stream (src) and the receiver's stream as the
+	 * sender takes it (dst: 0 when it takes none). */
+	uint32_t epoch;			/* our stream's (random, never 0) */
+	uint32_t epoch_prev;		/* the one before (late frames) */
+	uint32_t peer_epoch;		/* the peer's stream we take, 0: none */
+	uint32_t peer_epoch_prev;	/* the one before (its late frames
+					 * are stale, OPEN or not) */
+	bool epoch_acked;		/* the peer takes ours: no more OPEN */
+
+	/* Sending. */
+	uint32_t snd_nxt;		/* next sequence */
+	uint32_t snd_una;		/* oldest not acknowledged */
+	uint32_t peer_wnd;		/* the peer's window from snd_una */
+	uint32_t wnd;			/* ring size (a power of two) */
+	struct rds_eth_sent *sent;	/* [seq & (wnd - 1)] */
+	uint64_t srtt, rttvar;		/* TSC */
+	uint64_t rto_base;		/* from srtt and rttvar */
+	uint64_t rto;			/* rto_base, doubled per timeout
+					 * until progress */
+	uint64_t rack_tsc;		/* latest send time of a frame the
+					 * peer acknowledged (RACK) */
+	uint32_t timeouts;		/* in a row, without progress */
+	bool unresponsive;
+	struct rds_timer rto_timer;
+
+	/* Receiving. */
+	uint32_t rcv_nxt;		/* next in-order sequence */
+	struct rte_mbuf **ooo;		/* [seq & (wnd - 1)], out of order:
+					 * frames rcv_nxt + 1 .. + wnd - 1 */
+	uint32_t nb_ooo;
+	uint32_t unacked_rx;		/* in-order frames not acknowledged */
+	bool ack_now;			/* an ACK frame is due */
+	bool on_acks;			/* on the engine's acks list */
+	TAILQ_ENTRY(rds_eth_conn) ack_link;
+	struct rds_timer ack_timer;
+	uint64_t reset_tsc;		/* last RESET hint sent */
+
+	/* Units (rds_eth_msg.c). Receiving: an RDS frame being
+	 * reassembled, */
+	struct rds_msg *rx_msg;
+	struct rds_hdr_info rx_hdr;
+	uint32_t rx_off;
+	/* a request (target side), */
+	bool rq_active;
+	struct rds_eth_rdma_req_h *rq;	/* its header, host order */
+	uint8_t *rq_buf;		/* WRITE data */
+	uint32_t rq_off;
+	/* a response (initiator side). */
+	bool rs_active;
+	bool rs_skip;			/* for no operation we wait for */
+	int32_t rs_status;
+	uint64_t rs_old;
+	uint32_t rs_bytes, rs_off;
+	/* Sending: the message being sent (it may take several xmit
+	 * calls), and its RDS header; */
+	struct rds_msg *tx_msg;
+	struct rds_header tx_hdr;
+	uint32_t tx_off;
+	uint32_t rq_tx_off;		/* of its RDMA request */
+	/* the operation the head message waits for the answer of; */
+	uint32_t op_next;
+	struct rds_rdma_op *op_wait;
+	uint32_t op_wait_id;
+	/* a response to send (target side). */
+	bool resp_pending;
+	uint8_t resp_hdr[32];
+	uint8_t *resp_data;
+	uint32_t resp_len, resp_off;	/* header + data */
+};
+
+/* Set up / tear down the frame layer of a connection. */
+int rds_eth_rel_init(struct rds_eth_conn *ec, struct rds_eth_port *p);
+void rds_eth_rel_fini(struct rds_eth_conn *ec);
+/* Start a new epoch of ours (connect, or after the peer restarted):
+ * everything in flight is dropped, sequences start again at 0. */
+void rds_eth_rel_new_epoch(struct rds_eth_conn *ec);
+/* Frames the window lets us send now. */
+uint32_t rds_eth_rel_room(const struct rds_eth_conn *ec);
+/* Send one sequenced frame: type, flags, fragment offset, payload
+ * (len bytes copied into a new mbuf after the headers). 0, -EAGAIN (no
+ * room, no mbuf) or -errno. */
+int rds_eth_rel_send(struct rds_eth_conn *ec, uint8_t type, uint16_t flags,
+		     uint32_t frag_off, const void *p1, uint32_t l1,
+		     const void *p2, uint32_t l2);
+/* A frame of this connection arrived (parsed, CRC checked): process its
+ * ACK fields, then deliver it (and what it makes in order) to
+ * rds_eth_msg_input. Takes m. */
+void rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
+		       const struct rds_eth_frame *f);
+/* We cannot go on with the peer's stream (a unit that does not fit, a
+ * message the core could not keep): drop what we hold of it and take it
+ * no more, so that the peer starts a new one and its RDS retransmits. */
+void rds_eth_rel_rx_reset(struct rds_eth_conn *ec);
+/* End of a pass: send the ACK frames due. */
+void rds_eth_rel_flush_acks(struct rds_engine *e);
+
+/* ------------------------------------------------------------------ */
+/* Messages over frames (rds_eth_msg.c) */
+
+/* xmit: send message m (fragments, RDMA request first). As the ops
+ * table's xmit. */
+int rds_eth_msg_xmit(struct rds_eth_conn *ec, struct rds_msg *m);
+int rds_eth_msg_xmit_ack(struct rds_eth_conn *ec);
+/* A sequenced frame in order: a fragment of an RDS frame, an RDMA
+ * request or response. */
+void rds_eth_msg_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f);
+/* Drop partial units: the sending side's (a new epoch of ours), the
+ * receiving side's (a new epoch of the peer's), or both. */
+void rds_eth_msg_reset_tx(struct rds_eth_conn *ec);
+void rds_eth_msg_reset_rx(struct rds_eth_conn *ec);
+void rds_eth_msg_reset(struct rds_eth_conn *ec);
+/* The window opened: go on with a pending RDMA response. */
+void rds_eth_msg_pump(struct rds_eth_conn *ec);
+
+/* An RDMA operation's progress on eth (rds_rdma_op.tp_flags). */
+#define RDS_ETH_OP_SENT 0x1		/* its request went out */
+#define RDS_ETH_OP_DONE 0x2		/* its response came */
+
+/* A request's fields, host order, while it is reassembled. */
+struct rds_eth_rdma_req_h {
+	uint32_t op_id;
+	struct rds_rdma_req rq;
+};
+
+/* RDMA request and response headers (in the first fragment). */
+struct rds_eth_rdma_req {
+	rte_be32_t op_id;
+	uint8_t kind;			/* enum rds_op_kind */
+	uint8_t pad[3];
+	rte_be64_t cookie;
+	rte_be64_t remote_off;
+	rte_be32_t bytes;
+	rte_be32_t pad2;
+	rte_be64_t compare;
+	rte_be64_t swap_add;
+	rte_be64_t mask1;
+	rte_be64_t mask2;
+} __rte_packed;
+
+struct rds_eth_rdma_resp {
+	rte_be32_t op_id;
+	rte_be32_t status;		/* RDS_RDMA_SUCCESS, REMOTE_ERROR */
+	rte_be64_t old;			/* atomics */
+	rte_be32_t bytes;		/* READ data that follows */
+	rte_be32_t pad;
+} __rte_packed;
+
+/* ------------------------------------------------------------------ */
+/* Fault injection (rds_eth_fault.c) */
+
+/*
+ * One per engine (its own generator and held frames; no lock). Faults,
+ * drawn per frame in this order with independent draws: drop (freed);
+ * corrupt (a copy of the frame, rte_pktmbuf_copy from its pool, with one
+ * byte anywhere in it, headers included, XORed with a non-zero value,
+ * and its receive checksum flags cleared; the original is released: it
+ * may be shared); duplicate (a copy passed on at once, after the
+ * original when that passes too); delay (held until now + delay_us);
+ * reorder (held until reorder_depth later frames entered the hook, or
+ * for 1 ms at most, then passed on after the frame that released it).
+ * A frame is delayed or reordered, not both. If a copy cannot be made
+ * the fault is skipped (not counted).
+ */
+struct rds_eth_fault;
+/* salt makes this instance's stream differ from others' with the same
+ * settings (e.g. the engine id). NULL: no memory. */
+struct rds_eth_fault *rds_eth_fault_create(uint64_t salt);
+/* Frees held frames too. */
+void rds_eth_fault_free(struct rds_eth_fault *f);
+/* The engine's settings changed: take the new ones (NULL: none). The
+ * generator restarts from cfg->seed (0: a fixed default) and the salt,
+ * so that a run is reproducible. Rates are clamped to 1,000,000, the
+ * reorder depth to 1..16. Frames held stay held until their time. */
+void rds_eth_fault_set(struct rds_eth_fault *f,
+		       const struct rte_rds_eth_faults *cfg);
+/* Apply the faults to a burst about to be sent (or just received):
+ * frames may be dropped (freed), duplicated, held back (reorder, delay),
+ * corrupted (copied first). Takes the n frames of in[]. Returns the
+ * frames to pass on, in out[] (room for max; the caller takes them);
+ * what does not fit is kept for the next call, in order. Held frames
+ * come out in later calls (also with n 0: call it every pass while
+ * rds_eth_fault_held() is not 0). now is the TSC. Counts fault_* in st
+ * (may be NULL). With every rate 0 and nothing held, in[] is copied to
+ * out[] unchanged. */
+uint16_t rds_eth_fault_apply(struct rds_eth_fault *f, struct rte_mbuf **in,
+			     uint16_t n, struct rte_mbuf **out, uint16_t max,
+			     uint64_t now, struct rte_rds_eth_stats *st);
+/* Frames held back (delayed, reordered, or waiting for room in out). */
+unsigned int rds_eth_fault_held(const struct rds_eth_fault *f);
+/* Free the frames held back (tear-down). */
+void rds_eth_fault_flush(struct rds_eth_fault *f);
+
+#endif /* RDS_ETH_H */

@@ -1,0 +1,530 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * RDS messages over eth frames. A unit (an RDS frame: its 48-byte header
+ * and payload; an RDMA request and its WRITE data; an RDMA response and
+ * its READ data) goes out in fragments of at most MTU - 68 bytes, in the
+ * reliable frame layer's order; the receiver reassembles each kind of
+ * unit on its own (units of different kinds may interleave, two of the
+ * same kind never do) into one contiguous buffer, so a 1 MiB message is
+ * one buffer.
+ *
+ * RDMA: the initiator sends the request, waits for the response (the
+ * target ran the operation against its regions with the software
+ * executor's target half: cookie, bounds and rights checked), then
+ * sends the message, as a NIC runs the operation before the SEND: the
+ * message reaches the target only after the operation succeeded, and a
+ * failed operation takes its message with it (REMOTE_ERROR). An
+ * operation whose request went out but whose answer was lost to a reset
+ * is never sent again: it ends DROPPED.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "rds_eth.h"
+
+static inline uint32_t
+rds_eth_frag_max(const struct rds_eth_conn *ec)
+{
+	return (uint32_t)ec->port->mtu - 20 - 8 - RDS_ETH_HDR_SIZE;
+}
+
+/* Send fragments of the unit [hdr (hl bytes) | data (dl bytes)] from
+ * *off on, as room allows. 0 when all went, -EAGAIN otherwise (*off
+ * tells how far). */
+static int
+rds_eth_unit_send(struct rds_eth_conn *ec, uint8_t type, const void *hdr,
+		  uint32_t hl, const uint8_t *data, uint32_t dl, uint32_t *off)
+{
+	uint32_t total = hl + dl, max = rds_eth_frag_max(ec), n, l1;
+	const uint8_t *p1, *p2;
+	uint16_t flags;
+	int ret;
+
+	while (*off < total) {
+		n = RTE_MIN(max, total - *off);
+		flags = (*off == 0 ? RDS_ETH_FL_FIRST : 0) |
+			(*off + n == total ? RDS_ETH_FL_LAST : 0);
+		if (*off < hl) {
+			p1 = (const uint8_t *)hdr + *off;
+			l1 = RTE_MIN(hl - *off, n);
+			p2 = data;
+		} else {
+			p1 = data + (*off - hl);
+			l1 = n;
+			p2 = NULL;
+		}
+		ret = rds_eth_rel_send(ec, type, flags, *off, p1, l1, p2,
+				       n - l1);
+		if (ret != 0)
+			return ret;
+		*off += n;
+	}
+	return 0;
+}
+
+/* The RDMA request of m's operation. */
+static int
+rds_eth_req_send(struct rds_eth_conn *ec, struct rds_msg *m)
+{
+	const struct rds_rdma_op *op = m->op;
+	struct rds_eth_rdma_req h;
+	uint32_t wl = op->kind == RDS_OP_WRITE ? (uint32_t)op->bytes : 0;
+
+	if (ec->rq_tx_off == 0)
+		ec->op_wait_id = ++ec->op_next;
+	memset(&h, 0, sizeof(h));
+	h.op_id = rte_cpu_to_be_32(ec->op_wait_id);
+	h.kind = (uint8_t)op->kind;
+	h.cookie = rte_cpu_to_be_64(op->cookie);
+	h.remote_off = rte_cpu_to_be_64(op->remote_off);
+	h.bytes = rte_cpu_to_be_32((uint32_t)op->bytes);
+	h.compare = rte_cpu_to_be_64(op->compare);
+	h.swap_add = rte_cpu_to_be_64(op->swap_add);
+	h.mask1 = rte_cpu_to_be_64(op->mask1);
+	h.mask2 = rte_cpu_to_be_64(op->mask2);
+	return rds_eth_unit_send(ec, RDS_ETH_F_RDMA_REQ, &h, sizeof(h),
+				 op->data, wl, &ec->rq_tx_off);
+}
+
+static void
+rds_eth_tx_done(struct rds_eth_conn *ec)
+{
+	ec->tx_msg = NULL;
+	ec->tx_off = 0;
+	ec->rq_tx_off = 0;
+}
+
+int
+rds_eth_msg_xmit(struct rds_eth_conn *ec, struct rds_msg *m)
+{
+	struct rds_engine *e = ec->c->eng;
+	struct rds_rdma_op *op = m->op;
+	int ret;
+
+	if (unlikely(!ec->resolved))
+		return -EAGAIN;
+	if (ec->tx_msg != m) {
+		rds_eth_tx_done(ec);
+		ec->tx_msg = m;
+	}
+	if (unlikely(op != NULL)) {
+		if (!(op->tp_flags & RDS_ETH_OP_SENT)) {
+			ret = rds_eth_req_send(ec, m);
+			if (ret != 0)
+				return ret;
+			/* Wait for the answer (the transport's reference). */
+			op->tp_flags |= RDS_ETH_OP_SENT;
+			op->refs++;
+			ec->op_wait = op;
+			return -EAGAIN;
+		}
+		if (ec->op_wait == op)
+			return -EAGAIN;
+		if (!(op->tp_flags & RDS_ETH_OP_DONE)) {
+			/* Sent before a reset, never answered: it may have
+			 * run; it never runs twice. */
+			rds_rdma_notify(e, m, RDS_RDMA_DROPPED);
+			rds_eth_tx_done(ec);
+			return RDS_XMIT_ACKED;
+		}
+		if (op->status != RDS_RDMA_SUCCESS ||
+		    ((op->flags & RDS_RDMA_SILENT) && m->len == 0 &&
+		     !m->has_dest)) {
+			/* Failed: the message goes with it; or silent: no
+			 * message at all. */
+			rds_rdma_notify(e, m, op->status);
+			rds_eth_tx_done(ec);
+			return RDS_XMIT_ACKED;
+		}
+	}
+	if (ec->tx_off == 0)
+		rds_msg_hdr(ec->c, m, &ec->tx_hdr);
+	ret = rds_eth_unit_send(ec, RDS_ETH_F_DATA, &ec->tx_hdr,
+				RDS_HEADER_SIZE, rds_msg_data(m), m->len,
+				&ec->tx_off);
+	if (ret != 0)
+		return ret;
+	if (unlikely(op != NULL))
+		rds_rdma_notify(e, m, RDS_RDMA_SUCCESS);
+	rds_eth_tx_done(ec);
+	return 0;
+}
+
+int
+rds_eth_msg_xmit_ack(struct rds_eth_conn *ec)
+{
+	struct rds_header h;
+	uint32_t off = 0;
+
+	if (!ec->resolved)
+		return -EAGAIN;
+	/* Never inside a message's fragments; its header carries the ACK
+	 * soon enough. */
+	if (ec->tx_msg != NULL && ec->tx_off != 0)
+		return -EAGAIN;
+	if (rds_eth_rel_room(ec) == 0)
+		return -EAGAIN;
+	rds_ack_hdr(ec->c, &h);
+	return rds_eth_unit_send(ec, RDS_ETH_F_DATA, &h, sizeof(h), NULL, 0,
+				 &off);
+}
+
+/* ------------------------------------------------------------------ */
+/* Target side: requests, and their responses. */
+
+void
+rds_eth_msg_pump(struct rds_eth_conn *ec)
+{
+	uint32_t hl = sizeof(struct rds_eth_rdma_resp);
+
+	if (!ec->resp_pending)
+		return;
+	if (rds_eth_unit_send(ec, RDS_ETH_F_RDMA_RESP, ec->resp_hdr, hl,
+			      ec->resp_data, ec->resp_len - hl,
+			      &ec->resp_off) != 0)
+		return;		/* the rest when the window opens */
+	ec->resp_pending = false;
+	free(ec->resp_data);
+	ec->resp_data = NULL;
+}
+
+/* A whole request arrived: run it, answer. */
+static void
+rds_eth_req_run(struct rds_eth_conn *ec)
+{
+	struct rds_eth_engine *ee = rds_eth_engine(ec->c->eng);
+	struct rds_eth_rdma_req_h *rq = ec->rq;
+	struct rds_eth_rdma_resp *rs = (void *)ec->resp_hdr;
+	uint8_t *rdata = NULL;
+	struct iovec iov;
+	uint64_t old = 0;
+	uint32_t dl = 0;
+	int st;
+
+	if (ec->resp_pending) {
+		/* The initiator sends one at a time: a second is a bug. */
+		rds_eth_rel_rx_reset(ec);
+		return;
+	}
+	if (rq->rq.kind == RDS_OP_READ) {
+		rdata = malloc(rq->rq.bytes ? rq->rq.bytes : 1);
+		if (rdata == NULL) {
+			rds_eth_rel_rx_reset(ec);
+			return;
+		}
+	}
+	rq->rq.wdata = ec->rq_buf;
+	iov.iov_base = rdata;
+	iov.iov_len = rq->rq.bytes;
+	st = rds_rdma_target(&ec->c->key.laddr, &rq->rq, &iov, 1, &old);
+	ee->stats.rdma_exec++;
+	if (st != RDS_RDMA_SUCCESS)
+		ee->stats.rdma_remote_error++;
+	else if (rq->rq.kind == RDS_OP_READ)
+		dl = (uint32_t)rq->rq.bytes;
+	memset(ec->resp_hdr, 0, sizeof(ec->resp_hdr));
+	rs->op_id = rte_cpu_to_be_32(rq->op_id);
+	rs->status = rte_cpu_to_be_32((uint32_t)st);
+	rs->old = rte_cpu_to_be_64(old);
+	rs->bytes = rte_cpu_to_be_32(dl);
+	if (dl == 0) {
+		free(rdata);
+		rdata = NULL;
+	}
+	ec->resp_data = rdata;
+	ec->resp_len = sizeof(*rs) + dl;
+	ec->resp_off = 0;
+	ec->resp_pending = true;
+	rds_eth_msg_pump(ec);
+}
+
+static void
+rds_eth_req_clear(struct rds_eth_conn *ec)
+{
+	free(ec->rq_buf);
+	ec->rq_buf = NULL;
+	rds_mem_free(ec->rq);
+	ec->rq = NULL;
+	ec->rq_active = false;
+	ec->rq_off = 0;
+}
+
+static void
+rds_eth_req_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
+{
+	const struct rds_eth_rdma_req *w;
+	struct rds_eth_rdma_req_h *rq;
+	uint32_t hl = sizeof(*w), dl, wl;
+	const uint8_t *data = f->payload;
+
+	if (f->flags & RDS_ETH_FL_FIRST) {
+		if (ec->rq_active || f->len < hl || f->frag_off != 0)
+			goto bad;
+		w = (const void *)f->payload;
+		rq = rds_mem_zalloc("rds_eth_rq", sizeof(*rq));
+		if (rq == NULL)
+			goto bad;
+		rq->op_id = rte_be_to_cpu_32(w->op_id);
+		rq->rq.kind = (enum rds_op_kind)w->kind;
+		rq->rq.cookie = rte_be_to_cpu_64(w->cookie);
+		rq->rq.remote_off = rte_be_to_cpu_64(w->remote_off);
+		rq->rq.bytes = rte_be_to_cpu_32(w->bytes);
+		rq->rq.compare = rte_be_to_cpu_64(w->compare);
+		rq->rq.swap_add = rte_be_to_cpu_64(w->swap_add);
+		rq->rq.mask1 = rte_be_to_cpu_64(w->mask1);
+		rq->rq.mask2 = rte_be_to_cpu_64(w->mask2);
+		ec->rq = rq;
+		ec->rq_active = true;
+		ec->rq_off = 0;
+		if (w->kind > RDS_OP_MCSWP || rq->rq.bytes > RDS_MAX_MSG_SIZE ||
+		    (w->kind >= RDS_OP_FADD && rq->rq.bytes != 8))
+			goto bad;
+		if (rq->rq.kind == RDS_OP_WRITE) {
+			ec->rq_buf = malloc(rq->rq.bytes ? rq->rq.bytes : 1);
+			if (ec->rq_buf == NULL)
+				goto bad;
+		}
+		data += hl;
+		dl = f->len - hl;
+	} else {
+		if (!ec->rq_active || f->frag_off != hl + ec->rq_off)
+			goto bad;
+		dl = f->len;
+	}
+	wl = ec->rq->rq.kind == RDS_OP_WRITE ? (uint32_t)ec->rq->rq.bytes : 0;
+	if (dl > wl - ec->rq_off)
+		goto bad;
+	if (dl != 0)
+		memcpy(ec->rq_buf + ec->rq_off, data, dl);
+	ec->rq_off += dl;
+	if (!(f->flags & RDS_ETH_FL_LAST))
+		return;
+	if (ec->rq_off != wl)
+		goto bad;
+	rds_eth_req_run(ec);
+	rds_eth_req_clear(ec);
+	return;
+bad:
+	rds_eth_req_clear(ec);
+	rds_eth_rel_rx_reset(ec);
+}
+
+/* ------------------------------------------------------------------ */
+/* Initiator side: responses. */
+
+/* READ data at offset off of the operation, into its local vector. */
+static void
+rds_eth_op_scatter(struct rds_rdma_op *op, uint32_t off, const uint8_t *p,
+		   uint32_t n)
+{
+	uint32_t i;
+	uint64_t pos = 0;
+
+	for (i = 0; i < op->nr_local && n != 0; i++) {
+		uint64_t len = op->local[i].iov_len, k;
+
+		if (off >= pos + len) {
+			pos += len;
+			continue;
+		}
+		k = RTE_MIN((uint64_t)n, pos + len - off);
+		memcpy((uint8_t *)op->local[i].iov_base + (off - pos), p, k);
+		p += k;
+		off += (uint32_t)k;
+		n -= (uint32_t)k;
+		pos += len;
+	}
+}
+
+/* The operation the head message waits for will not be answered: it is
+ * let go (its next xmit reports it DROPPED). */
+static void
+rds_eth_op_abandon(struct rds_eth_conn *ec)
+{
+	struct rds_rdma_op *op = ec->op_wait;
+
+	if (op == NULL)
+		return;
+	ec->op_wait = NULL;
+	rds_rdma_op_free(op);		/* the transport's reference */
+	rds_conn_ready(ec->c);
+}
+
+static void
+rds_eth_resp_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
+{
+	const struct rds_eth_rdma_resp *w;
+	struct rds_rdma_op *op = ec->op_wait;
+	uint32_t hl = sizeof(*w), dl;
+	const uint8_t *data = f->payload;
+
+	if (f->flags & RDS_ETH_FL_FIRST) {
+		if (ec->rs_active || f->len < hl || f->frag_off != 0)
+			goto bad;
+		w = (const void *)f->payload;
+		ec->rs_active = true;
+		ec->rs_off = 0;
+		ec->rs_status = (int32_t)rte_be_to_cpu_32(w->status);
+		ec->rs_old = rte_be_to_cpu_64(w->old);
+		ec->rs_bytes = rte_be_to_cpu_32(w->bytes);
+		/* An answer to an operation we no longer wait for (sent in
+		 * an earlier epoch of ours): its data is skipped. */
+		ec->rs_skip = op == NULL ||
+			      rte_be_to_cpu_32(w->op_id) != ec->op_wait_id;
+		if (!ec->rs_skip &&
+		    ((op->kind == RDS_OP_READ && ec->rs_status ==
+		      RDS_RDMA_SUCCESS && ec->rs_bytes != op->bytes) ||
+		     (op->kind != RDS_OP_READ && ec->rs_bytes != 0)))
+			goto bad;
+		data += hl;
+		dl = f->len - hl;
+	} else {
+		if (!ec->rs_active || f->frag_off != hl + ec->rs_off)
+			goto bad;
+		dl = f->len;
+	}
+	if (dl > ec->rs_bytes - ec->rs_off)
+		goto bad;
+	if (!ec->rs_skip && dl != 0)
+		rds_eth_op_scatter(op, ec->rs_off, data, dl);
+	ec->rs_off += dl;
+	if (!(f->flags & RDS_ETH_FL_LAST))
+		return;
+	if (ec->rs_off != ec->rs_bytes)
+		goto bad;
+	ec->rs_active = false;
+	if (ec->rs_skip)
+		return;
+	if (ec->rs_status != RDS_RDMA_SUCCESS)
+		ec->rs_status = RDS_RDMA_REMOTE_ERROR;
+	rds_rdma_initiator_done(op, ec->rs_status, NULL, ec->rs_old);
+	op->tp_flags |= RDS_ETH_OP_DONE;
+	rds_eth_op_abandon(ec);		/* answered: the message goes on */
+	return;
+bad:
+	ec->rs_active = false;
+	rds_eth_rel_rx_reset(ec);
+}
+
+/* ------------------------------------------------------------------ */
+/* RDS frames */
+
+static void
+rds_eth_data_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
+{
+	struct rds_conn *c = ec->c;
+	struct rds_hdr_info h;
+	const char *why = NULL;
+	struct rds_msg *m;
+	uint32_t dl;
+	int ret;
+
+	if (f->flags & RDS_ETH_FL_FIRST) {
+		if (ec->rx_msg != NULL || f->frag_off != 0 ||
+		    f->len < RDS_HEADER_SIZE)
+			goto bad;
+		if (rds_hdr_decode(f->payload, RDS_HEADER_SIZE, &h, &why) != 0) {
+			rds_stat_inc(c->eng, s_recv_drop_bad_hdr);
+			goto bad;
+		}
+		dl = f->len - RDS_HEADER_SIZE;
+		if (f->flags & RDS_ETH_FL_LAST) {
+			/* A whole message in one frame. */
+			if (dl != h.len)
+				goto bad;
+			ret = rds_recv_hdr(c, &h, f->payload + RDS_HEADER_SIZE,
+					   dl, NULL);
+			if (ret == -ENOMEM)
+				rds_eth_rel_rx_reset(ec);
+			return;
+		}
+		if (dl > h.len || h.len > RDS_MAX_MSG_SIZE + RDS_CONG_MAP_BYTES)
+			goto bad;
+		m = rds_msg_alloc(h.len);
+		if (m == NULL) {
+			rds_stat_inc(c->eng, s_recv_drop_nomem);
+			rds_eth_rel_rx_reset(ec);
+			return;
+		}
+		memcpy(m->buf, f->payload + RDS_HEADER_SIZE, dl);
+		ec->rx_msg = m;
+		ec->rx_hdr = h;
+		ec->rx_off = dl;
+		return;
+	}
+	m = ec->rx_msg;
+	if (m == NULL || f->frag_off != RDS_HEADER_SIZE + ec->rx_off ||
+	    f->len > m->len - ec->rx_off)
+		goto bad;
+	memcpy(m->buf + ec->rx_off, f->payload, f->len);
+	ec->rx_off += f->len;
+	if (!(f->flags & RDS_ETH_FL_LAST))
+		return;
+	if (ec->rx_off != m->len)
+		goto bad;
+	ec->rx_msg = NULL;
+	ec->rx_off = 0;
+	/* The core takes m in every case. */
+	ret = rds_recv_hdr(c, &ec->rx_hdr, NULL, m->len, m);
+	if (ret == -ENOMEM)
+		rds_eth_rel_rx_reset(ec);
+	return;
+bad:
+	rds_msg_free(ec->rx_msg);
+	ec->rx_msg = NULL;
+	ec->rx_off = 0;
+	rds_eth_rel_rx_reset(ec);
+}
+
+void
+rds_eth_msg_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
+{
+	switch (f->type) {
+	case RDS_ETH_F_DATA:
+		rds_eth_data_input(ec, f);
+		break;
+	case RDS_ETH_F_RDMA_REQ:
+		rds_eth_req_input(ec, f);
+		break;
+	case RDS_ETH_F_RDMA_RESP:
+		rds_eth_resp_input(ec, f);
+		break;
+	default:
+		rds_eth_rel_rx_reset(ec);
+		break;
+	}
+}
+
+void
+rds_eth_msg_reset_tx(struct rds_eth_conn *ec)
+{
+	rds_eth_tx_done(ec);
+	/* A response we were sending is lost with our stream; the
+	 * initiator lets its operation go as DROPPED. */
+	ec->resp_pending = false;
+	free(ec->resp_data);
+	ec->resp_data = NULL;
+	/* The answer to our request would come on the peer's stream, which
+	 * goes on; but our request may be lost with our stream: the
+	 * operation ends DROPPED. */
+	rds_eth_op_abandon(ec);
+}
+
+void
+rds_eth_msg_reset_rx(struct rds_eth_conn *ec)
+{
+	rds_msg_free(ec->rx_msg);
+	ec->rx_msg = NULL;
+	ec->rx_off = 0;
+	rds_eth_req_clear(ec);
+	ec->rs_active = false;
+	/* The answer we wait for was on the stream we drop. */
+	rds_eth_op_abandon(ec);
+}
+
+void
+rds_eth_msg_reset(struct rds_eth_conn *ec)
+{
+	rds_eth_msg_reset_tx(ec);
+	rds_eth_msg_reset_rx(ec);
+}

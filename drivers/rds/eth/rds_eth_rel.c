@@ -1,0 +1,685 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The eth transport's reliable frame layer, per connection and
+ * direction, below RDS sequencing (which still numbers messages and
+ * retransmits them after a connection reset).
+ *
+ * Sending: frames are numbered from 0 in each epoch of our stream; at
+ * most min(window, the peer's advertised window) are in flight, each
+ * kept (an mbuf reference) until the peer acknowledges it, cumulatively
+ * or selectively (a 64-frame SACK bitmap; a selectively acknowledged
+ * frame is let go at once). A hole with three acknowledged frames above
+ * it, and a frame sent after its last transmission acknowledged a
+ * quarter round trip later than it (RACK, so that a lost retransmission
+ * is found the same way), is sent again at once (fast retransmit);
+ * otherwise the retransmit timer, RFC 6298 from the measured round trip
+ * with a floor in microseconds, sends the oldest again and backs off
+ * until the next progress. A peer that lets
+ * dead_after timeouts pass in a row is reported unresponsive (its
+ * messages stay queued until cancelled, as with the kernel) and is kept
+ * trying.
+ *
+ * Receiving: an in-order frame is handed to rds_eth_msg_input at once;
+ * one ahead is kept (never go-back-N) until the hole is filled;
+ * duplicates and frames past the window are dropped and answered with
+ * an ACK. ACKs ride on every frame we send; an ACK-only frame goes out
+ * at the end of the pass when a frame came out of order or a duplicate
+ * came, every 16 frames, or after a short delay.
+ *
+ * Epochs: each side's sending stream has an epoch, new after a reset of
+ * that side. A frame names its stream (src) and the stream of ours the
+ * sender takes (dst; 0: none). A new src with OPEN is the peer's new
+ * stream: we take it from frame 0. A frame whose dst is 0 once the peer
+ * took our stream, or a RESET answer, means the peer lost our stream (it
+ * restarted, or dropped it): we start ours again, and RDS retransmits
+ * what the peer never acknowledged. Frames of an old epoch are dropped.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <arpa/inet.h>
+
+#include <rte_random.h>
+
+#include "rds_eth.h"
+
+#define RDS_ETH_SACK_BITS 64
+#define RDS_ETH_DUPTHRESH 3
+#define RDS_ETH_ACK_EVERY 16
+#define RDS_ETH_REXMIT_BURST 16	/* frames sent again by one timeout */
+
+static inline bool
+seq_lt(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
+
+static inline struct rds_engine *
+ec_eng(const struct rds_eth_conn *ec)
+{
+	return ec->c->eng;
+}
+
+static inline struct rds_eth_engine *
+ec_ee(const struct rds_eth_conn *ec)
+{
+	return rds_eth_engine(ec->c->eng);
+}
+
+static uint32_t
+rds_eth_new_epoch_value(uint32_t avoid)
+{
+	uint32_t v;
+
+	do {
+		v = (uint32_t)rte_rand();
+	} while (v == 0 || v == avoid);
+	return v;
+}
+
+static void rds_eth_rto_fire(struct rds_engine *e, struct rds_timer *t);
+static void rds_eth_ack_fire(struct rds_engine *e, struct rds_timer *t);
+
+int
+rds_eth_rel_init(struct rds_eth_conn *ec, struct rds_eth_port *p)
+{
+	ec->wnd = p->window;
+	ec->sent = rds_mem_zalloc("rds_eth_sent", sizeof(*ec->sent) * ec->wnd);
+	ec->ooo = rds_mem_zalloc("rds_eth_ooo", sizeof(*ec->ooo) * ec->wnd);
+	if (ec->sent == NULL || ec->ooo == NULL) {
+		rds_mem_free(ec->sent);
+		rds_mem_free(ec->ooo);
+		return -ENOMEM;
+	}
+	rds_timer_init(&ec->rto_timer, rds_eth_rto_fire);
+	rds_timer_init(&ec->ack_timer, rds_eth_ack_fire);
+	ec->rto = p->rto_init_tsc;
+	ec->rto_base = p->rto_init_tsc;
+	ec->epoch = rds_eth_new_epoch_value(0);
+	ec->peer_wnd = ec->wnd;
+	return 0;
+}
+
+static void
+rds_eth_sent_clear(struct rds_eth_conn *ec)
+{
+	uint32_t i;
+
+	for (i = 0; i < ec->wnd; i++) {
+		rte_pktmbuf_free(ec->sent[i].m);
+		memset(&ec->sent[i], 0, sizeof(ec->sent[i]));
+	}
+}
+
+static void
+rds_eth_ooo_clear(struct rds_eth_conn *ec)
+{
+	uint32_t i;
+
+	for (i = 0; i < ec->wnd && ec->nb_ooo != 0; i++) {
+		if (ec->ooo[i] != NULL) {
+			rte_pktmbuf_free(ec->ooo[i]);
+			ec->ooo[i] = NULL;
+			ec->nb_ooo--;
+		}
+	}
+	ec->nb_ooo = 0;
+}
+
+static void
+rds_eth_acks_del(struct rds_eth_conn *ec)
+{
+	struct rds_eth_engine *ee = ec_ee(ec);
+
+	if (ec->on_acks && ee != NULL) {
+		TAILQ_REMOVE(&ee->acks, ec, ack_link);
+		ec->on_acks = false;
+	}
+}
+
+void
+rds_eth_rel_fini(struct rds_eth_conn *ec)
+{
+	struct rds_engine *e = ec_eng(ec);
+
+	rds_timer_cancel(e, &ec->rto_timer);
+	rds_timer_cancel(e, &ec->ack_timer);
+	rds_eth_acks_del(ec);
+	if (ec->sent != NULL)
+		rds_eth_sent_clear(ec);
+	if (ec->ooo != NULL)
+		rds_eth_ooo_clear(ec);
+	rds_mem_free(ec->sent);
+	rds_mem_free(ec->ooo);
+	ec->sent = NULL;
+	ec->ooo = NULL;
+}
+
+static void
+rds_eth_set_unresponsive(struct rds_eth_conn *ec, bool on)
+{
+	if (ec->unresponsive == on)
+		return;
+	ec->unresponsive = on;
+	ec->c->unresponsive = on;
+	if (on) {
+		char a[INET_ADDRSTRLEN];
+
+		ec_ee(ec)->stats.peer_unresponsive++;
+		inet_ntop(AF_INET, &ec->fip, a, sizeof(a));
+		ETH_LOG(WARNING, "peer %s does not answer (%u timeouts in a "
+			"row); its messages stay queued", a, ec->timeouts);
+	} else {
+		ETH_LOG(INFO, "peer answers again");
+	}
+}
+
+void
+rds_eth_rel_new_epoch(struct rds_eth_conn *ec)
+{
+	rds_timer_cancel(ec_eng(ec), &ec->rto_timer);
+	rds_eth_sent_clear(ec);
+	ec->epoch_prev = ec->epoch;
+	ec->epoch = rds_eth_new_epoch_value(ec->epoch);
+	ec->epoch_acked = false;
+	ec->snd_nxt = 0;
+	ec->snd_una = 0;
+	ec->peer_wnd = ec->wnd;
+	if (ec->srtt == 0)
+		ec->rto_base = ec->port->rto_init_tsc;
+	ec->rto = ec->rto_base;
+	ec->rack_tsc = 0;
+	ec->timeouts = 0;
+	rds_eth_set_unresponsive(ec, false);
+}
+
+/* Take the peer's stream again from its frame 0 (a new epoch of the
+ * peer's), or none at all (epoch 0). */
+static void
+rds_eth_rx_restart(struct rds_eth_conn *ec, uint32_t peer_epoch)
+{
+	rds_eth_ooo_clear(ec);
+	rds_eth_msg_reset_rx(ec);
+	ec->rcv_nxt = 0;
+	ec->unacked_rx = 0;
+	ec->peer_epoch = peer_epoch;
+}
+
+static void
+rds_eth_mark_ack(struct rds_eth_conn *ec)
+{
+	struct rds_eth_engine *ee = ec_ee(ec);
+
+	ec->ack_now = true;
+	if (!ec->on_acks) {
+		TAILQ_INSERT_TAIL(&ee->acks, ec, ack_link);
+		ec->on_acks = true;
+	}
+}
+
+void
+rds_eth_rel_rx_reset(struct rds_eth_conn *ec)
+{
+	struct rds_eth_frame f;
+
+	ec_ee(ec)->stats.rx_bad_unit++;
+	/* Tell the peer at once that we take its stream no more (a RESET
+	 * naming it; answered again to its next frames of it). */
+	memset(&f, 0, sizeof(f));
+	f.type = RDS_ETH_F_DATA;
+	f.src_epoch = ec->peer_epoch;
+	f.src_ip = ec->fip;
+	f.dst_ip = ec->lip;
+	f.src_mac = ec->peer_mac;
+	if (ec->resolved && ec->peer_epoch != 0) {
+		ec->reset_tsc = ec_eng(ec)->now;
+		rds_eth_send_reset(ec_eng(ec), ec->port, &f);
+	}
+	ec->peer_epoch_prev = ec->peer_epoch;
+	rds_eth_rx_restart(ec, 0);
+}
+
+uint32_t
+rds_eth_rel_room(const struct rds_eth_conn *ec)
+{
+	uint32_t inflight = ec->snd_nxt - ec->snd_una;
+	uint32_t lim = RTE_MIN(ec->wnd, ec->peer_wnd);
+
+	return lim > inflight ? lim - inflight : 0;
+}
+
+/* The ACK fields of a frame we send: our receiving side's state. */
+static void
+rds_eth_ack_fields(struct rds_eth_conn *ec, struct rds_eth_frame *f)
+{
+	uint32_t i, n;
+	uint64_t sack = 0;
+
+	f->src_epoch = ec->epoch;
+	f->dst_epoch = ec->peer_epoch;
+	f->ack = ec->rcv_nxt;
+	if (ec->nb_ooo != 0) {
+		n = RTE_MIN((uint32_t)RDS_ETH_SACK_BITS, ec->wnd - 1);
+		for (i = 0; i < n; i++)
+			if (ec->ooo[(ec->rcv_nxt + 1 + i) & (ec->wnd - 1)] !=
+			    NULL)
+				sack |= 1ULL << i;
+	}
+	f->sack = sack;
+	f->wnd = (uint16_t)ec->wnd;
+	/* What we receive is acknowledged by this frame. */
+	ec->ack_now = false;
+	ec->unacked_rx = 0;
+}
+
+static struct rte_mbuf *
+rds_eth_frame_alloc(struct rds_eth_conn *ec, uint32_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(ec->port->pool);
+
+	if (m == NULL)
+		return NULL;
+	if (rte_pktmbuf_append(m, (uint16_t)(RDS_ETH_L2L3L4 +
+					     RDS_ETH_HDR_SIZE + len)) == NULL) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+static int
+rds_eth_frame_finish(struct rds_eth_conn *ec, struct rte_mbuf *m,
+		     const struct rds_eth_frame *f)
+{
+	struct rds_eth_port *p = ec->port;
+
+	return rds_eth_frame_build(m, &p->mac, &ec->peer_mac, ec->lip, ec->fip,
+				   p->udp_port, p->udp_port, f,
+				   p->ip_cksum_offload);
+}
+
+int
+rds_eth_rel_send(struct rds_eth_conn *ec, uint8_t type, uint16_t flags,
+		 uint32_t frag_off, const void *p1, uint32_t l1,
+		 const void *p2, uint32_t l2)
+{
+	struct rds_engine *e = ec_eng(ec);
+	struct rds_eth_engine *ee = ec_ee(ec);
+	struct rds_eth_sent *st;
+	struct rds_eth_frame f;
+	struct rte_mbuf *m;
+	uint8_t *data;
+
+	if (rds_eth_rel_room(ec) == 0) {
+		ee->stats.tx_window_full++;
+		return -EAGAIN;
+	}
+	m = rds_eth_frame_alloc(ec, l1 + l2);
+	if (m == NULL) {
+		ee->stats.tx_no_mbuf++;
+		return -EAGAIN;
+	}
+	data = rte_pktmbuf_mtod_offset(m, uint8_t *,
+				       RDS_ETH_L2L3L4 + RDS_ETH_HDR_SIZE);
+	if (l1 != 0)
+		memcpy(data, p1, l1);
+	if (l2 != 0)
+		memcpy(data + l1, p2, l2);
+	memset(&f, 0, sizeof(f));
+	f.type = type;
+	f.flags = flags | (ec->epoch_acked ? 0 : RDS_ETH_FL_OPEN);
+	f.seq = ec->snd_nxt;
+	f.frag_off = frag_off;
+	f.len = (uint16_t)(l1 + l2);
+	rds_eth_ack_fields(ec, &f);
+	if (rds_eth_frame_finish(ec, m, &f) != 0) {
+		rte_pktmbuf_free(m);
+		return -EINVAL;
+	}
+	st = &ec->sent[ec->snd_nxt & (ec->wnd - 1)];
+	st->m = m;
+	st->tsc = e->now;
+	st->tx_count = 1;
+	st->sacked = false;
+	/* One reference for the PMD, one kept for sending it again. */
+	rte_mbuf_refcnt_update(m, 1);
+	ec->snd_nxt++;
+	rds_eth_tx(e, ec->port, m);
+	if (!ec->rto_timer.armed)
+		rds_timer_arm(e, &ec->rto_timer, e->now + ec->rto);
+	return 0;
+}
+
+static void
+rds_eth_send_ack(struct rds_eth_conn *ec)
+{
+	struct rds_eth_frame f;
+	struct rte_mbuf *m;
+
+	if (!ec->resolved)
+		return;
+	m = rds_eth_frame_alloc(ec, 0);
+	if (m == NULL) {
+		ec_ee(ec)->stats.tx_no_mbuf++;
+		return;
+	}
+	memset(&f, 0, sizeof(f));
+	f.type = RDS_ETH_F_ACK;
+	/* Until the peer takes our stream: it takes it from an ACK too. */
+	f.flags = ec->epoch_acked ? 0 : RDS_ETH_FL_OPEN;
+	rds_eth_ack_fields(ec, &f);
+	if (rds_eth_frame_finish(ec, m, &f) != 0) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	ec_ee(ec)->stats.ack_tx++;
+	rds_eth_tx(ec_eng(ec), ec->port, m);
+}
+
+void
+rds_eth_rel_flush_acks(struct rds_engine *e)
+{
+	struct rds_eth_engine *ee = rds_eth_engine(e);
+	struct rds_eth_conn *ec;
+
+	while ((ec = TAILQ_FIRST(&ee->acks)) != NULL) {
+		TAILQ_REMOVE(&ee->acks, ec, ack_link);
+		ec->on_acks = false;
+		if (ec->ack_now)
+			rds_eth_send_ack(ec);
+	}
+}
+
+static void
+rds_eth_ack_fire(struct rds_engine *e, struct rds_timer *t)
+{
+	struct rds_eth_conn *ec = container_of(t, struct rds_eth_conn,
+					       ack_timer);
+
+	RTE_SET_USED(e);
+	if (ec->unacked_rx != 0)
+		rds_eth_mark_ack(ec);
+}
+
+/* Send frame seq again (it is kept, not acknowledged). */
+static bool
+rds_eth_rexmit(struct rds_eth_conn *ec, uint32_t seq)
+{
+	struct rds_eth_sent *st = &ec->sent[seq & (ec->wnd - 1)];
+
+	if (st->m == NULL || st->sacked)
+		return false;
+	rte_mbuf_refcnt_update(st->m, 1);
+	st->tsc = ec_eng(ec)->now;
+	st->tx_count++;
+	rds_eth_tx(ec_eng(ec), ec->port, st->m);
+	return true;
+}
+
+static void
+rds_eth_rtt_sample(struct rds_eth_conn *ec, uint64_t r)
+{
+	struct rds_eth_port *p = ec->port;
+	uint64_t d, rto;
+
+	ec_ee(ec)->stats.rtt_samples++;
+	if (ec->srtt == 0) {
+		ec->srtt = r;
+		ec->rttvar = r / 2;
+	} else {
+		d = ec->srtt > r ? ec->srtt - r : r - ec->srtt;
+		ec->rttvar = (3 * ec->rttvar + d) / 4;
+		ec->srtt = (7 * ec->srtt + r) / 8;
+	}
+	rto = ec->srtt + 4 * ec->rttvar;
+	ec->rto_base = RTE_MIN(RTE_MAX(rto, p->rto_min_tsc), p->rto_max_tsc);
+	ec->rto = ec->rto_base;
+}
+
+static void
+rds_eth_rto_fire(struct rds_engine *e, struct rds_timer *t)
+{
+	struct rds_eth_conn *ec = container_of(t, struct rds_eth_conn,
+					       rto_timer);
+	struct rds_eth_engine *ee = rds_eth_engine(e);
+	uint32_t s, n = 0;
+
+	if (ec->snd_una == ec->snd_nxt)
+		return;
+	ec->timeouts++;
+	ec->rto = RTE_MIN(ec->rto * 2, ec->port->rto_max_tsc);
+	for (s = ec->snd_una; s != ec->snd_nxt && n < RDS_ETH_REXMIT_BURST;
+	     s++) {
+		if (rds_eth_rexmit(ec, s)) {
+			ee->stats.rexmit_timeout++;
+			n++;
+		}
+	}
+	if (ec->timeouts >= ec->port->dead_after)
+		rds_eth_set_unresponsive(ec, true);
+	rds_timer_arm(e, t, e->now + ec->rto);
+}
+
+/* The ACK fields of a frame that names our stream. */
+static void
+rds_eth_ack_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
+{
+	struct rds_engine *e = ec_eng(ec);
+	struct rds_eth_engine *ee = ec_ee(ec);
+	struct rds_eth_sent *st;
+	uint32_t ack = f->ack, s, i, above;
+	uint64_t rtt = 0, reo;
+	bool progress = false;
+
+	ec->peer_wnd = f->wnd;
+	if (seq_lt(ec->snd_una, ack) && !seq_lt(ec->snd_nxt, ack)) {
+		bool clean = true;
+
+		for (s = ec->snd_una; s != ack; s++) {
+			st = &ec->sent[s & (ec->wnd - 1)];
+			if (st->tx_count > 1)
+				clean = false;
+			if (st->m != NULL && !st->sacked &&
+			    st->tsc > ec->rack_tsc)
+				ec->rack_tsc = st->tsc;
+			/* Karn, and more: the newest frame measures the
+			 * round trip if nothing in the range was sent
+			 * twice (else the frames waited behind a hole at
+			 * the receiver, beyond the SACK's reach). */
+			if (s + 1 == ack && clean && st->m != NULL &&
+			    !st->sacked && st->tx_count == 1)
+				rtt = e->now - st->tsc;
+			rte_pktmbuf_free(st->m);
+			memset(st, 0, sizeof(*st));
+		}
+		ec->snd_una = ack;
+		progress = true;
+	}
+	if (f->sack != 0) {
+		for (i = 0; i < RDS_ETH_SACK_BITS; i++) {
+			if (!((f->sack >> i) & 1))
+				continue;
+			s = ack + 1 + i;
+			if (seq_lt(s, ec->snd_una) || !seq_lt(s, ec->snd_nxt))
+				continue;
+			st = &ec->sent[s & (ec->wnd - 1)];
+			if (st->sacked)
+				continue;
+			st->sacked = true;
+			if (st->tsc > ec->rack_tsc)
+				ec->rack_tsc = st->tsc;
+			rte_pktmbuf_free(st->m);
+			st->m = NULL;
+			progress = true;
+		}
+		/* Holes with enough acknowledged frames above them: at
+		 * once if sent once; a retransmission if a frame sent well
+		 * after it (a quarter round trip) was acknowledged. */
+		reo = RTE_MAX(ec->srtt / 4, ec->port->rto_min_tsc / 8);
+		above = 0;
+		for (s = ec->snd_nxt; s != ec->snd_una; ) {
+			s--;
+			st = &ec->sent[s & (ec->wnd - 1)];
+			if (st->sacked) {
+				above++;
+			} else if (above >= RDS_ETH_DUPTHRESH &&
+				   st->m != NULL &&
+				   (st->tx_count == 1 ||
+				    st->tsc + reo < ec->rack_tsc)) {
+				if (rds_eth_rexmit(ec, s))
+					ee->stats.rexmit_fast++;
+			}
+		}
+	}
+	if (rtt != 0)
+		rds_eth_rtt_sample(ec, rtt);
+	if (!progress)
+		return;
+	ec->rto = ec->rto_base;
+	ec->timeouts = 0;
+	rds_eth_set_unresponsive(ec, false);
+	if (ec->snd_una == ec->snd_nxt)
+		rds_timer_cancel(e, &ec->rto_timer);
+	else
+		rds_timer_arm(e, &ec->rto_timer, e->now + ec->rto);
+	/* Room again: what waited for it goes on. */
+	rds_eth_msg_pump(ec);
+	if (!TAILQ_EMPTY(&ec->c->send_q) || ec->c->ack_requested ||
+	    ec->c->map_queued)
+		rds_conn_ready(ec->c);
+}
+
+/* Deliver one in-order frame; false when the peer's stream was dropped
+ * meanwhile (stop). */
+static bool
+rds_eth_deliver(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
+{
+	uint32_t epoch = ec->peer_epoch;
+
+	rds_eth_msg_input(ec, f);
+	if (ec->peer_epoch != epoch)
+		return false;
+	ec->rcv_nxt++;
+	ec->unacked_rx++;
+	return true;
+}
+
+void
+rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
+		  const struct rds_eth_frame *f)
+{
+	struct rds_engine *e = ec_eng(ec);
+	struct rds_eth_engine *ee = ec_ee(ec);
+	struct rds_eth_frame f2;
+	struct rte_mbuf *m2;
+	int32_t d;
+	uint32_t idx;
+
+	/* The peer has no state for our stream: start it again. */
+	if (f->type == RDS_ETH_F_ACK && (f->flags & RDS_ETH_FL_RESET)) {
+		if (f->dst_epoch == ec->epoch) {
+			ee->stats.peer_restarts++;
+			rds_conn_drop(ec->c);
+		}
+		rte_pktmbuf_free(m);
+		return;
+	}
+	/* The peer's stream. */
+	if (f->src_epoch != ec->peer_epoch) {
+		bool lost_ours;
+
+		if (!(f->flags & RDS_ETH_FL_OPEN) || f->src_epoch == 0 ||
+		    f->src_epoch == ec->peer_epoch_prev) {
+			ee->stats.rx_drop_stale++;
+			/* A stream we take no more: tell its sender, now
+			 * and then, so that it starts a new one. */
+			if (ec->peer_epoch == 0 &&
+			    e->now - ec->reset_tsc > ec->port->rto_min_tsc) {
+				ec->reset_tsc = e->now;
+				rds_eth_send_reset(e, ec->port, f);
+			}
+			rte_pktmbuf_free(m);
+			return;
+		}
+		/* A new stream of the peer's that does not name ours, once
+		 * it took ours: the peer restarted (or reset its end), and
+		 * has lost our stream too. Ours starts again; RDS sends
+		 * again what the peer never acknowledged. Stale frames of
+		 * the peer's current stream never count here (their dst
+		 * may be 0 from before it took ours). */
+		lost_ours = ec->epoch_acked && f->dst_epoch != ec->epoch;
+		if (ec->peer_epoch != 0) {
+			ee->stats.peer_restarts++;
+			ec->peer_epoch_prev = ec->peer_epoch;
+		}
+		rds_eth_rx_restart(ec, f->src_epoch);
+		if (lost_ours)
+			rds_conn_drop(ec->c);
+	}
+	/* Our stream, as the peer takes it. */
+	if (f->dst_epoch == ec->epoch) {
+		ec->epoch_acked = true;
+		rds_eth_ack_input(ec, f);
+	}
+	if (f->type == RDS_ETH_F_ACK) {
+		ee->stats.ack_rx++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	d = (int32_t)(f->seq - ec->rcv_nxt);
+	if (d < 0) {
+		ee->stats.rx_dup++;
+		rds_eth_mark_ack(ec);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if ((uint32_t)d >= ec->wnd) {
+		ee->stats.rx_beyond_window++;
+		rds_eth_mark_ack(ec);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (d > 0) {
+		idx = f->seq & (ec->wnd - 1);
+		if (ec->ooo[idx] != NULL) {
+			ee->stats.rx_dup++;
+			rte_pktmbuf_free(m);
+		} else {
+			ec->ooo[idx] = m;
+			ec->nb_ooo++;
+			ee->stats.rx_ooo++;
+		}
+		/* At once: the SACK lets the sender fill the hole. */
+		rds_eth_mark_ack(ec);
+		return;
+	}
+	if (!rds_eth_deliver(ec, f)) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	rte_pktmbuf_free(m);
+	/* What was waiting behind the hole. */
+	while (ec->nb_ooo != 0) {
+		idx = ec->rcv_nxt & (ec->wnd - 1);
+		m2 = ec->ooo[idx];
+		if (m2 == NULL)
+			break;
+		ec->ooo[idx] = NULL;
+		ec->nb_ooo--;
+		if (rds_eth_frame_parse(m2, ec->port->udp_port, &f2) !=
+		    RDS_ETH_DROP_NONE || f2.seq != ec->rcv_nxt) {
+			rte_pktmbuf_free(m2);
+			rds_eth_rel_rx_reset(ec);
+			return;
+		}
+		if (!rds_eth_deliver(ec, &f2)) {
+			rte_pktmbuf_free(m2);
+			return;
+		}
+		rte_pktmbuf_free(m2);
+	}
+	if (ec->unacked_rx >= RDS_ETH_ACK_EVERY)
+		rds_eth_mark_ack(ec);
+	else if (!ec->ack_timer.armed)
+		rds_timer_arm(e, &ec->ack_timer,
+			      e->now + ec->port->rto_min_tsc / 8);
+}

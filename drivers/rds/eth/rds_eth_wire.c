@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The eth transport's frame layout: build and parse
+ *
+ *   Ethernet (14) | IPv4 (20) | UDP (8) | struct rds_eth_hdr (40) | payload
+ *
+ * and the CRC32C over the eth header and the payload.
+ *
+ * Parsing is what a hostile or broken peer attacks (test/fuzz/fuzz_eth.c
+ * runs it under libFuzzer): every length is checked against the bytes
+ * there really are before anything behind it is read, and every field is
+ * read with memcpy or through packed structures, so that no alignment is
+ * assumed. Nothing here allocates, logs or touches shared state.
+ */
+#include <errno.h>
+#include <string.h>
+#include <netinet/in.h>
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_hash_crc.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_udp.h>
+
+#include "rds_eth.h"
+
+#define RDS_ETH_IP_TTL 64
+#define RDS_ETH_ETHER_TYPE_OFF 12	/* in the Ethernet header */
+
+/* ------------------------------------------------------------------ */
+/* CRC32C. rte_hash_crc_*byte() are the bare reflected CRC32C update
+ * (SSE4.2 crc32 or the table fallback) with no initial or final
+ * complement: the standard CRC32C of a buffer is
+ * ~update(~0, buffer). rte_hash_crc() itself is not used because it
+ * loads 8-byte words through possibly unaligned pointers. */
+
+static inline uint32_t
+rds_eth_crc_update(uint32_t crc, const void *buf, uint32_t len)
+{
+	const uint8_t *p = buf;
+	uint64_t v8;
+	uint32_t v4;
+	uint16_t v2;
+
+	while (len >= 8) {
+		memcpy(&v8, p, 8);
+		crc = rte_hash_crc_8byte(v8, crc);
+		p += 8;
+		len -= 8;
+	}
+	if (len & 4) {
+		memcpy(&v4, p, 4);
+		crc = rte_hash_crc_4byte(v4, crc);
+		p += 4;
+	}
+	if (len & 2) {
+		memcpy(&v2, p, 2);
+		crc = rte_hash_crc_2byte(v2, crc);
+		p += 2;
+	}
+	if (len & 1)
+		crc = rte_hash_crc_1byte(*p, crc);
+	return crc;
+}
+
+/* The header with its crc field as 0. */
+static inline uint32_t
+rds_eth_crc_hdr(const struct rds_eth_hdr *h)
+{
+	struct rds_eth_hdr t;
+
+	memcpy(&t, h, sizeof(t));
+	t.crc = 0;
+	return rds_eth_crc_update(UINT32_MAX, &t, sizeof(t));
+}
+
+uint32_t
+rds_eth_crc(const struct rds_eth_hdr *h, const void *payload, uint32_t len)
+{
+	return ~rds_eth_crc_update(rds_eth_crc_hdr(h), payload, len);
+}
+
+/* ------------------------------------------------------------------ */
+/* Build */
+
+static inline bool
+rds_eth_type_ok(uint8_t type, uint16_t flags, uint32_t len)
+{
+	if (type < RDS_ETH_F_DATA || type > RDS_ETH_F_ACK)
+		return false;
+	if ((flags & ~RDS_ETH_FL_ALL) != 0)
+		return false;
+	return type != RDS_ETH_F_ACK || len == 0;
+}
+
+int
+rds_eth_frame_build(struct rte_mbuf *m, const struct rte_ether_addr *src,
+		    const struct rte_ether_addr *dst, uint32_t sip,
+		    uint32_t dip, uint16_t sport, uint16_t dport,
+		    const struct rds_eth_frame *f, bool ip_offload)
+{
+	struct rte_ether_hdr eh;
+	struct rte_ipv4_hdr *ip;
+	struct rte_udp_hdr *udp;
+	struct rds_eth_hdr *h;
+	const struct rte_mbuf *s;
+	uint8_t *p;
+	uint32_t crc;
+
+	if (m == NULL || src == NULL || dst == NULL || f == NULL)
+		return -EINVAL;
+	if (rte_pktmbuf_data_len(m) < RDS_ETH_HDRS ||
+	    rte_pktmbuf_pkt_len(m) != (uint32_t)RDS_ETH_HDRS + f->len ||
+	    f->len > RDS_ETH_MAX_PAYLOAD ||
+	    !rds_eth_type_ok(f->type, f->flags, f->len))
+		return -EINVAL;
+
+	p = rte_pktmbuf_mtod(m, uint8_t *);
+
+	rte_ether_addr_copy(dst, &eh.dst_addr);
+	rte_ether_addr_copy(src, &eh.src_addr);
+	eh.ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	memcpy(p, &eh, sizeof(eh));
+
+	ip = (struct rte_ipv4_hdr *)(void *)(p + RTE_ETHER_HDR_LEN);
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->type_of_service = 0;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(RDS_ETH_HDRS -
+						       RTE_ETHER_HDR_LEN +
+						       f->len));
+	ip->packet_id = 0;
+	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+	ip->time_to_live = RDS_ETH_IP_TTL;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->hdr_checksum = 0;
+	ip->src_addr = sip;
+	ip->dst_addr = dip;
+	if (ip_offload) {
+		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
+		m->l2_len = RTE_ETHER_HDR_LEN;
+		m->l3_len = sizeof(struct rte_ipv4_hdr);
+	} else {
+		m->ol_flags &= ~(RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM);
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	}
+
+	udp = (struct rte_udp_hdr *)(void *)(ip + 1);
+	udp->src_port = rte_cpu_to_be_16(sport);
+	udp->dst_port = rte_cpu_to_be_16(dport);
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof(*udp) +
+						     RDS_ETH_HDR_SIZE +
+						     f->len));
+	udp->dgram_cksum = 0;
+
+	h = (struct rds_eth_hdr *)(void *)(udp + 1);
+	h->version = RDS_ETH_VERSION;
+	h->type = f->type;
+	h->flags = rte_cpu_to_be_16(f->flags);
+	h->src_epoch = rte_cpu_to_be_32(f->src_epoch);
+	h->dst_epoch = rte_cpu_to_be_32(f->dst_epoch);
+	h->seq = rte_cpu_to_be_32(f->seq);
+	h->ack = rte_cpu_to_be_32(f->ack);
+	h->sack = rte_cpu_to_be_64(f->sack);
+	h->wnd = rte_cpu_to_be_16(f->wnd);
+	h->len = rte_cpu_to_be_16(f->len);
+	h->frag_off = rte_cpu_to_be_32(f->frag_off);
+	h->crc = 0;
+
+	/* CRC: the header, then the payload wherever its segments are. */
+	crc = rds_eth_crc_hdr(h);
+	crc = rds_eth_crc_update(crc, p + RDS_ETH_HDRS,
+				 rte_pktmbuf_data_len(m) - RDS_ETH_HDRS);
+	for (s = m->next; s != NULL; s = s->next)
+		crc = rds_eth_crc_update(crc, rte_pktmbuf_mtod(s, void *),
+					 rte_pktmbuf_data_len(s));
+	h->crc = rte_cpu_to_be_32(~crc);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Parse */
+
+/* What the receive side knows of the IPv4 checksum. */
+enum rds_eth_cksum {
+	RDS_ETH_CKSUM_VERIFY,		/* nothing: check it in software */
+	RDS_ETH_CKSUM_GOOD,		/* the port checked it */
+	RDS_ETH_CKSUM_BAD,		/* the port found it wrong */
+};
+
+static inline uint16_t
+rds_eth_be16_at(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static enum rds_eth_drop
+rds_eth_parse(const uint8_t *p, uint32_t len, uint16_t udp_port,
+	      enum rds_eth_cksum cksum, struct rds_eth_frame *f)
+{
+	const struct rte_ipv4_hdr *ip;
+	const struct rte_udp_hdr *udp;
+	const struct rds_eth_hdr *h;
+	uint32_t hl, tot, ulen, plen;
+	uint16_t frag, flags;
+	const uint8_t *payload;
+
+	/* Ethernet: IPv4 only; a VLAN tag (0x8100, 0x88a8) is someone
+	 * else's, as every other ethertype. */
+	if (len < RTE_ETHER_HDR_LEN)
+		return RDS_ETH_DROP_SHORT;
+	if (rds_eth_be16_at(p + RDS_ETH_ETHER_TYPE_OFF) != RTE_ETHER_TYPE_IPV4)
+		return RDS_ETH_DROP_NOT_OURS;
+	if (len < RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr))
+		return RDS_ETH_DROP_SHORT;
+
+	/* IPv4 (the structure is packed: any alignment). Lengths are
+	 * checked against the bytes there are; from here on only
+	 * RTE_ETHER_HDR_LEN + tot bytes are read (the rest is padding). */
+	ip = (const struct rte_ipv4_hdr *)(const void *)(p + RTE_ETHER_HDR_LEN);
+	if ((ip->version_ihl >> 4) != 4)
+		return RDS_ETH_DROP_IP;
+	hl = (uint32_t)(ip->version_ihl & RTE_IPV4_HDR_IHL_MASK) *
+	     RTE_IPV4_IHL_MULTIPLIER;
+	if (hl < sizeof(struct rte_ipv4_hdr))
+		return RDS_ETH_DROP_IP;
+	if (len - RTE_ETHER_HDR_LEN < hl)
+		return RDS_ETH_DROP_SHORT;
+	tot = rte_be_to_cpu_16(ip->total_length);
+	if (tot < hl)
+		return RDS_ETH_DROP_IP;
+	if (len - RTE_ETHER_HDR_LEN < tot)
+		return RDS_ETH_DROP_SHORT;
+	if (ip->next_proto_id != IPPROTO_UDP)
+		return RDS_ETH_DROP_NOT_OURS;
+	/* A later fragment has no UDP header to tell whose it is. */
+	frag = rte_be_to_cpu_16(ip->fragment_offset);
+	if ((frag & RTE_IPV4_HDR_OFFSET_MASK) != 0)
+		return RDS_ETH_DROP_IP;
+
+	/* UDP: the port says whether it is ours at all. */
+	if (tot - hl < sizeof(struct rte_udp_hdr))
+		return RDS_ETH_DROP_SHORT;
+	udp = (const struct rte_udp_hdr *)(const void *)((const uint8_t *)ip +
+							 hl);
+	if (rte_be_to_cpu_16(udp->dst_port) != udp_port)
+		return RDS_ETH_DROP_NOT_OURS;
+	/* Ours: no reassembly (we send with DF), a valid checksum. */
+	if ((frag & RTE_IPV4_HDR_MF_FLAG) != 0)
+		return RDS_ETH_DROP_IP;
+	if (cksum == RDS_ETH_CKSUM_BAD ||
+	    (cksum == RDS_ETH_CKSUM_VERIFY && rte_raw_cksum(ip, hl) != 0xffff))
+		return RDS_ETH_DROP_IP;
+	ulen = rte_be_to_cpu_16(udp->dgram_len);
+	if (ulen != tot - hl)
+		return RDS_ETH_DROP_LEN;
+
+	/* The eth header. */
+	if (ulen - sizeof(struct rte_udp_hdr) < RDS_ETH_HDR_SIZE)
+		return RDS_ETH_DROP_SHORT;
+	h = (const struct rds_eth_hdr *)(const void *)(udp + 1);
+	if (h->version != RDS_ETH_VERSION)
+		return RDS_ETH_DROP_VERSION;
+	flags = rte_be_to_cpu_16(h->flags);
+	if (h->type < RDS_ETH_F_DATA || h->type > RDS_ETH_F_ACK ||
+	    (flags & ~RDS_ETH_FL_ALL) != 0)
+		return RDS_ETH_DROP_TYPE;
+	plen = ulen - sizeof(struct rte_udp_hdr) - RDS_ETH_HDR_SIZE;
+	if (rte_be_to_cpu_16(h->len) != plen ||
+	    (h->type == RDS_ETH_F_ACK && plen != 0))
+		return RDS_ETH_DROP_LEN;
+	payload = (const uint8_t *)(h + 1);
+	if (rte_be_to_cpu_32(h->crc) != rds_eth_crc(h, payload, plen))
+		return RDS_ETH_DROP_CRC;
+
+	f->type = h->type;
+	f->flags = flags;
+	f->src_epoch = rte_be_to_cpu_32(h->src_epoch);
+	f->dst_epoch = rte_be_to_cpu_32(h->dst_epoch);
+	f->seq = rte_be_to_cpu_32(h->seq);
+	f->ack = rte_be_to_cpu_32(h->ack);
+	f->sack = rte_be_to_cpu_64(h->sack);
+	f->wnd = rte_be_to_cpu_16(h->wnd);
+	f->len = (uint16_t)plen;
+	f->frag_off = rte_be_to_cpu_32(h->frag_off);
+	memcpy(&f->src_mac, p + RTE_ETHER_ADDR_LEN, RTE_ETHER_ADDR_LEN);
+	f->src_ip = ip->src_addr;
+	f->dst_ip = ip->dst_addr;
+	f->src_port = rte_be_to_cpu_16(udp->src_port);
+	f->payload = payload;
+	return RDS_ETH_DROP_NONE;
+}
+
+enum rds_eth_drop
+rds_eth_frame_parse_buf(const uint8_t *p, uint32_t len, uint16_t udp_port,
+			struct rds_eth_frame *f)
+{
+	if (p == NULL && len != 0)
+		return RDS_ETH_DROP_SHORT;
+	return rds_eth_parse(p, len, udp_port, RDS_ETH_CKSUM_VERIFY, f);
+}
+
+enum rds_eth_drop
+rds_eth_frame_parse(const struct rte_mbuf *m, uint16_t udp_port,
+		    struct rds_eth_frame *f)
+{
+	enum rds_eth_cksum cksum;
+
+	if (m->nb_segs != 1 || m->next != NULL ||
+	    rte_pktmbuf_pkt_len(m) != rte_pktmbuf_data_len(m))
+		return RDS_ETH_DROP_SHORT;
+	switch (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) {
+	case RTE_MBUF_F_RX_IP_CKSUM_GOOD:
+	case RTE_MBUF_F_RX_IP_CKSUM_NONE:
+		cksum = RDS_ETH_CKSUM_GOOD;
+		break;
+	case RTE_MBUF_F_RX_IP_CKSUM_BAD:
+		cksum = RDS_ETH_CKSUM_BAD;
+		break;
+	default:
+		cksum = RDS_ETH_CKSUM_VERIFY;
+		break;
+	}
+	return rds_eth_parse(rte_pktmbuf_mtod(m, const uint8_t *),
+			     rte_pktmbuf_data_len(m), udp_port, cksum, f);
+}
+
+bool
+rds_eth_is_arp(const struct rte_mbuf *m)
+{
+	return rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN &&
+	       rds_eth_be16_at(rte_pktmbuf_mtod(m, const uint8_t *) +
+			       RDS_ETH_ETHER_TYPE_OFF) == RTE_ETHER_TYPE_ARP;
+}

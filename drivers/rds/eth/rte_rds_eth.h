@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef RTE_RDS_ETH_H
+#define RTE_RDS_ETH_H
+
+/**
+ * @file
+ * The eth transport: RDS over UDP/IPv4 (port 18634) on any DPDK ethdev
+ * PMD (a NIC, net_memif between processes, net_af_packet or net_af_xdp
+ * on a veth, net_ring in one process), with a reliable frame layer of
+ * its own below RDS sequencing: per-frame sequence numbers, a window,
+ * cumulative and selective acknowledgements, fast retransmit and a
+ * retransmit timer from the measured round trip (a floor in
+ * microseconds), a CRC32C over each frame, fragmentation of messages up
+ * to 1 MiB to the MTU. RDMA READ, WRITE and atomics are frames the
+ * peer's engine executes against its memory regions.
+ *
+ * An address is declared with transport "eth" and options (key=value,
+ * comma separated: rte_rds_conf_add_addr_str(conf,
+ * "10.0.0.1=eth,port=net_memif0")):
+ *
+ *   port=NAME|ID     the ethdev (its name, e.g. net_memif0, or its port
+ *                    id; "dev=" is a synonym); may be left out when the
+ *                    process has exactly one ethdev
+ *   configure=0|1    1 (default): the library configures the port (one
+ *                    receive queue, a transmit queue per engine when the
+ *                    PMD has them, the MTU), starts it and stops it at
+ *                    rte_rds_fini(); 0: the application configured and
+ *                    started it, the library uses rxq and txq
+ *   rxq=N            the receive queue to poll (configure=0; default 0)
+ *   txq=N            the first transmit queue (configure=0; default 0;
+ *                    engine i uses txq + i if the port has it)
+ *   mtu=N            IP MTU (default: the port's, 1500 if unknown)
+ *   udp_port=N       UDP port (default 18634)
+ *   mac=MAC          source MAC (default: the port's)
+ *   neigh=IP/MAC[+IP/MAC...]
+ *                    static neighbours (ARP resolves the others)
+ *   window=N         frames in flight per connection, a power of two
+ *                    from 8 to 256 (default 128)
+ *   rto_min_us=N     retransmit timer floor (default 200)
+ *   rto_max_us=N     retransmit timer ceiling (default 1000000)
+ *   dead_after=N     timeouts in a row before the peer is reported
+ *                    unresponsive (default 16; it is kept trying, and its
+ *                    messages stay queued until cancelled)
+ *
+ * Several addresses may share a port. Counters: rte_rds_xstats_get("eth",
+ * ...) with the names of struct rte_rds_eth_stats's fields.
+ */
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Counters of the eth transport, summed over engines (the typed view of
+ * rte_rds_xstats_get("eth", ...), same names, same order). */
+struct rte_rds_eth_stats {
+	uint64_t tx_frames;		/**< frames handed to the PMD */
+	uint64_t tx_full;		/**< frames the PMD refused (resent later) */
+	uint64_t tx_no_mbuf;		/**< sends held back for lack of mbufs */
+	uint64_t tx_window_full;	/**< sends held back by the window */
+	uint64_t rx_frames;		/**< frames received for RDS */
+	uint64_t rx_not_ours;		/**< frames for someone else (ignored) */
+	uint64_t rx_drop_short;		/**< truncated frames */
+	uint64_t rx_drop_ip;		/**< bad IPv4 headers */
+	uint64_t rx_drop_version;	/**< unknown eth header versions */
+	uint64_t rx_drop_type;		/**< unknown frame types */
+	uint64_t rx_drop_len;		/**< inconsistent lengths */
+	uint64_t rx_drop_crc;		/**< CRC32C mismatches */
+	uint64_t rx_drop_no_conn;	/**< frames for no connection, not
+					 * opening one */
+	uint64_t rx_drop_stale;		/**< frames of an old epoch */
+	uint64_t rx_dup;		/**< duplicates dropped */
+	uint64_t rx_ooo;		/**< frames kept out of order */
+	uint64_t rx_beyond_window;	/**< frames past the window, dropped */
+	uint64_t rx_bad_unit;		/**< fragments that did not fit their
+					 * unit (connection reset) */
+	uint64_t rx_handoff;		/**< frames handed to another engine */
+	uint64_t ack_tx;		/**< ACK-only frames sent */
+	uint64_t ack_rx;		/**< ACK-only frames received */
+	uint64_t rexmit_fast;		/**< fast retransmissions */
+	uint64_t rexmit_timeout;	/**< retransmissions by the timer */
+	uint64_t rtt_samples;		/**< round trips measured */
+	uint64_t peer_restarts;		/**< peers seen with a new epoch */
+	uint64_t peer_unresponsive;	/**< peers reported unresponsive */
+	uint64_t conn_opened;		/**< connections made by a peer's
+					 * first frame */
+	uint64_t arp_tx;		/**< ARP requests and replies sent */
+	uint64_t arp_rx;		/**< ARP frames received */
+	uint64_t neigh_changed;		/**< peers whose MAC changed */
+	uint64_t rdma_exec;		/**< RDMA requests run for peers */
+	uint64_t rdma_remote_error;	/**< ... that failed (REMOTE_ERROR) */
+	uint64_t fault_dropped;		/**< frames the fault hook dropped */
+	uint64_t fault_duplicated;	/**< ... duplicated */
+	uint64_t fault_reordered;	/**< ... held back to reorder */
+	uint64_t fault_delayed;		/**< ... delayed */
+	uint64_t fault_corrupted;	/**< ... corrupted */
+};
+
+/**
+ * Read the eth transport's counters.
+ *
+ * @param st
+ *   Filled with the counters.
+ * @return
+ *   0, or -1 with rte_errno ENXIO (not initialised) or EINVAL (NULL).
+ */
+int rte_rds_eth_stats_get(struct rte_rds_eth_stats *st);
+
+/** Faults injected below the transport, on every frame sent and
+ * received, with a seeded generator (reproducible). Rates are in parts
+ * per million. All zero: no faults. */
+struct rte_rds_eth_faults {
+	uint32_t drop_ppm;		/**< frames lost */
+	uint32_t dup_ppm;		/**< frames delivered twice */
+	uint32_t reorder_ppm;		/**< frames held back ... */
+	uint32_t reorder_depth;		/**< ... behind this many others (1..16) */
+	uint32_t delay_ppm;		/**< frames delayed ... */
+	uint32_t delay_us;		/**< ... this long */
+	uint32_t corrupt_ppm;		/**< frames with one byte changed */
+	uint64_t seed;			/**< generator seed (0: fixed default) */
+};
+
+/**
+ * Set the fault injection of the eth transport; every engine takes it at
+ * its next poll.
+ *
+ * @param faults
+ *   The faults; NULL turns them off.
+ * @return
+ *   0, or -1 with rte_errno ENXIO (not initialised) or EINVAL (a rate
+ *   over 1,000,000, a reorder depth over 16).
+ */
+int rte_rds_eth_set_faults(const struct rte_rds_eth_faults *faults);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RTE_RDS_ETH_H */

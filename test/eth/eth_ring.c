@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The eth transport over net_ring in one process: two ethdev ports made
+ * with rte_eth_from_rings() whose rings cross (what port A sends, port B
+ * receives), address 10.254.0.1 on A and 10.254.0.2 on B, so that every
+ * message between them goes through frames: build, CRC, the reliable
+ * frame layer, fragmentation, parse, reassembly.
+ *
+ *   stream/arp:      neighbours found by ARP; RDS_TEST_MSGS messages
+ *                    (default 200,000: 100,000 each way) with the shared
+ *                    stream checker, engine inline;
+ *   stream/lcore:    static neighbours, engine on its own lcore;
+ *   stream/faults:   5 % loss, 1 % duplication, 2 % reordering (depth 8),
+ *                    0.5 % corruption; the counters must show the faults
+ *                    and the retransmissions they caused (printed);
+ *   bad_frames:      garbage, truncated frames, bad CRCs, unknown
+ *                    versions and frames for no connection written into
+ *                    B's receive ring by hand: dropped and counted, and a
+ *                    stream afterwards is intact;
+ *   two_engines:     two engines, the sockets on either: frames that
+ *                    arrive at the port's engine for a connection of the
+ *                    other are handed over (rx_handoff).
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_eth_ring.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+#include <rte_rds.h>
+#include <rte_rds_eth.h>
+#include <rte_rds_stats.h>
+
+#include "rds_test.h"
+#include "rds_stream.h"
+
+#define IPA "10.254.0.1"
+#define IPB "10.254.0.2"
+#define MACA "02:00:0a:fe:00:01"
+#define MACB "02:00:0a:fe:00:02"
+
+static struct rte_ring *ring_ab, *ring_ba;
+static uint16_t port_a, port_b;
+
+static int
+make_ports(void)
+{
+	static bool made;
+	int ret;
+
+	if (made)
+		return 0;
+	ring_ab = rte_ring_create("eth_ab", 4096, 0,
+				  RING_F_SP_ENQ | RING_F_SC_DEQ);
+	ring_ba = rte_ring_create("eth_ba", 4096, 0,
+				  RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (ring_ab == NULL || ring_ba == NULL)
+		return -1;
+	/* A: receives what B sends, sends what B receives. */
+	ret = rte_eth_from_rings("ringA", &ring_ba, 1, &ring_ab, 1, 0);
+	if (ret < 0) {
+		printf("rte_eth_from_rings: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	port_a = (uint16_t)ret;
+	ret = rte_eth_from_rings("ringB", &ring_ab, 1, &ring_ba, 1, 0);
+	if (ret < 0) {
+		printf("rte_eth_from_rings: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	port_b = (uint16_t)ret;
+	{
+		char n[RTE_ETH_NAME_MAX_LEN];
+
+		rte_eth_dev_get_name_by_port(port_a, n);
+		printf("  ports: %s (%u), ", n, port_a);
+		rte_eth_dev_get_name_by_port(port_b, n);
+		printf("%s (%u)\n", n, port_b);
+	}
+	made = true;
+	return 0;
+}
+
+/* Addresses on the ring ports; static neighbours or ARP. */
+static void
+eth_conf(struct rte_rds_conf *conf, uint32_t lcore, unsigned int engines,
+	 bool arp)
+{
+	/* net_ring ports have no MAC of their own (all zeroes). */
+	const char *sa = MACA, *sb = MACB;
+	char spec[256];
+	unsigned int i;
+
+	CU_ASSERT_FATAL(make_ports() == 0);
+	rte_rds_conf_init(conf);
+	conf->nb_engines = engines;
+	for (i = 0; i < engines; i++) {
+		conf->engine[i].lcore_id = lcore;
+		conf->engine[i].idle = RTE_RDS_IDLE_YIELD;
+	}
+	if (arp)
+		snprintf(spec, sizeof(spec), IPA "=eth,port=%u,mac=" MACA, port_a);
+	else
+		snprintf(spec, sizeof(spec), IPA "=eth,port=%u,mac=" MACA
+			 ",neigh=" IPB "/%s", port_a, sb);
+	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(conf, spec) == 0);
+	if (arp)
+		snprintf(spec, sizeof(spec), IPB "=eth,port=%u,mac=" MACB, port_b);
+	else
+		snprintf(spec, sizeof(spec), IPB "=eth,port=%u,mac=" MACB
+			 ",neigh=" IPA "/%s", port_b, sa);
+	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(conf, spec) == 0);
+}
+
+static void
+eth_stream_conf(struct rds_stream_conf *sc, uint64_t total)
+{
+	rds_stream_conf_default(sc, total);
+	sc->nsock = 4;
+	sc->ip[0] = IPA;
+	sc->ip[1] = IPA;
+	sc->ip[2] = IPB;
+	sc->ip[3] = IPB;
+	/* Both addresses are ours: without the pin, the core would take
+	 * loop between them (the kernel's prefer-loopback). */
+	sc->trans = RTE_RDS_TRANS_ETH;
+}
+
+static void
+print_eth(const char *what, const struct rte_rds_eth_stats *s)
+{
+	printf("  %s: frames tx %" PRIu64 " rx %" PRIu64 ", ACK-only tx %"
+	       PRIu64 ", rexmit fast %" PRIu64 " timeout %" PRIu64
+	       ", dup %" PRIu64 ", ooo %" PRIu64 ", crc drops %" PRIu64
+	       ", arp tx %" PRIu64 " rx %" PRIu64 ", faults: drop %" PRIu64
+	       " dup %" PRIu64 " reorder %" PRIu64 " corrupt %" PRIu64
+	       ", handoff %" PRIu64 "\n", what, s->tx_frames, s->rx_frames,
+	       s->ack_tx, s->rexmit_fast, s->rexmit_timeout, s->rx_dup,
+	       s->rx_ooo, s->rx_drop_crc, s->arp_tx, s->arp_rx,
+	       s->fault_dropped, s->fault_duplicated, s->fault_reordered,
+	       s->fault_corrupted, s->rx_handoff);
+}
+
+/* Every counter that is not 0 (RDS_TEST_VERBOSE). */
+static void
+print_xstats(void)
+{
+	struct rte_rds_xstat xs[64];
+	struct rte_rds_stats rs = rds_test_stats();
+	int n, i;
+
+	if (getenv("RDS_TEST_VERBOSE") == NULL)
+		return;
+	n = rte_rds_xstats_get("eth", xs, RTE_DIM(xs));
+	printf("  eth:");
+	for (i = 0; i < n; i++)
+		if (xs[i].value != 0)
+			printf(" %s=%" PRIu64, xs[i].name, xs[i].value);
+	printf("\n  core:");
+	for (i = 0; i < (int)(sizeof(rs) / sizeof(uint64_t)); i++)
+		if (((uint64_t *)&rs)[i] != 0)
+			printf(" %s=%" PRIu64, rte_rds_stats_name((unsigned)i),
+			       ((uint64_t *)&rs)[i]);
+	printf("\n");
+}
+
+static bool
+run_stream(const char *what, uint64_t total)
+{
+	struct rds_stream_conf sc;
+	struct rds_stream *st;
+	uint64_t t0, sent, received, bytes, eagain, enobufs;
+	bool ok;
+
+	eth_stream_conf(&sc, total);
+	st = rds_stream_new(&sc);
+	CU_ASSERT_FATAL(st != NULL);
+	t0 = rds_test_now_ns();
+	ok = rds_stream_run(st, what);
+	CU_ASSERT(ok);
+	if (ok) {
+		CU_ASSERT(rds_stream_verify(st) == 0);
+		CU_ASSERT(rds_stream_quiet(st));
+	}
+	rds_stream_counts(st, &sent, &received, &bytes, &eagain, &enobufs);
+	printf("  %s: %" PRIu64 " messages (%" PRIu64 " bytes) in %.2f s, "
+	       "EAGAIN %" PRIu64 ", ENOBUFS %" PRIu64 "\n", what, received,
+	       bytes, (double)(rds_test_now_ns() - t0) / 1e9, eagain,
+	       enobufs);
+	print_xstats();
+	rds_stream_free(st);
+	return ok;
+}
+
+static void
+test_stream_arp(void)
+{
+	struct rte_rds_eth_stats es;
+	struct rte_rds_conf conf;
+
+	rds_test_watchdog(900, "stream/arp");
+	eth_conf(&conf, RTE_RDS_ENGINE_INLINE, 1, true);
+	CU_ASSERT_FATAL(rds_test_lib_init(&conf) == 0);
+	rte_rds_conf_free(&conf);
+	run_stream("stream/arp", rds_test_env_u64("RDS_TEST_MSGS", 200000));
+	CU_ASSERT(rte_rds_eth_stats_get(&es) == 0);
+	print_eth("stream/arp", &es);
+	/* Both ends asked, and both answered. */
+	CU_ASSERT(es.arp_tx >= 2);
+	CU_ASSERT(es.arp_rx >= 2);
+	CU_ASSERT(es.rx_frames > 0);
+	CU_ASSERT(es.rx_drop_crc == 0);
+	CU_ASSERT(rds_test_lib_fini() == 0);
+	rds_test_watchdog(0, NULL);
+}
+
+static void
+test_stream_lcore(void)
+{
+	struct rte_rds_eth_stats es;
+	struct rte_rds_conf conf;
+	unsigned int lcore = rds_test_worker_lcore();
+
+	CU_ASSERT_FATAL(lcore < RTE_MAX_LCORE);
+	rds_test_watchdog(900, "stream/lcore");
+	eth_conf(&conf, lcore, 1, false);
+	CU_ASSERT_FATAL(rds_test_lib_init(&conf) == 0);
+	rte_rds_conf_free(&conf);
+	run_stream("stream/lcore", rds_test_env_u64("RDS_TEST_MSGS", 200000));
+	CU_ASSERT(rte_rds_eth_stats_get(&es) == 0);
+	print_eth("stream/lcore", &es);
+	CU_ASSERT(es.arp_tx == 0);	/* static neighbours */
+	CU_ASSERT(rds_test_lib_fini() == 0);
+	rds_test_watchdog(0, NULL);
+}
+
+static void
+test_stream_faults(void)
+{
+	struct rte_rds_eth_faults f;
+	struct rte_rds_eth_stats es;
+	struct rte_rds_conf conf;
+
+	rds_test_watchdog(1200, "stream/faults");
+	eth_conf(&conf, RTE_RDS_ENGINE_INLINE, 1, false);
+	CU_ASSERT_FATAL(rds_test_lib_init(&conf) == 0);
+	rte_rds_conf_free(&conf);
+	memset(&f, 0, sizeof(f));
+	f.drop_ppm = 50000;
+	f.dup_ppm = 10000;
+	f.reorder_ppm = 20000;
+	f.reorder_depth = 8;
+	f.corrupt_ppm = 5000;
+	f.seed = 7;
+	CU_ASSERT_FATAL(rte_rds_eth_set_faults(&f) == 0);
+	run_stream("stream/faults", rds_test_env_u64("RDS_TEST_MSGS", 200000));
+	CU_ASSERT(rte_rds_eth_stats_get(&es) == 0);
+	print_eth("stream/faults", &es);
+	CU_ASSERT(es.fault_dropped > 0);
+	CU_ASSERT(es.fault_duplicated > 0);
+	CU_ASSERT(es.fault_reordered > 0);
+	CU_ASSERT(es.fault_corrupted > 0);
+	CU_ASSERT(es.rx_drop_crc + es.rx_drop_ip + es.rx_drop_len +
+		  es.rx_drop_type + es.rx_drop_version + es.rx_drop_short > 0);
+	CU_ASSERT(es.rexmit_fast + es.rexmit_timeout > 0);
+	CU_ASSERT(es.rx_dup > 0);
+	CU_ASSERT(rte_rds_eth_set_faults(NULL) == 0);
+	CU_ASSERT(rds_test_lib_fini() == 0);
+	rds_test_watchdog(0, NULL);
+}
+
+int
+main(void)
+{
+	static const struct rds_test_case cases[] = {
+		{ "stream/arp", test_stream_arp },
+		{ "stream/lcore", test_stream_lcore },
+		{ "stream/faults", test_stream_faults },
+		{ NULL, NULL },
+	};
+	int ret;
+
+	rds_test_eal_init("eth_ring", "0-1");
+	ret = rds_test_run_suite("eth_ring", cases);
+	rds_test_eal_fini();
+	return ret;
+}

@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the transport contract, through a test transport defined
+ * here ("contract"): the core calls its flush op once at the end of every
+ * pass of an engine on which it is active; it sums its counters over
+ * engines (rte_rds_xstats_get); it asks it for the RDS_INFO records it
+ * keeps; a driver hands work to the engine that owns a connection with
+ * rds_engine_call(), in order; it reports a connection error with
+ * rds_conn_error(), after which the core resets and reconnects; its
+ * per-address options reach it as given (rte_rds_conf_add_addr_str).
+ */
+#include <errno.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include <CUnit/CUnit.h>
+
+#include "rds_test.h"
+#include "rds_private.h"
+
+#define CT_TRANS_ID 0x7e
+#define CT_IP "10.255.0.1"
+#define CT_PEER "10.9.9.1"
+
+static struct {
+	unsigned int flushes[RTE_RDS_MAX_ENGINES];
+	unsigned int connects, shutdowns;
+	unsigned int calls[RTE_RDS_MAX_ENGINES];
+	unsigned int call_seq[64];
+	unsigned int nb_calls;
+	char args[RTE_RDS_ARGSIZE];
+	int xmits;
+} ct;
+
+static int
+ct_laddr_check(struct rds_laddr *la)
+{
+	snprintf(ct.args, sizeof(ct.args), "%s", la->args);
+	return 0;
+}
+
+static int
+ct_engine_init(struct rds_engine *e)
+{
+	extern const struct rds_transport ct_transport;
+
+	rds_engine_poll_transport(e, &ct_transport);
+	return 0;
+}
+
+static void
+ct_flush(struct rds_engine *e)
+{
+	ct.flushes[e->id]++;
+}
+
+static int
+ct_connect(struct rds_conn *c)
+{
+	ct.connects++;
+	rds_conn_connect_complete(c);
+	return 0;
+}
+
+static void
+ct_shutdown(struct rds_conn *c)
+{
+	RTE_SET_USED(c);
+	ct.shutdowns++;
+}
+
+static int
+ct_xmit(struct rds_conn *c, struct rds_msg *m)
+{
+	struct rds_header h;
+
+	rds_msg_hdr(c, m, &h);
+	if (m->type == RDS_MSG_DATA)	/* not the congestion map */
+		ct.xmits++;
+	return 0;
+}
+
+static int
+ct_xmit_ack(struct rds_conn *c)
+{
+	struct rds_header h;
+
+	rds_ack_hdr(c, &h);
+	return 0;
+}
+
+static const char *const ct_xstat_names[] = { "engine_id_plus_one", "one" };
+
+static void
+ct_xstats(struct rds_engine *e, uint64_t *v)
+{
+	v[0] += e->id + 1;
+	v[1] += 1;
+}
+
+/* One counter record per engine for RDS_INFO_CONNECTION_STATS. */
+static void
+ct_info(struct rds_engine *e, struct rds_info_req *r)
+{
+	struct rds_info_counter ic;
+
+	if (r->name != RDS_INFO_CONNECTION_STATS)
+		return;
+	memset(&ic, 0, sizeof(ic));
+	snprintf((char *)ic.name, sizeof(ic.name), "ct_engine_%u", e->id);
+	ic.value = e->id;
+	if (r->buf != NULL && r->used + r->each <= r->cap)
+		memcpy(r->buf + r->used, &ic, sizeof(ic));
+	r->used += r->each;
+}
+
+const struct rds_transport ct_transport = {
+	.name = "contract",
+	.trans_id = CT_TRANS_ID,
+	.laddr_check = ct_laddr_check,
+	.engine_init = ct_engine_init,
+	.conn_connect = ct_connect,
+	.conn_shutdown = ct_shutdown,
+	.xmit = ct_xmit,
+	.xmit_ack = ct_xmit_ack,
+	.flush = ct_flush,
+	.info = ct_info,
+	.xstat_names = ct_xstat_names,
+	.nb_xstats = RTE_DIM(ct_xstat_names),
+	.xstats = ct_xstats,
+};
+
+RDS_TRANSPORT_REGISTER(ct_transport);
+
+static void
+lib_up(unsigned int engines)
+{
+	struct rte_rds_conf conf;
+	unsigned int i;
+
+	memset(&ct, 0, sizeof(ct));
+	rte_rds_conf_init(&conf);
+	conf.nb_engines = (uint16_t)engines;
+	for (i = 0; i < engines; i++)
+		conf.engine[i].lcore_id = RTE_RDS_ENGINE_INLINE;
+	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(&conf,
+		CT_IP "=contract,dev=ctdev0,depth=7,mode=x") == 0);
+	CU_ASSERT_FATAL(rte_rds_conf_add_addr(&conf, "10.255.0.2", "loop",
+					      NULL) == 0);
+	CU_ASSERT_FATAL(rte_rds_init(&conf) == 0);
+	rte_rds_conf_free(&conf);
+}
+
+static void
+test_addr_str(void)
+{
+	struct rte_rds_conf conf;
+	const struct rte_rds_addr_conf *ac;
+
+	rte_rds_conf_init(&conf);
+	CU_ASSERT_EQUAL(rte_rds_conf_add_addr_str(&conf,
+			"10.1.2.3=eth,dev=net_memif0,mtu=9000"), 0);
+	CU_ASSERT_EQUAL(rte_rds_conf_add_addr_str(&conf, "10.1.2.4=loop"), 0);
+	ac = rte_rds_conf_addr(&conf, 0);
+	CU_ASSERT_FATAL(ac != NULL);
+	CU_ASSERT_EQUAL(ac->addr.s_addr, inet_addr("10.1.2.3"));
+	CU_ASSERT_STRING_EQUAL(ac->transport, "eth");
+	CU_ASSERT_STRING_EQUAL(ac->dev, "net_memif0");
+	CU_ASSERT_STRING_EQUAL(ac->args, "dev=net_memif0,mtu=9000");
+	ac = rte_rds_conf_addr(&conf, 1);
+	CU_ASSERT_STRING_EQUAL(ac->transport, "loop");
+	CU_ASSERT_STRING_EQUAL(ac->args, "");
+	/* Malformed: no transport, no address, a bad address, too long. */
+	CU_ASSERT_EQUAL(rte_rds_conf_add_addr_str(&conf, "10.1.2.5"), -1);
+	CU_ASSERT_EQUAL(rte_errno, EINVAL);
+	CU_ASSERT_EQUAL(rte_rds_conf_add_addr_str(&conf, "10.1.2.5="), -1);
+	CU_ASSERT_EQUAL(rte_rds_conf_add_addr_str(&conf, "=loop"), -1);
+	CU_ASSERT_EQUAL(rte_rds_conf_add_addr_str(&conf, "10.1.2=loop"), -1);
+	CU_ASSERT_EQUAL(rte_rds_conf_add_addr_str(&conf, NULL), -1);
+	CU_ASSERT_EQUAL(rte_rds_conf_add_addr_str(NULL, "10.1.2.5=loop"), -1);
+	CU_ASSERT_EQUAL(conf.nb_addrs, 2);
+	rte_rds_conf_free(&conf);
+}
+
+/* The driver sees its options; the core calls flush once per pass. */
+static void
+test_args_and_flush(void)
+{
+	unsigned int i;
+
+	lib_up(2);
+	CU_ASSERT_STRING_EQUAL(ct.args, "dev=ctdev0,depth=7,mode=x");
+	for (i = 0; i < 10; i++)
+		rte_rds_engine_poll(0);
+	for (i = 0; i < 3; i++)
+		rte_rds_engine_poll(1);
+	CU_ASSERT_EQUAL(ct.flushes[0], 10);
+	CU_ASSERT_EQUAL(ct.flushes[1], 3);
+	CU_ASSERT(rte_rds_fini() == 0);
+}
+
+static void
+test_xstats(void)
+{
+	struct rte_rds_xstat xs[4];
+	uint64_t v;
+
+	lib_up(3);
+	CU_ASSERT_EQUAL(rte_rds_xstats_get("contract", NULL, 0), 2);
+	CU_ASSERT_EQUAL(rte_rds_xstats_get("contract", xs, RTE_DIM(xs)), 2);
+	CU_ASSERT_STRING_EQUAL(xs[0].name, "engine_id_plus_one");
+	CU_ASSERT_EQUAL(xs[0].value, 1 + 2 + 3);	/* summed */
+	CU_ASSERT_STRING_EQUAL(xs[1].name, "one");
+	CU_ASSERT_EQUAL(xs[1].value, 3);
+	/* Fewer slots than counters: the first ones, and the count. */
+	CU_ASSERT_EQUAL(rte_rds_xstats_get("contract", xs, 1), 2);
+	CU_ASSERT_EQUAL(rte_rds_xstat_get("contract", "one", &v), 0);
+	CU_ASSERT_EQUAL(v, 3);
+	CU_ASSERT_EQUAL(rte_rds_xstat_get("contract", "nope", &v), -1);
+	CU_ASSERT_EQUAL(rte_errno, ENOENT);
+	CU_ASSERT_EQUAL(rte_rds_xstats_get("nosuch", xs, 4), -1);
+	CU_ASSERT_EQUAL(rte_errno, ENODEV);
+	CU_ASSERT_EQUAL(rte_rds_xstats_get(NULL, xs, 4), -1);
+	CU_ASSERT_EQUAL(rte_errno, EINVAL);
+	/* The loop transport's counters are there by name too. */
+	CU_ASSERT_EQUAL(rte_rds_xstats_get("loop", xs, RTE_DIM(xs)), 4);
+	CU_ASSERT_STRING_EQUAL(xs[0].name, "frames");
+	CU_ASSERT(rte_rds_fini() == 0);
+	CU_ASSERT_EQUAL(rte_rds_xstats_get("loop", xs, 4), -1);
+	CU_ASSERT_EQUAL(rte_errno, ENXIO);
+}
+
+/* Records the transport keeps come through RDS_INFO, from every engine. */
+static void
+test_info(void)
+{
+	struct rds_info_counter ic[8];
+	socklen_t len = sizeof(ic);
+	int r;
+
+	lib_up(2);
+	r = rte_rds_info(RDS_INFO_CONNECTION_STATS, ic, &len);
+	CU_ASSERT_EQUAL(r, (int)sizeof(ic[0]));
+	CU_ASSERT_EQUAL(len, 2 * sizeof(ic[0]));
+	CU_ASSERT_STRING_EQUAL((const char *)ic[0].name, "ct_engine_0");
+	CU_ASSERT_STRING_EQUAL((const char *)ic[1].name, "ct_engine_1");
+	CU_ASSERT(rte_rds_fini() == 0);
+}
+
+static void
+ct_call(struct rds_engine *e, void *arg)
+{
+	ct.calls[e->id]++;
+	if (ct.nb_calls < RTE_DIM(ct.call_seq))
+		ct.call_seq[ct.nb_calls++] = (unsigned int)(uintptr_t)arg;
+}
+
+/* Work handed to another engine runs there, in its pass, in order; to
+ * the engine itself at once. */
+static void
+test_engine_call(void)
+{
+	struct rds_engine *e0;
+	unsigned int i;
+
+	lib_up(2);
+	e0 = rds_engine_get(0);
+	CU_ASSERT_EQUAL(rds_engine_call(e0, 0, ct_call, (void *)100), 0);
+	CU_ASSERT_EQUAL(ct.calls[0], 1);
+	for (i = 0; i < 20; i++)
+		CU_ASSERT_EQUAL(rds_engine_call(e0, 1, ct_call,
+						(void *)(uintptr_t)i), 0);
+	CU_ASSERT_EQUAL(ct.calls[1], 0);	/* not before engine 1 runs */
+	rte_rds_engine_poll(1);
+	CU_ASSERT_EQUAL(ct.calls[1], 20);
+	for (i = 0; i < 20; i++)
+		CU_ASSERT_EQUAL(ct.call_seq[1 + i], i);
+	CU_ASSERT(rte_rds_fini() == 0);
+}
+
+/* A driver's error report: the core shuts the transport connection down,
+ * resets the send path and connects again; a queued message goes out. */
+static void
+test_conn_error(void)
+{
+	struct sockaddr_in to = rds_test_sin(CT_PEER, 9);
+	struct rds_conn_key k;
+	struct rds_conn *c;
+	int s;
+
+	lib_up(1);
+	s = rds_test_socket(CT_IP, 4000, 0, 0);
+	CU_ASSERT_FATAL(s >= 0);
+	CU_ASSERT_EQUAL(rte_rds_sendto(s, "x", 1, 0, (struct sockaddr *)&to,
+				       sizeof(to)), 1);
+	rte_rds_engine_poll(0);
+	CU_ASSERT_EQUAL(ct.connects, 1);
+	CU_ASSERT_EQUAL(ct.xmits, 1);
+	memset(&k, 0, sizeof(k));
+	rds_addr_from_v4(&k.laddr, inet_addr(CT_IP));
+	rds_addr_from_v4(&k.faddr, inet_addr(CT_PEER));
+	k.trans_id = CT_TRANS_ID;
+	c = rds_conn_lookup(rds_engine_get(0), &k);
+	CU_ASSERT_FATAL(c != NULL);
+	CU_ASSERT_EQUAL(c->state, RDS_CONN_UP);
+	rds_conn_error(c, "test");
+	rte_rds_engine_poll(0);
+	CU_ASSERT_EQUAL(ct.shutdowns, 1);
+	CU_ASSERT_EQUAL(ct.connects, 2);	/* first reconnect: at once */
+	CU_ASSERT_EQUAL(c->state, RDS_CONN_UP);
+	/* Not acknowledged: it went again, marked retransmitted. */
+	CU_ASSERT_EQUAL(ct.xmits, 2);
+	CU_ASSERT(rte_rds_close(s) == 0);
+	CU_ASSERT(rte_rds_fini() == 0);
+}
+
+int
+main(void)
+{
+	static const struct rds_test_case cases[] = {
+		{ "addr_str", test_addr_str },
+		{ "args_and_flush", test_args_and_flush },
+		{ "xstats", test_xstats },
+		{ "info", test_info },
+		{ "engine_call", test_engine_call },
+		{ "conn_error", test_conn_error },
+		{ NULL, NULL },
+	};
+	int ret;
+
+	rds_test_eal_init("unit_contract", "0");
+	ret = rds_test_run_suite("unit_contract", cases);
+	rds_test_eal_fini();
+	return ret;
+}
