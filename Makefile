@@ -12,8 +12,8 @@ MESON_FUZZ_OPTS := -Dfuzz=true -Dtests=false $(MESON_ASAN_OPTS)
 # Suites `make test` runs in the normal build; the sanitizer build runs the
 # host-side ones; the fuzz build its bounded libFuzzer runs (a minute
 # each, RDS_FUZZ_SECS).
-SUITES ?= unit loop rdma scale race eth rxe interop
-ASAN_SUITES ?= unit loop rdma scale race eth
+SUITES ?= unit loop rdma scale race eth multiproc rxe interop
+ASAN_SUITES ?= unit loop rdma scale race eth multiproc
 FUZZ_SUITES ?= fuzz
 SUITE_ARGS = $(foreach s,$(SUITES),--suite $(s))
 ASAN_SUITE_ARGS = $(foreach s,$(ASAN_SUITES),--suite $(s))
@@ -43,7 +43,7 @@ build-asan: setup
 build-fuzz: setup
 	@command -v clang >/dev/null || { echo "build-fuzz: clang not found (config/setup.sh installs it)" >&2; exit 1; }
 	test -f build-fuzz/build.ninja || CC=clang meson setup build-fuzz $(MESON_FUZZ_OPTS)
-	ninja -C build-fuzz
+	ninja -C build-fuzz fuzz-targets
 
 demo: build
 	$(PERF) $(EAL_ARGS) -- --transport loop --mode lat --size 64 --secs 3 --engine lcore

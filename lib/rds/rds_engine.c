@@ -270,6 +270,36 @@ rds_engine_call(struct rds_engine *e, unsigned int dst, rds_engine_fn fn,
 	return 0;
 }
 
+/* A call from a thread that is not an engine (rds_engine_call_wait). */
+static void
+rds_engine_admin_call(struct rds_engine *e, struct rds_msg *m)
+{
+	m->call(e, m->arg);
+	/* The caller frees it once it sees this. */
+	__atomic_store_n(&m->pending, 0, __ATOMIC_RELEASE);
+}
+
+int
+rds_engine_call_wait(unsigned int dst, rds_engine_fn fn, void *arg)
+{
+	struct rds_engine *e = rds_lib->engines[dst];
+	struct rds_msg *m = rds_msg_alloc(0);
+	uint64_t spins = 0;
+
+	if (m == NULL)
+		return -ENOMEM;
+	m->type = RDS_MSG_CALL;
+	m->call = fn;
+	m->arg = arg;
+	m->pending = 1;
+	while (rte_ring_enqueue(e->admin, m) != 0)
+		rds_sock_wait_step(NULL, 0, &spins);
+	while (__atomic_load_n(&m->pending, __ATOMIC_ACQUIRE) != 0)
+		rds_sock_wait_step(NULL, 0, &spins);
+	rds_msg_free(m);
+	return 0;
+}
+
 static unsigned int
 rds_engine_hand_in(struct rds_engine *e)
 {
@@ -367,10 +397,17 @@ rds_engine_run_once(struct rds_engine *e)
 		work += rds_engine_hand_in(e);
 	if (unlikely(rte_ring_count(e->admin) != 0)) {
 		while (rte_ring_sc_dequeue(e->admin, &p) == 0) {
-			rds_info_engine_answer(e, p);
+			struct rds_msg *am = p;
+
+			if (am->type == RDS_MSG_CALL)
+				rds_engine_admin_call(e, am);
+			else
+				rds_info_engine_answer(e, am);
 			work++;
 		}
 	}
+	if (unlikely(e->nb_clients != 0))
+		work += rds_server_service(e);
 	for (t = 0; t < e->nb_polled; t++)
 		if (e->polled[t]->poll != NULL)
 			work += e->polled[t]->poll(e);

@@ -448,6 +448,7 @@ rte_rds_info(int name, void *buf, socklen_t *len)
 	size_t l;
 	int ret;
 
+	RDS_CLIENT_OR(rds_client_info(name, buf, len));
 	if (rds_lib == NULL)
 		return RDS_ERR(ENXIO);
 	if (len == NULL)

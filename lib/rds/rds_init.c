@@ -43,7 +43,9 @@ rte_rds_conf_init(struct rte_rds_conf *conf)
 	conf->socket_id = SOCKET_ID_ANY;
 	conf->ib_cm_port = 18634;
 	conf->ib_send_wr = 256;
-	conf->ib_recv_wr = 256;
+	conf->ib_recv_wr = 1024;
+	conf->ib_flow_control = 1;
+	conf->ib_stall_ms = 5000;
 }
 
 int
@@ -350,6 +352,7 @@ rte_rds_fini(void)
 {
 	if (rds_lib == NULL)
 		return RDS_ERR(ENXIO);
+	rds_server_fini();
 	rds_teardown();
 	return 0;
 }

@@ -28,6 +28,10 @@ rds_efd_write(const struct rds_sock *rs)
 void
 rds_sock_wake(struct rds_sock *rs)
 {
+	if (unlikely(rs->client != NULL)) {
+		rds_server_wake(rs);
+		return;
+	}
 	if (likely(__atomic_load_n(&rs->armed, __ATOMIC_SEQ_CST) == 0))
 		return;
 	if (__atomic_exchange_n(&rs->armed, 0, __ATOMIC_SEQ_CST) == 0)
@@ -97,8 +101,10 @@ rte_rds_event_fd(int s)
 	struct rds_sock *rs = rds_sock_hold(s);
 	int fd;
 
-	if (rs == NULL)
+	if (rs == NULL) {
+		RDS_CLIENT_OR(rds_client_event_fd(s));
 		return RDS_ERR(EBADF);
+	}
 	fd = rds_event_fd(rs);
 	rds_sock_put(rs);
 	return fd < 0 ? RDS_ERR(-fd) : fd;
@@ -126,8 +132,10 @@ rte_rds_event_arm(int s, short events)
 	struct rds_sock *rs = rds_sock_hold(s);
 	int ret;
 
-	if (rs == NULL)
+	if (rs == NULL) {
+		RDS_CLIENT_OR(rds_client_event_arm(s, events));
 		return RDS_ERR(EBADF);
+	}
 	ret = rds_event_arm(rs, events);
 	rds_sock_put(rs);
 	return ret;
@@ -230,6 +238,7 @@ rte_rds_poll(struct rte_rds_pollfd *fds, unsigned int nfds, int timeout_ms)
 	unsigned int i;
 	int ret;
 
+	RDS_CLIENT_OR(rds_client_poll(fds, nfds, timeout_ms));
 	if (rds_lib == NULL)
 		return RDS_ERR(ENXIO);
 	if (fds == NULL && nfds != 0)

@@ -569,6 +569,12 @@ struct rds_sock {
 	struct rds_conn *last_conn;	/* the connection of the last message */
 	bool pending;			/* on the home engine's pending list */
 	TAILQ_ENTRY(rds_sock) pend_link;
+
+	/* A socket made for an attached process (rds_server.c): its
+	 * deliveries, wake-ups and releases go to the client's region.
+	 * Set before the socket is bound, cleared never (NULL: ours). */
+	struct rds_client *client;
+	struct rds_srv_sock *client_sock;
 };
 
 /* rds_sock.c */
@@ -991,7 +997,9 @@ struct rds_engine {
 	struct rds_queue *hand_in;	/* [src engine] */
 	uint64_t hand_out;		/* messages handed to others */
 
-	struct rte_ring *admin;		/* MP/SC: info requests */
+	struct rte_ring *admin;		/* MP/SC: info requests, calls from
+					 * threads that are not engines */
+	unsigned int nb_clients;	/* attached processes it serves */
 
 	struct rte_hash *conn_hash;
 	struct rds_conn_list conns;
@@ -1041,6 +1049,51 @@ void rds_engine_handoff(struct rds_engine *e, unsigned int dst,
  * owns a connection. At once when dst is e. -ENOMEM. */
 int rds_engine_call(struct rds_engine *e, unsigned int dst, rds_engine_fn fn,
 		    void *arg);
+/* The same from a thread that is not an engine, waiting until it ran
+ * (driving inline engines meanwhile). 0 or -ENOMEM. */
+int rds_engine_call_wait(unsigned int dst, rds_engine_fn fn, void *arg);
+
+/* rds_server.c: serving attached processes (the engine side). */
+struct rds_client;
+struct rds_srv_sock;
+unsigned int rds_server_service(struct rds_engine *e);
+int rds_server_deliver(struct rds_engine *e, struct rds_sock *rs,
+		       struct rds_msg *m);
+void rds_server_wake(struct rds_sock *rs);
+void rds_server_released(struct rds_sock *rs, uint32_t len);
+uint64_t rds_server_violations(void);
+void rds_server_fini(void);
+void rds_srv_efd_kick(int fd);
+
+/* rds_client.c: an attached process (no EAL; rds_lib is NULL). The
+ * public calls go here when rds_client_active(). */
+bool rds_client_active(void);
+int rds_client_socket(void);
+int rds_client_bind(int s, const struct sockaddr *addr, socklen_t addrlen);
+int rds_client_connect(int s, const struct sockaddr *addr,
+		       socklen_t addrlen);
+int rds_client_getsockname(int s, struct sockaddr *addr,
+			   socklen_t *addrlen);
+int rds_client_close(int s);
+ssize_t rds_client_sendmsg(int s, const struct msghdr *msg, int flags);
+ssize_t rds_client_recvmsg(int s, struct msghdr *msg, int flags);
+int rds_client_setsockopt(int s, int level, int optname, const void *optval,
+			  socklen_t optlen);
+int rds_client_getsockopt(int s, int level, int optname, void *optval,
+			  socklen_t *optlen);
+int rds_client_info(int name, void *buf, socklen_t *len);
+int rds_client_stats(int engine_id, struct rte_rds_stats *st);
+int rds_client_event_fd(int s);
+int rds_client_event_arm(int s, short events);
+int rds_client_poll(struct rte_rds_pollfd *fds, unsigned int nfds,
+		    int timeout_ms);
+
+/* The public calls of a process with no library of its own but an
+ * attachment: go to rds_client.c. */
+#define RDS_CLIENT_OR(call) do { \
+		if (unlikely(rds_lib == NULL) && rds_client_active()) \
+			return call; \
+	} while (0)
 
 /* rds_send.c */
 void rds_send_request(struct rds_engine *e, struct rds_sock *rs,

@@ -21,6 +21,8 @@ rds_recv_deliver(struct rds_engine *e, struct rds_sock *rs, struct rds_msg *m)
 {
 	int ret;
 
+	if (unlikely(rs->client != NULL))
+		return rds_server_deliver(e, rs, m);
 	__atomic_fetch_add(&rs->rcv_bytes, (int64_t)m->len, __ATOMIC_RELEASE);
 	if (rds_lib->nb_engines > 1) {
 		rte_spinlock_lock(&rs->rx_prod_lock);
@@ -441,8 +443,10 @@ rte_rds_recvmsg(int s, struct msghdr *msg, int flags)
 	struct rds_sock *rs = rds_sock_hold(s);
 	ssize_t ret;
 
-	if (unlikely(rs == NULL))
+	if (unlikely(rs == NULL)) {
+		RDS_CLIENT_OR(rds_client_recvmsg(s, msg, flags));
 		return RDS_ERR(EBADF);
+	}
 	ret = rds_recvmsg(rs, msg, flags);
 	rds_sock_put(rs);
 	if (unlikely(ret < 0))

@@ -33,7 +33,10 @@ rds_send_release(struct rds_engine *e, struct rds_msg *m)
 			__atomic_fetch_sub(&rs->snd_bytes, (int64_t)m->len,
 					   __ATOMIC_RELEASE);
 			__atomic_fetch_sub(&rs->snd_msgs, 1, __ATOMIC_RELEASE);
-			rds_sock_wake(rs);
+			if (unlikely(rs->client != NULL))
+				rds_server_released(rs, m->len);
+			else
+				rds_sock_wake(rs);
 		}
 	}
 	rds_msg_free(m);
@@ -608,8 +611,10 @@ rte_rds_sendmsg(int s, const struct msghdr *msg, int flags)
 	struct rds_sock *rs = rds_sock_hold(s);
 	ssize_t ret;
 
-	if (unlikely(rs == NULL))
+	if (unlikely(rs == NULL)) {
+		RDS_CLIENT_OR(rds_client_sendmsg(s, msg, flags));
 		return RDS_ERR(EBADF);
+	}
 	ret = rds_sendmsg(rs, msg, flags);
 	rds_sock_put(rs);
 	if (unlikely(ret < 0))

@@ -217,6 +217,7 @@ rte_rds_socket(void)
 	struct rds_slot *sl;
 	int id;
 
+	RDS_CLIENT_OR(rds_client_socket());
 	if (rds_lib == NULL)
 		return RDS_ERR(ENXIO);
 	id = rds_slot_alloc();
@@ -263,8 +264,10 @@ rte_rds_bind(int s, const struct sockaddr *addr, socklen_t addrlen)
 	uint16_t port;
 	int ret = 0;
 
-	if (rs == NULL)
+	if (rs == NULL) {
+		RDS_CLIENT_OR(rds_client_bind(s, addr, addrlen));
 		return RDS_ERR(EBADF);
+	}
 	if (addr == NULL || addrlen < sizeof(sa_family_t)) {
 		ret = -EINVAL;
 		goto put;
@@ -323,8 +326,10 @@ rte_rds_connect(int s, const struct sockaddr *addr, socklen_t addrlen)
 	const struct sockaddr_in *sin = (const struct sockaddr_in *)addr;
 	int ret = 0;
 
-	if (rs == NULL)
+	if (rs == NULL) {
+		RDS_CLIENT_OR(rds_client_connect(s, addr, addrlen));
 		return RDS_ERR(EBADF);
+	}
 	if (addr == NULL || addrlen < sizeof(sa_family_t))
 		ret = -EINVAL;
 	else if (addr->sa_family != AF_INET)
@@ -353,8 +358,10 @@ rte_rds_getsockname(int s, struct sockaddr *addr, socklen_t *addrlen)
 	struct rds_sock *rs = rds_sock_hold(s);
 	struct sockaddr_in sin;
 
-	if (rs == NULL)
+	if (rs == NULL) {
+		RDS_CLIENT_OR(rds_client_getsockname(s, addr, addrlen));
 		return RDS_ERR(EBADF);
+	}
 	if (addr == NULL || addrlen == NULL) {
 		rds_sock_put(rs);
 		return RDS_ERR(EINVAL);
@@ -456,8 +463,10 @@ rte_rds_close(int s)
 	uint64_t spins = 0;
 	uint32_t open = RDS_SOCK_OPEN;
 
-	if (sl == NULL)
+	if (sl == NULL) {
+		RDS_CLIENT_OR(rds_client_close(s));
 		return RDS_ERR(EBADF);
+	}
 	/* The request first, so that a failure leaves the socket open. */
 	req = rds_msg_alloc(0);
 	if (req == NULL)

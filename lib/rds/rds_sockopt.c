@@ -186,8 +186,10 @@ rte_rds_setsockopt(int s, int level, int optname, const void *optval,
 	struct rds_sock *rs = rds_sock_hold(s);
 	int ret;
 
-	if (rs == NULL)
+	if (rs == NULL) {
+		RDS_CLIENT_OR(rds_client_setsockopt(s, level, optname, optval, optlen));
 		return RDS_ERR(EBADF);
+	}
 	ret = rds_setsockopt(rs, level, optname, optval, optlen);
 	rds_sock_put(rs);
 	return ret == 0 ? 0 : RDS_ERR(-ret);
@@ -228,8 +230,10 @@ rte_rds_getsockopt(int s, int level, int optname, void *optval,
 	int ret = -ENOPROTOOPT;
 	uint32_t t;
 
-	if (rs == NULL)
+	if (rs == NULL) {
+		RDS_CLIENT_OR(rds_client_getsockopt(s, level, optname, optval, optlen));
 		return RDS_ERR(EBADF);
+	}
 	if (level == SOL_SOCKET) {
 		switch (optname) {
 		case SO_SNDBUF:

@@ -49,6 +49,7 @@ rte_rds_stats_get(int engine_id, struct rte_rds_stats *stats)
 	uint64_t *dst;
 	unsigned int e, i;
 
+	RDS_CLIENT_OR(rds_client_stats(engine_id, stats));
 	if (rds_lib == NULL)
 		return RDS_ERR(ENXIO);
 	if (stats == NULL || engine_id < -1 ||

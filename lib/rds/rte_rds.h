@@ -23,6 +23,7 @@
 #include <rte_rds_socket.h>
 #include <rte_rds_stats.h>
 #include <rte_rds_info.h>
+#include <rte_rds_attach.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -105,10 +106,15 @@ struct rte_rds_conf {
 	int socket_id;			/**< NUMA socket for memory (SOCKET_ID_ANY) */
 	uint16_t ib_cm_port;		/**< ib: RDMA-CM port (18634, the kernel's) */
 	uint16_t ib_send_wr;		/**< ib: send ring per connection (256) */
-	uint16_t ib_recv_wr;		/**< ib: receive ring per connection (256) */
-	uint8_t ib_flow_control;	/**< ib: advertise credits (0, as the
-					 * kernel's default); used when both
-					 * ends advertise */
+	uint16_t ib_recv_wr;		/**< ib: receive ring per connection
+					 * (1024, as the kernel) */
+	uint8_t ib_flow_control;	/**< ib: advertise credits (1); they are
+					 * used when the peer advertises too
+					 * (the kernel does with its
+					 * flow_control sysctl, off by default) */
+	uint32_t ib_stall_ms;		/**< ib: reset a connection whose QP has
+					 * work waiting and makes no progress
+					 * this long (5000; 0: never) */
 };
 
 /**

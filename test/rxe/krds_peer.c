@@ -6,10 +6,23 @@
  * in the other VM. Not linked with DPDK.
  *
  * Usage: krds_peer [-n COUNT] [-p PORT] [-t SECONDS] LOCAL_IP PEER_IP
+ *        krds_peer -S STREAM [-n COUNT] [-t SECONDS] LOCAL_IP[:PORT] PEER_IP[:PORT]
+ *        krds_peer -F SENDER_IP[:PORT] [-F ...] [-n COUNT] [-t SECONDS] LOCAL_IP[:PORT]
+ *   (default) the two-way exchange of interop_proto.h (interop_run)
+ *   -S  one stream of a fan-in (interop_stream_send) to the receiver at
+ *       PEER_IP
+ *   -F  the fan-in receiver (interop_stream_recv), stream j from the j-th
+ *       -F address
+ *   -B  SO_SNDBUF/SO_RCVBUF (default 4 MiB; 0: the system's defaults)
+ *   -T  ib|tcp|none: the transport pinned with SO_RDS_TRANSPORT (default
+ *       ib; none pins nothing, e.g. on loop addresses under the preload)
+ *   -Z  MS[/EVERY]: the fan-in receiver pauses MS ms after every EVERY
+ *       (100) messages of a stream, as a slow consumer
+ * A port given with an address overrides -p (default 4242) for it.
  *
  * At the end it prints the kernel's RDS_INFO_CONNECTIONS (the transport
- * of the connection to the peer must be "infiniband": it went over IB, not
- * TCP) and its non-zero RDS counters. Exit 0 on success, 1 on failure,
+ * of the connection to each peer must be "infiniband": it went over IB,
+ * not TCP) and its non-zero RDS counters. Exit 0 on success, 1 on failure,
  * 2 on a usage or set-up error.
  */
 #include <errno.h>
@@ -39,13 +52,13 @@ struct krds {
 };
 
 static int
-k_send(void *ctx, const void *buf, size_t len)
+k_send(void *ctx, const struct sockaddr_in *to, const void *buf, size_t len)
 {
 	struct krds *k = ctx;
 	ssize_t r;
 
 	r = sendto(k->fd, buf, len, MSG_DONTWAIT,
-		   (const struct sockaddr *)&k->peer, sizeof(k->peer));
+		   (const struct sockaddr *)to, sizeof(*to));
 	if (r < 0)
 		return errno;
 	if ((size_t)r != len)
@@ -116,9 +129,10 @@ k_info(int fd, int name, void **out, socklen_t *len)
 	return -1;
 }
 
-/* Our messages in the kernel's send queue and retransmit queue. */
+/* Our messages to `to` in the kernel's send and retransmit queues. */
 static int
-k_unacked(void *ctx, long *queued, long *unacked)
+k_unacked(void *ctx, const struct sockaddr_in *to, long *queued,
+	  long *unacked)
 {
 	static const int names[] = { RDS_INFO_SEND_MESSAGES,
 				     RDS_INFO_RETRANS_MESSAGES };
@@ -139,9 +153,9 @@ k_unacked(void *ctx, long *queued, long *unacked)
 
 			memcpy(&m, (uint8_t *)buf + off, sizeof(m));
 			if (m.laddr == k->self.sin_addr.s_addr &&
-			    m.faddr == k->peer.sin_addr.s_addr &&
+			    m.faddr == to->sin_addr.s_addr &&
 			    m.lport == k->self.sin_port &&
-			    m.fport == k->peer.sin_port)
+			    m.fport == to->sin_port)
 				count[q]++;
 		}
 		free(buf);
@@ -151,13 +165,16 @@ k_unacked(void *ctx, long *queued, long *unacked)
 	return 0;
 }
 
-/* Print the connections; return 0 if the one to the peer is over IB. */
+/* Print the connections; return 0 if the one to each of the nb peers is
+ * over IB. */
 static int
-k_show_connections(struct krds *k)
+k_show_connections(struct krds *k, const struct sockaddr_in *peers,
+		   unsigned int nb)
 {
 	socklen_t len, off;
 	void *buf;
-	int esz, found_ib = 0, found = 0;
+	unsigned int found_ib = 0, found = 0, p;
+	int esz;
 
 	esz = k_info(k->fd, RDS_INFO_CONNECTIONS, &buf, &len);
 	if (esz < 0) {
@@ -182,17 +199,21 @@ k_show_connections(struct krds *k)
 		       " connected" : "",
 		       (unsigned long long)c.next_tx_seq,
 		       (unsigned long long)c.next_rx_seq);
-		if (c.laddr == k->self.sin_addr.s_addr &&
-		    c.faddr == k->peer.sin_addr.s_addr) {
-			found = 1;
+		for (p = 0; p < nb; p++) {
+			if (c.laddr != k->self.sin_addr.s_addr ||
+			    c.faddr != peers[p].sin_addr.s_addr)
+				continue;
+			found |= 1u << p;
 			if (strcmp((const char *)c.transport, "infiniband") == 0)
-				found_ib = 1;
+				found_ib |= 1u << p;
 		}
 	}
 	free(buf);
-	if (!found)
-		printf("krds: no connection to the peer in RDS_INFO_CONNECTIONS\n");
-	return found_ib ? 0 : -1;
+	for (p = 0; p < nb; p++)
+		if (!(found & (1u << p)))
+			printf("krds: no connection to peer %u in "
+			       "RDS_INFO_CONNECTIONS\n", p);
+	return found_ib == (1u << nb) - 1 ? 0 : -1;
 }
 
 static void
@@ -224,12 +245,29 @@ k_show_counters(struct krds *k)
 	free(buf);
 }
 
+/* "IP" or "IP:PORT" (port defaults to port). */
 static int
-parse_sin(const char *ip, uint16_t port, struct sockaddr_in *sin)
+parse_sin(const char *arg, uint16_t port, struct sockaddr_in *sin)
 {
+	char ip[INET_ADDRSTRLEN];
+	const char *colon = strchr(arg, ':');
+	size_t l = colon != NULL ? (size_t)(colon - arg) : strlen(arg);
+	unsigned long p = port;
+
+	if (l >= sizeof(ip))
+		return -1;
+	memcpy(ip, arg, l);
+	ip[l] = '\0';
+	if (colon != NULL) {
+		char *end;
+
+		p = strtoul(colon + 1, &end, 10);
+		if (*end != '\0' || p == 0 || p > 65535)
+			return -1;
+	}
 	memset(sin, 0, sizeof(*sin));
 	sin->sin_family = AF_INET;
-	sin->sin_port = htons(port);
+	sin->sin_port = htons((uint16_t)p);
 	return inet_pton(AF_INET, ip, &sin->sin_addr) == 1 ? 0 : -1;
 }
 
@@ -238,28 +276,65 @@ main(int argc, char **argv)
 {
 	struct interop_args a = { .name = "krds", .n = INTEROP_COUNT,
 				  .timeout_s = INTEROP_TIMEOUT_S };
+	struct interop_fanin_args f = { .name = "krds" };
 	struct interop_ops ops = { .send = k_send, .recv = k_recv,
 				   .wait = k_wait, .unacked = k_unacked };
+	const char *senders[INTEROP_MAX_STREAMS];
 	struct krds k;
 	unsigned long port = INTEROP_PORT;
-	int opt, t = RDS_TRANS_IB, bufsz = INTEROP_BUFSZ, rc;
+	unsigned int nb_senders = 0, j;
+	int opt, t = RDS_TRANS_IB, bufsz = INTEROP_BUFSZ, rc, stream = -1;
+	int positional;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "n:p:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "B:F:T:Z:n:p:S:t:")) != -1) {
 		switch (opt) {
+		case 'B': bufsz = atoi(optarg); break;
+		case 'T':
+			/* The transport to pin: ib (default), tcp, none (the
+			 * kernel picks; under the preload on loop addresses) */
+			t = strcmp(optarg, "tcp") == 0 ? RDS_TRANS_TCP :
+			    strcmp(optarg, "none") == 0 ? -1 : RDS_TRANS_IB;
+			break;
+		case 'Z':
+			/* MS[/EVERY]: a slow consumer (fan-in receiver) */
+			f.pause_ms = (uint32_t)strtoul(optarg, NULL, 0);
+			f.pause_every = strchr(optarg, '/') != NULL ?
+				(uint32_t)strtoul(strchr(optarg, '/') + 1,
+						  NULL, 0) : 100;
+			break;
+		case 'F':
+			if (nb_senders == INTEROP_MAX_STREAMS)
+				goto usage;
+			senders[nb_senders++] = optarg;
+			break;
 		case 'n': a.n = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'p': port = strtoul(optarg, NULL, 0); break;
+		case 'S': stream = atoi(optarg); break;
 		case 't': a.timeout_s = strtod(optarg, NULL); break;
 		default: goto usage;
 		}
 	}
-	if (argc - optind != 2 || a.n == 0 || port == 0 || port > 65535)
+	positional = nb_senders > 0 ? 1 : 2;
+	if (argc - optind != positional || a.n == 0 || port == 0 ||
+	    port > 65535 || (nb_senders > 0 && stream >= 0) ||
+	    stream >= INTEROP_MAX_STREAMS)
 		goto usage;
 	if (parse_sin(argv[optind], (uint16_t)port, &k.self) != 0 ||
-	    parse_sin(argv[optind + 1], (uint16_t)port, &k.peer) != 0)
+	    (positional == 2 &&
+	     parse_sin(argv[optind + 1], (uint16_t)port, &k.peer) != 0))
 		goto usage;
+	for (j = 0; j < nb_senders; j++)
+		if (parse_sin(senders[j], (uint16_t)port, &f.senders[j]) != 0)
+			goto usage;
 	a.self = k.self;
 	a.peer = k.peer;
+	f.self = k.self;
+	f.peer = k.peer;
+	f.nb_senders = nb_senders;
+	f.stream = stream >= 0 ? (unsigned int)stream : 0;
+	f.n = a.n;
+	f.timeout_s = a.timeout_s;
 
 	k.fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
 	if (k.fd < 0) {
@@ -267,31 +342,43 @@ main(int argc, char **argv)
 		       strerror(errno));
 		return 2;
 	}
-	if (setsockopt(k.fd, SOL_RDS, SO_RDS_TRANSPORT, &t, sizeof(t)) != 0) {
+	if (t >= 0 &&
+	    setsockopt(k.fd, SOL_RDS, SO_RDS_TRANSPORT, &t, sizeof(t)) != 0) {
 		printf("krds: SO_RDS_TRANSPORT RDS_TRANS_IB: %s\n",
 		       strerror(errno));
 		return 2;
 	}
-	if (setsockopt(k.fd, SOL_SOCKET, SO_SNDBUFFORCE, &bufsz,
-		       sizeof(bufsz)) != 0 ||
-	    setsockopt(k.fd, SOL_SOCKET, SO_RCVBUFFORCE, &bufsz,
-		       sizeof(bufsz)) != 0) {
+	if (bufsz > 0 &&
+	    (setsockopt(k.fd, SOL_SOCKET, SO_SNDBUFFORCE, &bufsz,
+			sizeof(bufsz)) != 0 ||
+	     setsockopt(k.fd, SOL_SOCKET, SO_RCVBUFFORCE, &bufsz,
+			sizeof(bufsz)) != 0)) {
 		printf("krds: SO_SNDBUFFORCE/SO_RCVBUFFORCE: %s (not root?)\n",
 		       strerror(errno));
 		return 2;
 	}
 	if (bind(k.fd, (struct sockaddr *)&k.self, sizeof(k.self)) != 0) {
-		printf("krds: bind %s:%lu: %s (rds_rdma loaded? rxe0 up?)\n",
-		       argv[optind], port, strerror(errno));
+		printf("krds: bind %s: %s (rds_rdma loaded? rxe0 up?)\n",
+		       argv[optind], strerror(errno));
 		return 2;
 	}
-	printf("krds: kernel AF_RDS socket bound to %s:%lu over "
-	       "RDS_TRANS_IB, SO_SNDBUF/SO_RCVBUF %d\n", argv[optind], port,
-	       bufsz);
+	printf("krds: kernel AF_RDS socket bound to %s over %s, "
+	       "SO_SNDBUF/SO_RCVBUF %d\n", argv[optind],
+	       t == RDS_TRANS_IB ? "RDS_TRANS_IB" : t == RDS_TRANS_TCP ?
+	       "RDS_TRANS_TCP" : "no pinned transport", bufsz);
 	ops.ctx = &k;
-	rc = interop_run(&a, &ops);
-	if (k_show_connections(&k) != 0) {
-		printf("krds: FAIL: the connection to the peer is not over "
+	if (nb_senders > 0)
+		rc = interop_stream_recv(&f, &ops);
+	else if (stream >= 0)
+		rc = interop_stream_send(&f, &ops);
+	else
+		rc = interop_run(&a, &ops);
+	/* (Over IB only: with -T none the connection's transport is the
+	 * one the stack picked.) */
+	if ((nb_senders > 0 ?
+	     k_show_connections(&k, f.senders, nb_senders) != 0 :
+	     k_show_connections(&k, &k.peer, 1) != 0) && t == RDS_TRANS_IB) {
+		printf("krds: FAIL: a connection to the peer is not over "
 		       "\"infiniband\"\n");
 		rc = 1;
 	}
@@ -300,6 +387,10 @@ main(int argc, char **argv)
 	return rc;
 usage:
 	fprintf(stderr, "usage: %s [-n COUNT] [-p PORT] [-t SECONDS] "
-		"LOCAL_IP PEER_IP\n", argv[0]);
+		"LOCAL_IP PEER_IP\n"
+		"       %s -S STREAM [-n COUNT] [-t SECONDS] LOCAL_IP[:PORT] "
+		"PEER_IP[:PORT]\n"
+		"       %s -F SENDER_IP[:PORT] [-F ...] [-n COUNT] [-t SECONDS] "
+		"LOCAL_IP[:PORT]\n", argv[0], argv[0], argv[0]);
 	return 2;
 }

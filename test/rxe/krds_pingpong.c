@@ -13,6 +13,8 @@
  *   --warmup N     round trips before measuring (default 200)
  *   --busy         receive with MSG_DONTWAIT in a loop instead of blocking
  *   --tcp          pin RDS_TRANS_TCP instead of RDS_TRANS_IB
+ *   --no-pin       pin no transport (the kernel picks; e.g. loop addresses
+ *                  of rds-engined under librte_rds_preload.so)
  *   --wait S       server: give up when no message comes for S s; client:
  *                  when the server does not answer the first request
  *                  within S s (default 30); later replies: 10 s
@@ -122,7 +124,8 @@ krds_socket(const struct krds_opts *o, const char *ip, uint16_t port)
 
 	if (s < 0)
 		die("socket(AF_RDS) (is the rds module loaded?)");
-	if (setsockopt(s, SOL_RDS, SO_RDS_TRANSPORT, &o->trans,
+	if (o->trans >= 0 &&
+	    setsockopt(s, SOL_RDS, SO_RDS_TRANSPORT, &o->trans,
 		       sizeof(o->trans)) < 0)
 		die("setsockopt(SO_RDS_TRANSPORT)");
 	if (buf < 212992)
@@ -192,7 +195,7 @@ run_server(const struct krds_opts *o)
 	s = krds_socket(o, o->local, o->port);
 	set_rcvtimeo(s, o->wait);
 	printf("krds_pingpong: server %s:%u (%s) ready\n", o->local, o->port,
-	       o->trans == RDS_TRANS_IB ? "RDS_TRANS_IB" : "RDS_TRANS_TCP");
+	       o->trans == RDS_TRANS_IB ? "RDS_TRANS_IB" : o->trans < 0 ? "no pinned transport" : "RDS_TRANS_TCP");
 	fflush(stdout);
 	for (;;) {
 		n = krds_recv(o, s, buf, KRDS_MAX_SIZE + 64, &from, o->wait);
@@ -323,7 +326,7 @@ resend:
 
 	qsort(rtt, o->iters, sizeof(*rtt), u64_cmp);
 	printf("transport:    kernel AF_RDS %s (client %s, server %s:%u)\n",
-	       o->trans == RDS_TRANS_IB ? "RDS_TRANS_IB" : "RDS_TRANS_TCP",
+	       o->trans == RDS_TRANS_IB ? "RDS_TRANS_IB" : o->trans < 0 ? "no pinned transport" : "RDS_TRANS_TCP",
 	       o->local, o->peer, o->port);
 	printf("receive:      %s\n", o->busy ? "busy-poll (MSG_DONTWAIT)" :
 	       "blocking");
@@ -378,6 +381,7 @@ main(int argc, char **argv)
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "busy", no_argument, NULL, 'b' },
 		{ "tcp", no_argument, NULL, 't' },
+		{ "no-pin", no_argument, NULL, 'N' },
 		{ "wait", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -408,6 +412,9 @@ main(int argc, char **argv)
 			break;
 		case 't':
 			o.trans = RDS_TRANS_TCP;
+			break;
+		case 'N':
+			o.trans = -1;
 			break;
 		case 'W':
 			errno = 0;

@@ -7,12 +7,27 @@
  * 18634).
  *
  * Usage: lrds_peer [-P] [-n COUNT] [-p PORT] [-t SECONDS] LOCAL_IP PEER_IP
+ *        lrds_peer -S STREAM [-n COUNT] [-t SECONDS] LOCAL_IP[:PORT] PEER_IP[:PORT]
+ *        lrds_peer -F SENDER_IP[:PORT] [-F ...] [-n COUNT] [-t SECONDS] LOCAL_IP[:PORT]
  *   -P  passive start: send nothing until the peer's first message has
  *       arrived, so that the peer opens the connection and librte_rds
  *       accepts it (without -P librte_rds usually connects first)
+ *   -S  one stream of a fan-in (interop_stream_send) to the receiver
+ *   -F  the fan-in receiver (interop_stream_recv), stream j from the j-th
+ *       -F address
+ *   -M  EAL memory in MiB (default 512)
+ *   -B  SO_SNDBUF/SO_RCVBUF (default 4 MiB; 0: the library's defaults)
+ *   -Z  MS[/EVERY]: the fan-in receiver pauses MS ms after every EVERY
+ *       (100) messages of a stream, as a slow consumer
+ * A port given with an address overrides -p (default 4242) for it.
  *
  * EAL: -l 0 --no-pci --no-huge -m 512 --file-prefix=lrds-PID, plus the
- * words of $INTEROP_EAL_ARGS (e.g. "--log-level=rds.*:debug").
+ * words of $INTEROP_EAL_ARGS (e.g. "--log-level=lib.rds:debug
+ * --log-level=pmd.rds.ib:debug"). $INTEROP_LRDS_CONF overrides library
+ * settings for experiments, e.g. "ib_recv_wr=256 ib_flow_control=0"
+ * (the names of struct rte_rds_conf's ib fields);
+ * $INTEROP_LRDS_QP_ERROR_EVERY=N puts the QP in error after every N
+ * fan-in messages (rte_rds_ib_inject_qp_error), for reset tests.
  * Exit 0 on success, 1 on failure, 2 on a usage or set-up error.
  */
 #include <errno.h>
@@ -28,6 +43,7 @@
 #include <rte_errno.h>
 #include <rte_rds.h>
 #include <rte_rds_ib.h>
+#include <rte_rds_stats.h>
 
 #include "interop_proto.h"
 
@@ -37,13 +53,13 @@ struct lrds {
 };
 
 static int
-l_send(void *ctx, const void *buf, size_t len)
+l_send(void *ctx, const struct sockaddr_in *to, const void *buf, size_t len)
 {
 	struct lrds *l = ctx;
 	ssize_t r;
 
 	r = rte_rds_sendto(l->s, buf, len, MSG_DONTWAIT,
-			   (const struct sockaddr *)&l->peer, sizeof(l->peer));
+			   (const struct sockaddr *)to, sizeof(*to));
 	if (r < 0)
 		return rte_errno;
 	if ((size_t)r != len)
@@ -82,6 +98,20 @@ l_wait(void *ctx, int ms, bool want_out)
 
 	/* drives the inline engine while it waits */
 	rte_rds_poll(&p, 1, ms);
+}
+
+/* $INTEROP_LRDS_QP_ERROR_EVERY=N: a QP error every N fan-in messages. */
+static uint64_t l_qp_error_every;
+
+static void
+l_on_msg(void *ctx, uint64_t count)
+{
+	(void)ctx;
+	if (l_qp_error_every != 0 && count % l_qp_error_every == 0) {
+		printf("lrds: injecting a QP error after %llu messages\n",
+		       (unsigned long long)count);
+		rte_rds_ib_inject_qp_error();
+	}
 }
 
 static void
@@ -123,7 +153,8 @@ l_info(int name, void **out, socklen_t *len)
 }
 
 static int
-l_unacked(void *ctx, long *queued, long *unacked)
+l_unacked(void *ctx, const struct sockaddr_in *to, long *queued,
+	  long *unacked)
 {
 	static const int names[] = { RDS_INFO_SEND_MESSAGES,
 				     RDS_INFO_RETRANS_MESSAGES };
@@ -144,9 +175,9 @@ l_unacked(void *ctx, long *queued, long *unacked)
 
 			memcpy(&m, (uint8_t *)buf + off, sizeof(m));
 			if (m.laddr == l->self.sin_addr.s_addr &&
-			    m.faddr == l->peer.sin_addr.s_addr &&
+			    m.faddr == to->sin_addr.s_addr &&
 			    m.lport == l->self.sin_port &&
-			    m.fport == l->peer.sin_port)
+			    m.fport == to->sin_port)
 				count[q]++;
 		}
 		free(buf);
@@ -180,35 +211,114 @@ l_show(void)
 		       (unsigned long long)c.next_rx_seq);
 	}
 	free(buf);
-	if (rte_rds_ib_stats_get(&st) == 0)
+	{
+		struct rte_rds_stats cs;
+		const uint64_t *v = (const uint64_t *)&cs;
+		unsigned int i, col = 0;
+
+		if (rte_rds_stats_get(-1, &cs) == 0) {
+			printf("lrds: non-zero counters:");
+			for (i = 0; i < RTE_RDS_STATS_NUM; i++) {
+				if (v[i] == 0 || i < 2)
+					continue;
+				if (col++ % 5 == 0)
+					printf("\nlrds:  ");
+				printf(" %s=%llu", rte_rds_stats_name(i),
+				       (unsigned long long)v[i]);
+			}
+			printf("\n");
+		}
+	}
+	if (rte_rds_ib_stats_get(&st) == 0) {
 		printf("lrds: ib: connects active %llu passive %llu raced %llu "
-		       "stale %llu incompat %llu cm_errors %llu; tx_frames "
-		       "%llu ring_full %llu rx_frames %llu frag_mismatch %llu "
-		       "qp_errors %llu\n",
+		       "replaced %llu stale %llu incompat %llu cm_errors %llu "
+		       "connect_timeouts %llu\n",
 		       (unsigned long long)st.connects_active,
 		       (unsigned long long)st.connects_passive,
 		       (unsigned long long)st.connect_raced,
+		       (unsigned long long)st.connect_replaced,
 		       (unsigned long long)st.listen_closed_stale,
 		       (unsigned long long)st.rejects_incompat,
 		       (unsigned long long)st.cm_errors,
+		       (unsigned long long)st.connect_timeouts);
+		printf("lrds: ib: tx_frames %llu ring_full %llu rx_frames %llu "
+		       "rx_post_calls %llu frag_mismatch %llu seq_gaps %llu "
+		       "qp_errors %llu stalls %llu; credits: conns %llu stalls "
+		       "%llu advertised %llu\n",
 		       (unsigned long long)st.tx_frames,
 		       (unsigned long long)st.tx_ring_full,
 		       (unsigned long long)st.rx_frames,
+		       (unsigned long long)st.rx_post_calls,
 		       (unsigned long long)st.rx_frag_mismatch,
-		       (unsigned long long)st.qp_errors);
+		       (unsigned long long)st.rx_seq_gaps,
+		       (unsigned long long)st.qp_errors,
+		       (unsigned long long)st.stalls,
+		       (unsigned long long)st.flowctl_conns,
+		       (unsigned long long)st.credit_stalls,
+		       (unsigned long long)st.credits_advertised);
+	}
 }
 
+/* "IP" or "IP:PORT" (port defaults to port). */
 static int
-parse_sin(const char *ip, uint16_t port, struct sockaddr_in *sin)
+parse_sin(const char *arg, uint16_t port, struct sockaddr_in *sin)
 {
+	char ip[INET_ADDRSTRLEN];
+	const char *colon = strchr(arg, ':');
+	size_t l = colon != NULL ? (size_t)(colon - arg) : strlen(arg);
+	unsigned long p = port;
+
+	if (l >= sizeof(ip))
+		return -1;
+	memcpy(ip, arg, l);
+	ip[l] = '\0';
+	if (colon != NULL) {
+		char *end;
+
+		p = strtoul(colon + 1, &end, 10);
+		if (*end != '\0' || p == 0 || p > 65535)
+			return -1;
+	}
 	memset(sin, 0, sizeof(*sin));
 	sin->sin_family = AF_INET;
-	sin->sin_port = htons(port);
+	sin->sin_port = htons((uint16_t)p);
 	return inet_pton(AF_INET, ip, &sin->sin_addr) == 1 ? 0 : -1;
 }
 
+/* $INTEROP_LRDS_CONF: "name=value ..." over the ib settings. */
 static int
-eal_up(const char *prog)
+conf_override(struct rte_rds_conf *conf)
+{
+	const char *env = getenv("INTEROP_LRDS_CONF");
+	char buf[512], *tok, *save = NULL;
+
+	if (env == NULL)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", env);
+	for (tok = strtok_r(buf, " \t,", &save); tok != NULL;
+	     tok = strtok_r(NULL, " \t,", &save)) {
+		char *eq = strchr(tok, '=');
+		unsigned long v;
+
+		if (eq == NULL)
+			return -1;
+		*eq = '\0';
+		v = strtoul(eq + 1, NULL, 0);
+		if (strcmp(tok, "ib_send_wr") == 0)
+			conf->ib_send_wr = (uint16_t)v;
+		else if (strcmp(tok, "ib_recv_wr") == 0)
+			conf->ib_recv_wr = (uint16_t)v;
+		else if (strcmp(tok, "ib_flow_control") == 0)
+			conf->ib_flow_control = (uint8_t)v;
+		else
+			return -1;
+		printf("lrds: conf %s = %lu\n", tok, v);
+	}
+	return 0;
+}
+
+static int
+eal_up(const char *prog, const char *mem_mb)
 {
 	static char prefix[64], extra[512];
 	char *argv[48];
@@ -223,7 +333,7 @@ eal_up(const char *prog)
 	argv[argc++] = (char *)(uintptr_t)"--no-pci";
 	argv[argc++] = (char *)(uintptr_t)"--no-huge";
 	argv[argc++] = (char *)(uintptr_t)"-m";
-	argv[argc++] = (char *)(uintptr_t)"512";
+	argv[argc++] = (char *)(uintptr_t)mem_mb;
 	argv[argc++] = prefix;
 	argv[argc++] = (char *)(uintptr_t)"--log-level=lib.eal:error";
 	if (env != NULL) {
@@ -247,42 +357,85 @@ main(int argc, char **argv)
 	struct interop_args a = { .name = "lrds", .n = INTEROP_COUNT,
 				  .timeout_s = INTEROP_TIMEOUT_S,
 				  .linger_s = 1.0 };
+	struct interop_fanin_args f = { .name = "lrds", .linger_s = 1.0 };
 	struct interop_ops ops = { .send = l_send, .recv = l_recv,
 				   .wait = l_wait, .unacked = l_unacked,
-				   .pump = l_pump };
+				   .pump = l_pump, .on_msg = l_on_msg };
+	const char *senders[INTEROP_MAX_STREAMS];
+	const char *mem_mb = "512";
 	struct rte_rds_conf conf;
 	struct lrds l;
 	unsigned long port = INTEROP_PORT;
-	int opt, t = RDS_TRANS_IB, bufsz = INTEROP_BUFSZ, rc;
+	unsigned int nb_senders = 0, j;
+	int opt, t = RDS_TRANS_IB, bufsz = INTEROP_BUFSZ, rc, stream = -1;
+	int positional;
+	char self_ip[INET_ADDRSTRLEN];
 	double t0 = interop_now();
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "Pn:p:t:")) != -1) {
+	if (getenv("INTEROP_LRDS_QP_ERROR_EVERY") != NULL)
+		l_qp_error_every = strtoull(getenv("INTEROP_LRDS_QP_ERROR_EVERY"),
+					    NULL, 0);
+	while ((opt = getopt(argc, argv, "B:F:Z:M:Pn:p:S:t:")) != -1) {
 		switch (opt) {
+		case 'B': bufsz = atoi(optarg); break;
+		case 'Z':
+			/* MS[/EVERY]: a slow consumer (fan-in receiver) */
+			f.pause_ms = (uint32_t)strtoul(optarg, NULL, 0);
+			f.pause_every = strchr(optarg, '/') != NULL ?
+				(uint32_t)strtoul(strchr(optarg, '/') + 1,
+						  NULL, 0) : 100;
+			break;
+		case 'F':
+			if (nb_senders == INTEROP_MAX_STREAMS)
+				goto usage;
+			senders[nb_senders++] = optarg;
+			break;
+		case 'M': mem_mb = optarg; break;
 		case 'P': a.wait_first = true; break;
 		case 'n': a.n = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'p': port = strtoul(optarg, NULL, 0); break;
+		case 'S': stream = atoi(optarg); break;
 		case 't': a.timeout_s = strtod(optarg, NULL); break;
 		default: goto usage;
 		}
 	}
-	if (argc - optind != 2 || a.n == 0 || port == 0 || port > 65535)
+	positional = nb_senders > 0 ? 1 : 2;
+	if (argc - optind != positional || a.n == 0 || port == 0 ||
+	    port > 65535 || (nb_senders > 0 && stream >= 0) ||
+	    stream >= INTEROP_MAX_STREAMS)
 		goto usage;
 	if (parse_sin(argv[optind], (uint16_t)port, &l.self) != 0 ||
-	    parse_sin(argv[optind + 1], (uint16_t)port, &l.peer) != 0)
+	    (positional == 2 &&
+	     parse_sin(argv[optind + 1], (uint16_t)port, &l.peer) != 0))
 		goto usage;
+	for (j = 0; j < nb_senders; j++)
+		if (parse_sin(senders[j], (uint16_t)port, &f.senders[j]) != 0)
+			goto usage;
 	a.self = l.self;
 	a.peer = l.peer;
+	f.self = l.self;
+	f.peer = l.peer;
+	f.nb_senders = nb_senders;
+	f.stream = stream >= 0 ? (unsigned int)stream : 0;
+	f.n = a.n;
+	f.timeout_s = a.timeout_s;
+	inet_ntop(AF_INET, &l.self.sin_addr, self_ip, sizeof(self_ip));
 
-	if (eal_up(argv[0]) != 0)
+	if (eal_up(argv[0], mem_mb) != 0)
 		return 2;
 	rte_rds_conf_init(&conf);
 	conf.nb_engines = 1;
 	conf.engine[0].lcore_id = RTE_RDS_ENGINE_INLINE;
 	conf.engine[0].idle = RTE_RDS_IDLE_YIELD;
-	if (rte_rds_conf_add_addr(&conf, argv[optind], "ib", NULL) != 0 ||
+	if (conf_override(&conf) != 0) {
+		printf("lrds: bad INTEROP_LRDS_CONF\n");
+		rte_eal_cleanup();
+		return 2;
+	}
+	if (rte_rds_conf_add_addr(&conf, self_ip, "ib", NULL) != 0 ||
 	    rte_rds_init(&conf) != 0) {
-		printf("lrds: rte_rds_init with %s on ib: %s\n", argv[optind],
+		printf("lrds: rte_rds_init with %s on ib: %s\n", self_ip,
 		       rte_strerror(rte_errno));
 		rte_eal_cleanup();
 		return 2;
@@ -291,29 +444,52 @@ main(int argc, char **argv)
 	if (l.s < 0 ||
 	    rte_rds_setsockopt(l.s, SOL_RDS, SO_RDS_TRANSPORT, &t,
 			       sizeof(t)) != 0 ||
-	    rte_rds_setsockopt(l.s, SOL_SOCKET, SO_SNDBUF, &bufsz,
-			       sizeof(bufsz)) != 0 ||
-	    rte_rds_setsockopt(l.s, SOL_SOCKET, SO_RCVBUF, &bufsz,
-			       sizeof(bufsz)) != 0 ||
+	    (bufsz > 0 &&
+	     (rte_rds_setsockopt(l.s, SOL_SOCKET, SO_SNDBUF, &bufsz,
+				 sizeof(bufsz)) != 0 ||
+	      rte_rds_setsockopt(l.s, SOL_SOCKET, SO_RCVBUF, &bufsz,
+				 sizeof(bufsz)) != 0)) ||
 	    rte_rds_bind(l.s, (struct sockaddr *)&l.self, sizeof(l.self)) != 0) {
-		printf("lrds: socket set-up on %s:%lu: %s\n", argv[optind],
-		       port, rte_strerror(rte_errno));
+		printf("lrds: socket set-up on %s: %s\n", argv[optind],
+		       rte_strerror(rte_errno));
 		rte_rds_fini();
 		rte_eal_cleanup();
 		return 2;
 	}
-	printf("lrds: librte_rds socket bound to %s:%lu over ib, "
+	printf("lrds: librte_rds socket bound to %s over ib, "
 	       "SO_SNDBUF/SO_RCVBUF %d (up %.1f s after start)\n",
-	       argv[optind], port, bufsz, interop_now() - t0);
+	       argv[optind], bufsz, interop_now() - t0);
 	ops.ctx = &l;
-	rc = interop_run(&a, &ops);
+	if (nb_senders > 0)
+		rc = interop_stream_recv(&f, &ops);
+	else if (stream >= 0)
+		rc = interop_stream_send(&f, &ops);
+	else
+		rc = interop_run(&a, &ops);
 	l_show();
+	/* The kernel numbers every message of a connection and cancels
+	 * nothing here: a skipped sequence number is a message lost under
+	 * RDS that our cumulative ACK then covered. */
+	if (stream < 0) {
+		struct rte_rds_ib_stats st;
+
+		if (rte_rds_ib_stats_get(&st) == 0 && st.rx_seq_gaps != 0) {
+			printf("lrds: FAIL: %llu messages skipped in the peer's "
+			       "sequence (lost under RDS, then acknowledged)\n",
+			       (unsigned long long)st.rx_seq_gaps);
+			rc = 1;
+		}
+	}
 	rte_rds_close(l.s);
 	rte_rds_fini();
 	rte_eal_cleanup();
 	return rc;
 usage:
 	fprintf(stderr, "usage: %s [-P] [-n COUNT] [-p PORT] [-t SECONDS] "
-		"LOCAL_IP PEER_IP\n", argv[0]);
+		"LOCAL_IP PEER_IP\n"
+		"       %s -S STREAM [-M MIB] [-n COUNT] [-t SECONDS] "
+		"LOCAL_IP[:PORT] PEER_IP[:PORT]\n"
+		"       %s -F SENDER_IP[:PORT] [-F ...] [-M MIB] [-n COUNT] "
+		"[-t SECONDS] LOCAL_IP[:PORT]\n", argv[0], argv[0], argv[0]);
 	return 2;
 }

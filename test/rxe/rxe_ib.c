@@ -26,6 +26,7 @@
 static const char *addr_a, *addr_b;
 /* Credit flow control on both ends, with a small receive ring. */
 static bool use_credits;
+static bool use_stall;	/* no credits, a short ib_stall_ms */
 
 static int
 ib_socket(const char *ip, int bufsz)
@@ -71,6 +72,15 @@ lib_up(void)
 	if (use_credits) {
 		conf.ib_flow_control = 1;
 		conf.ib_recv_wr = 16;
+	}
+	if (use_stall) {
+		/* RNR NAKs, not credits, when the ring is empty (a small
+		 * one, so that even a short stream empties it); a stall
+		 * found within a second. */
+		conf.ib_flow_control = 0;
+		conf.ib_recv_wr = 64;
+		conf.ib_stall_ms = (uint32_t)rds_test_env_u64(
+			"RDS_TEST_IB_STALL_MS", 1000);
 	}
 	CU_ASSERT_FATAL(rds_test_lib_init(&conf) == 0);
 }
@@ -190,8 +200,10 @@ drain(struct stream *st, uint8_t *buf, size_t bufsz)
 	}
 }
 
+enum stream_fault { FAULT_NONE, FAULT_QP_ERROR, FAULT_RX_STALL };
+
 static void
-run_stream(uint64_t total, bool inject)
+run_stream(uint64_t total, enum stream_fault fault)
 {
 	static uint8_t buf[(1 << 20) + 64];
 	struct stream st;
@@ -248,10 +260,14 @@ run_stream(uint64_t total, bool inject)
 					(unsigned int)j, buf, len);
 		st.sent[i][j]++;
 		done++;
-		if (inject && !injected && done == total / 2) {
-			printf("  injecting a QP error after %lu messages\n",
+		if (fault != FAULT_NONE && !injected && done == total / 2) {
+			printf("  injecting %s after %lu messages\n",
+			       fault == FAULT_QP_ERROR ? "a QP error" :
+			       "a receive stall (rings no longer refilled)",
 			       (unsigned long)done);
-			CU_ASSERT(rte_rds_ib_inject_qp_error() == 0);
+			CU_ASSERT(fault == FAULT_QP_ERROR ?
+				  rte_rds_ib_inject_qp_error() == 0 :
+				  rte_rds_ib_inject_rx_stall() == 0);
 			injected = true;
 		}
 		rds_test_kick();
@@ -319,10 +335,29 @@ run_stream(uint64_t total, bool inject)
 			CU_ASSERT(ib.flowctl_conns >= 2);
 			CU_ASSERT(ib.credits_advertised >= total / 2);
 		}
-		if (inject) {
+		printf("  ib: rx_frames %lu in %lu ibv_post_recv calls; "
+		       "stalls %lu seq_gaps %lu\n",
+		       (unsigned long)ib.rx_frames,
+		       (unsigned long)ib.rx_post_calls,
+		       (unsigned long)ib.stalls, (unsigned long)ib.rx_seq_gaps);
+		/* Refills go back in chains, not one by one. */
+		CU_ASSERT(ib.rx_post_calls < ib.rx_frames);
+		/* Nothing was cancelled: no message may be skipped. */
+		CU_ASSERT_EQUAL(ib.rx_seq_gaps, 0);
+		if (fault == FAULT_QP_ERROR) {
 			CU_ASSERT(ib.qp_errors_injected >= 1);
 			CU_ASSERT(s.s_conn_reset >= 1);
 			CU_ASSERT(ib.connects_active + ib.connects_passive >= 4);
+		}
+		if (fault == FAULT_RX_STALL) {
+			/* The sender saw no progress and reset; RDS
+			 * reconnected and retransmitted. */
+			CU_ASSERT(ib.rx_stalls_injected >= 1);
+			CU_ASSERT(ib.stalls >= 1);
+			CU_ASSERT(s.s_conn_reset >= 1);
+			CU_ASSERT(s.s_send_retransmit >= 1);
+		} else {
+			CU_ASSERT_EQUAL(ib.stalls, 0);
 		}
 	}
 	rds_test_sha_matrix_free(&st.tx);
@@ -333,21 +368,33 @@ run_stream(uint64_t total, bool inject)
 static void
 test_stream(void)
 {
-	run_stream(rds_test_env_u64("RDS_TEST_MSGS", 20000), false);
+	run_stream(rds_test_env_u64("RDS_TEST_MSGS", 20000), FAULT_NONE);
 }
 
 static void
 test_stream_credits(void)
 {
 	use_credits = true;
-	run_stream(rds_test_env_u64("RDS_TEST_MSGS", 20000) / 2, false);
+	run_stream(rds_test_env_u64("RDS_TEST_MSGS", 20000) / 2, FAULT_NONE);
 	use_credits = false;
+}
+
+/* The receiving rings stop being refilled halfway: the senders wait on
+ * RNR NAKs with no error until the no-progress watch resets. */
+static void
+test_stream_stall(void)
+{
+	use_stall = true;
+	run_stream(rds_test_env_u64("RDS_TEST_MSGS", 20000) / 4,
+		   FAULT_RX_STALL);
+	use_stall = false;
 }
 
 static void
 test_stream_qp_error(void)
 {
-	run_stream(rds_test_env_u64("RDS_TEST_MSGS", 20000) / 2, true);
+	run_stream(rds_test_env_u64("RDS_TEST_MSGS", 20000) / 2,
+		   FAULT_QP_ERROR);
 }
 
 static void
@@ -658,6 +705,7 @@ main(void)
 		{ "stream_sha256", test_stream },
 		{ "stream_qp_error", test_stream_qp_error },
 		{ "stream_credits", test_stream_credits },
+		{ "stream_rx_stall", test_stream_stall },
 		{ "rdma_read_write_atomic", test_rdma },
 		{ NULL, NULL },
 	};

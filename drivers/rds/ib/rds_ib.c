@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <arpa/inet.h>
 
@@ -18,6 +19,7 @@ RTE_LOG_REGISTER(rds_ib_logtype, pmd.rds.ib, INFO);
 unsigned int rds_ib_slot;
 static bool rds_ib_wanted;	/* some local address is "ib" */
 static uint32_t rds_ib_inject_gen;
+static uint32_t rds_ib_rx_stall_gen;
 
 #define RDS_IB_MAX_DEVS 8
 static struct rds_ib_dev rds_ib_devs[RDS_IB_MAX_DEVS];
@@ -165,6 +167,14 @@ rds_ib_engine_init(struct rds_engine *e)
 	TAILQ_INIT(&ie->conns);
 	ie->inject_seen = __atomic_load_n(&rds_ib_inject_gen,
 					  __ATOMIC_ACQUIRE);
+	ie->rx_stall_seen = __atomic_load_n(&rds_ib_rx_stall_gen,
+					    __ATOMIC_ACQUIRE);
+	ie->stall_tsc = (uint64_t)rds_lib->conf.ib_stall_ms *
+			rte_get_tsc_hz() / 1000;
+	ie->connect_tsc = ie->stall_tsc == 0 ? 0 :
+		(uint64_t)RTE_MAX(RDS_IB_CONNECT_TIMEOUT_MS,
+				  2 * rds_lib->conf.ib_stall_ms) *
+		rte_get_tsc_hz() / 1000;
 	e->tp[rds_ib_slot] = ie;
 	rds_engine_poll_transport(e, &rds_ib_transport);
 	ie->ch = rdma_create_event_channel();
@@ -242,6 +252,83 @@ rds_ib_inject(struct rds_ib_engine *ie)
 	}
 }
 
+static const char *
+rds_ib_conn_name(const struct rds_conn *c, char *buf, size_t len)
+{
+	char l[INET_ADDRSTRLEN], f[INET_ADDRSTRLEN];
+	uint32_t la = rds_addr_v4(&c->key.laddr), fa = rds_addr_v4(&c->key.faddr);
+
+	inet_ntop(AF_INET, &la, l, sizeof(l));
+	inet_ntop(AF_INET, &fa, f, sizeof(f));
+	snprintf(buf, len, "%s -> %s", l, f);
+	return buf;
+}
+
+/*
+ * Progress watch, once per engine poll and established connection. Work
+ * waits on the QP when a signalled SEND (or RDMA operation) is not
+ * complete, or for room in it when the last transmit found the ring full
+ * or no credits while the core still has something to send. Progress is
+ * a send completion or credits coming back. Waiting without progress for
+ * ib_stall_ms (an RNR NAK that never ends, a peer that stopped
+ * answering, a QP that stopped on its own) drops the connection: RDS
+ * reconnects and retransmits everything not acknowledged.
+ */
+static void
+rds_ib_watch(struct rds_ib_engine *ie, struct rds_ib_conn *ic)
+{
+	struct rds_conn *c = ic->c;
+	uint64_t now;
+	bool waiting;
+	char name[48];
+
+	if (ie->stall_tsc == 0 || ic->cstate != RDS_IB_ESTABLISHED ||
+	    c->state != RDS_CONN_UP || c->drop_pending)
+		return;
+	now = rte_rdtsc();
+	waiting = ic->s_sig > ic->s_tail ||
+		  (ic->tx_blocked && (!TAILQ_EMPTY(&c->send_q) ||
+				      c->map_queued || c->ack_requested));
+	if (!waiting || (int64_t)(now - ic->progress_tsc) < 0) {
+		ic->progress_tsc = now;
+		return;
+	}
+	if (now - ic->progress_tsc < ie->stall_tsc)
+		return;
+	ie->stats.stalls++;
+	IB_LOG(WARNING, "%s: no progress for %u ms with work waiting (SENDs "
+	       "posted %" PRIu64 ", completed %" PRIu64 ", last signalled %"
+	       PRIu64 "; %s%s): resetting the connection",
+	       rds_ib_conn_name(c, name, sizeof(name)),
+	       rds_lib->conf.ib_stall_ms, ic->s_head, ic->s_tail, ic->s_sig,
+	       ic->tx_blocked ? "transmit blocked" : "transmit not blocked",
+	       ic->flowctl ? (ic->credits == 0 ? ", no credits" :
+			      ", credits left") : "");
+	ic->progress_tsc = now;
+	rds_conn_error(c, NULL);
+}
+
+/* A connection attempt (either role, or one the CM lost track of) with
+ * no outcome for long: drop it, the core backs off and tries again. */
+static void
+rds_ib_watch_connect(struct rds_ib_engine *ie, struct rds_conn *c)
+{
+	struct rds_ib_conn *ic = c->tp;
+	char name[48];
+
+	if (ie->connect_tsc == 0 || ic == NULL || c->drop_pending ||
+	    c->state != RDS_CONN_CONNECTING ||
+	    ic->cstate == RDS_IB_ESTABLISHED ||
+	    rte_rdtsc() - ic->connect_tsc < ie->connect_tsc)
+		return;
+	ie->stats.connect_timeouts++;
+	IB_LOG(WARNING, "%s: %s connection attempt without an outcome after "
+	       "%" PRIu64 " ms: dropping it", rds_ib_conn_name(c, name,
+	       sizeof(name)), ic->passive ? "passive" : "active",
+	       (rte_rdtsc() - ic->connect_tsc) * 1000 / rte_get_tsc_hz());
+	rds_conn_error(c, NULL);
+}
+
 static unsigned int
 rds_ib_poll(struct rds_engine *e)
 {
@@ -260,6 +347,14 @@ rds_ib_poll(struct rds_engine *e)
 		ie->inject_seen = gen;
 		rds_ib_inject(ie);
 	}
+	gen = __atomic_load_n(&rds_ib_rx_stall_gen, __ATOMIC_ACQUIRE);
+	if (gen != ie->rx_stall_seen) {
+		ie->rx_stall_seen = gen;
+		TAILQ_FOREACH(ic, &ie->conns, link) {
+			ic->rx_frozen = true;
+			ie->stats.rx_stalls_injected++;
+		}
+	}
 	if (ie->cm_countdown == 0 || --ie->cm_countdown == 0) {
 		bool settled = true;
 
@@ -269,10 +364,13 @@ rds_ib_poll(struct rds_engine *e)
 		}
 		/* Connecting, or nothing to poll at all: look again at
 		 * once; all settled: in a while. */
-		TAILQ_FOREACH(c, &e->conns, link)
-			if (c->trans->trans_id == RDS_TRANS_IB &&
-			    c->state != RDS_CONN_UP)
-				settled = false;
+		TAILQ_FOREACH(c, &e->conns, link) {
+			if (c->trans->trans_id != RDS_TRANS_IB ||
+			    c->state == RDS_CONN_UP)
+				continue;
+			settled = false;
+			rds_ib_watch_connect(ie, c);
+		}
 		ie->cm_countdown = settled ? RDS_IB_CM_POLL_EVERY : 0;
 	}
 	while (rte_ring_dequeue(ie->handoff, &p) == 0) {
@@ -284,6 +382,7 @@ rds_ib_poll(struct rds_engine *e)
 		next = TAILQ_NEXT(ic, link);
 		work += rds_ib_poll_recv(ic);
 		work += rds_ib_poll_send(ic);
+		rds_ib_watch(ie, ic);
 	}
 	return work;
 }
@@ -341,5 +440,14 @@ rte_rds_ib_inject_qp_error(void)
 	if (rds_lib == NULL)
 		return RDS_ERR(ENXIO);
 	__atomic_fetch_add(&rds_ib_inject_gen, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int
+rte_rds_ib_inject_rx_stall(void)
+{
+	if (rds_lib == NULL)
+		return RDS_ERR(ENXIO);
+	__atomic_fetch_add(&rds_ib_rx_stall_gen, 1, __ATOMIC_RELEASE);
 	return 0;
 }

@@ -33,6 +33,21 @@ extern int rds_ib_logtype;
 #define RDS_IB_SIGNAL_EVERY 16
 #define RDS_IB_BOUNCE_NB 4		/* RDMA operations in flight a conn */
 #define RDS_IB_BOUNCE_SIZE RDS_MAX_MSG_SIZE
+/* Receive completions taken by one ibv_poll_cq, and such bursts per
+ * connection and engine loop; each burst's buffers go back to the ring
+ * in one chained ibv_post_recv. */
+#define RDS_IB_RX_BURST 64
+#define RDS_IB_RX_BURSTS 8
+/* Consumed buffers go back once this many wait (an eighth of a smaller
+ * ring): one ibv_post_recv per batch even when completions trickle in. */
+#define RDS_IB_RX_REFILL_BATCH 16
+/* The responder's minimum RNR NAK timer in the IB encoding: 10 is
+ * 0.32 ms, the kernel's IB_RNR_TIMER_000_32 (rds_ib_tune_rnr). RDMA-CM
+ * leaves 0, which is the longest, 655.36 ms. */
+#define RDS_IB_MIN_RNR_TIMER 10
+/* A connection attempt with no outcome after this long is dropped and
+ * retried (at least; the stall bound counts too). */
+#define RDS_IB_CONNECT_TIMEOUT_MS 15000u
 
 /* CM private data (net/rds/ib.h); fields only ever appended. */
 struct rds_ib_conn_priv_cmn {
@@ -89,7 +104,10 @@ struct rds_ib_conn {
 	uint32_t nsend;
 	uint64_t s_head;		/* slots posted */
 	uint64_t s_tail;		/* slots completed */
+	uint64_t s_sig;			/* wr_id of the last signalled SEND */
 	uint32_t s_unsignaled;
+	bool tx_blocked;		/* the last xmit found no room (ring or
+					 * credits) */
 	struct rds_msg *tx_msg;		/* message being fragmented */
 	uint32_t tx_off;		/* next byte of it to send */
 	bool tx_op_posted;		/* its RDMA/atomic WR is posted */
@@ -106,10 +124,21 @@ struct rds_ib_conn {
 	uint32_t credits;		/* SENDs the peer can take */
 	uint32_t posted_adv;		/* receives posted, not yet advertised */
 
-	/* Receive ring. */
+	/* Receive ring: slot i is buffer i and its prepared work request. */
 	uint8_t *rbuf;
 	struct ibv_mr *rmr;
 	uint32_t nrecv;
+	struct rds_ib_recv_wr *rwr;
+	struct ibv_recv_wr *rx_pend;	/* consumed, to post again: a chain */
+	struct ibv_recv_wr **rx_pend_tail;
+	uint32_t rx_pend_nb;
+	uint32_t rx_batch;		/* post when rx_pend_nb reaches this */
+
+	/* Progress watch (rds_ib_watch): the clock runs while work waits
+	 * on the QP or for room in it. */
+	uint64_t progress_tsc;		/* last progress, or start of waiting */
+	bool rx_frozen;			/* test hook: receives not reposted */
+	uint64_t connect_tsc;		/* this connection attempt began */
 
 	/* Reassembly of a multi-fragment message. */
 	struct rds_msg *rx_msg;
@@ -118,12 +147,20 @@ struct rds_ib_conn {
 	uint32_t rx_off;
 };
 
+struct rds_ib_recv_wr {
+	struct ibv_recv_wr wr;
+	struct ibv_sge sge[2];
+};
+
 struct rds_ib_engine {
 	struct rdma_event_channel *ch;
 	struct rte_ring *handoff;	/* connect requests from engine 0 */
 	TAILQ_HEAD(, rds_ib_conn) conns;
 	uint32_t inject_seen;
+	uint32_t rx_stall_seen;
 	uint32_t cm_countdown;		/* engine polls until the next CM look */
+	uint64_t stall_tsc;		/* ib_stall_ms in TSC cycles, 0: off */
+	uint64_t connect_tsc;		/* bound on a connection attempt */
 	struct rte_rds_ib_stats stats;
 };
 
@@ -184,6 +221,8 @@ int rds_ib_xmit_ack(struct rds_conn *c);
 unsigned int rds_ib_poll_send(struct rds_ib_conn *ic);
 
 /* rds_ib_recv.c */
+int rds_ib_recv_setup(struct rds_ib_conn *ic);
+void rds_ib_recv_free(struct rds_ib_conn *ic);
 int rds_ib_recv_post_all(struct rds_ib_conn *ic);
 unsigned int rds_ib_poll_recv(struct rds_ib_conn *ic);
 void rds_ib_recv_reset(struct rds_ib_conn *ic);

@@ -53,7 +53,8 @@ rds_ib_conn_param(struct rdma_conn_param *cp,
 }
 
 /* Credits are used when the peer advertised some and so did we
- * (rds_ib_set_flow_control). */
+ * (rds_ib_set_flow_control); a peer that advertises none here may still
+ * give credits in its first headers (rds_ib_process). */
 static void
 rds_ib_set_flow_control(struct rds_ib_conn *ic, uint32_t peer_credits)
 {
@@ -90,6 +91,7 @@ rds_ib_teardown(struct rds_ib_conn *ic)
 	rds_mem_free(ic->op_slots);
 	ic->op_slots = NULL;
 	rds_ib_bounce_free(ic);
+	rds_ib_recv_free(ic);
 	if (ic->smr != NULL)
 		ibv_dereg_mr(ic->smr);
 	if (ic->rmr != NULL)
@@ -108,8 +110,10 @@ rds_ib_teardown(struct rds_ib_conn *ic)
 	rds_ib_recv_reset(ic);
 	ic->tx_msg = NULL;
 	ic->tx_off = 0;
-	ic->s_head = ic->s_tail = 0;
+	ic->s_head = ic->s_tail = ic->s_sig = 0;
 	ic->s_unsignaled = 0;
+	ic->tx_blocked = false;
+	ic->rx_frozen = false;
 	ic->flowctl = false;
 	ic->credits = 0;
 	ic->posted_adv = 0;
@@ -153,6 +157,8 @@ rds_ib_setup_qp(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 		IB_LOG(ERR, "ibv_reg_mr: %s", strerror(errno));
 		return -ENOMEM;
 	}
+	if (rds_ib_recv_setup(ic) != 0)
+		return -ENOMEM;
 	if (rds_ib_bounce_setup(ic) != 0) {
 		IB_LOG(ERR, "RDMA bounce buffers: %s", strerror(errno));
 		return -ENOMEM;
@@ -207,6 +213,7 @@ rds_ib_conn_connect(struct rds_conn *c)
 	dst.sin_port = htons(rds_lib->conf.ib_cm_port);
 	ic->passive = false;
 	ic->cstate = RDS_IB_RESOLVING_ADDR;
+	ic->connect_tsc = rte_rdtsc();
 	if (rdma_resolve_addr(ic->cm_id, (struct sockaddr *)&src,
 			      (struct sockaddr *)&dst,
 			      RDS_IB_RESOLVE_TIMEOUT_MS) != 0) {
@@ -228,6 +235,41 @@ rds_ib_conn_shutdown(struct rds_conn *c)
 	if (ic->cm_id != NULL && ic->cstate == RDS_IB_ESTABLISHED)
 		rdma_disconnect(ic->cm_id);
 	rds_ib_teardown(ic);
+}
+
+/*
+ * The RNR NAK timer our QP asks a sender to wait when our receive ring is
+ * empty: as the kernel (IB_RNR_TIMER_000_32 through
+ * rdma_set_min_rnr_timer, which librdmacm does not offer), 0.32 ms
+ * instead of the 0 that RDMA-CM leaves, which is the longest, 655.36 ms:
+ * a sender stops that long after every RNR NAK. Allowed in RTS.
+ */
+static void
+rds_ib_tune_rnr(struct rds_ib_conn *ic)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+	uint8_t before = 0xff;
+
+	if (ic->qp == NULL)
+		return;
+	if (ibv_query_qp(ic->qp, &a, IBV_QP_MIN_RNR_TIMER | IBV_QP_TIMEOUT |
+			 IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY, &init) == 0) {
+		before = a.min_rnr_timer;
+		IB_LOG(DEBUG, "QP %u: min_rnr_timer %u, timeout %u, retry_cnt "
+		       "%u, rnr_retry %u", ic->qp->qp_num, a.min_rnr_timer,
+		       a.timeout, a.retry_cnt, a.rnr_retry);
+	}
+	if (before == RDS_IB_MIN_RNR_TIMER)
+		return;
+	memset(&a, 0, sizeof(a));
+	a.min_rnr_timer = RDS_IB_MIN_RNR_TIMER;
+	if (ibv_modify_qp(ic->qp, &a, IBV_QP_MIN_RNR_TIMER) != 0)
+		IB_LOG(WARNING, "QP %u: cannot set the RNR NAK timer: %s",
+		       ic->qp->qp_num, strerror(errno));
+	else
+		IB_LOG(DEBUG, "QP %u: min_rnr_timer %u -> %u", ic->qp->qp_num,
+		       before, RDS_IB_MIN_RNR_TIMER);
 }
 
 static void
@@ -256,7 +298,9 @@ rds_ib_established(struct rds_ib_conn *ic, const struct rdma_cm_event *ev)
 	} else {
 		ie->stats.connects_passive++;
 	}
+	rds_ib_tune_rnr(ic);
 	ic->cstate = RDS_IB_ESTABLISHED;
+	ic->progress_tsc = rte_rdtsc();
 	rds_conn_connect_complete(c);
 }
 
@@ -375,7 +419,18 @@ rds_ib_accept(struct rds_engine *e, struct rds_ib_handoff *h)
 	       rte_be_to_cpu_32(h->priv.dp_daddr),
 	       rds_conn_state_name(c->state),
 	       ic->cm_id == NULL ? "none" : ic->passive ? "passive" : "active");
-	if (c->state == RDS_CONN_CONNECTING) {
+	if (c->state == RDS_CONN_CONNECTING && ic->passive) {
+		/*
+		 * We accepted an earlier request of this peer and it never
+		 * completed: the peer gave that attempt up (it has one
+		 * attempt at a time) and this is its next. Refusing it would
+		 * keep the peer out until our dead attempt times out in the
+		 * CM (a minute): take the new one.
+		 */
+		ie->stats.connect_replaced++;
+		IB_LOG(DEBUG, "a new request replaces our pending accept");
+		rds_ib_teardown(ic);
+	} else if (c->state == RDS_CONN_CONNECTING) {
 		/*
 		 * Both sides connecting. The kernel refuses and lets random
 		 * backoff decide; we also let the attempt of the lower
@@ -384,7 +439,7 @@ rds_ib_accept(struct rds_engine *e, struct rds_ib_handoff *h)
 		 * ours as before, so this only ever shortens the race.
 		 */
 		ie->stats.connect_raced++;
-		if (ic->passive || rte_be_to_cpu_32(h->priv.dp_saddr) >
+		if (rte_be_to_cpu_32(h->priv.dp_saddr) >
 		    rte_be_to_cpu_32(h->priv.dp_daddr)) {
 			rds_ib_reject(h->id, 0);
 			return;
@@ -422,11 +477,16 @@ rds_ib_accept(struct rds_engine *e, struct rds_ib_handoff *h)
 	cp.initiator_depth = RTE_MIN(h->param.responder_resources,
 				     cp.initiator_depth);
 	ic->cstate = RDS_IB_CONNECTING;
+	ic->connect_tsc = rte_rdtsc();
 	c->state = RDS_CONN_CONNECTING;	/* no active attempt meanwhile */
 	if (rdma_accept(ic->cm_id, &cp) != 0) {
 		IB_LOG(ERR, "rdma_accept: %s", strerror(errno));
 		rds_conn_error(c, NULL);
+		return;
 	}
+	/* The QP is ready to receive now: the peer may send before our
+	 * ESTABLISHED event. */
+	rds_ib_tune_rnr(ic);
 }
 
 /* A connect request on the listener: copy what we need, hand it over. */

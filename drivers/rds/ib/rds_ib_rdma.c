@@ -390,6 +390,7 @@ rds_ib_post_op(struct rds_ib_conn *ic, struct rds_rdma_op *op)
 	op->tp_mr = (void *)(uintptr_t)(b + 1);
 	op->refs++;		/* the slot holds it until the completion */
 	ic->op_slots[ic->s_head % ic->nsend] = op;
+	ic->s_sig = wr.wr_id;
 	ic->s_head++;
 	ic->s_unsignaled = 0;
 	return 0;

@@ -5,7 +5,8 @@
  * current ACK; the last fragment is solicited; completions are signalled
  * selectively and free the ring in order. A message larger than the ring
  * goes out over several calls (the core calls again with the same
- * message until it returns 0).
+ * message until it returns 0); a congestion map goes out whole or not at
+ * all (the core builds a new map message for every attempt).
  */
 #include <errno.h>
 
@@ -40,6 +41,7 @@ rds_ib_post(struct rds_ib_conn *ic, uint32_t data_len, bool solicited,
 		 * gives credits back (rds_ib_send_grab_credits). */
 		if (ic->credits == 0 || (ic->credits == 1 && ic->posted_adv == 0)) {
 			ie->stats.credit_stalls++;
+			ic->tx_blocked = true;
 			return -EAGAIN;
 		}
 		ic->credits--;
@@ -78,6 +80,9 @@ rds_ib_post(struct rds_ib_conn *ic, uint32_t data_len, bool solicited,
 		IB_LOG(ERR, "ibv_post_send: %s", strerror(ret));
 		return -ret;
 	}
+	if (wr.send_flags & IBV_SEND_SIGNALED)
+		ic->s_sig = wr.wr_id;
+	ic->tx_blocked = false;
 	ic->s_head++;
 	ie->stats.tx_frames++;
 	return 0;
@@ -100,10 +105,19 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 		ic->tx_op_posted = false;
 		ic->tx_fence = false;
 	}
+	/* A map whole or not at all: its next attempt is another buffer. */
+	if (m->type == RDS_MSG_CONG && ic->tx_off == 0 &&
+	    rds_ib_send_free(ic) < (m->len + RDS_FRAG_SIZE - 1) / RDS_FRAG_SIZE) {
+		ie->stats.tx_ring_full++;
+		ic->tx_blocked = true;
+		ic->tx_msg = NULL;
+		return -EAGAIN;
+	}
 	/* The RDMA or atomic work request goes before the SEND. */
 	if (m->op != NULL && !ic->tx_op_posted) {
 		if (rds_ib_send_free(ic) == 0) {
 			ie->stats.tx_ring_full++;
+			ic->tx_blocked = true;
 			return -EAGAIN;
 		}
 		ret = rds_ib_post_op(ic, m->op);
@@ -123,6 +137,7 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 	do {
 		if (rds_ib_send_free(ic) == 0) {
 			ie->stats.tx_ring_full++;
+			ic->tx_blocked = true;
 			return -EAGAIN;
 		}
 		n = RTE_MIN(m->len - ic->tx_off, RDS_FRAG_SIZE);
@@ -185,5 +200,7 @@ rds_ib_poll_send(struct rds_ib_conn *ic)
 		if (wc[i].wr_id > ic->s_tail)
 			ic->s_tail = wc[i].wr_id;
 	}
+	if (n > 0)
+		ic->progress_tsc = rte_rdtsc();
 	return n > 0 ? (unsigned int)n : 0;
 }

@@ -32,6 +32,20 @@ struct rte_rds_ib_stats {
 	uint64_t flowctl_conns;		/**< connections up with credits on */
 	uint64_t credit_stalls;		/**< sends held back for lack of credits */
 	uint64_t credits_advertised;	/**< receive credits given to peers */
+	uint64_t rx_post_calls;		/**< ibv_post_recv calls (each a chain
+					 * of the buffers of a burst) */
+	uint64_t rx_seq_gaps;		/**< messages skipped in a peer's
+					 * sequence (cancelled by the sender,
+					 * or lost below RDS) */
+	uint64_t stalls;		/**< connections reset: work waited on
+					 * the QP with no progress for
+					 * ib_stall_ms */
+	uint64_t connect_timeouts;	/**< connection attempts dropped with
+					 * no outcome after the connect bound */
+	uint64_t connect_replaced;	/**< pending accepts replaced by the
+					 * same peer's next request */
+	uint64_t rx_stalls_injected;	/**< receive rings frozen by the test
+					 * hook */
 };
 
 /**
@@ -53,6 +67,18 @@ int rte_rds_ib_stats_get(struct rte_rds_ib_stats *st);
  *   0, or -1 with rte_errno ENXIO (not initialised).
  */
 int rte_rds_ib_inject_qp_error(void);
+
+/**
+ * Test hook: at its next poll, every engine stops giving receive buffers
+ * back to the rings of its ib connections, until each connection resets.
+ * A peer that sends then finds the ring empty and waits on RNR NAKs
+ * forever, with no error: the no-progress watch (ib_stall_ms) of the
+ * sending side must reset the connection, and RDS recover.
+ *
+ * @return
+ *   0, or -1 with rte_errno ENXIO (not initialised).
+ */
+int rte_rds_ib_inject_rx_stall(void);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef RDS_REGION_H
+#define RDS_REGION_H
+
+/*
+ * The memory an engine process (rds-engined) shares with one attached
+ * client: a memfd the engine creates, sizes and lays out, and passes
+ * over the UNIX socket the client attached on. Everything in it is
+ * addressed by offsets from its start. The client reads and writes it
+ * freely; the engine treats every byte of it as client input: offsets
+ * and lengths are checked against its own copy of the layout, rings are
+ * rds_xring (the engine keeps their geometry to itself), and the
+ * engine's own state (sockets, allocators, which buffers are out) never
+ * lives here. A client that scribbles on its region hurts only itself.
+ *
+ * Layout (struct rds_region_layout gives every offset):
+ *
+ *   header | sockets (struct rds_csock) and each one's rings |
+ *   doorbell rings (one per client thread) | free rings |
+ *   TX buffers (the client's: it allocates them, the engine hands them
+ *   back on txfree once it copied them) |
+ *   RX buffers (the engine's: it allocates them, the client hands them
+ *   back on rxfree once it consumed them)
+ *
+ * Buffers come in a few size classes, each a contiguous array of slots,
+ * so that an offset says its class and slot.
+ */
+
+#include <stdint.h>
+
+#include "rds_xring.h"
+
+#define RDS_REGION_MAGIC 0x52445352u	/* "RDSR" */
+#define RDS_REGION_VERSION 1
+
+#define RDS_REGION_NB_CLASSES 4
+#define RDS_CSOCK_REQ_RING 256		/* requests a socket queues */
+#define RDS_CSOCK_RX_RING 256		/* messages queued to a socket */
+#define RDS_CSOCK_NT_RING 64		/* notifications queued to a socket */
+#define RDS_REGION_BELL_RING 256
+#define RDS_REGION_FREE_RING 4096
+
+/* Sizes of the buffer classes (header included) and their counts in a
+ * region of the default size; rds-engined scales the counts. */
+#define RDS_CBUF_HDR 64
+static const uint32_t rds_region_class_size[RDS_REGION_NB_CLASSES] = {
+	RDS_CBUF_HDR + 256, RDS_CBUF_HDR + 4096, RDS_CBUF_HDR + 65536,
+	RDS_CBUF_HDR + (1u << 20) + 8192,
+};
+
+struct rds_region_layout {
+	uint64_t size;			/* bytes in all */
+	uint32_t nb_socks;
+	uint32_t nb_bells;
+	uint64_t socks_off;		/* struct rds_csock[nb_socks] */
+	uint64_t bells_off;		/* nb_bells rings, bell_stride apart */
+	uint64_t bell_stride;
+	uint64_t txfree_off;		/* ring: engine -> client */
+	uint64_t rxfree_off;		/* ring: client -> engine */
+	/* TX and RX pools: class c's slots start at pool_off[pool][c]. */
+	uint64_t pool_off[2][RDS_REGION_NB_CLASSES];
+	uint32_t pool_nb[2][RDS_REGION_NB_CLASSES];
+};
+
+enum { RDS_POOL_TX = 0, RDS_POOL_RX = 1 };
+
+#define RDS_REGION_MAX_LADDRS 64
+#define RDS_REGION_LADDR_LOOPBACK 0x1	/* served by a transport that only
+					 * reaches this engine's addresses */
+
+struct rds_region_hdr {
+	uint32_t magic;
+	uint32_t version;
+	struct rds_region_layout lay;
+	uint32_t engine_gone;		/* set by an engine that stops */
+	uint32_t nb_laddrs;		/* the engine's local addresses, so that
+					 * a client answers ENETUNREACH as a
+					 * local socket would */
+	struct {
+		uint32_t v4;		/* network order */
+		uint32_t flags;		/* RDS_REGION_LADDR_* */
+	} laddr[RDS_REGION_MAX_LADDRS];
+};
+
+/* One client socket's shared state. Written by one side each, as
+ * marked; the engine reads what the client writes only as hints. */
+struct rds_csock {
+	/* Client. */
+	uint32_t in_use;
+	int32_t handle;			/* the engine's socket handle */
+	uint32_t armed;			/* write the eventfd when ready */
+	uint32_t queued;		/* a doorbell is out (client sets it,
+					 * the engine clears it) */
+	uint64_t snd_queued;		/* bytes queued in all */
+	uint8_t pad0[RTE_CACHE_LINE_SIZE - 24];
+	/* Engine. */
+	uint64_t snd_released;		/* bytes acknowledged or dropped */
+	uint64_t cong_notify;		/* RDS_CONG_MONITOR: ports free again */
+	uint32_t cong_gen;		/* congestion map generation */
+	uint32_t closed;		/* the engine closed it */
+	uint8_t pad1[RTE_CACHE_LINE_SIZE - 24];
+	/* Rings (offsets from the region's start). */
+	uint64_t req_off;		/* client -> engine: TX buffers */
+	uint64_t rx_off;		/* engine -> client: RX buffers */
+	uint64_t nt_off;		/* engine -> client: notifications */
+	uint8_t pad2[RTE_CACHE_LINE_SIZE - 24];
+} __rte_cache_aligned;
+
+static inline uint64_t
+rds_region_align(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+/* Where socket idx's rings are (which: 0 requests, 1 receive, 2
+ * notifications): after the sockets, three per socket. Both sides
+ * compute it; the engine never reads it back from the region. */
+static inline uint64_t
+rds_region_csock_ring(const struct rds_region_layout *l, uint32_t idx,
+		      unsigned int which)
+{
+	uint64_t ring_req = rds_xring_bytes(RDS_CSOCK_REQ_RING);
+	uint64_t ring_rx = rds_xring_bytes(RDS_CSOCK_RX_RING);
+	uint64_t ring_nt = rds_xring_bytes(RDS_CSOCK_NT_RING);
+	uint64_t base = rds_region_align(l->socks_off +
+					 sizeof(struct rds_csock) *
+					 l->nb_socks, 64) +
+			(ring_req + ring_rx + ring_nt) * idx;
+
+	return which == 0 ? base : which == 1 ? base + ring_req :
+	       base + ring_req + ring_rx;
+}
+
+/* The header of a TX or RX buffer. */
+struct rds_cbuf {
+	uint32_t len;			/* payload bytes after the header */
+	uint32_t ctl_len;		/* TX: control messages after the
+					 * payload */
+	uint32_t addr;			/* TX: destination, RX: source (IPv4,
+					 * network order) */
+	uint16_t port;			/* TX: destination, RX: source (host) */
+	uint8_t flags;			/* RDS_CBUF_F_* */
+	uint8_t pad;
+	int32_t csock;			/* TX: the socket's slot */
+	uint32_t pad2;
+	uint64_t rdma_dest;		/* RX: RDS_CMSG_RDMA_DEST cookie */
+	uint64_t seq;			/* RX: RDS sequence (info) */
+	uint8_t rsvd[RDS_CBUF_HDR - 40];
+};
+
+#define RDS_CBUF_F_DEST 0x1		/* RX: rdma_dest is set */
+#define RDS_CBUF_F_DONTWAIT 0x2		/* TX: the sender did not block */
+
+/* A notification (RDS_CMSG_RDMA_STATUS): two slots of the nt ring. */
+
+/* Attach messages on the UNIX socket (SOCK_SEQPACKET). */
+enum rds_ctl_op {
+	RDS_CTL_HELLO = 1,		/* -> region fd, layout */
+	RDS_CTL_SOCKET,			/* eventfd attached -> handle, csock */
+	RDS_CTL_BIND,
+	RDS_CTL_CONNECT,
+	RDS_CTL_CLOSE,
+	RDS_CTL_SETSOCKOPT,
+	RDS_CTL_GETSOCKOPT,
+	RDS_CTL_GETSOCKNAME,
+	RDS_CTL_INFO,
+	RDS_CTL_BELL,			/* -> a doorbell ring for a thread */
+	RDS_CTL_STATS,
+};
+
+#define RDS_CTL_MAX_DATA 8192
+
+struct rds_ctl_req {
+	uint32_t op;
+	uint32_t seq;
+	int32_t handle;
+	int32_t level;
+	int32_t name;
+	uint32_t len;			/* bytes of data */
+	uint32_t cap;			/* room for the answer's data */
+	uint32_t pad;
+	uint8_t data[RDS_CTL_MAX_DATA];
+};
+
+struct rds_ctl_resp {
+	uint32_t op;
+	uint32_t seq;
+	int32_t ret;			/* the call's return */
+	int32_t err;			/* its errno when ret < 0 */
+	uint32_t len;			/* bytes of data */
+	uint32_t need;			/* RDS_INFO: bytes needed */
+	uint8_t data[RDS_CTL_MAX_DATA];
+};
+
+struct rds_ctl_hello {
+	uint32_t magic;
+	uint32_t version;
+	int32_t pid;
+};
+
+#endif /* RDS_REGION_H */

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef RTE_RDS_ATTACH_H
+#define RTE_RDS_ATTACH_H
+
+/**
+ * @file
+ * One engine process for many: an engine process (rds-engined, or any
+ * program that calls rte_rds_server_start()) serves the processes that
+ * attach to it over a UNIX socket. An attached process initialises no
+ * EAL: after rte_rds_attach() the socket calls of rte_rds_socket.h work
+ * as in the engine process, with the same errno values, on the engine's
+ * addresses and connections (one connection per peer for every process
+ * on the host).
+ *
+ * Each attached process gets a shared memory region (a memfd) holding
+ * its sockets' queues and message buffers, addressed by offsets; the
+ * engine copies messages in and out of it and never follows a pointer of
+ * the client's, so a client that writes garbage into its region is
+ * disconnected and hurts only itself. A client that exits or is killed
+ * has its sockets closed and its ports released by the engine.
+ *
+ * Differences from the sockets of the engine process itself:
+ * - a send to a congested destination waits in the engine (no ENOBUFS;
+ *   RDS_CONG_MONITOR is refused with ENOPROTOOPT);
+ * - RDMA (RDS_GET_MR, RDMA control messages) is refused with EOPNOTSUPP;
+ * - after fork(), the child cannot use the parent's sockets (EBADF): it
+ *   attaches again by itself at its first rte_rds_socket() (the preload
+ *   library does so);
+ * - rte_rds_engine_poll() and the zero-copy receive calls are not
+ *   available (ENXIO, 0).
+ * When the engine stops, calls fail with ECONNRESET (never hang); a new
+ * rte_rds_attach() reaches a restarted engine.
+ */
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The UNIX socket an engine listens on when nothing else is said; the
+ * RTE_RDS_ENGINE environment variable overrides it. */
+#define RTE_RDS_ENGINE_PATH "/run/rds-engined.sock"
+
+/**
+ * Attach this process to an engine process. Needs no EAL (and must not be
+ * called in a process where rte_rds_init() is in effect).
+ *
+ * @param path
+ *   The engine's UNIX socket, or NULL for $RTE_RDS_ENGINE or
+ *   RTE_RDS_ENGINE_PATH.
+ * @return
+ *   0, or -1 with rte_errno (and errno): EEXIST (attached already, or the
+ *   library is initialised in this process), ENOENT or ECONNREFUSED (no
+ *   engine there), EACCES (no permission), EPROTO (not an engine, or
+ *   another version), ENOMEM.
+ */
+int rte_rds_attach(const char *path);
+
+/**
+ * Detach: close this process's sockets and let the region go.
+ *
+ * @return
+ *   0, or -1 with rte_errno ENXIO (not attached).
+ */
+int rte_rds_detach(void);
+
+/**
+ * Is this process attached to an engine?
+ *
+ * @return
+ *   1 when attached (and not a child forked since), 0 otherwise.
+ */
+int rte_rds_attached(void);
+
+/** How an engine process serves others (rte_rds_server_start). */
+struct rte_rds_server_conf {
+	/** UNIX socket path to listen on (removed first if stale). */
+	const char *path;
+	/** Its permissions (default 0660 when 0). */
+	mode_t mode;
+	/** Its group, or -1 to keep the process's. */
+	gid_t gid;
+	/** Region size per client in MiB (default 32 when 0). */
+	uint32_t region_mb;
+	/** Most clients at once (default 256 when 0). */
+	uint32_t max_clients;
+};
+
+/**
+ * Serve other processes: listen on conf->path. The library must be up
+ * (rte_rds_init). The caller's thread then calls rte_rds_server_poll()
+ * in its loop.
+ *
+ * @param conf
+ *   The server's settings.
+ * @return
+ *   0, or -1 with rte_errno: ENXIO (library not up), EEXIST (serving
+ *   already), EINVAL (no path), EADDRINUSE (another engine listens
+ *   there), or the errno of socket, bind, listen, chmod, chown.
+ */
+int rte_rds_server_start(const struct rte_rds_server_conf *conf);
+
+/**
+ * Serve: accept clients, answer their calls, notice the ones that went
+ * away (their sockets are closed within this call). Waits up to
+ * timeout_ms for something to do (0: look and return; negative: wait).
+ *
+ * @param timeout_ms
+ *   How long to wait.
+ * @return
+ *   The number of events handled, or -1 with rte_errno ENXIO (not
+ *   serving).
+ */
+int rte_rds_server_poll(int timeout_ms);
+
+/**
+ * Stop serving: every client is disconnected (its calls fail with
+ * ECONNRESET), its sockets closed, the socket path removed.
+ *
+ * @return
+ *   0, or -1 with rte_errno ENXIO (not serving).
+ */
+int rte_rds_server_stop(void);
+
+/**
+ * Clients attached now.
+ *
+ * @return
+ *   The number of clients, 0 when not serving.
+ */
+unsigned int rte_rds_server_clients(void);
+
+/** What a server has done (rte_rds_server_stats_get). */
+struct rte_rds_server_stats {
+	uint64_t clients;		/**< attached now */
+	uint64_t attached;		/**< attaches accepted in all */
+	uint64_t refused;		/**< attaches refused (bad hello, too
+					 * many clients, no memory) */
+	uint64_t detached;		/**< clients gone (exit, kill, detach) */
+	uint64_t violations;		/**< clients disconnected for breaking
+					 * the protocol through their region
+					 * or socket */
+	uint64_t calls;			/**< control calls answered */
+	uint64_t msgs_in;		/**< messages taken from regions */
+	uint64_t msgs_out;		/**< messages put into regions */
+};
+
+/**
+ * Read the server's counters.
+ *
+ * @param st
+ *   Filled.
+ * @return
+ *   0, or -1 with rte_errno ENXIO (not serving) or EINVAL (NULL).
+ */
+int rte_rds_server_stats_get(struct rte_rds_server_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RTE_RDS_ATTACH_H */

@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A client of an engine process for suite multiproc: no EAL, only
+ * rte_rds_attach() and the socket calls.
+ *
+ *   mp_client stream PATH ID NCLIENTS MSGS
+ *       socket ID bound to mp_addr(ID):mp_port(ID); sends MSGS messages
+ *       to every other client's socket (interleaved at random, 0..4096
+ *       bytes, 1 in 100 up to 256 KiB) and takes MSGS from each: per
+ *       sender, the next sequence number, its length and every byte are
+ *       checked (payloads are deterministic from sender, receiver and
+ *       sequence). Prints "TX i j msgs bytes sha256" and "RX ..." lines
+ *       (the parent compares them) and "OK" last; exits 0 only if all
+ *       is well.
+ *   mp_client victim PATH ID SINKPORT
+ *       sends to mp_addr(0):SINKPORT without end (the parent kills it);
+ *       prints "READY" once the first message was sent.
+ *   mp_client bind PATH ID
+ *       binds mp_addr(ID):mp_port(ID) once: exit 0 on success, 2 on
+ *       EADDRINUSE, 1 otherwise.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_errno.h>
+#include <rte_rds.h>
+#include <rte_rds_attach.h>
+
+#include "rds_test.h"
+#include "mp_common.h"
+
+#define HDR 16
+#define MAXLEN (256u * 1024)
+
+struct hdr {
+	uint32_t src, dst;
+	uint64_t seq;
+};
+
+static uint64_t
+key_of(unsigned int src, unsigned int dst, uint64_t seq)
+{
+	return rds_test_mix64(((uint64_t)src << 40) ^ ((uint64_t)dst << 32) ^
+			      seq ^ 0x6d70636c69656e74ULL);
+}
+
+static uint32_t
+len_of(unsigned int src, unsigned int dst, uint64_t seq)
+{
+	uint64_t k = key_of(src, dst, seq);
+
+	if (k % 100 == 0)
+		return (uint32_t)((k >> 8) % (MAXLEN + 1));
+	return (uint32_t)((k >> 8) % 4097);
+}
+
+static void
+build(uint8_t *b, unsigned int src, unsigned int dst, uint64_t seq,
+      uint32_t len)
+{
+	struct hdr h = { .src = src, .dst = dst, .seq = seq };
+
+	memcpy(b, &h, RTE_MIN(len, (uint32_t)HDR));
+	if (len > HDR)
+		rds_test_fill(b + HDR, len - HDR, key_of(src, dst, seq));
+}
+
+static int
+do_stream(unsigned int id, unsigned int n, uint64_t msgs)
+{
+	struct rds_test_sha tx[MP_MAX_CLIENTS], rx[MP_MAX_CLIENTS];
+	uint64_t next_tx[MP_MAX_CLIENTS] = { 0 }, next_rx[MP_MAX_CLIENTS] = {
+		0 };
+	uint64_t rng = 0x1234ULL + id, sent = 0, got = 0, want, t0, tp;
+	struct sockaddr_in peer[MP_MAX_CLIENTS], from;
+	uint8_t *sbuf = malloc(MAXLEN), *rbuf = malloc(MAXLEN),
+		*ebuf = malloc(MAXLEN);
+	bool pending = false;
+	unsigned int dst = 0, j;
+	uint32_t plen = 0, elen;
+	char hex[65];
+	int s, bufsz = 4 << 20, mflags;
+	ssize_t r;
+
+	if (sbuf == NULL || rbuf == NULL || ebuf == NULL)
+		return 1;
+	for (j = 0; j < n; j++) {
+		peer[j] = mp_sin(j);
+		rds_test_sha_init(&tx[j]);
+		rds_test_sha_init(&rx[j]);
+	}
+	s = rds_test_socket(mp_ip(id), mp_port(id), bufsz, bufsz);
+	if (s < 0) {
+		printf("socket/bind: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	/* Every socket is bound before anyone sends (a message to a port
+	 * nobody has bound is dropped, as rds(7) says): the parent says go
+	 * with one byte. */
+	printf("BOUND\n");
+	fflush(stdout);
+	{
+		char c;
+
+		if (read(0, &c, 1) != 1) {
+			printf("FAIL: no go\n");
+			return 1;
+		}
+	}
+	want = msgs * (n - 1);
+	t0 = rds_test_now_ns();
+	tp = t0;
+	while (got < want || sent < want) {
+		bool progress = false;
+		int k;
+
+		/* Send a burst. */
+		for (k = 0; k < 64 && sent < want; k++) {
+			if (!pending) {
+				do {
+					dst = (unsigned int)(rds_test_rand(&rng)
+							     % n);
+				} while (dst == id || next_tx[dst] == msgs);
+				plen = len_of(id, dst, next_tx[dst]);
+				build(sbuf, id, dst, next_tx[dst], plen);
+				pending = true;
+			}
+			r = rte_rds_sendto(s, sbuf, plen, MSG_DONTWAIT,
+					   (struct sockaddr *)&peer[dst],
+					   sizeof(peer[dst]));
+			if (r < 0) {
+				if (rte_errno == EAGAIN || rte_errno == ENOBUFS)
+					break;
+				printf("FAIL send %u->%u: %s\n", id, dst,
+				       rte_strerror(rte_errno));
+				return 1;
+			}
+			rds_test_sha_update(&tx[dst], sbuf, plen);
+			next_tx[dst]++;
+			sent++;
+			pending = false;
+			progress = true;
+		}
+		/* Receive what there is. */
+		for (k = 0; k < 64; k++) {
+			struct hdr h;
+			unsigned int src;
+
+			r = rds_test_recv(s, rbuf, MAXLEN, &from, MSG_DONTWAIT,
+					  &mflags);
+			if (r < 0) {
+				if (rte_errno == EAGAIN)
+					break;
+				printf("FAIL recv: %s\n",
+				       rte_strerror(rte_errno));
+				return 1;
+			}
+			progress = true;
+			for (src = 0; src < n; src++)
+				if (rds_test_sin_eq(&from, &peer[src]))
+					break;
+			if (src == n || src == id) {
+				printf("FAIL: message from a stranger\n");
+				return 1;
+			}
+			elen = len_of(src, id, next_rx[src]);
+			build(ebuf, src, id, next_rx[src], elen);
+			if ((uint32_t)r != elen || memcmp(rbuf, ebuf, elen) != 0) {
+				memset(&h, 0xff, sizeof(h));
+				memcpy(&h, rbuf, RTE_MIN((size_t)r, sizeof(h)));
+				printf("FAIL %u->%u: expected seq %" PRIu64
+				       " len %u, got len %zd header %u->%u seq %"
+				       PRIu64 "\n", src, id, next_rx[src], plen,
+				       r, h.src, h.dst, h.seq);
+				return 1;
+			}
+			rds_test_sha_update(&rx[src], rbuf, (size_t)r);
+			next_rx[src]++;
+			got++;
+		}
+		if (progress)
+			tp = rds_test_now_ns();
+		if (!progress) {
+			struct rte_rds_pollfd p = {
+				.sock = s,
+				.events = sent < want ? POLLIN | POLLOUT :
+					  POLLIN,
+			};
+
+			if (rte_rds_poll(&p, 1, 1000) < 0) {
+				printf("FAIL poll: %s\n",
+				       rte_strerror(rte_errno));
+				return 1;
+			}
+		}
+		if (rds_test_now_ns() - tp > 60ULL * 1000000000ULL) {
+			printf("FAIL: client %u stalled, sent %" PRIu64
+			       " got %" PRIu64 " of %" PRIu64 "; from each:",
+			       id, sent, got, want);
+			for (j = 0; j < n; j++)
+				printf(" %" PRIu64, next_rx[j]);
+			printf("; to each:");
+			for (j = 0; j < n; j++)
+				printf(" %" PRIu64, next_tx[j]);
+			printf("\n");
+			return 1;
+		}
+	}
+	for (j = 0; j < n; j++) {
+		uint8_t d[RDS_TEST_SHA_LEN];
+
+		if (j == id)
+			continue;
+		rds_test_sha_peek(&tx[j], d);
+		printf("TX %u %u %" PRIu64 " %" PRIu64 " %s\n", id, j,
+		       tx[j].msgs, tx[j].bytes, rds_test_sha_hex(d, hex));
+		rds_test_sha_peek(&rx[j], d);
+		printf("RX %u %u %" PRIu64 " %" PRIu64 " %s\n", j, id,
+		       rx[j].msgs, rx[j].bytes, rds_test_sha_hex(d, hex));
+	}
+	/* Everything we sent was acknowledged once the others have it:
+	 * close only after the parent says so (stdin closes). */
+	printf("DONE %.2f\n", rds_test_since_s(t0));
+	fflush(stdout);
+	{
+		char c;
+
+		while (read(0, &c, 1) > 0)
+			;
+	}
+	if (rte_rds_close(s) != 0) {
+		printf("FAIL close: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	printf("OK\n");
+	return 0;
+}
+
+static int
+do_victim(unsigned int id, uint16_t sink)
+{
+	struct sockaddr_in to = rds_test_sin(mp_ip(0), sink);
+	uint8_t buf[1024];
+	bool told = false;
+	int s = rds_test_socket(mp_ip(id), mp_port(id), 0, 0);
+
+	if (s < 0)
+		return 1;
+	memset(buf, 0x5a, sizeof(buf));
+	for (;;) {
+		if (rte_rds_sendto(s, buf, sizeof(buf), 0,
+				   (struct sockaddr *)&to, sizeof(to)) < 0 &&
+		    rte_errno != EAGAIN && rte_errno != ENOBUFS) {
+			printf("FAIL send: %s\n", rte_strerror(rte_errno));
+			return 1;
+		}
+		if (!told) {
+			printf("READY\n");
+			fflush(stdout);
+			told = true;
+		}
+	}
+}
+
+static int
+do_bind(unsigned int id)
+{
+	struct sockaddr_in sin = mp_sin(id);
+	int s = rte_rds_socket();
+
+	if (s < 0)
+		return 1;
+	if (rte_rds_bind(s, (struct sockaddr *)&sin, sizeof(sin)) != 0)
+		return rte_errno == EADDRINUSE ? 2 : 1;
+	rte_rds_close(s);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	unsigned int id;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc < 4) {
+		fprintf(stderr, "usage: see the source\n");
+		return 1;
+	}
+	if (rte_rds_attach(argv[2]) != 0) {
+		printf("FAIL attach %s: %s\n", argv[2], rte_strerror(rte_errno));
+		return 1;
+	}
+	id = (unsigned int)strtoul(argv[3], NULL, 0);
+	if (strcmp(argv[1], "stream") == 0 && argc == 6)
+		return do_stream(id, (unsigned int)strtoul(argv[4], NULL, 0),
+				 strtoull(argv[5], NULL, 0));
+	if (strcmp(argv[1], "victim") == 0 && argc == 5)
+		return do_victim(id, (uint16_t)strtoul(argv[4], NULL, 0));
+	if (strcmp(argv[1], "bind") == 0)
+		return do_bind(id);
+	fprintf(stderr, "bad arguments\n");
+	return 1;
+}
