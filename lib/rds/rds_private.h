@@ -108,9 +108,13 @@ rds_addr_v4(const struct in6_addr *a)
 static inline bool
 rds_addr_eq(const struct in6_addr *a, const struct in6_addr *b)
 {
-	const uint64_t *x = (const uint64_t *)(const void *)a;
-	const uint64_t *y = (const uint64_t *)(const void *)b;
+	uint64_t x[2], y[2];
 
+	/* struct in6_addr is only 4-byte aligned (in struct rds_conn_key
+	 * it is not 8-byte aligned): copies, which compile to the same
+	 * two unaligned loads without the undefined behaviour. */
+	memcpy(x, a, sizeof(x));
+	memcpy(y, b, sizeof(y));
 	return x[0] == y[0] && x[1] == y[1];
 }
 
