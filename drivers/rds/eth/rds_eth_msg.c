@@ -518,8 +518,13 @@ rds_eth_msg_reset_rx(struct rds_eth_conn *ec)
 	ec->rx_off = 0;
 	rds_eth_req_clear(ec);
 	ec->rs_active = false;
-	/* The answer we wait for was on the stream we drop. */
-	rds_eth_op_abandon(ec);
+	/* The answer we wait for was on the stream we drop. Called before
+	 * the peer's stream is taken: with no stream taken yet (the peer's
+	 * first, or a new one after we dropped its last), no answer was on
+	 * one, and the one we wait for comes on the stream taken now (often
+	 * in the very frame that opens it). */
+	if (ec->peer_epoch != 0)
+		rds_eth_op_abandon(ec);
 }
 
 void
