@@ -174,6 +174,9 @@ rdma_env_down(struct rdma_env *env)
 	env->cli = -1;
 	env->srv = -1;
 	rds_test_lib_fini();
+	rdma_set_poll_hook(NULL, NULL);
+	if (rdma_cur->clear != NULL)
+		rdma_cur->clear();
 }
 
 static void (*poll_hook)(void *);
@@ -186,11 +189,20 @@ rdma_set_poll_hook(void (*fn)(void *), void *arg)
 	poll_hook_arg = arg;
 }
 
+static uint64_t nb_polls;
+
+uint64_t
+rdma_polls(void)
+{
+	return nb_polls;
+}
+
 int
 rdma_kick(void)
 {
 	int work = rds_test_kick();
 
+	nb_polls++;
 	if (poll_hook != NULL)
 		poll_hook(poll_hook_arg);
 	return work;

@@ -64,6 +64,9 @@ struct rdma_transport {
 	 * transport needs is set up here, once per process). 0 or -1. */
 	int (*conf)(struct rte_rds_conf *conf, uint32_t lcore,
 		    enum rte_rds_idle_policy idle);
+	/* rdma_env_down: undo what a test set up for the transport (fault
+	 * hooks); may be NULL. */
+	void (*clear)(void);
 	struct rdma_transport *next;
 };
 
@@ -116,6 +119,8 @@ void rdma_env_down(struct rdma_env *env);
 /* Poll the inline engine once (rds_test_kick), then the poll hook if one
  * is set; returns the engine's work. Every helper here polls with it. */
 int rdma_kick(void);
+/* Polls made by rdma_kick so far. */
+uint64_t rdma_polls(void);
 /* Poll the inline engine n times (rdma_kick). */
 void rdma_pump(unsigned int n);
 /* Call fn(arg) after every poll of rdma_kick (NULL: none): a test that

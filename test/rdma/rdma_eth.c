@@ -136,71 +136,145 @@ eth_conf(struct rte_rds_conf *conf, uint32_t lcore,
 /* Looking at frames and adding our own */
 
 #define MAX_STREAMS 16
+#define NB_TYPES 5	/* frame types 1..4 */
 
-/* The latest epoch seen of the stream src sends to dst. */
+/* What was seen of the stream src sends to dst: its latest epoch, and
+ * the frames of each type (every transmission). */
 static struct {
 	uint32_t src, dst;	/* network order */
 	uint32_t epoch;
+	uint64_t frames[NB_TYPES];
 } streams[MAX_STREAMS];
 static unsigned int nb_streams;
 static struct rte_mempool *inj_pool;
-static uint64_t frames_seen;
+static uint64_t frames_seen, sniffed_at = UINT64_MAX;
+static uint32_t seen_ab, seen_ba;	/* ring positions counted up to */
+/* Frames to take out of the rings (rdma_eth_steal_from). */
+static uint32_t steal_src, steal_dst;
+static uint8_t steal_type;
+static uint16_t steal_min_len, steal_max_len;
+static uint64_t stolen;
 
-static void
-stream_saw(uint32_t src, uint32_t dst, uint32_t epoch)
+static int
+stream_find(uint32_t src, uint32_t dst, bool make)
 {
 	unsigned int i;
 
-	for (i = 0; i < nb_streams; i++) {
-		if (streams[i].src == src && streams[i].dst == dst) {
-			streams[i].epoch = epoch;
-			return;
-		}
-	}
-	if (nb_streams < MAX_STREAMS) {
-		streams[nb_streams].src = src;
-		streams[nb_streams].dst = dst;
-		streams[nb_streams].epoch = epoch;
-		nb_streams++;
-	}
+	for (i = 0; i < nb_streams; i++)
+		if (streams[i].src == src && streams[i].dst == dst)
+			return (int)i;
+	if (!make || nb_streams == MAX_STREAMS)
+		return -1;
+	memset(&streams[nb_streams], 0, sizeof(streams[0]));
+	streams[nb_streams].src = src;
+	streams[nb_streams].dst = dst;
+	return (int)nb_streams++;
+}
+
+static bool
+steal_it(const struct rds_eth_frame *f)
+{
+	return steal_type != 0 && f->type == steal_type &&
+	       f->src_ip == steal_src && f->dst_ip == steal_dst &&
+	       f->len >= steal_min_len && f->len <= steal_max_len;
 }
 
 static void
-sniff_ring(struct rte_ring *r)
+sniff_ring(struct rte_ring *r, uint32_t *seen_upto)
 {
-	struct rte_mbuf *m[512];
+	struct rte_mbuf *m[512], *keep[512];
 	struct rds_eth_frame f;
-	unsigned int n, i, k;
+	unsigned int n, i, k, nk, old;
+	int32_t o;
+	int si;
 
 	if (r == NULL)
 		return;
 	/* Out and back in, in order: between two polls nobody else uses
-	 * the ring. */
+	 * the ring. The port takes at most a burst per poll: the first
+	 * frames may be ones seen last time (ring positions before where
+	 * our last enqueue ended), counted then. */
 	n = rte_ring_count(r);
+	o = (int32_t)(*seen_upto - r->cons.tail);
+	old = o < 0 ? 0 : RTE_MIN((unsigned int)o, n);
 	for (k = 0; k < n; k += i) {
 		unsigned int got = rte_ring_dequeue_burst(r, (void **)m,
 			RTE_MIN(n - k, (unsigned int)RTE_DIM(m)), NULL);
 
-		for (i = 0; i < got; i++) {
-			frames_seen++;
-			if (rds_eth_frame_parse(m[i], RDS_ETH_UDP_PORT, &f) ==
-			    RDS_ETH_DROP_NONE && f.src_epoch != 0)
-				stream_saw(f.src_ip, f.dst_ip, f.src_epoch);
+		for (i = 0, nk = 0; i < got; i++) {
+			bool seen = k + i < old;
+
+			if (rds_eth_frame_parse(m[i], RDS_ETH_UDP_PORT, &f) !=
+			    RDS_ETH_DROP_NONE) {
+				keep[nk++] = m[i];
+				continue;
+			}
+			si = stream_find(f.src_ip, f.dst_ip, true);
+			if (si >= 0 && !seen) {
+				frames_seen++;
+				if (f.src_epoch != 0)
+					streams[si].epoch = f.src_epoch;
+				if (f.type < NB_TYPES)
+					streams[si].frames[f.type]++;
+			}
+			if (steal_it(&f)) {
+				stolen++;
+				rte_pktmbuf_free(m[i]);
+				continue;
+			}
+			keep[nk++] = m[i];
 		}
-		if (rte_ring_enqueue_bulk(r, (void **)m, got, NULL) != got) {
+		if (rte_ring_enqueue_bulk(r, (void **)keep, nk, NULL) != nk) {
 			printf("sniff: ring full\n");
 			abort();
 		}
 		if (got == 0)
 			break;
 	}
+	*seen_upto = r->prod.tail;
+}
+
+void
+rdma_eth_sniff_hook(void *arg)
+{
+	RTE_SET_USED(arg);
+	rdma_eth_sniff();
 }
 
 void
 rdma_eth_sniff(void)
 {
-	sniff_ring(ring_ab);
-	sniff_ring(ring_ba);
+	/* Once between two polls: every frame is counted once. */
+	if (sniffed_at == rdma_polls())
+		return;
+	sniffed_at = rdma_polls();
+	sniff_ring(ring_ab, &seen_ab);
+	sniff_ring(ring_ba, &seen_ba);
+}
+
+uint64_t
+rdma_eth_seen(const char *src, const char *dst, uint8_t type)
+{
+	int si = stream_find(inet_addr(src), inet_addr(dst), false);
+
+	return si < 0 || type >= NB_TYPES ? 0 : streams[si].frames[type];
+}
+
+void
+rdma_eth_steal_from(const char *src, const char *dst, uint8_t type,
+		    uint16_t min_len, uint16_t max_len)
+{
+	steal_src = src != NULL ? inet_addr(src) : 0;
+	steal_dst = dst != NULL ? inet_addr(dst) : 0;
+	steal_type = src != NULL ? type : 0;
+	steal_min_len = min_len;
+	steal_max_len = max_len;
+}
+
+uint64_t
+rdma_eth_stolen(void)
+{
+	return stolen;
 }
 
 static bool
@@ -216,13 +290,11 @@ rdma_eth_inject_reset(const char *ip, const char *peer)
 	struct rte_ether_addr ms, md;
 	struct rds_eth_frame f;
 	struct rte_mbuf *m;
-	unsigned int i;
+	int si;
 
 	rdma_eth_sniff();
-	for (i = 0; i < nb_streams; i++)
-		if (streams[i].src == src && streams[i].dst == dst)
-			break;
-	if (i == nb_streams)
+	si = stream_find(src, dst, false);
+	if (si < 0 || streams[si].epoch == 0)
 		return -EAGAIN;
 	if (inj_pool == NULL)
 		inj_pool = rte_pktmbuf_pool_create("rdma_eth_inj", 511, 0, 0,
@@ -241,7 +313,7 @@ rdma_eth_inject_reset(const char *ip, const char *peer)
 	memset(&f, 0, sizeof(f));
 	f.type = RDS_ETH_F_ACK;
 	f.flags = RDS_ETH_FL_RESET;
-	f.dst_epoch = streams[i].epoch;
+	f.dst_epoch = streams[si].epoch;
 	rte_ether_unformat_addr(on_port_a(dst) ? MACA : MACB, &ms);
 	rte_ether_unformat_addr(on_port_a(src) ? MACA : MACB, &md);
 	if (rds_eth_frame_build(m, &ms, &md, dst, src, RDS_ETH_UDP_PORT,
@@ -265,6 +337,13 @@ rdma_eth_frames_seen(void)
 
 /* ------------------------------------------------------------------ */
 
+static void
+eth_clear(void)
+{
+	rdma_eth_steal_from(NULL, NULL, 0, 0, 0);
+	rdma_eth_set_opts(NULL);
+}
+
 static struct rdma_transport rdma_eth = {
 	.name = "eth",
 	.pin = RTE_RDS_TRANS_ETH,
@@ -274,6 +353,7 @@ static struct rdma_transport rdma_eth = {
 	.ip = { NULL, RDMA_ETH_IP1, RDMA_ETH_IP2, RDMA_ETH_IP3,
 		RDMA_ETH_IP4 },
 	.conf = eth_conf,
+	.clear = eth_clear,
 };
 
 RTE_INIT(rdma_eth_register)

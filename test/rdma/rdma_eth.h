@@ -20,6 +20,7 @@
  * two local addresses would talk over loop.
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_mbuf.h>
@@ -44,12 +45,28 @@ void rdma_eth_set_opts(const char *opts);
 struct rte_ring *rdma_eth_ring_ab(void);
 struct rte_ring *rdma_eth_ring_ba(void);
 
-/* Look at every frame in the rings (they stay, in order), noting the
- * latest epoch of each stream (source address -> destination address).
- * Call it between polls (e.g. from rdma_set_poll_hook). */
+/* Look at every frame in the rings (they stay, in order, but for those
+ * rdma_eth_steal_from names), noting the latest epoch of each stream
+ * (source address -> destination address) and counting its frames by
+ * type. Call it between polls (e.g. from rdma_set_poll_hook); once per
+ * poll (rdma_polls), so that every frame counts once. */
 void rdma_eth_sniff(void);
+/* rdma_eth_sniff as a poll hook (arg unused). */
+void rdma_eth_sniff_hook(void *arg);
 /* Frames rdma_eth_sniff() looked at so far. */
 uint64_t rdma_eth_frames_seen(void);
+/* Frames of type (RDS_ETH_F_*) src sent to dst that rdma_eth_sniff()
+ * saw (every transmission, retransmissions too; not those that went from
+ * one port to the other within a poll: a pass of the engine receives on
+ * both ports, and sends at once when a burst is full). */
+uint64_t rdma_eth_seen(const char *src, const char *dst, uint8_t type);
+/* From now on rdma_eth_sniff() takes the frames of type from src to dst
+ * with a payload of min_len to max_len bytes out of the rings (lost on
+ * the wire); src NULL: none. */
+void rdma_eth_steal_from(const char *src, const char *dst, uint8_t type,
+			 uint16_t min_len, uint16_t max_len);
+/* Frames taken out so far. */
+uint64_t rdma_eth_stolen(void);
 
 /*
  * Reset the stream local address ip sends to its peer (another local
