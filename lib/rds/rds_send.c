@@ -322,10 +322,13 @@ rds_send_path_reset(struct rds_conn *c)
 	struct rds_msg *m, *next;
 
 	c->xmit_cur = NULL;
-	/* An RDMA operation is never sent twice: dropped (rds_send_xmit). */
+	/* An RDMA operation is never sent twice: dropped (rds_send_xmit).
+	 * But one the software executor ran (loop, eth) never runs again:
+	 * its message alone goes again (the receiver drops it if it had
+	 * it), else the operation succeeded and its message was lost. */
 	for (m = TAILQ_FIRST(&c->retrans_q); m != NULL; m = next) {
 		next = TAILQ_NEXT(m, link);
-		if (m->op == NULL)
+		if (m->op == NULL || m->op->executed)
 			continue;
 		TAILQ_REMOVE(&c->retrans_q, m, link);
 		rds_rdma_notify(c->eng, m, RDS_RDMA_DROPPED);

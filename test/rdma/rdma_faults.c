@@ -13,6 +13,12 @@
  *                every WRITE's bytes are in the region, every READ's in
  *                its buffer, nothing else changed (canaries); every
  *                operation's message arrives once.
+ * faults_resets: the same with connection resets of either stream
+ *                injected every 5 polls (rdma_eth_inject_reset): each
+ *                completes once, SUCCESS, or DROPPED and then it never
+ *                ran (its bytes untouched, not counted); the counter
+ *                equals the number of successful FADDs; a message per
+ *                SUCCESS, none for the others.
  * reset_answer_initiator, reset_answer_target: a 1 MiB READ, its answer
  *                (733 frames) half way when the server's stream (the
  *                request's) or the client's (the answer's) resets:
@@ -21,6 +27,11 @@
  *                kept coming: a NULL operation dereferenced, SIGSEGV; a
  *                reset of the client's lost the answer: DROPPED though
  *                it ran.)
+ * reset_message: a FADD's message lost on the wire, then the server's
+ *                stream resets: the message is sent again and arrives
+ *                once (it was dropped with the connection's
+ *                retransmission queue: the operation succeeded, the
+ *                client never heard).
  */
 
 #include <errno.h>
@@ -474,6 +485,21 @@ test_faults(void)
 	rds_test_watchdog(0, NULL);
 }
 
+static void
+test_faults_resets(void)
+{
+	struct rte_rds_eth_faults f = {
+		.drop_ppm = 20000, .dup_ppm = 10000, .reorder_ppm = 20000,
+		.reorder_depth = 4, .corrupt_ppm = 5000, .seed = 43,
+	};
+
+	rds_test_watchdog(240, "faults_resets");
+	faults_case(&f, 5, "faults and a reset every 5 polls");
+	f.seed = 44;
+	faults_case(&f, 13, "faults and a reset every 13 polls");
+	rds_test_watchdog(0, NULL);
+}
+
 /* ------------------------------------------------------------------ */
 
 /* A 1 MiB READ; when its answer is half way, reset the stream of
@@ -538,13 +564,62 @@ test_reset_answer_target(void)
 	rds_test_watchdog(0, NULL);
 }
 
+/* A FADD's message lost on the wire, then the server's stream resets. */
+static void
+test_reset_message(void)
+{
+	unsigned int bad = 0, k;
+	uint64_t *counter;
+	struct rte_rds_stats s0, s1;
+	struct ctx cx;
+	bool reset = false;
+
+	rds_test_watchdog(60, "reset_message");
+	CU_ASSERT_FATAL(ctx_up(&cx));
+	counter = (uint64_t *)(void *)cx.g.pages;
+	*counter = 0;
+	op_new(&cx, K_FADD, 8, 0);
+	memcpy(cx.before, cx.g.pages, cx.g.len);
+	s0 = rds_test_stats();
+	/* The message: an RDS frame with a payload ("OP 0"), from the
+	 * server to the client. */
+	rdma_eth_steal_from(rdma_ip(2), rdma_ip(1), RDS_ETH_F_DATA,
+			    RDS_HEADER_SIZE + 4, RDS_HEADER_SIZE + 4);
+	CU_ASSERT(op_send(&cx, &cx.ops[0], &cx.env.ca, cx.cookie));
+	for (k = 0; k < 100000 && !reset; k++) {
+		rdma_kick();
+		rdma_eth_sniff();
+		if (rdma_eth_stolen() > 0) {
+			rdma_eth_steal_from(NULL, NULL, 0, 0, 0);
+			CU_ASSERT(rdma_eth_inject_reset(rdma_ip(2),
+							rdma_ip(1)) == 0);
+			reset = true;
+		}
+	}
+	CU_ASSERT(reset);
+	take_notes(&cx, 1, 5000, &bad);
+	take_msgs(&cx, 500, &bad);
+	take_notes(&cx, 0, 1000, &bad);
+	s1 = rds_test_stats();
+	printf("  message lost, reset: %" PRIu64 " resets, status %d, %u "
+	       "message(s)\n", s1.s_conn_reset - s0.s_conn_reset,
+	       cx.ops[0].status, cx.ops[0].nmsg);
+	CU_ASSERT(s1.s_conn_reset > s0.s_conn_reset);
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(check_ops(&cx, counter, false, "reset_message"), 0);
+	ctx_down(&cx);
+	rds_test_watchdog(0, NULL);
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct rds_test_case cases[] = {
 		{ "faults", test_faults },
+		{ "faults_resets", test_faults_resets },
 		{ "reset_answer_initiator", test_reset_answer_initiator },
 		{ "reset_answer_target", test_reset_answer_target },
+		{ "reset_message", test_reset_message },
 		{ NULL, NULL },
 	};
 
