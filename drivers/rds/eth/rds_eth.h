@@ -429,6 +429,7 @@ struct rds_eth_conn {
 	uint32_t op_req_end;		/* snd_nxt after its last fragment */
 	uint32_t op_req_epoch;		/* ... in this epoch of ours */
 	uint64_t op_tsc;
+	uint64_t op_check_tsc;		/* the last pass that looked at it */
 	uint32_t peer_nonce;		/* the target's, from its answers (0:
 					 * none heard yet) */
 	/* the answer to the last request (target side): kept until the

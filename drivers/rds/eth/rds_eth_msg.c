@@ -18,8 +18,13 @@
  * Operations run once, and report how they went, across resets of
  * either stream (rds_eth.h, struct rds_eth_rdma_req): a request or an
  * answer a reset may have lost is sent again, and the target never runs
- * the same request twice. DROPPED: the target says it did not run it
- * (it may have run at an earlier incarnation of the target, which
+ * the same request twice. An operation whose peer does not answer ends
+ * OTHER_ERROR, as an RDMA NIC's that runs out of retries (it may have
+ * run): when the frame layer finds the peer unresponsive, or when no
+ * answer came for dead_after retransmit timer ceilings (the peer took
+ * the request and went away); the connection then resets, so that the
+ * request is never sent again. DROPPED: the target says it did not run
+ * it (it may have run at an earlier incarnation of the target, which
  * restarted), or the connection went away.
  */
 #include <errno.h>
@@ -138,6 +143,24 @@ rds_eth_op_resend(struct rds_eth_conn *ec)
 	rds_conn_ready(ec->c);
 }
 
+/* No answer will come: the peer is unresponsive (the frame layer gave up
+ * counting), or its answer did not come for dead_after timer ceilings
+ * since the last sign of it, counting only while the engine ran (the
+ * waiting message is looked at every pass; an inline engine nobody
+ * polled for a while has not given the peer a chance). */
+static bool
+rds_eth_op_lost(struct rds_eth_conn *ec)
+{
+	const struct rds_eth_port *p = ec->port;
+	uint64_t now = ec->c->eng->now;
+
+	if (now - ec->op_check_tsc > p->rto_max_tsc)
+		ec->op_tsc += now - ec->op_check_tsc;
+	ec->op_check_tsc = now;
+	return ec->unresponsive ||
+	       now - ec->op_tsc > (uint64_t)p->dead_after * p->rto_max_tsc;
+}
+
 int
 rds_eth_msg_xmit(struct rds_eth_conn *ec, struct rds_msg *m)
 {
@@ -171,10 +194,20 @@ rds_eth_msg_xmit(struct rds_eth_conn *ec, struct rds_msg *m)
 			ec->op_req_end = ec->snd_nxt;
 			ec->op_req_epoch = ec->epoch;
 			ec->op_tsc = e->now;
+			ec->op_check_tsc = e->now;
 			return -EAGAIN;	/* wait for the answer */
 		}
-		if (ec->op_wait == op)
-			return -EAGAIN;
+		if (ec->op_wait == op) {
+			if (likely(!rds_eth_op_lost(ec)))
+				return -EAGAIN;
+			/* It may have run; it never runs again: our stream
+			 * starts again without the request. */
+			rds_eth_op_release(ec);
+			rds_rdma_notify(e, m, RDS_RDMA_OTHER_ERROR);
+			rds_eth_tx_done(ec);
+			rds_conn_error(ec->c, "RDMA request not answered");
+			return RDS_XMIT_ACKED;
+		}
 		/* Sent, and let go without an answer (not expected). */
 		rds_rdma_notify(e, m, RDS_RDMA_DROPPED);
 		rds_eth_tx_done(ec);
