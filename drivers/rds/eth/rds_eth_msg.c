@@ -136,7 +136,10 @@ rds_eth_op_resend(struct rds_eth_conn *ec)
 {
 	struct rds_rdma_op *op = ec->op_wait;
 
-	if (op == NULL || (op->tp_flags & RDS_ETH_OP_DONE))
+	/* A request not all sent yet starts again anyway (new id: the
+	 * target cannot have run it), or is a RESEND already. */
+	if (op == NULL || (op->tp_flags & RDS_ETH_OP_DONE) ||
+	    !(op->tp_flags & RDS_ETH_OP_SENT))
 		return;
 	op->tp_flags = (op->tp_flags & ~RDS_ETH_OP_SENT) | RDS_ETH_OP_RESEND;
 	ec->op_tsc = ec->c->eng->now;
@@ -175,31 +178,13 @@ rds_eth_msg_xmit(struct rds_eth_conn *ec, struct rds_msg *m)
 		ec->tx_msg = m;
 	}
 	if (unlikely(op != NULL) && !(op->tp_flags & RDS_ETH_OP_DONE)) {
-		if (!(op->tp_flags & RDS_ETH_OP_SENT)) {
-			/* An operation we still wait for whose message is
-			 * no longer the head (cancelled, or its socket
-			 * closed, after a reset): the core reported it;
-			 * its answer, if one comes, is skipped. */
-			if (ec->op_wait != NULL && ec->op_wait != op)
-				rds_eth_op_release(ec);
-			ret = rds_eth_req_send(ec, m);
-			if (ret != 0)
-				return ret;
-			op->tp_flags |= RDS_ETH_OP_SENT;
-			if (ec->op_wait != op) {
-				/* The transport's reference. */
-				op->refs++;
-				ec->op_wait = op;
-			}
-			ec->op_req_end = ec->snd_nxt;
-			ec->op_req_epoch = ec->epoch;
-			ec->op_tsc = e->now;
-			ec->op_check_tsc = e->now;
-			return -EAGAIN;	/* wait for the answer */
-		}
-		if (ec->op_wait == op) {
-			if (likely(!rds_eth_op_lost(ec)))
-				return -EAGAIN;
+		/* An operation we still wait for whose message is no longer
+		 * the head (cancelled, or its socket closed, after a reset):
+		 * the core reported it; its answer, if one comes, is
+		 * skipped. */
+		if (ec->op_wait != NULL && ec->op_wait != op)
+			rds_eth_op_release(ec);
+		if (ec->op_wait == op && unlikely(rds_eth_op_lost(ec))) {
 			/* It may have run; it never runs again: our stream
 			 * starts again without the request. */
 			rds_eth_op_release(ec);
@@ -208,6 +193,31 @@ rds_eth_msg_xmit(struct rds_eth_conn *ec, struct rds_msg *m)
 			rds_conn_error(ec->c, "RDMA request not answered");
 			return RDS_XMIT_ACKED;
 		}
+		if (!(op->tp_flags & RDS_ETH_OP_SENT)) {
+			uint32_t off = ec->rq_tx_off;
+
+			ret = rds_eth_req_send(ec, m);
+			if (ec->rq_tx_off != off) {
+				/* In flight from its first fragment on (a
+				 * peer that takes no more of it is one that
+				 * does not answer); room again: the peer is
+				 * there. */
+				if (ec->op_wait != op) {
+					op->refs++;	/* the transport's */
+					ec->op_wait = op;
+					ec->op_check_tsc = e->now;
+				}
+				ec->op_tsc = e->now;
+			}
+			if (ret != 0)
+				return ret;
+			op->tp_flags |= RDS_ETH_OP_SENT;
+			ec->op_req_end = ec->snd_nxt;
+			ec->op_req_epoch = ec->epoch;
+			return -EAGAIN;	/* wait for the answer */
+		}
+		if (ec->op_wait == op)
+			return -EAGAIN;
 		/* Sent, and let go without an answer (not expected). */
 		rds_rdma_notify(e, m, RDS_RDMA_DROPPED);
 		rds_eth_tx_done(ec);
