@@ -32,6 +32,10 @@
  *                once (it was dropped with the connection's
  *                retransmission queue: the operation succeeded, the
  *                client never heard).
+ * small_window:  READs, WRITEs (1 B .. 300 000 B) and FADDs with a window
+ *                of 8 frames of 508 bytes (window=8, mtu=576): smaller
+ *                than the congestion map sent at connect (17 frames), and
+ *                than most operations.
  * gone:          operations to an address with a neighbour entry and no
  *                host (frames leave and nothing answers): each ends
  *                OTHER_ERROR, once, in bounded time (dead_after=4,
@@ -631,6 +635,41 @@ test_reset_message(void)
 	rds_test_watchdog(0, NULL);
 }
 
+/* A window of 8 frames of 508 bytes (MTU 576): the congestion map sent
+ * at connect (17 frames) never fits in it at once; nor do the larger
+ * operations and their answers. */
+static void
+test_small_window(void)
+{
+	static const size_t sizes[] = { 1, 508, 4096, 65536, 300000 };
+	unsigned int i, bad = 0;
+	uint64_t off = 4096, *counter;
+	struct ctx cx;
+
+	rds_test_watchdog(120, "small_window");
+	rdma_eth_set_opts("window=8,mtu=576");
+	CU_ASSERT_FATAL(ctx_up(&cx));
+	counter = (uint64_t *)(void *)cx.g.pages;
+	*counter = 0;
+	for (i = 0; i < RTE_DIM(sizes); i++) {
+		op_new(&cx, K_READ, sizes[i], off);
+		off += sizes[i] + 64;
+		op_new(&cx, K_WRITE, sizes[i], off);
+		off += sizes[i] + 64;
+		op_new(&cx, K_FADD, 8, 0);
+	}
+	memcpy(cx.before, cx.g.pages, cx.g.len);
+	for (i = 0; i < cx.n; i++)
+		CU_ASSERT(op_send(&cx, &cx.ops[i], &cx.env.ca, cx.cookie));
+	take_notes(&cx, cx.n, 30000, &bad);
+	take_msgs(&cx, 200, &bad);
+	take_notes(&cx, 0, 500, &bad);
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(check_ops(&cx, counter, false, "small_window"), 0);
+	ctx_down(&cx);
+	rds_test_watchdog(0, NULL);
+}
+
 /* ------------------------------------------------------------------ */
 /* Peers that are gone */
 
@@ -904,6 +943,7 @@ main(int argc, char **argv)
 		{ "reset_answer_initiator", test_reset_answer_initiator },
 		{ "reset_answer_target", test_reset_answer_target },
 		{ "reset_message", test_reset_message },
+		{ "small_window", test_small_window },
 		{ "gone", test_gone },
 		{ "gone_after_ack", test_gone_after_ack },
 		{ "gone_dark", test_gone_dark },
