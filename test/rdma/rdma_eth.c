@@ -112,6 +112,8 @@ static int
 eth_conf(struct rte_rds_conf *conf, uint32_t lcore,
 	 enum rte_rds_idle_policy idle)
 {
+	bool arp = rds_test_env_u64("RDS_TEST_ETH_ARP", 0) != 0;
+
 	rte_rds_conf_init(conf);
 	if (make_ports() != 0)
 		return -1;
@@ -119,11 +121,15 @@ eth_conf(struct rte_rds_conf *conf, uint32_t lcore,
 	conf->engine[0].lcore_id = lcore;
 	conf->engine[0].idle = idle;
 	/* The neighbours once per port (its table is shared by its
-	 * addresses). */
-	if (add(conf, RDMA_ETH_IP1, port_a, MACA, RDMA_ETH_IP2 "/" MACB) ||
-	    add(conf, RDMA_ETH_IP2, port_b, MACB,
-		RDMA_ETH_IP1 "/" MACA "+" RDMA_ETH_IP3 "/" MACA "+"
-		RDMA_ETH_IP4 "/" MACA "+" RDMA_ETH_GONE_IP "/" MAC_GONE) ||
+	 * addresses); with RDS_TEST_ETH_ARP=1 ARP finds them (the gone
+	 * address keeps its entry). */
+	if ((arp ? (add(conf, RDMA_ETH_IP1, port_a, MACA, NULL) ||
+		    add(conf, RDMA_ETH_IP2, port_b, MACB,
+			RDMA_ETH_GONE_IP "/" MAC_GONE)) :
+	     (add(conf, RDMA_ETH_IP1, port_a, MACA, RDMA_ETH_IP2 "/" MACB) ||
+	      add(conf, RDMA_ETH_IP2, port_b, MACB,
+		  RDMA_ETH_IP1 "/" MACA "+" RDMA_ETH_IP3 "/" MACA "+"
+		  RDMA_ETH_IP4 "/" MACA "+" RDMA_ETH_GONE_IP "/" MAC_GONE))) ||
 	    add(conf, RDMA_ETH_IP3, port_a, MACA, NULL) ||
 	    add(conf, RDMA_ETH_IP4, port_a, MACA, NULL)) {
 		rte_rds_conf_free(conf);

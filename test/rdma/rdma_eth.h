@@ -16,6 +16,8 @@
  * B also knows RDMA_ETH_GONE_IP at a MAC nobody has (frames to it leave B
  * and are dropped by A: not one of its addresses), while
  * RDMA_ETH_DARK_IP has no entry at all (its ARP requests go unanswered).
+ * With RDS_TEST_ETH_ARP=1 there are no static neighbours but the gone
+ * address's: ARP finds the others.
  * Every socket is pinned to the eth transport (SO_RDS_TRANSPORT), else
  * two local addresses would talk over loop.
  */
