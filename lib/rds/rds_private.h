@@ -936,6 +936,9 @@ struct rds_conn {
 	uint64_t unacked_bytes;
 	bool map_queued;		/* send our congestion map */
 	uint32_t map_gen_sent;
+	struct rds_msg *map_cur;	/* the copy of it the transport may
+					 * be inside (kept across -EAGAIN) */
+	uint32_t map_cur_gen;
 
 	/* Receiving. */
 	uint64_t next_rx_seq;		/* not reset on reconnect */

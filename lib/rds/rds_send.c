@@ -222,25 +222,33 @@ rds_send_ack_policy(struct rds_conn *c, struct rds_msg *m)
 static int
 rds_send_cong_map(struct rds_conn *c)
 {
-	struct rds_msg *m;
-	uint32_t gen;
+	struct rds_msg *m = c->map_cur;
 	int ret;
 
-	m = rds_msg_alloc(RDS_CONG_MAP_BYTES);
-	if (m == NULL)
-		return -EAGAIN;
-	gen = __atomic_load_n(&c->la->cong->gen, __ATOMIC_ACQUIRE);
-	m->type = RDS_MSG_CONG;
-	m->laddr = c->key.laddr;
-	m->faddr = c->key.faddr;
-	m->h_flags = RDS_FLAG_CONG_BITMAP;
-	m->seq = 0;	/* maps are not sequenced */
-	rds_cong_map_copy_out(c->la->cong, rds_msg_data(m));
+	if (m == NULL) {
+		m = rds_msg_alloc(RDS_CONG_MAP_BYTES);
+		if (m == NULL)
+			return -EAGAIN;
+		c->map_cur_gen = __atomic_load_n(&c->la->cong->gen,
+						 __ATOMIC_ACQUIRE);
+		m->type = RDS_MSG_CONG;
+		m->laddr = c->key.laddr;
+		m->faddr = c->key.faddr;
+		m->h_flags = RDS_FLAG_CONG_BITMAP;
+		m->seq = 0;	/* maps are not sequenced */
+		rds_cong_map_copy_out(c->la->cong, rds_msg_data(m));
+		c->map_cur = m;
+	}
 	ret = c->trans->xmit(c, m);
+	/* The transport may have sent part of it (as of any message): the
+	 * same copy goes on at the next call. */
+	if (ret == -EAGAIN)
+		return ret;
+	c->map_cur = NULL;
 	rds_msg_free(m);
 	if (ret == 0) {
 		c->map_queued = false;
-		c->map_gen_sent = gen;
+		c->map_gen_sent = c->map_cur_gen;
 		rds_stat_inc(c->eng, s_send_cong_map);
 	}
 	return ret;
@@ -325,10 +333,13 @@ rds_send_path_reset(struct rds_conn *c)
 	struct rds_msg *m, *next;
 
 	c->xmit_cur = NULL;
-	/* An RDMA operation is never sent twice: dropped (rds_send_xmit). */
+	/* An RDMA operation is never sent twice: dropped (rds_send_xmit).
+	 * But one the software executor ran (loop, eth) never runs again:
+	 * its message alone goes again (the receiver drops it if it had
+	 * it), else the operation succeeded and its message was lost. */
 	for (m = TAILQ_FIRST(&c->retrans_q); m != NULL; m = next) {
 		next = TAILQ_NEXT(m, link);
-		if (m->op == NULL)
+		if (m->op == NULL || m->op->executed)
 			continue;
 		TAILQ_REMOVE(&c->retrans_q, m, link);
 		rds_rdma_notify(c->eng, m, RDS_RDMA_DROPPED);
@@ -342,6 +353,8 @@ rds_send_path_reset(struct rds_conn *c)
 	c->unacked_packets = rds_lib->conf.max_unacked_packets;
 	c->unacked_bytes = rds_lib->conf.max_unacked_bytes;
 	c->map_queued = false;
+	rds_msg_free(c->map_cur);
+	c->map_cur = NULL;
 }
 
 static unsigned int
