@@ -575,6 +575,8 @@ struct rds_sock {
 	 * Set before the socket is bound, cleared never (NULL: ours). */
 	struct rds_client *client;
 	struct rds_srv_sock *client_sock;
+	uint32_t nb_mrs;		/* its regions (atomic): close walks
+					 * the table only when there are */
 	pid_t mem_pid;			/* whose memory the socket's RDMA
 					 * calls name: 0 this process, else
 					 * the attached client's */
@@ -702,6 +704,7 @@ struct rds_mr {
 					 * USE_ONCE, close), no cache */
 	pid_t pid;			/* 0: this process's memory, else an
 					 * attached client's (rds_xmem) */
+	uint32_t *owner_nb;		/* the owner's count of regions */
 };
 
 enum rds_op_kind {

@@ -137,6 +137,10 @@ rds_mr_register(struct rds_sock *rs, uint64_t addr, uint64_t bytes,
 			break;
 	}
 	ret = rte_hash_add_key_data(rds_mr_hash, &mr->key, mr);
+	if (ret >= 0) {
+		mr->owner_nb = &rs->nb_mrs;
+		__atomic_fetch_add(mr->owner_nb, 1, __ATOMIC_RELAXED);
+	}
 	rte_rwlock_write_unlock(&rds_mr_lock);
 	if (ret < 0) {
 		rds_mr_release(mr);
@@ -150,6 +154,8 @@ rds_mr_register(struct rds_sock *rs, uint64_t addr, uint64_t bytes,
 static void
 rds_mr_remove_locked(struct rds_mr *mr)
 {
+	if (mr->owner_nb != NULL)
+		__atomic_fetch_sub(mr->owner_nb, 1, __ATOMIC_RELAXED);
 	rte_hash_del_key(rds_mr_hash, &mr->key);
 	rds_mr_release(mr);
 }
@@ -214,7 +220,10 @@ rds_rdma_unmap(struct rds_sock *rs, uint64_t cookie)
 void
 rds_mr_sock_close(struct rds_sock *rs)
 {
-	if (rds_mr_hash != NULL)
+	/* The table is walked only for a socket that has regions (a close
+	 * of one of many sockets must not cost a walk of every region). */
+	if (rds_mr_hash != NULL &&
+	    __atomic_load_n(&rs->nb_mrs, __ATOMIC_RELAXED) != 0)
 		rds_mr_free(rs, 0, true);
 }
 
