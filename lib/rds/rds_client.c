@@ -350,7 +350,10 @@ rte_rds_attach(const char *path)
 	ssize_t n;
 
 	pthread_once(&rds_cl_once, rds_cl_once_init);
-	if (rds_lib != NULL || (old != NULL && !old->forked))
+	/* Again after a fork (the parent's attachment is not ours) or
+	 * after the engine went away (a restarted engine takes us). */
+	if (rds_lib != NULL || (old != NULL && !old->forked &&
+				!__atomic_load_n(&old->dead, __ATOMIC_ACQUIRE)))
 		return RDS_ERR(EEXIST);
 	if (path == NULL)
 		path = getenv("RTE_RDS_ENGINE");
@@ -424,7 +427,7 @@ rte_rds_attach(const char *path)
 	rte_spinlock_init(&cl->rxfree_lock);
 	cl->epoch = __atomic_add_fetch(&rds_cl_epoch, 1, __ATOMIC_ACQ_REL);
 	/* A forked child lets its parent's copy go (unmapping it here does
-	 * not touch the parent's). */
+	 * not touch the parent's); so does a process whose engine went. */
 	if (old != NULL)
 		rds_cl_free(old);
 	__atomic_store_n(&rds_cl, cl, __ATOMIC_RELEASE);

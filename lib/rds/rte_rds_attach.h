@@ -60,8 +60,10 @@ extern "C" {
  *   The engine's UNIX socket, or NULL for $RTE_RDS_ENGINE or
  *   RTE_RDS_ENGINE_PATH.
  * @return
- *   0, or -1 with rte_errno (and errno): EEXIST (attached already, or the
- *   library is initialised in this process), ENOENT or ECONNREFUSED (no
+ *   0, or -1 with rte_errno (and errno): EEXIST (attached already to an
+ *   engine that is there, or the library is initialised in this
+ *   process; after the engine went away, or in a forked child, a new
+ *   attach is allowed), ENOENT or ECONNREFUSED (no
  *   engine there), EACCES (no permission), EPROTO (not an engine, or
  *   another version), ENOMEM.
  */

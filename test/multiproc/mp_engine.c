@@ -545,10 +545,53 @@ test_rdma(void)
 	rds_test_watchdog(0, NULL);
 }
 
+/* The engine goes (server stopped) under a client blocked in recvmsg:
+ * ECONNRESET, no hang; a restarted server takes a new attach. */
+static void
+test_engine_gone(void)
+{
+	struct rte_rds_server_conf sc;
+	struct child c;
+	char sid[16] = "3";
+	char *args[] = { client_bin, (char *)"block", sock_path, sid, NULL };
+	unsigned int i;
+
+	rds_test_watchdog(300, "multiproc/engine_gone");
+	CU_ASSERT_FATAL(lib_up() == 0);
+	CU_ASSERT_FATAL(child_spawn(&c, client_bin, args) == 0);
+	for (i = 0; i < 5000 && strstr(c.buf, "READY") == NULL && !c.exited;
+	     i++) {
+		rte_rds_server_poll(1);
+		child_read(&c);
+	}
+	CU_ASSERT_FATAL(strstr(c.buf, "READY") != NULL);
+	rds_test_usleep(200000);	/* it is in recvmsg now */
+	CU_ASSERT(rte_rds_server_stop() == 0);
+	for (i = 0; i < 1000 && strstr(c.buf, "GONE") == NULL && !c.exited;
+	     i++) {
+		rds_test_usleep(5000);
+		child_read(&c);
+	}
+	CU_ASSERT(strstr(c.buf, "GONE") != NULL);
+	/* Serving again, on the same path. */
+	memset(&sc, 0, sizeof(sc));
+	sc.path = sock_path;
+	sc.gid = (gid_t)-1;
+	sc.region_mb = 16;
+	CU_ASSERT_FATAL(rte_rds_server_start(&sc) == 0);
+	CU_ASSERT(serve_until(&c, 1, all_exited, 60));
+	printf("  client: %s", c.buf);
+	CU_ASSERT(c.ok && strstr(c.buf, "REATTACHED") != NULL);
+	child_reap(&c);
+	lib_down();
+	rds_test_watchdog(0, NULL);
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct rds_test_case cases[] = {
+		{ "engine_gone", test_engine_gone },
 		{ "streams", test_streams },
 		{ "kill", test_kill },
 		{ "evil", test_evil },
