@@ -231,12 +231,30 @@ fo_sequenced(struct fo_frame *f, bool sure)
 	if (f->dup != FO_NO)
 		fo.n.dup_maybe++;
 	fo_ack_bound(f->h.seq);
-	if (taken == FO_YES && (!fo.tx_ack_any || f->h.seq > fo.tx_ack_max)) {
-		/* Accepted and not yet covered by an ACK (they are
-		 * cumulative): one must follow. */
-		if (!fo.ack_pending_set || f->h.seq > fo.ack_pending)
+	/* The ACK names the last sequence received (rds_ib_set_ack), not
+	 * the highest: a peer that numbers from 1 again is acknowledged
+	 * from there. */
+	if (taken == FO_YES) {
+		if (f->h.seq == 0) {
+			/* Sequences start at 1: an ACK of 0 acknowledges
+			 * nothing, so none is owed. */
+			fo.ack_pending_set = false;
+		} else if (!fo.tx_ack_any || f->h.seq > fo.tx_ack_max) {
+			/* Accepted and not yet covered by an ACK (they
+			 * are cumulative): one must follow. */
 			fo.ack_pending = f->h.seq;
-		fo.ack_pending_set = true;
+			fo.ack_pending_set = true;
+		} else {
+			/* Below an ACK already sent: covered. */
+			fo.ack_pending_set = false;
+		}
+	} else if (taken == FO_MAYBE && fo.ack_pending_set &&
+		   f->h.seq < fo.ack_pending) {
+		/* If it was taken, the ACK owed names it (none for 0). */
+		if (f->h.seq == 0)
+			fo.ack_pending_set = false;
+		else
+			fo.ack_pending = f->h.seq;
 	}
 	if (taken == FO_NO)
 		return;
