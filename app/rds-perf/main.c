@@ -95,9 +95,9 @@ main(int argc, char **argv)
 	if (perf_is_rdma(opts.mode) && ctx.cli >= 0)
 		perf_rdma_client_setup(&ctx);
 	if (opts.role == PERF_ROLE_CLIENT) {
-		perf_ib_client_hello(&ctx);
+		perf_peer_client_hello(&ctx);
 	} else if (opts.role == PERF_ROLE_SERVER) {
-		perf_ib_server_hello(&ctx, &opts);
+		perf_peer_server_hello(&ctx, &opts);
 	} else if (perf_is_rdma(opts.mode)) {
 		perf_rdma_server_setup(&ctx, ctx.slots);
 		perf_rdma_loop_handshake(&ctx);
@@ -107,14 +107,14 @@ main(int argc, char **argv)
 		perf_print_setup(&ctx, &conf);
 
 	if (opts.role == PERF_ROLE_SERVER) {
-		perf_ib_server_run(&ctx);
-		perf_ib_server_done(&ctx);
+		perf_peer_server_run(&ctx);
+		perf_peer_server_done(&ctx);
 		perf_result(&ctx, &res);
 		perf_print_server(&ctx, &res);
 	} else {
 		perf_run(&ctx);
 		if (opts.role == PERF_ROLE_CLIENT)
-			perf_ib_client_done(&ctx);
+			perf_peer_client_done(&ctx);
 		perf_check_counts(&ctx);
 		perf_result(&ctx, &res);
 		perf_print_result(&ctx, &res);

@@ -17,7 +17,8 @@
  *   perf_ctl.c     control messages (ib hello/done, loop RDMA hello)
  *   perf_rdma.c    RDMA modes: region, checks, the client's side
  *   perf_rdma_srv.c RDMA modes: the server's side, loop handshake
- *   perf_ib.c      ib: hello and done exchanges, the server's run
+ *   perf_peer.c    two processes (ib, eth): hello and done exchanges,
+ *                  the server's run
  *   perf_report.c  text and JSON output, library counters
  *   perf_raw.c     raw ring floors (no RDS)
  */
@@ -450,12 +451,12 @@ void perf_server_rdma_step(struct perf_ctx *ctx);
 void perf_rdma_server_final(struct perf_ctx *ctx);
 void perf_rdma_loop_handshake(struct perf_ctx *ctx);
 
-/* perf_ib.c */
-void perf_ib_client_hello(struct perf_ctx *ctx);
-void perf_ib_client_done(struct perf_ctx *ctx);
-void perf_ib_server_hello(struct perf_ctx *ctx, struct perf_opts *o);
-void perf_ib_server_run(struct perf_ctx *ctx);
-void perf_ib_server_done(struct perf_ctx *ctx);
+/* perf_peer.c */
+void perf_peer_client_hello(struct perf_ctx *ctx);
+void perf_peer_client_done(struct perf_ctx *ctx);
+void perf_peer_server_hello(struct perf_ctx *ctx, struct perf_opts *o);
+void perf_peer_server_run(struct perf_ctx *ctx);
+void perf_peer_server_done(struct perf_ctx *ctx);
 __rte_noreturn __rte_format_printf(2, 3) void
 perf_gave_up(const struct perf_ctx *ctx, const char *fmt, ...);
 
