@@ -19,6 +19,8 @@
  *   perf_rdma_srv.c RDMA modes: the server's side, loop handshake
  *   perf_peer.c    two processes (ib, eth): hello and done exchanges,
  *                  the server's run
+ *   perf_eth.c     eth: the address, its ethdev, faults, counters, why
+ *                  a peer does not answer
  *   perf_report.c  text and JSON output, library counters
  *   perf_raw.c     raw ring floors (no RDS)
  */
@@ -42,6 +44,7 @@
 #include <rte_errno.h>
 
 #include <rte_rds.h>
+#include <rte_rds_eth.h>
 
 #include "perf_stats.h"
 
@@ -72,8 +75,9 @@
 #define PERF_LOOP_CLIENT_IP "10.255.0.1"
 #define PERF_LOOP_SERVER_IP "10.255.0.2"
 
-/* ib: the server's RDS port (--port) and how long either side waits for
- * the other to show up (--wait). */
+/* ib, eth: the server's RDS port (--port) and how long either side waits
+ * for the other to show up (--wait; the server: --secs when given, and
+ * no --wait). */
 #define PERF_IB_PORT_DEFAULT 18000
 #define PERF_IB_WAIT_DEFAULT 30.0
 /* ib: the client repeats its hello this often until the server answers. */
@@ -193,13 +197,18 @@ struct perf_opts {
 	bool verbose;
 	bool raw_ring;
 	bool raw_ring_pp;	/* two-lcore raw ring ping-pong floor */
-	/* ib only: which side this process plays, its local address, the
+	/* ib, eth: which side this process plays, its local address, the
 	 * peer's, the server's RDS port, how long to wait for the peer. */
 	enum perf_role role;
 	const char *local;
 	const char *peer;
 	uint16_t port;
 	double wait;
+	/* eth only: options appended to the address ("k=v,..."), faults
+	 * (--faults). */
+	const char *eth_opts;
+	bool faults_set;
+	struct rte_rds_eth_faults faults;
 };
 
 /* One run: both sides of the exchange, as set up by the transport. */
@@ -263,6 +272,8 @@ struct perf_ctx {
 	uint64_t peer_v[3];
 	uint64_t ctl_ignored;		/* server: repeated hellos */
 	double setup_ms;		/* client: hello round trip */
+	char eth_pmd[32];		/* eth: the PMD (for the JSON, printed
+					 * after rte_eal_cleanup()) */
 
 	/* Measurement. */
 	bool measuring;
@@ -459,6 +470,18 @@ void perf_peer_server_run(struct perf_ctx *ctx);
 void perf_peer_server_done(struct perf_ctx *ctx);
 __rte_noreturn __rte_format_printf(2, 3) void
 perf_gave_up(const struct perf_ctx *ctx, const char *fmt, ...);
+
+/* perf_eth.c */
+void perf_eth_spec(const struct perf_opts *o, char *buf, size_t len);
+int perf_eth_port_id(const struct perf_opts *o, uint16_t *id);
+const char *perf_eth_port_str(const struct perf_opts *o, char *buf,
+			      size_t len);
+const char *perf_eth_pmd(const struct perf_opts *o);
+void perf_eth_started(const struct perf_opts *o);
+void perf_eth_print_stats(FILE *f, bool all);
+void perf_eth_diag(const struct perf_opts *o, char *buf, size_t len);
+int perf_eth_start_retry(const struct perf_opts *o, int (*start)(void *),
+			 void *arg);
 
 /* perf_report.c */
 void perf_print_stats(const struct perf_opts *o, FILE *f);

@@ -47,7 +47,7 @@ perf_peer_client_hello(struct perf_ctx *ctx)
 	uint64_t next = t0, now;
 	unsigned int sent = 0;
 	socklen_t flen;
-	char a[32];
+	char a[32], why[384];
 	ssize_t n;
 
 	/* stream: the server measures for --secs too (in us). */
@@ -80,6 +80,12 @@ perf_peer_client_hello(struct perf_ctx *ctx)
 		}
 		if (rte_errno != EAGAIN)
 			perf_fail("rte_rds_recvfrom(control)");
+		if (now > end && o->transport == PERF_TRANSPORT_ETH) {
+			perf_eth_diag(o, why, sizeof(why));
+			perf_gave_up(ctx, "no answer from the server %s within %.1f s (hello sent %u times): %s",
+				     perf_sin_str(&ctx->dst, a, sizeof(a)),
+				     o->wait, sent, why);
+		}
 		if (now > end)
 			perf_gave_up(ctx, "no answer from the server %s within %.1f s (hello sent %u times): is it running, with --port %u, and is %s an ib address?",
 				     perf_sin_str(&ctx->dst, a, sizeof(a)),

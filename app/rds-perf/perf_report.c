@@ -85,6 +85,37 @@ perf_print_stats(const struct perf_opts *o, FILE *f)
 	if (o->transport == PERF_TRANSPORT_IB)
 		perf_print_ib_stats(f);
 #endif
+	if (o->transport == PERF_TRANSPORT_ETH)
+		perf_eth_print_stats(f, true);
+}
+
+/* eth: the ethdev, and the faults. */
+static void
+perf_print_port(const struct perf_opts *o)
+{
+	const struct rte_rds_eth_faults *f = &o->faults;
+	char b[128];
+
+	if (o->transport != PERF_TRANSPORT_ETH)
+		return;
+	printf("port:         %s\n", perf_eth_port_str(o, b, sizeof(b)));
+	if (o->faults_set)
+		printf("faults:       on frames received, ppm: drop %u, dup %u, reorder %u, corrupt %u, delay %u\n",
+		       f->drop_ppm, f->dup_ppm, f->reorder_ppm, f->corrupt_ppm,
+		       f->delay_ppm);
+}
+
+/* JSON keys of eth, after "transport": the PMD, the faults. */
+static void
+perf_print_json_eth(const struct perf_ctx *ctx)
+{
+	const struct perf_opts *o = ctx->o;
+
+	if (o->transport != PERF_TRANSPORT_ETH)
+		return;
+	printf(",\"pmd\":\"%s\",\"drop_ppm\":%u",
+	       ctx->eth_pmd,
+	       o->faults_set ? o->faults.drop_ppm : 0);
 }
 
 /* stream: the receiver's count and rates, then the sender's. */
@@ -118,6 +149,7 @@ perf_print_result(const struct perf_ctx *ctx, const struct perf_result *r)
 	       perf_transport_name(o->transport),
 	       perf_sin_str(&ctx->cli_name, a, sizeof(a)),
 	       perf_sin_str(&ctx->srv_name, b, sizeof(b)));
+	perf_print_port(o);
 	printf("engine:       %s\n", perf_engine_name(o->engine));
 	static const char * const what[] = {
 		[PERF_MODE_LAT] = "one request in flight, echoed",
@@ -189,6 +221,7 @@ perf_print_server(const struct perf_ctx *ctx, const struct perf_result *r)
 	       perf_transport_name(o->transport),
 	       perf_sin_str(&ctx->srv_name, a, sizeof(a)),
 	       perf_sin_str(&ctx->cli_name, b, sizeof(b)));
+	perf_print_port(o);
 	printf("role:         server (mode, size and depth from the client)\n");
 	printf("engine:       %s\n", perf_engine_name(o->engine));
 	printf("mode:         %s\n", perf_mode_name(o->mode));
@@ -241,10 +274,12 @@ perf_print_server_json(const struct perf_ctx *ctx, const struct perf_result *r,
 {
 	const struct perf_opts *o = ctx->o;
 
-	printf("{\"transport\":\"%s\",\"role\":\"server\",\"mode\":\"%s\","
+	printf("{\"transport\":\"%s\"", perf_transport_name(o->transport));
+	perf_print_json_eth(ctx);
+	printf(",\"role\":\"server\",\"mode\":\"%s\","
 	       "\"size\":%u,\"requests\":%" PRIu64 ",\"replies\":%" PRIu64 ","
 	       "\"errors\":%" PRIu64 ",\"engine\":\"%s\",\"depth\":%u",
-	       perf_transport_name(o->transport), perf_mode_name(o->mode),
+	       perf_mode_name(o->mode),
 	       o->size, ctx->srv_rx, ctx->srv_tx, ctx->errors,
 	       perf_engine_name(o->engine), ctx->window);
 	if (perf_is_rdma(o->mode))
@@ -264,9 +299,11 @@ perf_print_json(const struct perf_ctx *ctx, const struct perf_result *r,
 	const struct perf_opts *o = ctx->o;
 
 	/* stream: msgs and rates are the receiver's; no RTT. */
-	printf("{\"transport\":\"%s\",\"mode\":\"%s\",\"size\":%u,"
+	printf("{\"transport\":\"%s\"", perf_transport_name(o->transport));
+	perf_print_json_eth(ctx);
+	printf(",\"mode\":\"%s\",\"size\":%u,"
 	       "\"msgs\":%" PRIu64 ",\"msgs_per_s\":%.1f,\"mb_per_s\":%.3f,",
-	       perf_transport_name(o->transport), perf_mode_name(o->mode),
+	       perf_mode_name(o->mode),
 	       o->size, r->msgs, r->msgs_per_s, r->mb_per_s);
 	if (r->one_way)
 		printf("\"sent_msgs\":%" PRIu64 ",\"sent_msgs_per_s\":%.1f,"
