@@ -129,8 +129,13 @@ main(int argc, char **argv)
 	}
 
 	perf_ctx_init(&ctx, &opts);
-	perf_run_rds(&ctx, &opts, &res);
-	perf_ctx_close(&ctx);
+	if (opts.raw) {
+		/* No RDS: plain frames on the eth address's port. */
+		perf_raw_run(&ctx, &opts, &res);
+	} else {
+		perf_run_rds(&ctx, &opts, &res);
+		perf_ctx_close(&ctx);
+	}
 	perf_ctx_free(&ctx);
 
 	/* The floors run with the library gone, so no engine competes (and

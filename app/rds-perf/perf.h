@@ -205,10 +205,11 @@ struct perf_opts {
 	uint16_t port;
 	double wait;
 	/* eth only: options appended to the address ("k=v,..."), faults
-	 * (--faults). */
+	 * (--faults), and --raw (plain Ethernet/UDP frames, no RDS). */
 	const char *eth_opts;
 	bool faults_set;
 	struct rte_rds_eth_faults faults;
+	bool raw;
 };
 
 /* One run: both sides of the exchange, as set up by the transport. */
@@ -274,6 +275,9 @@ struct perf_ctx {
 	double setup_ms;		/* client: hello round trip */
 	char eth_pmd[32];		/* eth: the PMD (for the JSON, printed
 					 * after rte_eal_cleanup()) */
+	uint64_t raw_lost;		/* --raw: messages lost */
+	double raw_frame_mb_per_s;	/* --raw, stream: message bytes of all
+					 * frames received, per second */
 
 	/* Measurement. */
 	bool measuring;
@@ -374,6 +378,84 @@ struct perf_floors {
 	size_t pp_samples;		/* of which kept for percentiles */
 	uint64_t pp_p50, pp_p99, pp_p999, pp_max;	/* RTT, ns */
 	uint64_t pp_errors;
+};
+
+/*
+ * --raw (perf_rawpkt.c, perf_rawrun.c): plain Ethernet / IPv4 / UDP
+ * frames on the eth address's ethdev, no RDS. Each frame carries a small
+ * header of ours after UDP, then up to mtu - 20 - 8 - 16 bytes of a
+ * message: a message over that size goes in several frames, as RDS
+ * fragments it. Nothing is sent again: a lost frame loses its message.
+ */
+#define PERF_RAW_UDP_PORT 18635		/* RDS over eth uses 18634 */
+#define PERF_RAW_POOL_SIZE 16383	/* mbufs, as the eth transport */
+#define PERF_RAW_NB_DESC 1024		/* ring descriptors, as eth */
+#define PERF_RAW_TXQ_MAX 4096		/* frames queued for tx_burst */
+#define PERF_RAW_CTL_RETRY_MS 100	/* control frames repeated */
+#define PERF_RAW_TIMEOUT_MS 1000		/* an answer later than this: lost */
+#define PERF_RAW_LINGER_MS 300		/* server: answer repeated dones */
+#define PERF_RAW_DRAIN_MS 20		/* server: quiet this long after done */
+
+enum perf_raw_type {
+	PERF_RAW_DATA = 1,		/* a fragment of a message */
+	PERF_RAW_REPLY,			/* bw: the 0-byte answer to message seq */
+	PERF_RAW_CTL,			/* a struct perf_ctl_msg */
+};
+#define PERF_RAW_FL_LAST 0x01		/* last fragment of its message */
+
+/* After the UDP header; big-endian. */
+struct perf_raw_hdr {
+	uint8_t type;
+	uint8_t flags;
+	uint16_t len;			/* message bytes in this frame */
+	uint32_t off;			/* their offset in the message */
+	uint64_t seq;			/* the message's number */
+} __rte_packed;
+#define PERF_RAW_HDRS (14 + 20 + 8 + 16)
+
+/* A frame received, decoded. */
+struct perf_raw_frame {
+	uint8_t type;
+	uint8_t flags;
+	uint16_t len;
+	uint32_t off;
+	uint64_t seq;
+	const uint8_t *data;
+	uint32_t sip;			/* network order */
+	uint8_t src_mac[6];
+};
+
+struct rte_mempool;
+struct rte_mbuf;
+
+struct perf_raw_port {
+	uint16_t id;
+	uint16_t mtu;
+	uint32_t frag;			/* message bytes per frame */
+	struct rte_mempool *pool;
+	uint8_t mac[6];
+	uint8_t peer_mac[6];		/* broadcast until learned */
+	bool has_peer_mac;
+	uint32_t lip;			/* network order */
+	uint32_t pip;			/* 0: any */
+	struct rte_mbuf *txq[PERF_RAW_TXQ_MAX];	/* a ring */
+	uint32_t txq_head, txq_n;
+	struct rte_mbuf *tmp[PERF_RAW_TXQ_MAX];	/* a message's frames */
+	/* Counters. */
+	uint64_t tx_frames;		/* taken by the PMD */
+	uint64_t tx_refused;		/* tx_burst calls that took less than
+					 * offered (the frames stay queued) */
+	uint64_t tx_no_room;		/* messages held back: queue or pool */
+	uint64_t rx_frames;		/* ours, well formed */
+	uint64_t rx_ignored;		/* not ours (ARP, other ports, ...) */
+	uint64_t rx_bad;		/* ours, but malformed */
+};
+
+/* Reassembly of one message from its frames. */
+struct perf_raw_rx {
+	bool active;
+	uint64_t seq;
+	uint32_t got;			/* bytes so far (the next offset) */
 };
 
 /* rdma-write: the server asks NOTIFY_ME on this op. */
@@ -482,6 +564,26 @@ void perf_eth_print_stats(FILE *f, bool all);
 void perf_eth_diag(const struct perf_opts *o, char *buf, size_t len);
 int perf_eth_start_retry(const struct perf_opts *o, int (*start)(void *),
 			 void *arg);
+
+/* perf_rawpkt.c */
+void perf_raw_port_open(const struct perf_opts *o, struct perf_raw_port *p);
+void perf_raw_port_close(struct perf_raw_port *p);
+uint32_t perf_raw_frames_of(const struct perf_raw_port *p, uint32_t size);
+int perf_raw_send_msg(struct perf_raw_port *p, uint8_t type, uint64_t seq,
+		      const uint8_t *data, uint32_t size);
+void perf_raw_flush(struct perf_raw_port *p);
+uint16_t perf_raw_rx_burst(struct perf_raw_port *p, struct rte_mbuf **m,
+			   uint16_t n);
+int perf_raw_parse(struct perf_raw_port *p, struct rte_mbuf *m,
+		   struct perf_raw_frame *f);
+int perf_raw_take(struct perf_raw_rx *r, const struct perf_raw_frame *f,
+		  uint8_t *buf, uint32_t size, uint64_t *lost_frames);
+void perf_raw_learn(struct perf_raw_port *p, const struct perf_raw_frame *f);
+void perf_raw_print_stats(const struct perf_raw_port *p, FILE *f);
+
+/* perf_rawrun.c */
+void perf_raw_run(struct perf_ctx *ctx, struct perf_opts *o,
+		  struct perf_result *res);
 
 /* perf_report.c */
 void perf_print_stats(const struct perf_opts *o, FILE *f);

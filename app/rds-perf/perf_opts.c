@@ -118,7 +118,12 @@ perf_usage(const char *prog)
 		"           delay_us=N,depth=N,seed=N]\n"
 		"                      faults on every frame this process receives\n"
 		"                      (rte_rds_eth_set_faults; parts per million:\n"
-		"                      drop=10000 is 1 %% loss)\n",
+		"                      drop=10000 is 1 %% loss)\n"
+		"  --raw               no RDS: plain Ethernet/IPv4/UDP frames on the\n"
+		"                      same port, same modes, sizes and output (the\n"
+		"                      floor); both processes need it; messages over\n"
+		"                      the MTU go in MTU-sized frames, and a lost\n"
+		"                      frame is not sent again (see doc/rds-perf.md)\n",
 		prog, RTE_RDS_MAX_MSG_SIZE, RTE_RDS_MAX_MSG_SIZE,
 		PERF_WARMUP_MS, PERF_DEPTH_MAX,
 		PERF_DEPTH_DEFAULT, PERF_DEPTH_DEFAULT, PERF_BURST,
@@ -233,6 +238,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		OPT_WAIT,
 		OPT_ETH_OPTS,
 		OPT_FAULTS,
+		OPT_RAW,
 		OPT_HELP,
 	};
 	static const struct option longopts[] = {
@@ -253,12 +259,13 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "wait", required_argument, NULL, OPT_WAIT },
 		{ "eth-opts", required_argument, NULL, OPT_ETH_OPTS },
 		{ "faults", required_argument, NULL, OPT_FAULTS },
+		{ "raw", no_argument, NULL, OPT_RAW },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *prog = argv[0];
 	bool port_set = false, wait_set = false, role_set = false;
-	bool depth_set = false, secs_set = false;
+	bool depth_set = false, secs_set = false, engine_set = false;
 	struct in_addr a_local, a_peer;
 	uint32_t port;
 	char *end;
@@ -341,6 +348,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 				fprintf(stderr, "rds-perf: --engine must be inline or lcore\n");
 				return -1;
 			}
+			engine_set = true;
 			break;
 		case OPT_JSON:
 			o->json = true;
@@ -403,6 +411,9 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 				return -1;
 			o->faults_set = true;
 			break;
+		case OPT_RAW:
+			o->raw = true;
+			break;
 		case 'h':
 		case OPT_HELP:
 			perf_usage(prog);
@@ -425,8 +436,8 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 	}
 
 	if (o->transport != PERF_TRANSPORT_ETH &&
-	    (o->eth_opts != NULL || o->faults_set)) {
-		fprintf(stderr, "rds-perf: --eth-opts and --faults need --transport eth\n");
+	    (o->eth_opts != NULL || o->faults_set || o->raw)) {
+		fprintf(stderr, "rds-perf: --eth-opts, --faults and --raw need --transport eth\n");
 		return -1;
 	}
 	switch (o->transport) {
@@ -444,6 +455,11 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 #endif
 		break;
 	case PERF_TRANSPORT_ETH:
+		if (o->raw && (o->faults_set || perf_is_rdma(o->mode) ||
+			       engine_set || o->eth_opts != NULL)) {
+			fprintf(stderr, "rds-perf: --raw sends plain frames without RDS: no --faults, --engine, --eth-opts or rdma-* modes\n");
+			return -1;
+		}
 		break;
 	}
 
