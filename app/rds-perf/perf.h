@@ -21,6 +21,10 @@
  *                  the server's run
  *   perf_eth.c     eth: the address, its ethdev, faults, counters, why
  *                  a peer does not answer
+ *   perf_rawpkt.c  --raw: the port, frames, transmit queue, reassembly
+ *   perf_rawrun.c  --raw: one run of this process, its output
+ *   perf_rawcli.c  --raw: the client
+ *   perf_rawsrv.c  --raw: the server
  *   perf_report.c  text and JSON output, library counters
  *   perf_raw.c     raw ring floors (no RDS)
  */
@@ -581,9 +585,36 @@ int perf_raw_take(struct perf_raw_rx *r, const struct perf_raw_frame *f,
 void perf_raw_learn(struct perf_raw_port *p, const struct perf_raw_frame *f);
 void perf_raw_print_stats(const struct perf_raw_port *p, FILE *f);
 
-/* perf_rawrun.c */
+/* perf_rawrun.c, perf_rawcli.c, perf_rawsrv.c: one --raw run. */
+struct perf_raw {	/* one --raw run of this process */
+	struct perf_raw_port port;
+	struct perf_raw_rx rx;
+	uint64_t lost_frames;		/* messages broken by a missing frame */
+	uint64_t lost_msgs;		/* client: answers given up; server:
+					 * requests never received whole */
+	uint64_t late;			/* client: answers after their time */
+	uint64_t exp_seq;		/* server: next request expected */
+	uint64_t bytes;			/* server, stream: message bytes of the
+					 * frames received while measuring */
+	uint64_t owed[PERF_DEPTH_MAX > 4096 ? 4096 : PERF_DEPTH_MAX];
+	uint32_t owed_head, owed_n;	/* server: answers not queued yet */
+};
+
 void perf_raw_run(struct perf_ctx *ctx, struct perf_opts *o,
 		  struct perf_result *res);
+__rte_noreturn __rte_format_printf(3, 4) void
+perf_raw_give_up(struct perf_ctx *ctx, struct perf_raw *r, const char *fmt,
+		 ...);
+const char *perf_raw_link(const struct perf_raw *r);
+void perf_raw_ctl(struct perf_raw *r, enum perf_ctl_type type,
+		  const struct perf_opts *o, uint64_t v0, uint64_t v1,
+		  uint64_t v2);
+void perf_raw_client_hello(struct perf_ctx *ctx, struct perf_raw *r);
+void perf_raw_client_run(struct perf_ctx *ctx, struct perf_raw *r);
+void perf_raw_client_done(struct perf_ctx *ctx, struct perf_raw *r);
+void perf_raw_server_hello(struct perf_ctx *ctx, struct perf_raw *r,
+			   struct perf_opts *o);
+void perf_raw_server_run(struct perf_ctx *ctx, struct perf_raw *r);
 
 /* perf_report.c */
 void perf_print_stats(const struct perf_opts *o, FILE *f);
