@@ -91,6 +91,16 @@
 /* ib: how long the server keeps driving the engine after its last answer,
  * at most, waiting for it to be acknowledged. */
 #define PERF_LINGER_MS 1000
+/* eth: net_memif (DPDK 22.11) unmaps a port's rings from its interrupt
+ * thread when the peer disconnects, while rte_eth_rx_burst() may be
+ * reading them: a process that polls while its peer stops its port may
+ * crash (seen: the server, in its linger). So neither side polls when
+ * the other stops: the client polls PERF_ETH_BYE_POLL_MS after the done
+ * answer (its acknowledgements go out), then waits PERF_LINGER_MS +
+ * PERF_ETH_BYE_MS without polling before it stops; the server, after its
+ * linger, waits PERF_ETH_BYE_MS without polling. */
+#define PERF_ETH_BYE_POLL_MS 20
+#define PERF_ETH_BYE_MS 200
 
 /* ib control messages: magic "RDSP", version, types. */
 #define PERF_CTL_MAGIC 0x52445350u
@@ -397,7 +407,9 @@ struct perf_floors {
 #define PERF_RAW_TXQ_MAX 4096		/* frames queued for tx_burst */
 #define PERF_RAW_CTL_RETRY_MS 100	/* control frames repeated */
 #define PERF_RAW_TIMEOUT_MS 1000		/* an answer later than this: lost */
-#define PERF_RAW_LINGER_MS 300		/* server: answer repeated dones */
+#define PERF_RAW_LINGER_MS 300		/* server: answer repeated dones; the
+					 * client waits this + PERF_ETH_BYE_MS
+					 * without polling before it stops */
 #define PERF_RAW_DRAIN_MS 20		/* server: quiet this long after done */
 
 enum perf_raw_type {

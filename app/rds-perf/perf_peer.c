@@ -157,6 +157,14 @@ perf_peer_client_done(struct perf_ctx *ctx)
 			   in.v[2]);
 	if (perf_is_stream(ctx->o->mode) && !ctx->has_peer_result)
 		perf_error(ctx, "the server sent no result (its count of messages received)");
+	if (ctx->o->transport == PERF_TRANSPORT_ETH) {
+		/* Our acknowledgements out, then quiet while the server
+		 * lingers and stops its port (PERF_ETH_BYE_MS). */
+		end = rte_rdtsc() + hz * PERF_ETH_BYE_POLL_MS / 1000;
+		while (rte_rdtsc() < end)
+			perf_poll(ctx);
+		rte_delay_ms(PERF_LINGER_MS + PERF_ETH_BYE_MS);
+	}
 }
 
 /*
@@ -404,4 +412,7 @@ perf_peer_server_done(struct perf_ctx *ctx)
 			next_check = now + hz / 100;
 		}
 	}
+	/* eth: no polling while the client stops its port (perf.h). */
+	if (ctx->o->transport == PERF_TRANSPORT_ETH)
+		rte_delay_ms(PERF_ETH_BYE_MS);
 }

@@ -268,4 +268,7 @@ perf_raw_client_done(struct perf_ctx *ctx, struct perf_raw *r)
 	if (ctx->peer_v[2] != 0)
 		perf_error(ctx, "the server counted %" PRIu64 " errors (see its output)",
 			   ctx->peer_v[2]);
+	/* No polling while the server lingers and stops its port
+	 * (net_memif, perf.h). */
+	rte_delay_ms(PERF_RAW_LINGER_MS + PERF_ETH_BYE_MS);
 }
