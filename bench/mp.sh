@@ -353,8 +353,11 @@ for cs in ["in-lcore", "at-lcore", "at-inline", "in-inline", "preload", "preload
     s = v(cs, stream, "msgs_per_s")
     d = [p50[i] - base[i] for i in p50 if i in base]
     diff = "%+.0f ns" % st.median(d) if d and cs.startswith("at") else ""
-    print("| %s | %.0f ns | %.0f ns | %s | %s |" % (
-        names[cs], med(p50), med(p99), diff,
+    nrun = sum(1 for r in rows if r["case"] == cs and r.get("m") == m)
+    bad = nrun - len(p50)
+    print("| %s%s | %.0f ns | %.0f ns | %s | %s |" % (
+        names[cs], " (%d of %d runs failed)" % (bad, nrun) if bad else "",
+        med(p50), med(p99), diff,
         "%.2f M" % (med(s) / 1e6) if s else ""))
 print("\n## attach (rds-bench-attach time, %s attaches, p50)\n" % natt)
 for n in ("lcore", "inline"):
@@ -378,8 +381,8 @@ for r in rows:
         r["client_region_kib"], w["regions"], a["regions"],
         b["status_kib"]["VmRSS"], w["status_kib"]["VmRSS"], a["status_kib"]["VmRSS"]))
 nl = open(out + "/noise.log").read().splitlines()
-loads = [float(l.split("load ")[1].split()[0]) for l in nl]
-waits = [int(l.split("waited ")[1].split()[0]) for l in nl]
+loads = [float(re.search(r": load ([0-9.]+)", l).group(1)) for l in nl]
+waits = [int(re.search(r" waited ([0-9]+) s", l).group(1)) for l in nl]
 noisy = sum(1 for l in nl if not l.endswith("busy: none"))
 if loads:
     print("\nmachine noise: 1-min load average %.2f-%.2f (median %.2f) at the measurements' starts; waited %d s in all for quiet; %d of %d started with another process over the threshold (noise.log)" % (
