@@ -28,6 +28,8 @@ extern "C" {
 #endif
 
 #ifndef AF_RDS
+/** The kernel's address family number of RDS, for programs ported from
+ * AF_RDS (older C libraries do not define it). */
 #define AF_RDS 21
 #endif
 

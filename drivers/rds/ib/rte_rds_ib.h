@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include <rte_compat.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -65,7 +67,11 @@ int rte_rds_ib_stats_get(struct rte_rds_ib_stats *st);
  *
  * @return
  *   0, or -1 with rte_errno ENXIO (not initialised).
+ *
+ * @warning @b EXPERIMENTAL: a test and benchmark hook; it may change
+ * without notice.
  */
+__rte_experimental
 int rte_rds_ib_inject_qp_error(void);
 
 /**
@@ -77,7 +83,11 @@ int rte_rds_ib_inject_qp_error(void);
  *
  * @return
  *   0, or -1 with rte_errno ENXIO (not initialised).
+ *
+ * @warning @b EXPERIMENTAL: a test and benchmark hook; it may change
+ * without notice.
  */
+__rte_experimental
 int rte_rds_ib_inject_rx_stall(void);
 
 #ifdef __cplusplus
