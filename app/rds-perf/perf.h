@@ -323,6 +323,7 @@ struct perf_result {
 	double msgs_per_s;
 	double mb_per_s;
 	uint64_t p50;
+	uint64_t p90;
 	uint64_t p99;
 	uint64_t p999;
 	uint64_t max;
