@@ -171,6 +171,9 @@ perf_print_result(const struct perf_ctx *ctx, const struct perf_result *r)
 	       perf_sin_str(&ctx->srv_name, b, sizeof(b)));
 	perf_print_port(o);
 	printf("engine:       %s\n", perf_engine_str(o));
+	if (o->tasks > 1)
+		printf("tasks:        %u socket pairs on %u threads (msgs/s and MB/s summed, RTTs merged)\n",
+		       o->tasks, o->tasks);
 	static const char * const what[] = {
 		[PERF_MODE_LAT] = "one request in flight, echoed",
 		[PERF_MODE_BW] = "requests in flight up to depth, 0-byte replies",
@@ -338,6 +341,8 @@ perf_print_json(const struct perf_ctx *ctx, const struct perf_result *r,
 		       r->p50, r->p90, r->p99, r->p999, r->max);
 	printf("\"engine\":\"%s\",\"depth\":%u,\"errors\":%" PRIu64,
 	       perf_engine_str(o), ctx->window, ctx->errors);
+	if (o->tasks > 1)
+		printf(",\"tasks\":%u", o->tasks);
 	perf_print_json_raw(ctx);
 	perf_print_json_floors(f);
 	printf("}\n");
