@@ -72,8 +72,12 @@ perf_usage(const char *prog)
 		"                      flight, each answered by a reply that carries an\n"
 		"                      RDMA READ/WRITE of --size bytes of the client's\n"
 		"                      registered region (rds-rdma(7))\n"
-		"  --size N            request payload in bytes, 0..%u (default 64);\n"
-		"                      rdma-*: the RDMA payload, 1..%u\n"
+		"  --size N[,N...]|A:B:xF|A:B:+S\n"
+		"                      request payload in bytes, 0..%u (default 64);\n"
+		"                      rdma-*: the RDMA payload, 1..%u; k/K/M: x1024,\n"
+		"                      x1048576; a list (64,4k,64k) or a sweep from A\n"
+		"                      to B times F or plus S (1:1M:x4) runs once per\n"
+		"                      size (at most %u sizes), then prints a table\n"
 		"  --secs S            measured duration in seconds (default 2), after\n"
 		"                      a %u ms warm-up; a server (ib, eth) waits this\n"
 		"                      long for the client when --wait is not given\n"
@@ -91,14 +95,22 @@ perf_usage(const char *prog)
 		"                      -l 0-1): one SP/SC ring each way, one %u-byte\n"
 		"                      object; RTT p50/p99 and the floor of --mode lat\n"
 		"                      --engine lcore (RTT x %u/%u core crossings)\n"
-		"  --json              end the output with one JSON object line\n"
+		"  --tasks N           loop: N socket pairs, each on its own thread\n"
+		"                      (1..%u, default 1); msgs/s summed, RTTs merged\n"
+		"  --progress          a progress line once a second on stderr\n"
+		"  --histogram FILE    write the RTT CDF (ns, fraction), one gnuplot\n"
+		"                      data block per size\n"
+		"  --plot FILE.png     draw the RTT CDF with gnuplot (gnuplot-nox)\n"
+		"  --json              end the output with one JSON object line (one\n"
+		"                      per size)\n"
 		"  --verbose           print the engine counters at the end\n"
 		"  --help              this text\n"
 		"ib and eth transports (two processes):\n"
 		"  --role server|client\n"
 		"                      server: answer the client's requests (mode,\n"
-		"                      size and depth come from the client), exit when\n"
-		"                      it is done; client: send, measure, print\n"
+		"                      size and depth come from the client), exit after\n"
+		"                      its last run (one per size); client: send,\n"
+		"                      measure, print\n"
 		"  --local IP          this process's address, declared as \"ib\" (it\n"
 		"                      must belong to an RDMA device) or \"eth\"\n"
 		"  --peer IP           client: the server's address (required);\n"
@@ -125,9 +137,10 @@ perf_usage(const char *prog)
 		"                      the MTU go in MTU-sized frames, and a lost\n"
 		"                      frame is not sent again (see doc/rds-perf.md)\n",
 		prog, RTE_RDS_MAX_MSG_SIZE, RTE_RDS_MAX_MSG_SIZE,
-		PERF_WARMUP_MS, PERF_DEPTH_MAX,
+		PERF_SIZES_MAX, PERF_WARMUP_MS, PERF_DEPTH_MAX,
 		PERF_DEPTH_DEFAULT, PERF_DEPTH_DEFAULT, PERF_BURST,
 		PERF_PP_OBJ_SIZE, PERF_PP_CROSSINGS_LAT_LCORE, PERF_PP_CROSSINGS,
+		PERF_TASKS_MAX,
 		PERF_IB_PORT_DEFAULT,
 		PERF_IB_WAIT_DEFAULT);
 }
@@ -239,6 +252,10 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		OPT_ETH_OPTS,
 		OPT_FAULTS,
 		OPT_RAW,
+		OPT_TASKS,
+		OPT_PROGRESS,
+		OPT_HISTOGRAM,
+		OPT_PLOT,
 		OPT_HELP,
 	};
 	static const struct option longopts[] = {
@@ -260,6 +277,10 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "eth-opts", required_argument, NULL, OPT_ETH_OPTS },
 		{ "faults", required_argument, NULL, OPT_FAULTS },
 		{ "raw", no_argument, NULL, OPT_RAW },
+		{ "tasks", required_argument, NULL, OPT_TASKS },
+		{ "progress", no_argument, NULL, OPT_PROGRESS },
+		{ "histogram", required_argument, NULL, OPT_HISTOGRAM },
+		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -267,7 +288,8 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 	bool port_set = false, wait_set = false, role_set = false;
 	bool depth_set = false, secs_set = false, engine_set = false;
 	struct in_addr a_local, a_peer;
-	uint32_t port;
+	uint32_t port, v;
+	unsigned int i;
 	char *end;
 	int opt;
 
@@ -275,6 +297,9 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 	o->mode = PERF_MODE_LAT;
 	o->engine = PERF_ENGINE_INLINE;
 	o->size = 64;
+	o->sizes[0] = 64;
+	o->nb_sizes = 1;
+	o->tasks = 1;
 	o->depth = PERF_DEPTH_DEFAULT;
 	o->secs = 2.0;
 	o->role = PERF_ROLE_BOTH;
@@ -314,12 +339,27 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 			}
 			break;
 		case OPT_SIZE:
-			if (parse_u32(optarg, 0, RTE_RDS_MAX_MSG_SIZE,
-				      &o->size) < 0) {
-				fprintf(stderr, "rds-perf: --size must be 0..%u\n",
-					RTE_RDS_MAX_MSG_SIZE);
+			if (perf_parse_sizes(optarg, o->sizes,
+					     &o->nb_sizes) < 0)
+				return -1;
+			o->size = o->sizes[0];
+			break;
+		case OPT_TASKS:
+			if (parse_u32(optarg, 1, PERF_TASKS_MAX, &v) < 0) {
+				fprintf(stderr, "rds-perf: --tasks must be 1..%u\n",
+					PERF_TASKS_MAX);
 				return -1;
 			}
+			o->tasks = v;
+			break;
+		case OPT_PROGRESS:
+			o->progress = true;
+			break;
+		case OPT_HISTOGRAM:
+			o->histogram = optarg;
+			break;
+		case OPT_PLOT:
+			o->plot = optarg;
 			break;
 		case OPT_SECS:
 			errno = 0;
@@ -429,7 +469,9 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 	}
 	if (perf_is_rdma(o->mode) && !depth_set)
 		o->depth = 1;	/* rdma-*: one op at a time unless asked */
-	if (perf_is_rdma(o->mode) && o->size == 0) {
+	for (i = 0; i < o->nb_sizes && o->sizes[i] != 0; i++)
+		;
+	if (perf_is_rdma(o->mode) && i < o->nb_sizes) {
 		fprintf(stderr, "rds-perf: --mode %s needs --size 1..%u (an RDMA moves at least one byte)\n",
 			perf_mode_name(o->mode), RTE_RDS_MAX_MSG_SIZE);
 		return -1;
@@ -438,6 +480,19 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 	if (o->transport != PERF_TRANSPORT_ETH &&
 	    (o->eth_opts != NULL || o->faults_set || o->raw)) {
 		fprintf(stderr, "rds-perf: --eth-opts, --faults and --raw need --transport eth\n");
+		return -1;
+	}
+	if (o->tasks > 1 && o->transport != PERF_TRANSPORT_LOOP) {
+		fprintf(stderr, "rds-perf: --tasks needs --transport loop\n");
+		return -1;
+	}
+	if (o->nb_sizes > 1 && o->raw) {
+		fprintf(stderr, "rds-perf: --raw takes one --size\n");
+		return -1;
+	}
+	if ((o->histogram != NULL || o->plot != NULL) &&
+	    (perf_is_stream(o->mode) || o->role == PERF_ROLE_SERVER)) {
+		fprintf(stderr, "rds-perf: --histogram and --plot need round trips: not in stream mode, not on a server\n");
 		return -1;
 	}
 	switch (o->transport) {

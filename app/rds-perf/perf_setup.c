@@ -237,6 +237,38 @@ perf_setup_transport(struct perf_ctx *ctx, struct rte_rds_conf *conf)
 	}
 }
 
+/*
+ * Open the data sockets again (closing the old ones, with any region
+ * registered on them): both of loop's, or an ib or eth client's data
+ * socket (its control socket stays). For the next size of a list, and
+ * for --tasks' other socket pairs (then ctx has none yet).
+ */
+void
+perf_open_data_sockets(struct perf_ctx *ctx)
+{
+	const struct perf_opts *o = ctx->o;
+	const int buf = perf_sock_buf(o);
+	const int trans = o->transport == PERF_TRANSPORT_IB ? RDS_TRANS_IB :
+		RTE_RDS_TRANS_ETH;
+
+	if (ctx->cli >= 0 && rte_rds_close(ctx->cli) < 0)
+		perf_fail("rte_rds_close(client)");
+	ctx->cli = -1;
+	if (o->transport == PERF_TRANSPORT_LOOP) {
+		if (ctx->srv >= 0 && rte_rds_close(ctx->srv) < 0)
+			perf_fail("rte_rds_close(server)");
+		ctx->cli = perf_open_socket("client", PERF_LOOP_CLIENT_IP, 0,
+					    -1, buf, &ctx->cli_name);
+		ctx->srv = perf_open_socket("server", PERF_LOOP_SERVER_IP, 0,
+					    -1, buf, &ctx->srv_name);
+		ctx->dst = ctx->srv_name;
+		ctx->check_src = true;
+		return;
+	}
+	ctx->cli = perf_open_socket("client", o->local, 0, trans, buf,
+				    &ctx->cli_name);
+}
+
 /* The run's state before the set-up: no socket, buffers for --size, the
  * RTT log, the request payload's pattern. Exits when out of memory. */
 void
