@@ -19,6 +19,8 @@ BUILD=${1:?build directory}
 ENGINED=$BUILD/app/rds-engined/rds-engined
 PRELOAD=$BUILD/lib/preload/librte_rds_preload.so
 T=$BUILD/test
+# In a sanitizer build the preload links libasan, whose runtime must come
+# first in the process's library list: put it before the preload.
 TMP=$(mktemp -d /tmp/rds-mp-preload.XXXXXX)
 SOCK=$TMP/engine.sock
 IPA=10.249.0.1
@@ -54,6 +56,8 @@ if [ ! -S "$SOCK" ]; then
 	exit 1
 fi
 export RTE_RDS_ENGINE=$SOCK
+ASAN_RT=$(ldd "$PRELOAD" 2>/dev/null | awk '/libasan/ { print $3; exit }')
+[ -n "$ASAN_RT" ] && PRELOAD="$ASAN_RT $PRELOAD"
 
 step() {
 	local name=$1
@@ -101,7 +105,7 @@ peer() {
 	local brc=$?
 	grep -E 'PASS|FAIL|sha' "$TMP/peer-a.log" "$TMP/peer-b.log" | head -20
 	[ $rc -eq 0 ] && [ $brc -eq 0 ] || {
-		tail -20 "$TMP/peer-a.log" "$TMP/peer-b.log"
+		tail -n 20 "$TMP/peer-a.log" "$TMP/peer-b.log"
 		return 1
 	}
 	# A's tx digest is B's rx digest and the other way.
