@@ -26,7 +26,7 @@
 static const char *addr_a, *addr_b;
 /* Credit flow control on both ends, with a small receive ring. */
 static bool use_credits;
-static bool use_stall;	/* no credits, a short ib_stall_ms */
+static bool use_stall;	/* no credits, a short stall_ms */
 
 static int
 ib_socket(const char *ip, int bufsz)
@@ -63,25 +63,26 @@ static void
 lib_up(void)
 {
 	struct rte_rds_conf conf;
+	char opts[128] = "", spec[192];
 
 	rte_rds_conf_init(&conf);
 	conf.engine[0].lcore_id = RTE_RDS_ENGINE_INLINE;
 	conf.engine[0].idle = RTE_RDS_IDLE_YIELD;
-	CU_ASSERT_FATAL(rte_rds_conf_add_addr(&conf, addr_a, "ib", NULL) == 0);
-	CU_ASSERT_FATAL(rte_rds_conf_add_addr(&conf, addr_b, "ib", NULL) == 0);
-	if (use_credits) {
-		conf.ib_flow_control = 1;
-		conf.ib_recv_wr = 16;
-	}
+	if (use_credits)
+		snprintf(opts, sizeof(opts), ",flow_control=1,recv_wr=16");
 	if (use_stall) {
 		/* RNR NAKs, not credits, when the ring is empty (a small
 		 * one, so that even a short stream empties it); a stall
 		 * found within a second. */
-		conf.ib_flow_control = 0;
-		conf.ib_recv_wr = 64;
-		conf.ib_stall_ms = (uint32_t)rds_test_env_u64(
-			"RDS_TEST_IB_STALL_MS", 1000);
+		snprintf(opts, sizeof(opts), ",flow_control=0,recv_wr=64,"
+			 "stall_ms=%u", (unsigned int)rds_test_env_u64(
+				 "RDS_TEST_IB_STALL_MS", 1000));
 	}
+	/* The ib settings are options of each address. */
+	snprintf(spec, sizeof(spec), "%s=ib%s", addr_a, opts);
+	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(&conf, spec) == 0);
+	snprintf(spec, sizeof(spec), "%s=ib%s", addr_b, opts);
+	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(&conf, spec) == 0);
 	CU_ASSERT_FATAL(rds_test_lib_init(&conf) == 0);
 }
 

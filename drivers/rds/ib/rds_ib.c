@@ -113,12 +113,22 @@ rds_ib_laddr_check(struct rds_laddr *la)
 	struct rdma_cm_id *id = NULL;
 	struct rds_ib_laddr *il;
 	struct sockaddr_in sin;
-	int ret = -EADDRNOTAVAIL;
+	int ret;
 
 	il = rds_mem_zalloc("rds_ib_laddr", sizeof(*il));
 	if (il == NULL)
 		return -ENOMEM;
 	la->tp = il;
+	/* The options first: a bad one is EINVAL whatever the devices. */
+	ret = rds_ib_opts_parse(la->args, &il->opts);
+	if (ret != 0)
+		return ret;
+	il->stall_tsc = (uint64_t)il->opts.stall_ms * rte_get_tsc_hz() / 1000;
+	il->connect_tsc = il->stall_tsc == 0 ? 0 :
+		(uint64_t)RTE_MAX(RDS_IB_CONNECT_TIMEOUT_MS,
+				  2 * il->opts.stall_ms) *
+		rte_get_tsc_hz() / 1000;
+	ret = -EADDRNOTAVAIL;
 
 	ch = rdma_create_event_channel();
 	if (ch == NULL) {
@@ -132,10 +142,19 @@ rds_ib_laddr_check(struct rds_laddr *la)
 		sin.sin_addr.s_addr = rds_addr_v4(&la->addr);
 		if (rdma_bind_addr(id, (struct sockaddr *)&sin) == 0 &&
 		    id->verbs != NULL) {
+			const char *name = ibv_get_device_name(id->verbs->device);
+
 			/* Its device's PD: memory registers before any
 			 * connection exists. */
 			il->dev = rds_ib_dev_get(id->verbs);
 			ret = il->dev != NULL ? 0 : -ENODEV;
+			if (ret == 0 && la->dev[0] != '\0' &&
+			    (name == NULL || strcmp(name, la->dev) != 0)) {
+				IB_LOG(ERR, "dev=%s given, but the address is "
+				       "on %s", la->dev, name != NULL ? name :
+				       "an unnamed device");
+				ret = -ENODEV;
+			}
 		}
 		rdma_destroy_id(id);
 	}
@@ -169,12 +188,6 @@ rds_ib_engine_init(struct rds_engine *e)
 					  __ATOMIC_ACQUIRE);
 	ie->rx_stall_seen = __atomic_load_n(&rds_ib_rx_stall_gen,
 					    __ATOMIC_ACQUIRE);
-	ie->stall_tsc = (uint64_t)rds_lib->conf.ib_stall_ms *
-			rte_get_tsc_hz() / 1000;
-	ie->connect_tsc = ie->stall_tsc == 0 ? 0 :
-		(uint64_t)RTE_MAX(RDS_IB_CONNECT_TIMEOUT_MS,
-				  2 * rds_lib->conf.ib_stall_ms) *
-		rte_get_tsc_hz() / 1000;
 	e->tp[rds_ib_slot] = ie;
 	rds_engine_poll_transport(e, &rds_ib_transport);
 	ie->ch = rdma_create_event_channel();
@@ -189,7 +202,7 @@ rds_ib_engine_init(struct rds_engine *e)
 	if (ie->handoff == NULL)
 		return -ENOMEM;
 	if (e->id == 0)
-		return rds_ib_listen(e, rds_lib->conf.ib_cm_port);
+		return rds_ib_listen(e);
 	return 0;
 }
 
@@ -227,6 +240,7 @@ rds_ib_conn_alloc(struct rds_conn *c)
 	if (ic == NULL)
 		return -ENOMEM;
 	ic->c = c;
+	ic->la = rds_ib_laddr(c->la);
 	c->tp = ic;
 	return 0;
 }
@@ -270,19 +284,20 @@ rds_ib_conn_name(const struct rds_conn *c, char *buf, size_t len)
  * complete, or for room in it when the last transmit found the ring full
  * or no credits while the core still has something to send. Progress is
  * a send completion or credits coming back. Waiting without progress for
- * ib_stall_ms (an RNR NAK that never ends, a peer that stopped
+ * stall_ms (an RNR NAK that never ends, a peer that stopped
  * answering, a QP that stopped on its own) drops the connection: RDS
  * reconnects and retransmits everything not acknowledged.
  */
 static void
 rds_ib_watch(struct rds_ib_engine *ie, struct rds_ib_conn *ic)
 {
+	uint64_t stall_tsc = ic->la->stall_tsc;
 	struct rds_conn *c = ic->c;
 	uint64_t now;
 	bool waiting;
 	char name[48];
 
-	if (ie->stall_tsc == 0 || ic->cstate != RDS_IB_ESTABLISHED ||
+	if (stall_tsc == 0 || ic->cstate != RDS_IB_ESTABLISHED ||
 	    c->state != RDS_CONN_UP || c->drop_pending)
 		return;
 	now = rte_rdtsc();
@@ -293,14 +308,14 @@ rds_ib_watch(struct rds_ib_engine *ie, struct rds_ib_conn *ic)
 		ic->progress_tsc = now;
 		return;
 	}
-	if (now - ic->progress_tsc < ie->stall_tsc)
+	if (now - ic->progress_tsc < stall_tsc)
 		return;
 	ie->stats.stalls++;
 	IB_LOG(WARNING, "%s: no progress for %u ms with work waiting (SENDs "
 	       "posted %" PRIu64 ", completed %" PRIu64 ", last signalled %"
 	       PRIu64 "; %s%s): resetting the connection",
 	       rds_ib_conn_name(c, name, sizeof(name)),
-	       rds_lib->conf.ib_stall_ms, ic->s_head, ic->s_tail, ic->s_sig,
+	       ic->la->opts.stall_ms, ic->s_head, ic->s_tail, ic->s_sig,
 	       ic->tx_blocked ? "transmit blocked" : "transmit not blocked",
 	       ic->flowctl ? (ic->credits == 0 ? ", no credits" :
 			      ", credits left") : "");
@@ -316,10 +331,10 @@ rds_ib_watch_connect(struct rds_ib_engine *ie, struct rds_conn *c)
 	struct rds_ib_conn *ic = c->tp;
 	char name[48];
 
-	if (ie->connect_tsc == 0 || ic == NULL || c->drop_pending ||
+	if (ic == NULL || ic->la->connect_tsc == 0 || c->drop_pending ||
 	    c->state != RDS_CONN_CONNECTING ||
 	    ic->cstate == RDS_IB_ESTABLISHED ||
-	    rte_rdtsc() - ic->connect_tsc < ie->connect_tsc)
+	    rte_rdtsc() - ic->connect_tsc < ic->la->connect_tsc)
 		return;
 	ie->stats.connect_timeouts++;
 	IB_LOG(WARNING, "%s: %s connection attempt without an outcome after "
