@@ -2,7 +2,8 @@
 /*
  * The ib transport's ops table, per-engine state (CM event channel,
  * handoff ring, live connections), devices and protection domains, the
- * engine poll, and the test hooks.
+ * engine poll, and the test hooks. Info records and counters:
+ * rds_ib_info.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -421,33 +422,13 @@ const struct rds_transport rds_ib_transport = {
 	.poll = rds_ib_poll,
 	.mr_reg = rds_ib_mr_reg,
 	.mr_free = rds_ib_mr_free,
+	.info = rds_ib_info,
+	.xstat_names = rds_ib_xstat_names,
+	.nb_xstats = RDS_IB_NB_XSTATS,
+	.xstats = rds_ib_xstats,
 };
 
 RDS_TRANSPORT_REGISTER(rds_ib_transport);
-
-int
-rte_rds_ib_stats_get(struct rte_rds_ib_stats *st)
-{
-	unsigned int i, k;
-
-	if (rds_lib == NULL)
-		return RDS_ERR(ENXIO);
-	if (st == NULL)
-		return RDS_ERR(EINVAL);
-	memset(st, 0, sizeof(*st));
-	for (i = 0; i < rds_lib->nb_engines; i++) {
-		struct rds_ib_engine *ie = rds_ib_engine(rds_lib->engines[i]);
-		const uint64_t *src;
-		uint64_t *dst = (uint64_t *)st;
-
-		if (ie == NULL)
-			continue;
-		src = (const uint64_t *)&ie->stats;
-		for (k = 0; k < sizeof(*st) / sizeof(uint64_t); k++)
-			dst[k] += src[k];
-	}
-	return 0;
-}
 
 int
 rte_rds_ib_inject_qp_error(void)

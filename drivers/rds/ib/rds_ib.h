@@ -117,6 +117,7 @@ struct rds_ib_conn {
 	struct ibv_cq *rcq;
 	struct ibv_qp *qp;
 	uint32_t max_inline;
+	uint32_t max_send_sge;		/* what the QP got */
 
 	/* Send ring: slot i holds a header and one fragment. */
 	uint8_t *sbuf;
@@ -223,6 +224,12 @@ struct rds_ib_dev *rds_ib_dev_get(struct ibv_context *verbs);
  * "" for the defaults) into o. 0, or -EINVAL (unknown key, bad value;
  * logged). */
 int rds_ib_opts_parse(const char *args, struct rds_ib_opts *o);
+
+/* rds_ib_info.c */
+void rds_ib_info(struct rds_engine *e, struct rds_info_req *r);
+#define RDS_IB_NB_XSTATS (sizeof(struct rte_rds_ib_stats) / sizeof(uint64_t))
+extern const char *const rds_ib_xstat_names[];
+void rds_ib_xstats(struct rds_engine *e, uint64_t *values);
 
 /* rds_ib_cm.c */
 int rds_ib_conn_connect(struct rds_conn *c);

@@ -186,6 +186,7 @@ rds_ib_setup_qp(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 	}
 	ic->qp = id->qp;
 	ic->max_inline = qa.cap.max_inline_data;
+	ic->max_send_sge = qa.cap.max_send_sge;
 	ic->cm_id = id;
 	id->context = ic;
 	if (rds_ib_recv_post_all(ic) != 0)

@@ -40,7 +40,11 @@
  * fields of struct rte_rds_conf (ib_cm_port, ib_send_wr, ib_recv_wr,
  * ib_flow_control, ib_stall_ms) before; they are options of an address
  * now, as the eth transport's.
-
+ *
+ * Counters: rte_rds_xstats_get("ib", ...) with the names of struct
+ * rte_rds_ib_stats's fields, or rte_rds_ib_stats_get(). Connections:
+ * rte_rds_info(RDS_INFO_IB_CONNECTIONS) gives a struct
+ * rds_info_rdma_connection per ib connection (rte_rds_info.h).
  */
 
 #include <stdint.h>
@@ -49,7 +53,8 @@
 extern "C" {
 #endif
 
-/** Counters of the ib transport, summed over engines. */
+/** Counters of the ib transport, summed over engines (the typed view of
+ * rte_rds_xstats_get("ib", ...), same names, same order). */
 struct rte_rds_ib_stats {
 	uint64_t connects_active;	/**< connections we initiated that came up */
 	uint64_t connects_passive;	/**< connections we accepted that came up */
