@@ -222,6 +222,8 @@ struct perf_opts {
 	const char *peer;
 	uint16_t port;
 	double wait;
+	/* ib only: options appended to the address ("k=v,..."). */
+	const char *ib_opts;
 	/* eth only: options appended to the address ("k=v,..."), faults
 	 * (--faults), and --raw (plain Ethernet/UDP frames, no RDS). */
 	const char *eth_opts;

@@ -119,6 +119,11 @@ perf_usage(const char *prog)
 		"  --wait S            how long the server waits for the client, and\n"
 		"                      the client for the server's first answer\n"
 		"                      (default %.0f; server: --secs if given)\n"
+		"ib transport only:\n"
+		"  --ib-opts K=V[,K=V...]\n"
+		"                      options of the ib address, appended to\n"
+		"                      \"IP=ib\": cm_port=, send_wr=, recv_wr=,\n"
+		"                      flow_control=0|1, stall_ms= (rte_rds_ib.h)\n"
 		"eth transport only (the ethdev comes from the EAL, e.g.\n"
 		"--vdev=net_memif0,role=server,socket=/tmp/x.sock; port= may be left\n"
 		"out when the process has one ethdev):\n"
@@ -250,6 +255,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		OPT_PORT,
 		OPT_WAIT,
 		OPT_ETH_OPTS,
+		OPT_IB_OPTS,
 		OPT_FAULTS,
 		OPT_RAW,
 		OPT_TASKS,
@@ -275,6 +281,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "port", required_argument, NULL, OPT_PORT },
 		{ "wait", required_argument, NULL, OPT_WAIT },
 		{ "eth-opts", required_argument, NULL, OPT_ETH_OPTS },
+		{ "ib-opts", required_argument, NULL, OPT_IB_OPTS },
 		{ "faults", required_argument, NULL, OPT_FAULTS },
 		{ "raw", no_argument, NULL, OPT_RAW },
 		{ "tasks", required_argument, NULL, OPT_TASKS },
@@ -446,6 +453,15 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 			}
 			o->eth_opts = optarg;
 			break;
+		case OPT_IB_OPTS:
+			if (*optarg == '\0' || *optarg == ',' ||
+			    strlen(optarg) >= RTE_RDS_ARGSIZE) {
+				fprintf(stderr, "rds-perf: --ib-opts must be K=V[,K=V...], under %u characters\n",
+					RTE_RDS_ARGSIZE);
+				return -1;
+			}
+			o->ib_opts = optarg;
+			break;
 		case OPT_FAULTS:
 			if (parse_faults(optarg, &o->faults) < 0)
 				return -1;
@@ -477,6 +493,10 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		return -1;
 	}
 
+	if (o->transport != PERF_TRANSPORT_IB && o->ib_opts != NULL) {
+		fprintf(stderr, "rds-perf: --ib-opts needs --transport ib\n");
+		return -1;
+	}
 	if (o->transport != PERF_TRANSPORT_ETH &&
 	    (o->eth_opts != NULL || o->faults_set || o->raw)) {
 		fprintf(stderr, "rds-perf: --eth-opts, --faults and --raw need --transport eth\n");

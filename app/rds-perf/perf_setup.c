@@ -187,15 +187,24 @@ perf_setup_peer(struct perf_ctx *ctx, struct rte_rds_conf *conf, int buf,
 	}
 }
 
-/* ib: --local is declared with transport "ib" (rdma_cm finds its
+/* ib: --local is declared as "IP=ib[,--ib-opts]" (rdma_cm finds its
  * device). */
 static void
 perf_setup_ib(struct perf_ctx *ctx, struct rte_rds_conf *conf, int buf)
 {
 	const struct perf_opts *o = ctx->o;
+	char spec[INET_ADDRSTRLEN + RTE_RDS_ARGSIZE + 8];
+	int n;
 
-	if (rte_rds_conf_add_addr(conf, o->local, "ib", NULL) < 0)
-		perf_fail("rte_rds_conf_add_addr(%s, ib)", o->local);
+	if (o->ib_opts != NULL)
+		n = snprintf(spec, sizeof(spec), "%s=ib,%s", o->local,
+			     o->ib_opts);
+	else
+		n = snprintf(spec, sizeof(spec), "%s=ib", o->local);
+	if (n < 0 || (size_t)n >= sizeof(spec))
+		perf_die("--local and --ib-opts are too long");
+	if (rte_rds_conf_add_addr_str(conf, spec) < 0)
+		perf_fail("rte_rds_conf_add_addr_str(\"%s\")", spec);
 	perf_setup_peer(ctx, conf, buf, RDS_TRANS_IB);
 }
 
