@@ -91,9 +91,18 @@ step "krds_pingpong (blocking)" pingpong ""
 step "krds_pingpong (busy)" pingpong --busy
 
 peer() {
-	env LD_PRELOAD="$PRELOAD" timeout 240 "$T/rxe/krds_peer" -T none \
+	# A message to a port not bound yet is dropped (as the kernel
+	# does): B binds first and sends only once A's first message is in
+	# (-P); A starts once B is bound, and sends at once.
+	local i
+	env LD_PRELOAD="$PRELOAD" timeout 240 "$T/rxe/krds_peer" -P -T none \
 		-n 300 $IPB $IPA > "$TMP/peer-b.log" 2>&1 &
 	local bp=$!
+	for i in $(seq 300); do
+		grep -q 'socket bound to' "$TMP/peer-b.log" && break
+		kill -0 $bp 2>/dev/null || break
+		sleep 0.1
+	done
 	env LD_PRELOAD="$PRELOAD" timeout 240 "$T/rxe/krds_peer" -T none \
 		-n 300 $IPA $IPB > "$TMP/peer-a.log" 2>&1
 	local rc=$?
@@ -101,7 +110,7 @@ peer() {
 	local brc=$?
 	grep -E 'PASS|FAIL|sha' "$TMP/peer-a.log" "$TMP/peer-b.log" | head -20
 	[ $rc -eq 0 ] && [ $brc -eq 0 ] || {
-		tail -20 "$TMP/peer-a.log" "$TMP/peer-b.log"
+		tail -n 20 "$TMP/peer-a.log" "$TMP/peer-b.log"
 		return 1
 	}
 	# A's tx digest is B's rx digest and the other way.
