@@ -95,9 +95,18 @@ step "krds_pingpong (blocking)" pingpong ""
 step "krds_pingpong (busy)" pingpong --busy
 
 peer() {
-	env LD_PRELOAD="$PRELOAD" timeout 240 "$T/rxe/krds_peer" -T none \
+	# A message to a port not bound yet is dropped (as the kernel
+	# does): B binds first and sends only once A's first message is in
+	# (-P); A starts once B is bound, and sends at once.
+	local i
+	env LD_PRELOAD="$PRELOAD" timeout 240 "$T/rxe/krds_peer" -P -T none \
 		-n 300 $IPB $IPA > "$TMP/peer-b.log" 2>&1 &
 	local bp=$!
+	for i in $(seq 300); do
+		grep -q 'socket bound to' "$TMP/peer-b.log" && break
+		kill -0 $bp 2>/dev/null || break
+		sleep 0.1
+	done
 	env LD_PRELOAD="$PRELOAD" timeout 240 "$T/rxe/krds_peer" -T none \
 		-n 300 $IPA $IPB > "$TMP/peer-a.log" 2>&1
 	local rc=$?
