@@ -12,10 +12,23 @@
  * The measured loop is bench_loop(): run under
  * valgrind --tool=callgrind --toggle-collect=bench_loop to count its
  * instructions (bench/core.sh does, for N and 2N messages). Without
- * valgrind it prints the time per message of each run, and the median.
+ * valgrind it prints, as one JSON line, the median and the best time per
+ * message over the runs, and beside them the floor measured in the same
+ * runs: floor_loop(), the same loop shape without RDS (the payload copied
+ * into a message, its pointer through an SP/SC rte_ring and back, the
+ * payload copied out), timed right after each run of bench_loop() so that
+ * the noise of a shared machine falls on both.
+ *
+ * With --idle-socks K it also prints what the K idle sockets cost as heap
+ * growth: libc heap in use (mallinfo2) plus DPDK heap
+ * (rte_malloc_get_socket_stats), read after the measured pair is bound
+ * and again after the K idle sockets are (cold: the socket table's chunks
+ * they need are counted), divided by K. Under valgrind, which replaces
+ * malloc, the libc part reads 0.
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +37,8 @@
 #include <rte_eal.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_ring.h>
 
 #include <rte_rds.h>
 
@@ -87,6 +102,48 @@ bench_loop(int a, int b, const struct sockaddr_in *to, uint8_t *buf,
 	return bad;
 }
 
+/* The floor: the same loop without RDS. The payload is copied into a
+ * message, the message's pointer goes through an SP/SC ring and comes
+ * back, the payload is copied out: two copies and a ring, the least any
+ * in-process message path does. */
+__attribute__((noinline)) uint64_t
+floor_loop(struct rte_ring *r, uint8_t *msg, uint8_t *buf, size_t size,
+	   uint64_t n)
+{
+	uint64_t i, bad = 0;
+	void *p = msg;
+
+	for (i = 0; i < n; i++) {
+		memcpy(msg, buf, size);
+		if (rte_ring_sp_enqueue(r, msg) != 0)
+			bad++;
+		if (rte_ring_sc_dequeue(r, &p) != 0)
+			bad++;
+		memcpy(buf, p, size);
+	}
+	return bad;
+}
+
+/* Heap in use, libc and DPDK. */
+struct mem {
+	size_t libc;
+	size_t dpdk;
+};
+
+static struct mem
+mem_now(void)
+{
+	struct rte_malloc_socket_stats st;
+	struct mallinfo2 mi = mallinfo2();
+	struct mem m = { .libc = mi.uordblks + mi.hblkhd, .dpdk = 0 };
+	int sock;
+
+	for (sock = 0; sock < RTE_MAX_NUMA_NODES; sock++)
+		if (rte_malloc_get_socket_stats(sock, &st) == 0)
+			m.dpdk += st.heap_allocsz_bytes;
+	return m;
+}
+
 /* Connections between 8 + 8 addresses, used once and left idle. */
 static void
 idle_conns(int *socks)
@@ -142,9 +199,13 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rte_rds_conf conf;
-	uint64_t n = 100000, k = 0, size = 64, runs = 5, r, t0, bad;
-	uint64_t *ns;
-	uint8_t *buf;
+	uint64_t n = 100000, k = 0, size = 64, runs = 5, r, t0, t1, bad;
+	uint64_t end, done;
+	uint64_t *ns, *fns;
+	uint8_t *buf, *msg;
+	struct rte_ring *ring;
+	struct mem m0, m1;
+	double per;
 	struct sockaddr_in to = sin_of(IP_B, PORT_B);
 	int socks[2 * NB_IDLE_ADDRS];
 	bool conns = false;
@@ -196,10 +257,12 @@ main(int argc, char **argv)
 	rte_rds_conf_free(&conf);
 	a = sock_on(IP_A, PORT_A);
 	b = sock_on(IP_B, PORT_B);
+	m0 = mem_now();
 	for (r = 0; r < k; r++) {
 		snprintf(ip, sizeof(ip), "10.252.0.%u", (unsigned)(r % 4) + 1);
 		sock_on(ip, 0);
 	}
+	m1 = mem_now();
 	if (conns) {
 		for (i = 0; i < 2 * NB_IDLE_ADDRS; i++) {
 			snprintf(ip, sizeof(ip), "10.251.%u.%u",
@@ -208,29 +271,74 @@ main(int argc, char **argv)
 		}
 		idle_conns(socks);
 	}
+	if (runs == 0)
+		runs = 1;
 	buf = calloc(1, size);
+	/* Its own cache lines, away from buf (no 4 KiB aliasing). */
+	msg = aligned_alloc(4096, (size + 4096 + 4095) / 4096 * 4096);
+	if (msg != NULL)
+		msg += 2048;
 	ns = calloc(runs, sizeof(*ns));
-	if (buf == NULL || ns == NULL)
+	fns = calloc(runs, sizeof(*fns));
+	ring = rte_ring_create("bench_floor", 64, SOCKET_ID_ANY,
+			       RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (buf == NULL || msg == NULL || ns == NULL || fns == NULL)
 		die("calloc");
+	if (ring == NULL)
+		die("rte_ring_create");
 	/* Warm up: the connection, its queues and the buffer caches. */
 	if (bench_loop(a, b, &to, buf, size, 1000) != 0)
 		fprintf(stderr, "warm-up: some calls failed\n");
+	floor_loop(ring, msg, buf, size, 1000);
 	for (r = 0; r < runs; r++) {
 		t0 = rte_rdtsc();
 		bad = bench_loop(a, b, &to, buf, size, n);
-		ns[r] = (rte_rdtsc() - t0) * 1000000000ULL / rte_get_tsc_hz();
+		t1 = rte_rdtsc();
+		ns[r] = (t1 - t0) * 1000000000ULL / rte_get_tsc_hz();
 		if (bad != 0) {
 			fprintf(stderr, "run %" PRIu64 ": %" PRIu64
 				" calls failed\n", r, bad);
 			return 1;
 		}
+		/* The floor, for as long as the run took (so that it meets
+		 * as much of the machine's noise), in steps of 1000. */
+		t1 = rte_rdtsc();
+		end = t1 + (t1 - t0);
+		done = 0;
+		do {
+			if (floor_loop(ring, msg, buf, size, 1000) != 0) {
+				fprintf(stderr, "floor run %" PRIu64
+					" failed\n", r);
+				return 1;
+			}
+			done += 1000;
+			t0 = rte_rdtsc();
+		} while (t0 < end);
+		fns[r] = (t0 - t1) * 1000000000ULL / rte_get_tsc_hz();
+		fns[r] = fns[r] * 1000 / done;	/* ps per message */
 	}
 	qsort(ns, runs, sizeof(*ns), cmp_u64);
+	qsort(fns, runs, sizeof(*fns), cmp_u64);
+	per = k == 0 ? 0.0 :
+	      ((double)m1.libc - (double)m0.libc +
+	       (double)m1.dpdk - (double)m0.dpdk) / (double)k;
 	printf("{\"msgs\": %" PRIu64 ", \"idle_socks\": %" PRIu64
 	       ", \"idle_conns\": %u, \"size\": %" PRIu64 ", \"runs\": %"
-	       PRIu64 ", \"ns_per_msg_median\": %.1f, \"ns_per_msg_min\": %.1f}\n",
+	       PRIu64 ", \"ns_per_msg_median\": %.1f, \"ns_per_msg_min\": %.1f"
+	       ", \"floor_ns_per_msg_median\": %.1f"
+	       ", \"floor_ns_per_msg_min\": %.1f"
+	       ", \"idle_sock_bytes\": %.1f, \"idle_libc_bytes\": %.0f"
+	       ", \"idle_dpdk_bytes\": %.0f}\n",
 	       n, k, conns ? NB_IDLE_ADDRS * NB_IDLE_ADDRS : 0, size, runs,
-	       (double)ns[runs / 2] / (double)n, (double)ns[0] / (double)n);
+	       (double)ns[runs / 2] / (double)n, (double)ns[0] / (double)n,
+	       (double)fns[runs / 2] / 1000.0, (double)fns[0] / 1000.0,
+	       per, (double)m1.libc - (double)m0.libc,
+	       (double)m1.dpdk - (double)m0.dpdk);
+	rte_ring_free(ring);
+	free(msg - 2048);
+	free(buf);
+	free(ns);
+	free(fns);
 	rte_rds_fini();
 	rte_eal_cleanup();
 	return 0;

@@ -22,7 +22,7 @@ packages=(
 	libcunit1-dev libssl-dev
 	libibverbs-dev librdmacm-dev rdma-core ibverbs-providers
 	python3 python3-pyelftools
-	valgrind iproute2 linux-libc-dev
+	valgrind iproute2 linux-libc-dev doxygen
 	libasan8 libubsan1
 	clang libclang-rt-14-dev
 )

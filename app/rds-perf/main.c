@@ -66,47 +66,6 @@
 
 #include "perf.h"
 
-/* Over RDS: set-up, handshake, run, report (the library stays up). */
-static void
-perf_run_rds(struct perf_ctx *ctx, struct perf_opts *opts,
-	     struct perf_result *res)
-{
-	struct rte_rds_conf conf;
-
-	rte_rds_conf_init(&conf);
-	perf_engine_conf(opts, &conf);
-	perf_setup_transport(ctx, &conf);
-	if (perf_is_rdma(opts->mode) && ctx->cli >= 0)
-		perf_rdma_client_setup(ctx);
-	if (opts->role == PERF_ROLE_CLIENT) {
-		perf_peer_client_hello(ctx);
-	} else if (opts->role == PERF_ROLE_SERVER) {
-		perf_peer_server_hello(ctx, opts);
-	} else if (perf_is_rdma(opts->mode)) {
-		perf_rdma_server_setup(ctx, ctx->slots);
-		perf_rdma_loop_handshake(ctx);
-	}
-
-	if (opts->verbose)
-		perf_print_setup(ctx, &conf);
-
-	if (opts->role == PERF_ROLE_SERVER) {
-		perf_peer_server_run(ctx);
-		perf_peer_server_done(ctx);
-		perf_result(ctx, res);
-		perf_print_server(ctx, res);
-	} else {
-		perf_run(ctx);
-		if (opts->role == PERF_ROLE_CLIENT)
-			perf_peer_client_done(ctx);
-		perf_check_counts(ctx);
-		perf_result(ctx, res);
-		perf_print_result(ctx, res);
-	}
-	if (opts->verbose)
-		perf_print_stats(opts, stdout);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -114,6 +73,8 @@ main(int argc, char **argv)
 	struct perf_ctx ctx;
 	struct perf_result res;
 	struct perf_floors floors = { 0 };
+	struct perf_sweep *sweep;
+	uint64_t errors;
 	int ret;
 
 	/* A client of an engine process initialises no EAL. */
@@ -138,11 +99,14 @@ main(int argc, char **argv)
 	}
 
 	perf_ctx_init(&ctx, &opts);
+	sweep = perf_sweep_new(&opts);
 	if (opts.raw) {
 		/* No RDS: plain frames on the eth address's port. */
 		perf_raw_run(&ctx, &opts, &res);
+		perf_sweep_add(sweep, &ctx, &res);
 	} else {
-		perf_run_rds(&ctx, &opts, &res);
+		/* Set-up, then a run per --size (perf_sweep.c). */
+		perf_sweep_rds(&ctx, &opts, sweep);
 		perf_ctx_close(&ctx);
 	}
 	perf_ctx_free(&ctx);
@@ -152,22 +116,21 @@ main(int argc, char **argv)
 	if (opts.raw_ring) {
 		floors.ring = true;
 		floors.ring_rate = perf_raw_ring(opts.secs, &floors.ring_errors);
-		ctx.errors += floors.ring_errors;
 	}
-	if (opts.raw_ring_pp) {
+	if (opts.raw_ring_pp)
 		perf_raw_ring_pp(opts.secs, &floors);
-		ctx.errors += floors.pp_errors;
-	}
 	perf_print_floors(&floors);
+	perf_sweep_end(sweep, &opts);	/* the table, --histogram */
+	errors = perf_sweep_errors(sweep) + floors.ring_errors +
+		floors.pp_errors;
 
 	/* The EAL logs to stdout: clean up before the JSON line, so that it
 	 * stays the last one. */
 	if (rte_eal_cleanup() < 0)
 		perf_fail("rte_eal_cleanup()");
-	if (opts.json && opts.role == PERF_ROLE_SERVER)
-		perf_print_server_json(&ctx, &res, &floors);
-	else if (opts.json)
-		perf_print_json(&ctx, &res, &floors);
+	if (opts.json)
+		perf_sweep_json(sweep, &floors);	/* a line per run */
+	perf_sweep_free(sweep);
 	fflush(stdout);
-	return ctx.errors != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	return errors != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -28,6 +28,9 @@
  *   perf_report.c  text and JSON output, library counters
  *   perf_raw.c     raw ring floors (no RDS)
  *   perf_attach.c  --attach: a run as a client of an engine process
+ *   perf_sweep.c, perf_tasks.c, perf_hist.c, perf_progress.c
+ *                  size lists, --tasks, --histogram, --progress
+ *                  (perf_sweep.h)
  */
 
 #ifndef RDS_PERF_H
@@ -52,6 +55,7 @@
 #include <rte_rds_eth.h>
 
 #include "perf_stats.h"
+#include "perf_sweep.h"
 
 /* Exit status for a bad command line (usage). */
 #define PERF_EXIT_USAGE 2
@@ -219,6 +223,8 @@ struct perf_opts {
 	const char *peer;
 	uint16_t port;
 	double wait;
+	/* ib only: options appended to the address ("k=v,..."). */
+	const char *ib_opts;
 	/* eth only: options appended to the address ("k=v,..."), faults
 	 * (--faults), and --raw (plain Ethernet/UDP frames, no RDS). */
 	const char *eth_opts;
@@ -226,6 +232,14 @@ struct perf_opts {
 	struct rte_rds_eth_faults faults;
 	bool raw;
 	const char *attach;	/* --attach: the engine's socket, or NULL */
+	/* --size's list (sizes[0] also in size), --tasks, --progress,
+	 * --histogram, --plot (perf_sweep.h). */
+	uint32_t sizes[PERF_SIZES_MAX];
+	unsigned int nb_sizes;
+	unsigned int tasks;
+	bool progress;
+	const char *histogram;
+	const char *plot;
 };
 
 /* One run: both sides of the exchange, as set up by the transport. */
@@ -316,6 +330,11 @@ struct perf_ctx {
 	uint64_t errors;
 
 	double attach_ms;		/* --attach: rte_rds_attach() */
+	/* Several runs (perf_sweep.h): this run's index and how many
+	 * (server: from the client's hello), --tasks, --progress (task 0). */
+	unsigned int run, runs;
+	unsigned int tasks;
+	struct perf_progress *progress;
 };
 
 /* Results, in the units printed. msgs, secs and the rates are the
@@ -327,6 +346,7 @@ struct perf_result {
 	double msgs_per_s;
 	double mb_per_s;
 	uint64_t p50;
+	uint64_t p90;
 	uint64_t p99;
 	uint64_t p999;
 	uint64_t max;
@@ -532,6 +552,7 @@ void perf_set_bufs(int s, const char *what, int buf);
 void perf_engine_conf(const struct perf_opts *o, struct rte_rds_conf *conf);
 void perf_setup_transport(struct perf_ctx *ctx, struct rte_rds_conf *conf);
 void perf_ctx_init(struct perf_ctx *ctx, const struct perf_opts *o);
+void perf_open_data_sockets(struct perf_ctx *ctx);
 void perf_ctx_close(struct perf_ctx *ctx);
 void perf_ctx_free(struct perf_ctx *ctx);
 

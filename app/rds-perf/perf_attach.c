@@ -181,6 +181,11 @@ perf_attach_check(const struct perf_opts *o, const char *local,
 		fprintf(stderr, "rds-perf: --attach: the engine is the engine process's: no --engine, --raw-ring, --raw-ring-pp or --verbose (see rds-info)\n");
 		return -1;
 	}
+	if (o->nb_sizes > 1 || o->tasks > 1 || o->progress ||
+	    o->histogram != NULL || o->plot != NULL) {
+		fprintf(stderr, "rds-perf: --attach: one --size, one task; no --progress, --histogram or --plot\n");
+		return -1;
+	}
 	if (inet_pton(AF_INET, local, &a) != 1 ||
 	    inet_pton(AF_INET, peer, &b) != 1 || a.s_addr == b.s_addr) {
 		fprintf(stderr, "rds-perf: --attach: --local and --peer must be two IPv4 addresses the engine serves\n");

@@ -72,8 +72,12 @@ perf_usage(const char *prog)
 		"                      flight, each answered by a reply that carries an\n"
 		"                      RDMA READ/WRITE of --size bytes of the client's\n"
 		"                      registered region (rds-rdma(7))\n"
-		"  --size N            request payload in bytes, 0..%u (default 64);\n"
-		"                      rdma-*: the RDMA payload, 1..%u\n"
+		"  --size N[,N...]|A:B:xF|A:B:+S\n"
+		"                      request payload in bytes, 0..%u (default 64);\n"
+		"                      rdma-*: the RDMA payload, 1..%u; k/K/M: x1024,\n"
+		"                      x1048576; a list (64,4k,64k) or a sweep from A\n"
+		"                      to B times F or plus S (1:1M:x4) runs once per\n"
+		"                      size (at most %u sizes), then prints a table\n"
 		"  --secs S            measured duration in seconds (default 2), after\n"
 		"                      a %u ms warm-up; a server (ib, eth) waits this\n"
 		"                      long for the client when --wait is not given\n"
@@ -97,14 +101,22 @@ perf_usage(const char *prog)
 		"                      here on --local/--peer, addresses the engine\n"
 		"                      serves (default 10.9.0.1, 10.9.0.2); lat, bw,\n"
 		"                      stream\n"
-		"  --json              end the output with one JSON object line\n"
+		"  --tasks N           loop: N socket pairs, each on its own thread\n"
+		"                      (1..%u, default 1); msgs/s summed, RTTs merged\n"
+		"  --progress          a progress line once a second on stderr\n"
+		"  --histogram FILE    write the RTT CDF (ns, fraction), one gnuplot\n"
+		"                      data block per size\n"
+		"  --plot FILE.png     draw the RTT CDF with gnuplot (gnuplot-nox)\n"
+		"  --json              end the output with one JSON object line (one\n"
+		"                      per size)\n"
 		"  --verbose           print the engine counters at the end\n"
 		"  --help              this text\n"
 		"ib and eth transports (two processes):\n"
 		"  --role server|client\n"
 		"                      server: answer the client's requests (mode,\n"
-		"                      size and depth come from the client), exit when\n"
-		"                      it is done; client: send, measure, print\n"
+		"                      size and depth come from the client), exit after\n"
+		"                      its last run (one per size); client: send,\n"
+		"                      measure, print\n"
 		"  --local IP          this process's address, declared as \"ib\" (it\n"
 		"                      must belong to an RDMA device) or \"eth\"\n"
 		"  --peer IP           client: the server's address (required);\n"
@@ -113,6 +125,11 @@ perf_usage(const char *prog)
 		"  --wait S            how long the server waits for the client, and\n"
 		"                      the client for the server's first answer\n"
 		"                      (default %.0f; server: --secs if given)\n"
+		"ib transport only:\n"
+		"  --ib-opts K=V[,K=V...]\n"
+		"                      options of the ib address, appended to\n"
+		"                      \"IP=ib\": cm_port=, send_wr=, recv_wr=,\n"
+		"                      flow_control=0|1, stall_ms= (rte_rds_ib.h)\n"
 		"eth transport only (the ethdev comes from the EAL, e.g.\n"
 		"--vdev=net_memif0,role=server,socket=/tmp/x.sock; port= may be left\n"
 		"out when the process has one ethdev):\n"
@@ -131,9 +148,10 @@ perf_usage(const char *prog)
 		"                      the MTU go in MTU-sized frames, and a lost\n"
 		"                      frame is not sent again (see doc/rds-perf.md)\n",
 		prog, RTE_RDS_MAX_MSG_SIZE, RTE_RDS_MAX_MSG_SIZE,
-		PERF_WARMUP_MS, PERF_DEPTH_MAX,
+		PERF_SIZES_MAX, PERF_WARMUP_MS, PERF_DEPTH_MAX,
 		PERF_DEPTH_DEFAULT, PERF_DEPTH_DEFAULT, PERF_BURST,
 		PERF_PP_OBJ_SIZE, PERF_PP_CROSSINGS_LAT_LCORE, PERF_PP_CROSSINGS,
+		PERF_TASKS_MAX,
 		PERF_IB_PORT_DEFAULT,
 		PERF_IB_WAIT_DEFAULT);
 }
@@ -243,8 +261,13 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		OPT_PORT,
 		OPT_WAIT,
 		OPT_ETH_OPTS,
+		OPT_IB_OPTS,
 		OPT_FAULTS,
 		OPT_RAW,
+		OPT_TASKS,
+		OPT_PROGRESS,
+		OPT_HISTOGRAM,
+		OPT_PLOT,
 		OPT_HELP,
 	};
 	static const struct option longopts[] = {
@@ -264,8 +287,13 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "port", required_argument, NULL, OPT_PORT },
 		{ "wait", required_argument, NULL, OPT_WAIT },
 		{ "eth-opts", required_argument, NULL, OPT_ETH_OPTS },
+		{ "ib-opts", required_argument, NULL, OPT_IB_OPTS },
 		{ "faults", required_argument, NULL, OPT_FAULTS },
 		{ "raw", no_argument, NULL, OPT_RAW },
+		{ "tasks", required_argument, NULL, OPT_TASKS },
+		{ "progress", no_argument, NULL, OPT_PROGRESS },
+		{ "histogram", required_argument, NULL, OPT_HISTOGRAM },
+		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -273,7 +301,8 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 	bool port_set = false, wait_set = false, role_set = false;
 	bool depth_set = false, secs_set = false, engine_set = false;
 	struct in_addr a_local, a_peer;
-	uint32_t port;
+	uint32_t port, v;
+	unsigned int i;
 	char *end;
 	int opt;
 
@@ -281,6 +310,9 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 	o->mode = PERF_MODE_LAT;
 	o->engine = PERF_ENGINE_INLINE;
 	o->size = 64;
+	o->sizes[0] = 64;
+	o->nb_sizes = 1;
+	o->tasks = 1;
 	o->depth = PERF_DEPTH_DEFAULT;
 	o->secs = 2.0;
 	o->role = PERF_ROLE_BOTH;
@@ -320,12 +352,27 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 			}
 			break;
 		case OPT_SIZE:
-			if (parse_u32(optarg, 0, RTE_RDS_MAX_MSG_SIZE,
-				      &o->size) < 0) {
-				fprintf(stderr, "rds-perf: --size must be 0..%u\n",
-					RTE_RDS_MAX_MSG_SIZE);
+			if (perf_parse_sizes(optarg, o->sizes,
+					     &o->nb_sizes) < 0)
+				return -1;
+			o->size = o->sizes[0];
+			break;
+		case OPT_TASKS:
+			if (parse_u32(optarg, 1, PERF_TASKS_MAX, &v) < 0) {
+				fprintf(stderr, "rds-perf: --tasks must be 1..%u\n",
+					PERF_TASKS_MAX);
 				return -1;
 			}
+			o->tasks = v;
+			break;
+		case OPT_PROGRESS:
+			o->progress = true;
+			break;
+		case OPT_HISTOGRAM:
+			o->histogram = optarg;
+			break;
+		case OPT_PLOT:
+			o->plot = optarg;
 			break;
 		case OPT_SECS:
 			errno = 0;
@@ -412,6 +459,15 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 			}
 			o->eth_opts = optarg;
 			break;
+		case OPT_IB_OPTS:
+			if (*optarg == '\0' || *optarg == ',' ||
+			    strlen(optarg) >= RTE_RDS_ARGSIZE) {
+				fprintf(stderr, "rds-perf: --ib-opts must be K=V[,K=V...], under %u characters\n",
+					RTE_RDS_ARGSIZE);
+				return -1;
+			}
+			o->ib_opts = optarg;
+			break;
 		case OPT_FAULTS:
 			if (parse_faults(optarg, &o->faults) < 0)
 				return -1;
@@ -435,15 +491,34 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 	}
 	if (perf_is_rdma(o->mode) && !depth_set)
 		o->depth = 1;	/* rdma-*: one op at a time unless asked */
-	if (perf_is_rdma(o->mode) && o->size == 0) {
+	for (i = 0; i < o->nb_sizes && o->sizes[i] != 0; i++)
+		;
+	if (perf_is_rdma(o->mode) && i < o->nb_sizes) {
 		fprintf(stderr, "rds-perf: --mode %s needs --size 1..%u (an RDMA moves at least one byte)\n",
 			perf_mode_name(o->mode), RTE_RDS_MAX_MSG_SIZE);
 		return -1;
 	}
 
+	if (o->transport != PERF_TRANSPORT_IB && o->ib_opts != NULL) {
+		fprintf(stderr, "rds-perf: --ib-opts needs --transport ib\n");
+		return -1;
+	}
 	if (o->transport != PERF_TRANSPORT_ETH &&
 	    (o->eth_opts != NULL || o->faults_set || o->raw)) {
 		fprintf(stderr, "rds-perf: --eth-opts, --faults and --raw need --transport eth\n");
+		return -1;
+	}
+	if (o->tasks > 1 && o->transport != PERF_TRANSPORT_LOOP) {
+		fprintf(stderr, "rds-perf: --tasks needs --transport loop\n");
+		return -1;
+	}
+	if (o->nb_sizes > 1 && o->raw) {
+		fprintf(stderr, "rds-perf: --raw takes one --size\n");
+		return -1;
+	}
+	if ((o->histogram != NULL || o->plot != NULL) &&
+	    (perf_is_stream(o->mode) || o->role == PERF_ROLE_SERVER)) {
+		fprintf(stderr, "rds-perf: --histogram and --plot need round trips: not in stream mode, not on a server\n");
 		return -1;
 	}
 	switch (o->transport) {

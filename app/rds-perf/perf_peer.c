@@ -50,10 +50,12 @@ perf_peer_client_hello(struct perf_ctx *ctx)
 	char a[32], why[384];
 	ssize_t n;
 
-	/* stream: the server measures for --secs too (in us). */
+	/* stream: the server measures for --secs too (in us); a size
+	 * list: this run's index and the number of runs. */
 	perf_ctl_put(&m, PERF_CTL_HELLO, o, ctx->cli_name.sin_port,
 		     ctx->slots, perf_is_stream(o->mode) ?
-		     (uint64_t)(o->secs * 1e6 + 0.5) : 0, 0);
+		     (uint64_t)(o->secs * 1e6 + 0.5) : 0,
+		     (uint64_t)ctx->run << 32 | ctx->runs);
 	for (;;) {
 		now = rte_rdtsc();
 		if (now >= next) {
@@ -157,8 +159,10 @@ perf_peer_client_done(struct perf_ctx *ctx)
 			   in.v[2]);
 	if (perf_is_stream(ctx->o->mode) && !ctx->has_peer_result)
 		perf_error(ctx, "the server sent no result (its count of messages received)");
-	if (ctx->o->transport == PERF_TRANSPORT_ETH) {
-		/* Our acknowledgements out, then quiet while the server
+	if (ctx->o->transport == PERF_TRANSPORT_ETH &&
+	    ctx->run + 1 >= ctx->runs) {
+		/* The last run (more: the next hello follows at once).
+		 * Our acknowledgements out, then quiet while the server
 		 * lingers and stops its port (PERF_ETH_BYE_MS). */
 		end = rte_rdtsc() + hz * PERF_ETH_BYE_POLL_MS / 1000;
 		while (rte_rdtsc() < end)
@@ -256,6 +260,10 @@ perf_peer_server_hello(struct perf_ctx *ctx, struct perf_opts *o)
 		break;
 	}
 
+	/* A size list: this run's index and the number of runs (0 from a
+	 * client that sends one run). */
+	ctx->runs = (uint32_t)in.v[2] != 0 ? (uint32_t)in.v[2] : 1;
+	ctx->run = (unsigned int)(in.v[2] >> 32);
 	o->mode = (enum perf_mode)in.mode;
 	o->size = in.size;
 	o->depth = in.depth;
@@ -282,11 +290,12 @@ perf_peer_server_hello(struct perf_ctx *ctx, struct perf_opts *o)
 	perf_ctl_put(&m, PERF_CTL_HELLO_ACK, o, 0, 0, 0, 0);
 	perf_ctl_send(ctx, ctx->srv, &from, &m, "server, hello answer",
 		      o->wait);
-	printf("rds-perf: server %s: client %s (control %s) says hello: mode %s, size %u, depth %u\n",
+	printf("rds-perf: server %s: client %s (control %s) says hello: mode %s, size %u, depth %u (run %u of %u)\n",
 	       perf_sin_str(&ctx->srv_name, a, sizeof(a)),
 	       perf_sin_str(&ctx->cli_name, b, sizeof(b)),
 	       perf_sin_str(&from, c, sizeof(c)),
-	       perf_mode_name(o->mode), o->size, ctx->window);
+	       perf_mode_name(o->mode), o->size, ctx->window, ctx->run + 1,
+	       ctx->runs);
 	if (perf_is_rdma(o->mode))
 		printf("rds-perf: server: client's region cookie 0x%016" PRIx64 " (RDS_CMSG_RDMA_DEST), %u slots of %u bytes\n",
 		       ctx->peer_cookie, ctx->slots, o->size);
@@ -404,6 +413,8 @@ perf_peer_server_done(struct perf_ctx *ctx)
 		     ctx->srv_tx, ctx->errors);
 	perf_ctl_send(ctx, ctx->srv, &ctx->ctl_src, &m, "server, done answer",
 		      PERF_DONE_WAIT_S);
+	if (ctx->run + 1 < ctx->runs)
+		return;	/* more runs: the engine is driven on */
 	while ((now = rte_rdtsc()) < end) {
 		perf_poll(ctx);
 		if (now >= next_check) {

@@ -173,6 +173,9 @@ perf_print_result(const struct perf_ctx *ctx, const struct perf_result *r)
 	       perf_sin_str(&ctx->srv_name, b, sizeof(b)));
 	perf_print_port(o);
 	printf("engine:       %s\n", perf_engine_str(o));
+	if (o->tasks > 1)
+		printf("tasks:        %u socket pairs on %u threads (msgs/s and MB/s summed, RTTs merged)\n",
+		       o->tasks, o->tasks);
 	static const char * const what[] = {
 		[PERF_MODE_LAT] = "one request in flight, echoed",
 		[PERF_MODE_BW] = "requests in flight up to depth, 0-byte replies",
@@ -222,6 +225,7 @@ perf_print_result(const struct perf_ctx *ctx, const struct perf_result *r)
 	printf("MB/s:         %.3f (%s payload, one way, 10^6 B/s)\n",
 	       r->mb_per_s, rdma ? "RDMA" : "request");
 	printf("rtt p50:      %" PRIu64 " ns\n", r->p50);
+	printf("rtt p90:      %" PRIu64 " ns\n", r->p90);
 	printf("rtt p99:      %" PRIu64 " ns\n", r->p99);
 	printf("rtt p99.9:    %" PRIu64 " ns\n", r->p999);
 	printf("rtt max:      %" PRIu64 " ns\n", r->max);
@@ -333,13 +337,16 @@ perf_print_json(const struct perf_ctx *ctx, const struct perf_result *r,
 		       "\"sent_mb_per_s\":%.3f,",
 		       r->sent_msgs, r->sent_msgs_per_s, r->sent_mb_per_s);
 	else
-		printf("\"rtt_ns_p50\":%" PRIu64 ",\"rtt_ns_p99\":%" PRIu64 ","
+		printf("\"rtt_ns_p50\":%" PRIu64 ",\"rtt_ns_p90\":%" PRIu64 ","
+		       "\"rtt_ns_p99\":%" PRIu64 ","
 		       "\"rtt_ns_p999\":%" PRIu64 ",\"rtt_ns_max\":%" PRIu64 ",",
-		       r->p50, r->p99, r->p999, r->max);
+		       r->p50, r->p90, r->p99, r->p999, r->max);
 	printf("\"engine\":\"%s\",\"depth\":%u,\"errors\":%" PRIu64,
 	       perf_engine_str(o), ctx->window, ctx->errors);
 	if (o->attach != NULL)
 		printf(",\"attach\":true,\"attach_ms\":%.3f", ctx->attach_ms);
+	if (o->tasks > 1)
+		printf(",\"tasks\":%u", o->tasks);
 	perf_print_json_raw(ctx);
 	perf_print_json_floors(f);
 	printf("}\n");

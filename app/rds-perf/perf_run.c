@@ -92,6 +92,9 @@ perf_run(struct perf_ctx *ctx)
 			perf_poll(ctx);
 		}
 
+		if (unlikely(ctx->progress != NULL))
+			perf_progress_tick(ctx->progress, now,
+					   phase_name[phase]);
 		cur = ctx->tx_seq + ctx->rx_seq + ctx->srv_rx + ctx->srv_tx +
 			ctx->notif_got;
 		if (cur != moved) {

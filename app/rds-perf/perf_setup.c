@@ -187,15 +187,24 @@ perf_setup_peer(struct perf_ctx *ctx, struct rte_rds_conf *conf, int buf,
 	}
 }
 
-/* ib: --local is declared with transport "ib" (rdma_cm finds its
+/* ib: --local is declared as "IP=ib[,--ib-opts]" (rdma_cm finds its
  * device). */
 static void
 perf_setup_ib(struct perf_ctx *ctx, struct rte_rds_conf *conf, int buf)
 {
 	const struct perf_opts *o = ctx->o;
+	char spec[INET_ADDRSTRLEN + RTE_RDS_ARGSIZE + 8];
+	int n;
 
-	if (rte_rds_conf_add_addr(conf, o->local, "ib", NULL) < 0)
-		perf_fail("rte_rds_conf_add_addr(%s, ib)", o->local);
+	if (o->ib_opts != NULL)
+		n = snprintf(spec, sizeof(spec), "%s=ib,%s", o->local,
+			     o->ib_opts);
+	else
+		n = snprintf(spec, sizeof(spec), "%s=ib", o->local);
+	if (n < 0 || (size_t)n >= sizeof(spec))
+		perf_die("--local and --ib-opts are too long");
+	if (rte_rds_conf_add_addr_str(conf, spec) < 0)
+		perf_fail("rte_rds_conf_add_addr_str(\"%s\")", spec);
 	perf_setup_peer(ctx, conf, buf, RDS_TRANS_IB);
 }
 
@@ -235,6 +244,38 @@ perf_setup_transport(struct perf_ctx *ctx, struct rte_rds_conf *conf)
 		perf_setup_eth(ctx, conf, buf);
 		break;
 	}
+}
+
+/*
+ * Open the data sockets again (closing the old ones, with any region
+ * registered on them): both of loop's, or an ib or eth client's data
+ * socket (its control socket stays). For the next size of a list, and
+ * for --tasks' other socket pairs (then ctx has none yet).
+ */
+void
+perf_open_data_sockets(struct perf_ctx *ctx)
+{
+	const struct perf_opts *o = ctx->o;
+	const int buf = perf_sock_buf(o);
+	const int trans = o->transport == PERF_TRANSPORT_IB ? RDS_TRANS_IB :
+		RTE_RDS_TRANS_ETH;
+
+	if (ctx->cli >= 0 && rte_rds_close(ctx->cli) < 0)
+		perf_fail("rte_rds_close(client)");
+	ctx->cli = -1;
+	if (o->transport == PERF_TRANSPORT_LOOP) {
+		if (ctx->srv >= 0 && rte_rds_close(ctx->srv) < 0)
+			perf_fail("rte_rds_close(server)");
+		ctx->cli = perf_open_socket("client", PERF_LOOP_CLIENT_IP, 0,
+					    -1, buf, &ctx->cli_name);
+		ctx->srv = perf_open_socket("server", PERF_LOOP_SERVER_IP, 0,
+					    -1, buf, &ctx->srv_name);
+		ctx->dst = ctx->srv_name;
+		ctx->check_src = true;
+		return;
+	}
+	ctx->cli = perf_open_socket("client", o->local, 0, trans, buf,
+				    &ctx->cli_name);
 }
 
 /* The run's state before the set-up: no socket, buffers for --size, the

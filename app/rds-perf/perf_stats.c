@@ -90,6 +90,7 @@ perf_result(struct perf_ctx *ctx, struct perf_result *r)
 	}
 	perf_rtt_sort(rtt);
 	r->p50 = perf_cycles_ns(perf_rtt_pct(rtt, PERF_PCT_P50), hz);
+	r->p90 = perf_cycles_ns(perf_rtt_pct(rtt, PERF_PCT_P90), hz);
 	r->p99 = perf_cycles_ns(perf_rtt_pct(rtt, PERF_PCT_P99), hz);
 	r->p999 = perf_cycles_ns(perf_rtt_pct(rtt, PERF_PCT_P999), hz);
 	r->max = perf_cycles_ns(rtt->max, hz);

@@ -21,6 +21,7 @@
 
 /* Percentiles, in parts per million. */
 #define PERF_PCT_P50 500000u
+#define PERF_PCT_P90 900000u
 #define PERF_PCT_P99 990000u
 #define PERF_PCT_P999 999000u
 

@@ -17,8 +17,9 @@
  * - after fork(), the child's inherited RDS descriptors are not sockets
  *   of the child (EBADF for every call but close); the child makes its
  *   own (rds-stress does), which attaches it by itself;
- * - the departures of rte_rds_attach.h (no ENOBUFS, no RDMA, no
- *   RDS_CONG_MONITOR);
+ * - the departures of rte_rds_attach.h (no ENOBUFS, no
+ *   RDS_CONG_MONITOR; RDMA on loop and eth through
+ *   process_vm_readv/writev, EOPNOTSUPP on ib);
  * - SIOCINQ gives the size of the next message, SIOCOUTQ the bytes in
  *   the send buffer (the kernel's RDS has neither);
  * - an RDS descriptor in two epoll sets keeps the data of the last

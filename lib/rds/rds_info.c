@@ -20,7 +20,7 @@ rds_info_v6(int name)
 }
 
 /* Append one record: counted always, copied while it fits. */
-static void
+void
 rds_info_put(struct rds_info_req *r, const void *rec)
 {
 	if (r->buf != NULL && r->used + r->each <= r->cap)

@@ -41,11 +41,6 @@ rte_rds_conf_init(struct rte_rds_conf *conf)
 	conf->max_unacked_packets = 8;
 	conf->max_unacked_bytes = 16u << 20;
 	conf->socket_id = SOCKET_ID_ANY;
-	conf->ib_cm_port = 18634;
-	conf->ib_send_wr = 256;
-	conf->ib_recv_wr = 1024;
-	conf->ib_flow_control = 1;
-	conf->ib_stall_ms = 5000;
 }
 
 int

@@ -676,6 +676,9 @@ struct rds_info_req {
 	bool owned;			/* buf belongs to the request */
 };
 void rds_info_engine_fill(struct rds_engine *e, struct rds_info_req *r);
+/* Append one record of r->each bytes (a transport's info op too):
+ * counted always, copied while it fits. */
+void rds_info_put(struct rds_info_req *r, const void *rec);
 void rds_info_engine_answer(struct rds_engine *e, struct rds_msg *m);
 int rds_info_get(int name, void *buf, size_t *len, uint64_t timeout_ns);
 
@@ -688,6 +691,12 @@ int rds_info_get(int name, void *buf, size_t *len, uint64_t timeout_ns);
 #define RDS_TRANS_F_RDMA 0x2		/* RDMA and atomics (hardware, or the
 					 * software executor) */
 #define RDS_TRANS_F_MASKED_ATOMICS 0x4	/* masked atomics too */
+
+/* Memory regions: pages of this size; at most this many regions, each of
+ * at most 1 MiB of pages plus a partial one (RDS_MR_MAX_PAGES). */
+#define RDS_MR_PAGE 4096ULL
+#define RDS_MR_MAX 65536
+#define RDS_MR_MAX_PAGES (RDS_MAX_MSG_SIZE / RDS_MR_PAGE + 1)
 
 /* A registered memory region (rds_rdma.c). */
 struct rds_mr {

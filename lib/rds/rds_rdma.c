@@ -25,9 +25,6 @@
 
 #include "rds_private.h"
 
-#define RDS_MR_PAGE 4096ULL
-#define RDS_MR_MAX 65536
-
 static struct rte_hash *rds_mr_hash;
 static rte_rwlock_t rds_mr_lock = RTE_RWLOCK_INITIALIZER;
 

@@ -71,7 +71,9 @@ struct rte_rds_addr_conf {
 	char dev[RTE_RDS_NAMESIZE];
 	/** The driver's options for this address, key=value pairs separated
 	 * by commas in DPDK's devargs style (each driver's header lists its
-	 * keys); empty for the defaults. */
+	 * keys: rte_rds_ib.h, rte_rds_eth.h); empty for the defaults. The
+	 * ib transport's settings (CM port, ring sizes, flow control, stall
+	 * bound) are such options. */
 	char args[RTE_RDS_ARGSIZE];
 };
 
@@ -104,17 +106,6 @@ struct rte_rds_conf {
 	uint32_t max_unacked_packets;	/**< ask for an ACK every N messages (8) */
 	uint32_t max_unacked_bytes;	/**< ask for an ACK every N bytes (16 MiB) */
 	int socket_id;			/**< NUMA socket for memory (SOCKET_ID_ANY) */
-	uint16_t ib_cm_port;		/**< ib: RDMA-CM port (18634, the kernel's) */
-	uint16_t ib_send_wr;		/**< ib: send ring per connection (256) */
-	uint16_t ib_recv_wr;		/**< ib: receive ring per connection
-					 * (1024, as the kernel) */
-	uint8_t ib_flow_control;	/**< ib: advertise credits (1); they are
-					 * used when the peer advertises too
-					 * (the kernel does with its
-					 * flow_control sysctl, off by default) */
-	uint32_t ib_stall_ms;		/**< ib: reset a connection whose QP has
-					 * work waiting and makes no progress
-					 * this long (5000; 0: never) */
 };
 
 /**

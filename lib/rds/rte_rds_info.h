@@ -28,9 +28,13 @@ extern "C" {
  * RDS_INFO_CONNECTIONS (struct rds_info_connection),
  * RDS_INFO_SEND_MESSAGES, RDS_INFO_RETRANS_MESSAGES,
  * RDS_INFO_RECV_MESSAGES (struct rds_info_message), RDS_INFO_SOCKETS
- * (struct rds_info_socket), their RDS6_INFO_* counterparts, and
- * RDS_INFO_TCP_SOCKETS, RDS_INFO_IB_CONNECTIONS, RDS_INFO_IWARP_CONNECTIONS
- * and RDS_INFO_CONNECTION_STATS, which have no records here.
+ * (struct rds_info_socket), RDS_INFO_IB_CONNECTIONS (struct
+ * rds_info_rdma_connection: one per connection of the ib transport, with
+ * its queue pair's GIDs, ring sizes and send SGEs once it is up, zero
+ * before, as the kernel's; rdma_mr_max and rdma_mr_size are the most
+ * memory regions and the most pages in one), their RDS6_INFO_*
+ * counterparts, and RDS_INFO_TCP_SOCKETS, RDS_INFO_IWARP_CONNECTIONS and
+ * RDS_INFO_CONNECTION_STATS, which have no records here.
  *
  * Connections and their queues belong to engines: the snapshot asks each
  * engine and waits for it (driving inline engines itself).

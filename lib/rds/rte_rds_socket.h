@@ -28,6 +28,8 @@ extern "C" {
 #endif
 
 #ifndef AF_RDS
+/** The kernel's address family number of RDS, for programs ported from
+ * AF_RDS (older C libraries do not define it). */
 #define AF_RDS 21
 #endif
 
@@ -118,12 +120,14 @@ int rte_rds_close(int s);
  * @param msg
  *   msg_name: destination (struct sockaddr_in), or NULL for the
  *   connect() destination; msg_iov: payload (0 to 1 MiB in all);
- *   msg_control: RDS control messages (later issues add RDMA).
+ *   msg_control: RDS control messages (RDS_CMSG_RDMA_ARGS, _DEST, _MAP
+ *   and the atomics, as rds-rdma(7); doc/guide.md section 5).
  * @param flags
  *   0 or MSG_DONTWAIT.
  * @return
  *   The payload length, or -1 with rte_errno: EBADF, EOPNOTSUPP
- *   (unsupported flag, or an RDMA control message: not yet supported),
+ *   (unsupported flag; masked atomics on ib; RDMA from an attached
+ *   process's memory on ib),
  *   EINVAL (bad, broadcast or multicast name, bad family, malformed or
  *   unknown SOL_RDS control message; other levels are ignored; an
  *   iov_len over SSIZE_MAX), EFAULT (msg_iov NULL, or an iov_base NULL

@@ -11,7 +11,8 @@
 #     the install also takes targets no test names);
 #  b. the tree: the shared library, its soname link and development link,
 #     every public header of the source tree (lib/rds/rte_rds*.h,
-#     drivers/rds/*/rte_rds_*.h), identical to the source, librte_rds.pc;
+#     drivers/rds/*/rte_rds_*.h), identical to the source, librte_rds.pc,
+#     rds-perf's man page (doc/rds-perf.1, identical);
 #  c. the ABI: every function declared in the installed headers is exported
 #     by the .so, every symbol of lib/rds/version.map is declared in a
 #     header and exported, and the .so exports nothing but rte_rds_*
@@ -136,6 +137,10 @@ for h in "${public_headers[@]}"; do
 done
 
 [ -f "$pcdir/librte_rds.pc" ] || missing+=("pkg-config file $libdir/pkgconfig/librte_rds.pc")
+# rds-perf's man page (app/rds-perf/meson.build: install_man).
+man1=$(find "$root_prefix" -path '*/man1/rds-perf.1' -print -quit)
+{ [ -n "$man1" ] && cmp -s "$source_dir/doc/rds-perf.1" "$man1"; } ||
+	missing+=("man page man1/rds-perf.1 (from doc/rds-perf.1)")
 
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "$me: the installed tree lacks:" >&2
@@ -144,7 +149,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 	(cd "$destdir" && find . ! -type d | sort | sed 's/^\./  /') >&2
 	die "installed tree incomplete"
 fi
-note "installed: ${so_real#"$destdir"} (soname $soname), ${#public_headers[@]} public headers, librte_rds.pc"
+note "installed: ${so_real#"$destdir"} (soname $soname), ${#public_headers[@]} public headers, librte_rds.pc, man1/rds-perf.1"
 
 # --------------------------------------------------------------------------
 # c. exports

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * krds_api: the descriptor calls an AF_RDS program makes, checked one by
- * one on two sockets of this process (two local addresses). Built
+ * one on two sockets of this process (on one local address or two). Built
  * against the kernel's headers only; run under librte_rds_preload.so
  * (suite multiproc) or on a kernel with RDS.
  *
@@ -9,7 +9,9 @@
  *
  * Checks: socket/bind/getsockname; sendto/recvfrom, connect + send/recv,
  * write/read; O_NONBLOCK through fcntl and FIONBIO (EAGAIN on an empty
- * socket); SIOCINQ; poll, ppoll, select and epoll on a set that mixes an
+ * socket); SIOCINQ (KRDS_API_KERNEL=1: ENOTTY, net/rds has none);
+ * write (the kernel: EOPNOTSUPP, as write(2) on SOCK_SEQPACKET sets
+ * MSG_EOR); poll, ppoll, select and epoll on a set that mixes an
  * RDS socket with a pipe (the socket readable only once a message came,
  * the pipe reported as the kernel does); a blocking recvfrom woken by a
  * message; dup and dup2 (both descriptors work; closing one leaves the
@@ -82,6 +84,27 @@ rds_sock(const char *ip, uint16_t port)
 	return fd;
 }
 
+/*
+ * The kernel's rds_poll reports POLLIN once after each congestion map
+ * update ("for historical reasons", net/rds/af_rds.c), and the maps of a
+ * connection that just came up arrive a little later: a check that
+ * nothing is ready tries again when the socket was readable with nothing
+ * to read (KRDS_API_KERNEL=1 only; librte_rds's client sockets have no
+ * such event).
+ */
+static bool
+cong_spurious(int fd)
+{
+	char c;
+
+	if (!kernel || recv(fd, &c, 1, MSG_DONTWAIT | MSG_PEEK) >= 0 ||
+	    errno != EAGAIN)
+		return false;
+	printf("note: readable with nothing to read (the kernel's POLLIN "
+	       "after a congestion map update): once more\n");
+	return true;
+}
+
 /* Wait (bounded) for a message on fd: 1 when readable. */
 static int
 readable(int fd, int ms)
@@ -102,7 +125,7 @@ main(int argc, char **argv)
 	fd_set rs;
 	struct timeval tv;
 	uint16_t port;
-	int sa, sb, sc, d1, d2, pp[2], ep, v, st;
+	int sa, sb, sc, d1, d2, pp[2], ep, v, st, k, r2 = -1;
 	socklen_t vl;
 	pid_t pid;
 	ssize_t r;
@@ -159,8 +182,13 @@ main(int argc, char **argv)
 	CHECK(poll(pf, 2, 5000) == 1 && (pf[0].revents & POLLIN) &&
 	      pf[1].revents == 0, "poll: socket readable once a message came");
 	v = 0;
-	CHECK(ioctl(sb, SIOCINQ, &v) == 0 && v == 5,
-	      "SIOCINQ: the next message's size");
+	errno = 0;
+	if (kernel)	/* net/rds has no SIOCINQ (rds_ioctl: ENOTTY) */
+		CHECK(ioctl(sb, SIOCINQ, &v) < 0 && errno == ENOTTY,
+		      "SIOCINQ: ENOTTY (the kernel's RDS has none)");
+	else
+		CHECK(ioctl(sb, SIOCINQ, &v) == 0 && v == 5,
+		      "SIOCINQ: the next message's size");
 	fl = sizeof(from);
 	r = recvfrom(sb, buf, sizeof(buf), 0, (struct sockaddr *)&from, &fl);
 	CHECK(r == 5 && memcmp(buf, "hello", 5) == 0 &&
@@ -171,17 +199,30 @@ main(int argc, char **argv)
 	CHECK(send(sa, "abc", 3, 0) == 3, "send on a connected socket");
 	CHECK(readable(sb, 5000) && recv(sb, buf, sizeof(buf), 0) == 3 &&
 	      memcmp(buf, "abc", 3) == 0, "recv");
-	CHECK(write(sa, "wxyz", 4) == 4, "write");
+	errno = 0;
+	if (kernel) {
+		/* write(2) on a SOCK_SEQPACKET socket sets MSG_EOR, which
+		 * rds_sendmsg refuses; read(2) works. */
+		CHECK(write(sa, "wxyz", 4) < 0 && errno == EOPNOTSUPP,
+		      "write: EOPNOTSUPP (MSG_EOR, as the kernel's RDS)");
+		CHECK(send(sa, "wxyz", 4, 0) == 4, "send for read");
+	} else {
+		CHECK(write(sa, "wxyz", 4) == 4, "write");
+	}
 	CHECK(readable(sb, 5000) && read(sb, buf, sizeof(buf)) == 4 &&
 	      memcmp(buf, "wxyz", 4) == 0, "read");
 
 	/* select. */
-	FD_ZERO(&rs);
-	FD_SET(sb, &rs);
-	tv.tv_sec = 0;
-	tv.tv_usec = 50000;
-	CHECK(select(sb + 1, &rs, NULL, NULL, &tv) == 0,
-	      "select: times out on an empty socket");
+	for (k = 0; k < 3; k++) {
+		FD_ZERO(&rs);
+		FD_SET(sb, &rs);
+		tv.tv_sec = 0;
+		tv.tv_usec = 50000;
+		r2 = select(sb + 1, &rs, NULL, NULL, &tv);
+		if (r2 != 1 || !cong_spurious(sb))
+			break;
+	}
+	CHECK(r2 == 0, "select: times out on an empty socket");
 	CHECK(send(sa, "s", 1, 0) == 1, "send for select");
 	FD_ZERO(&rs);
 	FD_SET(sb, &rs);
@@ -202,7 +243,10 @@ main(int argc, char **argv)
 	ev.data.u64 = 42;
 	CHECK(epoll_ctl(ep, EPOLL_CTL_ADD, pp[0], &ev) == 0,
 	      "epoll_ctl ADD (pipe)");
-	CHECK(epoll_wait(ep, out, 4, 50) == 0, "epoll_wait: nothing yet");
+	for (k = 0; k < 3; k++)
+		if ((r2 = epoll_wait(ep, out, 4, 50)) != 1 || !cong_spurious(sb))
+			break;
+	CHECK(r2 == 0, "epoll_wait: nothing yet");
 	CHECK(send(sa, "e", 1, 0) == 1, "send for epoll");
 	CHECK(epoll_wait(ep, out, 4, 5000) == 1 &&
 	      out[0].data.u64 == 0x1234567890ULL && (out[0].events & EPOLLIN),
@@ -210,7 +254,10 @@ main(int argc, char **argv)
 	CHECK(epoll_wait(ep, out, 4, 0) == 1,
 	      "epoll_wait: still readable (level-triggered)");
 	CHECK(recv(sb, buf, sizeof(buf), 0) == 1, "recv after epoll");
-	CHECK(epoll_wait(ep, out, 4, 50) == 0, "epoll_wait: drained");
+	for (k = 0; k < 3; k++)
+		if ((r2 = epoll_wait(ep, out, 4, 50)) != 1 || !cong_spurious(sb))
+			break;
+	CHECK(r2 == 0, "epoll_wait: drained");
 	CHECK(epoll_ctl(ep, EPOLL_CTL_DEL, sb, NULL) == 0, "epoll_ctl DEL");
 	close(ep);
 

@@ -18,7 +18,11 @@
  *     -P PORT     first RDS port (default 19000; task i binds PORT + i)
  *     -T ib|tcp|none  SO_RDS_TRANSPORT to pin (default none)
  *     -w SECONDS  give up after this long (default 120)
- *     -B BYTES    SO_SNDBUF and SO_RCVBUF (default 1 MiB)
+ *     -B BYTES    SO_SNDBUF and SO_RCVBUF (default 1 MiB; as root
+ *                 SO_SNDBUFFORCE / SO_RCVBUFFORCE: the kernel caps
+ *                 SO_SNDBUF at net.core.wmem_max, 208 KiB by default,
+ *                 and refuses a message larger than half the send
+ *                 buffer with EMSGSIZE)
  *
  * Task i of one side talks to task i of the other. Each child sends its
  * messages (deterministic content and size from direction, task and
@@ -138,6 +142,20 @@ full_io(int fd, void *buf, size_t len, bool wr)
 	return 0;
 }
 
+/*
+ * A socket buffer size: the FORCE option first (root: past the kernel's
+ * net.core.[wr]mem_max), the plain one when that is not allowed.
+ */
+static int
+set_buf(int s, int force, int plain, int v)
+{
+	if (setsockopt(s, SOL_SOCKET, force, &v, sizeof(v)) == 0)
+		return 0;
+	if (errno != EPERM)
+		return -1;
+	return setsockopt(s, SOL_SOCKET, plain, &v, sizeof(v));
+}
+
 /* One child: its RDS socket, its stream both ways. */
 static int
 child(const struct opts *o, unsigned int task, unsigned int dir, int up,
@@ -172,10 +190,8 @@ child(const struct opts *o, unsigned int task, unsigned int dir, int up,
 	}
 	if ((o->trans >= 0 && setsockopt(s, SOL_RDS, SO_RDS_TRANSPORT,
 					 &o->trans, sizeof(o->trans)) != 0) ||
-	    setsockopt(s, SOL_SOCKET, SO_SNDBUF, &o->bufsz,
-		       sizeof(o->bufsz)) != 0 ||
-	    setsockopt(s, SOL_SOCKET, SO_RCVBUF, &o->bufsz,
-		       sizeof(o->bufsz)) != 0 ||
+	    set_buf(s, SO_SNDBUFFORCE, SO_SNDBUF, o->bufsz) != 0 ||
+	    set_buf(s, SO_RCVBUFFORCE, SO_RCVBUF, o->bufsz) != 0 ||
 	    bind(s, (struct sockaddr *)&self, sizeof(self)) != 0) {
 		fprintf(stderr, "task %u: set-up: %s\n", task, strerror(errno));
 		goto out;

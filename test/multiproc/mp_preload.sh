@@ -19,6 +19,8 @@ BUILD=${1:?build directory}
 ENGINED=$BUILD/app/rds-engined/rds-engined
 PRELOAD=$BUILD/lib/preload/librte_rds_preload.so
 T=$BUILD/test
+# In a sanitizer build the preload links libasan, whose runtime must come
+# first in the process's library list: put it before the preload.
 TMP=$(mktemp -d /tmp/rds-mp-preload.XXXXXX)
 SOCK=$TMP/engine.sock
 IPA=10.249.0.1
@@ -54,6 +56,8 @@ if [ ! -S "$SOCK" ]; then
 	exit 1
 fi
 export RTE_RDS_ENGINE=$SOCK
+ASAN_RT=$(ldd "$PRELOAD" 2>/dev/null | awk '/libasan/ { print $3; exit }')
+[ -n "$ASAN_RT" ] && PRELOAD="$ASAN_RT $PRELOAD"
 
 step() {
 	local name=$1
@@ -91,9 +95,18 @@ step "krds_pingpong (blocking)" pingpong ""
 step "krds_pingpong (busy)" pingpong --busy
 
 peer() {
-	env LD_PRELOAD="$PRELOAD" timeout 240 "$T/rxe/krds_peer" -T none \
+	# A message to a port not bound yet is dropped (as the kernel
+	# does): B binds first and sends only once A's first message is in
+	# (-P); A starts once B is bound, and sends at once.
+	local i
+	env LD_PRELOAD="$PRELOAD" timeout 240 "$T/rxe/krds_peer" -P -T none \
 		-n 300 $IPB $IPA > "$TMP/peer-b.log" 2>&1 &
 	local bp=$!
+	for i in $(seq 300); do
+		grep -q 'socket bound to' "$TMP/peer-b.log" && break
+		kill -0 $bp 2>/dev/null || break
+		sleep 0.1
+	done
 	env LD_PRELOAD="$PRELOAD" timeout 240 "$T/rxe/krds_peer" -T none \
 		-n 300 $IPA $IPB > "$TMP/peer-a.log" 2>&1
 	local rc=$?
@@ -101,7 +114,7 @@ peer() {
 	local brc=$?
 	grep -E 'PASS|FAIL|sha' "$TMP/peer-a.log" "$TMP/peer-b.log" | head -20
 	[ $rc -eq 0 ] && [ $brc -eq 0 ] || {
-		tail -20 "$TMP/peer-a.log" "$TMP/peer-b.log"
+		tail -n 20 "$TMP/peer-a.log" "$TMP/peer-b.log"
 		return 1
 	}
 	# A's tx digest is B's rx digest and the other way.

@@ -5,7 +5,7 @@
  * InfiniBand transport (rds_rdma over rxe), against lrds_peer (librte_rds)
  * in the other VM. Not linked with DPDK.
  *
- * Usage: krds_peer [-n COUNT] [-p PORT] [-t SECONDS] LOCAL_IP PEER_IP
+ * Usage: krds_peer [-P] [-n COUNT] [-p PORT] [-t SECONDS] LOCAL_IP PEER_IP
  *        krds_peer -S STREAM [-n COUNT] [-t SECONDS] LOCAL_IP[:PORT] PEER_IP[:PORT]
  *        krds_peer -F SENDER_IP[:PORT] [-F ...] [-n COUNT] [-t SECONDS] LOCAL_IP[:PORT]
  *   (default) the two-way exchange of interop_proto.h (interop_run)
@@ -18,6 +18,9 @@
  *       ib; none pins nothing, e.g. on loop addresses under the preload)
  *   -Z  MS[/EVERY]: the fan-in receiver pauses MS ms after every EVERY
  *       (100) messages of a stream, as a slow consumer
+ *   -P  the exchange: send only once the peer's first message is in (as
+ *       lrds_peer -P), so that the peer connects; the peer must be bound
+ *       when it starts sending
  * A port given with an address overrides -p (default 4242) for it.
  *
  * At the end it prints the kernel's RDS_INFO_CONNECTIONS (the transport
@@ -287,7 +290,7 @@ main(int argc, char **argv)
 	int positional;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "B:F:T:Z:n:p:S:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "B:F:PT:Z:n:p:S:t:")) != -1) {
 		switch (opt) {
 		case 'B': bufsz = atoi(optarg); break;
 		case 'T':
@@ -308,6 +311,7 @@ main(int argc, char **argv)
 				goto usage;
 			senders[nb_senders++] = optarg;
 			break;
+		case 'P': a.wait_first = true; break;
 		case 'n': a.n = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'p': port = strtoul(optarg, NULL, 0); break;
 		case 'S': stream = atoi(optarg); break;
@@ -386,7 +390,7 @@ main(int argc, char **argv)
 	close(k.fd);
 	return rc;
 usage:
-	fprintf(stderr, "usage: %s [-n COUNT] [-p PORT] [-t SECONDS] "
+	fprintf(stderr, "usage: %s [-P] [-n COUNT] [-p PORT] [-t SECONDS] "
 		"LOCAL_IP PEER_IP\n"
 		"       %s -S STREAM [-n COUNT] [-t SECONDS] LOCAL_IP[:PORT] "
 		"PEER_IP[:PORT]\n"

@@ -163,7 +163,10 @@ krds_recv(const struct krds_opts *o, int s, void *buf, size_t len,
 
 	if (!o->busy) {
 		n = recvfrom(s, buf, len, 0, (struct sockaddr *)from, &flen);
-		if (n < 0 && errno == EWOULDBLOCK)
+		/* SO_RCVTIMEO expired: the kernel's rds_recvmsg says
+		 * ETIMEDOUT (not EAGAIN as most sockets do); the callers'
+		 * "nothing came in time" is EAGAIN. */
+		if (n < 0 && (errno == EWOULDBLOCK || errno == ETIMEDOUT))
 			errno = EAGAIN;
 		return n;
 	}

@@ -23,9 +23,9 @@
  *
  * EAL: -l 0 --no-pci --no-huge -m 512 --file-prefix=lrds-PID, plus the
  * words of $INTEROP_EAL_ARGS (e.g. "--log-level=lib.rds:debug
- * --log-level=pmd.rds.ib:debug"). $INTEROP_LRDS_CONF overrides library
- * settings for experiments, e.g. "ib_recv_wr=256 ib_flow_control=0"
- * (the names of struct rte_rds_conf's ib fields);
+ * --log-level=pmd.rds.ib:debug"). $INTEROP_LRDS_CONF gives the ib
+ * address options for experiments, e.g. "recv_wr=256 flow_control=0"
+ * (the keys of rte_rds_ib.h);
  * $INTEROP_LRDS_QP_ERROR_EVERY=N puts the QP in error after every N
  * fan-in messages (rte_rds_ib_inject_qp_error), for reset tests.
  * Exit 0 on success, 1 on failure, 2 on a usage or set-up error.
@@ -285,35 +285,29 @@ parse_sin(const char *arg, uint16_t port, struct sockaddr_in *sin)
 	return inet_pton(AF_INET, ip, &sin->sin_addr) == 1 ? 0 : -1;
 }
 
-/* $INTEROP_LRDS_CONF: "name=value ..." over the ib settings. */
+/* $INTEROP_LRDS_CONF: the ib address's options, "key=value ..." (spaces
+ * or commas between them), appended to "IP=ib". */
 static int
-conf_override(struct rte_rds_conf *conf)
+addr_spec(const char *ip, char *spec, size_t len)
 {
 	const char *env = getenv("INTEROP_LRDS_CONF");
-	char buf[512], *tok, *save = NULL;
+	char buf[RTE_RDS_ARGSIZE], *tok, *save = NULL;
+	int n = snprintf(spec, len, "%s=ib", ip);
 
-	if (env == NULL)
+	if (env == NULL || *env == '\0')
 		return 0;
+	if (strlen(env) >= sizeof(buf))
+		return -1;
 	snprintf(buf, sizeof(buf), "%s", env);
 	for (tok = strtok_r(buf, " \t,", &save); tok != NULL;
 	     tok = strtok_r(NULL, " \t,", &save)) {
-		char *eq = strchr(tok, '=');
-		unsigned long v;
-
-		if (eq == NULL)
+		if (strchr(tok, '=') == NULL)
 			return -1;
-		*eq = '\0';
-		v = strtoul(eq + 1, NULL, 0);
-		if (strcmp(tok, "ib_send_wr") == 0)
-			conf->ib_send_wr = (uint16_t)v;
-		else if (strcmp(tok, "ib_recv_wr") == 0)
-			conf->ib_recv_wr = (uint16_t)v;
-		else if (strcmp(tok, "ib_flow_control") == 0)
-			conf->ib_flow_control = (uint8_t)v;
-		else
+		n += snprintf(spec + n, len - (size_t)n, ",%s", tok);
+		if ((size_t)n >= len)
 			return -1;
-		printf("lrds: conf %s = %lu\n", tok, v);
 	}
+	printf("lrds: address %s\n", spec);
 	return 0;
 }
 
@@ -370,6 +364,7 @@ main(int argc, char **argv)
 	int opt, t = RDS_TRANS_IB, bufsz = INTEROP_BUFSZ, rc, stream = -1;
 	int positional;
 	char self_ip[INET_ADDRSTRLEN];
+	char spec[INET_ADDRSTRLEN + RTE_RDS_ARGSIZE + 4];
 	double t0 = interop_now();
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -428,12 +423,12 @@ main(int argc, char **argv)
 	conf.nb_engines = 1;
 	conf.engine[0].lcore_id = RTE_RDS_ENGINE_INLINE;
 	conf.engine[0].idle = RTE_RDS_IDLE_YIELD;
-	if (conf_override(&conf) != 0) {
+	if (addr_spec(self_ip, spec, sizeof(spec)) != 0) {
 		printf("lrds: bad INTEROP_LRDS_CONF\n");
 		rte_eal_cleanup();
 		return 2;
 	}
-	if (rte_rds_conf_add_addr(&conf, self_ip, "ib", NULL) != 0 ||
+	if (rte_rds_conf_add_addr_str(&conf, spec) != 0 ||
 	    rte_rds_init(&conf) != 0) {
 		printf("lrds: rte_rds_init with %s on ib: %s\n", self_ip,
 		       rte_strerror(rte_errno));

@@ -43,7 +43,7 @@
 # BUILD_DIR is the meson build directory (or the one holding the two
 # programs). Knobs: INTEROP_COUNT, INTEROP_TIMEOUT (seconds per side, 240),
 # INTEROP_FANIN_COUNT, INTEROP_FANIN_TIMEOUT, INTEROP_EAL_ARGS (extra EAL
-# words for lrds_peer), INTEROP_LRDS_CONF (lrds_peer's setting overrides),
+# words for lrds_peer), INTEROP_LRDS_CONF (lrds_peer's ib address options, e.g. "recv_wr=256 flow_control=0"),
 # INTEROP_KERNEL_FLOWCTL=1 (fan-in: the kernel advertises credits too),
 # RDS_VM_TIMEOUT (hard limit per VM, 600).
 # Exit: 0 pass, 1 fail, 77 skip (VMs cannot run here; under CI=true a

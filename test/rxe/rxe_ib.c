@@ -26,7 +26,8 @@
 static const char *addr_a, *addr_b;
 /* Credit flow control on both ends, with a small receive ring. */
 static bool use_credits;
-static bool use_stall;	/* no credits, a short ib_stall_ms */
+static bool use_stall;	/* no credits, a short stall_ms */
+static const char *extra_opts;	/* more options of both addresses */
 
 static int
 ib_socket(const char *ip, int bufsz)
@@ -63,25 +64,28 @@ static void
 lib_up(void)
 {
 	struct rte_rds_conf conf;
+	char opts[128] = "", spec[192];
 
 	rte_rds_conf_init(&conf);
 	conf.engine[0].lcore_id = RTE_RDS_ENGINE_INLINE;
 	conf.engine[0].idle = RTE_RDS_IDLE_YIELD;
-	CU_ASSERT_FATAL(rte_rds_conf_add_addr(&conf, addr_a, "ib", NULL) == 0);
-	CU_ASSERT_FATAL(rte_rds_conf_add_addr(&conf, addr_b, "ib", NULL) == 0);
-	if (use_credits) {
-		conf.ib_flow_control = 1;
-		conf.ib_recv_wr = 16;
-	}
+	if (use_credits)
+		snprintf(opts, sizeof(opts), ",flow_control=1,recv_wr=16");
 	if (use_stall) {
 		/* RNR NAKs, not credits, when the ring is empty (a small
 		 * one, so that even a short stream empties it); a stall
 		 * found within a second. */
-		conf.ib_flow_control = 0;
-		conf.ib_recv_wr = 64;
-		conf.ib_stall_ms = (uint32_t)rds_test_env_u64(
-			"RDS_TEST_IB_STALL_MS", 1000);
+		snprintf(opts, sizeof(opts), ",flow_control=0,recv_wr=64,"
+			 "stall_ms=%u", (unsigned int)rds_test_env_u64(
+				 "RDS_TEST_IB_STALL_MS", 1000));
 	}
+	if (extra_opts != NULL)
+		snprintf(opts, sizeof(opts), ",%s", extra_opts);
+	/* The ib settings are options of each address. */
+	snprintf(spec, sizeof(spec), "%s=ib%s", addr_a, opts);
+	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(&conf, spec) == 0);
+	snprintf(spec, sizeof(spec), "%s=ib%s", addr_b, opts);
+	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(&conf, spec) == 0);
 	CU_ASSERT_FATAL(rds_test_lib_init(&conf) == 0);
 }
 
@@ -441,6 +445,156 @@ test_many_sockets(void)
 	rds_test_lib_fini();
 }
 
+/* A GID of 16 zero bytes? */
+static bool
+gid_zero(const uint8_t *g)
+{
+	static const uint8_t z[RDS_IB_GID_LEN];
+
+	return memcmp(g, z, sizeof(z)) == 0;
+}
+
+static void
+gid_print(const char *what, const uint8_t *g)
+{
+	int i;
+
+	printf("%s ", what);
+	for (i = 0; i < RDS_IB_GID_LEN; i += 2)
+		printf("%02x%02x%s", g[i], g[i + 1], i < 14 ? ":" : "");
+}
+
+/*
+ * RDS_INFO_IB_CONNECTIONS: one record per ib connection, with the ring
+ * sizes the address's options asked for (not the defaults), the QP's
+ * send SGEs and both GIDs; RDS6_INFO_IB_CONNECTIONS the same with
+ * mapped addresses; the counters through rte_rds_xstats_get("ib") equal
+ * the typed view. Non-default options on both addresses (cm_port too).
+ */
+static void
+test_info_ib_connections(void)
+{
+	struct rds_info_rdma_connection rec[8];
+	struct rds6_info_rdma_connection rec6[8];
+	const struct rds_info_rdma_connection *ab = NULL, *ba = NULL;
+	struct rte_rds_xstat xs[64];
+	struct rte_rds_ib_stats st;
+	struct sockaddr_in from, to_a, to_b;
+	socklen_t len = 0;
+	uint8_t buf[64];
+	uint64_t v;
+	unsigned int i, n;
+	int a, b, nx;
+
+	extra_opts = "cm_port=18700,send_wr=128,recv_wr=512,stall_ms=20000";
+	lib_up();
+	extra_opts = NULL;
+	a = ib_socket(addr_a, 0);
+	b = ib_socket(addr_b, 0);
+	to_a = sock_name(a);
+	to_b = sock_name(b);
+	/* A round trip: both connections (A -> B active, B -> A passive)
+	 * carry a message, so both are up. */
+	CU_ASSERT_FATAL(rds_test_send(a, "ping", 5, &to_b, 0) == 5);
+	CU_ASSERT_FATAL(recv_wait(b, buf, sizeof(buf), &from, 60) == 5);
+	CU_ASSERT_FATAL(rds_test_send(b, "pong", 5, &to_a, 0) == 5);
+	CU_ASSERT_FATAL(recv_wait(a, buf, sizeof(buf), &from, 60) == 5);
+
+	/* Probe, then fill. */
+	CU_ASSERT(rte_rds_info(RDS_INFO_IB_CONNECTIONS, NULL, &len) == -1 &&
+		  rte_errno == ENOSPC);
+	printf("  RDS_INFO_IB_CONNECTIONS needs %u bytes (%zu a record)\n",
+	       (unsigned int)len, sizeof(rec[0]));
+	CU_ASSERT_EQUAL(len, 2 * sizeof(rec[0]));
+	len = sizeof(rec);
+	CU_ASSERT_EQUAL(rte_rds_info(RDS_INFO_IB_CONNECTIONS, rec, &len),
+			(int)sizeof(rec[0]));
+	n = len / sizeof(rec[0]);
+	CU_ASSERT_EQUAL(n, 2);
+	for (i = 0; i < n; i++) {
+		char s[INET_ADDRSTRLEN], d[INET_ADDRSTRLEN];
+
+		inet_ntop(AF_INET, &rec[i].src_addr, s, sizeof(s));
+		inet_ntop(AF_INET, &rec[i].dst_addr, d, sizeof(d));
+		printf("  %s -> %s: send_wr %u recv_wr %u send_sge %u mr_max %u "
+		       "mr_size %u\n   ", s, d, rec[i].max_send_wr,
+		       rec[i].max_recv_wr, rec[i].max_send_sge,
+		       rec[i].rdma_mr_max, rec[i].rdma_mr_size);
+		gid_print("src_gid", rec[i].src_gid);
+		gid_print(" dst_gid", rec[i].dst_gid);
+		printf("\n");
+		if (rec[i].src_addr == inet_addr(addr_a) &&
+		    rec[i].dst_addr == inet_addr(addr_b))
+			ab = &rec[i];
+		if (rec[i].src_addr == inet_addr(addr_b) &&
+		    rec[i].dst_addr == inet_addr(addr_a))
+			ba = &rec[i];
+		/* The options of the address, not the defaults (256,
+		 * 1024). */
+		CU_ASSERT_EQUAL(rec[i].max_send_wr, 128);
+		CU_ASSERT_EQUAL(rec[i].max_recv_wr, 512);
+		CU_ASSERT(rec[i].max_send_sge >= 2);
+		CU_ASSERT_EQUAL(rec[i].rdma_mr_max, 65536);
+		CU_ASSERT_EQUAL(rec[i].rdma_mr_size, 257);
+		CU_ASSERT(!gid_zero(rec[i].src_gid));
+		CU_ASSERT(!gid_zero(rec[i].dst_gid));
+	}
+	CU_ASSERT_FATAL(ab != NULL && ba != NULL);
+	/* The two ends of one wire: each one's source GID is the other's
+	 * destination. */
+	CU_ASSERT(memcmp(ab->src_gid, ba->dst_gid, RDS_IB_GID_LEN) == 0);
+	CU_ASSERT(memcmp(ab->dst_gid, ba->src_gid, RDS_IB_GID_LEN) == 0);
+
+	len = sizeof(rec6);
+	CU_ASSERT_EQUAL(rte_rds_info(RDS6_INFO_IB_CONNECTIONS, rec6, &len),
+			(int)sizeof(rec6[0]));
+	CU_ASSERT_EQUAL(len, 2 * sizeof(rec6[0]));
+	for (i = 0; i < len / sizeof(rec6[0]); i++) {
+		CU_ASSERT(IN6_IS_ADDR_V4MAPPED(&rec6[i].src_addr));
+		CU_ASSERT_EQUAL(rec6[i].max_send_wr, 128);
+		CU_ASSERT_EQUAL(rec6[i].max_recv_wr, 512);
+		CU_ASSERT(!gid_zero(rec6[i].src_gid));
+	}
+
+	/* Counters: the generic op and the typed view agree (nothing moves
+	 * in between: this thread drives the only engine). */
+	nx = rte_rds_xstats_get("ib", xs, RTE_DIM(xs));
+	CU_ASSERT_EQUAL(nx, (int)(sizeof(st) / sizeof(uint64_t)));
+	CU_ASSERT_FATAL(rte_rds_ib_stats_get(&st) == 0);
+	CU_ASSERT(nx > 0 && strcmp(xs[0].name, "connects_active") == 0 &&
+		  xs[0].value == st.connects_active);
+	CU_ASSERT(rte_rds_xstat_get("ib", "rx_frames", &v) == 0 &&
+		  v == st.rx_frames);
+	CU_ASSERT(rte_rds_xstat_get("ib", "connects_passive", &v) == 0 &&
+		  v == st.connects_passive && v >= 1);
+	CU_ASSERT(rte_rds_xstat_get("ib", "rx_stalls_injected", &v) == 0 &&
+		  v == st.rx_stalls_injected);
+	CU_ASSERT(rte_rds_xstat_get("ib", "no_such_counter", &v) == -1 &&
+		  rte_errno == ENOENT);
+	printf("  xstats: %d counters, rx_frames %lu, connects %lu/%lu\n", nx,
+	       (unsigned long)st.rx_frames, (unsigned long)st.connects_active,
+	       (unsigned long)st.connects_passive);
+	rds_test_lib_fini();
+}
+
+/* dev= names the device the address must be on. */
+static void
+test_opts_dev(void)
+{
+	struct rte_rds_conf conf;
+	char spec[96];
+
+	rte_rds_conf_init(&conf);
+	snprintf(spec, sizeof(spec), "%s=ib,dev=no_such_dev0", addr_a);
+	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(&conf, spec) == 0);
+	CU_ASSERT(rte_rds_init(&conf) == -1 && rte_errno == ENODEV);
+	/* A bad value fails before the device is looked at. */
+	rte_rds_conf_init(&conf);
+	snprintf(spec, sizeof(spec), "%s=ib,recv_wr=8", addr_a);
+	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(&conf, spec) == 0);
+	CU_ASSERT(rte_rds_init(&conf) == -1 && rte_errno == EINVAL);
+}
+
 /* Receive one message and its RDS_CMSG_RDMA_DEST / STATUS cmsgs. */
 static ssize_t
 recv_cmsgs(int s, void *buf, size_t len, uint64_t *cookie, int *status,
@@ -701,6 +855,8 @@ main(void)
 {
 	static const struct rds_test_case cases[] = {
 		{ "sizes_0_to_1MiB", test_sizes },
+		{ "info_ib_connections", test_info_ib_connections },
+		{ "opts_dev", test_opts_dev },
 		{ "many_sockets", test_many_sockets },
 		{ "stream_sha256", test_stream },
 		{ "stream_qp_error", test_stream_qp_error },

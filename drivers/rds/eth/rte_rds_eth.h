@@ -54,6 +54,8 @@
 
 #include <stdint.h>
 
+#include <rte_compat.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -138,7 +140,11 @@ struct rte_rds_eth_faults {
  * @return
  *   0, or -1 with rte_errno ENXIO (not initialised) or EINVAL (a rate
  *   over 1,000,000, a reorder depth over 16).
+ *
+ * @warning @b EXPERIMENTAL: a test and benchmark hook; it may change
+ * without notice.
  */
+__rte_experimental
 int rte_rds_eth_set_faults(const struct rte_rds_eth_faults *faults);
 
 #ifdef __cplusplus

@@ -2,7 +2,8 @@
 /*
  * The ib transport's ops table, per-engine state (CM event channel,
  * handoff ring, live connections), devices and protection domains, the
- * engine poll, and the test hooks.
+ * engine poll, and the test hooks. Info records and counters:
+ * rds_ib_info.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -113,12 +114,22 @@ rds_ib_laddr_check(struct rds_laddr *la)
 	struct rdma_cm_id *id = NULL;
 	struct rds_ib_laddr *il;
 	struct sockaddr_in sin;
-	int ret = -EADDRNOTAVAIL;
+	int ret;
 
 	il = rds_mem_zalloc("rds_ib_laddr", sizeof(*il));
 	if (il == NULL)
 		return -ENOMEM;
 	la->tp = il;
+	/* The options first: a bad one is EINVAL whatever the devices. */
+	ret = rds_ib_opts_parse(la->args, &il->opts);
+	if (ret != 0)
+		return ret;
+	il->stall_tsc = (uint64_t)il->opts.stall_ms * rte_get_tsc_hz() / 1000;
+	il->connect_tsc = il->stall_tsc == 0 ? 0 :
+		(uint64_t)RTE_MAX(RDS_IB_CONNECT_TIMEOUT_MS,
+				  2 * il->opts.stall_ms) *
+		rte_get_tsc_hz() / 1000;
+	ret = -EADDRNOTAVAIL;
 
 	ch = rdma_create_event_channel();
 	if (ch == NULL) {
@@ -132,10 +143,19 @@ rds_ib_laddr_check(struct rds_laddr *la)
 		sin.sin_addr.s_addr = rds_addr_v4(&la->addr);
 		if (rdma_bind_addr(id, (struct sockaddr *)&sin) == 0 &&
 		    id->verbs != NULL) {
+			const char *name = ibv_get_device_name(id->verbs->device);
+
 			/* Its device's PD: memory registers before any
 			 * connection exists. */
 			il->dev = rds_ib_dev_get(id->verbs);
 			ret = il->dev != NULL ? 0 : -ENODEV;
+			if (ret == 0 && la->dev[0] != '\0' &&
+			    (name == NULL || strcmp(name, la->dev) != 0)) {
+				IB_LOG(ERR, "dev=%s given, but the address is "
+				       "on %s", la->dev, name != NULL ? name :
+				       "an unnamed device");
+				ret = -ENODEV;
+			}
 		}
 		rdma_destroy_id(id);
 	}
@@ -169,12 +189,6 @@ rds_ib_engine_init(struct rds_engine *e)
 					  __ATOMIC_ACQUIRE);
 	ie->rx_stall_seen = __atomic_load_n(&rds_ib_rx_stall_gen,
 					    __ATOMIC_ACQUIRE);
-	ie->stall_tsc = (uint64_t)rds_lib->conf.ib_stall_ms *
-			rte_get_tsc_hz() / 1000;
-	ie->connect_tsc = ie->stall_tsc == 0 ? 0 :
-		(uint64_t)RTE_MAX(RDS_IB_CONNECT_TIMEOUT_MS,
-				  2 * rds_lib->conf.ib_stall_ms) *
-		rte_get_tsc_hz() / 1000;
 	e->tp[rds_ib_slot] = ie;
 	rds_engine_poll_transport(e, &rds_ib_transport);
 	ie->ch = rdma_create_event_channel();
@@ -189,7 +203,7 @@ rds_ib_engine_init(struct rds_engine *e)
 	if (ie->handoff == NULL)
 		return -ENOMEM;
 	if (e->id == 0)
-		return rds_ib_listen(e, rds_lib->conf.ib_cm_port);
+		return rds_ib_listen(e);
 	return 0;
 }
 
@@ -227,6 +241,7 @@ rds_ib_conn_alloc(struct rds_conn *c)
 	if (ic == NULL)
 		return -ENOMEM;
 	ic->c = c;
+	ic->la = rds_ib_laddr(c->la);
 	c->tp = ic;
 	return 0;
 }
@@ -270,19 +285,20 @@ rds_ib_conn_name(const struct rds_conn *c, char *buf, size_t len)
  * complete, or for room in it when the last transmit found the ring full
  * or no credits while the core still has something to send. Progress is
  * a send completion or credits coming back. Waiting without progress for
- * ib_stall_ms (an RNR NAK that never ends, a peer that stopped
+ * stall_ms (an RNR NAK that never ends, a peer that stopped
  * answering, a QP that stopped on its own) drops the connection: RDS
  * reconnects and retransmits everything not acknowledged.
  */
 static void
 rds_ib_watch(struct rds_ib_engine *ie, struct rds_ib_conn *ic)
 {
+	uint64_t stall_tsc = ic->la->stall_tsc;
 	struct rds_conn *c = ic->c;
 	uint64_t now;
 	bool waiting;
 	char name[48];
 
-	if (ie->stall_tsc == 0 || ic->cstate != RDS_IB_ESTABLISHED ||
+	if (stall_tsc == 0 || ic->cstate != RDS_IB_ESTABLISHED ||
 	    c->state != RDS_CONN_UP || c->drop_pending)
 		return;
 	now = rte_rdtsc();
@@ -293,14 +309,14 @@ rds_ib_watch(struct rds_ib_engine *ie, struct rds_ib_conn *ic)
 		ic->progress_tsc = now;
 		return;
 	}
-	if (now - ic->progress_tsc < ie->stall_tsc)
+	if (now - ic->progress_tsc < stall_tsc)
 		return;
 	ie->stats.stalls++;
 	IB_LOG(WARNING, "%s: no progress for %u ms with work waiting (SENDs "
 	       "posted %" PRIu64 ", completed %" PRIu64 ", last signalled %"
 	       PRIu64 "; %s%s): resetting the connection",
 	       rds_ib_conn_name(c, name, sizeof(name)),
-	       rds_lib->conf.ib_stall_ms, ic->s_head, ic->s_tail, ic->s_sig,
+	       ic->la->opts.stall_ms, ic->s_head, ic->s_tail, ic->s_sig,
 	       ic->tx_blocked ? "transmit blocked" : "transmit not blocked",
 	       ic->flowctl ? (ic->credits == 0 ? ", no credits" :
 			      ", credits left") : "");
@@ -316,10 +332,10 @@ rds_ib_watch_connect(struct rds_ib_engine *ie, struct rds_conn *c)
 	struct rds_ib_conn *ic = c->tp;
 	char name[48];
 
-	if (ie->connect_tsc == 0 || ic == NULL || c->drop_pending ||
+	if (ic == NULL || ic->la->connect_tsc == 0 || c->drop_pending ||
 	    c->state != RDS_CONN_CONNECTING ||
 	    ic->cstate == RDS_IB_ESTABLISHED ||
-	    rte_rdtsc() - ic->connect_tsc < ie->connect_tsc)
+	    rte_rdtsc() - ic->connect_tsc < ic->la->connect_tsc)
 		return;
 	ie->stats.connect_timeouts++;
 	IB_LOG(WARNING, "%s: %s connection attempt without an outcome after "
@@ -406,33 +422,13 @@ const struct rds_transport rds_ib_transport = {
 	.poll = rds_ib_poll,
 	.mr_reg = rds_ib_mr_reg,
 	.mr_free = rds_ib_mr_free,
+	.info = rds_ib_info,
+	.xstat_names = rds_ib_xstat_names,
+	.nb_xstats = RDS_IB_NB_XSTATS,
+	.xstats = rds_ib_xstats,
 };
 
 RDS_TRANSPORT_REGISTER(rds_ib_transport);
-
-int
-rte_rds_ib_stats_get(struct rte_rds_ib_stats *st)
-{
-	unsigned int i, k;
-
-	if (rds_lib == NULL)
-		return RDS_ERR(ENXIO);
-	if (st == NULL)
-		return RDS_ERR(EINVAL);
-	memset(st, 0, sizeof(*st));
-	for (i = 0; i < rds_lib->nb_engines; i++) {
-		struct rds_ib_engine *ie = rds_ib_engine(rds_lib->engines[i]);
-		const uint64_t *src;
-		uint64_t *dst = (uint64_t *)st;
-
-		if (ie == NULL)
-			continue;
-		src = (const uint64_t *)&ie->stats;
-		for (k = 0; k < sizeof(*st) / sizeof(uint64_t); k++)
-			dst[k] += src[k];
-	}
-	return 0;
-}
 
 int
 rte_rds_ib_inject_qp_error(void)

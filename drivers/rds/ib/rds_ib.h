@@ -7,7 +7,9 @@
  * with its own send and receive CQs, all owned and busy-polled by the
  * connection's engine; RDMA-CM events read from a non-blocking event
  * channel per engine; the listener lives on engine 0 and hands connect
- * requests to the engine that owns the connection.
+ * requests to the engine that owns the connection. Settings are options
+ * of each local address (rte_rds_ib.h), parsed into struct rds_ib_opts
+ * (rds_ib_opts.c); a connection takes those of its local address.
  */
 
 #include <stdbool.h>
@@ -83,10 +85,28 @@ struct rds_ib_dev {
 	uint8_t max_init_rd_atom;	/* initiator depth we ask for */
 };
 
+/* An ib address's options (rte_rds_ib.h lists the keys). */
+struct rds_ib_opts {
+	uint16_t cm_port;		/* RDMA-CM port: listen, connect to */
+	uint32_t send_wr;		/* send ring per connection */
+	uint32_t recv_wr;		/* receive ring per connection */
+	bool flow_control;		/* advertise credits */
+	uint32_t stall_ms;		/* no-progress bound, 0: off */
+};
+
+#define RDS_IB_DEF_CM_PORT 18634
+#define RDS_IB_DEF_SEND_WR 256
+#define RDS_IB_DEF_RECV_WR 1024
+#define RDS_IB_DEF_STALL_MS 5000
+#define RDS_IB_MIN_WR 16		/* ring sizes, either ring */
+#define RDS_IB_MAX_WR 32768
+#define RDS_IB_MAX_STALL_MS 3600000
+
 struct rds_ib_conn {
 	TAILQ_ENTRY(rds_ib_conn) link;	/* engine's list of live QPs */
 	bool on_list;
 	struct rds_conn *c;
+	const struct rds_ib_laddr *la;	/* its local address: options */
 	struct rdma_cm_id *cm_id;
 	enum rds_ib_cstate cstate;
 	bool passive;
@@ -97,6 +117,7 @@ struct rds_ib_conn {
 	struct ibv_cq *rcq;
 	struct ibv_qp *qp;
 	uint32_t max_inline;
+	uint32_t max_send_sge;		/* what the QP got */
 
 	/* Send ring: slot i holds a header and one fragment. */
 	uint8_t *sbuf;
@@ -159,8 +180,6 @@ struct rds_ib_engine {
 	uint32_t inject_seen;
 	uint32_t rx_stall_seen;
 	uint32_t cm_countdown;		/* engine polls until the next CM look */
-	uint64_t stall_tsc;		/* ib_stall_ms in TSC cycles, 0: off */
-	uint64_t connect_tsc;		/* bound on a connection attempt */
 	struct rte_rds_ib_stats stats;
 };
 
@@ -181,6 +200,9 @@ struct rds_ib_handoff {
 struct rds_ib_laddr {
 	struct rds_ib_dev *dev;		/* its device: regions register there */
 	struct rdma_cm_id *listen;	/* its RDMA-CM listener */
+	struct rds_ib_opts opts;	/* its options */
+	uint64_t stall_tsc;		/* opts.stall_ms in TSC cycles, 0: off */
+	uint64_t connect_tsc;		/* bound on a connection attempt */
 };
 
 static inline struct rds_ib_laddr *
@@ -197,12 +219,24 @@ void rds_ib_unlisten(void);
 struct rds_ib_engine *rds_ib_engine(struct rds_engine *e);
 struct rds_ib_dev *rds_ib_dev_get(struct ibv_context *verbs);
 
+/* rds_ib_opts.c */
+/* Parse an ib address's options ("key=value,...", devargs style; NULL or
+ * "" for the defaults) into o. 0, or -EINVAL (unknown key, bad value;
+ * logged). */
+int rds_ib_opts_parse(const char *args, struct rds_ib_opts *o);
+
+/* rds_ib_info.c */
+void rds_ib_info(struct rds_engine *e, struct rds_info_req *r);
+#define RDS_IB_NB_XSTATS (sizeof(struct rte_rds_ib_stats) / sizeof(uint64_t))
+extern const char *const rds_ib_xstat_names[];
+void rds_ib_xstats(struct rds_engine *e, uint64_t *values);
+
 /* rds_ib_cm.c */
 int rds_ib_conn_connect(struct rds_conn *c);
 void rds_ib_conn_shutdown(struct rds_conn *c);
 void rds_ib_cm_event(struct rds_engine *e, struct rdma_cm_event *ev);
 void rds_ib_accept(struct rds_engine *e, struct rds_ib_handoff *h);
-int rds_ib_listen(struct rds_engine *e, uint16_t port);
+int rds_ib_listen(struct rds_engine *e);
 
 /* rds_ib_rdma.c */
 int rds_ib_mr_reg(const struct rds_laddr *la, struct rds_mr *mr);

@@ -29,7 +29,7 @@ rds_ib_fill_priv(struct rds_ib_connect_private *p, struct rds_conn *c,
 	/* Credits: the receives we posted, when flow control is configured
 	 * (off by default, as the kernel's). It is used only when both ends
 	 * advertise; otherwise RNR retries cover a full receive ring. */
-	if (rds_lib->conf.ib_flow_control && ic->rbuf != NULL) {
+	if (ic->la->opts.flow_control && ic->rbuf != NULL) {
 		p->dp_cmn.ricpc_credit = rte_cpu_to_be_32(ic->posted_adv);
 		ic->posted_adv = 0;
 	} else {
@@ -60,7 +60,7 @@ rds_ib_set_flow_control(struct rds_ib_conn *ic, uint32_t peer_credits)
 {
 	struct rds_ib_engine *ie = rds_ib_engine(ic->c->eng);
 
-	ic->flowctl = rds_lib->conf.ib_flow_control && peer_credits != 0;
+	ic->flowctl = ic->la->opts.flow_control && peer_credits != 0;
 	ic->credits = ic->flowctl ? peer_credits : 0;
 	if (ic->flowctl)
 		ie->stats.flowctl_conns++;
@@ -134,8 +134,8 @@ rds_ib_setup_qp(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 	ic->dev = rds_ib_dev_get(id->verbs);
 	if (ic->dev == NULL)
 		return -ENODEV;
-	ic->nsend = rds_lib->conf.ib_send_wr;
-	ic->nrecv = rds_lib->conf.ib_recv_wr;
+	ic->nsend = ic->la->opts.send_wr;
+	ic->nrecv = ic->la->opts.recv_wr;
 	ic->scq = ibv_create_cq(id->verbs, (int)ic->nsend + 1, NULL, NULL, 0);
 	ic->rcq = ibv_create_cq(id->verbs, (int)ic->nrecv + 1, NULL, NULL, 0);
 	if (ic->scq == NULL || ic->rcq == NULL) {
@@ -186,6 +186,7 @@ rds_ib_setup_qp(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 	}
 	ic->qp = id->qp;
 	ic->max_inline = qa.cap.max_inline_data;
+	ic->max_send_sge = qa.cap.max_send_sge;
 	ic->cm_id = id;
 	id->context = ic;
 	if (rds_ib_recv_post_all(ic) != 0)
@@ -210,7 +211,7 @@ rds_ib_conn_connect(struct rds_conn *c)
 	src.sin_addr.s_addr = rds_addr_v4(&c->key.laddr);
 	dst = src;
 	dst.sin_addr.s_addr = rds_addr_v4(&c->key.faddr);
-	dst.sin_port = htons(rds_lib->conf.ib_cm_port);
+	dst.sin_port = htons(ic->la->opts.cm_port);	/* the peer's too */
 	ic->passive = false;
 	ic->cstate = RDS_IB_RESOLVING_ADDR;
 	ic->connect_tsc = rte_rdtsc();
@@ -595,7 +596,7 @@ rds_ib_unlisten(void)
  * own addresses, as several hosts would).
  */
 int
-rds_ib_listen(struct rds_engine *e, uint16_t port)
+rds_ib_listen(struct rds_engine *e)
 {
 	struct rds_ib_engine *ie = rds_ib_engine(e);
 	struct sockaddr_in sin;
@@ -604,19 +605,21 @@ rds_ib_listen(struct rds_engine *e, uint16_t port)
 
 	for (i = 0; i < rds_lib->nb_laddrs; i++) {
 		struct rds_laddr *la = rds_lib->laddrs[i];
-		struct rdma_cm_id **id;
+		struct rds_ib_laddr *il;
+		uint16_t port;
 
 		if (la->trans->trans_id != RDS_TRANS_IB)
 			continue;
-		id = &rds_ib_laddr(la)->listen;
-		if (rdma_create_id(ie->ch, id, NULL, RDMA_PS_TCP) != 0)
+		il = rds_ib_laddr(la);
+		port = il->opts.cm_port;
+		if (rdma_create_id(ie->ch, &il->listen, NULL, RDMA_PS_TCP) != 0)
 			return -errno;
 		memset(&sin, 0, sizeof(sin));
 		sin.sin_family = AF_INET;
 		sin.sin_port = htons(port);
 		sin.sin_addr.s_addr = rds_addr_v4(&la->addr);
-		if (rdma_bind_addr(*id, (struct sockaddr *)&sin) != 0 ||
-		    rdma_listen(*id, 128) != 0) {
+		if (rdma_bind_addr(il->listen, (struct sockaddr *)&sin) != 0 ||
+		    rdma_listen(il->listen, 128) != 0) {
 			err = errno;
 			IB_LOG(ERR, "cannot listen on RDMA-CM port %u: %s (is "
 			       "the kernel's rds_rdma loaded?)", port,
@@ -624,7 +627,7 @@ rds_ib_listen(struct rds_engine *e, uint16_t port)
 			rds_ib_unlisten();
 			return -err;
 		}
+		IB_LOG(INFO, "listening on RDMA-CM port %u", port);
 	}
-	IB_LOG(INFO, "listening on RDMA-CM port %u", port);
 	return 0;
 }

@@ -98,7 +98,7 @@ rds_ib_recv_refill(struct rds_ib_conn *ic)
 	ic->rx_pend_nb = 0;
 	/* Credits to give: counted from the start (the peer may turn
 	 * credits on later, see rds_ib_process), carried once on. */
-	if (rds_lib->conf.ib_flow_control) {
+	if (ic->la->opts.flow_control) {
 		ic->posted_adv += nb;
 		/* A peer without credits may send more than we advertised;
 		 * one that turns them on later cannot have. */
@@ -187,7 +187,7 @@ rds_ib_process(struct rds_ib_conn *ic, const uint8_t *slot, uint32_t len)
 	 * first credits then come in a header. From then on we use credits
 	 * and give ours back, or the peer runs dry of them and stops.
 	 */
-	if (h.credit != 0 && rds_lib->conf.ib_flow_control) {
+	if (h.credit != 0 && ic->la->opts.flow_control) {
 		if (!ic->flowctl) {
 			ic->flowctl = true;
 			ic->credits = 0;

@@ -7,15 +7,56 @@
  * The ib transport: RDS over verbs RC queue pairs and RDMA-CM, speaking
  * the kernel's RDS-over-IB wire protocol 3.1. Addresses declared with
  * transport "ib" must belong to an RDMA device (rdma_cm finds it).
+ *
+ * An address takes options (key=value, comma separated, DPDK's devargs
+ * style: rte_rds_conf_add_addr_str(conf,
+ * "10.0.0.1=ib,recv_wr=256,flow_control=0"), or
+ * rte_rds_addr_conf.args); each connection uses those of its local
+ * address:
+ *
+ *   dev=NAME         the verbs device the address must be on (e.g.
+ *                    rxe0; default: whichever rdma_cm finds; another one
+ *                    fails rte_rds_init() with ENODEV)
+ *   cm_port=N        RDMA-CM port, 1..65535: the address listens on it
+ *                    and connects to it on peers (default 18634, the
+ *                    kernel's; a kernel peer listens there only)
+ *   send_wr=N        send ring per connection, 16..32768 work requests
+ *                    of one 4 KiB fragment each (default 256, the
+ *                    kernel's)
+ *   recv_wr=N        receive ring per connection, 16..32768 buffers of
+ *                    4 KiB (default 1024, the kernel's: 4 MiB)
+ *   flow_control=0|1 advertise receive credits (default 1); they are used
+ *                    when the peer advertises too (the kernel does with
+ *                    its flow_control sysctl, off by default); without
+ *                    them RNR retries cover a full receive ring
+ *   stall_ms=N       reset a connection whose QP has work waiting and
+ *                    makes no progress this long, 0..3600000 (default
+ *                    5000; 0: never, and no bound on connection
+ *                    attempts either, which is otherwise the larger of
+ *                    15 s and twice this)
+ *
+ * An unknown key, a value out of range, not a decimal number, or a key
+ * given twice fails rte_rds_init() with EINVAL. These settings were
+ * fields of struct rte_rds_conf (ib_cm_port, ib_send_wr, ib_recv_wr,
+ * ib_flow_control, ib_stall_ms) before; they are options of an address
+ * now, as the eth transport's.
+ *
+ * Counters: rte_rds_xstats_get("ib", ...) with the names of struct
+ * rte_rds_ib_stats's fields, or rte_rds_ib_stats_get(). Connections:
+ * rte_rds_info(RDS_INFO_IB_CONNECTIONS) gives a struct
+ * rds_info_rdma_connection per ib connection (rte_rds_info.h).
  */
 
 #include <stdint.h>
+
+#include <rte_compat.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/** Counters of the ib transport, summed over engines. */
+/** Counters of the ib transport, summed over engines (the typed view of
+ * rte_rds_xstats_get("ib", ...), same names, same order). */
 struct rte_rds_ib_stats {
 	uint64_t connects_active;	/**< connections we initiated that came up */
 	uint64_t connects_passive;	/**< connections we accepted that came up */
@@ -39,7 +80,7 @@ struct rte_rds_ib_stats {
 					 * or lost below RDS) */
 	uint64_t stalls;		/**< connections reset: work waited on
 					 * the QP with no progress for
-					 * ib_stall_ms */
+					 * stall_ms */
 	uint64_t connect_timeouts;	/**< connection attempts dropped with
 					 * no outcome after the connect bound */
 	uint64_t connect_replaced;	/**< pending accepts replaced by the
@@ -65,19 +106,27 @@ int rte_rds_ib_stats_get(struct rte_rds_ib_stats *st);
  *
  * @return
  *   0, or -1 with rte_errno ENXIO (not initialised).
+ *
+ * @warning @b EXPERIMENTAL: a test and benchmark hook; it may change
+ * without notice.
  */
+__rte_experimental
 int rte_rds_ib_inject_qp_error(void);
 
 /**
  * Test hook: at its next poll, every engine stops giving receive buffers
  * back to the rings of its ib connections, until each connection resets.
  * A peer that sends then finds the ring empty and waits on RNR NAKs
- * forever, with no error: the no-progress watch (ib_stall_ms) of the
+ * forever, with no error: the no-progress watch (stall_ms) of the
  * sending side must reset the connection, and RDS recover.
  *
  * @return
  *   0, or -1 with rte_errno ENXIO (not initialised).
+ *
+ * @warning @b EXPERIMENTAL: a test and benchmark hook; it may change
+ * without notice.
  */
+__rte_experimental
 int rte_rds_ib_inject_rx_stall(void);
 
 #ifdef __cplusplus

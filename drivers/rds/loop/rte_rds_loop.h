@@ -21,6 +21,8 @@
 
 #include <stdint.h>
 
+#include <rte_compat.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -47,7 +49,11 @@ struct rte_rds_loop_faults {
  *   Faults to inject; NULL turns them off.
  * @return
  *   0, or -1 with rte_errno ENXIO (library not initialised).
+ *
+ * @warning @b EXPERIMENTAL: a test and benchmark hook; it may change
+ * without notice.
  */
+__rte_experimental
 int rte_rds_loop_set_faults(const struct rte_rds_loop_faults *faults);
 
 /** Counters of the loop transport, summed over engines: the typed view

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The ib transport's per-address options: "key=value,..." in DPDK's
+ * devargs style (rte_kvargs), as rte_rds_addr_conf.args carries them.
+ * The keys and their defaults are listed in rte_rds_ib.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_kvargs.h>
+
+#include "rds_ib.h"
+
+static int
+rds_ib_opt_uint(const char *v, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long x;
+
+	/* strtoull would take spaces, signs and wrap negatives. */
+	if (v == NULL || *v < '0' || *v > '9')
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(v, &end, 10);
+	if (errno != 0 || end == v || *end != '\0' || x < min || x > max)
+		return -EINVAL;
+	*out = x;
+	return 0;
+}
+
+int
+rds_ib_opts_parse(const char *args, struct rds_ib_opts *o)
+{
+	static const char *const keys[] = {
+		"dev", "cm_port", "send_wr", "recv_wr", "flow_control",
+		"stall_ms", NULL,
+	};
+	static const struct {
+		const char *key;
+		uint64_t min, max;
+	} nums[] = {
+		{ "cm_port", 1, UINT16_MAX },
+		{ "send_wr", RDS_IB_MIN_WR, RDS_IB_MAX_WR },
+		{ "recv_wr", RDS_IB_MIN_WR, RDS_IB_MAX_WR },
+		{ "flow_control", 0, 1 },
+		{ "stall_ms", 0, RDS_IB_MAX_STALL_MS },
+	};
+	uint64_t val[RTE_DIM(nums)];
+	struct rte_kvargs *kv;
+	unsigned int i;
+	int ret = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->cm_port = RDS_IB_DEF_CM_PORT;
+	o->send_wr = RDS_IB_DEF_SEND_WR;
+	o->recv_wr = RDS_IB_DEF_RECV_WR;
+	o->flow_control = true;
+	o->stall_ms = RDS_IB_DEF_STALL_MS;
+	if (args == NULL || args[0] == '\0')
+		return 0;
+	kv = rte_kvargs_parse(args, keys);
+	if (kv == NULL) {
+		IB_LOG(ERR, "bad options '%s' (keys: dev, cm_port, send_wr, "
+		       "recv_wr, flow_control, stall_ms)", args);
+		return -EINVAL;
+	}
+	val[0] = o->cm_port;
+	val[1] = o->send_wr;
+	val[2] = o->recv_wr;
+	val[3] = o->flow_control;
+	val[4] = o->stall_ms;
+	for (i = 0; i < RTE_DIM(nums); i++) {
+		const char *v;
+
+		if (rte_kvargs_count(kv, nums[i].key) > 1) {
+			IB_LOG(ERR, "option %s given twice", nums[i].key);
+			ret = -EINVAL;
+			break;
+		}
+		v = rte_kvargs_get(kv, nums[i].key);
+		if (v == NULL && rte_kvargs_count(kv, nums[i].key) == 0)
+			continue;
+		if (rds_ib_opt_uint(v, nums[i].min, nums[i].max,
+				    &val[i]) != 0) {
+			IB_LOG(ERR, "bad %s '%s' (%" PRIu64 "..%" PRIu64 ")",
+			       nums[i].key, v != NULL ? v : "",
+			       nums[i].min, nums[i].max);
+			ret = -EINVAL;
+			break;
+		}
+	}
+	rte_kvargs_free(kv);
+	if (ret != 0)
+		return ret;
+	o->cm_port = (uint16_t)val[0];
+	o->send_wr = (uint32_t)val[1];
+	o->recv_wr = (uint32_t)val[2];
+	o->flow_control = val[3] != 0;
+	o->stall_ms = (uint32_t)val[4];
+	return 0;
+}

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the ib transport's per-address options (rte_rds_ib.h):
+ * the defaults, every key, and bad keys or values refused with EINVAL,
+ * both by the parser and by rte_rds_init() before it looks for an RDMA
+ * device (none is needed here).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include "rds_test.h"
+#include "rds_ib.h"
+
+#define IB_IP "10.254.0.1"
+
+static void
+test_defaults(void)
+{
+	struct rds_ib_opts o;
+
+	memset(&o, 0xa5, sizeof(o));
+	CU_ASSERT_EQUAL(rds_ib_opts_parse(NULL, &o), 0);
+	CU_ASSERT_EQUAL(o.cm_port, 18634);
+	CU_ASSERT_EQUAL(o.send_wr, 256);
+	CU_ASSERT_EQUAL(o.recv_wr, 1024);
+	CU_ASSERT(o.flow_control);
+	CU_ASSERT_EQUAL(o.stall_ms, 5000);
+	memset(&o, 0xa5, sizeof(o));
+	CU_ASSERT_EQUAL(rds_ib_opts_parse("", &o), 0);
+	CU_ASSERT_EQUAL(o.cm_port, 18634);
+	CU_ASSERT_EQUAL(o.recv_wr, 1024);
+	/* One key leaves the others at their defaults. */
+	CU_ASSERT_EQUAL(rds_ib_opts_parse("recv_wr=64", &o), 0);
+	CU_ASSERT_EQUAL(o.recv_wr, 64);
+	CU_ASSERT_EQUAL(o.send_wr, 256);
+	CU_ASSERT_EQUAL(o.cm_port, 18634);
+	CU_ASSERT(o.flow_control);
+	CU_ASSERT_EQUAL(o.stall_ms, 5000);
+}
+
+static void
+test_every_key(void)
+{
+	struct rds_ib_opts o;
+
+	CU_ASSERT_EQUAL(rds_ib_opts_parse("dev=rxe0,cm_port=7000,send_wr=512,"
+					  "recv_wr=16,flow_control=0,"
+					  "stall_ms=0", &o), 0);
+	CU_ASSERT_EQUAL(o.cm_port, 7000);
+	CU_ASSERT_EQUAL(o.send_wr, 512);
+	CU_ASSERT_EQUAL(o.recv_wr, 16);
+	CU_ASSERT(!o.flow_control);
+	CU_ASSERT_EQUAL(o.stall_ms, 0);
+	/* The bounds themselves. */
+	CU_ASSERT_EQUAL(rds_ib_opts_parse("cm_port=1,send_wr=16,"
+					  "recv_wr=32768,flow_control=1,"
+					  "stall_ms=3600000", &o), 0);
+	CU_ASSERT_EQUAL(o.cm_port, 1);
+	CU_ASSERT_EQUAL(o.send_wr, 16);
+	CU_ASSERT_EQUAL(o.recv_wr, 32768);
+	CU_ASSERT(o.flow_control);
+	CU_ASSERT_EQUAL(o.stall_ms, 3600000);
+	CU_ASSERT_EQUAL(rds_ib_opts_parse("cm_port=65535", &o), 0);
+	CU_ASSERT_EQUAL(o.cm_port, 65535);
+}
+
+static const char *const bad_opts[] = {
+	"foo=1",			/* unknown key */
+	"ib_recv_wr=64",		/* the old conf field's name */
+	"recv_wr=64,bogus=2",
+	"send_wr=abc",
+	"send_wr=64k",
+	"send_wr=0x100",		/* decimal only */
+	"send_wr=-16",
+	"send_wr=+64",
+	"send_wr= 64",
+	"send_wr=",
+	"send_wr",			/* no value */
+	"send_wr=15",			/* under 16 */
+	"recv_wr=0",
+	"recv_wr=32769",		/* over 32768 */
+	"recv_wr=18446744073709551617",	/* overflows */
+	"cm_port=0",
+	"cm_port=65536",
+	"flow_control=2",
+	"flow_control=yes",
+	"stall_ms=3600001",
+	"stall_ms=-1",
+	"send_wr=64,send_wr=128",	/* twice */
+	"port=1",			/* eth's key, not ib's */
+	"recv_wr=64;send_wr=64",
+};
+
+static void
+test_bad_parse(void)
+{
+	struct rds_ib_opts o;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(bad_opts); i++) {
+		int ret = rds_ib_opts_parse(bad_opts[i], &o);
+
+		if (ret != -EINVAL)
+			printf("  '%s': %d, want -EINVAL\n", bad_opts[i], ret);
+		CU_ASSERT_EQUAL(ret, -EINVAL);
+	}
+}
+
+/* Through the public calls: "IP=ib,<opts>". */
+static int
+init_with(const char *opts)
+{
+	struct rte_rds_conf conf;
+	char spec[RTE_RDS_ARGSIZE + 32];
+	int ret;
+
+	rte_rds_conf_init(&conf);
+	snprintf(spec, sizeof(spec), "%s=ib%s%s", IB_IP,
+		 opts[0] != '\0' ? "," : "", opts);
+	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(&conf, spec) == 0);
+	ret = rte_rds_init(&conf);
+	if (ret == 0) {
+		/* An RDMA device that has the address after all. */
+		CU_ASSERT(rte_rds_fini() == 0);
+		return 0;
+	}
+	CU_ASSERT_EQUAL(ret, -1);
+	CU_ASSERT_EQUAL(errno, rte_errno);
+	return rte_errno;
+}
+
+static void
+test_bad_init(void)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < RTE_DIM(bad_opts); i++) {
+		if (strchr(bad_opts[i], ';') != NULL)
+			continue;	/* add_addr_str takes it as one key */
+		err = init_with(bad_opts[i]);
+		if (err != EINVAL)
+			printf("  '%s': rte_rds_init errno %d, want EINVAL\n",
+			       bad_opts[i], err);
+		CU_ASSERT_EQUAL(err, EINVAL);
+	}
+	/* Good options get past the parser: whatever happens next (no RDMA
+	 * device here: ENODEV or EADDRNOTAVAIL), it is not EINVAL. */
+	err = init_with("");
+	printf("  no options: rte_rds_init errno %d (%s)\n", err,
+	       err != 0 ? strerror(err) : "up");
+	CU_ASSERT_NOT_EQUAL(err, EINVAL);
+	err = init_with("cm_port=7000,send_wr=512,recv_wr=64,flow_control=0,"
+			"stall_ms=0");
+	CU_ASSERT_NOT_EQUAL(err, EINVAL);
+}
+
+int
+main(void)
+{
+	static const struct rds_test_case cases[] = {
+		{ "defaults", test_defaults },
+		{ "every_key", test_every_key },
+		{ "bad_keys_and_values", test_bad_parse },
+		{ "bad_options_fail_init", test_bad_init },
+		{ NULL, NULL },
+	};
+	int ret;
+
+	rds_test_eal_init("unit_ib_opts", "0");
+	ret = rds_test_run_suite("unit_ib_opts", cases);
+	rds_test_eal_fini();
+	return ret;
+}
