@@ -52,6 +52,11 @@
  * and at the end sends "done" with its counts. The server answers with its
  * own counts and errors (stream: its count and window first), and exits.
  *
+ * With --attach PATH the process is a client of an engine process
+ * (rds-engined) and initialises no EAL: both sides run here, on two
+ * addresses the engine serves, and every message crosses into the engine
+ * and back (perf_attach.c).
+ *
  * The files of the program and what each holds: perf.h.
  */
 
@@ -71,6 +76,10 @@ main(int argc, char **argv)
 	struct perf_sweep *sweep;
 	uint64_t errors;
 	int ret;
+
+	/* A client of an engine process initialises no EAL. */
+	if (perf_attach_wanted(argc, argv))
+		return perf_attach_main(argc, argv);
 
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0)

@@ -27,6 +27,7 @@
  *   perf_rawsrv.c  --raw: the server
  *   perf_report.c  text and JSON output, library counters
  *   perf_raw.c     raw ring floors (no RDS)
+ *   perf_attach.c  --attach: a run as a client of an engine process
  *   perf_sweep.c, perf_tasks.c, perf_hist.c, perf_progress.c
  *                  size lists, --tasks, --histogram, --progress
  *                  (perf_sweep.h)
@@ -230,6 +231,7 @@ struct perf_opts {
 	bool faults_set;
 	struct rte_rds_eth_faults faults;
 	bool raw;
+	const char *attach;	/* --attach: the engine's socket, or NULL */
 	/* --size's list (sizes[0] also in size), --tasks, --progress,
 	 * --histogram, --plot (perf_sweep.h). */
 	uint32_t sizes[PERF_SIZES_MAX];
@@ -327,6 +329,7 @@ struct perf_ctx {
 	uint64_t enobufs;
 	uint64_t errors;
 
+	double attach_ms;		/* --attach: rte_rds_attach() */
 	/* Several runs (perf_sweep.h): this run's index and how many
 	 * (server: from the client's hello), --tasks, --progress (task 0). */
 	unsigned int run, runs;
@@ -528,8 +531,23 @@ perf_poll(const struct perf_ctx *ctx)
 		perf_fail("rte_rds_engine_poll(0)");
 }
 
+/* perf_attach.c */
+extern uint64_t perf_attach_tsc_hz;	/* measured when attached, else 0 */
+bool perf_attach_wanted(int argc, char **argv);
+int perf_attach_main(int argc, char **argv);
+void perf_attach_server_recv(struct perf_ctx *ctx);
+
+/* The TSC rate: the EAL's, or measured when attached (no EAL). */
+static inline uint64_t
+perf_tsc_hz(void)
+{
+	return perf_attach_tsc_hz != 0 ? perf_attach_tsc_hz : rte_get_tsc_hz();
+}
+
 /* perf_setup.c */
 int perf_sock_buf(const struct perf_opts *o);
+int perf_open_socket(const char *what, const char *ip, uint16_t port,
+		     int trans, int buf, struct sockaddr_in *name);
 void perf_set_bufs(int s, const char *what, int buf);
 void perf_engine_conf(const struct perf_opts *o, struct rte_rds_conf *conf);
 void perf_setup_transport(struct perf_ctx *ctx, struct rte_rds_conf *conf);
@@ -553,6 +571,8 @@ void perf_client_step(struct perf_ctx *ctx, bool may_send);
 
 /* perf_server.c */
 void perf_server_control(struct perf_ctx *ctx, const void *p, size_t len);
+void perf_server_check(struct perf_ctx *ctx, const uint8_t *p, size_t len,
+		       bool trunc, unsigned int idx);
 void perf_server_step(struct perf_ctx *ctx);
 
 /* perf_ctl.c */

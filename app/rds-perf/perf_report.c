@@ -93,6 +93,8 @@ perf_print_stats(const struct perf_opts *o, FILE *f)
 static const char *
 perf_engine_str(const struct perf_opts *o)
 {
+	if (o->attach != NULL)
+		return "rds-engined";
 	return o->raw ? "none" : perf_engine_name(o->engine);
 }
 
@@ -341,6 +343,8 @@ perf_print_json(const struct perf_ctx *ctx, const struct perf_result *r,
 		       r->p50, r->p90, r->p99, r->p999, r->max);
 	printf("\"engine\":\"%s\",\"depth\":%u,\"errors\":%" PRIu64,
 	       perf_engine_str(o), ctx->window, ctx->errors);
+	if (o->attach != NULL)
+		printf(",\"attach\":true,\"attach_ms\":%.3f", ctx->attach_ms);
 	if (o->tasks > 1)
 		printf(",\"tasks\":%u", o->tasks);
 	perf_print_json_raw(ctx);

@@ -57,7 +57,7 @@ perf_run(struct perf_ctx *ctx)
 	static const char * const phase_name[] = {
 		"warm-up", "measuring", "draining",
 	};
-	const uint64_t hz = rte_get_tsc_hz();
+	const uint64_t hz = perf_tsc_hz();
 	uint64_t now = rte_rdtsc();
 	const uint64_t warm_end = now + hz * PERF_WARMUP_MS / 1000;
 	const uint64_t run_end = warm_end + (uint64_t)(ctx->o->secs * (double)hz);

@@ -36,7 +36,7 @@ perf_server_control(struct perf_ctx *ctx, const void *p, size_t len)
 }
 
 /* Server: check one request; the sender is already in reply_to[idx]. */
-static void
+void
 perf_server_check(struct perf_ctx *ctx, const uint8_t *p, size_t len,
 		  bool trunc, unsigned int idx)
 {
@@ -185,13 +185,18 @@ perf_server_step(struct perf_ctx *ctx)
 		return;
 	}
 	if (perf_is_stream(ctx->o->mode)) {
-		perf_server_recv_stream(ctx);
+		if (ctx->o->attach != NULL)
+			perf_attach_server_recv(ctx);
+		else
+			perf_server_recv_stream(ctx);
 		return;
 	}
 	if (!perf_server_flush(ctx))
 		return;
 	if (ctx->o->mode == PERF_MODE_LAT)
 		perf_server_recv_copy(ctx);
+	else if (ctx->o->attach != NULL)
+		perf_attach_server_recv(ctx);	/* no zero-copy in a client */
 	else
 		perf_server_recv_zc(ctx);
 	perf_server_flush(ctx);

@@ -45,7 +45,7 @@ perf_set_bufs(int s, const char *what, int buf)
 /* Open an RDS socket, pin its transport (trans >= 0: an SO_RDS_TRANSPORT
  * value), size its buffers (buf > 0; else the defaults), bind it to
  * ip:port (port 0: any free port), and read back the address it got. */
-static int
+int
 perf_open_socket(const char *what, const char *ip, uint16_t port, int trans,
 		 int buf, struct sockaddr_in *name)
 {

@@ -63,7 +63,7 @@ perf_cycles_ns(uint64_t cycles, uint64_t hz)
 void
 perf_result(struct perf_ctx *ctx, struct perf_result *r)
 {
-	const uint64_t hz = rte_get_tsc_hz();
+	const uint64_t hz = perf_tsc_hz();
 	struct perf_rtt *rtt = &ctx->rtt;
 
 	memset(r, 0, sizeof(*r));

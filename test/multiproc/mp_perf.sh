@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Suite multiproc, mp_perf: rds-perf --attach runs as a client of an
+# rds-engined of this build (no EAL in rds-perf; EAL arguments given
+# anyway are ignored), in lat, bw and stream modes: each run must exit 0
+# with "attach":true, no errors and at least one round trip (stream: one
+# message received) in its JSON line. No timing is asserted.
+#
+#   mp_perf.sh BUILD_DIR
+set -u
+BUILD=${1:?build directory}
+ENGINED=$BUILD/app/rds-engined/rds-engined
+PERF=$BUILD/app/rds-perf/rds-perf
+TMP=$(mktemp -d /tmp/rds-mp-perf.XXXXXX)
+SOCK=$TMP/engine.sock
+IPA=10.248.0.1
+IPB=10.248.0.2
+fail=0
+epid=
+
+cleanup() {
+	[ -n "$epid" ] && kill -9 "$epid" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+for f in "$ENGINED" "$PERF"; do
+	if [ ! -x "$f" ]; then
+		echo "mp_perf: FAIL: $f is missing (build it first)"
+		exit 1
+	fi
+done
+
+"$ENGINED" -l 0 --no-pci --no-huge -m 512 --file-prefix "mpf$$" \
+	--log-level=lib.eal:error -- --addr $IPA=loop --addr $IPB=loop \
+	--listen "$SOCK" > "$TMP/engine.log" 2>&1 &
+epid=$!
+for i in $(seq 100); do
+	[ -S "$SOCK" ] && break
+	sleep 0.1
+done
+if [ ! -S "$SOCK" ]; then
+	echo "mp_perf: FAIL: rds-engined did not come up:"
+	cat "$TMP/engine.log"
+	exit 1
+fi
+
+# One run: its JSON line must say attach, no errors and count > 0.
+run() {
+	local name=$1 key=$2
+	shift 2
+	echo "--- $name: rds-perf $*"
+	timeout 120 "$PERF" "$@" > "$TMP/out" 2> "$TMP/err"
+	local rc=$?
+	local json
+	json=$(tail -1 "$TMP/out")
+	echo "$json"
+	local n
+	n=$(printf '%s\n' "$json" | sed -n "s/.*\"$key\":\([0-9]*\).*/\1/p")
+	if [ $rc -ne 0 ] || [ -z "$n" ] || [ "$n" -eq 0 ] ||
+	   ! printf '%s\n' "$json" | grep -q '"attach":true' ||
+	   ! printf '%s\n' "$json" | grep -q '"errors":0[,}]'; then
+		echo "--- $name: FAIL (status $rc, $key '${n}')"
+		cat "$TMP/out" "$TMP/err"
+		fail=1
+		return
+	fi
+	echo "--- $name: ok ($key $n)"
+}
+
+run lat msgs --attach "$SOCK" --local $IPA --peer $IPB --secs 1 --json
+run bw msgs --attach "$SOCK" --local $IPA --peer $IPB --mode bw \
+	--depth 8 --secs 0.5 --json
+run stream msgs --attach "$SOCK" --local $IPA --peer $IPB --mode stream \
+	--size 32 --secs 0.5 --json
+# EAL arguments before "--" are ignored; $RTE_RDS_ENGINE with --attach "".
+RTE_RDS_ENGINE=$SOCK run "lat, EAL args, \$RTE_RDS_ENGINE" msgs \
+	-l 0 --no-pci -- --attach= --local=$IPA --peer=$IPB --secs 0.3 --json
+
+# What an attached run cannot do is refused as a usage error.
+"$PERF" --attach "$SOCK" --local $IPA --peer $IPB --mode rdma-read \
+	--size 64 > "$TMP/out" 2>&1
+rc=$?
+if [ $rc -ne 2 ]; then
+	echo "mp_perf: FAIL: --attach --mode rdma-read exited $rc, not 2"
+	cat "$TMP/out"
+	fail=1
+fi
+
+kill -TERM $epid
+wait $epid
+erc=$?
+epid=
+if [ $erc -ne 0 ]; then
+	echo "mp_perf: FAIL: rds-engined exited $erc"
+	cat "$TMP/engine.log"
+	fail=1
+fi
+[ $fail -eq 0 ] && echo "mp_perf: PASS"
+exit $fail
