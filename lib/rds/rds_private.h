@@ -535,6 +535,9 @@ struct rds_sock {
 	uint64_t rcvtimeo_ns;
 	int recverr;			/* RDS_RECVERR */
 	int cong_monitor;		/* RDS_CONG_MONITOR */
+	uint32_t so_flags;		/* generic SOL_SOCKET flags set
+					 * (RDS_SO_F_*): kept, no effect */
+	int so_priority;		/* SO_PRIORITY: kept, no effect */
 	int efd;			/* eventfd for poll/epoll, or -1 */
 	bool watched;			/* on the congestion watch list */
 	TAILQ_ENTRY(rds_sock) watch_link;

@@ -93,6 +93,33 @@ rds_set_transport(struct rds_sock *rs, const void *optval, socklen_t optlen)
 	return 0;
 }
 
+/* The socket layer's generic boolean options (sock_setsockopt in the
+ * kernel's net/core/sock.c, which takes them for any socket, RDS's
+ * included, before RDS sees the call): kept so that getsockopt returns
+ * them; none changes what RDS does (rds-stress sets SO_REUSEADDR). */
+static uint32_t
+rds_so_flag(int optname)
+{
+	switch (optname) {
+	case SO_REUSEADDR:
+		return 1u << 0;
+	case SO_REUSEPORT:
+		return 1u << 1;
+	case SO_KEEPALIVE:
+		return 1u << 2;
+	case SO_BROADCAST:
+		return 1u << 3;
+	case SO_DONTROUTE:
+		return 1u << 4;
+	case SO_OOBINLINE:
+		return 1u << 5;
+	case SO_DEBUG:
+		return 1u << 6;
+	default:
+		return 0;
+	}
+}
+
 static int
 rds_setsockopt(struct rds_sock *rs, int level, int optname,
 	       const void *optval, socklen_t optlen)
@@ -130,7 +157,23 @@ rds_setsockopt(struct rds_sock *rs, int level, int optname,
 			else
 				rs->rcvtimeo_ns = ns;
 			break;
+		case SO_PRIORITY:
+			ret = rds_opt_int(optval, optlen, &v);
+			if (ret == 0)
+				rs->so_priority = v;
+			break;
 		default:
+			if (rds_so_flag(optname) == 0)
+				break;
+			ret = rds_opt_int(optval, optlen, &v);
+			if (ret != 0)
+				break;
+			rte_spinlock_lock(&rs->lock);
+			if (v != 0)
+				rs->so_flags |= rds_so_flag(optname);
+			else
+				rs->so_flags &= ~rds_so_flag(optname);
+			rte_spinlock_unlock(&rs->lock);
 			break;
 		}
 	} else if (level == SOL_RDS) {
@@ -248,7 +291,26 @@ rte_rds_getsockopt(int s, int level, int optname, void *optval,
 		case SO_RCVTIMEO:
 			ret = rds_put_timeo(optval, optlen, rs->rcvtimeo_ns);
 			break;
+		case SO_PRIORITY:
+			ret = rds_put_int(optval, optlen, rs->so_priority);
+			break;
+		case SO_TYPE:
+			ret = rds_put_int(optval, optlen, SOCK_SEQPACKET);
+			break;
+		case SO_DOMAIN:
+			ret = rds_put_int(optval, optlen, AF_RDS);
+			break;
+		case SO_PROTOCOL:
+			ret = rds_put_int(optval, optlen, 0);
+			break;
+		case SO_ERROR:
+			/* RDS reports errors per call, never pending. */
+			ret = rds_put_int(optval, optlen, 0);
+			break;
 		default:
+			if (rds_so_flag(optname) != 0)
+				ret = rds_put_int(optval, optlen,
+					(rs->so_flags & rds_so_flag(optname)) != 0);
 			break;
 		}
 	} else if (level == SOL_RDS && optname == SO_RDS_TRANSPORT) {

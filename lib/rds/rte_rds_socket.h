@@ -213,7 +213,11 @@ ssize_t rte_rds_recvfrom(int s, void *buf, size_t len, int flags,
  * the value, RDS uses the value set; no sysctl caps them),
  * SO_SNDBUFFORCE, SO_RCVBUFFORCE (the same: the kernel's need
  * CAP_NET_ADMIN, there is no privilege model here), SO_SNDTIMEO,
- * SO_RCVTIMEO (struct timeval). SOL_RDS: RDS_CANCEL_SENT_TO (optional
+ * SO_RCVTIMEO (struct timeval); the socket layer's generic SO_REUSEADDR,
+ * SO_REUSEPORT, SO_KEEPALIVE, SO_BROADCAST, SO_DONTROUTE, SO_OOBINLINE,
+ * SO_DEBUG and SO_PRIORITY (int), which the kernel accepts for any
+ * socket: kept for getsockopt, no effect on RDS. SOL_RDS:
+ * RDS_CANCEL_SENT_TO (optional
  * struct sockaddr_in; none cancels every destination), SO_RDS_TRANSPORT
  * (int, before bind), RDS_RECVERR (int: also notify failed RDMA
  * operations), RDS_CONG_MONITOR (int: report ports that were congested
@@ -243,6 +247,8 @@ int rte_rds_setsockopt(int s, int level, int optname, const void *optval,
 
 /**
  * Read a socket option: SO_SNDBUF, SO_RCVBUF, SO_SNDTIMEO, SO_RCVTIMEO,
+ * the generic options rte_rds_setsockopt() keeps, SO_TYPE
+ * (SOCK_SEQPACKET), SO_DOMAIN (AF_RDS), SO_PROTOCOL (0), SO_ERROR (0),
  * SO_RDS_TRANSPORT (RDS_TRANS_NONE until bound or pinned), RDS_RECVERR,
  * and the RDS_INFO_* snapshots (see rte_rds_info(): the call then returns
  * the record size, as the kernel's does).

@@ -1955,6 +1955,72 @@ test_sockopt_unknown(void)
 	lib_down();
 }
 
+/* The socket layer's generic options, which the kernel takes for an RDS
+ * socket before RDS sees the call (sock_setsockopt): accepted and kept,
+ * as rds-stress needs (it sets SO_REUSEADDR and stops if that fails). */
+static void
+test_sockopt_generic(void)
+{
+	static const int flags[] = { SO_REUSEADDR, SO_REUSEPORT, SO_KEEPALIVE,
+				     SO_BROADCAST, SO_DONTROUTE, SO_OOBINLINE,
+				     SO_DEBUG };
+	socklen_t len;
+	unsigned int i;
+	int s, v;
+
+	ctx = "SOL_SOCKET generic";
+	lib_up();
+	s = sock_at(RDS_TEST_IP1, 4000);
+	for (i = 0; i < RTE_DIM(flags); i++) {
+		v = 0;
+		len = sizeof(v);
+		EXPECT_OK(rte_rds_getsockopt(s, SOL_SOCKET, flags[i], &v,
+					     &len));
+		CU_ASSERT_EQUAL(v, 0);
+		v = 7;
+		EXPECT_OK(rte_rds_setsockopt(s, SOL_SOCKET, flags[i], &v,
+					     sizeof(v)));
+		len = sizeof(v);
+		v = -1;
+		EXPECT_OK(rte_rds_getsockopt(s, SOL_SOCKET, flags[i], &v,
+					     &len));
+		CU_ASSERT_EQUAL(v, 1);
+		CU_ASSERT_EQUAL(len, sizeof(int));
+		/* Short buffer: EINVAL, as sock_setsockopt. */
+		EXPECT_ERR(rte_rds_setsockopt(s, SOL_SOCKET, flags[i], &v, 2),
+			   EINVAL);
+	}
+	/* One flag does not set another. */
+	v = 0;
+	EXPECT_OK(rte_rds_setsockopt(s, SOL_SOCKET, SO_REUSEPORT, &v,
+				     sizeof(v)));
+	len = sizeof(v);
+	EXPECT_OK(rte_rds_getsockopt(s, SOL_SOCKET, SO_REUSEPORT, &v, &len));
+	CU_ASSERT_EQUAL(v, 0);
+	len = sizeof(v);
+	EXPECT_OK(rte_rds_getsockopt(s, SOL_SOCKET, SO_REUSEADDR, &v, &len));
+	CU_ASSERT_EQUAL(v, 1);
+	v = 6;
+	EXPECT_OK(rte_rds_setsockopt(s, SOL_SOCKET, SO_PRIORITY, &v,
+				     sizeof(v)));
+	len = sizeof(v);
+	v = 0;
+	EXPECT_OK(rte_rds_getsockopt(s, SOL_SOCKET, SO_PRIORITY, &v, &len));
+	CU_ASSERT_EQUAL(v, 6);
+	len = sizeof(v);
+	EXPECT_OK(rte_rds_getsockopt(s, SOL_SOCKET, SO_TYPE, &v, &len));
+	CU_ASSERT_EQUAL(v, SOCK_SEQPACKET);
+	len = sizeof(v);
+	EXPECT_OK(rte_rds_getsockopt(s, SOL_SOCKET, SO_DOMAIN, &v, &len));
+	CU_ASSERT_EQUAL(v, AF_RDS);
+	len = sizeof(v);
+	v = -1;
+	EXPECT_OK(rte_rds_getsockopt(s, SOL_SOCKET, SO_ERROR, &v, &len));
+	CU_ASSERT_EQUAL(v, 0);
+	EXPECT_OK(rte_rds_close(s));
+	lib_down();
+}
+
 static void
 test_sockopt_transport(void)
 {
@@ -2797,6 +2863,7 @@ main(void)
 		{ "sockopt_buffers", test_sockopt_buffers },
 		{ "sockopt_timeouts", test_sockopt_timeouts },
 		{ "sockopt_unknown", test_sockopt_unknown },
+		{ "sockopt_generic", test_sockopt_generic },
 		{ "sockopt_transport", test_sockopt_transport },
 		{ "sockopt_transport_other", test_sockopt_transport_other },
 		{ "sockopt_flags", test_sockopt_flags },
