@@ -13,8 +13,9 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 # Everything the project needs. libasan8 and libubsan1 are gcc-12's sanitizer
-# runtimes (the ASan+UBSan build links against them); clang's runtime
-# (libclang-rt-*-dev) is not needed because the build uses gcc.
+# runtimes (the ASan+UBSan build links against them). clang and
+# libclang-rt-14-dev (libFuzzer, clang's ASan/UBSan runtimes) build the
+# fuzz targets (build-fuzz, suite 'fuzz'); the other builds use gcc.
 packages=(
 	build-essential pkgconf meson ninja-build
 	dpdk dpdk-dev libdpdk-dev libnuma-dev
@@ -23,6 +24,7 @@ packages=(
 	python3 python3-pyelftools
 	valgrind iproute2 linux-libc-dev
 	libasan8 libubsan1
+	clang libclang-rt-14-dev
 )
 
 want_hugepages=512

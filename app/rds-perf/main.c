@@ -61,6 +61,47 @@
 
 #include "perf.h"
 
+/* Over RDS: set-up, handshake, run, report (the library stays up). */
+static void
+perf_run_rds(struct perf_ctx *ctx, struct perf_opts *opts,
+	     struct perf_result *res)
+{
+	struct rte_rds_conf conf;
+
+	rte_rds_conf_init(&conf);
+	perf_engine_conf(opts, &conf);
+	perf_setup_transport(ctx, &conf);
+	if (perf_is_rdma(opts->mode) && ctx->cli >= 0)
+		perf_rdma_client_setup(ctx);
+	if (opts->role == PERF_ROLE_CLIENT) {
+		perf_peer_client_hello(ctx);
+	} else if (opts->role == PERF_ROLE_SERVER) {
+		perf_peer_server_hello(ctx, opts);
+	} else if (perf_is_rdma(opts->mode)) {
+		perf_rdma_server_setup(ctx, ctx->slots);
+		perf_rdma_loop_handshake(ctx);
+	}
+
+	if (opts->verbose)
+		perf_print_setup(ctx, &conf);
+
+	if (opts->role == PERF_ROLE_SERVER) {
+		perf_peer_server_run(ctx);
+		perf_peer_server_done(ctx);
+		perf_result(ctx, res);
+		perf_print_server(ctx, res);
+	} else {
+		perf_run(ctx);
+		if (opts->role == PERF_ROLE_CLIENT)
+			perf_peer_client_done(ctx);
+		perf_check_counts(ctx);
+		perf_result(ctx, res);
+		perf_print_result(ctx, res);
+	}
+	if (opts->verbose)
+		perf_print_stats(opts, stdout);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -68,7 +109,6 @@ main(int argc, char **argv)
 	struct perf_ctx ctx;
 	struct perf_result res;
 	struct perf_floors floors = { 0 };
-	struct rte_rds_conf conf;
 	int ret;
 
 	ret = rte_eal_init(argc, argv);
@@ -89,40 +129,13 @@ main(int argc, char **argv)
 	}
 
 	perf_ctx_init(&ctx, &opts);
-	rte_rds_conf_init(&conf);
-	perf_engine_conf(&opts, &conf);
-	perf_setup_transport(&ctx, &conf);
-	if (perf_is_rdma(opts.mode) && ctx.cli >= 0)
-		perf_rdma_client_setup(&ctx);
-	if (opts.role == PERF_ROLE_CLIENT) {
-		perf_ib_client_hello(&ctx);
-	} else if (opts.role == PERF_ROLE_SERVER) {
-		perf_ib_server_hello(&ctx, &opts);
-	} else if (perf_is_rdma(opts.mode)) {
-		perf_rdma_server_setup(&ctx, ctx.slots);
-		perf_rdma_loop_handshake(&ctx);
-	}
-
-	if (opts.verbose)
-		perf_print_setup(&ctx, &conf);
-
-	if (opts.role == PERF_ROLE_SERVER) {
-		perf_ib_server_run(&ctx);
-		perf_ib_server_done(&ctx);
-		perf_result(&ctx, &res);
-		perf_print_server(&ctx, &res);
+	if (opts.raw) {
+		/* No RDS: plain frames on the eth address's port. */
+		perf_raw_run(&ctx, &opts, &res);
 	} else {
-		perf_run(&ctx);
-		if (opts.role == PERF_ROLE_CLIENT)
-			perf_ib_client_done(&ctx);
-		perf_check_counts(&ctx);
-		perf_result(&ctx, &res);
-		perf_print_result(&ctx, &res);
+		perf_run_rds(&ctx, &opts, &res);
+		perf_ctx_close(&ctx);
 	}
-	if (opts.verbose)
-		perf_print_stats(&opts, stdout);
-
-	perf_ctx_close(&ctx);
 	perf_ctx_free(&ctx);
 
 	/* The floors run with the library gone, so no engine competes (and

@@ -17,7 +17,14 @@
  *   perf_ctl.c     control messages (ib hello/done, loop RDMA hello)
  *   perf_rdma.c    RDMA modes: region, checks, the client's side
  *   perf_rdma_srv.c RDMA modes: the server's side, loop handshake
- *   perf_ib.c      ib: hello and done exchanges, the server's run
+ *   perf_peer.c    two processes (ib, eth): hello and done exchanges,
+ *                  the server's run
+ *   perf_eth.c     eth: the address, its ethdev, faults, counters, why
+ *                  a peer does not answer
+ *   perf_rawpkt.c  --raw: the port, frames, transmit queue, reassembly
+ *   perf_rawrun.c  --raw: one run of this process, its output
+ *   perf_rawcli.c  --raw: the client
+ *   perf_rawsrv.c  --raw: the server
  *   perf_report.c  text and JSON output, library counters
  *   perf_raw.c     raw ring floors (no RDS)
  */
@@ -41,6 +48,7 @@
 #include <rte_errno.h>
 
 #include <rte_rds.h>
+#include <rte_rds_eth.h>
 
 #include "perf_stats.h"
 
@@ -71,8 +79,9 @@
 #define PERF_LOOP_CLIENT_IP "10.255.0.1"
 #define PERF_LOOP_SERVER_IP "10.255.0.2"
 
-/* ib: the server's RDS port (--port) and how long either side waits for
- * the other to show up (--wait). */
+/* ib, eth: the server's RDS port (--port) and how long either side waits
+ * for the other to show up (--wait; the server: --secs when given, and
+ * no --wait). */
 #define PERF_IB_PORT_DEFAULT 18000
 #define PERF_IB_WAIT_DEFAULT 30.0
 /* ib: the client repeats its hello this often until the server answers. */
@@ -82,6 +91,16 @@
 /* ib: how long the server keeps driving the engine after its last answer,
  * at most, waiting for it to be acknowledged. */
 #define PERF_LINGER_MS 1000
+/* eth: net_memif (DPDK 22.11) unmaps a port's rings from its interrupt
+ * thread when the peer disconnects, while rte_eth_rx_burst() may be
+ * reading them: a process that polls while its peer stops its port may
+ * crash (seen: the server, in its linger). So neither side polls when
+ * the other stops: the client polls PERF_ETH_BYE_POLL_MS after the done
+ * answer (its acknowledgements go out), then waits PERF_LINGER_MS +
+ * PERF_ETH_BYE_MS without polling before it stops; the server, after its
+ * linger, waits PERF_ETH_BYE_MS without polling. */
+#define PERF_ETH_BYE_POLL_MS 20
+#define PERF_ETH_BYE_MS 200
 
 /* ib control messages: magic "RDSP", version, types. */
 #define PERF_CTL_MAGIC 0x52445350u
@@ -192,13 +211,19 @@ struct perf_opts {
 	bool verbose;
 	bool raw_ring;
 	bool raw_ring_pp;	/* two-lcore raw ring ping-pong floor */
-	/* ib only: which side this process plays, its local address, the
+	/* ib, eth: which side this process plays, its local address, the
 	 * peer's, the server's RDS port, how long to wait for the peer. */
 	enum perf_role role;
 	const char *local;
 	const char *peer;
 	uint16_t port;
 	double wait;
+	/* eth only: options appended to the address ("k=v,..."), faults
+	 * (--faults), and --raw (plain Ethernet/UDP frames, no RDS). */
+	const char *eth_opts;
+	bool faults_set;
+	struct rte_rds_eth_faults faults;
+	bool raw;
 };
 
 /* One run: both sides of the exchange, as set up by the transport. */
@@ -262,6 +287,11 @@ struct perf_ctx {
 	uint64_t peer_v[3];
 	uint64_t ctl_ignored;		/* server: repeated hellos */
 	double setup_ms;		/* client: hello round trip */
+	char eth_pmd[32];		/* eth: the PMD (for the JSON, printed
+					 * after rte_eal_cleanup()) */
+	uint64_t raw_lost;		/* --raw: messages lost */
+	double raw_frame_mb_per_s;	/* --raw, stream: message bytes of all
+					 * frames received, per second */
 
 	/* Measurement. */
 	bool measuring;
@@ -364,6 +394,86 @@ struct perf_floors {
 	uint64_t pp_errors;
 };
 
+/*
+ * --raw (perf_rawpkt.c, perf_rawrun.c): plain Ethernet / IPv4 / UDP
+ * frames on the eth address's ethdev, no RDS. Each frame carries a small
+ * header of ours after UDP, then up to mtu - 20 - 8 - 16 bytes of a
+ * message: a message over that size goes in several frames, as RDS
+ * fragments it. Nothing is sent again: a lost frame loses its message.
+ */
+#define PERF_RAW_UDP_PORT 18635		/* RDS over eth uses 18634 */
+#define PERF_RAW_POOL_SIZE 16383	/* mbufs, as the eth transport */
+#define PERF_RAW_NB_DESC 1024		/* ring descriptors, as eth */
+#define PERF_RAW_TXQ_MAX 4096		/* frames queued for tx_burst */
+#define PERF_RAW_CTL_RETRY_MS 100	/* control frames repeated */
+#define PERF_RAW_TIMEOUT_MS 1000		/* an answer later than this: lost */
+#define PERF_RAW_LINGER_MS 300		/* server: answer repeated dones; the
+					 * client waits this + PERF_ETH_BYE_MS
+					 * without polling before it stops */
+#define PERF_RAW_DRAIN_MS 20		/* server: quiet this long after done */
+
+enum perf_raw_type {
+	PERF_RAW_DATA = 1,		/* a fragment of a message */
+	PERF_RAW_REPLY,			/* bw: the 0-byte answer to message seq */
+	PERF_RAW_CTL,			/* a struct perf_ctl_msg */
+};
+#define PERF_RAW_FL_LAST 0x01		/* last fragment of its message */
+
+/* After the UDP header; big-endian. */
+struct perf_raw_hdr {
+	uint8_t type;
+	uint8_t flags;
+	uint16_t len;			/* message bytes in this frame */
+	uint32_t off;			/* their offset in the message */
+	uint64_t seq;			/* the message's number */
+} __rte_packed;
+#define PERF_RAW_HDRS (14 + 20 + 8 + 16)
+
+/* A frame received, decoded. */
+struct perf_raw_frame {
+	uint8_t type;
+	uint8_t flags;
+	uint16_t len;
+	uint32_t off;
+	uint64_t seq;
+	const uint8_t *data;
+	uint32_t sip;			/* network order */
+	uint8_t src_mac[6];
+};
+
+struct rte_mempool;
+struct rte_mbuf;
+
+struct perf_raw_port {
+	uint16_t id;
+	uint16_t mtu;
+	uint32_t frag;			/* message bytes per frame */
+	struct rte_mempool *pool;
+	uint8_t mac[6];
+	uint8_t peer_mac[6];		/* broadcast until learned */
+	bool has_peer_mac;
+	uint32_t lip;			/* network order */
+	uint32_t pip;			/* 0: any */
+	struct rte_mbuf *txq[PERF_RAW_TXQ_MAX];	/* a ring */
+	uint32_t txq_head, txq_n;
+	struct rte_mbuf *tmp[PERF_RAW_TXQ_MAX];	/* a message's frames */
+	/* Counters. */
+	uint64_t tx_frames;		/* taken by the PMD */
+	uint64_t tx_refused;		/* tx_burst calls that took less than
+					 * offered (the frames stay queued) */
+	uint64_t tx_no_room;		/* messages held back: queue or pool */
+	uint64_t rx_frames;		/* ours, well formed */
+	uint64_t rx_ignored;		/* not ours (ARP, other ports, ...) */
+	uint64_t rx_bad;		/* ours, but malformed */
+};
+
+/* Reassembly of one message from its frames. */
+struct perf_raw_rx {
+	bool active;
+	uint64_t seq;
+	uint32_t got;			/* bytes so far (the next offset) */
+};
+
 /* rdma-write: the server asks NOTIFY_ME on this op. */
 static inline bool
 perf_rdma_notify(const struct perf_ctx *ctx, uint64_t seq)
@@ -450,14 +560,73 @@ void perf_server_rdma_step(struct perf_ctx *ctx);
 void perf_rdma_server_final(struct perf_ctx *ctx);
 void perf_rdma_loop_handshake(struct perf_ctx *ctx);
 
-/* perf_ib.c */
-void perf_ib_client_hello(struct perf_ctx *ctx);
-void perf_ib_client_done(struct perf_ctx *ctx);
-void perf_ib_server_hello(struct perf_ctx *ctx, struct perf_opts *o);
-void perf_ib_server_run(struct perf_ctx *ctx);
-void perf_ib_server_done(struct perf_ctx *ctx);
+/* perf_peer.c */
+void perf_peer_client_hello(struct perf_ctx *ctx);
+void perf_peer_client_done(struct perf_ctx *ctx);
+void perf_peer_server_hello(struct perf_ctx *ctx, struct perf_opts *o);
+void perf_peer_server_run(struct perf_ctx *ctx);
+void perf_peer_server_done(struct perf_ctx *ctx);
 __rte_noreturn __rte_format_printf(2, 3) void
 perf_gave_up(const struct perf_ctx *ctx, const char *fmt, ...);
+
+/* perf_eth.c */
+void perf_eth_spec(const struct perf_opts *o, char *buf, size_t len);
+int perf_eth_port_id(const struct perf_opts *o, uint16_t *id);
+const char *perf_eth_port_str(const struct perf_opts *o, char *buf,
+			      size_t len);
+const char *perf_eth_pmd(const struct perf_opts *o);
+void perf_eth_started(const struct perf_opts *o);
+void perf_eth_print_stats(FILE *f, bool all);
+void perf_eth_diag(const struct perf_opts *o, char *buf, size_t len);
+int perf_eth_start_retry(const struct perf_opts *o, int (*start)(void *),
+			 void *arg);
+
+/* perf_rawpkt.c */
+void perf_raw_port_open(const struct perf_opts *o, struct perf_raw_port *p);
+void perf_raw_port_close(struct perf_raw_port *p);
+uint32_t perf_raw_frames_of(const struct perf_raw_port *p, uint32_t size);
+int perf_raw_send_msg(struct perf_raw_port *p, uint8_t type, uint64_t seq,
+		      const uint8_t *data, uint32_t size);
+void perf_raw_flush(struct perf_raw_port *p);
+uint16_t perf_raw_rx_burst(struct perf_raw_port *p, struct rte_mbuf **m,
+			   uint16_t n);
+int perf_raw_parse(struct perf_raw_port *p, struct rte_mbuf *m,
+		   struct perf_raw_frame *f);
+int perf_raw_take(struct perf_raw_rx *r, const struct perf_raw_frame *f,
+		  uint8_t *buf, uint32_t size, uint64_t *lost_frames);
+void perf_raw_learn(struct perf_raw_port *p, const struct perf_raw_frame *f);
+void perf_raw_print_stats(const struct perf_raw_port *p, FILE *f);
+
+/* perf_rawrun.c, perf_rawcli.c, perf_rawsrv.c: one --raw run. */
+struct perf_raw {	/* one --raw run of this process */
+	struct perf_raw_port port;
+	struct perf_raw_rx rx;
+	uint64_t lost_frames;		/* messages broken by a missing frame */
+	uint64_t lost_msgs;		/* client: answers given up; server:
+					 * requests never received whole */
+	uint64_t late;			/* client: answers after their time */
+	uint64_t exp_seq;		/* server: next request expected */
+	uint64_t bytes;			/* server, stream: message bytes of the
+					 * frames received while measuring */
+	uint64_t owed[PERF_DEPTH_MAX > 4096 ? 4096 : PERF_DEPTH_MAX];
+	uint32_t owed_head, owed_n;	/* server: answers not queued yet */
+};
+
+void perf_raw_run(struct perf_ctx *ctx, struct perf_opts *o,
+		  struct perf_result *res);
+__rte_noreturn __rte_format_printf(3, 4) void
+perf_raw_give_up(struct perf_ctx *ctx, struct perf_raw *r, const char *fmt,
+		 ...);
+const char *perf_raw_link(const struct perf_raw *r);
+void perf_raw_ctl(struct perf_raw *r, enum perf_ctl_type type,
+		  const struct perf_opts *o, uint64_t v0, uint64_t v1,
+		  uint64_t v2);
+void perf_raw_client_hello(struct perf_ctx *ctx, struct perf_raw *r);
+void perf_raw_client_run(struct perf_ctx *ctx, struct perf_raw *r);
+void perf_raw_client_done(struct perf_ctx *ctx, struct perf_raw *r);
+void perf_raw_server_hello(struct perf_ctx *ctx, struct perf_raw *r,
+			   struct perf_opts *o);
+void perf_raw_server_run(struct perf_ctx *ctx, struct perf_raw *r);
 
 /* perf_report.c */
 void perf_print_stats(const struct perf_opts *o, FILE *f);

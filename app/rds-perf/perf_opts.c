@@ -60,9 +60,9 @@ perf_usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [EAL args] -- [options]\n"
-		"  --transport loop|ib transport (default loop; eth is not supported\n"
-		"                      by rds-perf yet). loop: both sides in this\n"
-		"                      process; ib: one side per process, see --role\n"
+		"  --transport loop|ib|eth\n"
+		"                      loop: both sides in this process (default);\n"
+		"                      ib, eth: one side per process, see --role\n"
 		"  --mode lat|bw|stream|rdma-read|rdma-write\n"
 		"                      lat: one request at a time, echoed (default);\n"
 		"                      bw: --depth requests in flight, 0-byte replies;\n"
@@ -75,7 +75,8 @@ perf_usage(const char *prog)
 		"  --size N            request payload in bytes, 0..%u (default 64);\n"
 		"                      rdma-*: the RDMA payload, 1..%u\n"
 		"  --secs S            measured duration in seconds (default 2), after\n"
-		"                      a %u ms warm-up\n"
+		"                      a %u ms warm-up; a server (ib, eth) waits this\n"
+		"                      long for the client when --wait is not given\n"
 		"  --depth N           requests in flight in bw and rdma-* modes, 1..%u\n"
 		"                      (default %u in bw, 1 in rdma-*); stream: socket\n"
 		"                      buffers sized for N messages (default %u)\n"
@@ -93,19 +94,36 @@ perf_usage(const char *prog)
 		"  --json              end the output with one JSON object line\n"
 		"  --verbose           print the engine counters at the end\n"
 		"  --help              this text\n"
-		"ib transport only:\n"
+		"ib and eth transports (two processes):\n"
 		"  --role server|client\n"
 		"                      server: answer the client's requests (mode,\n"
 		"                      size and depth come from the client), exit when\n"
 		"                      it is done; client: send, measure, print\n"
 		"  --local IP          this process's address, declared as \"ib\" (it\n"
-		"                      must belong to an RDMA device)\n"
+		"                      must belong to an RDMA device) or \"eth\"\n"
 		"  --peer IP           client: the server's address (required);\n"
 		"                      server: requests must come from it (optional)\n"
 		"  --port N            the server's RDS port (default %u)\n"
 		"  --wait S            how long the server waits for the client, and\n"
 		"                      the client for the server's first answer\n"
-		"                      (default %.0f)\n",
+		"                      (default %.0f; server: --secs if given)\n"
+		"eth transport only (the ethdev comes from the EAL, e.g.\n"
+		"--vdev=net_memif0,role=server,socket=/tmp/x.sock; port= may be left\n"
+		"out when the process has one ethdev):\n"
+		"  --eth-opts K=V[,K=V...]\n"
+		"                      options of the eth address, appended to\n"
+		"                      \"IP=eth\": port=NAME|ID, mac=, neigh=IP/MAC,\n"
+		"                      mtu=, window=, rto_min_us=, ... (rte_rds_eth.h)\n"
+		"  --faults drop=PPM,dup=PPM,reorder=PPM,corrupt=PPM[,delay=PPM,\n"
+		"           delay_us=N,depth=N,seed=N]\n"
+		"                      faults on every frame this process receives\n"
+		"                      (rte_rds_eth_set_faults; parts per million:\n"
+		"                      drop=10000 is 1 %% loss)\n"
+		"  --raw               no RDS: plain Ethernet/IPv4/UDP frames on the\n"
+		"                      same port, same modes, sizes and output (the\n"
+		"                      floor); both processes need it; messages over\n"
+		"                      the MTU go in MTU-sized frames, and a lost\n"
+		"                      frame is not sent again (see doc/rds-perf.md)\n",
 		prog, RTE_RDS_MAX_MSG_SIZE, RTE_RDS_MAX_MSG_SIZE,
 		PERF_WARMUP_MS, PERF_DEPTH_MAX,
 		PERF_DEPTH_DEFAULT, PERF_DEPTH_DEFAULT, PERF_BURST,
@@ -131,6 +149,73 @@ parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 	return 0;
 }
 
+/* --faults: "drop=PPM,dup=PPM,reorder=PPM,corrupt=PPM,delay=PPM,
+ * delay_us=N,depth=N,seed=N", any subset, any order. 0 or -1 (printed). */
+static int
+parse_faults(const char *arg, struct rte_rds_eth_faults *f)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+		uint32_t max;
+	} keys[] = {
+		{ "drop", offsetof(struct rte_rds_eth_faults, drop_ppm), 1000000 },
+		{ "dup", offsetof(struct rte_rds_eth_faults, dup_ppm), 1000000 },
+		{ "reorder", offsetof(struct rte_rds_eth_faults, reorder_ppm), 1000000 },
+		{ "corrupt", offsetof(struct rte_rds_eth_faults, corrupt_ppm), 1000000 },
+		{ "delay", offsetof(struct rte_rds_eth_faults, delay_ppm), 1000000 },
+		{ "delay_us", offsetof(struct rte_rds_eth_faults, delay_us), 10000000 },
+		{ "depth", offsetof(struct rte_rds_eth_faults, reorder_depth), 16 },
+	};
+	char buf[256], *tok, *save = NULL, *eq;
+	unsigned long long seed;
+	unsigned int i;
+	uint32_t v;
+	char *end;
+
+	memset(f, 0, sizeof(*f));
+	if (snprintf(buf, sizeof(buf), "%s", arg) >= (int)sizeof(buf)) {
+		fprintf(stderr, "rds-perf: --faults: too long\n");
+		return -1;
+	}
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		eq = strchr(tok, '=');
+		if (eq == NULL) {
+			fprintf(stderr, "rds-perf: --faults: '%s' is not key=value\n",
+				tok);
+			return -1;
+		}
+		*eq++ = '\0';
+		if (strcmp(tok, "seed") == 0) {
+			errno = 0;
+			seed = strtoull(eq, &end, 0);
+			if (errno != 0 || end == eq || *end != '\0') {
+				fprintf(stderr, "rds-perf: --faults: bad seed '%s'\n",
+					eq);
+				return -1;
+			}
+			f->seed = seed;
+			continue;
+		}
+		for (i = 0; i < RTE_DIM(keys); i++)
+			if (strcmp(tok, keys[i].key) == 0)
+				break;
+		if (i == RTE_DIM(keys)) {
+			fprintf(stderr, "rds-perf: --faults: unknown key '%s' (drop, dup, reorder, corrupt, delay: parts per million; delay_us, depth, seed)\n",
+				tok);
+			return -1;
+		}
+		if (parse_u32(eq, 0, keys[i].max, &v) < 0) {
+			fprintf(stderr, "rds-perf: --faults: %s must be 0..%u\n",
+				tok, keys[i].max);
+			return -1;
+		}
+		memcpy((uint8_t *)f + keys[i].off, &v, sizeof(v));
+	}
+	return 0;
+}
+
 /* Parse the application's options (after the EAL's). 0 or -1 (printed). */
 int
 perf_parse_args(int argc, char **argv, struct perf_opts *o)
@@ -151,6 +236,9 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		OPT_PEER,
 		OPT_PORT,
 		OPT_WAIT,
+		OPT_ETH_OPTS,
+		OPT_FAULTS,
+		OPT_RAW,
 		OPT_HELP,
 	};
 	static const struct option longopts[] = {
@@ -169,12 +257,15 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "peer", required_argument, NULL, OPT_PEER },
 		{ "port", required_argument, NULL, OPT_PORT },
 		{ "wait", required_argument, NULL, OPT_WAIT },
+		{ "eth-opts", required_argument, NULL, OPT_ETH_OPTS },
+		{ "faults", required_argument, NULL, OPT_FAULTS },
+		{ "raw", no_argument, NULL, OPT_RAW },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *prog = argv[0];
 	bool port_set = false, wait_set = false, role_set = false;
-	bool depth_set = false;
+	bool depth_set = false, secs_set = false, engine_set = false;
 	struct in_addr a_local, a_peer;
 	uint32_t port;
 	char *end;
@@ -238,6 +329,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 				fprintf(stderr, "rds-perf: --secs must be 0.001..86400\n");
 				return -1;
 			}
+			secs_set = true;
 			break;
 		case OPT_DEPTH:
 			if (parse_u32(optarg, 1, PERF_DEPTH_MAX, &o->depth) < 0) {
@@ -256,6 +348,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 				fprintf(stderr, "rds-perf: --engine must be inline or lcore\n");
 				return -1;
 			}
+			engine_set = true;
 			break;
 		case OPT_JSON:
 			o->json = true;
@@ -304,6 +397,23 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 			}
 			wait_set = true;
 			break;
+		case OPT_ETH_OPTS:
+			if (*optarg == '\0' || *optarg == ',' ||
+			    strlen(optarg) >= RTE_RDS_ARGSIZE) {
+				fprintf(stderr, "rds-perf: --eth-opts must be K=V[,K=V...], under %u characters\n",
+					RTE_RDS_ARGSIZE);
+				return -1;
+			}
+			o->eth_opts = optarg;
+			break;
+		case OPT_FAULTS:
+			if (parse_faults(optarg, &o->faults) < 0)
+				return -1;
+			o->faults_set = true;
+			break;
+		case OPT_RAW:
+			o->raw = true;
+			break;
 		case 'h':
 		case OPT_HELP:
 			perf_usage(prog);
@@ -325,6 +435,11 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		return -1;
 	}
 
+	if (o->transport != PERF_TRANSPORT_ETH &&
+	    (o->eth_opts != NULL || o->faults_set || o->raw)) {
+		fprintf(stderr, "rds-perf: --eth-opts, --faults and --raw need --transport eth\n");
+		return -1;
+	}
 	switch (o->transport) {
 	case PERF_TRANSPORT_LOOP:
 		if (role_set || o->local != NULL || o->peer != NULL ||
@@ -332,41 +447,51 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 			fprintf(stderr, "rds-perf: --role, --local, --peer, --port and --wait do not apply to the loop transport (both sides run in this process)\n");
 			return -1;
 		}
-		break;
+		return 0;
 	case PERF_TRANSPORT_IB:
 #ifndef RDS_PERF_HAVE_IB
 		fprintf(stderr, "rds-perf: built without the ib transport (libibverbs or librdmacm missing)\n");
 		return -1;
 #endif
-		if (!role_set) {
-			fprintf(stderr, "rds-perf: --transport ib needs --role server or --role client\n");
-			return -1;
-		}
-		if (o->local == NULL ||
-		    inet_pton(AF_INET, o->local, &a_local) != 1) {
-			fprintf(stderr, "rds-perf: --transport ib needs --local, this process's IPv4 address\n");
-			return -1;
-		}
-		if (o->role == PERF_ROLE_CLIENT && o->peer == NULL) {
-			fprintf(stderr, "rds-perf: the client needs --peer, the server's IPv4 address\n");
-			return -1;
-		}
-		if (o->peer != NULL) {
-			if (inet_pton(AF_INET, o->peer, &a_peer) != 1) {
-				fprintf(stderr, "rds-perf: bad --peer address '%s'\n",
-					o->peer);
-				return -1;
-			}
-			if (a_peer.s_addr == a_local.s_addr) {
-				fprintf(stderr, "rds-perf: --peer must differ from --local\n");
-				return -1;
-			}
-		}
 		break;
 	case PERF_TRANSPORT_ETH:
-		fprintf(stderr, "rds-perf: transport '%s' is not supported by rds-perf yet; only 'loop' and 'ib' are\n",
+		if (o->raw && (o->faults_set || perf_is_rdma(o->mode) ||
+			       engine_set || o->eth_opts != NULL)) {
+			fprintf(stderr, "rds-perf: --raw sends plain frames without RDS: no --faults, --engine, --eth-opts or rdma-* modes\n");
+			return -1;
+		}
+		break;
+	}
+
+	/* ib, eth: two processes. */
+	if (!role_set) {
+		fprintf(stderr, "rds-perf: --transport %s needs --role server or --role client\n",
 			perf_transport_name(o->transport));
 		return -1;
 	}
+	if (o->local == NULL || inet_pton(AF_INET, o->local, &a_local) != 1) {
+		fprintf(stderr, "rds-perf: --transport %s needs --local, this process's IPv4 address\n",
+			perf_transport_name(o->transport));
+		return -1;
+	}
+	if (o->role == PERF_ROLE_CLIENT && o->peer == NULL) {
+		fprintf(stderr, "rds-perf: the client needs --peer, the server's IPv4 address\n");
+		return -1;
+	}
+	if (o->peer != NULL) {
+		if (inet_pton(AF_INET, o->peer, &a_peer) != 1) {
+			fprintf(stderr, "rds-perf: bad --peer address '%s'\n",
+				o->peer);
+			return -1;
+		}
+		if (a_peer.s_addr == a_local.s_addr) {
+			fprintf(stderr, "rds-perf: --peer must differ from --local\n");
+			return -1;
+		}
+	}
+	/* A server given --secs and no --wait waits that long for its
+	 * client (its run's length comes from the client's hello). */
+	if (o->role == PERF_ROLE_SERVER && secs_set && !wait_set)
+		o->wait = o->secs;
 	return 0;
 }

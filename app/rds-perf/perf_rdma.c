@@ -113,8 +113,11 @@ perf_rdma_status_name(int status)
 	return "?";
 }
 
-/* Client, RDMA modes: allocate and register the region (RDS_GET_MR on the
- * data socket; READWRITE for rdma-write), once. */
+/* Client, RDMA modes: allocate and register the region (RDS_GET_MR;
+ * READWRITE for rdma-write), once. It is registered on the socket that
+ * ships its cookie (RDS_CMSG_RDMA_DEST names a region of the sending
+ * socket's, as in the kernel): the data socket over loop, the control
+ * socket (the hello's) with two processes. */
 void
 perf_rdma_client_setup(struct perf_ctx *ctx)
 {
@@ -142,10 +145,10 @@ perf_rdma_client_setup(struct perf_ctx *ctx)
 	mr.vec.bytes = bytes;
 	mr.cookie_addr = (uintptr_t)&ctx->cookie;
 	mr.flags = o->mode == PERF_MODE_RDMA_WRITE ? RDS_RDMA_READWRITE : 0;
-	if (rte_rds_setsockopt(ctx->cli, SOL_RDS, RDS_GET_MR, &mr,
-			       sizeof(mr)) < 0)
-		perf_fail("rte_rds_setsockopt(client, RDS_GET_MR, %zu bytes%s)",
-			  bytes, o->mode == PERF_MODE_RDMA_WRITE ?
+	if (rte_rds_setsockopt(ctx->ctl >= 0 ? ctx->ctl : ctx->cli, SOL_RDS,
+			       RDS_GET_MR, &mr, sizeof(mr)) < 0)
+		perf_fail("rte_rds_setsockopt(%s, RDS_GET_MR, %zu bytes%s)",
+			  ctx->ctl >= 0 ? "control" : "client", bytes, o->mode == PERF_MODE_RDMA_WRITE ?
 			  ", READWRITE" : "");
 }
 

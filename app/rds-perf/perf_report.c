@@ -85,6 +85,57 @@ perf_print_stats(const struct perf_opts *o, FILE *f)
 	if (o->transport == PERF_TRANSPORT_IB)
 		perf_print_ib_stats(f);
 #endif
+	if (o->transport == PERF_TRANSPORT_ETH)
+		perf_eth_print_stats(f, true);
+}
+
+/* The engine's name; "none" with --raw (no RDS). */
+static const char *
+perf_engine_str(const struct perf_opts *o)
+{
+	return o->raw ? "none" : perf_engine_name(o->engine);
+}
+
+/* eth: the ethdev, and --raw or the faults. */
+static void
+perf_print_port(const struct perf_opts *o)
+{
+	const struct rte_rds_eth_faults *f = &o->faults;
+	char b[128];
+
+	if (o->transport != PERF_TRANSPORT_ETH)
+		return;
+	printf("port:         %s\n", perf_eth_port_str(o, b, sizeof(b)));
+	if (o->raw)
+		printf("raw:          no RDS: plain Ethernet/IPv4/UDP frames (the floor)\n");
+	if (o->faults_set)
+		printf("faults:       on frames received, ppm: drop %u, dup %u, reorder %u, corrupt %u, delay %u\n",
+		       f->drop_ppm, f->dup_ppm, f->reorder_ppm, f->corrupt_ppm,
+		       f->delay_ppm);
+}
+
+/* JSON keys of eth, after "transport": the PMD, --raw, the faults. */
+static void
+perf_print_json_eth(const struct perf_ctx *ctx)
+{
+	const struct perf_opts *o = ctx->o;
+
+	if (o->transport != PERF_TRANSPORT_ETH)
+		return;
+	printf(",\"pmd\":\"%s\",\"raw\":%s,\"drop_ppm\":%u",
+	       ctx->eth_pmd, o->raw ? "true" : "false",
+	       o->faults_set ? o->faults.drop_ppm : 0);
+}
+
+/* JSON keys of --raw, before the floors'. */
+static void
+perf_print_json_raw(const struct perf_ctx *ctx)
+{
+	if (!ctx->o->raw)
+		return;
+	printf(",\"raw_lost_msgs\":%" PRIu64, ctx->raw_lost);
+	if (perf_is_stream(ctx->o->mode))
+		printf(",\"raw_frame_mb_per_s\":%.3f", ctx->raw_frame_mb_per_s);
 }
 
 /* stream: the receiver's count and rates, then the sender's. */
@@ -118,7 +169,8 @@ perf_print_result(const struct perf_ctx *ctx, const struct perf_result *r)
 	       perf_transport_name(o->transport),
 	       perf_sin_str(&ctx->cli_name, a, sizeof(a)),
 	       perf_sin_str(&ctx->srv_name, b, sizeof(b)));
-	printf("engine:       %s\n", perf_engine_name(o->engine));
+	perf_print_port(o);
+	printf("engine:       %s\n", perf_engine_str(o));
 	static const char * const what[] = {
 		[PERF_MODE_LAT] = "one request in flight, echoed",
 		[PERF_MODE_BW] = "requests in flight up to depth, 0-byte replies",
@@ -189,8 +241,9 @@ perf_print_server(const struct perf_ctx *ctx, const struct perf_result *r)
 	       perf_transport_name(o->transport),
 	       perf_sin_str(&ctx->srv_name, a, sizeof(a)),
 	       perf_sin_str(&ctx->cli_name, b, sizeof(b)));
+	perf_print_port(o);
 	printf("role:         server (mode, size and depth from the client)\n");
-	printf("engine:       %s\n", perf_engine_name(o->engine));
+	printf("engine:       %s\n", perf_engine_str(o));
 	printf("mode:         %s\n", perf_mode_name(o->mode));
 	printf("size:         %u bytes\n", o->size);
 	printf("depth:        %u\n", ctx->window);
@@ -241,18 +294,21 @@ perf_print_server_json(const struct perf_ctx *ctx, const struct perf_result *r,
 {
 	const struct perf_opts *o = ctx->o;
 
-	printf("{\"transport\":\"%s\",\"role\":\"server\",\"mode\":\"%s\","
+	printf("{\"transport\":\"%s\"", perf_transport_name(o->transport));
+	perf_print_json_eth(ctx);
+	printf(",\"role\":\"server\",\"mode\":\"%s\","
 	       "\"size\":%u,\"requests\":%" PRIu64 ",\"replies\":%" PRIu64 ","
 	       "\"errors\":%" PRIu64 ",\"engine\":\"%s\",\"depth\":%u",
-	       perf_transport_name(o->transport), perf_mode_name(o->mode),
+	       perf_mode_name(o->mode),
 	       o->size, ctx->srv_rx, ctx->srv_tx, ctx->errors,
-	       perf_engine_name(o->engine), ctx->window);
+	       perf_engine_str(o), ctx->window);
 	if (perf_is_rdma(o->mode))
 		printf(",\"notifications\":%" PRIu64 ",\"notify_failed\":%" PRIu64,
 		       ctx->notif_got, ctx->notif_failed);
 	if (perf_is_stream(o->mode))
 		printf(",\"msgs\":%" PRIu64 ",\"msgs_per_s\":%.1f,\"mb_per_s\":%.3f",
 		       r->msgs, r->msgs_per_s, r->mb_per_s);
+	perf_print_json_raw(ctx);
 	perf_print_json_floors(f);
 	printf("}\n");
 }
@@ -264,9 +320,11 @@ perf_print_json(const struct perf_ctx *ctx, const struct perf_result *r,
 	const struct perf_opts *o = ctx->o;
 
 	/* stream: msgs and rates are the receiver's; no RTT. */
-	printf("{\"transport\":\"%s\",\"mode\":\"%s\",\"size\":%u,"
+	printf("{\"transport\":\"%s\"", perf_transport_name(o->transport));
+	perf_print_json_eth(ctx);
+	printf(",\"mode\":\"%s\",\"size\":%u,"
 	       "\"msgs\":%" PRIu64 ",\"msgs_per_s\":%.1f,\"mb_per_s\":%.3f,",
-	       perf_transport_name(o->transport), perf_mode_name(o->mode),
+	       perf_mode_name(o->mode),
 	       o->size, r->msgs, r->msgs_per_s, r->mb_per_s);
 	if (r->one_way)
 		printf("\"sent_msgs\":%" PRIu64 ",\"sent_msgs_per_s\":%.1f,"
@@ -277,7 +335,8 @@ perf_print_json(const struct perf_ctx *ctx, const struct perf_result *r,
 		       "\"rtt_ns_p999\":%" PRIu64 ",\"rtt_ns_max\":%" PRIu64 ",",
 		       r->p50, r->p99, r->p999, r->max);
 	printf("\"engine\":\"%s\",\"depth\":%u,\"errors\":%" PRIu64,
-	       perf_engine_name(o->engine), ctx->window, ctx->errors);
+	       perf_engine_str(o), ctx->window, ctx->errors);
+	perf_print_json_raw(ctx);
 	perf_print_json_floors(f);
 	printf("}\n");
 }

@@ -133,31 +133,40 @@ perf_setup_loop(struct perf_ctx *ctx, struct rte_rds_conf *conf, int buf)
 	ctx->check_src = true;
 }
 
+static int
+perf_init_cb(void *conf)
+{
+	return rte_rds_init(conf);
+}
+
 /*
- * ib: --local is declared with transport "ib" (rdma_cm finds its device);
- * --role says which side this process plays, and the other side is left
- * at -1. The server binds --local:--port and answers whoever asks (the
- * client, once its hello came). The client binds a data socket and a
- * control socket to --local, port 0 each, and sends to --peer:--port.
- * Every socket is pinned to RDS_TRANS_IB.
+ * Two processes (ib, eth): --role says which side this process plays, and
+ * the other side is left at -1. The server binds --local:--port and
+ * answers whoever asks (the client, once its hello came). The client
+ * binds a data socket and a control socket to --local, port 0 each, and
+ * sends to --peer:--port. Every socket is pinned to the transport (trans:
+ * an SO_RDS_TRANSPORT value). The caller declared --local.
  */
 static void
-perf_setup_ib(struct perf_ctx *ctx, struct rte_rds_conf *conf, int buf)
+perf_setup_peer(struct perf_ctx *ctx, struct rte_rds_conf *conf, int buf,
+		int trans)
 {
 	const struct perf_opts *o = ctx->o;
 
-	if (rte_rds_conf_add_addr(conf, o->local, "ib", NULL) < 0)
-		perf_fail("rte_rds_conf_add_addr(%s, ib)", o->local);
-	if (rte_rds_init(conf) < 0)
-		perf_fail("rte_rds_init() with %s on the ib transport", o->local);
+	if ((o->transport == PERF_TRANSPORT_ETH ?
+	     perf_eth_start_retry(o, perf_init_cb, conf) :
+	     rte_rds_init(conf)) < 0)
+		perf_fail("rte_rds_init() with %s on the %s transport", o->local,
+			  perf_transport_name(o->transport));
+	if (o->transport == PERF_TRANSPORT_ETH)
+		perf_eth_started(o);
 	if (rte_rds_start() < 0)
 		perf_fail("rte_rds_start()");
 	if (o->role == PERF_ROLE_SERVER) {
 		/* Buffers are sized again when the hello tells the
 		 * mode, size and depth. */
 		ctx->srv = perf_open_socket("server", o->local, o->port,
-					    RDS_TRANS_IB, buf,
-					    &ctx->srv_name);
+					    trans, buf, &ctx->srv_name);
 		if (o->peer != NULL) {
 			/* Only the address is known before the hello. */
 			ctx->cli_name.sin_family = AF_INET;
@@ -166,11 +175,9 @@ perf_setup_ib(struct perf_ctx *ctx, struct rte_rds_conf *conf, int buf)
 		}
 	} else {
 		ctx->cli = perf_open_socket("client", o->local, 0,
-					    RDS_TRANS_IB, buf,
-					    &ctx->cli_name);
+					    trans, buf, &ctx->cli_name);
 		ctx->ctl = perf_open_socket("control", o->local, 0,
-					    RDS_TRANS_IB, 0,
-					    &ctx->ctl_src);
+					    trans, 0, &ctx->ctl_src);
 		memset(&ctx->dst, 0, sizeof(ctx->dst));
 		ctx->dst.sin_family = AF_INET;
 		ctx->dst.sin_port = htons(o->port);
@@ -178,6 +185,33 @@ perf_setup_ib(struct perf_ctx *ctx, struct rte_rds_conf *conf, int buf)
 		ctx->srv_name = ctx->dst;
 		ctx->check_src = true;
 	}
+}
+
+/* ib: --local is declared with transport "ib" (rdma_cm finds its
+ * device). */
+static void
+perf_setup_ib(struct perf_ctx *ctx, struct rte_rds_conf *conf, int buf)
+{
+	const struct perf_opts *o = ctx->o;
+
+	if (rte_rds_conf_add_addr(conf, o->local, "ib", NULL) < 0)
+		perf_fail("rte_rds_conf_add_addr(%s, ib)", o->local);
+	perf_setup_peer(ctx, conf, buf, RDS_TRANS_IB);
+}
+
+/* eth: --local is declared as "IP=eth[,--eth-opts]"; the ethdev comes
+ * from the EAL's --vdev (port= in --eth-opts, or the only one). */
+static void
+perf_setup_eth(struct perf_ctx *ctx, struct rte_rds_conf *conf, int buf)
+{
+	char spec[INET_ADDRSTRLEN + RTE_RDS_ARGSIZE + 8];
+
+	perf_eth_spec(ctx->o, spec, sizeof(spec));
+	snprintf(ctx->eth_pmd, sizeof(ctx->eth_pmd), "%s",
+		 perf_eth_pmd(ctx->o));
+	if (rte_rds_conf_add_addr_str(conf, spec) < 0)
+		perf_fail("rte_rds_conf_add_addr_str(\"%s\")", spec);
+	perf_setup_peer(ctx, conf, buf, RTE_RDS_TRANS_ETH);
 }
 
 /*
@@ -198,9 +232,8 @@ perf_setup_transport(struct perf_ctx *ctx, struct rte_rds_conf *conf)
 		perf_setup_ib(ctx, conf, buf);
 		break;
 	case PERF_TRANSPORT_ETH:
-		/* perf_parse_args() rejects it for now. */
-		perf_die("transport '%s' is not supported yet",
-			 perf_transport_name(o->transport));
+		perf_setup_eth(ctx, conf, buf);
+		break;
 	}
 }
 

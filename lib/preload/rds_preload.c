@@ -850,7 +850,9 @@ pl_any_rds(const struct pollfd *fds, nfds_t n)
 
 /* glibc declares poll's array write-only (access attribute): reading it
  * here is what a poll does, not a use of uninitialised memory. */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 PL_EXPORT int
 poll(struct pollfd *fds, nfds_t n, int timeout_ms)

@@ -48,6 +48,7 @@ struct rds_cl_sock {
 	rte_spinlock_t rlock;		/* receive ring consumer */
 	struct rds_xring_end req;
 	struct rds_xring_end rx;
+	struct rds_xring_end nt;	/* notifications: token, status */
 	uint64_t rx_head;		/* peeked RX buffer, 0: none */
 	bool bound, connected;
 	struct sockaddr_in bound_sin, conn_sin;
@@ -349,7 +350,10 @@ rte_rds_attach(const char *path)
 	ssize_t n;
 
 	pthread_once(&rds_cl_once, rds_cl_once_init);
-	if (rds_lib != NULL || (old != NULL && !old->forked))
+	/* Again after a fork (the parent's attachment is not ours) or
+	 * after the engine went away (a restarted engine takes us). */
+	if (rds_lib != NULL || (old != NULL && !old->forked &&
+				!__atomic_load_n(&old->dead, __ATOMIC_ACQUIRE)))
 		return RDS_ERR(EEXIST);
 	if (path == NULL)
 		path = getenv("RTE_RDS_ENGINE");
@@ -423,7 +427,7 @@ rte_rds_attach(const char *path)
 	rte_spinlock_init(&cl->rxfree_lock);
 	cl->epoch = __atomic_add_fetch(&rds_cl_epoch, 1, __ATOMIC_ACQ_REL);
 	/* A forked child lets its parent's copy go (unmapping it here does
-	 * not touch the parent's). */
+	 * not touch the parent's); so does a process whose engine went. */
 	if (old != NULL)
 		rds_cl_free(old);
 	__atomic_store_n(&rds_cl, cl, __ATOMIC_RELEASE);
@@ -524,6 +528,9 @@ rds_client_socket(void)
 	rds_xring_end_init(&cs->rx,
 		(void *)(cl->base + rds_region_csock_ring(&cl->lay, i, 1)),
 		RDS_CSOCK_RX_RING, false);
+	rds_xring_end_init(&cs->nt,
+		(void *)(cl->base + rds_region_csock_ring(&cl->lay, i, 2)),
+		RDS_CSOCK_NT_RING, false);
 	__atomic_store_n(&cs->cs->snd_queued,
 			 __atomic_load_n(&cs->cs->snd_released,
 					 __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
@@ -686,7 +693,8 @@ rds_cl_revents(struct rds_cl_sock *cs, short events)
 {
 	short rev = 0;
 
-	if (cs->rx_head != 0 || rds_xring_count(&cs->rx) != 0)
+	if (cs->rx_head != 0 || rds_xring_count(&cs->rx) != 0 ||
+	    rds_xring_count(&cs->nt) >= 2)
 		rev |= POLLIN | POLLRDNORM;
 	if (__atomic_load_n(&cs->cs->snd_queued, __ATOMIC_ACQUIRE) -
 	    __atomic_load_n(&cs->cs->snd_released, __ATOMIC_ACQUIRE) <
@@ -856,6 +864,74 @@ rds_cl_reachable(const struct rds_cl *cl, const struct rds_cl_sock *cs,
 	return bound_loop ? -ENETUNREACH : 0;
 }
 
+/* A send with RDMA control messages: the payload in a TX buffer, the
+ * call through the UNIX socket (RDS_CTL_SENDMSG). */
+static ssize_t
+rds_cl_sendmsg_ctl(struct rds_cl *cl, struct rds_cl_sock *cs,
+		   const struct msghdr *msg, int flags, uint32_t dst,
+		   uint16_t dport, size_t len)
+{
+	struct rds_ctl_req *q;
+	struct rds_ctl_resp *r;
+	struct rds_ctl_send sd;
+	uint64_t deadline = 0, spin = 0, off;
+	size_t i, pos;
+	int ret;
+
+	if (msg->msg_controllen > RDS_CTL_MAX_DATA - sizeof(sd))
+		return -EINVAL;
+	if (!(flags & MSG_DONTWAIT))
+		deadline = rds_cl_deadline(cs->sndtimeo_ns);
+	while (rds_cl_tx_alloc(cl, RDS_CBUF_HDR + (uint32_t)len, &off) != 0) {
+		if (flags & MSG_DONTWAIT)
+			return -EAGAIN;
+		ret = rds_cl_wait(cl, cs, POLLOUT, deadline, &spin);
+		if (ret < 0)
+			return ret;
+	}
+	for (i = 0, pos = 0; i < msg->msg_iovlen; i++) {
+		memcpy(cl->base + off + RDS_CBUF_HDR + pos,
+		       msg->msg_iov[i].iov_base, msg->msg_iov[i].iov_len);
+		pos += msg->msg_iov[i].iov_len;
+	}
+	q = rds_cl_req_new(RDS_CTL_SENDMSG, cs->handle);
+	r = malloc(sizeof(*r));
+	if (q == NULL || r == NULL) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	memset(&sd, 0, sizeof(sd));
+	sd.off = off;
+	sd.len = (uint32_t)len;
+	sd.ctl_len = (uint32_t)msg->msg_controllen;
+	sd.addr = msg->msg_name != NULL && msg->msg_namelen != 0 ? dst : 0;
+	sd.port = dport;
+	memcpy(q->data, &sd, sizeof(sd));
+	memcpy(q->data + sizeof(sd), msg->msg_control, msg->msg_controllen);
+	q->len = (uint32_t)(sizeof(sd) + msg->msg_controllen);
+	for (;;) {
+		/* After what this socket's ring holds (the engine drains it
+		 * first), before what comes after. */
+		rte_spinlock_lock(&cs->lock);
+		ret = rds_cl_call(cl, q, r, -1, NULL);
+		if (ret >= 0)
+			__atomic_fetch_add(&cs->cs->snd_queued, len,
+					   __ATOMIC_RELEASE);
+		rte_spinlock_unlock(&cs->lock);
+		if (ret != -EAGAIN || (flags & MSG_DONTWAIT))
+			break;
+		ret = rds_cl_wait(cl, cs, POLLOUT, deadline, &spin);
+		if (ret < 0)
+			break;
+	}
+out:
+	free(q);
+	free(r);
+	/* The engine copied the payload in the call. */
+	rds_cl_tx_unalloc(cl, off);
+	return ret < 0 ? ret : (ssize_t)len;
+}
+
 static ssize_t
 rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 	       const struct msghdr *msg, int flags)
@@ -898,8 +974,9 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 	ret = rds_cl_reachable(cl, cs, dst);
 	if (ret < 0)
 		return ret;
-	/* Control messages: RDMA is not offered to attached processes;
-	 * other levels are ignored, as the kernel does. */
+	/* Control messages of ours (RDMA): the engine makes the send in
+	 * this call (its errno is the call's); other levels are ignored,
+	 * as the kernel does. */
 	if (msg->msg_controllen != 0 && msg->msg_control != NULL) {
 		struct msghdr *mh = (struct msghdr *)(uintptr_t)msg;
 
@@ -909,7 +986,8 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 			    cm->cmsg_len > msg->msg_controllen)
 				return -EINVAL;
 			if (cm->cmsg_level == SOL_RDS)
-				return -EOPNOTSUPP;
+				return rds_cl_sendmsg_ctl(cl, cs, msg, flags,
+							  dst, dport, len);
 		}
 	}
 	if (!(flags & MSG_DONTWAIT))
@@ -984,6 +1062,45 @@ rds_client_sendmsg(int s, const struct msghdr *msg, int flags)
 /* ------------------------------------------------------------------ */
 /* Receiving */
 
+/* RDS_CMSG_RDMA_STATUS control messages from the nt ring, with the
+ * rules of a local socket (rds_recv_notifications). Under rlock. */
+static void
+rds_cl_notifications(struct rds_cl_sock *cs, struct msghdr *msg, bool peek)
+{
+	size_t space = msg->msg_control != NULL ? msg->msg_controllen : 0;
+	size_t used = 0, need = CMSG_SPACE(sizeof(struct rds_rdma_notify));
+	uint8_t *base = msg->msg_control;
+	struct rds_rdma_notify n;
+	struct cmsghdr *cm;
+	uint64_t tok, st;
+
+	msg->msg_flags = 0;
+	while (rds_xring_count(&cs->nt) >= 2) {
+		if (used + CMSG_LEN(sizeof(n)) > space) {
+			msg->msg_flags |= MSG_CTRUNC;
+			if (used == 0 && !peek) {
+				rds_xring_get(&cs->nt, &tok);
+				rds_xring_get(&cs->nt, &st);
+			}
+			break;
+		}
+		if (peek)
+			break;
+		if (rds_xring_get(&cs->nt, &tok) <= 0 ||
+		    rds_xring_get(&cs->nt, &st) <= 0)
+			break;
+		n.user_token = tok;
+		n.status = (int32_t)(uint32_t)st;
+		cm = (struct cmsghdr *)(base + used);
+		cm->cmsg_len = CMSG_LEN(sizeof(n));
+		cm->cmsg_level = SOL_RDS;
+		cm->cmsg_type = RDS_CMSG_RDMA_STATUS;
+		memcpy(CMSG_DATA(cm), &n, sizeof(n));
+		used += RTE_MIN(need, space - used);
+	}
+	msg->msg_controllen = used;
+}
+
 static ssize_t
 rds_cl_recvmsg(struct rds_cl *cl, struct rds_cl_sock *cs, struct msghdr *msg,
 	       int flags)
@@ -1009,6 +1126,13 @@ rds_cl_recvmsg(struct rds_cl *cl, struct rds_cl_sock *cs, struct msghdr *msg,
 		deadline = rds_cl_deadline(cs->rcvtimeo_ns);
 	rte_spinlock_lock(&cs->rlock);
 	for (;;) {
+		if (unlikely(rds_xring_count(&cs->nt) >= 2)) {
+			/* RDMA notifications first, as a local socket. */
+			rds_cl_notifications(cs, msg, flags & MSG_PEEK);
+			rte_spinlock_unlock(&cs->rlock);
+			msg->msg_namelen = 0;
+			return 0;
+		}
 		if (cs->rx_head != 0) {
 			off = cs->rx_head;
 			break;

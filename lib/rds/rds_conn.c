@@ -158,6 +158,8 @@ rds_conn_destroy(struct rds_conn *c)
 		c->trans->conn_shutdown(c);
 	rds_msg_list_free(e, &c->send_q);
 	rds_msg_list_free(e, &c->retrans_q);
+	rds_msg_free(c->map_cur);
+	c->map_cur = NULL;
 	if (c->trans->conn_free != NULL)
 		c->trans->conn_free(c);
 	rds_timer_cancel(e, &c->ack_timer);

@@ -108,9 +108,13 @@ rds_addr_v4(const struct in6_addr *a)
 static inline bool
 rds_addr_eq(const struct in6_addr *a, const struct in6_addr *b)
 {
-	const uint64_t *x = (const uint64_t *)(const void *)a;
-	const uint64_t *y = (const uint64_t *)(const void *)b;
+	uint64_t x[2], y[2];
 
+	/* struct in6_addr is only 4-byte aligned (in struct rds_conn_key
+	 * it is not 8-byte aligned): copies, which compile to the same
+	 * two unaligned loads without the undefined behaviour. */
+	memcpy(x, a, sizeof(x));
+	memcpy(y, b, sizeof(y));
 	return x[0] == y[0] && x[1] == y[1];
 }
 
@@ -571,6 +575,11 @@ struct rds_sock {
 	 * Set before the socket is bound, cleared never (NULL: ours). */
 	struct rds_client *client;
 	struct rds_srv_sock *client_sock;
+	uint32_t nb_mrs;		/* its regions (atomic): close walks
+					 * the table only when there are */
+	pid_t mem_pid;			/* whose memory the socket's RDMA
+					 * calls name: 0 this process, else
+					 * the attached client's */
 };
 
 /* rds_sock.c */
@@ -693,6 +702,9 @@ struct rds_mr {
 	void *tp;			/* its private data (ibv_mr) */
 	bool invalidate;		/* on release: revoke now (INVALIDATE,
 					 * USE_ONCE, close), no cache */
+	pid_t pid;			/* 0: this process's memory, else an
+					 * attached client's (rds_xmem) */
+	uint32_t *owner_nb;		/* the owner's count of regions */
 };
 
 enum rds_op_kind {
@@ -727,7 +739,22 @@ struct rds_rdma_op {
 	uint32_t tp_flags;		/* transport: its own state */
 	int sock;			/* who is told how it went */
 	uint32_t sock_gen;
+	pid_t pid;			/* whose memory local and
+					 * atomic_result are (0: ours) */
 };
+
+/* rds_xmem.c: memory of this process (pid 0) or of an attached client
+ * (process_vm_readv/writev): never a fault, -EFAULT (gone, unmapped) or
+ * -ESRCH (no such process) instead. */
+int rds_xmem_read(pid_t pid, void *dst, uintptr_t src, size_t n);
+int rds_xmem_write(pid_t pid, uintptr_t dst, const void *src, size_t n);
+/* An atomic update of a client's 64-bit word, serialised with every
+ * other one (the word is reached with process_vm_*: atomic against
+ * other RDMA atomics, as a NIC's are). fn gets the old value and
+ * returns the new one (or the old one: no write). */
+int rds_xmem_atomic(pid_t pid, uintptr_t addr,
+		    uint64_t (*fn)(uint64_t old, const void *arg),
+		    const void *arg, uint64_t *old);
 
 /* rds_rdma.c */
 int rds_mr_init(void);
@@ -912,6 +939,9 @@ struct rds_conn {
 	uint64_t unacked_bytes;
 	bool map_queued;		/* send our congestion map */
 	uint32_t map_gen_sent;
+	struct rds_msg *map_cur;	/* the copy of it the transport may
+					 * be inside (kept across -EAGAIN) */
+	uint32_t map_cur_gen;
 
 	/* Receiving. */
 	uint64_t next_rx_seq;		/* not reset on reconnect */
@@ -1057,6 +1087,8 @@ int rds_server_deliver(struct rds_engine *e, struct rds_sock *rs,
 		       struct rds_msg *m);
 void rds_server_wake(struct rds_sock *rs);
 void rds_server_released(struct rds_sock *rs, uint32_t len);
+void rds_server_notify(struct rds_engine *e, struct rds_sock *rs,
+		       uint64_t token, int32_t status);
 uint64_t rds_server_violations(void);
 void rds_server_fini(void);
 void rds_srv_efd_kick(int fd);
@@ -1092,6 +1124,11 @@ int rds_client_poll(struct rte_rds_pollfd *fds, unsigned int nfds,
 	} while (0)
 
 /* rds_send.c */
+ssize_t rds_send_make(struct rds_sock *rs, const struct msghdr *msg,
+		      int flags, struct rds_msg **mp, uint64_t *dest_cookie,
+		      bool *mapped);
+void rds_send_unmake(struct rds_sock *rs, struct rds_msg *m, bool mapped,
+		     uint64_t dest_cookie);
 void rds_send_request(struct rds_engine *e, struct rds_sock *rs,
 		      struct rds_msg *m);
 void rds_send_queue(struct rds_engine *e, struct rds_msg *m);

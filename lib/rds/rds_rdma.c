@@ -14,6 +14,7 @@
  * returns.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
 
@@ -100,7 +101,12 @@ rds_mr_register(struct rds_sock *rs, uint64_t addr, uint64_t bytes,
 	 * (it always pins for writing, "or we'll do a lot of RDMA to the
 	 * zero page"), but nothing here needs the write right and an
 	 * application may serve read-only data (documented departure). */
-	ret = rds_mem_check(0, (uintptr_t)base, (size_t)(end - base),
+	/* A client's memory (attached process) is checked in that process
+	 * and reached with process_vm_*; a NIC cannot reach it (ib:
+	 * EOPNOTSUPP, rte_rds_attach.h). */
+	if (rs->mem_pid != 0 && t->mr_reg != NULL)
+		return -EOPNOTSUPP;
+	ret = rds_mem_check(rs->mem_pid, (uintptr_t)base, (size_t)(end - base),
 			    PROT_READ | ((flags & RDS_RDMA_READWRITE) ?
 					 PROT_WRITE : 0));
 	if (ret != 0)
@@ -108,6 +114,7 @@ rds_mr_register(struct rds_sock *rs, uint64_t addr, uint64_t bytes,
 	mr = rds_mem_zalloc("rds_mr", sizeof(*mr));
 	if (mr == NULL)
 		return -ENOMEM;
+	mr->pid = rs->mem_pid;
 	mr->base = base;
 	mr->len = end - base;
 	mr->flags = (uint32_t)flags;
@@ -130,6 +137,10 @@ rds_mr_register(struct rds_sock *rs, uint64_t addr, uint64_t bytes,
 			break;
 	}
 	ret = rte_hash_add_key_data(rds_mr_hash, &mr->key, mr);
+	if (ret >= 0) {
+		mr->owner_nb = &rs->nb_mrs;
+		__atomic_fetch_add(mr->owner_nb, 1, __ATOMIC_RELAXED);
+	}
 	rte_rwlock_write_unlock(&rds_mr_lock);
 	if (ret < 0) {
 		rds_mr_release(mr);
@@ -143,6 +154,8 @@ rds_mr_register(struct rds_sock *rs, uint64_t addr, uint64_t bytes,
 static void
 rds_mr_remove_locked(struct rds_mr *mr)
 {
+	if (mr->owner_nb != NULL)
+		__atomic_fetch_sub(mr->owner_nb, 1, __ATOMIC_RELAXED);
 	rte_hash_del_key(rds_mr_hash, &mr->key);
 	rds_mr_release(mr);
 }
@@ -207,7 +220,10 @@ rds_rdma_unmap(struct rds_sock *rs, uint64_t cookie)
 void
 rds_mr_sock_close(struct rds_sock *rs)
 {
-	if (rds_mr_hash != NULL)
+	/* The table is walked only for a socket that has regions (a close
+	 * of one of many sockets must not cost a walk of every region). */
+	if (rds_mr_hash != NULL &&
+	    __atomic_load_n(&rs->nb_mrs, __ATOMIC_RELAXED) != 0)
 		rds_mr_free(rs, 0, true);
 }
 
@@ -266,9 +282,15 @@ rds_rdma_map(struct rds_sock *rs, const struct rds_get_mr_args *a,
 			      cookie);
 	if (ret != 0)
 		return ret;
-	if (a->cookie_addr != 0)
-		memcpy((void *)(uintptr_t)a->cookie_addr, cookie,
-		       sizeof(*cookie));
+	/* As __rds_rdma_map: a cookie that cannot be written back is
+	 * EFAULT, and the region goes. (This process: memcpy, a bad
+	 * address faults in the caller's thread; a client: checked.) */
+	if (a->cookie_addr != 0 &&
+	    rds_xmem_write(rs->mem_pid, (uintptr_t)a->cookie_addr, cookie,
+			   sizeof(*cookie)) != 0) {
+		rds_mr_free(rs, (uint32_t)*cookie, true);
+		return -EFAULT;
+	}
 	return 0;
 }
 
@@ -330,22 +352,41 @@ static int
 rds_rdma_args_parse(struct rds_rdma_op *op, const struct rds_rdma_args *a)
 {
 	const struct rds_iovec *vec = (const void *)(uintptr_t)a->local_vec_addr;
+	struct rds_iovec *copy = NULL;
 	uint64_t total, i, off;
 	bool write = (a->flags & RDS_RDMA_READWRITE) != 0;
 	int ret;
 
+	/* A client's vector is read out of its memory first. */
+	if (op->pid != 0 && vec != NULL && a->nr_local != 0 &&
+	    a->nr_local <= RDS_UIO_MAXIOV) {
+		copy = malloc(sizeof(*copy) * a->nr_local);
+		if (copy == NULL)
+			return -ENOMEM;
+		if (rds_xmem_read(op->pid, copy, (uintptr_t)vec,
+				  sizeof(*copy) * a->nr_local) != 0) {
+			free(copy);
+			return -EFAULT;
+		}
+		vec = copy;
+	}
 	ret = rds_uarg_rdma_vec(vec, a->nr_local, &total);
-	if (ret != 0)
+	if (ret != 0) {
+		free(copy);
 		return ret;
+	}
 	op->local = rds_mem_zalloc("rds_rdma_iov",
 				   sizeof(*op->local) * a->nr_local);
-	if (op->local == NULL)
+	if (op->local == NULL) {
+		free(copy);
 		return -ENOMEM;
+	}
 	for (i = 0; i < a->nr_local; i++) {
 		op->local[i].iov_base = (void *)(uintptr_t)vec[i].addr;
 		op->local[i].iov_len = vec[i].bytes;
 	}
 	op->nr_local = (uint32_t)a->nr_local;
+	free(copy);
 	/*
 	 * Handed over: a READ's destinations are filled by the engine when
 	 * the data comes back, so they must be writable now; a WRITE's
@@ -354,7 +395,7 @@ rds_rdma_args_parse(struct rds_rdma_op *op, const struct rds_rdma_args *a)
 	 * check writes each probed byte back with its own value: these
 	 * bytes belong to the library until the operation's notification.
 	 */
-	ret = rds_mem_check_iov(0, op->local, op->nr_local,
+	ret = rds_mem_check_iov(op->pid, op->local, op->nr_local,
 				write ? PROT_READ : PROT_WRITE);
 	if (ret != 0)
 		return ret;
@@ -376,8 +417,10 @@ rds_rdma_args_parse(struct rds_rdma_op *op, const struct rds_rdma_args *a)
 		if (op->data == NULL)
 			return -ENOMEM;
 		for (i = 0, off = 0; i < a->nr_local; i++) {
-			memcpy(op->data + off, op->local[i].iov_base,
-			       op->local[i].iov_len);
+			if (rds_xmem_read(op->pid, op->data + off,
+					  (uintptr_t)op->local[i].iov_base,
+					  op->local[i].iov_len) != 0)
+				return -EFAULT;
 			off += op->local[i].iov_len;
 		}
 	}
@@ -420,7 +463,7 @@ rds_atomic_parse(struct rds_rdma_op *op, int type,
 	{
 		struct iovec w = { .iov_base = op->atomic_result,
 				   .iov_len = sizeof(uint64_t) };
-		int ret = rds_mem_check_iov(0, &w, 1, PROT_WRITE);
+		int ret = rds_mem_check_iov(op->pid, &w, 1, PROT_WRITE);
 
 		if (ret != 0)
 			return ret;
@@ -556,6 +599,12 @@ rds_rdma_cmsgs(struct rds_sock *rs, const struct msghdr *msg,
 			op->refs = 1;
 			op->sock = rs->id;
 			op->sock_gen = rs->gen;
+			op->pid = rs->mem_pid;
+			/* A NIC cannot reach a client's memory. */
+			if (op->pid != 0 && rs->la->trans->mr_reg != NULL) {
+				ret = -EOPNOTSUPP;
+				break;
+			}
 			/* As the kernel: the socket's RDS_RECVERR when the
 			 * operation is queued decides. */
 			op->recverr = rs->recverr;
@@ -644,6 +693,64 @@ rds_masked_fadd(uint64_t old, uint64_t add, uint64_t nocarry)
 	return res;
 }
 
+/* The atomics on a client's word (rds_xmem_atomic). */
+static uint64_t
+rds_atomic_apply(uint64_t o, const void *arg)
+{
+	const struct rds_rdma_req *rq = arg;
+
+	switch (rq->kind) {
+	case RDS_OP_FADD:
+		return o + rq->swap_add;
+	case RDS_OP_CSWP:
+		return o == rq->compare ? rq->swap_add : o;
+	case RDS_OP_MFADD:
+		return rds_masked_fadd(o, rq->swap_add, rq->mask1);
+	case RDS_OP_MCSWP:
+		if ((o & rq->mask1) != (rq->compare & rq->mask1))
+			return o;
+		return (o & ~rq->mask2) | (rq->swap_add & rq->mask2);
+	default:
+		return o;
+	}
+}
+
+/* rds_rdma_target on a region of client pid at its address p. */
+static int
+rds_rdma_target_client(pid_t pid, const struct rds_rdma_req *rq, uint8_t *p,
+		       const struct iovec *rdst, uint32_t nrdst, uint64_t *o)
+{
+	uint64_t off = 0;
+	uint32_t i;
+
+	switch (rq->kind) {
+	case RDS_OP_READ:
+		for (i = 0; i < nrdst && off < rq->bytes; i++) {
+			size_t n = RTE_MIN(rdst[i].iov_len,
+					   (size_t)(rq->bytes - off));
+
+			if (rds_xmem_read(pid, rdst[i].iov_base,
+					  (uintptr_t)(p + off), n) != 0)
+				return RDS_RDMA_REMOTE_ERROR;
+			off += n;
+		}
+		return RDS_RDMA_SUCCESS;
+	case RDS_OP_WRITE:
+		return rds_xmem_write(pid, (uintptr_t)p, rq->wdata,
+				      rq->bytes) == 0 ? RDS_RDMA_SUCCESS :
+		       RDS_RDMA_REMOTE_ERROR;
+	case RDS_OP_FADD:
+	case RDS_OP_CSWP:
+	case RDS_OP_MFADD:
+	case RDS_OP_MCSWP:
+		return rds_xmem_atomic(pid, (uintptr_t)p, rds_atomic_apply, rq,
+				       o) == 0 ? RDS_RDMA_SUCCESS :
+		       RDS_RDMA_REMOTE_ERROR;
+	default:
+		return RDS_RDMA_REMOTE_ERROR;
+	}
+}
+
 /*
  * The target half of the software executor: run one request against the
  * regions of local address target, as an RDMA NIC's responder would.
@@ -674,6 +781,22 @@ rds_rdma_target(const struct in6_addr *target, const struct rds_rdma_req *rq,
 	if (p == NULL || (rq->kind >= RDS_OP_FADD && ((uintptr_t)p & 7) != 0)) {
 		rte_rwlock_read_unlock(&rds_mr_lock);
 		return RDS_RDMA_REMOTE_ERROR;
+	}
+	if (mr->pid != 0) {
+		/* An attached client's region: reached with process_vm_*
+		 * (a client that went or unmapped it: REMOTE_ERROR). */
+		int st = rds_rdma_target_client(mr->pid, rq, p, rdst, nrdst,
+						&o);
+
+		use_once = mr->flags & RDS_RDMA_USE_ONCE;
+		rte_rwlock_read_unlock(&rds_mr_lock);
+		if (st != RDS_RDMA_SUCCESS)
+			return st;
+		if (old != NULL)
+			*old = o;
+		if (use_once)
+			rds_mr_unuse(key);
+		return RDS_RDMA_SUCCESS;
 	}
 	switch (rq->kind) {
 	case RDS_OP_READ:
@@ -759,16 +882,22 @@ rds_rdma_initiator_done(struct rds_rdma_op *op, int status,
 	op->executed = true;
 	if (status != RDS_RDMA_SUCCESS)
 		return;
+	/* (A client's local memory that went meanwhile: the data is lost
+	 * with it; the status stands, as a NIC's would.) */
 	if (op->kind == RDS_OP_READ && rdata != NULL) {
 		for (i = 0; i < op->nr_local && off < op->bytes; i++) {
 			size_t n = RTE_MIN(op->local[i].iov_len,
 					   (size_t)(op->bytes - off));
 
-			memcpy(op->local[i].iov_base, rdata + off, n);
+			if (rds_xmem_write(op->pid,
+					   (uintptr_t)op->local[i].iov_base,
+					   rdata + off, n) != 0)
+				break;
 			off += n;
 		}
 	} else if (op->kind >= RDS_OP_FADD) {
-		memcpy(op->atomic_result, &old, sizeof(old));
+		rds_xmem_write(op->pid, (uintptr_t)op->atomic_result, &old,
+			       sizeof(old));
 	}
 }
 
@@ -779,9 +908,26 @@ rds_rdma_sw_exec(const struct in6_addr *target, struct rds_rdma_op *op)
 {
 	struct rds_rdma_req rq;
 	uint64_t old = 0;
+	uint8_t *bounce;
+	struct iovec b;
 	int st;
 
 	rds_rdma_req_of(op, &rq);
+	if (op->pid != 0 && op->kind == RDS_OP_READ) {
+		/* A client's local vector: through a buffer of ours. */
+		bounce = malloc(op->bytes);
+		if (bounce == NULL) {
+			rds_rdma_initiator_done(op, RDS_RDMA_OTHER_ERROR, NULL,
+						0);
+			return RDS_RDMA_OTHER_ERROR;
+		}
+		b.iov_base = bounce;
+		b.iov_len = op->bytes;
+		st = rds_rdma_target(target, &rq, &b, 1, &old);
+		rds_rdma_initiator_done(op, st, bounce, old);
+		free(bounce);
+		return st;
+	}
 	st = rds_rdma_target(target, &rq, op->local, op->nr_local, &old);
 	rds_rdma_initiator_done(op, st, NULL, old);
 	return st;
@@ -808,6 +954,10 @@ rds_rdma_op_notify(struct rds_engine *e, struct rds_rdma_op *op, int status)
 	if (rs == NULL)
 		return;
 	if ((op->flags & RDS_RDMA_NOTIFY_ME) ||
-	    (status != RDS_RDMA_SUCCESS && op->recverr))
-		rds_notify_queue(e, rs, op->token, status);
+	    (status != RDS_RDMA_SUCCESS && op->recverr)) {
+		if (unlikely(rs->client != NULL))
+			rds_server_notify(e, rs, op->token, status);
+		else
+			rds_notify_queue(e, rs, op->token, status);
+	}
 }

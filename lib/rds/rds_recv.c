@@ -150,8 +150,19 @@ rds_recv_hdr(struct rds_conn *c, const struct rds_hdr_info *h,
 
 	/* Accepted: gaps are allowed (the sender may have cancelled). */
 	c->next_rx_seq = h->seq + 1;
-	if (h->seq > c->ack_next)
+	if (h->seq > c->ack_next) {
 		c->ack_next = h->seq;
+	} else if (h->seq < c->ack_next) {
+		/* A new message below what we acknowledged: the peer
+		 * started its sequence again (it restarted, as eth sees a
+		 * new epoch), or a sender skipped back. As the kernel
+		 * (rds_ib_set_ack: the last sequence received), the ACK
+		 * names this one; keeping the old, higher one would
+		 * acknowledge the new incarnation's next messages before
+		 * they came. */
+		c->ack_next = h->seq;
+		c->ack_sent = 0;
+	}
 	if (h->acked) {
 		/* Delivered within the process: the sender knows. */
 		c->ack_sent = c->ack_next;

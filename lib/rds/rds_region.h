@@ -166,6 +166,22 @@ enum rds_ctl_op {
 	RDS_CTL_INFO,
 	RDS_CTL_BELL,			/* -> a doorbell ring for a thread */
 	RDS_CTL_STATS,
+	RDS_CTL_SENDMSG,		/* a send with control messages (RDMA):
+					 * struct rds_ctl_send, then the
+					 * control bytes; the payload in a TX
+					 * buffer the client keeps */
+};
+
+/* RDS_CTL_SENDMSG: made in the caller's call, so that its errno is the
+ * call's (the ring's sends are asynchronous). */
+struct rds_ctl_send {
+	uint64_t off;			/* TX buffer with the payload */
+	uint32_t len;			/* payload bytes */
+	uint32_t ctl_len;		/* control bytes after this struct */
+	uint32_t addr;			/* destination (network order), or 0:
+					 * the connected one */
+	uint16_t port;			/* host order */
+	uint16_t flags;			/* MSG_DONTWAIT (1) */
 };
 
 #define RDS_CTL_MAX_DATA 8192

@@ -222,25 +222,33 @@ rds_send_ack_policy(struct rds_conn *c, struct rds_msg *m)
 static int
 rds_send_cong_map(struct rds_conn *c)
 {
-	struct rds_msg *m;
-	uint32_t gen;
+	struct rds_msg *m = c->map_cur;
 	int ret;
 
-	m = rds_msg_alloc(RDS_CONG_MAP_BYTES);
-	if (m == NULL)
-		return -EAGAIN;
-	gen = __atomic_load_n(&c->la->cong->gen, __ATOMIC_ACQUIRE);
-	m->type = RDS_MSG_CONG;
-	m->laddr = c->key.laddr;
-	m->faddr = c->key.faddr;
-	m->h_flags = RDS_FLAG_CONG_BITMAP;
-	m->seq = 0;	/* maps are not sequenced */
-	rds_cong_map_copy_out(c->la->cong, rds_msg_data(m));
+	if (m == NULL) {
+		m = rds_msg_alloc(RDS_CONG_MAP_BYTES);
+		if (m == NULL)
+			return -EAGAIN;
+		c->map_cur_gen = __atomic_load_n(&c->la->cong->gen,
+						 __ATOMIC_ACQUIRE);
+		m->type = RDS_MSG_CONG;
+		m->laddr = c->key.laddr;
+		m->faddr = c->key.faddr;
+		m->h_flags = RDS_FLAG_CONG_BITMAP;
+		m->seq = 0;	/* maps are not sequenced */
+		rds_cong_map_copy_out(c->la->cong, rds_msg_data(m));
+		c->map_cur = m;
+	}
 	ret = c->trans->xmit(c, m);
+	/* The transport may have sent part of it (as of any message): the
+	 * same copy goes on at the next call. */
+	if (ret == -EAGAIN)
+		return ret;
+	c->map_cur = NULL;
 	rds_msg_free(m);
 	if (ret == 0) {
 		c->map_queued = false;
-		c->map_gen_sent = gen;
+		c->map_gen_sent = c->map_cur_gen;
 		rds_stat_inc(c->eng, s_send_cong_map);
 	}
 	return ret;
@@ -325,10 +333,13 @@ rds_send_path_reset(struct rds_conn *c)
 	struct rds_msg *m, *next;
 
 	c->xmit_cur = NULL;
-	/* An RDMA operation is never sent twice: dropped (rds_send_xmit). */
+	/* An RDMA operation is never sent twice: dropped (rds_send_xmit).
+	 * But one the software executor ran (loop, eth) never runs again:
+	 * its message alone goes again (the receiver drops it if it had
+	 * it), else the operation succeeded and its message was lost. */
 	for (m = TAILQ_FIRST(&c->retrans_q); m != NULL; m = next) {
 		next = TAILQ_NEXT(m, link);
-		if (m->op == NULL)
+		if (m->op == NULL || m->op->executed)
 			continue;
 		TAILQ_REMOVE(&c->retrans_q, m, link);
 		rds_rdma_notify(c->eng, m, RDS_RDMA_DROPPED);
@@ -342,6 +353,8 @@ rds_send_path_reset(struct rds_conn *c)
 	c->unacked_packets = rds_lib->conf.max_unacked_packets;
 	c->unacked_bytes = rds_lib->conf.max_unacked_bytes;
 	c->map_queued = false;
+	rds_msg_free(c->map_cur);
+	c->map_cur = NULL;
 }
 
 static unsigned int
@@ -497,8 +510,15 @@ rds_send_wait_room(struct rds_sock *rs, struct rds_cong_map *fcong,
 	return 0;
 }
 
-static ssize_t
-rds_sendmsg(struct rds_sock *rs, const struct msghdr *msg, int flags)
+/*
+ * The message a sendmsg makes, accounted in the socket's send buffer but
+ * not queued yet: its length, or -errno. On success *mp is the message;
+ * *mapped says that RDMA_MAP registered *dest_cookie (which a failure to
+ * queue must free, rds_send_unmake).
+ */
+ssize_t
+rds_send_make(struct rds_sock *rs, const struct msghdr *msg, int flags,
+	      struct rds_msg **mp, uint64_t *dest_cookie_out, bool *mapped_out)
 {
 	struct rds_cong_map *fcong;
 	struct rds_rdma_op *op = NULL;
@@ -589,20 +609,46 @@ rds_sendmsg(struct rds_sock *rs, const struct msghdr *msg, int flags)
 	__atomic_fetch_add(&rs->snd_msgs, 1, __ATOMIC_ACQ_REL);
 	if (snd >= (int64_t)rs->sndbuf / 2)
 		m->h_flags = RDS_FLAG_ACK_REQUIRED;
-	ret = rds_sock_request(rs, m, !(flags & MSG_DONTWAIT));
-	if (likely(ret == 0))
-		return (ssize_t)len;
-	__atomic_fetch_sub(&rs->snd_bytes, (int64_t)len, __ATOMIC_RELEASE);
-	__atomic_fetch_sub(&rs->snd_msgs, 1, __ATOMIC_RELEASE);
-	rds_msg_free(m);	/* frees the op too */
-	if (mapped)
-		rds_rdma_unmap(rs, dest_cookie);
-	return ret == -ENOBUFS ? -EAGAIN : ret;
+	*mp = m;
+	*dest_cookie_out = dest_cookie;
+	*mapped_out = mapped;
+	return (ssize_t)len;
 fail:
 	rds_rdma_op_free(op);
 	if (mapped)
 		rds_rdma_unmap(rs, dest_cookie);
 	return ret;
+}
+
+/* A message of rds_send_make that was not queued after all. */
+void
+rds_send_unmake(struct rds_sock *rs, struct rds_msg *m, bool mapped,
+		uint64_t dest_cookie)
+{
+	__atomic_fetch_sub(&rs->snd_bytes, (int64_t)m->len, __ATOMIC_RELEASE);
+	__atomic_fetch_sub(&rs->snd_msgs, 1, __ATOMIC_RELEASE);
+	rds_msg_free(m);	/* frees the op too */
+	if (mapped)
+		rds_rdma_unmap(rs, dest_cookie);
+}
+
+static ssize_t
+rds_sendmsg(struct rds_sock *rs, const struct msghdr *msg, int flags)
+{
+	struct rds_msg *m = NULL;
+	uint64_t dest_cookie = 0;
+	bool mapped = false;
+	ssize_t len;
+	int ret;
+
+	len = rds_send_make(rs, msg, flags, &m, &dest_cookie, &mapped);
+	if (unlikely(len < 0))
+		return len;
+	ret = rds_sock_request(rs, m, !(flags & MSG_DONTWAIT));
+	if (likely(ret == 0))
+		return len;
+	rds_send_unmake(rs, m, mapped, dest_cookie);
+	return ret == -ENOBUFS ? -EAGAIN : ret;
 }
 
 ssize_t

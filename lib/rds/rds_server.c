@@ -52,6 +52,7 @@ struct rds_srv_sock {
 	struct rds_xring_end rx;	/* producer (under rs->rx_prod_lock) */
 	struct rds_xring_end nt;	/* producer */
 	struct rds_msg_list ovf;	/* received, waiting for room */
+	struct rds_msg_list nt_ovf;	/* notifications waiting for room */
 	bool on_ovf;
 	TAILQ_ENTRY(rds_srv_sock) ovf_link;
 	bool throttled;			/* over its send buffer: later */
@@ -342,6 +343,54 @@ rds_server_deliver(struct rds_engine *e, struct rds_sock *rs,
 	return 0;
 }
 
+/* One notification into the socket's nt ring (two entries: the token,
+ * then the status): 0, or -ENOBUFS. Under rx_lock. */
+static int
+rds_srv_nt_put(struct rds_srv_sock *ss, uint64_t token, int32_t status)
+{
+	uint32_t cons = __atomic_load_n(&ss->nt.r->cons, __ATOMIC_ACQUIRE);
+
+	if ((uint32_t)(ss->nt.idx - cons) + 2 > ss->nt.size)
+		return -ENOBUFS;
+	/* The status first in the slot, the token in the entry the
+	 * consumer takes second: one publication for both. */
+	ss->nt.r->slot[ss->nt.idx & (ss->nt.size - 1)] = token;
+	ss->nt.r->slot[(ss->nt.idx + 1) & (ss->nt.size - 1)] =
+		(uint64_t)(uint32_t)status;
+	ss->nt.idx += 2;
+	__atomic_store_n(&ss->nt.r->prod, ss->nt.idx, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* An RDMA notification for a client socket (rds_rdma_op_notify). */
+void
+rds_server_notify(struct rds_engine *e, struct rds_sock *rs, uint64_t token,
+		  int32_t status)
+{
+	struct rds_srv_sock *ss = rs->client_sock;
+	struct rds_client *cl = rs->client;
+	struct rds_msg *m;
+
+	RTE_SET_USED(e);
+	rte_spinlock_lock(&cl->rx_lock);
+	if (!TAILQ_EMPTY(&ss->nt_ovf) ||
+	    rds_srv_nt_put(ss, token, status) != 0) {
+		m = rds_msg_alloc(0);
+		if (m != NULL) {
+			m->type = RDS_MSG_NOTIFY;
+			m->token = token;
+			m->status = status;
+			TAILQ_INSERT_TAIL(&ss->nt_ovf, m, link);
+			rds_srv_ovf_add(cl, ss);
+		} else {
+			RDS_LOG(ERR, "client pid %d: notification lost (no "
+				"memory)", (int)cl->pid);
+		}
+	}
+	rte_spinlock_unlock(&cl->rx_lock);
+	rds_server_wake(rs);
+}
+
 /* Move what waits into the region while there is room. Under rx_lock. */
 static unsigned int
 rds_srv_pump(struct rds_client *cl)
@@ -352,6 +401,13 @@ rds_srv_pump(struct rds_client *cl)
 
 	for (ss = TAILQ_FIRST(&cl->ovf_socks); ss != NULL; ss = next) {
 		next = TAILQ_NEXT(ss, ovf_link);
+		while ((m = TAILQ_FIRST(&ss->nt_ovf)) != NULL) {
+			if (rds_srv_nt_put(ss, m->token, m->status) != 0)
+				break;
+			TAILQ_REMOVE(&ss->nt_ovf, m, link);
+			rds_msg_free(m);
+			n++;
+		}
 		while ((m = TAILQ_FIRST(&ss->ovf)) != NULL) {
 			if (rds_srv_copy_out(cl, ss, m) != 0)
 				break;
@@ -359,7 +415,7 @@ rds_srv_pump(struct rds_client *cl)
 			rds_msg_free(m);
 			n++;
 		}
-		if (TAILQ_EMPTY(&ss->ovf)) {
+		if (TAILQ_EMPTY(&ss->ovf) && TAILQ_EMPTY(&ss->nt_ovf)) {
 			TAILQ_REMOVE(&cl->ovf_socks, ss, ovf_link);
 			ss->on_ovf = false;
 		}
@@ -683,6 +739,10 @@ rds_srv_client_free(struct rds_client *cl)
 			TAILQ_REMOVE(&ss->ovf, m, link);
 			rds_msg_free(m);
 		}
+		while ((m = TAILQ_FIRST(&ss->nt_ovf)) != NULL) {
+			TAILQ_REMOVE(&ss->nt_ovf, m, link);
+			rds_msg_free(m);
+		}
 		if (ss->efd >= 0)
 			close(ss->efd);
 	}
@@ -744,6 +804,7 @@ rds_srv_client_new(int fd)
 		cl->socks[i].efd = -1;
 		cl->socks[i].idx = i;
 		TAILQ_INIT(&cl->socks[i].ovf);
+		TAILQ_INIT(&cl->socks[i].nt_ovf);
 	}
 	TAILQ_INIT(&cl->ovf_socks);
 	rte_spinlock_init(&cl->rx_lock);
@@ -895,6 +956,7 @@ rds_srv_do_socket(struct rds_client *cl, const struct rds_ctl_req *q,
 	__atomic_store_n(&ss->cs->closed, 0, __ATOMIC_RELAXED);
 	rs->client = cl;
 	rs->client_sock = ss;
+	rs->mem_pid = cl->pid;
 	rs->home = (int32_t)cl->engine;
 	__atomic_store_n(&ss->rs, rs, __ATOMIC_RELEASE);
 	r->ret = s;
@@ -932,19 +994,110 @@ rds_srv_do_close(struct rds_client *cl, const struct rds_ctl_req *q,
 			TAILQ_REMOVE(&ss->ovf, m, link);
 			rds_msg_free(m);
 		}
+		while ((m = TAILQ_FIRST(&ss->nt_ovf)) != NULL) {
+			TAILQ_REMOVE(&ss->nt_ovf, m, link);
+			rds_msg_free(m);
+		}
 	}
 	__atomic_store_n(&ss->cs->closed, 1, __ATOMIC_RELEASE);
 }
 
-/* Options whose value holds a pointer of the client's, or that only an
- * engine-process socket can have. */
+/* A send of the client's made by the control thread: queued by its
+ * engine after what the socket's ring holds. */
+struct rds_srv_send {
+	struct rds_srv_sock *ss;
+	struct rds_msg *m;
+};
+
+static void
+rds_srv_send_call(struct rds_engine *e, void *arg)
+{
+	struct rds_srv_send *sd = arg;
+	struct rds_sock *rs = sd->ss->rs;
+
+	if (rs != NULL && rs->client != NULL)
+		rds_srv_drain(e, rs->client, sd->ss);
+	rds_send_request(e, sd->ss->rs != NULL ? sd->ss->rs : rs, sd->m);
+}
+
+static void
+rds_srv_do_sendmsg(struct rds_client *cl, const struct rds_ctl_req *q,
+		   struct rds_ctl_resp *r)
+{
+	struct rds_sock *rs = rds_srv_sock_of(cl, q->handle);
+	union {
+		uint8_t b[RDS_CTL_MAX_DATA];
+		struct cmsghdr align;
+	} ctl;
+	struct rds_srv_send sd;
+	struct rds_ctl_send cs;
+	struct sockaddr_in sin;
+	struct msghdr mh;
+	struct iovec iov;
+	struct rds_msg *m = NULL;
+	uint64_t cookie = 0;
+	bool mapped = false;
+	uint32_t slot;
+	ssize_t len;
+	int c;
+
+	r->ret = -1;
+	if (rs == NULL) {
+		r->err = EBADF;
+		return;
+	}
+	if (q->len < sizeof(cs)) {
+		r->err = EINVAL;
+		return;
+	}
+	memcpy(&cs, q->data, sizeof(cs));
+	c = rds_region_slot(&cl->lay, RDS_POOL_TX, cs.off, &slot);
+	if (c < 0 || cs.len > rds_region_class_size[c] - RDS_CBUF_HDR ||
+	    cs.ctl_len > q->len - sizeof(cs)) {
+		rds_client_violation(cl, "send with a bad buffer");
+		r->err = EINVAL;
+		return;
+	}
+	memcpy(ctl.b, q->data + sizeof(cs), cs.ctl_len);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = cs.addr;
+	sin.sin_port = htons(cs.port);
+	iov.iov_base = cl->base + cs.off + RDS_CBUF_HDR;
+	iov.iov_len = cs.len;
+	memset(&mh, 0, sizeof(mh));
+	if (cs.addr != 0) {
+		mh.msg_name = &sin;
+		mh.msg_namelen = sizeof(sin);
+	}
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cs.ctl_len != 0 ? ctl.b : NULL;
+	mh.msg_controllen = cs.ctl_len;
+	/* Its checks and errno as a local send's; RDMA addresses in the
+	 * control messages name the client's memory (rs->mem_pid). */
+	len = rds_send_make(rs, &mh, MSG_DONTWAIT, &m, &cookie, &mapped);
+	if (len < 0) {
+		r->err = (int)-len;
+		return;
+	}
+	sd.ss = &cl->socks[q->handle];
+	sd.m = m;
+	if (rds_engine_call_wait(cl->engine, rds_srv_send_call, &sd) != 0) {
+		rds_send_unmake(rs, m, mapped, cookie);
+		r->err = ENOMEM;
+		return;
+	}
+	r->ret = (int32_t)len;
+	r->err = 0;
+}
+
+/* Options only an engine-process socket can have (the RDMA ones hold
+ * pointers of the client's: the socket's mem_pid names whose). */
 static bool
 rds_srv_opt_refused(int level, int name)
 {
-	if (level != SOL_RDS)
-		return false;
-	return name == RDS_GET_MR || name == RDS_GET_MR_FOR_DEST ||
-	       name == RDS_FREE_MR || name == RDS_CONG_MONITOR;
+	return level == SOL_RDS && name == RDS_CONG_MONITOR;
 }
 
 /* Data to write back into the client's memory (RDS_INFO records). */
@@ -983,7 +1136,7 @@ rds_srv_do_opt(struct rds_client *cl, const struct rds_ctl_req *q,
 	}
 	if (rds_srv_opt_refused(q->level, q->name)) {
 		r->ret = -1;
-		r->err = q->name == RDS_CONG_MONITOR ? ENOPROTOOPT : EOPNOTSUPP;
+		r->err = ENOPROTOOPT;
 		return;
 	}
 	if (q->op == RDS_CTL_SETSOCKOPT) {
@@ -1083,6 +1236,9 @@ rds_srv_handle(struct rds_client *cl)
 		break;
 	case RDS_CTL_CLOSE:
 		rds_srv_do_close(cl, q, r);
+		break;
+	case RDS_CTL_SENDMSG:
+		rds_srv_do_sendmsg(cl, q, r);
 		break;
 	case RDS_CTL_SETSOCKOPT:
 	case RDS_CTL_GETSOCKOPT:

@@ -22,7 +22,16 @@
  * Differences from the sockets of the engine process itself:
  * - a send to a congested destination waits in the engine (no ENOBUFS;
  *   RDS_CONG_MONITOR is refused with ENOPROTOOPT);
- * - RDMA (RDS_GET_MR, RDMA control messages) is refused with EOPNOTSUPP;
+ * - RDMA: regions (RDS_GET_MR, RDMA_MAP) and the local vectors and
+ *   atomic results of RDMA control messages are this process's memory,
+ *   checked at the call and reached by the engine with
+ *   process_vm_readv/writev (a region unmapped or a process gone ends
+ *   the operation with REMOTE_ERROR, never a fault in the engine), on the
+ *   loop and eth transports; on ib a NIC would have to reach it, and
+ *   they are refused with EOPNOTSUPP; a send with RDMA control messages
+ *   is made in the call (its errno is the kernel's); the engine must be
+ *   allowed to ptrace the process (root, or the same user without a
+ *   Yama restriction);
  * - after fork(), the child cannot use the parent's sockets (EBADF): it
  *   attaches again by itself at its first rte_rds_socket() (the preload
  *   library does so);
@@ -51,8 +60,10 @@ extern "C" {
  *   The engine's UNIX socket, or NULL for $RTE_RDS_ENGINE or
  *   RTE_RDS_ENGINE_PATH.
  * @return
- *   0, or -1 with rte_errno (and errno): EEXIST (attached already, or the
- *   library is initialised in this process), ENOENT or ECONNREFUSED (no
+ *   0, or -1 with rte_errno (and errno): EEXIST (attached already to an
+ *   engine that is there, or the library is initialised in this
+ *   process; after the engine went away, or in a forked child, a new
+ *   attach is allowed), ENOENT or ECONNREFUSED (no
  *   engine there), EACCES (no permission), EPROTO (not an engine, or
  *   another version), ENOMEM.
  */

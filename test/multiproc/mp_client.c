@@ -15,6 +15,12 @@
  *   mp_client victim PATH ID SINKPORT
  *       sends to mp_addr(0):SINKPORT without end (the parent kills it);
  *       prints "READY" once the first message was sent.
+ *   mp_client block PATH ID
+ *       blocks in recvmsg on mp_addr(ID):mp_port(ID) ("READY" first):
+ *       the engine's going away must end it with ECONNRESET ("GONE"),
+ *       a send must fail the same way, then rte_rds_attach() again
+ *       until a restarted engine takes it (10 s), and a socket bound on
+ *       the same port works ("REATTACHED"); exit 0 then
  *   mp_client bind PATH ID
  *       binds mp_addr(ID):mp_port(ID) once: exit 0 on success, 2 on
  *       EADDRINUSE, 1 otherwise.
@@ -285,6 +291,56 @@ do_victim(unsigned int id, uint16_t sink)
 }
 
 static int
+do_block(const char *path, unsigned int id)
+{
+	struct sockaddr_in to = mp_sin(id);
+	char buf[64];
+	uint64_t t0;
+	ssize_t r;
+	int s = rds_test_socket(mp_ip(id), mp_port(id), 0, 0);
+
+	if (s < 0)
+		return 1;
+	printf("READY\n");
+	fflush(stdout);
+	r = rte_rds_recvfrom(s, buf, sizeof(buf), 0, NULL, NULL);
+	if (r >= 0 || rte_errno != ECONNRESET) {
+		printf("FAIL: recvfrom returned %zd (%s), not ECONNRESET\n", r,
+		       rte_strerror(rte_errno));
+		return 1;
+	}
+	if (rte_rds_sendto(s, "x", 1, 0, (struct sockaddr *)&to,
+			   sizeof(to)) >= 0 || rte_errno != ECONNRESET) {
+		printf("FAIL: sendto after the engine went: %s\n",
+		       rte_strerror(rte_errno));
+		return 1;
+	}
+	printf("GONE\n");
+	fflush(stdout);
+	rte_rds_close(s);
+	t0 = rds_test_now_ns();
+	while (rte_rds_attach(path) != 0) {
+		if (rds_test_now_ns() - t0 > 10000000000ULL) {
+			printf("FAIL: no engine to attach to again: %s\n",
+			       rte_strerror(rte_errno));
+			return 1;
+		}
+		rds_test_usleep(20000);
+	}
+	s = rds_test_socket(mp_ip(id), mp_port(id), 0, 0);
+	if (s < 0 || rte_rds_sendto(s, "y", 1, 0, (struct sockaddr *)&to,
+				    sizeof(to)) != 1 ||
+	    rte_rds_recvfrom(s, buf, sizeof(buf), 0, NULL, NULL) != 1) {
+		printf("FAIL: after the new attach: %s\n",
+		       rte_strerror(rte_errno));
+		return 1;
+	}
+	printf("REATTACHED\n");
+	rte_rds_close(s);
+	return 0;
+}
+
+static int
 do_bind(unsigned int id)
 {
 	struct sockaddr_in sin = mp_sin(id);
@@ -518,6 +574,8 @@ main(int argc, char **argv)
 		return do_snap(id, strtoull(argv[4], NULL, 0));
 	if (strcmp(argv[1], "hold") == 0 && argc == 5)
 		return do_hold(id, strtoull(argv[4], NULL, 0));
+	if (strcmp(argv[1], "block") == 0)
+		return do_block(argv[2], id);
 	fprintf(stderr, "bad arguments\n");
 	return 1;
 }

@@ -54,7 +54,7 @@ extern char **environ;
 #define LINE 512
 
 static char sock_path[108];
-static char client_bin[4096], evil_bin[4096];
+static char client_bin[4096], evil_bin[4096], rdma_bin[4096];
 
 struct child {
 	pid_t pid;
@@ -74,6 +74,7 @@ bin_paths(const char *argv0)
 
 	snprintf(client_bin, sizeof(client_bin), "%.*smp_client", n, argv0);
 	snprintf(evil_bin, sizeof(evil_bin), "%.*smp_evil", n, argv0);
+	snprintf(rdma_bin, sizeof(rdma_bin), "%.*smp_rdma", n, argv0);
 }
 
 static int
@@ -561,14 +562,87 @@ test_snapshot(void)
 	rds_test_watchdog(0, NULL);
 }
 
+/* RDMA between two clients: regions and local vectors in their own
+ * memory (mp_rdma.c has the checks). */
+static void
+test_rdma(void)
+{
+	struct child c[2];
+	char *targs[] = { rdma_bin, (char *)"target", sock_path, NULL };
+	char *iargs[] = { rdma_bin, (char *)"initiator", sock_path, NULL };
+	unsigned int i;
+
+	rds_test_watchdog(300, "multiproc/rdma");
+	CU_ASSERT_FATAL(lib_up() == 0);
+	CU_ASSERT_FATAL(child_spawn(&c[0], rdma_bin, targs) == 0);
+	for (i = 0; i < 5000 && strstr(c[0].buf, "READY") == NULL &&
+	     !c[0].exited; i++) {
+		rte_rds_server_poll(1);
+		child_read(&c[0]);
+	}
+	CU_ASSERT_FATAL(child_spawn(&c[1], rdma_bin, iargs) == 0);
+	CU_ASSERT(serve_until(c, 2, all_exited, 120));
+	for (i = 0; i < 2; i++) {
+		printf("  %s: %s", i == 0 ? "target" : "initiator", c[i].buf);
+		CU_ASSERT(c[i].ok);
+		child_reap(&c[i]);
+	}
+	lib_down();
+	rds_test_watchdog(0, NULL);
+}
+
+/* The engine goes (server stopped) under a client blocked in recvmsg:
+ * ECONNRESET, no hang; a restarted server takes a new attach. */
+static void
+test_engine_gone(void)
+{
+	struct rte_rds_server_conf sc;
+	struct child c;
+	char sid[16] = "3";
+	char *args[] = { client_bin, (char *)"block", sock_path, sid, NULL };
+	unsigned int i;
+
+	rds_test_watchdog(300, "multiproc/engine_gone");
+	CU_ASSERT_FATAL(lib_up() == 0);
+	CU_ASSERT_FATAL(child_spawn(&c, client_bin, args) == 0);
+	for (i = 0; i < 5000 && strstr(c.buf, "READY") == NULL && !c.exited;
+	     i++) {
+		rte_rds_server_poll(1);
+		child_read(&c);
+	}
+	CU_ASSERT_FATAL(strstr(c.buf, "READY") != NULL);
+	rds_test_usleep(200000);	/* it is in recvmsg now */
+	CU_ASSERT(rte_rds_server_stop() == 0);
+	for (i = 0; i < 1000 && strstr(c.buf, "GONE") == NULL && !c.exited;
+	     i++) {
+		rds_test_usleep(5000);
+		child_read(&c);
+	}
+	CU_ASSERT(strstr(c.buf, "GONE") != NULL);
+	/* Serving again, on the same path. */
+	memset(&sc, 0, sizeof(sc));
+	sc.path = sock_path;
+	sc.gid = (gid_t)-1;
+	sc.region_mb = 16;
+	CU_ASSERT_FATAL(rte_rds_server_start(&sc) == 0);
+	CU_ASSERT(serve_until(&c, 1, all_exited, 60));
+	printf("  client: %s", c.buf);
+	CU_ASSERT(c.ok && strstr(c.buf, "REATTACHED") != NULL);
+	child_reap(&c);
+	lib_down();
+	rds_test_watchdog(0, NULL);
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct rds_test_case cases[] = {
+		{ "engine_gone", test_engine_gone },
 		{ "streams", test_streams },
 		{ "kill", test_kill },
 		{ "evil", test_evil },
 		{ "snapshot", test_snapshot },
+		{ "rdma", test_rdma },
 		{ NULL, NULL },
 	};
 	int ret;

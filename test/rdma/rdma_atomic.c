@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * RDS atomics over the loop transport: RDS_CMSG_ATOMIC_FADD, _CSWP and
- * the masked variants, run by the server (RDS_TEST_IP2) against 64-bit
- * words of a region the client (RDS_TEST_IP1) registered with
+ * RDS atomics over the transport of the run (loop or eth: --transport=,
+ * rdma_common.h): RDS_CMSG_ATOMIC_FADD, _CSWP and the masked variants,
+ * run by the server (address 2) against 64-bit words of a region the
+ * client (address 1) registered with
  * RDS_RDMA_READWRITE. struct rds_atomic_args: cookie, local_addr (where
  * the old value goes), remote_addr (offset within the region).
  *
@@ -468,7 +469,7 @@ test_sequence(void)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	static const struct rds_test_case cases[] = {
 		{ "reference", test_reference },
@@ -477,11 +478,6 @@ main(void)
 		{ "sequence", test_sequence },
 		{ NULL, NULL },
 	};
-	int rc;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	rds_test_eal_init("rdma_atomic", "0");
-	rc = rds_test_run_suite("rdma_atomic", cases);
-	rds_test_eal_fini();
-	return rc;
+	return rdma_main(argc, argv, "rdma_atomic", cases);
 }

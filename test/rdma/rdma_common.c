@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Helpers of the 'rdma' suite (see rdma_common.h).
+ * Helpers of the 'rdma' suite (see rdma_common.h): the transports (loop
+ * here; eth in rdma_eth.c), set-up, memory, control messages.
  */
 
 #include <errno.h>
@@ -14,20 +15,148 @@
 
 #include "rdma_common.h"
 
+/* ------------------------------------------------------------------ */
+/* Transports */
+
+static int
+loop_conf(struct rte_rds_conf *conf, uint32_t lcore,
+	  enum rte_rds_idle_policy idle)
+{
+	rds_test_conf(conf, lcore, idle);
+	return 0;
+}
+
+static struct rdma_transport rdma_loop = {
+	.name = "loop",
+	.pin = -1,
+	.quiet_ms = 0,
+	.ip = { NULL, RDS_TEST_IP1, RDS_TEST_IP2, RDS_TEST_IP3, RDS_TEST_IP4 },
+	.conf = loop_conf,
+};
+
+static struct rdma_transport *rdma_transports = &rdma_loop;
+static const struct rdma_transport *rdma_cur = &rdma_loop;
+
+void
+rdma_transport_register(struct rdma_transport *t)
+{
+	t->next = rdma_transports;
+	rdma_transports = t;
+}
+
+const struct rdma_transport *
+rdma_tr(void)
+{
+	return rdma_cur;
+}
+
+bool
+rdma_tr_is(const char *name)
+{
+	return strcmp(rdma_cur->name, name) == 0;
+}
+
+bool
+rdma_transport_select(const char *name)
+{
+	struct rdma_transport *t;
+
+	for (t = rdma_transports; t != NULL; t = t->next) {
+		if (strcmp(t->name, name) == 0) {
+			rdma_cur = t;
+			return true;
+		}
+	}
+	printf("no transport '%s' in this binary; it has:", name);
+	for (t = rdma_transports; t != NULL; t = t->next)
+		printf(" %s", t->name);
+	printf("\n");
+	return false;
+}
+
+const char *
+rdma_ip(unsigned int n)
+{
+	if (n < 1 || n > RDMA_NB_IP) {
+		printf("rdma_ip(%u): no such address\n", n);
+		abort();
+	}
+	return rdma_cur->ip[n];
+}
+
+struct sockaddr_in
+rdma_sin(unsigned int n, uint16_t port)
+{
+	return rds_test_sin(rdma_ip(n), port);
+}
+
+int
+rdma_socket(unsigned int n, uint16_t port, int sndbuf, int rcvbuf)
+{
+	return rds_test_socket_trans(rdma_ip(n), port, sndbuf, rcvbuf,
+				     rdma_cur->pin);
+}
+
+int
+rdma_conf(struct rte_rds_conf *conf, uint32_t lcore,
+	  enum rte_rds_idle_policy idle)
+{
+	return rdma_cur->conf(conf, lcore, idle);
+}
+
+int
+rdma_main(int argc, char **argv, const char *suite,
+	  const struct rds_test_case *cases)
+{
+	const char *name = getenv("RDS_TEST_TRANSPORT");
+	char full[64];
+	int i, rc;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (i = 1; i < argc; i++) {
+		if (strncmp(argv[i], "--transport=", 12) == 0) {
+			name = argv[i] + 12;
+		} else {
+			printf("usage: %s [--transport=NAME] (or "
+			       "RDS_TEST_TRANSPORT=NAME)\n", argv[0]);
+			return 1;
+		}
+	}
+	if (name != NULL && name[0] != '\0' && !rdma_transport_select(name))
+		return 1;
+	/* The loop run keeps the suite's own name. */
+	if (rdma_tr_is("loop"))
+		snprintf(full, sizeof(full), "%s", suite);
+	else
+		snprintf(full, sizeof(full), "%s_%s", suite, rdma_cur->name);
+	printf("%s: transport %s\n", full, rdma_cur->name);
+	rds_test_eal_init(full, "0");
+	rc = rds_test_run_suite(full, cases);
+	rds_test_eal_fini();
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Library and sockets */
+
 int
 rdma_env_up(struct rdma_env *env)
 {
 	struct rte_rds_conf conf;
+	int ret;
 
 	env->cli = -1;
 	env->srv = -1;
-	rds_test_conf(&conf, RTE_RDS_ENGINE_INLINE, RTE_RDS_IDLE_YIELD);
-	if (rds_test_lib_init(&conf) != 0)
+	if (rdma_conf(&conf, RTE_RDS_ENGINE_INLINE, RTE_RDS_IDLE_YIELD) != 0)
 		return -1;
-	env->ca = rds_test_sin(RDS_TEST_IP1, RDMA_CLI_PORT);
-	env->sa = rds_test_sin(RDS_TEST_IP2, RDMA_SRV_PORT);
-	env->cli = rds_test_socket(RDS_TEST_IP1, RDMA_CLI_PORT, 0, 0);
-	env->srv = rds_test_socket(RDS_TEST_IP2, RDMA_SRV_PORT, 0, 0);
+	ret = rds_test_lib_init(&conf);
+	rte_rds_conf_free(&conf);
+	if (ret != 0)
+		return -1;
+	env->ca = rdma_sin(1, RDMA_CLI_PORT);
+	env->sa = rdma_sin(2, RDMA_SRV_PORT);
+	env->cli = rdma_socket(1, RDMA_CLI_PORT, 0, 0);
+	env->srv = rdma_socket(2, RDMA_SRV_PORT, 0, 0);
 	if (env->cli < 0 || env->srv < 0) {
 		rdma_env_down(env);
 		return -1;
@@ -45,12 +174,45 @@ rdma_env_down(struct rdma_env *env)
 	env->cli = -1;
 	env->srv = -1;
 	rds_test_lib_fini();
+	rdma_set_poll_hook(NULL, NULL);
+	if (rdma_cur->clear != NULL)
+		rdma_cur->clear();
+}
+
+static void (*poll_hook)(void *);
+static void *poll_hook_arg;
+
+void
+rdma_set_poll_hook(void (*fn)(void *), void *arg)
+{
+	poll_hook = fn;
+	poll_hook_arg = arg;
+}
+
+static uint64_t nb_polls;
+
+uint64_t
+rdma_polls(void)
+{
+	return nb_polls;
+}
+
+int
+rdma_kick(void)
+{
+	int work = rds_test_kick();
+
+	nb_polls++;
+	if (poll_hook != NULL)
+		poll_hook(poll_hook_arg);
+	return work;
 }
 
 void
 rdma_pump(unsigned int n)
 {
-	rds_test_kick_n(n);
+	while (n-- > 0)
+		rdma_kick();
 }
 
 /* ------------------------------------------------------------------ */
@@ -337,7 +499,7 @@ rdma_wait_msg(int s, void *buf, size_t cap, unsigned int timeout_ms,
 			return true;
 		if ((rds_test_now_ns() - t0) / 1000000 > timeout_ms)
 			return false;
-		if (rds_test_kick() == 0)
+		if (rdma_kick() == 0)
 			rds_test_usleep(20);
 	}
 }
@@ -347,7 +509,8 @@ rdma_collect(int s, struct rds_rdma_notify *nt, unsigned int max,
 	     unsigned int want, unsigned int idle_polls,
 	     unsigned int timeout_ms, size_t ctl_space, unsigned int *ndata)
 {
-	uint64_t t0 = rds_test_now_ns();
+	uint64_t t0 = rds_test_now_ns(), last = t0;
+	uint64_t quiet_ns = (uint64_t)rdma_cur->quiet_ms * 1000000;
 	unsigned int n = 0, idle = 0, i;
 	struct rdma_rx rx;
 	uint8_t buf[256];
@@ -356,6 +519,7 @@ rdma_collect(int s, struct rds_rdma_notify *nt, unsigned int max,
 		rdma_recv(s, buf, sizeof(buf), ctl_space, MSG_DONTWAIT, &rx);
 		if (rx.ret >= 0) {
 			idle = 0;
+			last = rds_test_now_ns();
 			if (rdma_rx_is_notify(&rx)) {
 				for (i = 0; i < rx.nst; i++, n++)
 					if (n < max)
@@ -372,11 +536,12 @@ rdma_collect(int s, struct rds_rdma_notify *nt, unsigned int max,
 		}
 		if (want != 0 && n >= want)
 			return n;
-		if (want == 0 && idle >= idle_polls)
+		if (want == 0 && idle >= idle_polls &&
+		    rds_test_now_ns() - last >= quiet_ns)
 			return n;
 		if ((rds_test_now_ns() - t0) / 1000000 > timeout_ms)
 			return n;
-		if (rds_test_kick() == 0) {
+		if (rdma_kick() == 0) {
 			idle++;
 			rds_test_usleep(10);
 		}
@@ -386,10 +551,17 @@ rdma_collect(int s, struct rds_rdma_notify *nt, unsigned int max,
 bool
 rdma_quiet(int s, unsigned int polls)
 {
+	uint64_t t0 = rds_test_now_ns();
+	uint64_t quiet_ns = (uint64_t)rdma_cur->quiet_ms * 1000000;
 	struct rdma_rx rx;
 	uint8_t buf[64];
 
 	rdma_pump(polls);
+	/* A wire: whatever is in flight has time to arrive. */
+	while (rds_test_now_ns() - t0 < quiet_ns) {
+		if (rdma_kick() == 0)
+			rds_test_usleep(10);
+	}
 	rdma_recv(s, buf, sizeof(buf), 1024, MSG_DONTWAIT | MSG_PEEK, &rx);
 	if (rx.ret >= 0) {
 		printf("  socket %d not quiet: ret %zd, %u statuses "

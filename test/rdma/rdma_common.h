@@ -3,11 +3,26 @@
 #define RDMA_COMMON_H
 
 /*
- * Helpers shared by the 'rdma' suite (RDS RDMA over the loop transport,
- * the rds-rdma(7) flow): library set-up with a client socket on
- * RDS_TEST_IP1 and a server socket on RDS_TEST_IP2, guarded memory areas,
+ * Helpers shared by the 'rdma' suite (RDS RDMA, the rds-rdma(7) flow):
+ * the transport the suite runs over, library set-up with a client socket
+ * on address 1 and a server socket on address 2, guarded memory areas,
  * the RDS_GET_MR / RDS_FREE_MR options, and sendmsg / recvmsg wrappers
  * that build and parse the SOL_RDS control messages of <linux/rds.h>.
+ *
+ * Every suite runs over any transport registered here, chosen by
+ * --transport=NAME or RDS_TEST_TRANSPORT=NAME (default loop):
+ *
+ *   loop  the four local addresses 10.255.0.1..4 of the loop transport
+ *         (this file);
+ *   eth   two net_ring ports in the process whose rings cross, address
+ *         1 on the first and 2 on the second, 3 and 4 on the first too,
+ *         static neighbours, every socket pinned to the eth transport
+ *         (rdma_eth.c); so every operation is a request frame the peer
+ *         engine runs and answers, then the RDS message.
+ *
+ * A transport is a struct rdma_transport registered from a constructor
+ * (rdma_transport_register), so a binary gets the ones it links; an ib
+ * entry (rxe in a VM) is added the same way.
  *
  * All of it runs on the test thread with one inline engine: nothing moves
  * unless the test polls (rdma_pump) or blocks in a library call.
@@ -26,6 +41,65 @@
 #define RDMA_CLI_PORT 4001
 #define RDMA_SRV_PORT 4002
 
+/* ------------------------------------------------------------------ */
+/* Transports */
+
+#define RDMA_NB_IP 4	/* local addresses 1..4 every transport has */
+
+struct rdma_transport {
+	const char *name;	/* --transport= value */
+	/* SO_RDS_TRANSPORT set on every socket before bind (-1: none,
+	 * the core's choice: loop between local addresses). */
+	int pin;
+	/* A check that nothing (more) arrives watches at least this long,
+	 * besides its polls: a transport with a wire has frames and timers
+	 * in flight for a while. */
+	unsigned int quiet_ms;
+	/* Local addresses 1..4 ([0] unused). 1 and 2 are the client's and
+	 * the server's; 3 and 4 are other local addresses (another
+	 * socket's, one with no socket at all). */
+	const char *ip[RDMA_NB_IP + 1];
+	/* Fill conf: one engine on lcore (or RTE_RDS_ENGINE_INLINE) with
+	 * the idle policy and the transport's addresses (whatever else the
+	 * transport needs is set up here, once per process). 0 or -1. */
+	int (*conf)(struct rte_rds_conf *conf, uint32_t lcore,
+		    enum rte_rds_idle_policy idle);
+	/* rdma_env_down: undo what a test set up for the transport (fault
+	 * hooks); may be NULL. */
+	void (*clear)(void);
+	struct rdma_transport *next;
+};
+
+/* Make t selectable (from a constructor). */
+void rdma_transport_register(struct rdma_transport *t);
+/* The transport of this run (loop until rdma_transport_select()). */
+const struct rdma_transport *rdma_tr(void);
+/* Choose by name; false (message printed) if none has it. */
+bool rdma_transport_select(const char *name);
+/* Is this run over the named transport? */
+bool rdma_tr_is(const char *name);
+
+/* Local address n (1..4) of the transport, and as a sockaddr. */
+const char *rdma_ip(unsigned int n);
+struct sockaddr_in rdma_sin(unsigned int n, uint16_t port);
+/* A socket bound to address n, pinned as the transport says
+ * (rds_test_socket_trans). */
+int rdma_socket(unsigned int n, uint16_t port, int sndbuf, int rcvbuf);
+/* The library configuration for the transport (see conf above). */
+int rdma_conf(struct rte_rds_conf *conf, uint32_t lcore,
+	      enum rte_rds_idle_policy idle);
+
+/*
+ * main() of a suite: the transport from argv (--transport=NAME) or
+ * RDS_TEST_TRANSPORT, the EAL (one lcore; the file prefix names suite and
+ * transport), the cases, the EAL down. Returns the exit status.
+ */
+int rdma_main(int argc, char **argv, const char *suite,
+	      const struct rds_test_case *cases);
+
+/* ------------------------------------------------------------------ */
+/* Library and sockets */
+
 /* The library and two bound sockets: the client (owner of the memory)
  * and the server (which runs the operations). */
 struct rdma_env {
@@ -35,14 +109,23 @@ struct rdma_env {
 	struct sockaddr_in sa;	/* server address */
 };
 
-/* Library up (one inline engine, loop addresses IP1..4), client and
- * server bound. Returns 0 or -1 (message printed). */
+/* Library up (one inline engine, the transport's addresses), client on
+ * address 1, server on address 2, both bound. Returns 0 or -1 (message
+ * printed). */
 int rdma_env_up(struct rdma_env *env);
 /* Close both sockets (if open) and shut the library down. */
 void rdma_env_down(struct rdma_env *env);
 
-/* Poll the inline engine n times. */
+/* Poll the inline engine once (rds_test_kick), then the poll hook if one
+ * is set; returns the engine's work. Every helper here polls with it. */
+int rdma_kick(void);
+/* Polls made by rdma_kick so far. */
+uint64_t rdma_polls(void);
+/* Poll the inline engine n times (rdma_kick). */
 void rdma_pump(unsigned int n);
+/* Call fn(arg) after every poll of rdma_kick (NULL: none): a test that
+ * injects faults between polls. */
+void rdma_set_poll_hook(void (*fn)(void *), void *arg);
 
 /*
  * An anonymous mapping of npages + 2 pages whose first and last pages are
@@ -161,8 +244,8 @@ bool rdma_wait_msg(int s, void *buf, size_t cap, unsigned int timeout_ms,
 
 /*
  * Poll the engine and collect notifications of s until want of them were
- * seen (or, with want 0, until idle_polls polls in a row brought nothing)
- * or timeout_ms passed. Data messages met on the way count in *ndata
+ * seen (or, with want 0, until idle_polls polls in a row brought nothing
+ * and nothing came for the transport's quiet_ms) or timeout_ms passed. Data messages met on the way count in *ndata
  * (may be NULL) and are dropped. ctl_space as rdma_recv. Returns the
  * number of notifications appended to nt (up to max; more are counted
  * in the return value but not stored).
@@ -172,7 +255,8 @@ unsigned int rdma_collect(int s, struct rds_rdma_notify *nt, unsigned int max,
 			  unsigned int timeout_ms, size_t ctl_space,
 			  unsigned int *ndata);
 
-/* Nothing (message or notification) queued on s after n polls? */
+/* Nothing (message or notification) queued on s after n polls (and the
+ * transport's quiet_ms)? */
 bool rdma_quiet(int s, unsigned int polls);
 
 /*

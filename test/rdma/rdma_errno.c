@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * errno of the RDS RDMA calls (net/rds/rdma.c, net/rds/send.c,
- * rds-rdma(7)), over the loop transport.
+ * rds-rdma(7)), over the transport of the run (loop or eth:
+ * --transport=, rdma_common.h).
  *
  * get_mr:   RDS_GET_MR / RDS_GET_MR_FOR_DEST with optlen != sizeof ->
  *           EINVAL; unbound socket -> ENOTCONN; bytes 0, a wrapping
@@ -213,7 +214,7 @@ test_free_mr(void)
 	rds_test_watchdog(60, "free_mr");
 	CU_ASSERT_FATAL(rdma_env_up(&env) == 0);
 	CU_ASSERT_EQUAL(rdma_set_recverr(env.srv, 1), 0);
-	s2 = rds_test_socket(RDS_TEST_IP1, 4012, 0, 0);
+	s2 = rdma_socket(1, 4012, 0, 0);
 	CU_ASSERT_FATAL(s2 >= 0);
 	for (i = 0; i < 3; i++)
 		c[i] = reg_ship(env.cli, 4096 * i, 4096);
@@ -432,7 +433,7 @@ test_dest_owner(void)
 
 	rds_test_watchdog(60, "dest_owner");
 	CU_ASSERT_FATAL(rdma_env_up(&env) == 0);
-	s2 = rds_test_socket(RDS_TEST_IP1, 4013, 0, 0);
+	s2 = rdma_socket(1, 4013, 0, 0);
 	CU_ASSERT_FATAL(s2 >= 0);
 	mine = reg_ship(env.cli, 0, 4096);
 	other = reg_ship(s2, 4096, 4096);
@@ -589,7 +590,7 @@ test_kernel_extras(void)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	static const struct rds_test_case cases[] = {
 		{ "get_mr", test_get_mr },
@@ -600,11 +601,6 @@ main(void)
 		{ "map_then_fail", test_map_then_fail },
 		{ NULL, NULL },
 	};
-	int rc;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	rds_test_eal_init("rdma_errno", "0");
-	rc = rds_test_run_suite("rdma_errno", cases);
-	rds_test_eal_fini();
-	return rc;
+	return rdma_main(argc, argv, "rdma_errno", cases);
 }

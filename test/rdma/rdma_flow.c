@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The rds-rdma(7) flow over the loop transport, both ways.
+ * The rds-rdma(7) flow, both ways, over the transport of the run (loop
+ * or eth: --transport=, rdma_common.h).
  *
- * The client (RDS_TEST_IP1) registers a buffer inside a guarded mapping
+ * The client (address 1) registers a buffer inside a guarded mapping
  * (PROT_NONE pages right before and after), in one of three ways:
  *   - setsockopt RDS_GET_MR, then a message with RDS_CMSG_RDMA_DEST;
  *   - RDS_CMSG_RDMA_MAP on the request message itself;
  *   - setsockopt RDS_GET_MR_FOR_DEST, then RDS_CMSG_RDMA_DEST.
- * The server (RDS_TEST_IP2) receives the cookie as RDS_CMSG_RDMA_DEST,
+ * The server (address 2) receives the cookie as RDS_CMSG_RDMA_DEST,
  * equal to the client's (r_key | (addr & 4095) << 32), and answers with
  * the "RDMA ACK" message carrying RDS_CMSG_RDMA_ARGS:
  *   - READ (no READWRITE): client region -> server iovecs;
@@ -387,7 +388,7 @@ test_swapped(void)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	static const struct rds_test_case cases[] = {
 		{ "flow_read", test_flow_read },
@@ -396,11 +397,6 @@ main(void)
 		{ "swapped", test_swapped },
 		{ NULL, NULL },
 	};
-	int rc;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	rds_test_eal_init("rdma_flow", "0");
-	rc = rds_test_run_suite("rdma_flow", cases);
-	rds_test_eal_fini();
-	return rc;
+	return rdma_main(argc, argv, "rdma_flow", cases);
 }

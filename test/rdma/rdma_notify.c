@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * RDMA notifications over the loop transport (rds-rdma(7): "at most one
- * notification per op", delivered first, as an empty message with
- * RDS_CMSG_RDMA_STATUS {user_token, status}).
+ * RDMA notifications (rds-rdma(7): "at most one notification per op",
+ * delivered first, as an empty message with RDS_CMSG_RDMA_STATUS
+ * {user_token, status}), over the transport of the run (loop or eth:
+ * --transport=, rdma_common.h).
  *
  * notify_me:        with RDS_RDMA_NOTIFY_ME, many operations in flight
  *                   (queued before the engine runs; READ, WRITE, FADD,
@@ -26,13 +27,21 @@
  *                   NOTIFY_ME each completes RDS_RDMA_CANCELED exactly
  *                   once; with RDS_RECVERR alone, nothing (as the
  *                   kernel); none of them ever runs.
- * reset / drop:     ops on a connection that resets after every frame, or
- *                   loses frames (rte_rds_loop_set_faults): each completes
- *                   SUCCESS or DROPPED, exactly once, and is never
- *                   executed twice: a FADD(+1) counter ends at the number
- *                   of SUCCESS notifications, their old values are
- *                   0..n-1, and the client receives exactly the messages
- *                   of the SUCCESS ops (op and message: both or neither).
+ * reset / drop:     ops on a connection that resets, or loses frames:
+ *                   over loop, resets after every frame or every third,
+ *                   and lost frames (rte_rds_loop_set_faults); over eth,
+ *                   connection resets injected every 3 or 7 polls
+ *                   (rdma_eth_inject_reset: the peer takes the stream no
+ *                   more; the server's stream and the client's in turn),
+ *                   and frames lost, duplicated, reordered and corrupted
+ *                   (rte_rds_eth_set_faults; the counters must show them).
+ *                   Each op completes SUCCESS or DROPPED, exactly once,
+ *                   and is never executed twice: a FADD(+1) counter ends
+ *                   at the number of SUCCESS notifications (DROPPED: it
+ *                   never ran), their old values are 0..n-1, and the
+ *                   client receives exactly the messages of the SUCCESS
+ *                   ops (op and message: both or neither). Over eth with
+ *                   frame faults and no reset, every op succeeds.
  */
 
 #include <errno.h>
@@ -45,9 +54,12 @@
 
 #include <rte_errno.h>
 #include <rte_rds.h>
+#include <rte_rds_eth.h>
 #include <rte_rds_loop.h>
+#include <rte_rds_stats.h>
 
 #include "rdma_common.h"
+#include "rdma_eth.h"
 
 #define SENTINEL 0xDEADBEEFCAFEF00DULL
 #define REGION_PAGES 16
@@ -686,14 +698,56 @@ test_cancel(void)
 /* ------------------------------------------------------------------ */
 /* Resets and lost frames */
 
+/*
+ * Faults of a run, per transport: loop's (rte_rds_loop_set_faults: lost
+ * frames, which take the connection down, and resets); eth's frame
+ * faults (rte_rds_eth_set_faults: lost, duplicated, reordered, corrupted
+ * frames, which its frame layer repairs) and connection resets injected
+ * every reset_every polls (rdma_eth_inject_reset: the peer takes the
+ * stream no more), of the server's stream (which carries the requests)
+ * and of the client's (which carries the answers) in turn.
+ */
+struct faults {
+	const char *what;
+	struct rte_rds_loop_faults loop;
+	struct rte_rds_eth_faults eth;
+	unsigned int reset_every;
+};
+
+struct reset_hook {
+	unsigned int every;
+	unsigned int polls;
+	unsigned int injected;
+};
+
 static void
-fault_case(const struct rte_rds_loop_faults *f, const char *what)
+reset_hook_fn(void *arg)
+{
+	struct reset_hook *h = arg;
+
+	rdma_eth_sniff();
+	if (++h->polls % h->every != 0)
+		return;
+	/* The server's stream, then the client's. */
+	if (rdma_eth_inject_reset((h->injected & 1) ? rdma_ip(1) : rdma_ip(2),
+				  (h->injected & 1) ? rdma_ip(2) : rdma_ip(1))
+	    == 0)
+		h->injected++;
+}
+
+static void
+fault_case(const struct faults *f)
 {
 	static struct rds_rdma_notify nt[4 * MAX_OPS];
 	uint8_t got[MAX_OPS] = { 0 }, cnt[MAX_OPS] = { 0 };
 	uint8_t olds[MAX_OPS] = { 0 };
 	struct rte_rds_loop_stats st0, st1;
+	struct rte_rds_eth_stats es0, es1;
+	struct rte_rds_stats rs0, rs1;
+	struct reset_hook hook = { .every = f->reset_every };
 	unsigned int i, j, n = 96, nnt, nsucc = 0, ndrop = 0, ncli, fails = 0;
+	bool eth = rdma_tr_is("eth");
+	const char *what = f->what;
 	uint64_t *counter;
 	struct setup su;
 	int k;
@@ -704,9 +758,18 @@ fault_case(const struct rte_rds_loop_faults *f, const char *what)
 	}
 	counter = (uint64_t *)(void *)(su.g.pages + 8 * 256);
 	*counter = 0;
-	make_tokens(n, 0xFA17 + f->drop_one_in * 3 + f->reset_one_in);
-	CU_ASSERT_EQUAL(rte_rds_loop_stats_get(&st0), 0);
-	CU_ASSERT_EQUAL(rte_rds_loop_set_faults(f), 0);
+	make_tokens(n, 0xFA17 + f->loop.drop_one_in * 3 +
+		    f->loop.reset_one_in + f->eth.drop_ppm + f->reset_every);
+	rs0 = rds_test_stats();
+	if (eth) {
+		CU_ASSERT_EQUAL(rte_rds_eth_stats_get(&es0), 0);
+		CU_ASSERT_EQUAL(rte_rds_eth_set_faults(&f->eth), 0);
+		if (f->reset_every != 0)
+			rdma_set_poll_hook(reset_hook_fn, &hook);
+	} else {
+		CU_ASSERT_EQUAL(rte_rds_loop_stats_get(&st0), 0);
+		CU_ASSERT_EQUAL(rte_rds_loop_set_faults(&f->loop), 0);
+	}
 	rdma_pump(2);
 	for (i = 0; i < n; i++) {
 		struct rds_atomic_args a;
@@ -732,17 +795,55 @@ fault_case(const struct rte_rds_loop_faults *f, const char *what)
 	}
 	nnt = rdma_collect(su.env.srv, nt, RTE_DIM(nt), n, 0, 60000, 4096,
 			   NULL);
-	CU_ASSERT_EQUAL(rte_rds_loop_stats_get(&st1), 0);
-	CU_ASSERT_EQUAL(rte_rds_loop_set_faults(NULL), 0);
+	rs1 = rds_test_stats();
+	if (eth) {
+		CU_ASSERT_EQUAL(rte_rds_eth_stats_get(&es1), 0);
+		rdma_set_poll_hook(NULL, NULL);
+		CU_ASSERT_EQUAL(rte_rds_eth_set_faults(NULL), 0);
+	} else {
+		CU_ASSERT_EQUAL(rte_rds_loop_stats_get(&st1), 0);
+		CU_ASSERT_EQUAL(rte_rds_loop_set_faults(NULL), 0);
+	}
 	/* Anything late (a second notification) would show up now. */
 	nnt += rdma_collect(su.env.srv, nt + RTE_MIN(nnt, RTE_DIM(nt)),
 			    RTE_DIM(nt) - RTE_MIN(nnt, RTE_DIM(nt)), 0, 300,
 			    3000, 4096, NULL);
-	printf("  %s: %u notifications for %u ops; loop resets %" PRIu64
-	       ", dropped %" PRIu64 ", flushed %" PRIu64 "\n", what, nnt, n,
-	       st1.resets - st0.resets, st1.dropped - st0.dropped,
-	       st1.flushed - st0.flushed);
-	CU_ASSERT(st1.resets + st1.dropped > st0.resets + st0.dropped);
+	if (eth) {
+		printf("  %s: %u notifications for %u ops; connection resets "
+		       "%" PRIu64 " (%u injected); frames dropped %" PRIu64
+		       ", duplicated %" PRIu64 ", reordered %" PRIu64
+		       ", corrupted %" PRIu64 "; retransmitted %" PRIu64
+		       " (fast %" PRIu64 ")\n", what, nnt, n,
+		       rs1.s_conn_reset - rs0.s_conn_reset, hook.injected,
+		       es1.fault_dropped - es0.fault_dropped,
+		       es1.fault_duplicated - es0.fault_duplicated,
+		       es1.fault_reordered - es0.fault_reordered,
+		       es1.fault_corrupted - es0.fault_corrupted,
+		       es1.rexmit_fast + es1.rexmit_timeout -
+		       es0.rexmit_fast - es0.rexmit_timeout,
+		       es1.rexmit_fast - es0.rexmit_fast);
+		/* The faults asked for happened. */
+		CU_ASSERT(f->eth.drop_ppm == 0 ||
+			  es1.fault_dropped > es0.fault_dropped);
+		CU_ASSERT(f->eth.dup_ppm == 0 ||
+			  es1.fault_duplicated > es0.fault_duplicated);
+		CU_ASSERT(f->eth.reorder_ppm == 0 ||
+			  es1.fault_reordered > es0.fault_reordered);
+		CU_ASSERT(f->eth.corrupt_ppm == 0 ||
+			  es1.fault_corrupted > es0.fault_corrupted);
+		CU_ASSERT(f->eth.drop_ppm == 0 ||
+			  es1.rexmit_fast + es1.rexmit_timeout >
+			  es0.rexmit_fast + es0.rexmit_timeout);
+		CU_ASSERT(f->reset_every == 0 ||
+			  (hook.injected > 0 &&
+			   rs1.s_conn_reset > rs0.s_conn_reset));
+	} else {
+		printf("  %s: %u notifications for %u ops; loop resets %"
+		       PRIu64 ", dropped %" PRIu64 ", flushed %" PRIu64 "\n",
+		       what, nnt, n, st1.resets - st0.resets,
+		       st1.dropped - st0.dropped, st1.flushed - st0.flushed);
+		CU_ASSERT(st1.resets + st1.dropped > st0.resets + st0.dropped);
+	}
 	for (j = 0; j < nnt && j < RTE_DIM(nt); j++) {
 		k = token_index(nt[j].user_token, n);
 		if (k < 0 || cnt[k]++ != 0) {
@@ -783,6 +884,10 @@ fault_case(const struct rte_rds_loop_faults *f, const char *what)
 	       nsucc, ndrop, *counter);
 	CU_ASSERT_EQUAL(fails, 0);
 	CU_ASSERT_EQUAL(*counter, nsucc);
+	/* Frames lost, duplicated, reordered or corrupted are repaired below
+	 * RDS on eth: with no connection reset, every op succeeds. */
+	if (eth && rs1.s_conn_reset == rs0.s_conn_reset)
+		CU_ASSERT_EQUAL(nsucc, n);
 	/* Op and message: both or neither. */
 	ncli = client_drain(&su, n, got, 0, 0);
 	rdma_pump(200);
@@ -802,30 +907,67 @@ fault_case(const struct rte_rds_loop_faults *f, const char *what)
 static void
 test_reset(void)
 {
-	struct rte_rds_loop_faults f = { .reset_one_in = 1, .seed = 11 };
+	static const struct faults loop[] = {
+		{ .what = "reset_one_in=1",
+		  .loop = { .reset_one_in = 1, .seed = 11 } },
+		{ .what = "reset_one_in=3",
+		  .loop = { .reset_one_in = 3, .seed = 11 } },
+	};
+	static const struct faults eth[] = {
+		{ .what = "reset every 3 polls", .reset_every = 3 },
+		{ .what = "reset every 7 polls", .reset_every = 7 },
+	};
+	unsigned int i;
 
+	if (!rdma_tr_is("eth") && !rdma_tr_is("loop")) {
+		printf("  no fault injection for %s here: skipped\n",
+		       rdma_tr()->name);
+		return;
+	}
 	rds_test_watchdog(240, "reset");
-	fault_case(&f, "reset_one_in=1");
-	f.reset_one_in = 3;
-	fault_case(&f, "reset_one_in=3");
+	for (i = 0; i < 2; i++)
+		fault_case(rdma_tr_is("eth") ? &eth[i] : &loop[i]);
 	rds_test_watchdog(0, NULL);
 }
 
 static void
 test_drop(void)
 {
-	struct rte_rds_loop_faults f = { .drop_one_in = 2, .seed = 5 };
+	static const struct faults loop[] = {
+		{ .what = "drop_one_in=2",
+		  .loop = { .drop_one_in = 2, .seed = 5 } },
+		{ .what = "drop_one_in=5,reset_one_in=7",
+		  .loop = { .drop_one_in = 5, .reset_one_in = 7, .seed = 5 } },
+	};
+	static const struct faults eth[] = {
+		{ .what = "drop 20 %",
+		  .eth = { .drop_ppm = 200000, .seed = 5 } },
+		{ .what = "drop 5 %, dup 2 %, reorder 5 %, corrupt 1 %",
+		  .eth = { .drop_ppm = 50000, .dup_ppm = 20000,
+			   .reorder_ppm = 50000, .reorder_depth = 8,
+			   .corrupt_ppm = 10000, .seed = 6 } },
+		{ .what = "drop 5 %, reset every 7 polls",
+		  .eth = { .drop_ppm = 50000, .seed = 7 },
+		  .reset_every = 7 },
+	};
+	unsigned int i;
 
 	rds_test_watchdog(240, "drop");
-	fault_case(&f, "drop_one_in=2");
-	f.drop_one_in = 5;
-	f.reset_one_in = 7;
-	fault_case(&f, "drop_one_in=5,reset_one_in=7");
+	if (rdma_tr_is("eth")) {
+		for (i = 0; i < RTE_DIM(eth); i++)
+			fault_case(&eth[i]);
+	} else if (rdma_tr_is("loop")) {
+		for (i = 0; i < RTE_DIM(loop); i++)
+			fault_case(&loop[i]);
+	} else {
+		printf("  no fault injection for %s here: skipped\n",
+		       rdma_tr()->name);
+	}
 	rds_test_watchdog(0, NULL);
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	static const struct rds_test_case cases[] = {
 		{ "notify_me", test_notify_me },
@@ -840,11 +982,6 @@ main(void)
 		{ "drop", test_drop },
 		{ NULL, NULL },
 	};
-	int rc;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	rds_test_eal_init("rdma_notify", "0");
-	rc = rds_test_run_suite("rdma_notify", cases);
-	rds_test_eal_fini();
-	return rc;
+	return rdma_main(argc, argv, "rdma_notify", cases);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Memory-region security of RDS RDMA over the loop transport.
+ * Memory-region security of RDS RDMA over the transport of the run (loop
+ * or eth: --transport=, rdma_common.h).
  *
  * The client's region is a page-aligned run of exactly N pages inside a
  * mapping whose pages right before and after are PROT_NONE: any access
@@ -480,9 +481,9 @@ test_cookies(void)
 static void
 test_owner(void)
 {
-	struct sockaddr_in ip3 = rds_test_sin(RDS_TEST_IP3, RDMA_CLI_PORT);
-	struct sockaddr_in ip4 = rds_test_sin(RDS_TEST_IP4, RDMA_CLI_PORT);
-	struct sockaddr_in a2 = rds_test_sin(RDS_TEST_IP1, 4011);
+	struct sockaddr_in ip3 = rdma_sin(3, RDMA_CLI_PORT);
+	struct sockaddr_in ip4 = rdma_sin(4, RDMA_CLI_PORT);
+	struct sockaddr_in a2 = rdma_sin(1, 4011);
 	struct ctx cx;
 	uint64_t c;
 	int decoy, s2, s3;
@@ -498,7 +499,7 @@ test_owner(void)
 
 		/* A socket on another local address, same port: the op's
 		 * message would reach it if the op were allowed. */
-		decoy = rds_test_socket(RDS_TEST_IP3, RDMA_CLI_PORT, 0, 0);
+		decoy = rdma_socket(3, RDMA_CLI_PORT, 0, 0);
 		CU_ASSERT_FATAL(decoy >= 0);
 		c = reg(&cx, cx.env.cli, &cx.env.ca, p, REGION_LEN,
 			RDS_RDMA_READWRITE);
@@ -516,7 +517,7 @@ test_owner(void)
 		CU_ASSERT_EQUAL(rte_rds_close(decoy), 0);
 
 		/* The cookie of a socket that was closed. */
-		s2 = rds_test_socket(RDS_TEST_IP1, 4011, 0, 0);
+		s2 = rdma_socket(1, 4011, 0, 0);
 		CU_ASSERT_FATAL(s2 >= 0);
 		c = reg(&cx, s2, &a2, p, REGION_LEN, RDS_RDMA_READWRITE);
 		d2.sync_sock = s2;
@@ -524,7 +525,7 @@ test_owner(void)
 		       "cookie of an open socket");
 		CU_ASSERT_EQUAL(rte_rds_close(s2), 0);
 		/* A new socket on the same address and port. */
-		s3 = rds_test_socket(RDS_TEST_IP1, 4011, 0, 0);
+		s3 = rdma_socket(1, 4011, 0, 0);
 		CU_ASSERT_FATAL(s3 >= 0);
 		d2.sync_sock = s3;
 		run_op(&cx, &d2, K_WRITE, c, 0, 64, false, NULL,
@@ -867,7 +868,7 @@ test_handover_local(void)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	static const struct rds_test_case cases[] = {
 		{ "bounds", test_bounds },
@@ -879,11 +880,6 @@ main(void)
 		{ "handover_local", test_handover_local },
 		{ NULL, NULL },
 	};
-	int rc;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	rds_test_eal_init("rdma_security", "0");
-	rc = rds_test_run_suite("rdma_security", cases);
-	rds_test_eal_fini();
-	return rc;
+	return rdma_main(argc, argv, "rdma_security", cases);
 }

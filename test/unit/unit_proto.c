@@ -423,6 +423,40 @@ test_receive_dup_rule_and_ack(void)
 	teardown();
 }
 
+/* A peer that restarts numbers from 1 again: the ACK names what the new
+ * incarnation sent, never the old incarnation's higher sequence (which
+ * would acknowledge the new one's next messages before they came). */
+static void
+test_ack_after_peer_restart(void)
+{
+	char buf[64];
+	int s;
+
+	setup();
+	s = sock_on(4000, 0, 0);
+	send_n(s, 5000, 1, 4);	/* creates the connection */
+	poll_n(2);
+	CU_ASSERT_EQUAL(feed(1, 0, 6000, 4000, 0, "one", 3), 0);
+	CU_ASSERT_EQUAL(feed(2, 0, 6000, 4000, 0, "two", 3), 0);
+	CU_ASSERT_EQUAL(feed(3, 0, 6000, 4000, RDS_FLAG_ACK_REQUIRED, "thr",
+			     3), 0);
+	cap.n = 0;
+	poll_n(1);
+	CU_ASSERT_FATAL(cap.n >= 1);
+	CU_ASSERT_EQUAL(cap.f[cap.n - 1].h.ack, 3);
+	/* The restarted peer's first message. */
+	CU_ASSERT_EQUAL(feed(1, 0, 6000, 4000, RDS_FLAG_ACK_REQUIRED, "new",
+			     3), 0);
+	cap.n = 0;
+	poll_n(1);
+	CU_ASSERT_FATAL(cap.n >= 1);
+	CU_ASSERT_EQUAL(cap.f[cap.n - 1].h.ack, 1);
+	while (rds_test_recv(s, buf, sizeof(buf), NULL, MSG_DONTWAIT,
+			     NULL) >= 0)
+		;
+	teardown();
+}
+
 static void
 test_ping_and_unbound(void)
 {
@@ -676,6 +710,7 @@ main(void)
 		{ "ack_release", test_ack_release },
 		{ "retransmit_after_reset", test_retransmit_after_reset },
 		{ "receive_dup_rule_and_ack", test_receive_dup_rule_and_ack },
+		{ "ack_after_peer_restart", test_ack_after_peer_restart },
 		{ "ping_and_unbound", test_ping_and_unbound },
 		{ "malformed_frames", test_malformed_frames },
 		{ "remote_congestion", test_remote_congestion },

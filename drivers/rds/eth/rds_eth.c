@@ -27,6 +27,11 @@ RTE_LOG_REGISTER(rds_eth_logtype, pmd.rds.eth, INFO);
 /* Connecting: how often to look for the peer's MAC, and for how long. */
 #define RDS_ETH_RESOLVE_US 1000
 #define RDS_ETH_RESOLVE_TRIES 3000
+/* Link recovery: look every 100 ms; restart after 500 ms down, then
+ * after 1, 2, 4, 8, 8 ... s while it stays down. */
+#define RDS_ETH_LINK_CHECK_MS 100
+#define RDS_ETH_RELINK_MIN_MS 500
+#define RDS_ETH_RELINK_MAX_MS 8000
 
 struct rds_eth_port **rds_eth_ports;
 unsigned int rds_eth_nb_ports;
@@ -55,7 +60,7 @@ rds_eth_port_index(const struct rds_eth_port *p)
 struct rds_eth_opts {
 	char port[RTE_ETH_NAME_MAX_LEN];
 	int configure;
-	unsigned int rxq, txq, mtu, udp_port, window, dead_after;
+	unsigned int rxq, txq, mtu, udp_port, window, dead_after, relink;
 	uint64_t rto_min_us, rto_max_us;
 	bool have_mac;
 	struct rte_ether_addr mac;
@@ -82,7 +87,7 @@ rds_eth_opts_parse(const struct rds_laddr *la, struct rds_eth_opts *o)
 	static const char *const keys[] = {
 		"port", "dev", "configure", "rxq", "txq", "mtu", "udp_port",
 		"mac", "neigh", "window", "rto_min_us", "rto_max_us",
-		"dead_after", NULL,
+		"dead_after", "relink", NULL,
 	};
 	struct rte_kvargs *kv;
 	const char *v;
@@ -96,6 +101,7 @@ rds_eth_opts_parse(const struct rds_laddr *la, struct rds_eth_opts *o)
 	o->rto_min_us = 200;
 	o->rto_max_us = 1000000;
 	o->dead_after = 16;
+	o->relink = 1;
 	snprintf(o->port, sizeof(o->port), "%s", la->dev);
 	if (la->args[0] == '\0')
 		goto check;
@@ -129,6 +135,7 @@ rds_eth_opts_parse(const struct rds_laddr *la, struct rds_eth_opts *o)
 	OPT_UINT("rto_min_us", 10000000, rto_min_us);
 	OPT_UINT("rto_max_us", 60000000, rto_max_us);
 	OPT_UINT("dead_after", 1000000, dead_after);
+	OPT_UINT("relink", 1, relink);
 #undef OPT_UINT
 	v = rte_kvargs_get(kv, "mac");
 	if (v != NULL) {
@@ -229,6 +236,7 @@ rds_eth_port_configure(struct rds_eth_port *p,
 		return ret;
 	}
 	p->configured_by_us = true;
+	p->started = true;
 	p->rxq = 0;
 	p->txq_base = 0;
 	return 0;
@@ -302,7 +310,10 @@ rds_eth_port_get(const struct rds_eth_opts *o, int *err)
 		*err = rds_eth_port_configure(p, &di, o->mtu);
 		if (*err != 0)
 			goto fail;
+		p->relink = o->relink != 0;
+		p->relink_wait = RDS_ETH_RELINK_MIN_MS * rte_get_tsc_hz() / 1000;
 	} else {
+		p->started = true;
 		p->rxq = (uint16_t)o->rxq;
 		p->txq_base = (uint16_t)o->txq;
 		p->nb_txq = di.nb_tx_queues > o->txq ?
@@ -394,7 +405,7 @@ rds_eth_fini(void)
 	for (i = 0; i < rds_eth_nb_ports; i++) {
 		struct rds_eth_port *p = rds_eth_ports[i];
 
-		if (p->configured_by_us)
+		if (p->configured_by_us && p->started)
 			rte_eth_dev_stop(p->port_id);
 		rds_eth_neigh_free(p->neigh);
 		rds_mem_free(p);
@@ -468,20 +479,33 @@ rds_eth_tx_flush_port(struct rds_engine *e, struct rds_eth_engine *ee,
 	struct rds_eth_txq *tq = &ee->tx[pi];
 	struct rds_eth_port *p = rds_eth_ports[pi];
 	uint16_t q = (uint16_t)(p->txq_base + e->id % p->nb_txq), sent;
-	bool shared = p->nb_txq < rds_lib->nb_engines;
+	rte_spinlock_t *lock = &p->tx_lock[q - p->txq_base];
 
 	if (tq->n == 0)
 		return;
-	if (shared)
-		rte_spinlock_lock(&p->tx_lock[q - p->txq_base]);
+	/* Never on a port being restarted (rds_eth_link_check): its frames
+	 * wait here. The lock also serialises engines sharing a queue. */
+	if (unlikely(__atomic_load_n(&p->restarting, __ATOMIC_ACQUIRE)))
+		return;
+	rte_spinlock_lock(lock);
+	if (unlikely(__atomic_load_n(&p->restarting, __ATOMIC_ACQUIRE))) {
+		rte_spinlock_unlock(lock);
+		return;
+	}
 	sent = rte_eth_tx_burst(p->port_id, q, tq->pkts, tq->n);
-	if (shared)
-		rte_spinlock_unlock(&p->tx_lock[q - p->txq_base]);
+	rte_spinlock_unlock(lock);
 	ee->stats.tx_frames += sent;
 	if (sent < tq->n) {
-		ee->stats.tx_full += tq->n - sent;
+		/* Each frame counts once, however many passes it waits (a
+		 * peer gone: the PMD refuses every burst for seconds). */
+		uint16_t old = tq->refused > sent ? tq->refused - sent : 0;
+
+		ee->stats.tx_full += tq->n - sent - old;
+		tq->refused = tq->n - sent;
 		memmove(tq->pkts, tq->pkts + sent,
 			sizeof(tq->pkts[0]) * (tq->n - sent));
+	} else {
+		tq->refused = 0;
 	}
 	tq->n -= sent;
 }
@@ -717,6 +741,68 @@ rds_eth_faults_refresh(struct rds_eth_engine *ee)
 			cfg.delay_ppm || cfg.corrupt_ppm;
 }
 
+/* The home engine's look at a port's link (relink=1): a port whose link
+ * stays down is stopped and started again, with a growing wait, so that
+ * a PMD that connects only when it starts (net_memif's client) finds its
+ * peer again. Other engines keep off the port meanwhile: restarting is
+ * set, then every transmit lock taken once, so that no burst is still
+ * running on it. */
+static void
+rds_eth_link_check(struct rds_engine *e, struct rds_eth_engine *ee,
+		   struct rds_eth_port *p)
+{
+	uint64_t hz = rte_get_tsc_hz(), max = RDS_ETH_RELINK_MAX_MS * hz / 1000;
+	struct rte_eth_link l;
+	unsigned int q;
+	int ret;
+
+	p->link_check_tsc = e->now + RDS_ETH_LINK_CHECK_MS * hz / 1000;
+	if (p->started) {
+		memset(&l, 0, sizeof(l));
+		if (rte_eth_link_get_nowait(p->port_id, &l) == 0 &&
+		    l.link_status == RTE_ETH_LINK_UP) {
+			if (!p->link_up && p->link_down_seen)
+				ETH_LOG(INFO, "port %u: link up", p->port_id);
+			p->link_up = true;
+			p->link_down_seen = false;
+			p->relink_wait = RDS_ETH_RELINK_MIN_MS * hz / 1000;
+			return;
+		}
+		if (p->link_up)
+			ETH_LOG(WARNING, "port %u: link down", p->port_id);
+		p->link_up = false;
+		if (!p->link_down_seen) {
+			p->link_down_seen = true;
+			p->down_since = e->now;
+			return;
+		}
+	}
+	if (e->now - p->down_since < p->relink_wait)
+		return;
+	rte_log(p->relink_wait <= RDS_ETH_RELINK_MIN_MS * hz / 1000 ?
+		RTE_LOG_WARNING : RTE_LOG_DEBUG, rds_eth_logtype,
+		"RDS eth: port %u: link down for %" PRIu64 " ms: restarting "
+		"the port\n", p->port_id, (e->now - p->down_since) * 1000 / hz);
+	__atomic_store_n(&p->restarting, true, __ATOMIC_RELEASE);
+	for (q = 0; q < p->nb_txq; q++) {
+		rte_spinlock_lock(&p->tx_lock[q]);
+		rte_spinlock_unlock(&p->tx_lock[q]);
+	}
+	if (p->started)
+		rte_eth_dev_stop(p->port_id);
+	ret = rte_eth_dev_start(p->port_id);
+	p->started = ret == 0;
+	if (ret != 0)
+		ETH_LOG(DEBUG, "port %u: start: %s", p->port_id,
+			strerror(-ret));
+	ee->stats.port_restarts++;
+	p->link_down_seen = true;
+	p->down_since = e->now;
+	p->relink_wait = RTE_MIN(p->relink_wait * 2, max);
+	if (p->started)
+		__atomic_store_n(&p->restarting, false, __ATOMIC_RELEASE);
+}
+
 static unsigned int
 rds_eth_poll(struct rds_engine *e)
 {
@@ -733,6 +819,10 @@ rds_eth_poll(struct rds_engine *e)
 
 		if (p->home != e->id)
 			continue;
+		if (unlikely(p->relink && e->now >= p->link_check_tsc))
+			rds_eth_link_check(e, ee, p);
+		if (unlikely(!p->started))
+			continue;	/* a restart failed: later */
 		n = rte_eth_rx_burst(p->port_id, p->rxq, in, RDS_ETH_RX_BURST);
 		if (unlikely(ee->faults_on)) {
 			/* Faults below the transport, as a lossy wire. */
@@ -893,7 +983,7 @@ static const char *const rds_eth_xstat_names[] = {
 	ETH_XSTAT(rdma_exec), ETH_XSTAT(rdma_remote_error),
 	ETH_XSTAT(fault_dropped), ETH_XSTAT(fault_duplicated),
 	ETH_XSTAT(fault_reordered), ETH_XSTAT(fault_delayed),
-	ETH_XSTAT(fault_corrupted),
+	ETH_XSTAT(fault_corrupted), ETH_XSTAT(port_restarts),
 };
 #undef ETH_XSTAT
 

@@ -227,6 +227,17 @@ struct rds_eth_port {
 	uint64_t rto_max_tsc;
 	uint64_t rto_init_tsc;
 	uint32_t dead_after;		/* timeouts in a row: peer unresponsive */
+	/* Link recovery (relink=1, configure=1), by the home engine. Other
+	 * engines transmit on the port under tx_lock[] and not while
+	 * restarting is set. */
+	bool relink;
+	bool started;			/* the port runs (home engine's view) */
+	bool link_up;			/* as last seen */
+	bool link_down_seen;		/* down_since is valid */
+	bool restarting;		/* stopped or being restarted (atomic) */
+	uint64_t link_check_tsc;	/* next look at the link */
+	uint64_t down_since;		/* down since (or the last restart) */
+	uint64_t relink_wait;		/* down this long: restart */
 };
 
 /* Per local eth address (rds_laddr.tp). */
@@ -246,6 +257,8 @@ rds_eth_laddr(const struct rds_laddr *la)
 struct rds_eth_txq {
 	struct rte_mbuf *pkts[RDS_ETH_TX_BURST];
 	uint16_t n;
+	uint16_t refused;		/* the first of them the PMD refused
+					 * already (counted in tx_full once) */
 };
 
 struct rds_eth_conn;
@@ -419,15 +432,32 @@ struct rds_eth_conn {
 	struct rds_header tx_hdr;
 	uint32_t tx_off;
 	uint32_t rq_tx_off;		/* of its RDMA request */
-	/* the operation the head message waits for the answer of; */
+	/* the operation the head message waits for the answer of (one at
+	 * a time; it holds a reference), its request's id, where the
+	 * request ended in our stream (to know whether the peer has it),
+	 * the last sign of life of the peer for it; */
 	uint32_t op_next;
 	struct rds_rdma_op *op_wait;
 	uint32_t op_wait_id;
-	/* a response to send (target side). */
-	bool resp_pending;
+	uint32_t op_req_end;		/* snd_nxt after its last fragment */
+	uint32_t op_req_epoch;		/* ... in this epoch of ours */
+	uint64_t op_tsc;
+	uint64_t op_check_tsc;		/* the last pass that looked at it */
+	uint32_t peer_nonce;		/* the target's, from its answers (0:
+					 * none heard yet) */
+	/* the answer to the last request (target side): kept until the
+	 * next request, sent again whole when our stream starts again
+	 * before the initiator acknowledged it. */
+	uint32_t nonce;			/* this connection's, as a target
+					 * (random, never 0) */
+	bool resp_valid;		/* resp_* hold an answer */
+	bool resp_pending;		/* ... not all of it sent yet */
+	uint32_t resp_op_id;
 	uint8_t resp_hdr[32];
 	uint8_t *resp_data;
 	uint32_t resp_len, resp_off;	/* header + data */
+	uint32_t resp_end;		/* snd_nxt after its last fragment */
+	uint32_t resp_epoch;		/* ... in this epoch of ours */
 };
 
 /* Set up / tear down the frame layer of a connection. */
@@ -476,23 +506,49 @@ void rds_eth_msg_pump(struct rds_eth_conn *ec);
 
 /* An RDMA operation's progress on eth (rds_rdma_op.tp_flags). */
 #define RDS_ETH_OP_SENT 0x1		/* its request went out */
-#define RDS_ETH_OP_DONE 0x2		/* its response came */
+#define RDS_ETH_OP_DONE 0x2		/* its answer came */
+#define RDS_ETH_OP_RESEND 0x4		/* the request goes again (a stream
+					 * reset may have lost it or its
+					 * answer): same id, marked RESEND */
 
 /* A request's fields, host order, while it is reassembled. */
 struct rds_eth_rdma_req_h {
 	uint32_t op_id;
+	uint8_t flags;			/* RDS_ETH_RQ_* */
+	uint32_t nonce;
 	struct rds_rdma_req rq;
 };
 
-/* RDMA request and response headers (in the first fragment). */
+/*
+ * RDMA request and response headers (in the first fragment).
+ *
+ * Exactly once across connection resets (not across a restart of the
+ * peer): the initiator has one operation in flight per connection, and
+ * sends its request again (RESEND, same op_id) when a reset of either
+ * stream may have lost the request or the answer. The target keeps the
+ * answer to the last op_id until the next request, runs a request whose
+ * op_id is that one never again, sends the answer again whole when its
+ * own stream starts again before the initiator acknowledged it, and
+ * answers a RESEND it has no answer for with RDS_RDMA_DROPPED, not run,
+ * unless the request names the target's nonce (a RESEND that names
+ * this connection's nonce was sent to it, and an op_id it never
+ * answered never ran here; a RESEND naming no nonce or another may
+ * have run at an earlier incarnation of the target).
+ */
+#define RDS_ETH_RQ_RESEND 0x01		/* sent before, in an earlier stream
+					 * or before a reset of the peer's */
+#define RDS_ETH_RQ_ALL RDS_ETH_RQ_RESEND
+
 struct rds_eth_rdma_req {
-	rte_be32_t op_id;
+	rte_be32_t op_id;		/* random start, +1 per operation */
 	uint8_t kind;			/* enum rds_op_kind */
-	uint8_t pad[3];
+	uint8_t flags;			/* RDS_ETH_RQ_* */
+	uint8_t pad[2];
 	rte_be64_t cookie;
 	rte_be64_t remote_off;
 	rte_be32_t bytes;
-	rte_be32_t pad2;
+	rte_be32_t nonce;		/* RESEND: the target's nonce from its
+					 * answers (0: none heard) */
 	rte_be64_t compare;
 	rte_be64_t swap_add;
 	rte_be64_t mask1;
@@ -501,10 +557,11 @@ struct rds_eth_rdma_req {
 
 struct rds_eth_rdma_resp {
 	rte_be32_t op_id;
-	rte_be32_t status;		/* RDS_RDMA_SUCCESS, REMOTE_ERROR */
+	rte_be32_t status;		/* RDS_RDMA_SUCCESS, REMOTE_ERROR, or
+					 * DROPPED (a RESEND not run here) */
 	rte_be64_t old;			/* atomics */
 	rte_be32_t bytes;		/* READ data that follows */
-	rte_be32_t pad;
+	rte_be32_t nonce;		/* the target connection's */
 } __rte_packed;
 
 /* ------------------------------------------------------------------ */

@@ -13,12 +13,24 @@
  * executor's target half: cookie, bounds and rights checked), then
  * sends the message, as a NIC runs the operation before the SEND: the
  * message reaches the target only after the operation succeeded, and a
- * failed operation takes its message with it (REMOTE_ERROR). An
- * operation whose request went out but whose answer was lost to a reset
- * is never sent again: it ends DROPPED.
+ * failed operation takes its message with it (REMOTE_ERROR).
+ *
+ * Operations run once, and report how they went, across resets of
+ * either stream (rds_eth.h, struct rds_eth_rdma_req): a request or an
+ * answer a reset may have lost is sent again, and the target never runs
+ * the same request twice. An operation whose peer does not answer ends
+ * OTHER_ERROR, as an RDMA NIC's that runs out of retries (it may have
+ * run): when the frame layer finds the peer unresponsive, or when no
+ * answer came for dead_after retransmit timer ceilings (the peer took
+ * the request and went away); the connection then resets, so that the
+ * request is never sent again. DROPPED: the target says it did not run
+ * it (it may have run at an earlier incarnation of the target, which
+ * restarted), or the connection went away.
  */
 #include <errno.h>
 #include <stdlib.h>
+
+#include <rte_random.h>
 
 #include "rds_eth.h"
 
@@ -62,19 +74,28 @@ rds_eth_unit_send(struct rds_eth_conn *ec, uint8_t type, const void *hdr,
 	return 0;
 }
 
-/* The RDMA request of m's operation. */
+/* The RDMA request of m's operation: a new id, or the same again
+ * (RESEND). */
 static int
 rds_eth_req_send(struct rds_eth_conn *ec, struct rds_msg *m)
 {
 	const struct rds_rdma_op *op = m->op;
 	struct rds_eth_rdma_req h;
 	uint32_t wl = op->kind == RDS_OP_WRITE ? (uint32_t)op->bytes : 0;
+	bool resend = (op->tp_flags & RDS_ETH_OP_RESEND) != 0;
 
-	if (ec->rq_tx_off == 0)
-		ec->op_wait_id = ++ec->op_next;
+	if (ec->rq_tx_off == 0 && !resend) {
+		/* A random start: a target that knew an earlier instance of
+		 * this connection takes no id of ours for one of its. */
+		while (ec->op_next == 0)
+			ec->op_next = (uint32_t)rte_rand();
+		ec->op_wait_id = ec->op_next++;
+	}
 	memset(&h, 0, sizeof(h));
 	h.op_id = rte_cpu_to_be_32(ec->op_wait_id);
 	h.kind = (uint8_t)op->kind;
+	h.flags = resend ? RDS_ETH_RQ_RESEND : 0;
+	h.nonce = rte_cpu_to_be_32(resend ? ec->peer_nonce : 0);
 	h.cookie = rte_cpu_to_be_64(op->cookie);
 	h.remote_off = rte_cpu_to_be_64(op->remote_off);
 	h.bytes = rte_cpu_to_be_32((uint32_t)op->bytes);
@@ -94,6 +115,55 @@ rds_eth_tx_done(struct rds_eth_conn *ec)
 	ec->rq_tx_off = 0;
 }
 
+/* The operation we waited for is over (answered, failed, or the
+ * connection goes away): the transport's reference goes. */
+static void
+rds_eth_op_release(struct rds_eth_conn *ec)
+{
+	struct rds_rdma_op *op = ec->op_wait;
+
+	if (op == NULL)
+		return;
+	ec->op_wait = NULL;
+	rds_rdma_op_free(op);
+	rds_conn_ready(ec->c);
+}
+
+/* The request (or its answer) may have been lost to a reset: it goes
+ * again, marked, with the same id. */
+static void
+rds_eth_op_resend(struct rds_eth_conn *ec)
+{
+	struct rds_rdma_op *op = ec->op_wait;
+
+	/* A request not all sent yet starts again anyway (new id: the
+	 * target cannot have run it), or is a RESEND already. */
+	if (op == NULL || (op->tp_flags & RDS_ETH_OP_DONE) ||
+	    !(op->tp_flags & RDS_ETH_OP_SENT))
+		return;
+	op->tp_flags = (op->tp_flags & ~RDS_ETH_OP_SENT) | RDS_ETH_OP_RESEND;
+	ec->op_tsc = ec->c->eng->now;
+	rds_conn_ready(ec->c);
+}
+
+/* No answer will come: the peer is unresponsive (the frame layer gave up
+ * counting), or its answer did not come for dead_after timer ceilings
+ * since the last sign of it, counting only while the engine ran (the
+ * waiting message is looked at every pass; an inline engine nobody
+ * polled for a while has not given the peer a chance). */
+static bool
+rds_eth_op_lost(struct rds_eth_conn *ec)
+{
+	const struct rds_eth_port *p = ec->port;
+	uint64_t now = ec->c->eng->now;
+
+	if (now - ec->op_check_tsc > p->rto_max_tsc)
+		ec->op_tsc += now - ec->op_check_tsc;
+	ec->op_check_tsc = now;
+	return ec->unresponsive ||
+	       now - ec->op_tsc > (uint64_t)p->dead_after * p->rto_max_tsc;
+}
+
 int
 rds_eth_msg_xmit(struct rds_eth_conn *ec, struct rds_msg *m)
 {
@@ -107,35 +177,60 @@ rds_eth_msg_xmit(struct rds_eth_conn *ec, struct rds_msg *m)
 		rds_eth_tx_done(ec);
 		ec->tx_msg = m;
 	}
-	if (unlikely(op != NULL)) {
+	if (unlikely(op != NULL) && !(op->tp_flags & RDS_ETH_OP_DONE)) {
+		/* An operation we still wait for whose message is no longer
+		 * the head (cancelled, or its socket closed, after a reset):
+		 * the core reported it; its answer, if one comes, is
+		 * skipped. */
+		if (ec->op_wait != NULL && ec->op_wait != op)
+			rds_eth_op_release(ec);
+		if (ec->op_wait == op && unlikely(rds_eth_op_lost(ec))) {
+			/* It may have run; it never runs again: our stream
+			 * starts again without the request. */
+			rds_eth_op_release(ec);
+			rds_rdma_notify(e, m, RDS_RDMA_OTHER_ERROR);
+			rds_eth_tx_done(ec);
+			rds_conn_error(ec->c, "RDMA request not answered");
+			return RDS_XMIT_ACKED;
+		}
 		if (!(op->tp_flags & RDS_ETH_OP_SENT)) {
+			uint32_t off = ec->rq_tx_off;
+
 			ret = rds_eth_req_send(ec, m);
+			if (ec->rq_tx_off != off) {
+				/* In flight from its first fragment on (a
+				 * peer that takes no more of it is one that
+				 * does not answer); room again: the peer is
+				 * there. */
+				if (ec->op_wait != op) {
+					op->refs++;	/* the transport's */
+					ec->op_wait = op;
+					ec->op_check_tsc = e->now;
+				}
+				ec->op_tsc = e->now;
+			}
 			if (ret != 0)
 				return ret;
-			/* Wait for the answer (the transport's reference). */
 			op->tp_flags |= RDS_ETH_OP_SENT;
-			op->refs++;
-			ec->op_wait = op;
-			return -EAGAIN;
+			ec->op_req_end = ec->snd_nxt;
+			ec->op_req_epoch = ec->epoch;
+			return -EAGAIN;	/* wait for the answer */
 		}
 		if (ec->op_wait == op)
 			return -EAGAIN;
-		if (!(op->tp_flags & RDS_ETH_OP_DONE)) {
-			/* Sent before a reset, never answered: it may have
-			 * run; it never runs twice. */
-			rds_rdma_notify(e, m, RDS_RDMA_DROPPED);
-			rds_eth_tx_done(ec);
-			return RDS_XMIT_ACKED;
-		}
-		if (op->status != RDS_RDMA_SUCCESS ||
-		    ((op->flags & RDS_RDMA_SILENT) && m->len == 0 &&
-		     !m->has_dest)) {
-			/* Failed: the message goes with it; or silent: no
-			 * message at all. */
-			rds_rdma_notify(e, m, op->status);
-			rds_eth_tx_done(ec);
-			return RDS_XMIT_ACKED;
-		}
+		/* Sent, and let go without an answer (not expected). */
+		rds_rdma_notify(e, m, RDS_RDMA_DROPPED);
+		rds_eth_tx_done(ec);
+		return RDS_XMIT_ACKED;
+	}
+	if (unlikely(op != NULL) &&
+	    (op->status != RDS_RDMA_SUCCESS ||
+	     ((op->flags & RDS_RDMA_SILENT) && m->len == 0 && !m->has_dest))) {
+		/* Failed: the message goes with it; or silent: no message
+		 * at all. */
+		rds_rdma_notify(e, m, op->status);
+		rds_eth_tx_done(ec);
+		return RDS_XMIT_ACKED;
 	}
 	if (ec->tx_off == 0)
 		rds_msg_hdr(ec->c, m, &ec->tx_hdr);
@@ -172,6 +267,12 @@ rds_eth_msg_xmit_ack(struct rds_eth_conn *ec)
 /* ------------------------------------------------------------------ */
 /* Target side: requests, and their responses. */
 
+static inline bool
+rds_eth_seq_lt(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
+
 void
 rds_eth_msg_pump(struct rds_eth_conn *ec)
 {
@@ -183,29 +284,76 @@ rds_eth_msg_pump(struct rds_eth_conn *ec)
 			      ec->resp_data, ec->resp_len - hl,
 			      &ec->resp_off) != 0)
 		return;		/* the rest when the window opens */
+	/* All out; kept until the next request (sent again if our stream
+	 * starts again before the initiator acknowledged it). */
 	ec->resp_pending = false;
-	free(ec->resp_data);
-	ec->resp_data = NULL;
+	ec->resp_end = ec->snd_nxt;
+	ec->resp_epoch = ec->epoch;
 }
 
-/* A whole request arrived: run it, answer. */
+static void
+rds_eth_resp_clear(struct rds_eth_conn *ec)
+{
+	free(ec->resp_data);
+	ec->resp_data = NULL;
+	ec->resp_valid = false;
+	ec->resp_pending = false;
+}
+
+/* Answer op_id with status (data: READ bytes, taken; may be NULL). */
+static void
+rds_eth_resp_start(struct rds_eth_conn *ec, uint32_t op_id, int status,
+		   uint64_t old, uint8_t *data, uint32_t dl)
+{
+	struct rds_eth_rdma_resp *rs = (void *)ec->resp_hdr;
+
+	while (ec->nonce == 0)
+		ec->nonce = (uint32_t)rte_rand();
+	rds_eth_resp_clear(ec);
+	memset(ec->resp_hdr, 0, sizeof(ec->resp_hdr));
+	rs->op_id = rte_cpu_to_be_32(op_id);
+	rs->status = rte_cpu_to_be_32((uint32_t)status);
+	rs->old = rte_cpu_to_be_64(old);
+	rs->bytes = rte_cpu_to_be_32(dl);
+	rs->nonce = rte_cpu_to_be_32(ec->nonce);
+	ec->resp_data = data;
+	ec->resp_len = sizeof(*rs) + dl;
+	ec->resp_off = 0;
+	ec->resp_op_id = op_id;
+	ec->resp_valid = true;
+	ec->resp_pending = true;
+	rds_eth_msg_pump(ec);
+}
+
+/* A whole request arrived: run it (once), answer. */
 static void
 rds_eth_req_run(struct rds_eth_conn *ec)
 {
 	struct rds_eth_engine *ee = rds_eth_engine(ec->c->eng);
 	struct rds_eth_rdma_req_h *rq = ec->rq;
-	struct rds_eth_rdma_resp *rs = (void *)ec->resp_hdr;
 	uint8_t *rdata = NULL;
 	struct iovec iov;
 	uint64_t old = 0;
 	uint32_t dl = 0;
 	int st;
 
-	if (ec->resp_pending) {
-		/* The initiator sends one at a time: a second is a bug. */
-		rds_eth_rel_rx_reset(ec);
+	if (ec->resp_valid && rq->op_id == ec->resp_op_id) {
+		/* Again (a reset of ours or the initiator's): it ran here.
+		 * Its answer is going out, or went in this stream of ours
+		 * (the frame layer delivers it), or goes again whole from
+		 * our stream's start (rds_eth_msg_reset_tx). */
 		return;
 	}
+	if ((rq->flags & RDS_ETH_RQ_RESEND) &&
+	    (ec->nonce == 0 || rq->nonce != ec->nonce)) {
+		/* Sent before, to no connection of ours the initiator heard
+		 * from: it may have run at an earlier one (we restarted);
+		 * not here, never now. */
+		rds_eth_resp_start(ec, rq->op_id, RDS_RDMA_DROPPED, 0, NULL, 0);
+		return;
+	}
+	/* A new request means the initiator has the last answer (one at a
+	 * time): the answer going again, if any, is not needed. */
 	if (rq->rq.kind == RDS_OP_READ) {
 		rdata = malloc(rq->rq.bytes ? rq->rq.bytes : 1);
 		if (rdata == NULL) {
@@ -222,20 +370,11 @@ rds_eth_req_run(struct rds_eth_conn *ec)
 		ee->stats.rdma_remote_error++;
 	else if (rq->rq.kind == RDS_OP_READ)
 		dl = (uint32_t)rq->rq.bytes;
-	memset(ec->resp_hdr, 0, sizeof(ec->resp_hdr));
-	rs->op_id = rte_cpu_to_be_32(rq->op_id);
-	rs->status = rte_cpu_to_be_32((uint32_t)st);
-	rs->old = rte_cpu_to_be_64(old);
-	rs->bytes = rte_cpu_to_be_32(dl);
 	if (dl == 0) {
 		free(rdata);
 		rdata = NULL;
 	}
-	ec->resp_data = rdata;
-	ec->resp_len = sizeof(*rs) + dl;
-	ec->resp_off = 0;
-	ec->resp_pending = true;
-	rds_eth_msg_pump(ec);
+	rds_eth_resp_start(ec, rq->op_id, st, old, rdata, dl);
 }
 
 static void
@@ -265,6 +404,8 @@ rds_eth_req_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
 		if (rq == NULL)
 			goto bad;
 		rq->op_id = rte_be_to_cpu_32(w->op_id);
+		rq->flags = w->flags;
+		rq->nonce = rte_be_to_cpu_32(w->nonce);
 		rq->rq.kind = (enum rds_op_kind)w->kind;
 		rq->rq.cookie = rte_be_to_cpu_64(w->cookie);
 		rq->rq.remote_off = rte_be_to_cpu_64(w->remote_off);
@@ -277,7 +418,8 @@ rds_eth_req_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
 		ec->rq_active = true;
 		ec->rq_off = 0;
 		if (w->kind > RDS_OP_MCSWP || rq->rq.bytes > RDS_MAX_MSG_SIZE ||
-		    (w->kind >= RDS_OP_FADD && rq->rq.bytes != 8))
+		    (w->kind >= RDS_OP_FADD && rq->rq.bytes != 8) ||
+		    (w->flags & ~RDS_ETH_RQ_ALL) != 0)
 			goto bad;
 		if (rq->rq.kind == RDS_OP_WRITE) {
 			ec->rq_buf = malloc(rq->rq.bytes ? rq->rq.bytes : 1);
@@ -336,20 +478,6 @@ rds_eth_op_scatter(struct rds_rdma_op *op, uint32_t off, const uint8_t *p,
 	}
 }
 
-/* The operation the head message waits for will not be answered: it is
- * let go (its next xmit reports it DROPPED). */
-static void
-rds_eth_op_abandon(struct rds_eth_conn *ec)
-{
-	struct rds_rdma_op *op = ec->op_wait;
-
-	if (op == NULL)
-		return;
-	ec->op_wait = NULL;
-	rds_rdma_op_free(op);		/* the transport's reference */
-	rds_conn_ready(ec->c);
-}
-
 static void
 rds_eth_resp_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
 {
@@ -359,7 +487,10 @@ rds_eth_resp_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
 	const uint8_t *data = f->payload;
 
 	if (f->flags & RDS_ETH_FL_FIRST) {
-		if (ec->rs_active || f->len < hl || f->frag_off != 0)
+		/* After an answer we skip, the target may start the next
+		 * one (it had sent ours again, and we had it already). */
+		if ((ec->rs_active && !ec->rs_skip) || f->len < hl ||
+		    f->frag_off != 0)
 			goto bad;
 		w = (const void *)f->payload;
 		ec->rs_active = true;
@@ -367,14 +498,17 @@ rds_eth_resp_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
 		ec->rs_status = (int32_t)rte_be_to_cpu_32(w->status);
 		ec->rs_old = rte_be_to_cpu_64(w->old);
 		ec->rs_bytes = rte_be_to_cpu_32(w->bytes);
-		/* An answer to an operation we no longer wait for (sent in
-		 * an earlier epoch of ours): its data is skipped. */
+		/* Who answers: what a request sent again names. */
+		ec->peer_nonce = rte_be_to_cpu_32(w->nonce);
+		/* An answer to an operation we no longer wait for (one we
+		 * had already, sent again): its data is skipped. */
 		ec->rs_skip = op == NULL ||
 			      rte_be_to_cpu_32(w->op_id) != ec->op_wait_id;
 		if (!ec->rs_skip &&
 		    ((op->kind == RDS_OP_READ && ec->rs_status ==
 		      RDS_RDMA_SUCCESS && ec->rs_bytes != op->bytes) ||
-		     (op->kind != RDS_OP_READ && ec->rs_bytes != 0)))
+		     (!(op->kind == RDS_OP_READ && ec->rs_status ==
+			RDS_RDMA_SUCCESS) && ec->rs_bytes != 0)))
 			goto bad;
 		data += hl;
 		dl = f->len - hl;
@@ -385,8 +519,14 @@ rds_eth_resp_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
 	}
 	if (dl > ec->rs_bytes - ec->rs_off)
 		goto bad;
+	/* The operation may be let go meanwhile (it failed, or the
+	 * connection goes): the rest is skipped. */
+	if (!ec->rs_skip && op == NULL)
+		ec->rs_skip = true;
 	if (!ec->rs_skip && dl != 0)
 		rds_eth_op_scatter(op, ec->rs_off, data, dl);
+	if (!ec->rs_skip)
+		ec->op_tsc = ec->c->eng->now;	/* the peer answers */
 	ec->rs_off += dl;
 	if (!(f->flags & RDS_ETH_FL_LAST))
 		return;
@@ -395,11 +535,16 @@ rds_eth_resp_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
 	ec->rs_active = false;
 	if (ec->rs_skip)
 		return;
-	if (ec->rs_status != RDS_RDMA_SUCCESS)
-		ec->rs_status = RDS_RDMA_REMOTE_ERROR;
-	rds_rdma_initiator_done(op, ec->rs_status, NULL, ec->rs_old);
+	if (ec->rs_status == RDS_RDMA_DROPPED) {
+		/* Not run there (rds_eth_req_run). */
+		op->status = RDS_RDMA_DROPPED;
+	} else {
+		if (ec->rs_status != RDS_RDMA_SUCCESS)
+			ec->rs_status = RDS_RDMA_REMOTE_ERROR;
+		rds_rdma_initiator_done(op, ec->rs_status, NULL, ec->rs_old);
+	}
 	op->tp_flags |= RDS_ETH_OP_DONE;
-	rds_eth_op_abandon(ec);		/* answered: the message goes on */
+	rds_eth_op_release(ec);		/* answered: the message goes on */
 	return;
 bad:
 	ec->rs_active = false;
@@ -498,16 +643,26 @@ rds_eth_msg_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
 void
 rds_eth_msg_reset_tx(struct rds_eth_conn *ec)
 {
+	struct rds_rdma_op *op = ec->op_wait;
+
 	rds_eth_tx_done(ec);
-	/* A response we were sending is lost with our stream; the
-	 * initiator lets its operation go as DROPPED. */
-	ec->resp_pending = false;
-	free(ec->resp_data);
-	ec->resp_data = NULL;
-	/* The answer to our request would come on the peer's stream, which
-	 * goes on; but our request may be lost with our stream: the
-	 * operation ends DROPPED. */
-	rds_eth_op_abandon(ec);
+	/* Our stream starts again (called before the frame layer's new
+	 * epoch: snd_una and epoch are the old stream's). Our request goes
+	 * again unless the target acknowledged all of it (then it ran
+	 * there, and its answer comes on the target's stream, which goes
+	 * on). */
+	if (op != NULL && (op->tp_flags & RDS_ETH_OP_SENT) &&
+	    (ec->op_req_epoch != ec->epoch ||
+	     rds_eth_seq_lt(ec->snd_una, ec->op_req_end)))
+		rds_eth_op_resend(ec);
+	/* An answer of ours not all acknowledged goes again, whole, in
+	 * the new stream; the initiator skips it if it had it. */
+	if (ec->resp_valid &&
+	    (ec->resp_pending || (ec->resp_epoch == ec->epoch &&
+				  rds_eth_seq_lt(ec->snd_una, ec->resp_end)))) {
+		ec->resp_pending = true;
+		ec->resp_off = 0;
+	}
 }
 
 void
@@ -518,13 +673,23 @@ rds_eth_msg_reset_rx(struct rds_eth_conn *ec)
 	ec->rx_off = 0;
 	rds_eth_req_clear(ec);
 	ec->rs_active = false;
-	/* The answer we wait for was on the stream we drop. */
-	rds_eth_op_abandon(ec);
+	/* Called before the peer's stream is taken. The answer we wait
+	 * for may have been on the stream we drop: our request goes again
+	 * (the target answers again or says it did not run it). With no
+	 * stream taken yet (the peer's first, or a new one after we
+	 * dropped its last, when the request was marked already) the
+	 * answer comes on the one taken now, often in the very frame that
+	 * opens it. */
+	if (ec->peer_epoch != 0)
+		rds_eth_op_resend(ec);
 }
 
 void
 rds_eth_msg_reset(struct rds_eth_conn *ec)
 {
-	rds_eth_msg_reset_tx(ec);
+	/* The connection goes away. */
+	rds_eth_tx_done(ec);
+	rds_eth_op_release(ec);
+	rds_eth_resp_clear(ec);
 	rds_eth_msg_reset_rx(ec);
 }

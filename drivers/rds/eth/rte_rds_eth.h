@@ -41,6 +41,12 @@
  *   dead_after=N     timeouts in a row before the peer is reported
  *                    unresponsive (default 16; it is kept trying, and its
  *                    messages stay queued until cancelled)
+ *   relink=0|1       1 (default, with configure=1): a port whose link
+ *                    stays down for 500 ms is stopped and started again,
+ *                    then again after 1, 2, 4 and 8 s while it stays
+ *                    down (a net_memif client connects only when its
+ *                    port starts: without this it never finds a server
+ *                    that restarted, or one that came after it)
  *
  * Several addresses may share a port. Counters: rte_rds_xstats_get("eth",
  * ...) with the names of struct rte_rds_eth_stats's fields.
@@ -95,6 +101,8 @@ struct rte_rds_eth_stats {
 	uint64_t fault_reordered;	/**< ... held back to reorder */
 	uint64_t fault_delayed;		/**< ... delayed */
 	uint64_t fault_corrupted;	/**< ... corrupted */
+	uint64_t port_restarts;		/**< ports stopped and started again
+					 * because their link stayed down */
 };
 
 /**

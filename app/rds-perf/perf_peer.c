@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
-/* rds-perf over the ib transport: the client's hello and done, the
- * server's hello, run (stream: its own measured window) and done. */
+/* rds-perf with two processes (the ib and eth transports): the client's
+ * hello and done, the server's hello, run (stream: its own measured
+ * window) and done. */
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -10,7 +11,7 @@
 
 #include "perf.h"
 
-/* ib: no peer within the allowed time. Print the counters, exit 1. */
+/* No peer within the allowed time. Print the counters, exit 1. */
 __rte_noreturn __rte_format_printf(2, 3) void
 perf_gave_up(const struct perf_ctx *ctx, const char *fmt, ...)
 {
@@ -27,13 +28,13 @@ perf_gave_up(const struct perf_ctx *ctx, const char *fmt, ...)
 }
 
 /*
- * ib client: say hello from the control socket, again every
+ * Client: say hello from the control socket, again every
  * PERF_HELLO_RETRY_MS, until the server answers, for up to --wait. The
  * first send sets the connection up (and may wait for the server to come
  * up): that time is printed, not measured.
  */
 void
-perf_ib_client_hello(struct perf_ctx *ctx)
+perf_peer_client_hello(struct perf_ctx *ctx)
 {
 	const struct perf_opts *o = ctx->o;
 	const uint64_t hz = rte_get_tsc_hz();
@@ -46,7 +47,7 @@ perf_ib_client_hello(struct perf_ctx *ctx)
 	uint64_t next = t0, now;
 	unsigned int sent = 0;
 	socklen_t flen;
-	char a[32];
+	char a[32], why[384];
 	ssize_t n;
 
 	/* stream: the server measures for --secs too (in us). */
@@ -79,6 +80,12 @@ perf_ib_client_hello(struct perf_ctx *ctx)
 		}
 		if (rte_errno != EAGAIN)
 			perf_fail("rte_rds_recvfrom(control)");
+		if (now > end && o->transport == PERF_TRANSPORT_ETH) {
+			perf_eth_diag(o, why, sizeof(why));
+			perf_gave_up(ctx, "no answer from the server %s within %.1f s (hello sent %u times): %s",
+				     perf_sin_str(&ctx->dst, a, sizeof(a)),
+				     o->wait, sent, why);
+		}
 		if (now > end)
 			perf_gave_up(ctx, "no answer from the server %s within %.1f s (hello sent %u times): is it running, with --port %u, and is %s an ib address?",
 				     perf_sin_str(&ctx->dst, a, sizeof(a)),
@@ -89,11 +96,11 @@ perf_ib_client_hello(struct perf_ctx *ctx)
 	       perf_sin_str(&ctx->dst, a, sizeof(a)), ctx->setup_ms, sent);
 }
 
-/* ib client, after the run: say done with our counts and compare them
+/* Client, after the run: say done with our counts and compare them
  * with the server's answer. stream: the server's count and window come
  * first (PERF_CTL_RESULT). */
 void
-perf_ib_client_done(struct perf_ctx *ctx)
+perf_peer_client_done(struct perf_ctx *ctx)
 {
 	const uint64_t hz = rte_get_tsc_hz();
 	uint8_t buf[sizeof(struct perf_ctl_msg) + PERF_RX_SLACK];
@@ -150,16 +157,24 @@ perf_ib_client_done(struct perf_ctx *ctx)
 			   in.v[2]);
 	if (perf_is_stream(ctx->o->mode) && !ctx->has_peer_result)
 		perf_error(ctx, "the server sent no result (its count of messages received)");
+	if (ctx->o->transport == PERF_TRANSPORT_ETH) {
+		/* Our acknowledgements out, then quiet while the server
+		 * lingers and stops its port (PERF_ETH_BYE_MS). */
+		end = rte_rdtsc() + hz * PERF_ETH_BYE_POLL_MS / 1000;
+		while (rte_rdtsc() < end)
+			perf_poll(ctx);
+		rte_delay_ms(PERF_LINGER_MS + PERF_ETH_BYE_MS);
+	}
 }
 
 /*
- * ib server: wait up to --wait for the client's hello, take the mode, size
+ * Server: wait up to --wait for the client's hello, take the mode, size
  * and depth from it, size the buffers, answer. From then on, messages from
  * the hello's source are control messages, and requests must come from
  * the hello's address and data port.
  */
 void
-perf_ib_server_hello(struct perf_ctx *ctx, struct perf_opts *o)
+perf_peer_server_hello(struct perf_ctx *ctx, struct perf_opts *o)
 {
 	const uint64_t hz = rte_get_tsc_hz();
 	const uint64_t end = rte_rdtsc() + (uint64_t)(o->wait * (double)hz);
@@ -279,13 +294,13 @@ perf_ib_server_hello(struct perf_ctx *ctx, struct perf_opts *o)
 }
 
 /*
- * ib server, stream: the receiver's own measured window. The warm-up
+ * Server, stream: the receiver's own measured window. The warm-up
  * starts with the first message (the client starts sending when our
  * hello answer reaches it), then --secs (the client's, from its hello) are
  * measured; the client's done ends the window if it is still open.
  */
 static void
-perf_ib_server_window(struct perf_ctx *ctx, uint64_t now, uint64_t *warm_end,
+perf_peer_server_window(struct perf_ctx *ctx, uint64_t now, uint64_t *warm_end,
 		      uint64_t *run_end)
 {
 	const uint64_t hz = rte_get_tsc_hz();
@@ -304,11 +319,11 @@ perf_ib_server_window(struct perf_ctx *ctx, uint64_t now, uint64_t *warm_end,
 	}
 }
 
-/* ib server: answer requests until the client says done and every reply
+/* Server: answer requests until the client says done and every reply
  * is out (stream: every message the client says it sent is in). No
  * message for PERF_STALL_S before that is a stall. */
 void
-perf_ib_server_run(struct perf_ctx *ctx)
+perf_peer_server_run(struct perf_ctx *ctx)
 {
 	const uint64_t stall = rte_get_tsc_hz() * PERF_STALL_S;
 	const bool stream = perf_is_stream(ctx->o->mode);
@@ -319,7 +334,7 @@ perf_ib_server_run(struct perf_ctx *ctx)
 		perf_server_step(ctx);
 		perf_poll(ctx);
 		if (stream)
-			perf_ib_server_window(ctx, rte_rdtsc(), &warm_end,
+			perf_peer_server_window(ctx, rte_rdtsc(), &warm_end,
 					      &run_end);
 		if (ctx->done && perf_quiet(ctx) &&
 		    (!stream || (ctx->srv_rx >= ctx->peer_v[0] &&
@@ -358,11 +373,11 @@ perf_sends_pending(void)
 	return false;
 }
 
-/* ib server, after the run: check the client's counts, answer done with
+/* Server, after the run: check the client's counts, answer done with
  * ours, then keep driving the engine until that answer is acknowledged
  * (at most PERF_LINGER_MS), so that closing does not cancel it. */
 void
-perf_ib_server_done(struct perf_ctx *ctx)
+perf_peer_server_done(struct perf_ctx *ctx)
 {
 	const uint64_t hz = rte_get_tsc_hz();
 	const uint64_t end = rte_rdtsc() + hz * PERF_LINGER_MS / 1000;
@@ -397,4 +412,7 @@ perf_ib_server_done(struct perf_ctx *ctx)
 			next_check = now + hz / 100;
 		}
 	}
+	/* eth: no polling while the client stops its port (perf.h). */
+	if (ctx->o->transport == PERF_TRANSPORT_ETH)
+		rte_delay_ms(PERF_ETH_BYE_MS);
 }

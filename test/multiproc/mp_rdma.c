@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * RDMA between two attached processes (suite multiproc): the regions and
+ * the local vectors are the clients' own memory, which the engine reaches
+ * with process_vm_readv/writev.
+ *
+ *   mp_rdma target PATH     registers a 64 KiB READWRITE region, sends
+ *                           its cookie, checks what the initiator wrote
+ *                           and counted, frees the region, says so
+ *   mp_rdma initiator PATH  15 WRITEs of 4 KiB (from 3 scattered local
+ *                           pieces each), a READ of all of it back (into
+ *                           scattered pieces), 100 FADDs (every old value
+ *                           once), a CSWP; then, after the target freed
+ *                           its region, a WRITE that must end with
+ *                           REMOTE_ERROR; and the errnos of bad memory:
+ *                           GET_MR of unmapped memory (EFAULT), a READ
+ *                           into read-only memory (EFAULT), a cookie
+ *                           address that cannot be written (EFAULT)
+ * Prints "OK" and exits 0 when every check passed.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+
+#include <rte_errno.h>
+#include <rte_rds.h>
+#include <rte_rds_attach.h>
+
+#include "rds_test.h"
+#include "mp_common.h"
+
+#define ID_T 20
+#define ID_I 21
+#define REGION (64u * 1024)
+#define NW 15
+#define NFADD 100
+
+static unsigned int fails;
+
+#define CHECK(c, what) do { \
+		if (!(c)) { \
+			printf("FAIL %s (%s)\n", what, \
+			       rte_strerror(rte_errno)); \
+			fails++; \
+		} \
+	} while (0)
+
+static int
+sock_of(unsigned int id)
+{
+	return rds_test_socket(mp_ip(id), mp_port(id), 1 << 20, 1 << 20);
+}
+
+/* A message with exactly the text want (others, such as the ones the
+ * RDMA operations ride on, are skipped) within 10 s: 0, or -1. */
+static int
+wait_text(int s, const char *want)
+{
+	uint64_t t0 = rds_test_now_ns();
+	char buf[64];
+	ssize_t r;
+
+	while (rds_test_now_ns() - t0 < 10000000000ULL) {
+		struct rte_rds_pollfd p = { .sock = s, .events = POLLIN };
+
+		r = rte_rds_recvfrom(s, buf, sizeof(buf), MSG_DONTWAIT, NULL,
+				     NULL);
+		if (r == (ssize_t)strlen(want) && memcmp(buf, want, r) == 0)
+			return 0;
+		if (r < 0 && rte_errno != EAGAIN)
+			return -1;
+		if (r < 0)
+			rte_rds_poll(&p, 1, 100);
+	}
+	printf("FAIL: no \"%s\" came\n", want);
+	return -1;
+}
+
+/* A message (not a notification) within 10 s, into buf; its length. */
+static ssize_t
+wait_msg(int s, void *buf, size_t cap)
+{
+	uint64_t t0 = rds_test_now_ns();
+	ssize_t r;
+
+	while (rds_test_now_ns() - t0 < 10000000000ULL) {
+		struct rte_rds_pollfd p = { .sock = s, .events = POLLIN };
+
+		r = rte_rds_recvfrom(s, buf, cap, MSG_DONTWAIT, NULL, NULL);
+		if (r > 0 || (r == 0 && cap == 0))
+			return r;
+		if (r < 0 && rte_errno != EAGAIN)
+			return -1;
+		rte_rds_poll(&p, 1, 100);
+	}
+	return -1;
+}
+
+static int
+send_to(int s, unsigned int id, const void *buf, size_t len)
+{
+	struct sockaddr_in to = mp_sin(id);
+
+	return rte_rds_sendto(s, buf, len, 0, (struct sockaddr *)&to,
+			      sizeof(to)) == (ssize_t)len ? 0 : -1;
+}
+
+static void
+pattern(uint8_t *b, size_t n, unsigned int k)
+{
+	rds_test_fill(b, n, 0xabc000 + k);
+}
+
+static int
+target(void)
+{
+	uint8_t *buf = aligned_alloc(4096, REGION), want[4096];
+	struct rds_get_mr_args a;
+	struct rds_free_mr_args f;
+	uint64_t cookie = 0, counter;
+	unsigned int k;
+	int s = sock_of(ID_T);
+
+	CHECK(s >= 0, "target socket");
+	memset(buf, 0, REGION);
+	memset(&a, 0, sizeof(a));
+	a.vec.addr = (uintptr_t)buf;
+	a.vec.bytes = REGION;
+	a.cookie_addr = (uintptr_t)&cookie;
+	a.flags = RDS_RDMA_READWRITE;
+	CHECK(rte_rds_setsockopt(s, SOL_RDS, RDS_GET_MR, &a, sizeof(a)) == 0,
+	      "RDS_GET_MR of the client's memory");
+	CHECK(cookie != 0, "the engine wrote the cookie into our memory");
+	printf("READY\n");
+	fflush(stdout);
+	if (wait_text(s, "go") != 0)
+		return 1;
+	CHECK(send_to(s, ID_I, &cookie, sizeof(cookie)) == 0, "send cookie");
+	if (wait_text(s, "done") != 0)
+		return 1;
+	memcpy(&counter, buf, sizeof(counter));
+	CHECK(counter == NFADD + 1000, "the counter: every FADD once, and the "
+	      "CSWP");
+	for (k = 0; k < NW; k++) {
+		pattern(want, sizeof(want), k);
+		if (memcmp(buf + 4096 * (k + 1), want, sizeof(want)) != 0) {
+			printf("FAIL region page %u differs\n", k + 1);
+			fails++;
+		}
+	}
+	memset(&f, 0, sizeof(f));
+	f.cookie = cookie;
+	CHECK(rte_rds_setsockopt(s, SOL_RDS, RDS_FREE_MR, &f, sizeof(f)) == 0,
+	      "RDS_FREE_MR");
+	CHECK(send_to(s, ID_I, "freed", 5) == 0, "send freed");
+	if (wait_text(s, "bye") != 0)
+		return 1;
+	rte_rds_close(s);
+	printf(fails == 0 ? "OK\n" : "FAILED\n");
+	return fails == 0 ? 0 : 1;
+}
+
+/* Send one operation (control message cm of type t, arguments a). */
+static ssize_t
+send_op(int s, int type, const void *a, size_t alen)
+{
+	struct sockaddr_in to = mp_sin(ID_T);
+	union {
+		char b[CMSG_SPACE(sizeof(struct rds_atomic_args)) +
+		       CMSG_SPACE(sizeof(struct rds_rdma_args))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr mh;
+	struct cmsghdr *cm;
+	struct iovec iov = { .iov_base = (void *)"op", .iov_len = 2 };
+
+	memset(&u, 0, sizeof(u));
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_name = &to;
+	mh.msg_namelen = sizeof(to);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = u.b;
+	mh.msg_controllen = CMSG_SPACE(alen);
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_RDS;
+	cm->cmsg_type = type;
+	cm->cmsg_len = CMSG_LEN(alen);
+	memcpy(CMSG_DATA(cm), a, alen);
+	return rte_rds_sendmsg(s, &mh, 0);
+}
+
+/* Collect n notifications (10 s at most): statuses by token. */
+static unsigned int
+collect(int s, unsigned int n, int32_t *st, unsigned int max)
+{
+	uint64_t t0 = rds_test_now_ns();
+	unsigned int got = 0;
+
+	while (got < n && rds_test_now_ns() - t0 < 10000000000ULL) {
+		union {
+			char b[CMSG_SPACE(sizeof(struct rds_rdma_notify)) * 8];
+			struct cmsghdr align;
+		} u;
+		struct msghdr mh;
+		struct cmsghdr *cm;
+		char d[64];
+		struct iovec iov = { .iov_base = d, .iov_len = sizeof(d) };
+		ssize_t r;
+
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = u.b;
+		mh.msg_controllen = sizeof(u.b);
+		r = rte_rds_recvmsg(s, &mh, MSG_DONTWAIT);
+		if (r < 0) {
+			struct rte_rds_pollfd p = { .sock = s,
+						    .events = POLLIN };
+
+			rte_rds_poll(&p, 1, 100);
+			continue;
+		}
+		for (cm = CMSG_FIRSTHDR(&mh); cm != NULL;
+		     cm = CMSG_NXTHDR(&mh, cm)) {
+			struct rds_rdma_notify nt;
+
+			if (cm->cmsg_level != SOL_RDS ||
+			    cm->cmsg_type != RDS_CMSG_RDMA_STATUS)
+				continue;
+			memcpy(&nt, CMSG_DATA(cm), sizeof(nt));
+			if (nt.user_token < max)
+				st[nt.user_token] = nt.status;
+			got++;
+		}
+	}
+	return got;
+}
+
+static int
+initiator(void)
+{
+	static uint8_t src[NW][3][4096 / 3 + 2], dst[REGION], want[4096];
+	uint64_t cookie, olds[NFADD + 1];
+	struct rds_rdma_args ra;
+	struct rds_atomic_args aa;
+	struct rds_iovec iov[64];
+	int32_t st[256];
+	bool seen[NFADD];
+	unsigned int k, j, n;
+	int s = sock_of(ID_I);
+	void *ro;
+
+	CHECK(s >= 0, "initiator socket");
+	CHECK(send_to(s, ID_T, "go", 2) == 0, "send go");
+	CHECK(wait_msg(s, &cookie, sizeof(cookie)) == sizeof(cookie),
+	      "cookie");
+
+	/* WRITEs: page k + 1 of the region from three pieces. */
+	for (k = 0; k < NW; k++) {
+		size_t piece[3] = { 1365, 1365, 1366 }, off = 0;
+
+		pattern(want, sizeof(want), k);
+		for (j = 0; j < 3; j++) {
+			memcpy(src[k][j], want + off, piece[j]);
+			iov[j].addr = (uintptr_t)src[k][j];
+			iov[j].bytes = piece[j];
+			off += piece[j];
+		}
+		memset(&ra, 0, sizeof(ra));
+		ra.cookie = cookie;
+		ra.remote_vec.addr = 4096 * (k + 1);
+		ra.remote_vec.bytes = 4096;
+		ra.local_vec_addr = (uintptr_t)iov;
+		ra.nr_local = 3;
+		ra.flags = RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME;
+		ra.user_token = k;
+		CHECK(send_op(s, RDS_CMSG_RDMA_ARGS, &ra, sizeof(ra)) == 2,
+		      "WRITE sendmsg");
+	}
+	memset(st, 0x7f, sizeof(st));
+	CHECK(collect(s, NW, st, 256) == NW, "WRITE notifications");
+	for (k = 0; k < NW; k++)
+		if (st[k] != RDS_RDMA_SUCCESS) {
+			printf("FAIL WRITE %u status %d\n", k, st[k]);
+			fails++;
+		}
+
+	/* READ it all back, into 60 pieces of 1 KiB. */
+	for (j = 0; j < 60; j++) {
+		iov[j].addr = (uintptr_t)(dst + 1024 * j);
+		iov[j].bytes = 1024;
+	}
+	memset(&ra, 0, sizeof(ra));
+	ra.cookie = cookie;
+	ra.remote_vec.addr = 4096;
+	ra.remote_vec.bytes = 60 * 1024;
+	ra.local_vec_addr = (uintptr_t)iov;
+	ra.nr_local = 60;
+	ra.flags = RDS_RDMA_NOTIFY_ME;
+	ra.user_token = 100;
+	CHECK(send_op(s, RDS_CMSG_RDMA_ARGS, &ra, sizeof(ra)) == 2,
+	      "READ sendmsg");
+	CHECK(collect(s, 1, st, 256) == 1 && st[100] == RDS_RDMA_SUCCESS,
+	      "READ notification");
+	for (k = 0; k < 15; k++) {
+		pattern(want, sizeof(want), k);
+		if (memcmp(dst + 4096 * k, want, 4096) != 0) {
+			printf("FAIL READ page %u differs\n", k);
+			fails++;
+		}
+	}
+
+	/* FADDs: every old value once. */
+	for (k = 0; k < NFADD; k++) {
+		memset(&aa, 0, sizeof(aa));
+		aa.cookie = cookie;
+		aa.remote_addr = 0;
+		aa.local_addr = (uintptr_t)&olds[k];
+		aa.fadd.add = 1;
+		aa.flags = RDS_RDMA_NOTIFY_ME;
+		aa.user_token = k;
+		CHECK(send_op(s, RDS_CMSG_ATOMIC_FADD, &aa, sizeof(aa)) == 2,
+		      "FADD sendmsg");
+	}
+	CHECK(collect(s, NFADD, st, 256) == NFADD, "FADD notifications");
+	memset(seen, 0, sizeof(seen));
+	for (k = 0; k < NFADD; k++) {
+		if (st[k] != RDS_RDMA_SUCCESS || olds[k] >= NFADD ||
+		    seen[olds[k]]) {
+			printf("FAIL FADD %u: status %d old %" PRIu64 "\n", k,
+			       st[k], olds[k]);
+			fails++;
+		} else {
+			seen[olds[k]] = true;
+		}
+	}
+	/* CSWP 100 -> 1100. */
+	memset(&aa, 0, sizeof(aa));
+	aa.cookie = cookie;
+	aa.local_addr = (uintptr_t)&olds[NFADD];
+	aa.cswp.compare = NFADD;
+	aa.cswp.swap = NFADD + 1000;
+	aa.flags = RDS_RDMA_NOTIFY_ME;
+	aa.user_token = 200;
+	CHECK(send_op(s, RDS_CMSG_ATOMIC_CSWP, &aa, sizeof(aa)) == 2,
+	      "CSWP sendmsg");
+	CHECK(collect(s, 1, st, 256) == 1 && st[200] == RDS_RDMA_SUCCESS &&
+	      olds[NFADD] == NFADD, "CSWP");
+
+	/* The errnos of bad memory, checked in this process's memory. */
+	{
+		struct rds_get_mr_args a;
+		uint64_t c;
+		void *gone = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		munmap(gone, 8192);
+		memset(&a, 0, sizeof(a));
+		a.vec.addr = (uintptr_t)gone;
+		a.vec.bytes = 4096;
+		a.cookie_addr = (uintptr_t)&c;
+		a.flags = RDS_RDMA_READWRITE;
+		rte_errno = 0;
+		CHECK(rte_rds_setsockopt(s, SOL_RDS, RDS_GET_MR, &a,
+					 sizeof(a)) != 0 && rte_errno == EFAULT,
+		      "GET_MR of unmapped memory: EFAULT");
+		a.vec.addr = (uintptr_t)dst;
+		a.cookie_addr = (uintptr_t)gone;
+		rte_errno = 0;
+		CHECK(rte_rds_setsockopt(s, SOL_RDS, RDS_GET_MR, &a,
+					 sizeof(a)) != 0 && rte_errno == EFAULT,
+		      "GET_MR with a cookie address that cannot be written: "
+		      "EFAULT");
+		ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+		iov[0].addr = (uintptr_t)ro;
+		iov[0].bytes = 4096;
+		memset(&ra, 0, sizeof(ra));
+		ra.cookie = cookie;
+		ra.remote_vec.addr = 4096;
+		ra.remote_vec.bytes = 4096;
+		ra.local_vec_addr = (uintptr_t)iov;
+		ra.nr_local = 1;
+		rte_errno = 0;
+		CHECK(send_op(s, RDS_CMSG_RDMA_ARGS, &ra, sizeof(ra)) < 0 &&
+		      rte_errno == EFAULT, "READ into read-only memory: EFAULT");
+		munmap(ro, 4096);
+	}
+
+	CHECK(send_to(s, ID_T, "done", 4) == 0, "send done");
+	CHECK(wait_text(s, "freed") == 0, "freed");
+	/* A region that is gone: REMOTE_ERROR. */
+	iov[0].addr = (uintptr_t)src[0][0];
+	iov[0].bytes = 64;
+	memset(&ra, 0, sizeof(ra));
+	ra.cookie = cookie;
+	ra.remote_vec.addr = 4096;
+	ra.remote_vec.bytes = 64;
+	ra.local_vec_addr = (uintptr_t)iov;
+	ra.nr_local = 1;
+	ra.flags = RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME;
+	ra.user_token = 201;
+	CHECK(send_op(s, RDS_CMSG_RDMA_ARGS, &ra, sizeof(ra)) == 2,
+	      "WRITE to a freed region: sendmsg");
+	n = collect(s, 1, st, 256);
+	CHECK(n == 1 && st[201] == RDS_RDMA_REMOTE_ERROR,
+	      "WRITE to a freed region: REMOTE_ERROR");
+	CHECK(send_to(s, ID_T, "bye", 3) == 0, "send bye");
+	rte_rds_close(s);
+	printf(fails == 0 ? "OK\n" : "FAILED\n");
+	return fails == 0 ? 0 : 1;
+}
+
+int
+main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc != 3)
+		return 2;
+	if (rte_rds_attach(argv[2]) != 0) {
+		printf("FAIL attach: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	if (strcmp(argv[1], "target") == 0)
+		return target();
+	if (strcmp(argv[1], "initiator") == 0)
+		return initiator();
+	return 2;
+}
