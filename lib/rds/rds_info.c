@@ -321,6 +321,11 @@ rds_info_recv_sock(void *arg, struct rds_sock *rs)
 {
 	struct rds_info_recv_ctx x = { .r = arg, .rs = rs };
 
+	if (rs->client != NULL) {
+		/* An attached process's: in its region. */
+		rds_server_info_recv(rs, rds_info_recv_one, &x);
+		return;
+	}
 	rte_spinlock_lock(&rs->rlock);
 	if (rs->rx_head != NULL)
 		rds_info_recv_one(&x, rs->rx_head);

@@ -37,7 +37,10 @@ extern "C" {
  * every call that returned before it was asked for: a message whose send
  * returned is on its connection (the connection exists, next_tx_seq is
  * past it) and in its send or retransmit queue, unless it was already
- * acknowledged.
+ * acknowledged. The receive queues of sockets of processes attached to
+ * this one (rte_rds_attach()) are the messages delivered into their
+ * regions that they have not received yet (a message one peeked at with
+ * MSG_PEEK is not listed).
  *
  * @param name
  *   RDS_INFO_* value.
