@@ -1347,6 +1347,55 @@ rds_client_stats(int engine_id, struct rte_rds_stats *st)
 	return ret < 0 ? RDS_ERR(-ret) : 0;
 }
 
+/* Transport counters: as many as one answer holds (113; a transport
+ * has a few dozen). */
+int
+rds_client_xstats(const char *transport, struct rte_rds_xstat *xs,
+		  unsigned int n)
+{
+	uint32_t len;
+	int ret;
+
+	if (transport == NULL)
+		return RDS_ERR(EINVAL);
+	if (strnlen(transport, RTE_RDS_XSTAT_NAMESIZE) ==
+	    RTE_RDS_XSTAT_NAMESIZE)
+		return RDS_ERR(ENODEV);
+	if (xs == NULL)
+		n = 0;
+	len = (uint32_t)RTE_MIN((size_t)n * sizeof(*xs),
+				RDS_CTL_MAX_DATA / sizeof(*xs) * sizeof(*xs));
+	ret = rds_cl_simple(rds_cl, RDS_CTL_XSTATS, -1, 0, 0, transport,
+			    (uint32_t)strlen(transport) + 1, xs,
+			    len != 0 ? &len : NULL);
+	return ret < 0 ? RDS_ERR(-ret) : ret;
+}
+
+int
+rds_client_xstat(const char *transport, const char *name, uint64_t *value)
+{
+	struct rte_rds_xstat *xs;
+	int n, i;
+
+	if (name == NULL || value == NULL)
+		return RDS_ERR(EINVAL);
+	n = rds_client_xstats(transport, NULL, 0);
+	if (n <= 0)
+		return n < 0 ? -1 : RDS_ERR(ENOENT);
+	xs = calloc((size_t)n, sizeof(*xs));
+	if (xs == NULL)
+		return RDS_ERR(ENOMEM);
+	n = rds_client_xstats(transport, xs, (unsigned int)n);
+	for (i = 0; i < n; i++)
+		if (strcmp(xs[i].name, name) == 0) {
+			*value = xs[i].value;
+			free(xs);
+			return 0;
+		}
+	free(xs);
+	return n < 0 ? -1 : RDS_ERR(ENOENT);
+}
+
 int
 rds_client_event_fd(int s)
 {

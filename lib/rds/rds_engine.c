@@ -2,10 +2,11 @@
 /*
  * Engines: the run loop that owns connections. A pass reads the
  * doorbells of the threads that rang it and drains the sockets they
- * name, takes what other engines handed it, answers info requests,
- * polls the transports active on it, announces local congestion map
- * changes, fires due timers and runs the connections on its ready list;
- * then it applies the idle policy if nothing happened. Every step costs
+ * name, takes what other engines handed it, answers info requests
+ * (after whatever was queued before them), polls the transports active
+ * on it, announces local congestion map changes, fires due timers and
+ * runs the connections on its ready list; then it applies the idle
+ * policy if nothing happened. Every step costs
  * in proportion to the work it finds: an idle socket or connection
  * costs nothing. An engine runs on its own lcore or inline, driven by
  * rte_rds_engine_poll().
@@ -300,16 +301,16 @@ rds_engine_call_wait(unsigned int dst, rds_engine_fn fn, void *arg)
 	return 0;
 }
 
+/* Take up to max messages that engine src handed over (a burst each). */
 static unsigned int
-rds_engine_hand_in(struct rds_engine *e)
+rds_engine_hand_in_from(struct rds_engine *e, unsigned int src, uint32_t max)
 {
 	struct rds_msg *ms[RDS_BURST];
-	unsigned int src, n, i, work = 0;
+	unsigned int n, i, work = 0;
 
-	for (src = 0; src < rds_lib->nb_engines; src++) {
-		if (src == e->id || rds_queue_count(&e->hand_in[src]) == 0)
-			continue;
-		n = rds_queue_get_burst(&e->hand_in[src], ms, RDS_BURST);
+	do {
+		n = rds_queue_get_burst(&e->hand_in[src], ms,
+					RTE_MIN(max - work, (uint32_t)RDS_BURST));
 		for (i = 0; i < n; i++) {
 			switch (ms[i]->type) {
 			case RDS_MSG_DATA:
@@ -329,7 +330,94 @@ rds_engine_hand_in(struct rds_engine *e)
 			}
 		}
 		work += n;
+	} while (n != 0 && work < max);
+	return work;
+}
+
+static unsigned int
+rds_engine_hand_in(struct rds_engine *e)
+{
+	unsigned int src, work = 0;
+
+	for (src = 0; src < rds_lib->nb_engines; src++) {
+		if (src == e->id || rds_queue_count(&e->hand_in[src]) == 0)
+			continue;
+		work += rds_engine_hand_in_from(e, src, RDS_BURST);
 	}
+	return work;
+}
+
+/*
+ * Before an info request is answered: take every request that was queued
+ * before the request reached this engine (the doorbells rung, what the
+ * sockets on the pending list have left, what other engines handed over,
+ * what attached clients queued), so that the snapshot reflects every
+ * call that returned before it was asked for. A pass takes them only in
+ * bounded bursts, and the admin ring may be read between a doorbell and
+ * the socket it names. Bounded by what is queued now: what comes
+ * meanwhile waits for the next pass.
+ */
+static unsigned int
+rds_engine_catch_up(struct rds_engine *e)
+{
+	struct rds_sock *rs, *next;
+	unsigned int i, src, n, work = 0;
+	uint32_t left;
+
+	/* A doorbell ring holds RDS_BELL_RING_SIZE: this empties it. */
+	for (i = 0; i <= RDS_BELL_RING_SIZE / RDS_BURST; i++) {
+		n = rds_engine_bells(e);
+		work += n;
+		if (n == 0)
+			break;
+	}
+	for (rs = TAILQ_FIRST(&e->pending); rs != NULL; rs = next) {
+		next = TAILQ_NEXT(rs, pend_link);
+		left = rds_queue_count(&rs->req);
+		do {
+			n = rds_engine_drain_sock(e, rs);
+			work += n;
+			left -= RTE_MIN(left, (uint32_t)n);
+		} while (n != 0 && left != 0 && rs->pending);
+	}
+	if (e->nb_clients != 0)
+		work += rds_server_service(e);
+	for (src = 0; src < rds_lib->nb_engines; src++) {
+		if (src == e->id)
+			continue;
+		left = rds_queue_count(&e->hand_in[src]);
+		if (left != 0)
+			work += rds_engine_hand_in_from(e, src, left);
+	}
+	return work;
+}
+
+/* Calls and info requests of threads that are not engines; an info
+ * request is answered after what was queued before it (catch_up). */
+static unsigned int
+rds_engine_admin(struct rds_engine *e)
+{
+	void *ms[RDS_BURST];
+	unsigned int n, i, work = 0;
+	bool info;
+
+	do {
+		n = rte_ring_sc_dequeue_burst(e->admin, ms, RDS_BURST, NULL);
+		info = false;
+		for (i = 0; i < n; i++)
+			info |= ((struct rds_msg *)ms[i])->type != RDS_MSG_CALL;
+		if (info)
+			work += rds_engine_catch_up(e);
+		for (i = 0; i < n; i++) {
+			struct rds_msg *am = ms[i];
+
+			if (am->type == RDS_MSG_CALL)
+				rds_engine_admin_call(e, am);
+			else
+				rds_info_engine_answer(e, am);
+		}
+		work += n;
+	} while (n == RDS_BURST);
 	return work;
 }
 
@@ -387,7 +475,6 @@ unsigned int
 rds_engine_run_once(struct rds_engine *e)
 {
 	unsigned int work, t;
-	void *p;
 
 	e->now = rte_rdtsc();
 	work = rds_engine_bells(e);
@@ -395,17 +482,8 @@ rds_engine_run_once(struct rds_engine *e)
 		work += rds_engine_pending(e);
 	if (rds_lib->nb_engines > 1)
 		work += rds_engine_hand_in(e);
-	if (unlikely(rte_ring_count(e->admin) != 0)) {
-		while (rte_ring_sc_dequeue(e->admin, &p) == 0) {
-			struct rds_msg *am = p;
-
-			if (am->type == RDS_MSG_CALL)
-				rds_engine_admin_call(e, am);
-			else
-				rds_info_engine_answer(e, am);
-			work++;
-		}
-	}
+	if (unlikely(rte_ring_count(e->admin) != 0))
+		work += rds_engine_admin(e);
 	if (unlikely(e->nb_clients != 0))
 		work += rds_server_service(e);
 	for (t = 0; t < e->nb_polled; t++)

@@ -4,7 +4,10 @@
  * probe-then-fill contract. Records that belong to engines (connections
  * and their queues) are filled by each engine, on request through its
  * admin ring, into the caller's buffer during the call; the rest is read
- * here.
+ * here. An engine answers only after taking every request queued to it
+ * before (rds_engine.c, catch_up), so a snapshot reflects every call that
+ * returned before it was asked for: a message sent shows on its
+ * connection, in the send or retransmit queue or as delivered.
  */
 #include <errno.h>
 #include <sched.h>
@@ -12,6 +15,9 @@
 #include <string.h>
 
 #include "rds_private.h"
+
+/* A request for no records (rds_info_barrier). */
+#define RDS_INFO_NONE 0
 
 static bool
 rds_info_v6(int name)
@@ -132,6 +138,8 @@ rds_info_engine_fill(struct rds_engine *e, struct rds_info_req *r)
 	const struct rds_msg *m;
 	unsigned int i;
 
+	if (r->name == RDS_INFO_NONE)
+		return;
 	TAILQ_FOREACH(c, &e->conns, link) {
 		switch (r->name) {
 		case RDS_INFO_CONNECTIONS:
@@ -313,6 +321,11 @@ rds_info_recv_sock(void *arg, struct rds_sock *rs)
 {
 	struct rds_info_recv_ctx x = { .r = arg, .rs = rs };
 
+	if (rs->client != NULL) {
+		/* An attached process's: in its region. */
+		rds_server_info_recv(rs, rds_info_recv_one, &x);
+		return;
+	}
 	rte_spinlock_lock(&rs->rlock);
 	if (rs->rx_head != NULL)
 		rds_info_recv_one(&x, rs->rx_head);
@@ -385,6 +398,33 @@ rds_info_each(int name)
 	}
 }
 
+/*
+ * With several engines, a message may still be on its way from the
+ * engine that took it from its socket to the engine of its connection
+ * when that one is asked. So every engine is asked first for nothing
+ * (each takes what was queued to it before it answers, handing such
+ * messages over), and only then for the records (each takes what was
+ * handed to it before it answers).
+ */
+static int
+rds_info_barrier(uint64_t deadline)
+{
+	struct rds_info_req r;
+	unsigned int e;
+	int ret;
+
+	if (rds_lib->nb_engines < 2)
+		return 0;
+	memset(&r, 0, sizeof(r));
+	r.name = RDS_INFO_NONE;
+	for (e = 0; e < rds_lib->nb_engines; e++) {
+		ret = rds_info_ask(rds_lib->engines[e], &r, deadline);
+		if (ret != 0)
+			return ret;
+	}
+	return 0;
+}
+
 int
 rds_info_get(int name, void *buf, size_t *len, uint64_t timeout_ns)
 {
@@ -423,6 +463,9 @@ rds_info_get(int name, void *buf, size_t *len, uint64_t timeout_ns)
 	case RDS_INFO_TCP_SOCKETS:
 	case RDS6_INFO_TCP_SOCKETS:
 	case RDS_INFO_CONNECTION_STATS:
+		ret = rds_info_barrier(deadline);
+		if (ret != 0)
+			return ret;
 		for (e = 0; e < rds_lib->nb_engines; e++) {
 			ret = rds_info_ask(rds_lib->engines[e], &r, deadline);
 			if (ret != 0)

@@ -1101,6 +1101,9 @@ void rds_server_wake(struct rds_sock *rs);
 void rds_server_released(struct rds_sock *rs, uint32_t len);
 void rds_server_notify(struct rds_engine *e, struct rds_sock *rs,
 		       uint64_t token, int32_t status);
+void rds_server_info_recv(struct rds_sock *rs,
+			  void (*fn)(void *arg, const struct rds_msg *m),
+			  void *arg);
 uint64_t rds_server_violations(void);
 void rds_server_fini(void);
 void rds_srv_efd_kick(int fd);
@@ -1123,6 +1126,10 @@ int rds_client_getsockopt(int s, int level, int optname, void *optval,
 			  socklen_t *optlen);
 int rds_client_info(int name, void *buf, socklen_t *len);
 int rds_client_stats(int engine_id, struct rte_rds_stats *st);
+int rds_client_xstats(const char *transport, struct rte_rds_xstat *xs,
+		      unsigned int n);
+int rds_client_xstat(const char *transport, const char *name,
+		     uint64_t *value);
 int rds_client_event_fd(int s);
 int rds_client_event_arm(int s, short events);
 int rds_client_poll(struct rte_rds_pollfd *fds, unsigned int nfds,

@@ -170,6 +170,7 @@ enum rds_ctl_op {
 					 * struct rds_ctl_send, then the
 					 * control bytes; the payload in a TX
 					 * buffer the client keeps */
+	RDS_CTL_XSTATS,			/* transport name -> rte_rds_xstat[] */
 };
 
 /* RDS_CTL_SENDMSG: made in the caller's call, so that its errno is the

@@ -343,6 +343,59 @@ rds_server_deliver(struct rds_engine *e, struct rds_sock *rs,
 	return 0;
 }
 
+/*
+ * RDS_INFO_RECV_MESSAGES for a client socket: the messages delivered to
+ * it and not yet received are in its RX ring (from the client's consumer
+ * index to ours) and then in its overflow list. The ring's slots and
+ * the buffers' headers are in the region, which the client can write:
+ * an entry is taken only when it names an RX buffer the engine gave to
+ * this socket, its length is the engine's, and the source and sequence
+ * (the headers') are only reported. The caller holds rs, so the client
+ * is not freed meanwhile (its sockets' closes wait for the holders); a
+ * message the client peeked at (MSG_PEEK keeps it in the client) is not
+ * seen.
+ */
+void
+rds_server_info_recv(struct rds_sock *rs,
+		     void (*fn)(void *arg, const struct rds_msg *m),
+		     void *arg)
+{
+	struct rds_srv_sock *ss = rs->client_sock;
+	struct rds_client *cl = rs->client;
+	const struct rds_cbuf *b;
+	struct rds_msg one, *m;
+	uint32_t cons, i, slot;
+	uint64_t off;
+	int c;
+
+	memset(&one, 0, sizeof(one));
+	rte_spinlock_lock(&cl->rx_lock);
+	if (__atomic_load_n(&ss->rs, __ATOMIC_ACQUIRE) != rs)
+		goto out;
+	cons = __atomic_load_n(&ss->rx.r->cons, __ATOMIC_ACQUIRE);
+	if ((uint32_t)(ss->rx.idx - cons) > ss->rx.size)
+		cons = ss->rx.idx;	/* a client's garbage: nothing */
+	for (i = cons; i != ss->rx.idx; i++) {
+		off = __atomic_load_n(&ss->rx.r->slot[i & (ss->rx.size - 1)],
+				      __ATOMIC_RELAXED);
+		c = rds_region_slot(&cl->lay, RDS_POOL_RX, off, &slot);
+		if (c < 0 || cl->rx_owner[c][slot] !=
+			     (ss->idx | (ss->gen << 16)))
+			continue;
+		b = (const void *)(cl->base + off);
+		one.len = cl->rx_len[c][slot];
+		one.seq = __atomic_load_n(&b->seq, __ATOMIC_RELAXED);
+		one.sport = __atomic_load_n(&b->port, __ATOMIC_RELAXED);
+		rds_addr_from_v4(&one.faddr,
+				__atomic_load_n(&b->addr, __ATOMIC_RELAXED));
+		fn(arg, &one);
+	}
+	TAILQ_FOREACH(m, &ss->ovf, link)
+		fn(arg, m);
+out:
+	rte_spinlock_unlock(&cl->rx_lock);
+}
+
 /* One notification into the socket's nt ring (two entries: the token,
  * then the status): 0, or -ENOBUFS. Under rx_lock. */
 static int
@@ -1185,6 +1238,32 @@ rds_srv_do_opt(struct rds_client *cl, const struct rds_ctl_req *q,
 	r->len = ret < 0 ? 0 : len;
 }
 
+/* Transport counters (rte_rds_xstats_get): the name in, as many
+ * counters out as the client has room for and an answer holds. */
+static void
+rds_srv_do_xstats(const struct rds_ctl_req *q, struct rds_ctl_resp *r)
+{
+	struct rte_rds_xstat xs[RDS_CTL_MAX_DATA / sizeof(struct rte_rds_xstat)];
+	char name[RTE_RDS_XSTAT_NAMESIZE];
+	unsigned int n = RTE_MIN(q->cap / sizeof(xs[0]),
+				 (uint32_t)RTE_DIM(xs));
+
+	if (q->len == 0 || q->len > sizeof(name) ||
+	    q->data[q->len - 1] != '\0') {
+		r->ret = -1;
+		r->err = EINVAL;
+		return;
+	}
+	memcpy(name, q->data, q->len);
+	r->ret = rte_rds_xstats_get(name, n != 0 ? xs : NULL, n);
+	r->err = r->ret < 0 ? rte_errno : 0;
+	if (r->ret > 0 && n != 0) {
+		r->len = (uint32_t)(RTE_MIN((unsigned int)r->ret, n) *
+				    sizeof(xs[0]));
+		memcpy(r->data, xs, r->len);
+	}
+}
+
 static int
 rds_srv_handle(struct rds_client *cl)
 {
@@ -1264,6 +1343,9 @@ rds_srv_handle(struct rds_client *cl)
 		r->ret = rte_rds_stats_get(q->handle, (void *)r->data);
 		r->err = r->ret < 0 ? rte_errno : 0;
 		r->len = r->ret < 0 ? 0 : sizeof(struct rte_rds_stats);
+		break;
+	case RDS_CTL_XSTATS:
+		rds_srv_do_xstats(q, r);
 		break;
 	default:
 		rds_client_violation(cl, "unknown call");

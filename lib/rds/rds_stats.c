@@ -104,10 +104,12 @@ int
 rte_rds_xstats_get(const char *transport, struct rte_rds_xstat *xs,
 		   unsigned int n)
 {
-	const struct rds_transport *t = rds_xstats_transport(transport);
+	const struct rds_transport *t;
 	uint64_t *v;
 	unsigned int i;
 
+	RDS_CLIENT_OR(rds_client_xstats(transport, xs, n));
+	t = rds_xstats_transport(transport);
 	if (t == NULL)
 		return -1;
 	if (t->xstats == NULL || t->nb_xstats == 0)
@@ -130,10 +132,12 @@ rte_rds_xstats_get(const char *transport, struct rte_rds_xstat *xs,
 int
 rte_rds_xstat_get(const char *transport, const char *name, uint64_t *value)
 {
-	const struct rds_transport *t = rds_xstats_transport(transport);
+	const struct rds_transport *t;
 	uint64_t *v;
 	unsigned int i;
 
+	RDS_CLIENT_OR(rds_client_xstat(transport, name, value));
+	t = rds_xstats_transport(transport);
 	if (t == NULL)
 		return -1;
 	if (name == NULL || value == NULL)

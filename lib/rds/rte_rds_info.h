@@ -37,7 +37,14 @@ extern "C" {
  * RDS_INFO_CONNECTION_STATS, which have no records here.
  *
  * Connections and their queues belong to engines: the snapshot asks each
- * engine and waits for it (driving inline engines itself).
+ * engine and waits for it (driving inline engines itself). It reflects
+ * every call that returned before it was asked for: a message whose send
+ * returned is on its connection (the connection exists, next_tx_seq is
+ * past it) and in its send or retransmit queue, unless it was already
+ * acknowledged. The receive queues of sockets of processes attached to
+ * this one (rte_rds_attach()) are the messages delivered into their
+ * regions that they have not received yet (a message one peeked at with
+ * MSG_PEEK is not listed).
  *
  * @param name
  *   RDS_INFO_* value.

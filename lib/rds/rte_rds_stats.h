@@ -80,7 +80,8 @@ struct rte_rds_xstat {
 
 /**
  * Read the counters of one transport, summed over engines. Each driver's
- * header lists its counters.
+ * header lists its counters. In a process attached to an engine process
+ * (rte_rds_attach()), the engine's counters (at most 113 per call).
  *
  * @param transport
  *   Transport name: "loop", "ib", "eth".

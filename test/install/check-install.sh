@@ -11,8 +11,11 @@
 #     the install also takes targets no test names);
 #  b. the tree: the shared library, its soname link and development link,
 #     every public header of the source tree (lib/rds/rte_rds*.h,
-#     drivers/rds/*/rte_rds_*.h), identical to the source, librte_rds.pc,
-#     rds-perf's man page (doc/rds-perf.1, identical);
+#     drivers/rds/*/rte_rds_*.h), identical to the source, librte_rds.pc;
+#     bin/rds-engined, bin/rds-info, librte_rds_preload.so and the man
+#     pages of doc/ (rds-perf.1 and those of the tools: identical,
+#     formatted by groff without a warning); the installed rds-info runs
+#     (-h; no engine: status 1);
 #  c. the ABI: every function declared in the installed headers is exported
 #     by the .so, every symbol of lib/rds/version.map is declared in a
 #     header and exported, and the .so exports nothing but rte_rds_*
@@ -77,12 +80,13 @@ mkdir -p "$destdir" "$work"
 # The directories the build was configured with (absolute, before DESTDIR).
 # Meson stores libdir/includedir relative to prefix unless they lie
 # outside it.
-read -r prefix libdir includedir sanitize < <(python3 - "$build_dir" <<'EOF'
+read -r prefix libdir includedir bindir mandir sanitize < <(python3 - "$build_dir" <<'EOF'
 import json, os, sys
 opts = {o['name']: o['value'] for o in json.load(open(os.path.join(
 	sys.argv[1], 'meson-info', 'intro-buildoptions.json')))}
 p = opts['prefix']
 print(p, os.path.join(p, opts['libdir']), os.path.join(p, opts['includedir']),
+      os.path.join(p, opts['bindir']), os.path.join(p, opts['mandir']),
       opts.get('b_sanitize', 'none'))
 EOF
 ) || true
@@ -142,6 +146,22 @@ man1=$(find "$root_prefix" -path '*/man1/rds-perf.1' -print -quit)
 { [ -n "$man1" ] && cmp -s "$source_dir/doc/rds-perf.1" "$man1"; } ||
 	missing+=("man page man1/rds-perf.1 (from doc/rds-perf.1)")
 
+# The programs, the preload library and the man pages (issue 11).
+for p in rds-engined rds-info; do
+	[ -x "$destdir$bindir/$p" ] || missing+=("program $bindir/$p")
+done
+[ -e "$root_libdir/librte_rds_preload.so" ] ||
+	missing+=("preload library $libdir/librte_rds_preload.so")
+man_pages=(man8/rds-engined.8 man8/rds-info.8 man7/librte_rds_preload.7 man1/rds-perf.1)
+for m in "${man_pages[@]}"; do
+	inst=$destdir$mandir/$m
+	if [ ! -f "$inst" ]; then
+		missing+=("man page $mandir/$m")
+	elif ! cmp -s "$source_dir/doc/${m#*/}" "$inst"; then
+		missing+=("man page $mandir/$m differs from doc/${m#*/}")
+	fi
+done
+
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "$me: the installed tree lacks:" >&2
 	printf '  %s\n' "${missing[@]}" >&2
@@ -149,7 +169,32 @@ if [ ${#missing[@]} -gt 0 ]; then
 	(cd "$destdir" && find . ! -type d | sort | sed 's/^\./  /') >&2
 	die "installed tree incomplete"
 fi
-note "installed: ${so_real#"$destdir"} (soname $soname), ${#public_headers[@]} public headers, librte_rds.pc, man1/rds-perf.1"
+note "installed: ${so_real#"$destdir"} (soname $soname), ${#public_headers[@]} public headers, librte_rds.pc, rds-engined, rds-info, librte_rds_preload.so, ${#man_pages[@]} man pages"
+
+# The man pages format without a warning.
+if command -v groff >/dev/null; then
+	for m in "${man_pages[@]}"; do
+		w=$(groff -man -Tutf8 -ww -z "$destdir$mandir/$m" 2>&1) ||
+			die "groff fails on $mandir/$m: $w"
+		[ -z "$w" ] || die "groff warns on $mandir/$m: $w"
+	done
+	note "man pages format without warnings (groff -man -ww)"
+else
+	note "(groff not found: man pages not formatted)"
+fi
+
+# The installed rds-info runs from the installed library: its help, and
+# a clear failure with no engine at the path given.
+info_out=$(LD_LIBRARY_PATH=$root_libdir "$destdir$bindir/rds-info" -h 2>&1) ||
+	die "installed rds-info -h failed: $info_out"
+grep -q '^Usage: ' <<<"$info_out" || die "installed rds-info -h printed no usage: $info_out"
+set +e
+info_out=$(LD_LIBRARY_PATH=$root_libdir "$destdir$bindir/rds-info" -E "$tmp/no-engine.sock" -k 2>&1)
+rc=$?
+set -e
+[ $rc -eq 1 ] && grep -q 'no engine at' <<<"$info_out" ||
+	die "installed rds-info with no engine: status $rc, '$info_out' (want 1, 'no engine at')"
+note "installed rds-info runs (help; no engine: status 1)"
 
 # --------------------------------------------------------------------------
 # c. exports

@@ -24,6 +24,22 @@
  *   mp_client bind PATH ID
  *       binds mp_addr(ID):mp_port(ID) once: exit 0 on success, 2 on
  *       EADDRINUSE, 1 otherwise.
+ *   mp_client snap PATH ID ITERS
+ *       snapshot consistency through the engine (issue 11): a socket
+ *       made and bound shows in the next RDS_INFO_SOCKETS; then ITERS
+ *       sends from mp_addr(ID):mp_port(ID) to mp_addr(ID + 1), each
+ *       followed at once by RDS_INFO_CONNECTIONS (the connection is
+ *       there, next_tx_seq one past the message) and by
+ *       RDS_INFO_SEND_MESSAGES (the message is on the send queue, or
+ *       it was transmitted and the receiver has it and all before it:
+ *       the loop transport delivers as it transmits). Prints
+ *       "SNAP sends N conn_misses M msg_misses K sock_misses J"; exit 0
+ *       only when nothing was missed.
+ *   mp_client hold PATH ID MSGS
+ *       traffic for rds-info to show: a socket on mp_addr(ID):mp_port(ID)
+ *       connected to one on mp_addr(ID + 1):mp_port(ID + 1), MSGS
+ *       messages sent to it and left unread; prints "HELD" and waits
+ *       for stdin to close.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -32,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 
 #include <rte_errno.h>
 #include <rte_rds.h>
@@ -240,6 +257,7 @@ stream_run(unsigned int id, unsigned int n, uint64_t msgs)
 		printf("FAIL close: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
+	/* do_stream() frees the buffers and digests. */
 	printf("OK\n");
 	return 0;
 }
@@ -361,6 +379,200 @@ do_bind(unsigned int id)
 	return 0;
 }
 
+static uint32_t
+ip4(const char *ip)
+{
+	struct sockaddr_in sin = rds_test_sin(ip, 0);
+
+	return sin.sin_addr.s_addr;
+}
+
+/* next_tx_seq of laddr -> faddr (0: not listed, -1: failed). */
+static int64_t
+snap_next_tx(const char *laddr, const char *faddr)
+{
+	static struct rds_info_connection c[64];
+	socklen_t len = sizeof(c);
+	unsigned int i;
+	uint64_t tx;
+
+	if (rte_rds_info(RDS_INFO_CONNECTIONS, c, &len) !=
+	    (int)sizeof(c[0])) {
+		printf("FAIL RDS_INFO_CONNECTIONS: %s\n",
+		       rte_strerror(rte_errno));
+		return -1;
+	}
+	for (i = 0; i < len / sizeof(c[0]); i++) {
+		if (c[i].laddr != ip4(laddr) || c[i].faddr != ip4(faddr))
+			continue;
+		memcpy(&tx, &c[i].next_tx_seq, sizeof(tx));
+		return (int64_t)tx;
+	}
+	return 0;
+}
+
+/* Is message seq of src -> dst on the send queue? 1, 0, -1 (failed). */
+static int
+snap_on_send_q(const struct sockaddr_in *src, const struct sockaddr_in *dst,
+	       uint64_t seq)
+{
+	static struct rds_info_message m[1024];
+	socklen_t len = sizeof(m);
+	unsigned int i;
+	uint64_t sq;
+
+	if (rte_rds_info(RDS_INFO_SEND_MESSAGES, m, &len) !=
+	    (int)sizeof(m[0])) {
+		printf("FAIL RDS_INFO_SEND_MESSAGES: %s\n",
+		       rte_strerror(rte_errno));
+		return -1;
+	}
+	for (i = 0; i < len / sizeof(m[0]); i++) {
+		memcpy(&sq, &m[i].seq, sizeof(sq));
+		if (sq == seq && m[i].laddr == src->sin_addr.s_addr &&
+		    m[i].lport == src->sin_port &&
+		    m[i].faddr == dst->sin_addr.s_addr &&
+		    m[i].fport == dst->sin_port)
+			return 1;
+	}
+	return 0;
+}
+
+static uint64_t
+snap_drain(int s)
+{
+	uint8_t buf[64];
+	uint64_t n = 0;
+
+	while (rte_rds_recvfrom(s, buf, sizeof(buf), MSG_DONTWAIT, NULL,
+				NULL) >= 0)
+		n++;
+	return n;
+}
+
+static int
+do_snap(unsigned int id, uint64_t iters)
+{
+	static struct rds_info_socket sk[512];
+	struct sockaddr_in from = mp_sin(id), to = mp_sin(id + 1);
+	uint64_t i, sent = 0, got = 0, base, conn_misses = 0, msg_misses = 0;
+	unsigned int j, sock_misses = 0;
+	uint8_t buf[64] = { 0 };
+	socklen_t len;
+	bool found;
+	int64_t tx;
+	int a, b, r, s;
+
+	/* Sockets: bound, then listed. */
+	for (j = 0; j < 50; j++) {
+		s = rds_test_socket(mp_ip(id), (uint16_t)(mp_port(id) + 100 +
+			j), 0, 0);
+		if (s < 0)
+			return 1;
+		len = sizeof(sk);
+		if (rte_rds_info(RDS_INFO_SOCKETS, sk, &len) !=
+		    (int)sizeof(sk[0])) {
+			printf("FAIL RDS_INFO_SOCKETS: %s\n",
+			       rte_strerror(rte_errno));
+			return 1;
+		}
+		found = false;
+		for (r = 0; r < (int)(len / sizeof(sk[0])); r++)
+			if (sk[r].bound_addr == ip4(mp_ip(id)) &&
+			    sk[r].bound_port == htons(mp_port(id) + 100 + j))
+				found = true;
+		sock_misses += !found;
+		rte_rds_close(s);
+	}
+	a = rds_test_socket(mp_ip(id), mp_port(id), 0, 0);
+	b = rds_test_socket(mp_ip(id + 1), mp_port(id + 1), 0, 0);
+	if (a < 0 || b < 0)
+		return 1;
+	tx = snap_next_tx(mp_ip(id), mp_ip(id + 1));
+	if (tx < 0)
+		return 1;
+	base = tx == 0 ? 1 : (uint64_t)tx;
+	for (i = 0; i < iters; i++) {
+		while (rte_rds_sendto(a, buf, 8, MSG_DONTWAIT,
+				      (struct sockaddr *)&to,
+				      sizeof(to)) != 8) {
+			struct rte_rds_pollfd p = { .sock = a,
+						    .events = POLLOUT };
+
+			if (rte_errno != EAGAIN && rte_errno != ENOBUFS) {
+				printf("FAIL send: %s\n",
+				       rte_strerror(rte_errno));
+				return 1;
+			}
+			got += snap_drain(b);
+			rte_rds_poll(&p, 1, 10);
+		}
+		sent++;
+		tx = snap_next_tx(mp_ip(id), mp_ip(id + 1));
+		if (tx < 0)
+			return 1;
+		if ((uint64_t)tx != base + sent) {
+			if (conn_misses < 5)
+				printf("after send %" PRIu64 ": next_tx_seq %"
+				       PRId64 ", not %" PRIu64 "\n", i, tx,
+				       base + sent);
+			conn_misses++;
+		}
+		/* Not on the send queue: transmitted, with every message
+		 * before it, so delivered (the loop transport delivers as it
+		 * transmits): b has them all. */
+		r = snap_on_send_q(&from, &to, base + sent - 1);
+		if (r < 0)
+			return 1;
+		got += snap_drain(b);
+		if (r == 0 && got != sent) {
+			if (msg_misses < 5)
+				printf("after send %" PRIu64 ": message %"
+				       PRIu64 " neither queued nor "
+				       "delivered\n", i, base + sent - 1);
+			msg_misses++;
+		}
+	}
+	printf("SNAP sends %" PRIu64 " conn_misses %" PRIu64 " msg_misses %"
+	       PRIu64 " sock_misses %u\n", sent, conn_misses, msg_misses,
+	       sock_misses);
+	rte_rds_close(a);
+	rte_rds_close(b);
+	return conn_misses == 0 && msg_misses == 0 && sock_misses == 0 ? 0 : 1;
+}
+
+static int
+do_hold(unsigned int id, uint64_t msgs)
+{
+	struct sockaddr_in to = mp_sin(id + 1);
+	uint8_t buf[256];
+	uint64_t i;
+	int a, b;
+	char c;
+
+	a = rds_test_socket(mp_ip(id), mp_port(id), 0, 0);
+	b = rds_test_socket(mp_ip(id + 1), mp_port(id + 1), 0, 0);
+	if (a < 0 || b < 0)
+		return 1;
+	if (rte_rds_connect(a, (struct sockaddr *)&to, sizeof(to)) != 0) {
+		printf("FAIL connect: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	memset(buf, 0x42, sizeof(buf));
+	for (i = 0; i < msgs; i++)
+		if (rte_rds_sendto(a, buf, 100 + (size_t)i, 0, NULL, 0) < 0) {
+			printf("FAIL send: %s\n", rte_strerror(rte_errno));
+			return 1;
+		}
+	printf("HELD sockets %d %d\n", a, b);
+	fflush(stdout);
+	while (read(0, &c, 1) > 0)
+		;
+	rte_rds_close(a);
+	rte_rds_close(b);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -383,6 +595,10 @@ main(int argc, char **argv)
 		return do_victim(id, (uint16_t)strtoul(argv[4], NULL, 0));
 	if (strcmp(argv[1], "bind") == 0)
 		return do_bind(id);
+	if (strcmp(argv[1], "snap") == 0 && argc == 5)
+		return do_snap(id, strtoull(argv[4], NULL, 0));
+	if (strcmp(argv[1], "hold") == 0 && argc == 5)
+		return do_hold(id, strtoull(argv[4], NULL, 0));
 	if (strcmp(argv[1], "block") == 0)
 		return do_block(argv[2], id);
 	fprintf(stderr, "bad arguments\n");

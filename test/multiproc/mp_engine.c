@@ -24,6 +24,9 @@
  *   engine_gone: a client blocked in recvmsg when the server stops
  *                gets ECONNRESET (never hangs); a restarted server takes
  *                a new attach.
+ *   snapshot:    a client's RDS_INFO snapshots reflect every call of its
+ *                that returned before (mp_client snap), with the engine
+ *                sleeping when idle and yielding.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -195,7 +198,7 @@ all_exited(struct child *cs, unsigned int n)
 }
 
 static int
-lib_up(void)
+lib_up_idle(enum rte_rds_idle_policy idle)
 {
 	struct rte_rds_server_conf sc;
 	struct rte_rds_conf conf;
@@ -205,7 +208,7 @@ lib_up(void)
 	conf.nb_engines = 1;
 	conf.engine[0].lcore_id = lcore < RTE_MAX_LCORE ? lcore :
 				  RTE_RDS_ENGINE_INLINE;
-	conf.engine[0].idle = RTE_RDS_IDLE_YIELD;
+	conf.engine[0].idle = idle;
 	if (rte_rds_conf_add_addr(&conf, MP_IP0, "loop", NULL) != 0 ||
 	    rte_rds_conf_add_addr(&conf, MP_IP1, "loop", NULL) != 0 ||
 	    rds_test_lib_init(&conf) != 0)
@@ -220,6 +223,12 @@ lib_up(void)
 		return -1;
 	}
 	return 0;
+}
+
+static int
+lib_up(void)
+{
+	return lib_up_idle(RTE_RDS_IDLE_YIELD);
 }
 
 static void
@@ -516,6 +525,43 @@ test_evil(void)
 	rds_test_watchdog(0, NULL);
 }
 
+/*
+ * snapshot: a client's snapshots reflect its calls (issue 11). The
+ * client's sends wait in its region until the engine takes them, and
+ * its RDS_INFO calls are answered by this thread; the engine sleeps
+ * when idle, so a send and the snapshot after it often come in the same
+ * sleep. See mp_client snap.
+ */
+static void
+run_snap(enum rte_rds_idle_policy idle, const char *what)
+{
+	char iters[32];
+	char *args[] = { client_bin, (char *)"snap", sock_path, (char *)"0",
+			 iters, NULL };
+	struct child c;
+
+	snprintf(iters, sizeof(iters), "%" PRIu64,
+		 rds_test_env_u64("RDS_TEST_MP_SNAP_ITERS", 5000));
+	CU_ASSERT_FATAL(lib_up_idle(idle) == 0);
+	CU_ASSERT_FATAL(child_spawn(&c, client_bin, args) == 0);
+	CU_ASSERT(serve_until(&c, 1, all_exited, 300));
+	printf("  %s: %s", what, c.buf);
+	CU_ASSERT(c.exited && c.ok);
+	CU_ASSERT(strstr(c.buf, "SNAP sends") != NULL);
+	child_reap(&c);
+	lib_down();
+}
+
+static void
+test_snapshot(void)
+{
+	rds_test_watchdog(600, "multiproc/snapshot");
+	printf("\n");
+	run_snap(RTE_RDS_IDLE_SLEEP, "engine on its lcore, idle sleep");
+	run_snap(RTE_RDS_IDLE_YIELD, "engine on its lcore, idle yield");
+	rds_test_watchdog(0, NULL);
+}
+
 /* RDMA between two clients: regions and local vectors in their own
  * memory (mp_rdma.c has the checks). */
 static void
@@ -595,6 +641,7 @@ main(int argc, char **argv)
 		{ "streams", test_streams },
 		{ "kill", test_kill },
 		{ "evil", test_evil },
+		{ "snapshot", test_snapshot },
 		{ "rdma", test_rdma },
 		{ NULL, NULL },
 	};
