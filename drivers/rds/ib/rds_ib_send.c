@@ -120,14 +120,19 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 			ic->tx_blocked = true;
 			return -EAGAIN;
 		}
-		ret = rds_ib_post_op(ic, m->op);
-		if (ret != 0)
-			return ret;
+		/* One that completed before a reset (the message is
+		 * retransmitted) is not posted again: it ran. */
+		if (!m->op->executed) {
+			ret = rds_ib_post_op(ic, m->op);
+			if (ret != 0)
+				return ret;
+			/* A READ or atomic must land before the peer
+			 * sees the message (RDS_RDMA_FENCE is the
+			 * kernel's advice). */
+			ic->tx_fence = m->op->kind != RDS_OP_WRITE ||
+				       (m->op->flags & RDS_RDMA_FENCE);
+		}
 		ic->tx_op_posted = true;
-		/* A READ or atomic must land before the peer sees the
-		 * message (RDS_RDMA_FENCE is the kernel's advice). */
-		ic->tx_fence = m->op->kind != RDS_OP_WRITE ||
-			       (m->op->flags & RDS_RDMA_FENCE);
 		if ((m->op->flags & RDS_RDMA_SILENT) && m->len == 0 &&
 		    !m->has_dest) {
 			ic->tx_msg = NULL;
