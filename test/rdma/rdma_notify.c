@@ -365,6 +365,26 @@ check_effects(struct setup *su, unsigned int n, const uint8_t *ran,
 	}
 }
 
+/* Has every op that wants a status (want_good / want_bad >= 0) one? */
+static bool
+all_notified(const struct rds_rdma_notify *nt, unsigned int nnt,
+	     unsigned int n, int want_good, int want_bad)
+{
+	uint8_t cnt[MAX_OPS] = { 0 };
+	unsigned int j;
+	int k;
+
+	for (j = 0; j < nnt; j++) {
+		k = token_index(nt[j].user_token, n);
+		if (k >= 0)
+			cnt[k] = 1;
+	}
+	for (j = 0; j < n; j++)
+		if ((ops[j].bad ? want_bad : want_good) >= 0 && !cnt[j])
+			return false;
+	return true;
+}
+
 /*
  * The notifications of a batch over a transport whose refused ops reset
  * the connection (error_resets: ib). Each op ends once: with its wanted
@@ -483,6 +503,19 @@ run_batch(unsigned int n, unsigned int bad_every, uint64_t flags,
 		CU_ASSERT(op_send(&su, i, flags));
 	nnt = rdma_collect(su.env.srv, nt, RTE_DIM(nt), want_n, 200, 10000,
 			   ctl_space, NULL);
+	/* With resets, DROPPED ones notified besides (RDS_RECVERR) may make
+	 * the count early: wait until every op that must be notified is
+	 * (reconnects take a while). */
+	if (resets) {
+		uint64_t t0 = rds_test_now_ns();
+
+		while (!all_notified(nt, RTE_MIN(nnt, RTE_DIM(nt)), n,
+				     want_good, want_bad) &&
+		       rds_test_since_s(t0) < 60 && nnt < RTE_DIM(nt))
+			nnt += rdma_collect(su.env.srv, nt + nnt,
+					    RTE_DIM(nt) - nnt, 1, 0, 1000,
+					    ctl_space, NULL);
+	}
 	/* Nothing more turns up later. */
 	nnt += rdma_collect(su.env.srv, nt + RTE_MIN(nnt, RTE_DIM(nt)),
 			    RTE_DIM(nt) - RTE_MIN(nnt, RTE_DIM(nt)), 0, 200,
@@ -896,6 +929,8 @@ struct ib_hook {
 	unsigned int every, max, stalls;
 	unsigned int polls, qp_injected, stall_injected;
 	uint64_t connects_at;
+	bool stall_wait;	/* a stall injected, its reset not seen yet */
+	uint64_t stalls_at;
 };
 
 static void
@@ -909,6 +944,14 @@ ib_hook_fn(void *arg)
 	    rte_rds_ib_stats_get(&st) != 0)
 		return;
 	c = st.connects_active + st.connects_passive;
+	/* After a stall, nothing more until its watch reset the
+	 * connection: the next fault hits the new one. */
+	if (h->stall_wait) {
+		if (st.stalls <= h->stalls_at)
+			return;
+		h->stall_wait = false;
+		h->connects_at = c;
+	}
 	if (c <= h->connects_at) {
 		h->polls = 0;
 		return;
@@ -916,8 +959,11 @@ ib_hook_fn(void *arg)
 	if (++h->polls < h->every)
 		return;
 	if (h->stall_injected < h->stalls) {
-		if (rte_rds_ib_inject_rx_stall() == 0)
+		if (rte_rds_ib_inject_rx_stall() == 0) {
 			h->stall_injected++;
+			h->stall_wait = true;
+			h->stalls_at = st.stalls;
+		}
 	} else if (rte_rds_ib_inject_qp_error() == 0) {
 		h->qp_injected++;
 	}
