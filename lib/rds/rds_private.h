@@ -742,7 +742,8 @@ struct rds_rdma_op {
 	uint64_t compare, swap_add, mask1, mask2; /* atomics */
 	uint64_t *atomic_result;	/* atomics: the old value goes here */
 	bool notified;
-	bool executed;			/* software executor: ran once */
+	bool executed;			/* ran once (software executor; ib:
+					 * its work request completed) */
 	int status;			/* its result */
 	int recverr;			/* RDS_RECVERR at sendmsg */
 	uint32_t refs;			/* the message, and a transport that

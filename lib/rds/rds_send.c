@@ -334,9 +334,10 @@ rds_send_path_reset(struct rds_conn *c)
 
 	c->xmit_cur = NULL;
 	/* An RDMA operation is never sent twice: dropped (rds_send_xmit).
-	 * But one the software executor ran (loop, eth) never runs again:
-	 * its message alone goes again (the receiver drops it if it had
-	 * it), else the operation succeeded and its message was lost. */
+	 * But one that ran (the software executor's, loop and eth; ib's
+	 * whose work request completed) never runs again: its message
+	 * alone goes again (the receiver drops it if it had it), else the
+	 * operation succeeded and its message was lost. */
 	for (m = TAILQ_FIRST(&c->retrans_q); m != NULL; m = next) {
 		next = TAILQ_NEXT(m, link);
 		if (m->op == NULL || m->op->executed)

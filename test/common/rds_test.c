@@ -779,6 +779,14 @@ watchdog_fire(int sig)
 	_exit(2);
 }
 
+static unsigned int watchdog_mul = 1;
+
+void
+rds_test_watchdog_scale(unsigned int mul)
+{
+	watchdog_mul = mul > 0 ? mul : 1;
+}
+
 void
 rds_test_watchdog(unsigned int seconds, const char *what)
 {
@@ -787,6 +795,7 @@ rds_test_watchdog(unsigned int seconds, const char *what)
 	alarm(0);
 	if (seconds == 0)
 		return;
+	seconds *= watchdog_mul;
 	snprintf(watchdog_what, sizeof(watchdog_what), "%s",
 		 what != NULL ? what : "test");
 	watchdog_secs = seconds;

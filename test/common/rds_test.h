@@ -245,6 +245,9 @@ bool rds_test_deadline_expired(const struct rds_test_deadline *d,
  * hanging it.
  */
 void rds_test_watchdog(unsigned int seconds, const char *what);
+/* From now on every rds_test_watchdog() bound is mul times longer (a
+ * transport on an emulated machine, e.g. ib in the TCG VM). */
+void rds_test_watchdog_scale(unsigned int mul);
 
 /* ------------------------------------------------------------------ */
 /* Environment */

@@ -124,6 +124,16 @@ rdma_main(int argc, char **argv, const char *suite,
 	}
 	if (name != NULL && name[0] != '\0' && !rdma_transport_select(name))
 		return 1;
+	if (rdma_cur->unavailable != NULL) {
+		const char *why = rdma_cur->unavailable();
+
+		if (why != NULL) {
+			printf("SKIP: transport %s: %s\n", rdma_cur->name, why);
+			return 77;
+		}
+	}
+	if (rdma_cur->slow > 1)
+		rds_test_watchdog_scale(rdma_cur->slow);
 	/* The loop run keeps the suite's own name. */
 	if (rdma_tr_is("loop"))
 		snprintf(full, sizeof(full), "%s", suite);
@@ -466,12 +476,19 @@ rdma_recv(int s, void *buf, size_t cap, size_t ctl_space, int flags,
 	}
 }
 
+/* A wait bound as the transport needs it (rdma_transport.slow). */
+static uint64_t
+scaled_ms(unsigned int ms)
+{
+	return (uint64_t)ms * (rdma_cur->slow > 1 ? rdma_cur->slow : 1);
+}
+
 bool
 rdma_wait_msg(int s, void *buf, size_t cap, unsigned int timeout_ms,
 	      struct rdma_rx *rx, struct rds_rdma_notify *nt,
 	      unsigned int *nnt, unsigned int maxnt)
 {
-	uint64_t t0 = rds_test_now_ns();
+	uint64_t t0 = rds_test_now_ns(), tmo = scaled_ms(timeout_ms);
 	unsigned int i;
 
 	for (;;) {
@@ -497,7 +514,7 @@ rdma_wait_msg(int s, void *buf, size_t cap, unsigned int timeout_ms,
 		}
 		if (rx->ret >= 0)
 			return true;
-		if ((rds_test_now_ns() - t0) / 1000000 > timeout_ms)
+		if ((rds_test_now_ns() - t0) / 1000000 > tmo)
 			return false;
 		if (rdma_kick() == 0)
 			rds_test_usleep(20);
@@ -509,7 +526,7 @@ rdma_collect(int s, struct rds_rdma_notify *nt, unsigned int max,
 	     unsigned int want, unsigned int idle_polls,
 	     unsigned int timeout_ms, size_t ctl_space, unsigned int *ndata)
 {
-	uint64_t t0 = rds_test_now_ns(), last = t0;
+	uint64_t t0 = rds_test_now_ns(), last = t0, tmo = scaled_ms(timeout_ms);
 	uint64_t quiet_ns = (uint64_t)rdma_cur->quiet_ms * 1000000;
 	unsigned int n = 0, idle = 0, i;
 	struct rdma_rx rx;
@@ -539,7 +556,7 @@ rdma_collect(int s, struct rds_rdma_notify *nt, unsigned int max,
 		if (want == 0 && idle >= idle_polls &&
 		    rds_test_now_ns() - last >= quiet_ns)
 			return n;
-		if ((rds_test_now_ns() - t0) / 1000000 > timeout_ms)
+		if ((rds_test_now_ns() - t0) / 1000000 > tmo)
 			return n;
 		if (rdma_kick() == 0) {
 			idle++;

@@ -20,9 +20,13 @@
  *         (rdma_eth.c); so every operation is a request frame the peer
  *         engine runs and answers, then the RDS message.
  *
+ *   ib    the rxe device of the test VM (test/rxe/run-in-vm.sh), four
+ *         addresses on it, every socket pinned to the ib transport
+ *         (rdma_ib.c): each operation a verbs work request on an RC QP;
+ *         exit 77 (skip) outside the VM.
+ *
  * A transport is a struct rdma_transport registered from a constructor
- * (rdma_transport_register), so a binary gets the ones it links; an ib
- * entry (rxe in a VM) is added the same way.
+ * (rdma_transport_register), so a binary gets the ones it links.
  *
  * All of it runs on the test thread with one inline engine: nothing moves
  * unless the test polls (rdma_pump) or blocks in a library call.
@@ -67,6 +71,26 @@ struct rdma_transport {
 	/* rdma_env_down: undo what a test set up for the transport (fault
 	 * hooks); may be NULL. */
 	void (*clear)(void);
+	/* NULL if the transport can run here, else why not (rdma_main then
+	 * prints "SKIP: why" and exits 77); may be NULL (always can). */
+	const char *(*unavailable)(void);
+	/* Waits (rdma_wait_msg, rdma_collect) and watchdogs are this many
+	 * times longer (0 or 1: as written): a transport on an emulated
+	 * machine (ib in the TCG VM) takes far longer for a round trip. */
+	unsigned int slow;
+	/* No masked atomics (RDS_CMSG_MASKED_ATOMIC_*): sendmsg refuses
+	 * them with EOPNOTSUPP (ib: plain verbs has none). */
+	bool no_masked_atomics;
+	/* A refused operation (REMOTE_ERROR) takes the connection down (ib:
+	 * the QP goes to error, as the kernel's): the operations in flight
+	 * behind it on that connection end DROPPED (never ran, their
+	 * messages not delivered), and RDS reconnects for the rest. */
+	bool error_resets;
+	/* A cookie is good from any local address of the device (ib: the
+	 * HCA checks the rkey against its protection domain, not the RDS
+	 * address an op was sent to), not only from the one it was
+	 * registered for. */
+	bool rkey_per_device;
 	struct rdma_transport *next;
 };
 

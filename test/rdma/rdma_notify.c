@@ -42,6 +42,14 @@
  *                   client receives exactly the messages of the SUCCESS
  *                   ops (op and message: both or neither). Over eth with
  *                   frame faults and no reset, every op succeeds.
+ *                   Over ib (RC queue pairs: nothing is lost below RDS
+ *                   but with the connection), the queue pairs put in
+ *                   error (rte_rds_ib_inject_qp_error) each time the
+ *                   connection came back, 3 or 40 polls later (reset),
+ *                   and receive rings frozen (rte_rds_ib_inject_rx_stall:
+ *                   the sender waits on RNR NAKs until its stall_ms watch
+ *                   resets the connection) alone and with QP errors
+ *                   (drop); the ib counters must show them.
  */
 
 #include <errno.h>
@@ -57,8 +65,14 @@
 #include <rte_rds_eth.h>
 #include <rte_rds_loop.h>
 #include <rte_rds_stats.h>
+#ifdef RDMA_HAVE_IB
+#include <rte_rds_ib.h>
+#endif
 
 #include "rdma_common.h"
+#ifdef RDMA_HAVE_IB
+#include "rdma_ib.h"
+#endif
 #include "rdma_eth.h"
 
 #define SENTINEL 0xDEADBEEFCAFEF00DULL
@@ -288,42 +302,165 @@ check_notes(const struct rds_rdma_notify *nt, unsigned int nnt,
 	return fails;
 }
 
+/* Did op i run (its READ data, WRITE bytes or atomic old value in
+ * place)? A bad op never touches anything, whatever it reports. */
+static bool
+op_ran(struct setup *su, unsigned int i)
+{
+	struct op *o = &ops[i];
+	uint8_t *r = su->g.pages + (size_t)i * 256;
+	unsigned int k;
+
+	switch (o->kind) {
+	case K_READ:
+		if (memcmp(o->local, r, 100) == 0 &&
+		    memcmp(o->local + 128, r + 100, 28) == 0)
+			return true;
+		for (k = 0; k < sizeof(o->local); k++)
+			if (o->local[k] != 0x5A)
+				return true;	/* touched, not right */
+		return false;
+	case K_WRITE:
+		for (k = 0; k < 128; k++)
+			if (r[k] != (uint8_t)i)
+				return false;
+		return true;
+	default:
+		return o->result != SENTINEL;
+	}
+}
+
 /* Verify that good ops ran (data/atomics) and bad ones did not touch the
- * local side. */
+ * local side. ran (may be NULL: good ops ran): per op, 1 ran, 0 did not
+ * (DROPPED), 2 unknown (silent over a transport whose errors reset:
+ * ran if and only if its message arrived, got[]). */
 static void
-check_effects(struct setup *su, unsigned int n)
+check_effects(struct setup *su, unsigned int n, const uint8_t *ran,
+	      const uint8_t *got)
 {
 	unsigned int i, k;
 
 	for (i = 0; i < n; i++) {
 		struct op *o = &ops[i];
 		uint8_t *r = su->g.pages + (size_t)i * 256;
+		bool want = ran == NULL ? !o->bad :
+			    ran[i] == 2 ? got[i] != 0 : ran[i] == 1;
 
-		switch (o->kind) {
-		case K_READ:
-			if (o->bad) {
-				for (k = 0; k < sizeof(o->local); k++)
-					if (o->local[k] != 0x5A)
-						break;
-				CU_ASSERT_EQUAL(k, sizeof(o->local));
-			} else {
-				CU_ASSERT(memcmp(o->local, r, 100) == 0);
-				CU_ASSERT(memcmp(o->local + 128, r + 100,
-						 28) == 0);
-			}
-			break;
-		case K_WRITE:
-			for (k = 0; k < 128 && !o->bad; k++)
-				if (r[k] != (uint8_t)i)
+		if (o->bad)
+			want = false;
+		if (want && o->kind == K_READ) {
+			CU_ASSERT(memcmp(o->local, r, 100) == 0);
+			CU_ASSERT(memcmp(o->local + 128, r + 100, 28) == 0);
+		} else if (!want && o->kind == K_READ) {
+			for (k = 0; k < sizeof(o->local); k++)
+				if (o->local[k] != 0x5A)
 					break;
-			CU_ASSERT(o->bad || k == 128);
-			break;
-		default:
-			CU_ASSERT((o->result == SENTINEL) == o->bad);
-			break;
+			CU_ASSERT_EQUAL(k, sizeof(o->local));
+		} else if (want != op_ran(su, i)) {
+			printf("  op %u (%s%s): ran %d, want %d\n", i,
+			       kind_name[o->kind], o->bad ? ", bad" : "",
+			       op_ran(su, i), want);
+			CU_FAIL("op ran or not as it should");
 		}
 	}
 }
+
+/* Has every op that wants a status (want_good / want_bad >= 0) one? */
+static bool
+all_notified(const struct rds_rdma_notify *nt, unsigned int nnt,
+	     unsigned int n, int want_good, int want_bad)
+{
+	uint8_t cnt[MAX_OPS] = { 0 };
+	unsigned int j;
+	int k;
+
+	for (j = 0; j < nnt; j++) {
+		k = token_index(nt[j].user_token, n);
+		if (k >= 0)
+			cnt[k] = 1;
+	}
+	for (j = 0; j < n; j++)
+		if ((ops[j].bad ? want_bad : want_good) >= 0 && !cnt[j])
+			return false;
+	return true;
+}
+
+/*
+ * The notifications of a batch over a transport whose refused ops reset
+ * the connection (error_resets: ib). Each op ends once: with its wanted
+ * status, or DROPPED when it was in flight behind a refused one (then
+ * it never ran and its message is not delivered); a DROPPED is notified
+ * with NOTIFY_ME or RDS_RECVERR (a failure). Everything before the first
+ * bad op ends as wanted, so does the first bad op itself (the error
+ * surfaces), and some op after it ends as wanted too (RDS reconnected).
+ * Fills ran[] (1, 0, 2 unknown: a silent good op). Returns failures.
+ */
+static unsigned int
+check_notes_resets(const struct rds_rdma_notify *nt, unsigned int nnt,
+		   unsigned int n, int want_good, int want_bad, int recverr,
+		   uint8_t *ran, const char *what)
+{
+	uint8_t cnt[MAX_OPS] = { 0 };
+	int st[MAX_OPS];
+	unsigned int j, fails = 0, ndrop = 0, after_ok = 0;
+	int k, first_bad = -1;
+
+	for (j = 0; j < n; j++) {
+		st[j] = -1;
+		if (ops[j].bad && first_bad < 0)
+			first_bad = (int)j;
+	}
+	for (j = 0; j < nnt; j++) {
+		k = token_index(nt[j].user_token, n);
+		if (k < 0) {
+			printf("  %s: unknown token %#llx\n", what,
+			       (unsigned long long)nt[j].user_token);
+			fails++;
+			continue;
+		}
+		if (cnt[k]++ != 0) {
+			printf("  %s: op %d notified again (status %d)\n",
+			       what, k, nt[j].status);
+			fails++;
+		}
+		st[k] = nt[j].status;
+	}
+	for (j = 0; j < n; j++) {
+		int want = ops[j].bad ? want_bad : want_good;
+
+		if (st[j] == RDS_RDMA_DROPPED && (want >= 0 || recverr) &&
+		    first_bad >= 0 && (int)j > first_bad) {
+			ran[j] = 0;
+			ndrop++;
+		} else if (st[j] == want && want >= 0) {
+			ran[j] = !ops[j].bad;
+			if (first_bad >= 0 && (int)j > first_bad)
+				after_ok++;
+		} else if (st[j] == -1 && want < 0) {
+			ran[j] = ops[j].bad ? 0 : 2;
+			if (!ops[j].bad && first_bad >= 0 &&
+			    (int)j > first_bad)
+				after_ok++;	/* checked by its message */
+		} else {
+			printf("  %s: op %u (%s) status %d, want %d%s\n",
+			       what, j, ops[j].bad ? "bad" : "good", st[j],
+			       want, first_bad >= 0 && (int)j > first_bad ?
+			       " or DROPPED" : "");
+			ran[j] = ops[j].bad ? 0 : 2;
+			fails++;
+		}
+	}
+	printf("  %s: %u DROPPED behind refused ops (%s: a refused op "
+	       "resets the connection), %u after the first one as wanted\n",
+	       what, ndrop, rdma_tr()->name, after_ok);
+	if (first_bad >= 0 && after_ok == 0) {
+		printf("  %s: nothing after the first refused op completed\n",
+		       what);
+		fails++;
+	}
+	return fails;
+}
+
 
 /*
  * Run n ops (kinds in turn, every bad_every-th one failing if
@@ -336,8 +473,9 @@ run_batch(unsigned int n, unsigned int bad_every, uint64_t flags,
 	  const char *what)
 {
 	static struct rds_rdma_notify nt[4 * MAX_OPS];
-	uint8_t got[MAX_OPS] = { 0 };
+	uint8_t got[MAX_OPS] = { 0 }, ran[MAX_OPS] = { 0 };
 	unsigned int i, ngood = 0, nnt, want_n = 0, cnt;
+	bool resets = rdma_tr()->error_resets && bad_every != 0;
 	struct setup su;
 	int v = -1;
 	socklen_t vl = sizeof(v);
@@ -365,26 +503,64 @@ run_batch(unsigned int n, unsigned int bad_every, uint64_t flags,
 		CU_ASSERT(op_send(&su, i, flags));
 	nnt = rdma_collect(su.env.srv, nt, RTE_DIM(nt), want_n, 200, 10000,
 			   ctl_space, NULL);
+	/* With resets, DROPPED ones notified besides (RDS_RECVERR) may make
+	 * the count early: wait until every op that must be notified is
+	 * (reconnects take a while). */
+	if (resets) {
+		uint64_t t0 = rds_test_now_ns();
+
+		while (!all_notified(nt, RTE_MIN(nnt, RTE_DIM(nt)), n,
+				     want_good, want_bad) &&
+		       rds_test_since_s(t0) < 60 && nnt < RTE_DIM(nt))
+			nnt += rdma_collect(su.env.srv, nt + nnt,
+					    RTE_DIM(nt) - nnt, 1, 0, 1000,
+					    ctl_space, NULL);
+	}
 	/* Nothing more turns up later. */
 	nnt += rdma_collect(su.env.srv, nt + RTE_MIN(nnt, RTE_DIM(nt)),
 			    RTE_DIM(nt) - RTE_MIN(nnt, RTE_DIM(nt)), 0, 200,
 			    2000, ctl_space, NULL);
-	if (nnt != want_n)
-		printf("  %s: %u notifications, want %u\n", what, nnt, want_n);
-	CU_ASSERT_EQUAL(nnt, want_n);
-	CU_ASSERT_EQUAL(check_notes(nt, RTE_MIN(nnt, RTE_DIM(nt)), n,
-				    want_good, want_bad, what), 0);
-	/* The client gets the messages of the good ops only, each once. */
+	if (resets) {
+		/* Each op once, as wanted or DROPPED (counted there); the
+		 * DROPPED of ops that want none are notified besides
+		 * (RDS_RECVERR), so nnt is checked through them. */
+		CU_ASSERT(nnt >= want_n);
+		CU_ASSERT_EQUAL(check_notes_resets(nt,
+				RTE_MIN(nnt, RTE_DIM(nt)), n, want_good,
+				want_bad, recverr, ran, what), 0);
+		for (i = 0; i < n; i++)
+			if (ran[i] == 0 && !ops[i].bad)
+				ngood--;	/* DROPPED: no message */
+	} else {
+		if (nnt != want_n)
+			printf("  %s: %u notifications, want %u\n", what,
+			       nnt, want_n);
+		CU_ASSERT_EQUAL(nnt, want_n);
+		CU_ASSERT_EQUAL(check_notes(nt, RTE_MIN(nnt, RTE_DIM(nt)), n,
+					    want_good, want_bad, what), 0);
+	}
+	/* The client gets the messages of the good ops only (that ran),
+	 * each once. */
 	cnt = client_drain(&su, n, got, ngood, 5000);
 	cnt += client_drain(&su, n, got, 0, 0);
+	if (resets) {
+		/* A silent good op's message tells whether it ran. */
+		for (i = 0; i < n; i++) {
+			if (ran[i] == 2 && !got[i])
+				ngood--;
+		}
+	}
 	CU_ASSERT_EQUAL(cnt, ngood);
 	for (i = 0; i < n; i++) {
+		bool want = resets ? (ran[i] == 1 || (ran[i] == 2 && got[i])) :
+			    !ops[i].bad;
+
 		if (ops[i].bad && got[i])
 			printf("  %s: message of failed op %u delivered\n",
 			       what, i);
-		CU_ASSERT(got[i] == (ops[i].bad ? 0 : 1));
+		CU_ASSERT(got[i] == (want ? 1 : 0));
 	}
-	check_effects(&su, n);
+	check_effects(&su, n, resets ? ran : NULL, got);
 	CU_ASSERT(rdma_quiet(su.env.srv, 50));
 	setup_down(&su);
 }
@@ -712,6 +888,11 @@ struct faults {
 	struct rte_rds_loop_faults loop;
 	struct rte_rds_eth_faults eth;
 	unsigned int reset_every;
+	/* ib: QP errors (qp_every polls after the connections came back,
+	 * at most ib_max times) and receive stalls (as many). */
+	unsigned int qp_every;
+	unsigned int stalls;
+	unsigned int ib_max;
 };
 
 struct reset_hook {
@@ -735,6 +916,62 @@ reset_hook_fn(void *arg)
 		h->injected++;
 }
 
+#ifdef RDMA_HAVE_IB
+/*
+ * ib's faults between polls: once the connections are (back) up (more
+ * connects than when the last fault was injected) and every polls
+ * later, put the QPs in error or freeze the receive rings (the stalls
+ * first), at most max times in all. Injecting only into an up connection
+ * lets each reconnect carry some work: a fault every few polls would
+ * otherwise keep it down.
+ */
+struct ib_hook {
+	unsigned int every, max, stalls;
+	unsigned int polls, qp_injected, stall_injected;
+	uint64_t connects_at;
+	bool stall_wait;	/* a stall injected, its reset not seen yet */
+	uint64_t stalls_at;
+};
+
+static void
+ib_hook_fn(void *arg)
+{
+	struct ib_hook *h = arg;
+	struct rte_rds_ib_stats st;
+	uint64_t c;
+
+	if (h->qp_injected + h->stall_injected >= h->max ||
+	    rte_rds_ib_stats_get(&st) != 0)
+		return;
+	c = st.connects_active + st.connects_passive;
+	/* After a stall, nothing more until its watch reset the
+	 * connection: the next fault hits the new one. */
+	if (h->stall_wait) {
+		if (st.stalls <= h->stalls_at)
+			return;
+		h->stall_wait = false;
+		h->connects_at = c;
+	}
+	if (c <= h->connects_at) {
+		h->polls = 0;
+		return;
+	}
+	if (++h->polls < h->every)
+		return;
+	if (h->stall_injected < h->stalls) {
+		if (rte_rds_ib_inject_rx_stall() == 0) {
+			h->stall_injected++;
+			h->stall_wait = true;
+			h->stalls_at = st.stalls;
+		}
+	} else if (rte_rds_ib_inject_qp_error() == 0) {
+		h->qp_injected++;
+	}
+	h->connects_at = c;
+	h->polls = 0;
+}
+#endif
+
 static void
 fault_case(const struct faults *f)
 {
@@ -746,12 +983,24 @@ fault_case(const struct faults *f)
 	struct rte_rds_stats rs0, rs1;
 	struct reset_hook hook = { .every = f->reset_every };
 	unsigned int i, j, n = 96, nnt, nsucc = 0, ndrop = 0, ncli, fails = 0;
-	bool eth = rdma_tr_is("eth");
+	bool eth = rdma_tr_is("eth"), ib = rdma_tr_is("ib");
+#ifdef RDMA_HAVE_IB
+	struct rte_rds_ib_stats is0, is1;
+	struct ib_hook ih = { .every = f->qp_every, .max = f->ib_max,
+			      .stalls = f->stalls };
+#endif
 	const char *what = f->what;
 	uint64_t *counter;
 	struct setup su;
 	int k;
 
+#ifdef RDMA_HAVE_IB
+	/* A frozen receive ring must run dry (96 messages, 32 buffers) and
+	 * the sender wait on RNR NAKs, not for credits; its watch then
+	 * resets the connection after 1 s. */
+	if (ib && f->stalls > 0)
+		rdma_ib_set_opts("recv_wr=32,flow_control=0,stall_ms=1000");
+#endif
 	if (!setup_up(&su)) {
 		CU_FAIL("setup");
 		return;
@@ -761,7 +1010,14 @@ fault_case(const struct faults *f)
 	make_tokens(n, 0xFA17 + f->loop.drop_one_in * 3 +
 		    f->loop.reset_one_in + f->eth.drop_ppm + f->reset_every);
 	rs0 = rds_test_stats();
-	if (eth) {
+	if (ib) {
+#ifdef RDMA_HAVE_IB
+		CU_ASSERT_EQUAL(rte_rds_ib_stats_get(&is0), 0);
+		/* The connections are up (the cookie went over them). */
+		ih.connects_at = is0.connects_active + is0.connects_passive - 1;
+		rdma_set_poll_hook(ib_hook_fn, &ih);
+#endif
+	} else if (eth) {
 		CU_ASSERT_EQUAL(rte_rds_eth_stats_get(&es0), 0);
 		CU_ASSERT_EQUAL(rte_rds_eth_set_faults(&f->eth), 0);
 		if (f->reset_every != 0)
@@ -796,7 +1052,12 @@ fault_case(const struct faults *f)
 	nnt = rdma_collect(su.env.srv, nt, RTE_DIM(nt), n, 0, 60000, 4096,
 			   NULL);
 	rs1 = rds_test_stats();
-	if (eth) {
+	if (ib) {
+#ifdef RDMA_HAVE_IB
+		CU_ASSERT_EQUAL(rte_rds_ib_stats_get(&is1), 0);
+		rdma_set_poll_hook(NULL, NULL);
+#endif
+	} else if (eth) {
 		CU_ASSERT_EQUAL(rte_rds_eth_stats_get(&es1), 0);
 		rdma_set_poll_hook(NULL, NULL);
 		CU_ASSERT_EQUAL(rte_rds_eth_set_faults(NULL), 0);
@@ -808,7 +1069,34 @@ fault_case(const struct faults *f)
 	nnt += rdma_collect(su.env.srv, nt + RTE_MIN(nnt, RTE_DIM(nt)),
 			    RTE_DIM(nt) - RTE_MIN(nnt, RTE_DIM(nt)), 0, 300,
 			    3000, 4096, NULL);
-	if (eth) {
+	if (ib) {
+#ifdef RDMA_HAVE_IB
+		printf("  %s: %u notifications for %u ops; connection resets "
+		       "%" PRIu64 "; QP errors injected %u (counted %" PRIu64
+		       "), receive stalls injected %u (counted %" PRIu64
+		       ", stall resets %" PRIu64 "); reconnects %" PRIu64
+		       ", retransmitted %" PRIu64 "\n", what, nnt, n,
+		       rs1.s_conn_reset - rs0.s_conn_reset, ih.qp_injected,
+		       is1.qp_errors_injected - is0.qp_errors_injected,
+		       ih.stall_injected,
+		       is1.rx_stalls_injected - is0.rx_stalls_injected,
+		       is1.stalls - is0.stalls,
+		       is1.connects_active + is1.connects_passive -
+		       is0.connects_active - is0.connects_passive,
+		       rs1.s_send_retransmit - rs0.s_send_retransmit);
+		/* The faults asked for happened, and reset connections. */
+		/* The batch may end before every planned one (each waits
+		 * for a reconnect); the first of each kind must happen. */
+		CU_ASSERT(f->ib_max == f->stalls || ih.qp_injected > 0);
+		CU_ASSERT(ih.stall_injected == f->stalls);
+		CU_ASSERT(ih.qp_injected == 0 ||
+			  is1.qp_errors_injected > is0.qp_errors_injected);
+		CU_ASSERT(ih.stall_injected == 0 ||
+			  (is1.rx_stalls_injected > is0.rx_stalls_injected &&
+			   is1.stalls > is0.stalls));
+		CU_ASSERT(rs1.s_conn_reset > rs0.s_conn_reset);
+#endif
+	} else if (eth) {
 		printf("  %s: %u notifications for %u ops; connection resets "
 		       "%" PRIu64 " (%u injected); frames dropped %" PRIu64
 		       ", duplicated %" PRIu64 ", reordered %" PRIu64
@@ -904,6 +1192,17 @@ fault_case(const struct faults *f)
 	setup_down(&su);
 }
 
+/* Is this run over ib, with its fault hooks compiled in? */
+static bool
+have_ib_faults(void)
+{
+#ifdef RDMA_HAVE_IB
+	return rdma_tr_is("ib");
+#else
+	return false;
+#endif
+}
+
 static void
 test_reset(void)
 {
@@ -917,16 +1216,22 @@ test_reset(void)
 		{ .what = "reset every 3 polls", .reset_every = 3 },
 		{ .what = "reset every 7 polls", .reset_every = 7 },
 	};
+	static const struct faults ib[] = {
+		{ .what = "QP error 3 polls after each reconnect, 6 times",
+		  .qp_every = 3, .ib_max = 6 },
+		{ .what = "QP error 40 polls after each reconnect, 4 times",
+		  .qp_every = 40, .ib_max = 4 },
+	};
 	unsigned int i;
 
-	if (!rdma_tr_is("eth") && !rdma_tr_is("loop")) {
-		printf("  no fault injection for %s here: skipped\n",
-		       rdma_tr()->name);
+	if (!rdma_tr_is("eth") && !rdma_tr_is("loop") && !have_ib_faults()) {
+		CU_FAIL("no fault injection for this transport");
 		return;
 	}
 	rds_test_watchdog(240, "reset");
 	for (i = 0; i < 2; i++)
-		fault_case(rdma_tr_is("eth") ? &eth[i] : &loop[i]);
+		fault_case(rdma_tr_is("eth") ? &eth[i] :
+			   rdma_tr_is("ib") ? &ib[i] : &loop[i]);
 	rds_test_watchdog(0, NULL);
 }
 
@@ -950,6 +1255,15 @@ test_drop(void)
 		  .eth = { .drop_ppm = 50000, .seed = 7 },
 		  .reset_every = 7 },
 	};
+	/* RC loses nothing below RDS: a receiver that stops taking
+	 * frames is what ib has instead (the sender's stall_ms watch). */
+	static const struct faults ib[] = {
+		{ .what = "receive stall once",
+		  .qp_every = 5, .stalls = 1, .ib_max = 1 },
+		{ .what = "receive stall, then QP errors 5 polls after each "
+			  "reconnect",
+		  .qp_every = 5, .stalls = 1, .ib_max = 4 },
+	};
 	unsigned int i;
 
 	rds_test_watchdog(240, "drop");
@@ -959,9 +1273,11 @@ test_drop(void)
 	} else if (rdma_tr_is("loop")) {
 		for (i = 0; i < RTE_DIM(loop); i++)
 			fault_case(&loop[i]);
+	} else if (have_ib_faults()) {
+		for (i = 0; i < RTE_DIM(ib); i++)
+			fault_case(&ib[i]);
 	} else {
-		printf("  no fault injection for %s here: skipped\n",
-		       rdma_tr()->name);
+		CU_FAIL("no fault injection for this transport");
 	}
 	rds_test_watchdog(0, NULL);
 }

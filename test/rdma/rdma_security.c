@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Memory-region security of RDS RDMA over the transport of the run (loop
- * or eth: --transport=, rdma_common.h).
+ * Memory-region security of RDS RDMA over the transport of the run (loop,
+ * eth or ib: --transport=, rdma_common.h). Over ib a refused operation
+ * puts the QP in error: each one also proves that the connection resets
+ * and carries the next message (the SYNC).
  *
  * The client's region is a page-aligned run of exactly N pages inside a
  * mapping whose pages right before and after are PROT_NONE: any access
@@ -22,7 +24,11 @@
  * key with a forged offset); a valid cookie sent to another local address
  * (not the one the region was registered on); the cookie of a closed
  * socket; WRITE and atomics on a region registered without
- * RDS_RDMA_READWRITE; a misaligned atomic.
+ * RDS_RDMA_READWRITE; a misaligned atomic. Read-only (PROT_READ) memory:
+ * READWRITE on it is EFAULT, a read-only region serves READs, a WRITE to
+ * it is REMOTE_ERROR. Memory unmapped and mapped anew at the same address
+ * (ib's registration cache must not hand the old pages back): READ and
+ * WRITE reach the new memory.
  *
  * Unaligned regions (rds_rdma.c, like the kernel's FRWR registration,
  * net/rds/rdma.c __rds_rdma_map + ib_map_mr_sg_zbva): a region covers the
@@ -503,14 +509,42 @@ test_owner(void)
 		CU_ASSERT_FATAL(decoy >= 0);
 		c = reg(&cx, cx.env.cli, &cx.env.ca, p, REGION_LEN,
 			RDS_RDMA_READWRITE);
-		run_op(&cx, &d3, K_READ, c, 0, 64, false, NULL,
-		       "valid cookie, op sent to another local address");
-		run_op(&cx, &d3, K_WRITE, c, 0, 64, false, NULL,
-		       "valid cookie, WRITE sent to another local address");
-		run_op(&cx, &d3, K_FADD, c, 0, 0, false, NULL,
-		       "valid cookie, FADD sent to another local address");
-		run_op(&cx, &d4, K_WRITE, c, 0, 64, false, NULL,
-		       "valid cookie, WRITE to an address with no socket");
+		if (rdma_tr()->rkey_per_device) {
+			/* ib: the HCA checks the rkey against its protection
+			 * domain, not the RDS address the op is sent to (the
+			 * kernel's RDS the same): an op to another local
+			 * address on the same device runs, and its message,
+			 * then the SYNC, reach the socket there. */
+			struct dest d3ib = { &ip3, &ip3, decoy };
+
+			printf("  %s: the rkey is the device's: ops to another "
+			       "local address on it run (asserted); none to "
+			       "address 4, where no socket could see them\n",
+			       rdma_tr()->name);
+			run_op(&cx, &d3ib, K_READ, c, 0, 64, true, p,
+			       "valid cookie, READ to another local address "
+			       "on the device");
+			run_op(&cx, &d3ib, K_WRITE, c, 64, 64, true, p + 64,
+			       "valid cookie, WRITE to another local address "
+			       "on the device");
+			run_op(&cx, &d3ib, K_FADD, c, 256, 0, true, p + 256,
+			       "valid cookie, FADD to another local address "
+			       "on the device");
+			RTE_SET_USED(d4);
+		} else {
+			run_op(&cx, &d3, K_READ, c, 0, 64, false, NULL,
+			       "valid cookie, op sent to another local "
+			       "address");
+			run_op(&cx, &d3, K_WRITE, c, 0, 64, false, NULL,
+			       "valid cookie, WRITE sent to another local "
+			       "address");
+			run_op(&cx, &d3, K_FADD, c, 0, 0, false, NULL,
+			       "valid cookie, FADD sent to another local "
+			       "address");
+			run_op(&cx, &d4, K_WRITE, c, 0, 64, false, NULL,
+			       "valid cookie, WRITE to an address with no "
+			       "socket");
+		}
 		CU_ASSERT(rdma_quiet(decoy, 20));
 		run_op(&cx, &d, K_READ, c, 0, 64, true, p,
 		       "valid cookie, right address");
@@ -867,6 +901,115 @@ test_handover_local(void)
 	rds_test_watchdog(0, NULL);
 }
 
+/*
+ * Read-only memory (ported from test/rxe/rxe_rdma.c; over every
+ * transport). Over ib: a region without READWRITE on
+ * PROT_READ pages is registered without IBV_ACCESS_LOCAL_WRITE (with it,
+ * ibv_reg_mr refuses read-only pages: EFAULT), and serves READs; a
+ * READWRITE region on them is EFAULT (the core's check, as the kernel's
+ * rds_pin_pages). Before, LOCAL_WRITE was always asked and GET_MR failed
+ * with EINVAL (every ibv_reg_mr error but ENOMEM was EINVAL).
+ */
+static void
+test_readonly(void)
+{
+	struct ctx cx;
+	uint64_t c = 0;
+	uint8_t *ro;
+
+	rds_test_watchdog(300, "readonly");
+	CU_ASSERT_FATAL(ctx_up(&cx));
+	ro = cx.g.pages + RDMA_PAGE;
+	CU_ASSERT_FATAL(mprotect(ro, 2 * RDMA_PAGE, PROT_READ) == 0);
+	CU_ASSERT_EQUAL(rdma_get_mr(cx.env.cli, ro, 2 * RDMA_PAGE,
+				    RDS_RDMA_READWRITE, &c), -1);
+	CU_ASSERT_EQUAL(rte_errno, EFAULT);
+	{
+		struct dest d = DEST_CLIENT(&cx);
+
+		c = reg(&cx, cx.env.cli, &cx.env.ca, ro + 100,
+			2 * RDMA_PAGE - 200, 0);
+		CU_ASSERT_NOT_EQUAL(c, 0);
+		run_op(&cx, &d, K_READ, c, 0, 2 * RDMA_PAGE - 200, true,
+		       ro + 100, "READ of read-only memory");
+		run_op(&cx, &d, K_WRITE, c, 0, 8, false, NULL,
+		       "WRITE to read-only memory");
+		run_op(&cx, &d, K_READ, c, 1000, 64, true, ro + 1100,
+		       "READ of read-only memory after an error");
+		CU_ASSERT_EQUAL(rdma_free_mr(cx.env.cli, c, 0), 0);
+	}
+	CU_ASSERT_FATAL(mprotect(ro, 2 * RDMA_PAGE,
+				 PROT_READ | PROT_WRITE) == 0);
+	CU_ASSERT_EQUAL(cx.fails, 0);
+	ctx_down(&cx);
+	rds_test_watchdog(0, NULL);
+}
+
+/*
+ * Memory unmapped and mapped again at the same address (ported from
+ * test/rxe/rxe_rdma.c; over every transport). Over ib it is the
+ * registration cache after munmap and a new mapping at the same
+ * address: a region freed without INVALIDATE stays registered; while
+ * the memory is the same, the same range comes back with the same key
+ * (the cache works), but once the application unmapped it and mapped
+ * new memory there, GET_MR must register the new pages: a peer's READ
+ * sees the new content and its WRITE lands in the new memory. Before,
+ * the cache (keyed by address, length and rights) handed back the old
+ * registration, which still pointed at the old pages.
+ */
+static void
+test_remap(void)
+{
+	struct ctx cx;
+	uint64_t c1, c2, c3;
+	uint8_t *p;
+	void *m;
+
+	rds_test_watchdog(300, "remap");
+	CU_ASSERT_FATAL(ctx_up(&cx));
+	p = cx.g.pages;
+	{
+		struct dest d = DEST_CLIENT(&cx);
+
+		c1 = reg(&cx, cx.env.cli, &cx.env.ca, p, REGION_LEN,
+			 RDS_RDMA_READWRITE);
+		run_op(&cx, &d, K_READ, c1, 0, 256, true, p,
+		       "READ of the first mapping");
+		CU_ASSERT_EQUAL(rdma_free_mr(cx.env.cli, c1, 0), 0);
+		c2 = reg(&cx, cx.env.cli, &cx.env.ca, p, REGION_LEN,
+			 RDS_RDMA_READWRITE);
+		if (!rdma_tr_is("ib"))
+			printf("  no registration cache over %s: the remap "
+			       "case checks the data only\n", rdma_tr()->name);
+		else if (rdma_cookie_key(c2) != rdma_cookie_key(c1))
+			printf("  cache not used (no CAP_SYS_ADMIN for "
+			       "/proc/self/pagemap?): the remap case proves "
+			       "little\n");
+		CU_ASSERT_EQUAL(rdma_free_mr(cx.env.cli, c2, 0), 0);
+		/* New memory at the same address, other content. */
+		CU_ASSERT_FATAL(munmap(p, REGION_LEN) == 0);
+		m = mmap(p, REGION_LEN, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		CU_ASSERT_FATAL(m == p);
+		rds_test_fill(p, REGION_LEN, 0xBEEF);
+		c3 = reg(&cx, cx.env.cli, &cx.env.ca, p, REGION_LEN,
+			 RDS_RDMA_READWRITE);
+		printf("  keys: first %#x, again %#x, after the remap %#x\n",
+		       rdma_cookie_key(c1), rdma_cookie_key(c2),
+		       rdma_cookie_key(c3));
+		CU_ASSERT_NOT_EQUAL(rdma_cookie_key(c3), rdma_cookie_key(c2));
+		run_op(&cx, &d, K_READ, c3, 0, REGION_LEN, true, p,
+		       "READ of the new mapping");
+		run_op(&cx, &d, K_WRITE, c3, 100, 300, true, p + 100,
+		       "WRITE into the new mapping");
+		CU_ASSERT_EQUAL(rdma_free_mr(cx.env.cli, c3,
+					     RDS_RDMA_INVALIDATE), 0);
+	}
+	CU_ASSERT_EQUAL(cx.fails, 0);
+	ctx_down(&cx);
+	rds_test_watchdog(0, NULL);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -878,6 +1021,8 @@ main(int argc, char **argv)
 		{ "unaligned", test_unaligned },
 		{ "handover_region", test_handover_region },
 		{ "handover_local", test_handover_local },
+		{ "readonly", test_readonly },
+		{ "remap", test_remap },
 		{ NULL, NULL },
 	};
 

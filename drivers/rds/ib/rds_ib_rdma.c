@@ -407,6 +407,10 @@ rds_ib_op_complete(struct rds_ib_conn *ic, struct rds_rdma_op *op,
 
 	op->tp_mr = NULL;
 	if (st == IBV_WC_SUCCESS) {
+		/* It ran: never again. A reset before its SEND got through
+		 * retransmits the message alone (rds_send_path_reset, and
+		 * rds_ib_xmit does not post the op again). */
+		op->executed = true;
 		if (op->kind == RDS_OP_READ) {
 			for (i = 0; i < op->nr_local; i++) {
 				memcpy(op->local[i].iov_base, buf + off,

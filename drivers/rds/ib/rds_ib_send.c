@@ -120,14 +120,32 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 			ic->tx_blocked = true;
 			return -EAGAIN;
 		}
-		ret = rds_ib_post_op(ic, m->op);
-		if (ret != 0)
-			return ret;
+		/* An atomic on a target that is not 8-byte aligned: an
+		 * HCA answers Invalid Request (the QP in error), rxe never
+		 * answers at all (the op would hang there). The remote
+		 * address of a zero-based region is its offset: refuse it
+		 * as the software executor's target does, REMOTE_ERROR,
+		 * and the message goes with it (as eth's refused ops; the
+		 * receiver sees a sequence gap). */
+		if (m->op->kind >= RDS_OP_FADD && !m->op->executed &&
+		    (((m->op->cookie >> 32) + m->op->remote_off) & 7) != 0) {
+			rds_rdma_notify(c->eng, m, RDS_RDMA_REMOTE_ERROR);
+			ic->tx_msg = NULL;
+			return RDS_XMIT_ACKED;
+		}
+		/* One that completed before a reset (the message is
+		 * retransmitted) is not posted again: it ran. */
+		if (!m->op->executed) {
+			ret = rds_ib_post_op(ic, m->op);
+			if (ret != 0)
+				return ret;
+			/* A READ or atomic must land before the peer
+			 * sees the message (RDS_RDMA_FENCE is the
+			 * kernel's advice). */
+			ic->tx_fence = m->op->kind != RDS_OP_WRITE ||
+				       (m->op->flags & RDS_RDMA_FENCE);
+		}
 		ic->tx_op_posted = true;
-		/* A READ or atomic must land before the peer sees the
-		 * message (RDS_RDMA_FENCE is the kernel's advice). */
-		ic->tx_fence = m->op->kind != RDS_OP_WRITE ||
-			       (m->op->flags & RDS_RDMA_FENCE);
 		if ((m->op->flags & RDS_RDMA_SILENT) && m->len == 0 &&
 		    !m->has_dest) {
 			ic->tx_msg = NULL;
