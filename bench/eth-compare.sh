@@ -75,52 +75,10 @@ case_args() {	# case -> client arguments, server arguments
 	esac
 }
 
-# What else takes CPU now: "name(pct%) ..." of the processes over $1 %
-# of a core over the last second (from /proc/PID/stat), ours excluded.
-busy_now() {
-	python3 - "$1" <<'PY'
-import os, sys, time
-lim = float(sys.argv[1])
-skip = {"rds-perf", "eth-compare.sh", "python3", "sleep", "timeout"}
-def sample():
-    d = {}
-    for p in os.listdir("/proc"):
-        if not p.isdigit():
-            continue
-        try:
-            t = open("/proc/%s/stat" % p).read()
-        except OSError:
-            continue
-        name = t[t.index("(") + 1:t.rindex(")")]
-        f = t[t.rindex(")") + 2:].split()
-        d[p] = (name, int(f[11]) + int(f[12]))
-    return d
-a = sample(); time.sleep(1); b = sample()
-hz = os.sysconf("SC_CLK_TCK")
-out = []
-for p, (name, t) in b.items():
-    if p in a and name not in skip:
-        pct = 100.0 * (t - a[p][1]) / hz
-        if pct > lim:
-            out.append((pct, name))
-print(" ".join("%s(%.0f%%)" % (n, c) for c, n in sorted(out, reverse=True)))
-PY
-}
-
-# Wait until the machine is quiet enough (nothing else over QUIET_PCT,
-# for up to QUIET_WAIT s); log the load and what else ran (over 10 %).
-quiet() {
-	local t0=$SECONDS busy
-	while :; do
-		busy=$(busy_now "$QUIET_PCT")
-		if [ "$QUIET_PCT" = 0 ] || [ -z "$busy" ] ||
-		   [ $((SECONDS - t0)) -ge "$QUIET_WAIT" ]; then
-			[ "$QUIET_PCT" = 0 ] && busy=$(busy_now 10)
-			echo "$(date +%T) load $(cut -d' ' -f1-3 /proc/loadavg) waited $((SECONDS - t0)) s; busy: ${busy:-none}" >> "$OUT/noise.log"
-			return
-		fi
-	done
-}
+# busy_now and quiet (bench/quiet.sh), the benchmark's own processes
+# left out.
+QUIET_SKIP="rds-perf eth-compare.sh python3 sleep timeout"
+. "$HERE/quiet.sh"
 
 # One run: pmd case raw run -> a line of results.jsonl
 one() {

@@ -94,54 +94,11 @@ trap cleanup EXIT
 
 log_cmd() { echo "$*" >> "$OUT/cmds.txt"; }
 
-# What else takes CPU now: "name(pct%) ..." of the processes over $1 %
-# of a core over the last second (from /proc/PID/stat), ours excluded
-# (as bench/eth-compare.sh).
-busy_now() {
-	python3 - "$1" <<'PY'
-import os, sys, time
-lim = float(sys.argv[1])
-skip = {"rds-perf", "rds-engined", "rds-bench-attac", "krds_pingpong",
-        "mp.sh", "python3", "sleep", "timeout", "taskset"}
-def sample():
-    d = {}
-    for p in os.listdir("/proc"):
-        if not p.isdigit():
-            continue
-        try:
-            t = open("/proc/%s/stat" % p).read()
-        except OSError:
-            continue
-        name = t[t.index("(") + 1:t.rindex(")")]
-        f = t[t.rindex(")") + 2:].split()
-        d[p] = (name, int(f[11]) + int(f[12]))
-    return d
-a = sample(); time.sleep(1); b = sample()
-hz = os.sysconf("SC_CLK_TCK")
-out = []
-for p, (name, t) in b.items():
-    if p in a and name not in skip:
-        pct = 100.0 * (t - a[p][1]) / hz
-        if pct > lim:
-            out.append((pct, name))
-print(" ".join("%s(%.0f%%)" % (n, c) for c, n in sorted(out, reverse=True)))
-PY
-}
-
-# Wait until nothing else takes over QUIET_PCT % of a core (up to
-# QUIET_WAIT s; QUIET_PCT=0: never wait); log the load and what else ran.
-quiet() {
-	local t0=$SECONDS busy
-	while :; do
-		busy=$(busy_now "$QUIET_PCT")
-		if [ "$QUIET_PCT" = 0 ] || [ -z "$busy" ] ||
-		   [ $((SECONDS - t0)) -ge "$QUIET_WAIT" ]; then
-			[ "$QUIET_PCT" = 0 ] && busy=$(busy_now 10)
-			echo "$(date +%T) $1: load $(cut -d' ' -f1-3 /proc/loadavg) waited $((SECONDS - t0)) s; busy: ${busy:-none}" >> "$OUT/noise.log"
-			return
-		fi
-	done
-}
+# busy_now and quiet (bench/quiet.sh), the benchmark's own processes
+# left out.
+HERE=$(dirname "$(readlink -f "$0")")
+QUIET_SKIP="rds-perf rds-engined rds-bench-attac krds_pingpong mp.sh python3 sleep timeout taskset"
+. "$HERE/quiet.sh"
 
 # engine NAME EAL_LCORES: start rds-engined, wait for its socket, stop it.
 engine() {
