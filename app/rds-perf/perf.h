@@ -238,6 +238,7 @@ struct perf_opts {
 	unsigned int nb_sizes;
 	unsigned int tasks;
 	bool progress;
+	bool stress_columns;		/* --rds-stress-columns */
 	const char *histogram;
 	const char *plot;
 };
@@ -313,6 +314,13 @@ struct perf_ctx {
 	bool measuring;
 	uint64_t t_start;
 	uint64_t t_stop;
+	/* --rds-stress-columns: the process's CPU time at t_start and
+	 * t_stop (CLOCK_PROCESS_CPUTIME_ID), and the time spent in the
+	 * client's send calls while measuring. */
+	uint64_t cpu_ns_start;
+	uint64_t cpu_ns_stop;
+	uint64_t send_cycles;
+	uint64_t send_calls;
 	uint64_t msgs;			/* round trips completed while measuring;
 					 * stream: messages received (counted
 					 * by the receiver) */
@@ -355,6 +363,10 @@ struct perf_result {
 	double sent_secs;
 	double sent_msgs_per_s;
 	double sent_mb_per_s;
+	/* --rds-stress-columns */
+	double rtt_mean_ns;		/* mean of the logged round trips */
+	double send_us;			/* mean time in a send call */
+	double cpu_pct;			/* process CPU time / window */
 };
 
 static inline bool
@@ -558,6 +570,9 @@ void perf_ctx_free(struct perf_ctx *ctx);
 
 /* perf_stats.c: see perf_stats.h; and */
 void perf_result(struct perf_ctx *ctx, struct perf_result *r);
+uint64_t perf_cpu_ns(void);
+void perf_print_stress_columns(const struct perf_ctx *ctx,
+			       const struct perf_result *r);
 
 /* perf_run.c */
 bool perf_quiet(const struct perf_ctx *ctx);

@@ -181,9 +181,9 @@ perf_attach_check(const struct perf_opts *o, const char *local,
 		fprintf(stderr, "rds-perf: --attach: the engine is the engine process's: no --engine, --raw-ring, --raw-ring-pp or --verbose (see rds-info)\n");
 		return -1;
 	}
-	if (o->nb_sizes > 1 || o->tasks > 1 || o->progress ||
+	if (o->nb_sizes > 1 || o->tasks > 1 || o->progress || o->stress_columns ||
 	    o->histogram != NULL || o->plot != NULL) {
-		fprintf(stderr, "rds-perf: --attach: one --size, one task; no --progress, --histogram or --plot\n");
+		fprintf(stderr, "rds-perf: --attach: one --size, one task; no --progress, --histogram, --plot or --rds-stress-columns\n");
 		return -1;
 	}
 	if (inet_pton(AF_INET, local, &a) != 1 ||

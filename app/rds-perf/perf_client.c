@@ -32,8 +32,11 @@ perf_client_send(struct perf_ctx *ctx)
 			   ctx->tx_seq, n, size);
 	ctx->sent_tsc[ctx->tx_seq % ctx->window] = tsc;
 	ctx->tx_seq++;
-	if (ctx->measuring)
+	if (ctx->measuring) {
 		ctx->sent_msgs++;	/* stream: the sender's count */
+		ctx->send_cycles += rte_rdtsc() - tsc;
+		ctx->send_calls++;
+	}
 	return true;
 }
 

@@ -104,6 +104,10 @@ perf_usage(const char *prog)
 		"  --tasks N           loop: N socket pairs, each on its own thread\n"
 		"                      (1..%u, default 1); msgs/s summed, RTTs merged\n"
 		"  --progress          a progress line once a second on stderr\n"
+		"  --rds-stress-columns\n"
+		"                      also print each run as rds-stress's summary\n"
+		"                      columns (tsks tx/s rx/s tx+rx K/s mbi K/s mbo\n"
+		"                      K/s tx us/c rtt us cpu %%)\n"
 		"  --histogram FILE    write the RTT CDF (ns, fraction), one gnuplot\n"
 		"                      data block per size\n"
 		"  --plot FILE.png     draw the RTT CDF with gnuplot (gnuplot-nox)\n"
@@ -266,6 +270,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		OPT_RAW,
 		OPT_TASKS,
 		OPT_PROGRESS,
+		OPT_STRESS_COLUMNS,
 		OPT_HISTOGRAM,
 		OPT_PLOT,
 		OPT_HELP,
@@ -292,6 +297,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "raw", no_argument, NULL, OPT_RAW },
 		{ "tasks", required_argument, NULL, OPT_TASKS },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
+		{ "rds-stress-columns", no_argument, NULL, OPT_STRESS_COLUMNS },
 		{ "histogram", required_argument, NULL, OPT_HISTOGRAM },
 		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "help", no_argument, NULL, OPT_HELP },
@@ -367,6 +373,9 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 			break;
 		case OPT_PROGRESS:
 			o->progress = true;
+			break;
+		case OPT_STRESS_COLUMNS:
+			o->stress_columns = true;
 			break;
 		case OPT_HISTOGRAM:
 			o->histogram = optarg;
@@ -510,6 +519,10 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 	}
 	if (o->tasks > 1 && o->transport != PERF_TRANSPORT_LOOP) {
 		fprintf(stderr, "rds-perf: --tasks needs --transport loop\n");
+		return -1;
+	}
+	if (o->stress_columns && (o->raw || o->role == PERF_ROLE_SERVER)) {
+		fprintf(stderr, "rds-perf: --rds-stress-columns: the client's figures over RDS (not --raw, not a server)\n");
 		return -1;
 	}
 	if (o->nb_sizes > 1 && o->raw) {

@@ -322,9 +322,11 @@ perf_peer_server_window(struct perf_ctx *ctx, uint64_t now, uint64_t *warm_end,
 	} else if (ctx->t_start == 0 && now >= *warm_end && !ctx->done) {
 		ctx->measuring = true;
 		ctx->t_start = now;
+		ctx->cpu_ns_start = perf_cpu_ns();
 	} else if (ctx->measuring && (now >= *run_end || ctx->done)) {
 		ctx->measuring = false;
 		ctx->t_stop = now;
+		ctx->cpu_ns_stop = perf_cpu_ns();
 	}
 }
 

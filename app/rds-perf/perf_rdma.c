@@ -210,6 +210,10 @@ perf_client_send_rdma(struct perf_ctx *ctx)
 			   seq, n, sizeof(req));
 	ctx->sent_tsc[seq % ctx->window] = tsc;
 	ctx->tx_seq++;
+	if (ctx->measuring) {
+		ctx->send_cycles += rte_rdtsc() - tsc;
+		ctx->send_calls++;
+	}
 	return true;
 }
 

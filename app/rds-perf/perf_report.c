@@ -395,3 +395,45 @@ perf_print_floors(const struct perf_floors *f)
 	printf("raw ring ping-pong floor of --mode lat --engine lcore over loop (%u core crossings a round trip: app -> engine -> app -> engine -> app; RTT x %u/%u): p50 %" PRIu64 " ns, p99 %" PRIu64 " ns\n",
 	       k, k, c, f->pp_p50 * k / c, f->pp_p99 * k / c);
 }
+
+/*
+ * --rds-stress-columns: the run as rds-stress prints it (its summary
+ * columns), so that figures compare with the kernel's tool directly:
+ * tsks (tasks), tx/s (requests sent a second), rx/s (replies received a
+ * second; stream: messages the receiver took), tx+rx K/s (the payload
+ * bytes of both, KiB a second), mbi K/s and mbo K/s (RDMA bytes into and
+ * out of the client's memory: rdma-write and rdma-read), tx us/c (mean
+ * time in a send call), rtt us (mean round trip), cpu % (the process's
+ * CPU time over the window, every thread: an lcore engine busy-polling
+ * in this process counts 100 %).
+ */
+void
+perf_print_stress_columns(const struct perf_ctx *ctx,
+			  const struct perf_result *r)
+{
+	const struct perf_opts *o = ctx->o;
+	const double size = (double)o->size;
+	double tx, rx, bytes, mbi = 0, mbo = 0;
+
+	if (r->one_way) {
+		tx = r->sent_msgs_per_s;
+		rx = r->msgs_per_s;
+		bytes = (tx + rx) * size;
+	} else if (perf_is_rdma(o->mode)) {
+		tx = rx = r->msgs_per_s;
+		bytes = (tx + rx) * PERF_RDMA_REPLY_LEN;
+		if (o->mode == PERF_MODE_RDMA_WRITE)
+			mbi = rx * size;
+		else
+			mbo = rx * size;
+	} else {
+		tx = rx = r->msgs_per_s;
+		bytes = tx * size + (o->mode == PERF_MODE_LAT ? rx * size : 0);
+	}
+	printf("%4s %6s %6s %10s %10s %10s %7s %8s %5s\n", "tsks", "tx/s",
+	       "rx/s", "tx+rx K/s", "mbi K/s", "mbo K/s", "tx us/c",
+	       "rtt us", "cpu %");
+	printf("%4u %6.0f %6.0f %10.2f %10.2f %10.2f %7.2f %8.2f %5.2f\n",
+	       o->tasks, tx, rx, bytes / 1024.0, mbi / 1024.0, mbo / 1024.0,
+	       r->send_us, r->rtt_mean_ns / 1000.0, r->cpu_pct);
+}

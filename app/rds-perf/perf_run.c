@@ -72,10 +72,12 @@ perf_run(struct perf_ctx *ctx)
 			phase = MEASURE;
 			ctx->measuring = true;
 			ctx->t_start = now;
+			ctx->cpu_ns_start = perf_cpu_ns();
 		} else if (phase == MEASURE && now >= run_end) {
 			phase = DRAIN;
 			ctx->measuring = false;
 			ctx->t_stop = now;
+			ctx->cpu_ns_stop = perf_cpu_ns();
 		} else if (phase == DRAIN && perf_quiet(ctx)) {
 			if (settle_end == 0)
 				settle_end = now + hz * PERF_SETTLE_MS / 1000;

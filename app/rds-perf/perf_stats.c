@@ -4,6 +4,7 @@
  * results in the units printed. */
 
 #include <stdlib.h>
+#include <time.h>
 
 #include "perf.h"
 
@@ -94,4 +95,30 @@ perf_result(struct perf_ctx *ctx, struct perf_result *r)
 	r->p99 = perf_cycles_ns(perf_rtt_pct(rtt, PERF_PCT_P99), hz);
 	r->p999 = perf_cycles_ns(perf_rtt_pct(rtt, PERF_PCT_P999), hz);
 	r->max = perf_cycles_ns(rtt->max, hz);
+	if (rtt->n > 0) {
+		double sum = 0;
+		size_t i;
+
+		for (i = 0; i < rtt->n; i++)
+			sum += (double)rtt->v[i];
+		r->rtt_mean_ns = sum / (double)rtt->n * 1e9 / (double)hz;
+	}
+	if (ctx->send_calls > 0)
+		r->send_us = (double)ctx->send_cycles /
+			(double)ctx->send_calls * 1e6 / (double)hz;
+	if (r->secs > 0 && ctx->cpu_ns_stop > ctx->cpu_ns_start)
+		r->cpu_pct = (double)(ctx->cpu_ns_stop - ctx->cpu_ns_start) /
+			((double)(ctx->t_stop - ctx->t_start) / (double)hz *
+			 1e9) * 100.0;
+}
+
+/* The process's CPU time, all threads (engine lcores included). */
+uint64_t
+perf_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }

@@ -236,6 +236,8 @@ perf_sweep_one(struct perf_tasks *tk, struct perf_opts *o,
 		perf_check_counts(tk->t[i]);
 	perf_tasks_result(tk, &res);
 	perf_print_result(ctx, &res);
+	if (o->stress_columns)
+		perf_print_stress_columns(ctx, &res);
 	if (o->verbose)
 		perf_print_stats(o, stdout);
 	perf_sweep_add(s, ctx, &res);

@@ -153,6 +153,8 @@ perf_tasks_result(struct perf_tasks *tk, struct perf_result *r)
 		sum.sent_msgs += ri.sent_msgs;
 		sum.sent_msgs_per_s += ri.sent_msgs_per_s;
 		sum.sent_mb_per_s += ri.sent_mb_per_s;
+		c0->send_cycles += c->send_cycles;
+		c0->send_calls += c->send_calls;
 		c0->eagain += c->eagain;
 		c0->enobufs += c->enobufs;
 		c0->errors += c->errors;

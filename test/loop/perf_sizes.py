@@ -6,7 +6,9 @@ Runs rds-perf briefly (no timing is asserted) and checks its JSON lines:
 one per size, in the order given, each with its size, nonzero messages,
 tasks 2, no errors, and p50 <= p90 <= p99 <= p99.9 <= max where there are
 RTTs; the --histogram file holds one CDF block per size ending at 1;
---progress writes its line on stderr, never into stdout's JSON; over
+--progress writes its line on stderr, never into stdout's JSON;
+--rds-stress-columns prints rds-stress's header and a row per size that
+agrees with the JSON; over
 eth (net_memif, two processes) the client's size list is served run
 after run by one server.
 Usage: perf_sizes.py PATH/TO/rds-perf
@@ -101,6 +103,41 @@ with tempfile.TemporaryDirectory() as d:
     check("rds-perf: size 64 (1 of 1)" in p.stderr,
           "progress: no progress line on stderr")
     check("(1 of 1)" not in p.stdout, "progress: a progress line on stdout")
+
+    # --rds-stress-columns: rds-stress's header and a row per size, whose
+    # figures agree with the JSON line of the same run.
+    objs, p = run("e", ["-l", "0"],
+                  ["--mode", "rdma-write", "--size", "4k,64k", "--tasks", "2",
+                   "--secs", "0.3", "--rds-stress-columns"])
+    check_lines("stress columns", objs, [4096, 65536], "rdma-write", 2)
+    hdr = ("tsks   tx/s   rx/s  tx+rx K/s    mbi K/s    mbo K/s tx us/c"
+           "   rtt us cpu %")
+    out = p.stdout.splitlines()
+    rows = [out[i + 1].split() for i, l in enumerate(out[:-1]) if l == hdr]
+    check(len(rows) == 2, "stress columns: %d header+row pairs, expected 2"
+          % len(rows))
+    for r, o in zip(rows, objs):
+        t = "stress columns size %d" % o.get("size", -1)
+        try:
+            v = [float(x) for x in r]
+        except ValueError:
+            check(False, "%s: row %s" % (t, r))
+            continue
+        check(len(v) == 9 and v[0] == 2, "%s: row %s" % (t, r))
+        if len(v) != 9:
+            continue
+        rate = o.get("msgs_per_s", 0)
+        check(abs(v[2] - rate) <= 1 + rate * 0.001,
+              "%s: rx/s %s, JSON msgs_per_s %s" % (t, v[2], rate))
+        # rdma-write: the RDMA payload comes into the client's memory.
+        want = rate * o["size"] / 1024.0
+        check(abs(v[4] - want) <= 0.01 + want * 0.001 and v[5] == 0,
+              "%s: mbi %s mbo %s, want mbi %.2f" % (t, v[4], v[5], want))
+        check(v[6] > 0 and v[7] > 0 and v[8] > 0,
+              "%s: tx us/c, rtt us, cpu %% %s" % (t, v[6:]))
+        check(v[7] * 1000 >= o.get("rtt_ns_p50", 0) * 0.5,
+              "%s: rtt us %s against p50 %s ns" % (t, v[7],
+                                                   o.get("rtt_ns_p50")))
 
     # Two processes (eth over net_memif): the client says hello once per
     # size, the server serves run after run, both print a line per size.
