@@ -4,7 +4,7 @@
  * process's (pid 0: memcpy), or an attached client's, which the engine
  * reaches only with process_vm_readv/writev, so that a client that
  * unmapped its memory, or died, gives an error and never a fault in the
- * engine (DESIGN.md, "Memory the engine touches later").
+ * engine (doc/design.md, "The rules the core keeps").
  */
 #include <errno.h>
 #include <sys/uio.h>
