@@ -34,8 +34,10 @@ perf_client_send(struct perf_ctx *ctx)
 	ctx->tx_seq++;
 	if (ctx->measuring) {
 		ctx->sent_msgs++;	/* stream: the sender's count */
-		ctx->send_cycles += rte_rdtsc() - tsc;
-		ctx->send_calls++;
+		if (ctx->o->stress_columns) {	/* tx us/c */
+			ctx->send_cycles += rte_rdtsc() - tsc;
+			ctx->send_calls++;
+		}
 	}
 	return true;
 }

@@ -211,8 +211,10 @@ perf_client_send_rdma(struct perf_ctx *ctx)
 	ctx->sent_tsc[seq % ctx->window] = tsc;
 	ctx->tx_seq++;
 	if (ctx->measuring) {
-		ctx->send_cycles += rte_rdtsc() - tsc;
-		ctx->send_calls++;
+		if (ctx->o->stress_columns) {	/* tx us/c */
+			ctx->send_cycles += rte_rdtsc() - tsc;
+			ctx->send_calls++;
+		}
 	}
 	return true;
 }
