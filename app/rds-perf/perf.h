@@ -670,7 +670,7 @@ struct perf_raw {	/* one --raw run of this process */
 };
 
 void perf_raw_run(struct perf_ctx *ctx, struct perf_opts *o,
-		  struct perf_result *res);
+		  struct perf_sweep *s);
 __rte_noreturn __rte_format_printf(3, 4) void
 perf_raw_give_up(struct perf_ctx *ctx, struct perf_raw *r, const char *fmt,
 		 ...);

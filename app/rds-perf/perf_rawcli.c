@@ -31,9 +31,12 @@ perf_raw_client_hello(struct perf_ctx *ctx, struct perf_raw *r)
 	while (!got) {
 		now = rte_rdtsc();
 		if (now >= next) {
+			/* v[2]: this run's index and the number of runs,
+			 * as over RDS (perf_peer.c). */
 			perf_raw_ctl(r, PERF_CTL_HELLO, o, 0,
 				     perf_is_stream(o->mode) ?
-				     (uint64_t)(o->secs * 1e6 + 0.5) : 0, 0);
+				     (uint64_t)(o->secs * 1e6 + 0.5) : 0,
+				     (uint64_t)ctx->run << 32 | ctx->runs);
 			sent++;
 			next = now + retry;
 		}

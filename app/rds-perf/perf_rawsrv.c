@@ -55,6 +55,9 @@ perf_raw_server_hello(struct perf_ctx *ctx, struct perf_raw *r,
 					 o->wait, perf_raw_link(r));
 		}
 	}
+	/* A size list: this run's index and the number of runs. */
+	ctx->runs = (uint32_t)in.v[2] != 0 ? (uint32_t)in.v[2] : 1;
+	ctx->run = (unsigned int)(in.v[2] >> 32);
 	o->mode = (enum perf_mode)in.mode;
 	o->size = in.size;
 	o->depth = in.depth;
@@ -70,10 +73,10 @@ perf_raw_server_hello(struct perf_ctx *ctx, struct perf_raw *r,
 	ctx->cli_name.sin_port = rte_cpu_to_be_16(PERF_RAW_UDP_PORT);
 	ctx->has_ctl = true;
 	perf_raw_ctl(r, PERF_CTL_HELLO_ACK, o, 0, 0, 0);
-	printf("rds-perf: --raw server %s: client %s says hello: mode %s, size %u, depth %u\n",
+	printf("rds-perf: --raw server %s: client %s says hello: mode %s, size %u, depth %u (run %u of %u)\n",
 	       perf_sin_str(&ctx->srv_name, a, sizeof(a)),
 	       inet_ntoa(ctx->cli_name.sin_addr), perf_mode_name(o->mode),
-	       o->size, ctx->window);
+	       o->size, ctx->window, ctx->run + 1, ctx->runs);
 	fflush(stdout);
 }
 

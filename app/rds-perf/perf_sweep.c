@@ -133,6 +133,7 @@ perf_ctx_rerun(struct perf_ctx *ctx, const struct perf_opts *o)
 		ctx->ctl_src = keep.ctl_src;	/* our control socket */
 	memcpy(ctx->eth_pmd, keep.eth_pmd, sizeof(ctx->eth_pmd));
 	ctx->tasks = keep.tasks;
+	ctx->attach_ms = keep.attach_ms;
 	ctx->progress = keep.progress;
 }
 
@@ -269,6 +270,30 @@ perf_sweep_rds(struct perf_ctx *ctx, struct perf_opts *o, struct perf_sweep *s)
 		ctx->runs = o->nb_sizes;
 		perf_tasks_open(&tk, ctx, o);
 		perf_sweep_one(&tk, o, &conf, s);
+		perf_tasks_close(&tk);
+	}
+}
+
+/* Attached to an engine process (no EAL, no library set-up here): a run
+ * per size on the sockets ctx has open. */
+void
+perf_sweep_attached(struct perf_ctx *ctx, struct perf_opts *o,
+		    struct perf_sweep *s)
+{
+	struct perf_tasks tk;
+	unsigned int i;
+
+	for (i = 0; i < o->nb_sizes; i++) {
+		if (i > 0) {
+			o->size = o->sizes[i];
+			perf_ctx_rerun(ctx, o);
+			perf_open_data_sockets(ctx);
+			printf("\n");
+		}
+		ctx->run = i;
+		ctx->runs = o->nb_sizes;
+		perf_tasks_open(&tk, ctx, o);
+		perf_sweep_one(&tk, o, NULL, s);
 		perf_tasks_close(&tk);
 	}
 }
