@@ -451,6 +451,48 @@ check_closed_poll(unsigned int *fails, unsigned int round, const char *call)
 }
 
 
+/*
+ * (a), (d): the helper blocked in recvmsg (job JOB_RECV) or rte_rds_poll
+ * (JOB_POLL, POLLIN, no timeout) on a socket closed under it, rounds
+ * times: the call ends with -1/EBADF (poll: or POLLNVAL), every round
+ * after the close.
+ */
+void
+close_under(bool inline_engine, const char *what, enum job_kind job,
+	    uint64_t seed)
+{
+	unsigned int r, fails = 0, early = 0;
+	uint64_t rng = seed;
+	int s;
+
+	lib_up(inline_engine, what);
+	for (r = 0; r < rounds; r++) {
+		s = rds_test_socket(RDS_TEST_IP1, PORT_A, 0, 0);
+		CU_ASSERT_FATAL(s >= 0);
+		helper.events = POLLIN;
+		helper.timeout_ms = -1;
+		if (!post_and_close(job, s, &rng, what, &fails, r))
+			early++;
+		if (job == JOB_POLL) {
+			helper_wait(&helper, "rte_rds_poll blocked on a closed "
+				    "socket");
+			check_closed_poll(&fails, r, "poll returned");
+			continue;
+		}
+		helper_wait(&helper, "recvmsg blocked on a closed socket");
+		if (helper.ret != -1 || helper.err != EBADF)
+			round_fail(&fails, r, "recvmsg returned %zd (%s), not "
+				   "-1/EBADF", helper.ret,
+				   helper.ret < 0 ? strerror(helper.err) :
+				   "a message");
+	}
+	printf("  %s: %u rounds, %u failed, %u returned before the close\n",
+	       what, rounds, fails, early);
+	CU_ASSERT_EQUAL(fails, 0);
+	CU_ASSERT_EQUAL(early, 0);
+	lib_down();
+}
+
 int
 main(void)
 {

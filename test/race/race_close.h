@@ -89,6 +89,8 @@ post_and_close(enum job_kind job, int s, uint64_t *rng, const char *what,
 	       unsigned int *fails, unsigned int round);
 void
 check_closed_poll(unsigned int *fails, unsigned int round, const char *call);
+void close_under(bool inline_engine, const char *what, enum job_kind job,
+		 uint64_t seed);
 
 /* The two cases of a test: engine inline, engine on its own lcore. */
 #define RACE_CASES(fn) \

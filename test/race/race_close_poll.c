@@ -12,26 +12,7 @@
 static void
 poll_close(bool inline_engine, const char *what)
 {
-	unsigned int r, fails = 0, early = 0;
-	uint64_t rng = 0xd00d;
-	int s;
-
-	lib_up(inline_engine, what);
-	for (r = 0; r < rounds; r++) {
-		s = rds_test_socket(RDS_TEST_IP1, PORT_A, 0, 0);
-		CU_ASSERT_FATAL(s >= 0);
-		helper.events = POLLIN;
-		helper.timeout_ms = -1;
-		if (!post_and_close(JOB_POLL, s, &rng, what, &fails, r))
-			early++;
-		helper_wait(&helper, "rte_rds_poll blocked on a closed socket");
-		check_closed_poll(&fails, r, "poll returned");
-	}
-	printf("  %s: %u rounds, %u failed, %u returned before the close\n",
-	       what, rounds, fails, early);
-	CU_ASSERT_EQUAL(fails, 0);
-	CU_ASSERT_EQUAL(early, 0);
-	lib_down();
+	close_under(inline_engine, what, JOB_POLL, 0xd00d);
 }
 
 RACE_CASES(poll_close)

@@ -12,28 +12,7 @@
 static void
 recv_close(bool inline_engine, const char *what)
 {
-	unsigned int r, fails = 0, early = 0;
-	uint64_t rng = 0xa11ce;
-	int s;
-
-	lib_up(inline_engine, what);
-	for (r = 0; r < rounds; r++) {
-		s = rds_test_socket(RDS_TEST_IP1, PORT_A, 0, 0);
-		CU_ASSERT_FATAL(s >= 0);
-		if (!post_and_close(JOB_RECV, s, &rng, what, &fails, r))
-			early++;
-		helper_wait(&helper, "recvmsg blocked on a closed socket");
-		if (helper.ret != -1 || helper.err != EBADF)
-			round_fail(&fails, r, "recvmsg returned %zd (%s), not "
-				   "-1/EBADF", helper.ret,
-				   helper.ret < 0 ? strerror(helper.err) :
-				   "a message");
-	}
-	printf("  %s: %u rounds, %u failed, %u returned before the close\n",
-	       what, rounds, fails, early);
-	CU_ASSERT_EQUAL(fails, 0);
-	CU_ASSERT_EQUAL(early, 0);
-	lib_down();
+	close_under(inline_engine, what, JOB_RECV, 0xa11ce);
 }
 
 RACE_CASES(recv_close)

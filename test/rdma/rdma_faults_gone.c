@@ -9,6 +9,19 @@
 /* ------------------------------------------------------------------ */
 /* Peers that are gone */
 
+/* An operation (k, bytes) queued to `to`, then the server's socket
+ * closed between `polls` polls before and after. */
+static void
+close_with_op(struct ctx *cx, enum kind k, size_t bytes,
+	      const struct sockaddr_in *to, unsigned int polls)
+{
+	CU_ASSERT(op_send(cx, op_new(cx, k, bytes, 0), to, 0x1234));
+	rdma_pump(polls);
+	CU_ASSERT_EQUAL(rte_rds_close(cx->env.srv), 0);
+	cx->env.srv = -1;
+	rdma_pump(polls);
+}
+
 /* Wait (polling) until op has a status or timeout_ms passed. */
 static bool
 wait_status(struct ctx *cx, struct op *o, unsigned int timeout_ms,
@@ -121,11 +134,7 @@ test_gone(void)
 			 cx.g.len - 16) == 0);
 	/* The server's socket closed while an operation is in flight, then
 	 * the library shut down: nothing hangs. */
-	CU_ASSERT(op_send(&cx, op_new(&cx, K_READ, 100, 0), &gone, 0x1234));
-	rdma_pump(50);
-	CU_ASSERT_EQUAL(rte_rds_close(cx.env.srv), 0);
-	cx.env.srv = -1;
-	rdma_pump(50);
+	close_with_op(&cx, K_READ, 100, &gone, 50);
 	ctx_down(&cx);
 	rds_test_watchdog(0, NULL);
 }
@@ -252,11 +261,7 @@ test_gone_dark(void)
 	CU_ASSERT(memcmp(cx.g.pages, cx.before, cx.g.len) == 0);
 	CU_ASSERT_EQUAL(bad, 0);
 	/* Queued again, and the socket closed: nothing hangs. */
-	CU_ASSERT(op_send(&cx, op_new(&cx, K_FADD, 8, 0), &dark, 0x1234));
-	rdma_pump(20);
-	CU_ASSERT_EQUAL(rte_rds_close(cx.env.srv), 0);
-	cx.env.srv = -1;
-	rdma_pump(20);
+	close_with_op(&cx, K_FADD, 8, &dark, 20);
 	ctx_down(&cx);
 	rds_test_watchdog(0, NULL);
 }
