@@ -457,7 +457,7 @@ check_closed_poll(unsigned int *fails, unsigned int round, const char *call)
  * times: the call ends with -1/EBADF (poll: or POLLNVAL), every round
  * after the close.
  */
-void
+static void
 close_under(bool inline_engine, const char *what, enum job_kind job,
 	    uint64_t seed)
 {
@@ -492,6 +492,15 @@ close_under(bool inline_engine, const char *what, enum job_kind job,
 	CU_ASSERT_EQUAL(early, 0);
 	lib_down();
 }
+
+#define CLOSE_UNDER_CASES(name, job, seed) \
+	void test_##name##_inline(void) \
+	{ close_under(true, #name "_inline", job, seed); } \
+	void test_##name##_lcore(void) \
+	{ close_under(false, #name "_lcore", job, seed); }
+
+CLOSE_UNDER_CASES(recv_close, JOB_RECV, 0xa11ce)
+CLOSE_UNDER_CASES(poll_close, JOB_POLL, 0xd00d)
 
 int
 main(void)

@@ -89,15 +89,14 @@ post_and_close(enum job_kind job, int s, uint64_t *rng, const char *what,
 	       unsigned int *fails, unsigned int round);
 void
 check_closed_poll(unsigned int *fails, unsigned int round, const char *call);
-void close_under(bool inline_engine, const char *what, enum job_kind job,
-		 uint64_t seed);
 
 /* The two cases of a test: engine inline, engine on its own lcore. */
 #define RACE_CASES(fn) \
 	void test_##fn##_inline(void) { fn(true, #fn "_inline"); } \
 	void test_##fn##_lcore(void) { fn(false, #fn "_lcore"); }
 
-/* race_close_recv.c: (a), (b), (c); race_close_poll.c: (d), (e). */
+/* race_close.c: (a) recv_close, (d) poll_close; race_close_recv.c: (b),
+ * (c); race_close_poll.c: the rest of (d), (e). */
 void test_recv_close_inline(void);
 void test_recv_close_lcore(void);
 void test_recv_close_reuse_inline(void);

@@ -9,16 +9,9 @@
 /* ------------------------------------------------------------------ */
 /* (d) rte_rds_poll and rte_rds_event_arm racing close */
 
-static void
-poll_close(bool inline_engine, const char *what)
-{
-	close_under(inline_engine, what, JOB_POLL, 0xd00d);
-}
-
-RACE_CASES(poll_close)
-
-/* The same with the handle reused at once by a socket bound elsewhere
- * that has a message queued: the poll that started on the closed
+/* poll_close (rte_rds_poll blocked, the socket closed) is close_under()
+ * in race_close.c. Here the same with the handle reused at once by a
+ * socket bound elsewhere that has a message queued: the poll that started on the closed
  * socket must report POLLNVAL, not the new socket's POLLIN. */
 static void
 poll_close_reuse(bool inline_engine, const char *what)

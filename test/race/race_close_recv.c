@@ -1,21 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * race_close: (a) recvmsg, (b) recvmsg with the handle reused, (c) a
- * sender blocked for send-buffer space, closed under the call.
+ * race_close: (b) recvmsg with the handle reused, (c) a sender blocked
+ * for send-buffer space, closed under the call ((a), recvmsg, is
+ * close_under() in race_close.c).
  */
 
 #include "race_close.h"
-
-/* ------------------------------------------------------------------ */
-/* (a) recvmsg blocked while the socket is closed */
-
-static void
-recv_close(bool inline_engine, const char *what)
-{
-	close_under(inline_engine, what, JOB_RECV, 0xa11ce);
-}
-
-RACE_CASES(recv_close)
 
 /* ------------------------------------------------------------------ */
 /* (b) the same, with the handle reused at once */
