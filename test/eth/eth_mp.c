@@ -107,6 +107,29 @@ xport_name(void)
 /* ------------------------------------------------------------------ */
 /* Tests */
 
+/* A test's start: its watchdog, what an earlier test left (if it
+ * failed) removed, the transport up. 0, or -1. */
+static int
+test_begin(void)
+{
+	watchdog(1500);
+	cleanup_all();
+	return xport_up();
+}
+
+/* Peer A's arguments, msgs messages each way (B's start as a copy). */
+static void
+args_a(struct peer_args *aa, uint64_t msgs)
+{
+	memset(aa, 0, sizeof(*aa));
+	aa->name = "A";
+	aa->index = 0;
+	aa->lcore = "0";
+	aa->vdev = vdev_a;
+	aa->msgs = msgs;
+	aa->seed = 11;
+}
+
 static struct peer pa, pb, pb2;
 
 static bool
@@ -143,20 +166,12 @@ run_stream(const char *faults)
 	bool fl = strcmp(faults, "none") != 0;
 	unsigned int i;
 
-	watchdog(1500);
-	cleanup_all();		/* what an earlier test left, if it failed */
-	if (xport_up() != 0) {
+	if (test_begin() != 0) {
 		CU_FAIL("cannot set the transport up");
 		goto out;
 	}
-	memset(&aa, 0, sizeof(aa));
-	aa.name = "A";
-	aa.index = 0;
-	aa.lcore = "0";
-	aa.vdev = vdev_a;
-	aa.msgs = msgs;
+	args_a(&aa, msgs);
 	aa.faults = faults;
-	aa.seed = 11;
 	ba = aa;
 	ba.name = "B";
 	ba.index = 1;
@@ -285,19 +300,11 @@ run_restart(void)
 	uint64_t t0;
 	int m;
 
-	watchdog(1500);
-	cleanup_all();		/* what an earlier test left, if it failed */
-	if (xport_up() != 0 || shm_make(0) != 0 || shm_make(1) != 0) {
+	if (test_begin() != 0 || shm_make(0) != 0 || shm_make(1) != 0) {
 		CU_FAIL("cannot set the transport or the shared files up");
 		goto out;
 	}
-	memset(&aa, 0, sizeof(aa));
-	aa.name = "A";
-	aa.index = 0;
-	aa.lcore = "0";
-	aa.vdev = vdev_a;
-	aa.msgs = msgs;
-	aa.seed = 11;
+	args_a(&aa, msgs);
 	aa.peer_gen = 1;
 	aa.rdma = "initiator";
 	aa.rdma_ops = nops;
