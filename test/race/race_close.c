@@ -395,6 +395,18 @@ lib_up(bool inline_engine, const char *what)
 	printf("\n");
 }
 
+/* lib_up(), and a socket on address 2, port PORT_TX, to send from. */
+int
+lib_up_tx(bool inline_engine, const char *what)
+{
+	int tx;
+
+	lib_up(inline_engine, what);
+	tx = rds_test_socket(RDS_TEST_IP2, PORT_TX, 0, 0);
+	CU_ASSERT_FATAL(tx >= 0);
+	return tx;
+}
+
 void
 lib_down(void)
 {

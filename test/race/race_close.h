@@ -80,6 +80,7 @@ void helper_post(struct helper *h, enum job_kind kind, int s);
 bool helper_done(struct helper *h);
 void helper_wait(struct helper *h, const char *what);
 void lib_up(bool inline_engine, const char *what);
+int lib_up_tx(bool inline_engine, const char *what);
 void lib_down(void);
 /* Count a failed round, print the first few. */
 void round_fail(unsigned int *fails, unsigned int round, const char *fmt, ...)

@@ -22,9 +22,7 @@ poll_close_reuse(bool inline_engine, const char *what)
 	uint8_t m[8] = { 0 };
 	int tx, s, s2;
 
-	lib_up(inline_engine, what);
-	tx = rds_test_socket(RDS_TEST_IP2, PORT_TX, 0, 0);
-	CU_ASSERT_FATAL(tx >= 0);
+	tx = lib_up_tx(inline_engine, what);
 	for (r = 0; r < rounds; r++) {
 		s = rds_test_socket(RDS_TEST_IP1, PORT_A, 0, 0);
 		CU_ASSERT_FATAL(s >= 0);

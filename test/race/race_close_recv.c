@@ -21,9 +21,7 @@ recv_close_reuse(bool inline_engine, const char *what)
 	int tx, s, s2;
 	ssize_t n;
 
-	lib_up(inline_engine, what);
-	tx = rds_test_socket(RDS_TEST_IP2, PORT_TX, 0, 0);
-	CU_ASSERT_FATAL(tx >= 0);
+	tx = lib_up_tx(inline_engine, what);
 	for (r = 0; r < rounds; r++) {
 		s = rds_test_socket(RDS_TEST_IP1, PORT_A, 0, 0);
 		CU_ASSERT_FATAL(s >= 0);
