@@ -24,7 +24,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+
 #include <CUnit/CUnit.h>
+
 #include "rds_test.h"
 #include "eth_mp.h"
 

@@ -6,6 +6,7 @@
  */
 #ifndef ETH_PEER_H_
 #define ETH_PEER_H_
+
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -23,6 +24,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <linux/rds.h>
+
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
@@ -30,6 +32,7 @@
 #include <rte_rds_eth.h>
 #include <rte_rds_info.h>
 #include <rte_rds_stats.h>
+
 #include "rds_test.h"
 #include "rds_stream.h"
 #include "eth_mp.h"

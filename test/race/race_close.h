@@ -7,6 +7,7 @@
  */
 #ifndef RACE_CLOSE_H_
 #define RACE_CLOSE_H_
+
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -18,11 +19,14 @@
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+
 #include <CUnit/CUnit.h>
+
 #include <rte_errno.h>
 #include <rte_lcore.h>
 #include <rte_rds.h>
 #include <rte_rds_loop.h>
+
 #include "rds_test.h"
 
 enum job_kind {

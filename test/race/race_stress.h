@@ -8,6 +8,7 @@
  */
 #ifndef RACE_STRESS_H_
 #define RACE_STRESS_H_
+
 #include <errno.h>
 #include <inttypes.h>
 #include <malloc.h>
@@ -21,11 +22,14 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+
 #include <CUnit/CUnit.h>
+
 #include <rte_errno.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_rds.h>
+
 #include "rds_test.h"
 
 #define NTHREADS 6

@@ -7,6 +7,7 @@
  */
 #ifndef RDMA_FAULTS_H_
 #define RDMA_FAULTS_H_
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -54,7 +55,6 @@ struct ctx {
 	struct op ops[MAX_OPS];
 	unsigned int n;
 };
-
 
 bool ctx_up(struct ctx *cx);
 void ctx_down(struct ctx *cx);

@@ -8,6 +8,7 @@
  */
 #ifndef RDMA_NOTIFY_H_
 #define RDMA_NOTIFY_H_
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

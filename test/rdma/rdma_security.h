@@ -7,15 +7,19 @@
  */
 #ifndef RDMA_SECURITY_H_
 #define RDMA_SECURITY_H_
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+
 #include <CUnit/CUnit.h>
+
 #include <rte_errno.h>
 #include <rte_rds.h>
+
 #include "rdma_common.h"
 
 #define NPAGES 4

@@ -13,12 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+
 #include <CUnit/CUnit.h>
+
 #include <rte_cycles.h>
 #include <rte_ether.h>
 #include <rte_hash_crc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+
 #include "rds_test.h"
 #include "rds_eth.h"
 
