@@ -95,36 +95,52 @@ faults_case(const struct rte_rds_eth_faults *f, unsigned int reset_every,
 	ctx_down(&cx);
 }
 
+/* One run of faults_case: the wire's faults, a reset every reset_every
+ * polls (0: none). */
+struct faults_run {
+	struct rte_rds_eth_faults f;
+	unsigned int reset_every;
+	const char *what;
+};
+
+/* The runs of a test, one after the other, under its watchdog. */
+static void
+faults_runs(const char *name, const struct faults_run *r, unsigned int n)
+{
+	unsigned int i;
+
+	rds_test_watchdog(240, name);
+	for (i = 0; i < n; i++)
+		faults_case(&r[i].f, r[i].reset_every, r[i].what);
+	rds_test_watchdog(0, NULL);
+}
+
 void
 test_faults(void)
 {
-	struct rte_rds_eth_faults f = {
-		.drop_ppm = 50000, .dup_ppm = 20000, .reorder_ppm = 50000,
-		.reorder_depth = 8, .corrupt_ppm = 10000, .seed = 41,
+	static const struct faults_run r[] = {
+		{ { .drop_ppm = 50000, .dup_ppm = 20000, .reorder_ppm = 50000,
+		    .reorder_depth = 8, .corrupt_ppm = 10000, .seed = 41 }, 0,
+		  "drop 5 %, dup 2 %, reorder 5 %, corrupt 1 %" },
+		{ { .drop_ppm = 200000, .seed = 42 }, 0, "drop 20 %" },
 	};
 
-	rds_test_watchdog(240, "faults");
-	faults_case(&f, 0, "drop 5 %, dup 2 %, reorder 5 %, corrupt 1 %");
-	memset(&f, 0, sizeof(f));
-	f.drop_ppm = 200000;
-	f.seed = 42;
-	faults_case(&f, 0, "drop 20 %");
-	rds_test_watchdog(0, NULL);
+	faults_runs("faults", r, RTE_DIM(r));
 }
 
 void
 test_faults_resets(void)
 {
-	struct rte_rds_eth_faults f = {
-		.drop_ppm = 20000, .dup_ppm = 10000, .reorder_ppm = 20000,
-		.reorder_depth = 4, .corrupt_ppm = 5000, .seed = 43,
+	static const struct faults_run r[] = {
+		{ { .drop_ppm = 20000, .dup_ppm = 10000, .reorder_ppm = 20000,
+		    .reorder_depth = 4, .corrupt_ppm = 5000, .seed = 43 }, 5,
+		  "faults and a reset every 5 polls" },
+		{ { .drop_ppm = 20000, .dup_ppm = 10000, .reorder_ppm = 20000,
+		    .reorder_depth = 4, .corrupt_ppm = 5000, .seed = 44 }, 13,
+		  "faults and a reset every 13 polls" },
 	};
 
-	rds_test_watchdog(240, "faults_resets");
-	faults_case(&f, 5, "faults and a reset every 5 polls");
-	f.seed = 44;
-	faults_case(&f, 13, "faults and a reset every 13 polls");
-	rds_test_watchdog(0, NULL);
+	faults_runs("faults_resets", r, RTE_DIM(r));
 }
 
 /* ------------------------------------------------------------------ */
