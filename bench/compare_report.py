@@ -211,12 +211,13 @@ for d in glob.glob(out + "/eth.*/noise.log"):
             loads.append(float(m.group(1)))
             waits.append(int(m.group(2)))
 noise = "-"
+qenv = dict(kv.split("=", 1) for kv in mach.get("quiet", "").split() if "=" in kv)
 if loads:
     noise = ("1-min load average %.2f-%.2f (median %.2f) at the %d measurements' starts; "
              "waited for quiet (bench/quiet.sh, no other process over %s %% of a core, at most "
              "%s s each) %d s in all; busiest others at a start: %s" % (
                  min(loads), max(loads), statistics.median(loads), len(loads),
-                 os.environ.get("QUIET_PCT", "20"), os.environ.get("QUIET_WAIT", "20"),
+                 qenv.get("QUIET_PCT", "?"), qenv.get("QUIET_WAIT", "?"),
                  sum(waits), ", ".join("%s (%.0f%%)" % kv for kv in sorted(
                      busy.items(), key=lambda kv: -kv[1])[:6]) or "none"))
 
@@ -285,6 +286,8 @@ if write_doc:
         c = re.sub(r"/tmp/rds-compare\.\d+|" + re.escape(out), "OUT", c)
         c = c.replace(root + "/", "").replace(os.path.realpath(root) + "/", "")
         c = re.sub(r"(cmp|ecs|ecc|core)\d+", r"\1PID", c)
+        c = re.sub(r"(/tmp/rds-eth-compare)\.\d+", r"\1.PID", c)
+        c = re.sub(r"(server|client):  +", r"\1: ", c)
         c = re.sub(r"\.\d+\.txt", ".RUN.txt", c)
         c = re.sub(r"eth\.(\w+)\.\d+", r"eth.\1.RUN", c)
         if c not in seen and not re.match(r"\S+ \S+ raw=\d run=\d+$", c):
@@ -298,8 +301,7 @@ if write_doc:
            "### Machine", "",
            "* %s, %s cores (`nproc`), %s, kernel %s" % (mach.get("cpu"), mach.get("cores"),
                                                      mach.get("mem"), mach.get("kernel")),
-           "* measured %s at commit %s (the library's code; the run's own figures "
-           "are the commit that adds them): `%s bench/compare.sh %s`" % (
+           "* measured %s at commit %s: `%s bench/compare.sh %s`" % (
                mach.get("date"), mach.get("commit"), mach.get("quiet", ""),
                mach.get("args", "")),
            "* load: %s (1/5/15-min load average at the start %s, at the end %s)" % (
