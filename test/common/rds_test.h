@@ -79,6 +79,15 @@ int rds_test_run_suite(const char *suite, const struct rds_test_case *cases);
  */
 int rds_test_run_registry(void);
 
+/*
+ * The whole main() of a test binary: stdout line-buffered, the EAL up
+ * (rds_test_eal_init(name, lcores); none when lcores is NULL), the cases
+ * run as suite name (rds_test_run_suite), the EAL down.
+ * Returns the process exit status (rds_test_run_suite's).
+ */
+int rds_test_main(const char *name, const char *lcores,
+		  const struct rds_test_case *cases);
+
 /* ------------------------------------------------------------------ */
 /* Library set-up */
 
@@ -155,6 +164,18 @@ ssize_t rds_test_send(int s, const void *buf, size_t len,
  */
 ssize_t rds_test_recv(int s, void *buf, size_t len, struct sockaddr_in *from,
 		      int flags, int *msg_flags);
+
+/*
+ * Wait for one message on s, at most timeout_ms: non-blocking receives,
+ * with the inline engines kicked in between (rds_test_kick) or, when no
+ * engine is inline (an engine on its own lcore, a client process),
+ * rte_rds_poll() of s for up to 10 ms at a time. Fills *from (if not
+ * NULL). Returns the message's length (0 for an empty message or a
+ * notification), or -1 with rte_errno and errno set: the receive's error,
+ * or ETIMEDOUT (with a "TIMEOUT" line printed) when nothing came.
+ */
+ssize_t rds_test_wait_msg(int s, void *buf, size_t len,
+			  struct sockaddr_in *from, unsigned int timeout_ms);
 
 /* ------------------------------------------------------------------ */
 /* Deterministic PRNG */
