@@ -151,25 +151,6 @@ poll_until(int s, short events, short want, unsigned int timeout_ms,
 	}
 }
 
-/* Receive one message without blocking, driving the engine meanwhile
- * (inline) or yielding (lcore engine). Returns its length or -1. */
-static ssize_t
-wait_msg(int s, void *buf, size_t len, unsigned int secs)
-{
-	struct rds_test_deadline dl;
-	ssize_t r;
-
-	rds_test_deadline_init(&dl, secs, secs);
-	for (;;) {
-		r = rds_test_recv(s, buf, len, NULL, MSG_DONTWAIT, NULL);
-		if (r >= 0 || rte_errno != EAGAIN)
-			return r;
-		rds_test_kick();
-		if (rds_test_deadline_expired(&dl, "wait for a message"))
-			return -1;
-	}
-}
-
 /*
  * Inline engine: send MSG-byte messages from a to *to, polling the
  * engine after each, until the destination port is congested (ENOBUFS).
@@ -212,7 +193,7 @@ drain_below_half(int b, uint64_t *queued, int rcvbuf)
 	uint8_t buf[MSG + 1];
 
 	while (*queued * MSG >= (uint64_t)rcvbuf / 2) {
-		if (wait_msg(b, buf, sizeof(buf), 10) != MSG)
+		if (rds_test_wait_msg(b, buf, sizeof(buf), NULL, 10000) != MSG)
 			return false;
 		(*queued)--;
 	}
@@ -301,7 +282,7 @@ test_poll_states(void)
 
 	/* Everything accepted arrives. */
 	while (accepted > 0) {
-		n = wait_msg(b, buf, sizeof(buf), 10);
+		n = rds_test_wait_msg(b, buf, sizeof(buf), NULL, 10000);
 		CU_ASSERT_EQUAL(n, MSG);
 		if (n != MSG)
 			break;
@@ -513,7 +494,7 @@ test_poll_engine_lcore(void)
 	       "call(s), revents 0x%x\n", rds_test_worker_lcore(), ms, calls,
 	       (unsigned)rev);
 	CU_ASSERT(rev & POLLIN);
-	CU_ASSERT_EQUAL(wait_msg(b, buf, sizeof(buf), 5), 10);
+	CU_ASSERT_EQUAL(rds_test_wait_msg(b, buf, sizeof(buf), NULL, 5000), 10);
 	rev = 0;
 	poll1(b, POLLIN, 0, &rev);
 	CU_ASSERT(!(rev & POLLIN));
@@ -536,7 +517,7 @@ test_poll_engine_lcore(void)
 	CU_ASSERT(rev & POLLIN);
 	CU_ASSERT(ms >= 80);
 	CU_ASSERT(ms < 5000);
-	CU_ASSERT_EQUAL(wait_msg(b, buf, sizeof(buf), 5), 32);
+	CU_ASSERT_EQUAL(rds_test_wait_msg(b, buf, sizeof(buf), NULL, 5000), 32);
 
 	CU_ASSERT(rte_rds_close(a) == 0);
 	CU_ASSERT(rte_rds_close(b) == 0);
@@ -597,7 +578,8 @@ test_cong_poll_generation(void)
 	 * stays above half of its buffer (hysteresis: no change). */
 	queued = accepted;
 	while ((queued - 1) * MSG >= (uint64_t)SMALL_RCVBUF / 2) {
-		CU_ASSERT_EQUAL_FATAL(wait_msg(b, buf, sizeof(buf), 10), MSG);
+		CU_ASSERT_EQUAL_FATAL(rds_test_wait_msg(b, buf, sizeof(buf),
+						NULL, 10000), MSG);
 		queued--;
 		r = poll1(a, ev, 0, &rev);
 		if (rev & both) {
@@ -608,7 +590,8 @@ test_cong_poll_generation(void)
 		}
 	}
 	/* This read takes the receiver below half: uncongested. */
-	CU_ASSERT_EQUAL(wait_msg(b, buf, sizeof(buf), 10), MSG);
+	CU_ASSERT_EQUAL(rds_test_wait_msg(b, buf, sizeof(buf),
+					NULL, 10000), MSG);
 	queued--;
 	r = poll1(a, ev, 0, &rev);
 	printf("  drained to %" PRIu64 " B: %d, revents 0x%x\n", queued * MSG,
@@ -721,8 +704,8 @@ test_event_fd_epoll(void)
 	CU_ASSERT_EQUAL(epoll_wait(ep, &out, 1, 5000), 1);
 	CU_ASSERT_EQUAL(read(fd, &v, sizeof(v)), (ssize_t)sizeof(v));
 	CU_ASSERT_EQUAL(rds_test_send(a, buf, 8, &ba, MSG_DONTWAIT), 8);
-	CU_ASSERT_EQUAL(wait_msg(b, buf, sizeof(buf), 5), 7);
-	CU_ASSERT_EQUAL(wait_msg(b, buf, sizeof(buf), 5), 8);
+	CU_ASSERT_EQUAL(rds_test_wait_msg(b, buf, sizeof(buf), NULL, 5000), 7);
+	CU_ASSERT_EQUAL(rds_test_wait_msg(b, buf, sizeof(buf), NULL, 5000), 8);
 	CU_ASSERT_EQUAL(epoll_wait(ep, &out, 1, 50), 0);
 
 	/* Closed with the socket. Leave a marker count in it, so that a
@@ -863,7 +846,7 @@ test_cong_monitor(void)
 
 	/* 3. Control buffer too small for the cmsg: MSG_CTRUNC. */
 	while (queued > 0) {
-		n = wait_msg(b, buf, sizeof(buf), 10);
+		n = rds_test_wait_msg(b, buf, sizeof(buf), NULL, 10000);
 		CU_ASSERT_FATAL(n >= 0);
 		queued--;
 	}
@@ -894,7 +877,7 @@ test_cong_monitor(void)
 
 	/* 4. Turning the monitor off clears pending masks. */
 	while (queued > 0) {
-		n = wait_msg(b, buf, sizeof(buf), 10);
+		n = rds_test_wait_msg(b, buf, sizeof(buf), NULL, 10000);
 		CU_ASSERT_FATAL(n >= 0);
 		queued--;
 	}
@@ -1061,11 +1044,6 @@ main(void)
 		{ "timeouts", test_timeouts },
 		{ NULL, NULL },
 	};
-	int rc;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	rds_test_eal_init("loop_poll", "0-1");
-	rc = rds_test_run_suite("loop_poll", cases);
-	rds_test_eal_fini();
-	return rc;
+	return rds_test_main("loop_poll", "0-1", cases);
 }

@@ -56,27 +56,37 @@ sock_of(unsigned int id)
 	return rds_test_socket(mp_ip(id), mp_port(id), 1 << 20, 1 << 20);
 }
 
+/* A message (not a notification: those are empty, unless cap is 0) by
+ * end (rds_test_now_ns()), into buf; its length, or -1. */
+static ssize_t
+wait_msg_until(int s, void *buf, size_t cap, uint64_t end)
+{
+	uint64_t now;
+	ssize_t r;
+
+	while ((now = rds_test_now_ns()) < end) {
+		r = rds_test_wait_msg(s, buf, cap, NULL,
+				      (unsigned int)((end - now) / 1000000) + 1);
+		if (r != 0 || cap == 0)
+			return r;
+	}
+	return -1;
+}
+
 /* A message with exactly the text want (others, such as the ones the
  * RDMA operations ride on, are skipped) within 10 s: 0, or -1. */
 static int
 wait_text(int s, const char *want)
 {
-	uint64_t t0 = rds_test_now_ns();
+	uint64_t end = rds_test_now_ns() + 10000000000ULL;
 	char buf[64];
 	ssize_t r;
 
-	while (rds_test_now_ns() - t0 < 10000000000ULL) {
-		struct rte_rds_pollfd p = { .sock = s, .events = POLLIN };
-
-		r = rte_rds_recvfrom(s, buf, sizeof(buf), MSG_DONTWAIT, NULL,
-				     NULL);
+	do {
+		r = wait_msg_until(s, buf, sizeof(buf), end);
 		if (r == (ssize_t)strlen(want) && memcmp(buf, want, r) == 0)
 			return 0;
-		if (r < 0 && rte_errno != EAGAIN)
-			return -1;
-		if (r < 0)
-			rte_rds_poll(&p, 1, 100);
-	}
+	} while (r >= 0);
 	printf("FAIL: no \"%s\" came\n", want);
 	return -1;
 }
@@ -85,20 +95,8 @@ wait_text(int s, const char *want)
 static ssize_t
 wait_msg(int s, void *buf, size_t cap)
 {
-	uint64_t t0 = rds_test_now_ns();
-	ssize_t r;
-
-	while (rds_test_now_ns() - t0 < 10000000000ULL) {
-		struct rte_rds_pollfd p = { .sock = s, .events = POLLIN };
-
-		r = rte_rds_recvfrom(s, buf, cap, MSG_DONTWAIT, NULL, NULL);
-		if (r > 0 || (r == 0 && cap == 0))
-			return r;
-		if (r < 0 && rte_errno != EAGAIN)
-			return -1;
-		rte_rds_poll(&p, 1, 100);
-	}
-	return -1;
+	return wait_msg_until(s, buf, cap,
+			      rds_test_now_ns() + 10000000000ULL);
 }
 
 static int

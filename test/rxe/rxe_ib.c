@@ -89,24 +89,6 @@ lib_up(void)
 	CU_ASSERT_FATAL(rds_test_lib_init(&conf) == 0);
 }
 
-/* Receive one message with a deadline, driving the engine. */
-static ssize_t
-recv_wait(int s, void *buf, size_t len, struct sockaddr_in *from,
-	  unsigned int secs)
-{
-	uint64_t t0 = rds_test_now_ns();
-	ssize_t n;
-
-	for (;;) {
-		n = rds_test_recv(s, buf, len, from, MSG_DONTWAIT, NULL);
-		if (n >= 0 || rte_errno != EAGAIN)
-			return n;
-		if (rds_test_now_ns() - t0 > (uint64_t)secs * 1000000000ULL)
-			return -1;
-		rds_test_kick();
-	}
-}
-
 static void
 test_sizes(void)
 {
@@ -126,7 +108,7 @@ test_sizes(void)
 		rds_test_fill(out, sizes[i], 1000 + i);
 		CU_ASSERT_EQUAL_FATAL(rds_test_send(a, out, sizes[i], &to, 0),
 				      (ssize_t)sizes[i]);
-		n = recv_wait(b, in, sizeof(in), &from, 60);
+		n = rds_test_wait_msg(b, in, sizeof(in), &from, 60000);
 		CU_ASSERT_EQUAL(n, (ssize_t)sizes[i]);
 		if (n == (ssize_t)sizes[i])
 			CU_ASSERT(memcmp(in, out, sizes[i]) == 0);
@@ -496,9 +478,11 @@ test_info_ib_connections(void)
 	/* A round trip: both connections (A -> B active, B -> A passive)
 	 * carry a message, so both are up. */
 	CU_ASSERT_FATAL(rds_test_send(a, "ping", 5, &to_b, 0) == 5);
-	CU_ASSERT_FATAL(recv_wait(b, buf, sizeof(buf), &from, 60) == 5);
+	CU_ASSERT_FATAL(rds_test_wait_msg(b, buf, sizeof(buf),
+					&from, 60000) == 5);
 	CU_ASSERT_FATAL(rds_test_send(b, "pong", 5, &to_a, 0) == 5);
-	CU_ASSERT_FATAL(recv_wait(a, buf, sizeof(buf), &from, 60) == 5);
+	CU_ASSERT_FATAL(rds_test_wait_msg(a, buf, sizeof(buf),
+					&from, 60000) == 5);
 
 	/* Probe, then fill. */
 	CU_ASSERT(rte_rds_info(RDS_INFO_IB_CONNECTIONS, NULL, &len) == -1 &&
@@ -873,6 +857,5 @@ main(void)
 		       "through test/rxe/run-ib-suite.sh (inside the rxe VM)\n");
 		return 77;
 	}
-	rds_test_eal_init("rxe_ib", "0");
-	return rds_test_run_suite("rxe_ib", cases);
+	return rds_test_main("rxe_ib", "0", cases);
 }

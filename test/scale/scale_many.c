@@ -409,10 +409,6 @@ main(void)
 		{ "idle_cost", test_idle_cost },
 		{ NULL, NULL },
 	};
-	int ret;
 
-	rds_test_eal_init("scale_many", "0");
-	ret = rds_test_run_suite("scale", cases);
-	rds_test_eal_fini();
-	return ret;
+	return rds_test_main("scale_many", "0", cases);
 }

@@ -237,23 +237,6 @@ wait_all_acked(void)
 	return true;
 }
 
-static ssize_t
-recv_one(int s, void *buf, size_t len)
-{
-	struct rds_test_deadline dl;
-	ssize_t r;
-
-	rds_test_deadline_init(&dl, 10, 10);
-	for (;;) {
-		r = rds_test_recv(s, buf, len, NULL, MSG_DONTWAIT, NULL);
-		if (r >= 0 || rte_errno != EAGAIN)
-			return r;
-		rds_test_kick();
-		if (rds_test_deadline_expired(&dl, "recv"))
-			return -1;
-	}
-}
-
 /* ------------------------------------------------------------------ */
 
 static void
@@ -276,7 +259,7 @@ test_probe_contract(void)
 	 * unread on b so that RDS_INFO_RECV_MESSAGES has a record. */
 	memset(msg, 1, sizeof(msg));
 	CU_ASSERT_EQUAL(rds_test_send(b, msg, 8, &aa, MSG_DONTWAIT), 8);
-	CU_ASSERT_EQUAL(recv_one(a, msg, sizeof(msg)), 8);
+	CU_ASSERT_EQUAL(rds_test_wait_msg(a, msg, sizeof(msg), NULL, 10000), 8);
 	CU_ASSERT_EQUAL(rds_test_send(a, msg, 16, &ba, MSG_DONTWAIT), 16);
 	CU_ASSERT_FATAL(wait_queued(b, 1));
 	CU_ASSERT_FATAL(wait_all_acked());
@@ -577,7 +560,8 @@ test_counters(void)
 		CU_ASSERT_EQUAL(rds_test_send(a, msg, 10 + i, &ba,
 					      MSG_DONTWAIT), (ssize_t)(10 + i));
 	for (i = 0; i < 5; i++)
-		CU_ASSERT_EQUAL(recv_one(b, msg, sizeof(msg)),
+		CU_ASSERT_EQUAL(rds_test_wait_msg(b, msg, sizeof(msg),
+						NULL, 10000),
 				(ssize_t)(10 + i));
 	rds_test_kick_n(10);
 
@@ -807,9 +791,12 @@ test_connections(void)
 	CU_ASSERT_EQUAL(rds_test_send(a, msg, 11, &ba, MSG_DONTWAIT), 11);
 	CU_ASSERT_EQUAL(rds_test_send(a, msg, 12, &ba, MSG_DONTWAIT), 12);
 	CU_ASSERT_EQUAL(rds_test_send(b, msg, 13, &aa, MSG_DONTWAIT), 13);
-	CU_ASSERT_EQUAL(recv_one(b, msg, sizeof(msg)), 11);
-	CU_ASSERT_EQUAL(recv_one(b, msg, sizeof(msg)), 12);
-	CU_ASSERT_EQUAL(recv_one(a, msg, sizeof(msg)), 13);
+	CU_ASSERT_EQUAL(rds_test_wait_msg(b, msg, sizeof(msg),
+					NULL, 10000), 11);
+	CU_ASSERT_EQUAL(rds_test_wait_msg(b, msg, sizeof(msg),
+					NULL, 10000), 12);
+	CU_ASSERT_EQUAL(rds_test_wait_msg(a, msg, sizeof(msg),
+					NULL, 10000), 13);
 	CU_ASSERT(wait_all_acked());
 
 	c4 = snap(RDS_INFO_CONNECTIONS, &n4);
@@ -1052,7 +1039,8 @@ check_retrans_batch(int a, int b, uint16_t ap, uint16_t bp, bool v6,
 	/* The delayed ACK comes: nothing left. */
 	CU_ASSERT(wait_all_acked());
 	for (i = 0; i < RTE_DIM(lens); i++)
-		CU_ASSERT_EQUAL(recv_one(b, msg, sizeof(msg)),
+		CU_ASSERT_EQUAL(rds_test_wait_msg(b, msg, sizeof(msg),
+						NULL, 10000),
 				(ssize_t)lens[i]);
 }
 
@@ -1370,7 +1358,7 @@ test_telemetry(void)
 	b = rds_test_socket(RDS_TEST_IP2, 7902, 0, 0);
 	CU_ASSERT_FATAL(a >= 0 && b >= 0);
 	CU_ASSERT_EQUAL(rds_test_send(a, msg, 5, &ba, MSG_DONTWAIT), 5);
-	CU_ASSERT_EQUAL(recv_one(b, msg, sizeof(msg)), 5);
+	CU_ASSERT_EQUAL(rds_test_wait_msg(b, msg, sizeof(msg), NULL, 10000), 5);
 
 	dir = rte_eal_get_runtime_dir();
 	snprintf(path, sizeof(path), "%s/dpdk_telemetry.v2",
@@ -1478,11 +1466,6 @@ main(void)
 		{ "telemetry", test_telemetry },
 		{ NULL, NULL },
 	};
-	int rc;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	rds_test_eal_init("unit_info", "0");
-	rc = rds_test_run_suite("unit_info", cases);
-	rds_test_eal_fini();
-	return rc;
+	return rds_test_main("unit_info", "0", cases);
 }
