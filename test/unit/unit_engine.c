@@ -78,11 +78,6 @@ main(void)
 		{ "late_passes_inline", test_late_passes_inline },
 		{ NULL, NULL },
 	};
-	int rc;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	rds_test_eal_init("unit_engine", "0,1");
-	rc = rds_test_run_suite("unit_engine", cases);
-	rds_test_eal_fini();
-	return rc;
+	return rds_test_main("unit_engine", "0,1", cases);
 }
