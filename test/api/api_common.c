@@ -212,3 +212,26 @@ elapsed_ms(uint64_t t0)
 {
 	return (rds_test_now_ns() - t0) / 1000000;
 }
+
+/* Congest IP3:5000 (a socket with the smallest SO_RCVBUF): three
+ * 1000-byte messages from s, delivered. */
+void
+congest(int s, const uint8_t *buf)
+{
+	struct rte_rds_stats st;
+	uint64_t d0;
+	int i;
+
+	st = rds_test_stats();
+	d0 = st.s_recv_delivered;
+	for (i = 0; i < 3; i++)
+		EXPECT_RET(send_to(s, buf, 1000, RDS_TEST_IP3, 5000,
+				   MSG_DONTWAIT), 1000);
+	for (i = 0; i < 1000; i++) {
+		rds_test_kick();
+		st = rds_test_stats();
+		if (st.s_recv_delivered >= d0 + 3)
+			break;
+	}
+	CU_ASSERT_EQUAL(st.s_recv_delivered, d0 + 3);
+}

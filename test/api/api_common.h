@@ -167,6 +167,10 @@ void expect_nothing(int s);
 /* Drive the engine for 20 ms: delayed ACKs (200 us) go out. */
 void settle(void);
 
+/* Congest IP3:5000 (a socket with the smallest SO_RCVBUF): three
+ * 1000-byte messages from s, delivered. */
+void congest(int s, const uint8_t *buf);
+
 /* Milliseconds since t0 (rds_test_now_ns()). */
 uint64_t elapsed_ms(uint64_t t0);
 
