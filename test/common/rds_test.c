@@ -581,6 +581,14 @@ ssize_t
 rds_test_recv(int s, void *buf, size_t len, struct sockaddr_in *from,
 	      int flags, int *msg_flags)
 {
+	return rds_test_recv_ctl(s, buf, len, from, flags, NULL, NULL,
+				 msg_flags);
+}
+
+ssize_t
+rds_test_recv_ctl(int s, void *buf, size_t len, struct sockaddr_in *from,
+		  int flags, void *ctl, size_t *clen, int *msg_flags)
+{
 	struct iovec iov = { .iov_base = buf, .iov_len = len };
 	struct sockaddr_in sin;
 	struct msghdr mh;
@@ -592,12 +600,18 @@ rds_test_recv(int s, void *buf, size_t len, struct sockaddr_in *from,
 	mh.msg_namelen = sizeof(sin);
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
+	if (clen != NULL && *clen > 0) {
+		mh.msg_control = ctl;
+		mh.msg_controllen = *clen;
+	}
 	r = rte_rds_recvmsg(s, &mh, flags);
 	if (r >= 0) {
 		if (from != NULL)
 			*from = sin;
 		if (msg_flags != NULL)
 			*msg_flags = mh.msg_flags;
+		if (clen != NULL)
+			*clen = mh.msg_controllen;
 	}
 	return r;
 }
@@ -606,13 +620,22 @@ ssize_t
 rds_test_wait_msg(int s, void *buf, size_t len, struct sockaddr_in *from,
 		  unsigned int timeout_ms)
 {
+	return rds_test_wait_msg_ctl(s, buf, len, from, NULL, NULL,
+				     timeout_ms);
+}
+
+ssize_t
+rds_test_wait_msg_ctl(int s, void *buf, size_t len, struct sockaddr_in *from,
+		      void *ctl, size_t *clen, unsigned int timeout_ms)
+{
 	uint64_t t0 = rds_test_now_ns();
 	uint64_t limit = (uint64_t)timeout_ms * 1000000ULL, spent;
 	struct rte_rds_pollfd p = { .sock = s, .events = POLLIN };
 	ssize_t r;
 
 	for (;;) {
-		r = rds_test_recv(s, buf, len, from, MSG_DONTWAIT, NULL);
+		r = rds_test_recv_ctl(s, buf, len, from, MSG_DONTWAIT, ctl,
+				      clen, NULL);
 		if (r >= 0 || rte_errno != EAGAIN)
 			return r;
 		spent = rds_test_now_ns() - t0;

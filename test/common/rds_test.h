@@ -166,6 +166,16 @@ ssize_t rds_test_recv(int s, void *buf, size_t len, struct sockaddr_in *from,
 		      int flags, int *msg_flags);
 
 /*
+ * The same with a control buffer: ctl of *clen bytes (no control buffer
+ * when clen is NULL or *clen is 0); on success *clen gets msg_controllen
+ * as recvmsg left it. Walk the cmsgs with a msghdr of msg_control ctl and
+ * msg_controllen *clen.
+ */
+ssize_t rds_test_recv_ctl(int s, void *buf, size_t len,
+			  struct sockaddr_in *from, int flags, void *ctl,
+			  size_t *clen, int *msg_flags);
+
+/*
  * Wait for one message on s, at most timeout_ms: non-blocking receives,
  * with the inline engines kicked in between (rds_test_kick) or, when no
  * engine is inline (an engine on its own lcore, a client process),
@@ -176,6 +186,10 @@ ssize_t rds_test_recv(int s, void *buf, size_t len, struct sockaddr_in *from,
  */
 ssize_t rds_test_wait_msg(int s, void *buf, size_t len,
 			  struct sockaddr_in *from, unsigned int timeout_ms);
+/* The same with a control buffer, as rds_test_recv_ctl(). */
+ssize_t rds_test_wait_msg_ctl(int s, void *buf, size_t len,
+			      struct sockaddr_in *from, void *ctl,
+			      size_t *clen, unsigned int timeout_ms);
 
 /* ------------------------------------------------------------------ */
 /* Deterministic PRNG */

@@ -144,32 +144,23 @@ recv_cong(int s, size_t clen, int flags, uint64_t *mask, int *ncmsg,
 		struct cmsghdr h;
 		uint8_t b[256];
 	} cbuf;
-	struct sockaddr_in from;
 	struct cmsghdr *cm;
-	struct iovec iov;
 	struct msghdr mh;
 	uint8_t buf[MSG + 1];
+	bool ctl = clen != 0;
 	ssize_t r;
 
 	*mask = 0;
 	*ncmsg = 0;
 	*mflags = 0;
 	memset(&cbuf, 0, sizeof(cbuf));
+	r = rds_test_recv_ctl(s, buf, sizeof(buf), NULL, flags, cbuf.b, &clen,
+			      mflags);
+	if (r < 0 || !ctl || clen < sizeof(*cm))
+		return r;
 	memset(&mh, 0, sizeof(mh));
-	iov.iov_base = buf;
-	iov.iov_len = sizeof(buf);
-	mh.msg_name = &from;
-	mh.msg_namelen = sizeof(from);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = clen != 0 ? cbuf.b : NULL;
+	mh.msg_control = cbuf.b;
 	mh.msg_controllen = clen;
-	r = rte_rds_recvmsg(s, &mh, flags);
-	if (r < 0)
-		return r;
-	*mflags = mh.msg_flags;
-	if (mh.msg_control == NULL || mh.msg_controllen < sizeof(*cm))
-		return r;
 	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
 		(*ncmsg)++;
 		if (cm->cmsg_level == SOL_RDS &&

@@ -12,26 +12,17 @@ recv_cmsgs(int s, void *buf, size_t len, uint64_t *cookie, int *status,
 	   uint64_t *token, unsigned int secs)
 {
 	uint8_t cbuf[256];
-	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	size_t clen = sizeof(cbuf);
 	struct msghdr mh;
 	struct cmsghdr *cm;
-	uint64_t t0 = rds_test_now_ns();
 	ssize_t n;
 
-	for (;;) {
-		memset(&mh, 0, sizeof(mh));
-		mh.msg_iov = &iov;
-		mh.msg_iovlen = 1;
-		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
-		n = rte_rds_recvmsg(s, &mh, MSG_DONTWAIT);
-		if (n >= 0)
-			break;
-		if (rte_errno != EAGAIN ||
-		    rds_test_now_ns() - t0 > (uint64_t)secs * 1000000000ULL)
-			return -1;
-		rds_test_kick();
-	}
+	n = rds_test_wait_msg_ctl(s, buf, len, NULL, cbuf, &clen, secs * 1000);
+	if (n < 0)
+		return -1;
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_control = cbuf;
+	mh.msg_controllen = clen;
 	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
 		if (cm->cmsg_level != SOL_RDS)
 			continue;

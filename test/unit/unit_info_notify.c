@@ -20,33 +20,26 @@ recv_notes(int s, size_t clen, int flags, uint64_t *tok, int32_t *st,
 		struct cmsghdr h;
 		uint8_t b[512];
 	} cbuf;
-	struct sockaddr_in from;
 	struct rds_rdma_notify nt;
 	struct cmsghdr *cm;
-	struct iovec iov;
 	struct msghdr mh;
+	bool ctl = clen != 0;
 	ssize_t r;
 
 	*nnotes = 0;
 	*mflags = 0;
 	*ctl_used = 0;
 	memset(&cbuf, 0, sizeof(cbuf));
-	memset(&mh, 0, sizeof(mh));
-	iov.iov_base = data;
-	iov.iov_len = dlen;
-	mh.msg_name = &from;
-	mh.msg_namelen = sizeof(from);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = clen != 0 ? cbuf.b : NULL;
-	mh.msg_controllen = clen;
-	r = rte_rds_recvmsg(s, &mh, flags);
+	r = rds_test_recv_ctl(s, data, dlen, NULL, flags, cbuf.b, &clen,
+			      mflags);
 	if (r < 0)
 		return r;
-	*mflags = mh.msg_flags;
-	*ctl_used = mh.msg_controllen;
-	if (mh.msg_control == NULL || mh.msg_controllen < sizeof(*cm))
+	*ctl_used = clen;
+	if (!ctl || clen < sizeof(*cm))
 		return r;
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_control = cbuf.b;
+	mh.msg_controllen = clen;
 	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
 		CU_ASSERT_EQUAL(cm->cmsg_level, SOL_RDS);
 		CU_ASSERT_EQUAL(cm->cmsg_type, RDS_CMSG_RDMA_STATUS);
