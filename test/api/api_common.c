@@ -131,29 +131,10 @@ ssize_t
 send_cmsg(int s, const char *ip, uint16_t port, int level, int type,
 	  size_t dlen)
 {
-	union {
-		struct cmsghdr h;
-		uint8_t b[CMSG_SPACE(256)];
-	} cbuf;
 	struct sockaddr_in to = rds_test_sin(ip, port);
-	struct iovec iov = { .iov_base = (void *)(uintptr_t)"x",
-			     .iov_len = 1 };
-	struct cmsghdr *cm;
-	struct msghdr mh;
 
-	memset(&cbuf, 0, sizeof(cbuf));
-	memset(&mh, 0, sizeof(mh));
-	mh.msg_name = &to;
-	mh.msg_namelen = sizeof(to);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cbuf.b;
-	mh.msg_controllen = CMSG_SPACE(dlen);
-	cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = level;
-	cm->cmsg_type = type;
-	cm->cmsg_len = CMSG_LEN(dlen);
-	return rte_rds_sendmsg(s, &mh, MSG_DONTWAIT);
+	return rds_test_send_cmsg(s, "x", 1, &to, level, type, NULL, dlen,
+				  MSG_DONTWAIT);
 }
 
 /* Blocking receive (the socket's SO_RCVTIMEO bounds it). */

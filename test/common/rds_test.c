@@ -561,9 +561,10 @@ fail:
 	return -1;
 }
 
-ssize_t
-rds_test_send(int s, const void *buf, size_t len,
-	      const struct sockaddr_in *to, int flags)
+/* sendmsg of one iovec to *to, with ctl of clen bytes (none if 0). */
+static ssize_t
+send_one(int s, const void *buf, size_t len, const struct sockaddr_in *to,
+	 void *ctl, size_t clen, int flags)
 {
 	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf,
 			     .iov_len = len };
@@ -574,7 +575,46 @@ rds_test_send(int s, const void *buf, size_t len,
 	mh.msg_namelen = to != NULL ? sizeof(*to) : 0;
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
+	mh.msg_control = clen > 0 ? ctl : NULL;
+	mh.msg_controllen = clen;
 	return rte_rds_sendmsg(s, &mh, flags);
+}
+
+ssize_t
+rds_test_send(int s, const void *buf, size_t len,
+	      const struct sockaddr_in *to, int flags)
+{
+	return send_one(s, buf, len, to, NULL, 0, flags);
+}
+
+ssize_t
+rds_test_send_cmsg(int s, const void *buf, size_t len,
+		   const struct sockaddr_in *to, int level, int type,
+		   const void *data, size_t dlen, int flags)
+{
+	union {
+		struct cmsghdr h;
+		uint8_t b[CMSG_SPACE(RDS_TEST_CMSG_MAX)];
+	} cbuf;
+	struct msghdr mh;
+	struct cmsghdr *cm;
+
+	if (dlen > RDS_TEST_CMSG_MAX) {
+		rte_errno = EINVAL;
+		errno = EINVAL;
+		return -1;
+	}
+	memset(&cbuf, 0, sizeof(cbuf));
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_control = cbuf.b;
+	mh.msg_controllen = CMSG_SPACE(dlen);
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = level;
+	cm->cmsg_type = type;
+	cm->cmsg_len = CMSG_LEN(dlen);
+	if (data != NULL && dlen > 0)
+		memcpy(CMSG_DATA(cm), data, dlen);
+	return send_one(s, buf, len, to, cbuf.b, CMSG_SPACE(dlen), flags);
 }
 
 ssize_t

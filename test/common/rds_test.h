@@ -158,6 +158,17 @@ int rds_test_socket_trans(const char *ip, uint16_t port, int sndbuf,
 ssize_t rds_test_send(int s, const void *buf, size_t len,
 		      const struct sockaddr_in *to, int flags);
 
+/* Most data rds_test_send_cmsg() carries in its control message. */
+#define RDS_TEST_CMSG_MAX 256
+
+/*
+ * The same with one control message (level, type, dlen bytes of data;
+ * zeros when data is NULL). dlen over RDS_TEST_CMSG_MAX: -1, EINVAL.
+ */
+ssize_t rds_test_send_cmsg(int s, const void *buf, size_t len,
+			   const struct sockaddr_in *to, int level, int type,
+			   const void *data, size_t dlen, int flags);
+
 /*
  * recvmsg with one iovec; fills *from (if not NULL) and *msg_flags (if
  * not NULL).

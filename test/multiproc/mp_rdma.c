@@ -171,29 +171,8 @@ static ssize_t
 send_op(int s, int type, const void *a, size_t alen)
 {
 	struct sockaddr_in to = mp_sin(ID_T);
-	union {
-		char b[CMSG_SPACE(sizeof(struct rds_atomic_args)) +
-		       CMSG_SPACE(sizeof(struct rds_rdma_args))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr mh;
-	struct cmsghdr *cm;
-	struct iovec iov = { .iov_base = (void *)"op", .iov_len = 2 };
 
-	memset(&u, 0, sizeof(u));
-	memset(&mh, 0, sizeof(mh));
-	mh.msg_name = &to;
-	mh.msg_namelen = sizeof(to);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = u.b;
-	mh.msg_controllen = CMSG_SPACE(alen);
-	cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_RDS;
-	cm->cmsg_type = type;
-	cm->cmsg_len = CMSG_LEN(alen);
-	memcpy(CMSG_DATA(cm), a, alen);
-	return rte_rds_sendmsg(s, &mh, 0);
+	return rds_test_send_cmsg(s, "op", 2, &to, SOL_RDS, type, a, alen, 0);
 }
 
 /* Collect n notifications (10 s at most): statuses by token. */

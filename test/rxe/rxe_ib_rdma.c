@@ -44,26 +44,8 @@ static int
 send_op(int s, const struct sockaddr_in *to, int type, const void *arg,
 	size_t arglen)
 {
-	uint8_t cbuf[CMSG_SPACE(sizeof(struct rds_atomic_args))];
-	struct iovec iov = { .iov_base = (void *)(uintptr_t)"ack",
-			     .iov_len = 4 };
-	struct msghdr mh;
-	struct cmsghdr *cm;
-
-	memset(cbuf, 0, sizeof(cbuf));
-	memset(&mh, 0, sizeof(mh));
-	mh.msg_name = (void *)(uintptr_t)to;
-	mh.msg_namelen = sizeof(*to);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cbuf;
-	mh.msg_controllen = CMSG_SPACE(arglen);
-	cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_RDS;
-	cm->cmsg_type = type;
-	cm->cmsg_len = CMSG_LEN(arglen);
-	memcpy(CMSG_DATA(cm), arg, arglen);
-	return (int)rte_rds_sendmsg(s, &mh, 0);
+	return (int)rds_test_send_cmsg(s, "ack", 4, to, SOL_RDS, type, arg,
+				       arglen, 0);
 }
 
 /* One-sided READ, WRITE and atomics over a real RC QP, with zero-based
