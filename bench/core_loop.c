@@ -33,7 +33,6 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +45,8 @@
 #include <rte_ring.h>
 
 #include <rte_rds.h>
+
+#include "rds_test_mem.h"
 
 #define IP_A "10.250.0.1"
 #define IP_B "10.250.0.2"
@@ -164,25 +165,6 @@ floor_loop(struct rte_ring *r, uint8_t *msg, uint8_t *buf, size_t size,
 	return bad;
 }
 
-/* Heap in use, libc and DPDK. */
-struct mem {
-	size_t libc;
-	size_t dpdk;
-};
-
-static struct mem
-mem_now(void)
-{
-	struct rte_malloc_socket_stats st;
-	struct mallinfo2 mi = mallinfo2();
-	struct mem m = { .libc = mi.uordblks + mi.hblkhd, .dpdk = 0 };
-	int sock;
-
-	for (sock = 0; sock < RTE_MAX_NUMA_NODES; sock++)
-		if (rte_malloc_get_socket_stats(sock, &st) == 0)
-			m.dpdk += st.heap_allocsz_bytes;
-	return m;
-}
 
 /* Connections between 8 + 8 addresses, used once and left idle. */
 static void
@@ -245,7 +227,7 @@ main(int argc, char **argv)
 	uint64_t *ns, *fns;
 	uint8_t *buf, *msg;
 	struct rte_ring *ring;
-	struct mem m0, m1;
+	struct rds_test_mem m0, m1;
 	double per;
 	struct sockaddr_in to = sin_of(IP_B, PORT_B);
 	int socks[2 * NB_IDLE_ADDRS];
@@ -316,12 +298,12 @@ main(int argc, char **argv)
 		peer_socks[i] = sock_on(ip, PORT_B);
 		peer_to[i] = sin_of(ip, PORT_B);
 	}
-	m0 = mem_now();
+	m0 = rds_test_mem_now();
 	for (r = 0; r < k; r++) {
 		snprintf(ip, sizeof(ip), "10.252.0.%u", (unsigned)(r % 4) + 1);
 		sock_on(ip, 0);
 	}
-	m1 = mem_now();
+	m1 = rds_test_mem_now();
 	if (conns) {
 		for (i = 0; i < 2 * NB_IDLE_ADDRS; i++) {
 			snprintf(ip, sizeof(ip), "10.251.%u.%u",

@@ -22,7 +22,6 @@ perf_raw_server_hello(struct perf_ctx *ctx, struct perf_raw *r,
 	struct perf_ctl_msg in;
 	bool got = false;
 	uint16_t i, n;
-	uint8_t *buf;
 	char a[32];
 
 	while (!got) {
@@ -55,19 +54,7 @@ perf_raw_server_hello(struct perf_ctx *ctx, struct perf_raw *r,
 					 o->wait, perf_raw_link(r));
 		}
 	}
-	/* A size list: this run's index and the number of runs. */
-	ctx->runs = (uint32_t)in.v[2] != 0 ? (uint32_t)in.v[2] : 1;
-	ctx->run = (unsigned int)(in.v[2] >> 32);
-	o->mode = (enum perf_mode)in.mode;
-	o->size = in.size;
-	o->depth = in.depth;
-	if (perf_is_stream(o->mode))
-		o->secs = (double)in.v[1] / 1e6;
-	ctx->window = perf_window(o);
-	buf = realloc(ctx->srv_buf, o->size + PERF_RX_SLACK);
-	if (buf == NULL)
-		perf_die("out of memory");
-	ctx->srv_buf = buf;
+	perf_ctl_take_hello(ctx, o, &in);
 	ctx->cli_name.sin_family = AF_INET;
 	ctx->cli_name.sin_addr.s_addr = r->port.pip;
 	ctx->cli_name.sin_port = rte_cpu_to_be_16(PERF_RAW_UDP_PORT);

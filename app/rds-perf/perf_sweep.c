@@ -244,13 +244,35 @@ perf_sweep_one(struct perf_tasks *tk, struct perf_opts *o,
 	perf_sweep_add(s, ctx, &res);
 }
 
+/* A run per --size on ctx's sockets (loop, a client, or attached; conf
+ * only for --verbose's set-up lines). */
+static void
+perf_sweep_sizes(struct perf_ctx *ctx, struct perf_opts *o,
+		 struct rte_rds_conf *conf, struct perf_sweep *s)
+{
+	struct perf_tasks tk;
+	unsigned int i;
+
+	for (i = 0; i < o->nb_sizes; i++) {
+		if (i > 0) {
+			o->size = o->sizes[i];
+			perf_ctx_rerun(ctx, o);
+			perf_open_data_sockets(ctx);
+			printf("\n");
+		}
+		ctx->run = i;
+		ctx->runs = o->nb_sizes;
+		perf_tasks_open(&tk, ctx, o);
+		perf_sweep_one(&tk, o, conf, s);
+		perf_tasks_close(&tk);
+	}
+}
+
 /* Over RDS: set-up, then a run per size (the library stays up). */
 void
 perf_sweep_rds(struct perf_ctx *ctx, struct perf_opts *o, struct perf_sweep *s)
 {
-	struct perf_tasks tk;
 	struct rte_rds_conf conf;
-	unsigned int i;
 
 	rte_rds_conf_init(&conf);
 	perf_engine_conf(o, &conf);
@@ -259,19 +281,7 @@ perf_sweep_rds(struct perf_ctx *ctx, struct perf_opts *o, struct perf_sweep *s)
 		perf_sweep_server(ctx, o, &conf, s);
 		return;
 	}
-	for (i = 0; i < o->nb_sizes; i++) {
-		if (i > 0) {
-			o->size = o->sizes[i];
-			perf_ctx_rerun(ctx, o);
-			perf_open_data_sockets(ctx);
-			printf("\n");
-		}
-		ctx->run = i;
-		ctx->runs = o->nb_sizes;
-		perf_tasks_open(&tk, ctx, o);
-		perf_sweep_one(&tk, o, &conf, s);
-		perf_tasks_close(&tk);
-	}
+	perf_sweep_sizes(ctx, o, &conf, s);
 }
 
 /* Attached to an engine process (no EAL, no library set-up here): a run
@@ -280,22 +290,7 @@ void
 perf_sweep_attached(struct perf_ctx *ctx, struct perf_opts *o,
 		    struct perf_sweep *s)
 {
-	struct perf_tasks tk;
-	unsigned int i;
-
-	for (i = 0; i < o->nb_sizes; i++) {
-		if (i > 0) {
-			o->size = o->sizes[i];
-			perf_ctx_rerun(ctx, o);
-			perf_open_data_sockets(ctx);
-			printf("\n");
-		}
-		ctx->run = i;
-		ctx->runs = o->nb_sizes;
-		perf_tasks_open(&tk, ctx, o);
-		perf_sweep_one(&tk, o, NULL, s);
-		perf_tasks_close(&tk);
-	}
+	perf_sweep_sizes(ctx, o, NULL, s);
 }
 
 /* The table after the runs (loop, client): one line per size, laid out

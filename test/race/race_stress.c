@@ -50,6 +50,7 @@
 #define _GNU_SOURCE
 #endif
 #include "race_stress.h"
+#include "rds_test_mem.h"
 
 #define PORT_FIRST 10000
 #define PORT_LAST 65000
@@ -285,24 +286,6 @@ worker_main(void *arg)
 
 /* ------------------------------------------------------------------ */
 
-struct mem {
-	size_t libc;
-	size_t dpdk;
-};
-
-static struct mem
-mem_now(void)
-{
-	struct rte_malloc_socket_stats st;
-	struct mallinfo2 mi = mallinfo2();
-	struct mem m = { .libc = mi.uordblks + mi.hblkhd, .dpdk = 0 };
-	int sock;
-
-	for (sock = 0; sock < RTE_MAX_NUMA_NODES; sock++)
-		if (rte_malloc_get_socket_stats(sock, &st) == 0)
-			m.dpdk += st.heap_allocsz_bytes;
-	return m;
-}
 
 /* Records in a snapshot (or -1). */
 static long
@@ -362,7 +345,7 @@ stress(bool inline_engine)
 	uint64_t total_ops, ebadf, t0;
 	struct rte_rds_conf conf;
 	struct rte_rds_stats st;
-	struct mem m0, m1;
+	struct rds_test_mem m0, m1;
 	pthread_attr_t attr;
 	cpu_set_t cpus;
 	unsigned int i, started = 0, orphans = 0, failed = 0;
@@ -392,7 +375,7 @@ stress(bool inline_engine)
 	for (i = 0; i < NADDR; i++)
 		addrs[i] = rds_test_sin(ips[i], 0);
 
-	m0 = mem_now();
+	m0 = rds_test_mem_now();
 	rds_test_conf(&conf, inline_engine ? RTE_RDS_ENGINE_INLINE :
 			     rds_test_worker_lcore(), RTE_RDS_IDLE_YIELD);
 	conf.max_sockets = MAXH;
@@ -514,7 +497,7 @@ stress(bool inline_engine)
 	CU_ASSERT_EQUAL(st.s_recv_drop_nomem, 0);
 
 	CU_ASSERT(rds_test_lib_fini() == 0);
-	m1 = mem_now();
+	m1 = rds_test_mem_now();
 	printf("  memory before rte_rds_init -> after rte_rds_fini: libc %zu "
 	       "-> %zu, dpdk %zu -> %zu\n", m0.libc, m1.libc, m0.dpdk,
 	       m1.dpdk);
