@@ -28,6 +28,8 @@ INFO=$BUILD/app/rds-info/rds-info
 CLIENT=$BUILD/test/multiproc/mp_client
 TMP=$(mktemp -d /tmp/rds-mp-info.XXXXXX)
 SOCK=$TMP/engine.sock
+NAME=mp_info
+. "$(dirname "$0")/mp_lib.sh"
 IPA=10.250.0.1
 IPB=10.250.0.2
 fail=0
@@ -47,26 +49,9 @@ bad() {
 	fail=1
 }
 
-for f in "$ENGINED" "$INFO" "$CLIENT"; do
-	if [ ! -x "$f" ]; then
-		echo "mp_info: FAIL: $f is missing (build it first)"
-		exit 1
-	fi
-done
+mp_need "$ENGINED" "$INFO" "$CLIENT"
 
-"$ENGINED" -l 0 --no-pci --no-huge -m 512 --file-prefix "mpi$$" \
-	--log-level=lib.eal:error -- --addr $IPA=loop --addr $IPB=loop \
-	--listen "$SOCK" > "$TMP/engine.log" 2>&1 &
-epid=$!
-for i in $(seq 100); do
-	[ -S "$SOCK" ] && break
-	sleep 0.1
-done
-if [ ! -S "$SOCK" ]; then
-	echo "mp_info: FAIL: rds-engined did not come up:"
-	cat "$TMP/engine.log"
-	exit 1
-fi
+mp_start_engine "$ENGINED" "mpi$$" $IPA $IPB
 export RTE_RDS_ENGINE=$SOCK
 
 # The client holds its sockets until its stdin closes (fd 3 here).

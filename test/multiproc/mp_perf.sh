@@ -15,6 +15,8 @@ ENGINED=$BUILD/app/rds-engined/rds-engined
 PERF=$BUILD/app/rds-perf/rds-perf
 TMP=$(mktemp -d /tmp/rds-mp-perf.XXXXXX)
 SOCK=$TMP/engine.sock
+NAME=mp_perf
+. "$(dirname "$0")/mp_lib.sh"
 IPA=10.248.0.1
 IPB=10.248.0.2
 fail=0
@@ -26,26 +28,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for f in "$ENGINED" "$PERF"; do
-	if [ ! -x "$f" ]; then
-		echo "mp_perf: FAIL: $f is missing (build it first)"
-		exit 1
-	fi
-done
+mp_need "$ENGINED" "$PERF"
 
-"$ENGINED" -l 0 --no-pci --no-huge -m 512 --file-prefix "mpf$$" \
-	--log-level=lib.eal:error -- --addr $IPA=loop --addr $IPB=loop \
-	--listen "$SOCK" > "$TMP/engine.log" 2>&1 &
-epid=$!
-for i in $(seq 100); do
-	[ -S "$SOCK" ] && break
-	sleep 0.1
-done
-if [ ! -S "$SOCK" ]; then
-	echo "mp_perf: FAIL: rds-engined did not come up:"
-	cat "$TMP/engine.log"
-	exit 1
-fi
+mp_start_engine "$ENGINED" "mpf$$" $IPA $IPB
 
 # One run: its JSON line must say attach, no errors and count > 0.
 run() {

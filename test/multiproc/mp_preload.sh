@@ -23,6 +23,8 @@ T=$BUILD/test
 # first in the process's library list: put it before the preload.
 TMP=$(mktemp -d /tmp/rds-mp-preload.XXXXXX)
 SOCK=$TMP/engine.sock
+NAME=mp_preload
+. "$(dirname "$0")/mp_lib.sh"
 IPA=10.249.0.1
 IPB=10.249.0.2
 fail=0
@@ -34,27 +36,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for f in "$ENGINED" "$PRELOAD" "$T/multiproc/krds_api" \
-	 "$T/multiproc/krds_stress" "$T/rxe/krds_peer" "$T/rxe/krds_pingpong"; do
-	if [ ! -e "$f" ]; then
-		echo "mp_preload: FAIL: $f is missing (build it first)"
-		exit 1
-	fi
-done
+mp_need "$ENGINED" "$PRELOAD" "$T/multiproc/krds_api" \
+	 "$T/multiproc/krds_stress" "$T/rxe/krds_peer" "$T/rxe/krds_pingpong"
 
-"$ENGINED" -l 0 --no-pci --no-huge -m 512 --file-prefix "mpp$$" \
-	--log-level=lib.eal:error -- --addr $IPA=loop --addr $IPB=loop \
-	--listen "$SOCK" > "$TMP/engine.log" 2>&1 &
-epid=$!
-for i in $(seq 100); do
-	[ -S "$SOCK" ] && break
-	sleep 0.1
-done
-if [ ! -S "$SOCK" ]; then
-	echo "mp_preload: FAIL: rds-engined did not come up:"
-	cat "$TMP/engine.log"
-	exit 1
-fi
+mp_start_engine "$ENGINED" "mpp$$" $IPA $IPB
 export RTE_RDS_ENGINE=$SOCK
 ASAN_RT=$(ldd "$PRELOAD" 2>/dev/null | awk '/libasan/ { print $3; exit }')
 [ -n "$ASAN_RT" ] && PRELOAD="$ASAN_RT $PRELOAD"
