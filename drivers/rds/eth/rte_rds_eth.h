@@ -105,6 +105,19 @@ struct rte_rds_eth_stats {
 	uint64_t fault_corrupted;	/**< ... corrupted */
 	uint64_t port_restarts;		/**< ports stopped and started again
 					 * because their link stayed down */
+	uint64_t rx_steered;		/**< frames that arrived on the queue of
+					 * the engine owning their connection,
+					 * on a port with several receive
+					 * queues (rte_flow rules, or the PMD's
+					 * own spreading) */
+	uint64_t rx_handoff_drop;	/**< hand-offs lost: the owner's inbox
+					 * was full (sent again by the peer) */
+	uint64_t flow_rules;		/**< rte_flow steering rules made */
+	uint64_t flow_fail;		/**< rules the PMD refused (those
+					 * connections' frames are handed off
+					 * in software) */
+	uint64_t tx_zc_frames;		/**< frames sent as a header chained to
+					 * the message's own buffer (no copy) */
 };
 
 /**
