@@ -140,16 +140,24 @@ rds_eth_steer_conn_add(struct rds_eth_conn *ec)
 	struct rds_eth_engine *ee = rds_eth_engine(ec->c->eng);
 	int q, ret;
 
-	if (!p->flow_ok || ec->flow != NULL || ee == NULL)
+	if (!__atomic_load_n(&p->flow_ok, __ATOMIC_RELAXED) ||
+	    ec->flow != NULL || ee == NULL)
 		return;
 	q = rds_eth_steer_queue_of(p, ec->c->eng->id);
 	if (q < 0)
 		return;
 	ec->flow = rds_eth_flow(p, ec->fip, ec->lip, (uint16_t)q, false, &ret);
-	if (ec->flow != NULL)
+	if (ec->flow != NULL) {
 		ee->stats.flow_rules++;
-	else
-		ee->stats.flow_fail++;
+		return;
+	}
+	/* Validated, yet refused (net_tap without the kernel's multiq
+	 * qdisc): the port's connections go by the hand-off from now on. */
+	ee->stats.flow_fail++;
+	if (__atomic_exchange_n(&p->flow_ok, false, __ATOMIC_RELAXED))
+		ETH_LOG(WARNING, "port %u: rte_flow rule refused (%s): frames "
+			"are handed to their engine in software", p->port_id,
+			strerror(-ret));
 }
 
 void
