@@ -46,12 +46,7 @@ static uint32_t rds_eth_faults_gen;
 unsigned int
 rds_eth_port_index(const struct rds_eth_port *p)
 {
-	unsigned int i;
-
-	for (i = 0; i < rds_eth_nb_ports; i++)
-		if (rds_eth_ports[i] == p)
-			return i;
-	return 0;
+	return p->index;
 }
 
 /* ------------------------------------------------------------------ */
@@ -357,6 +352,7 @@ rds_eth_port_get(const struct rds_eth_opts *o, int *err)
 	}
 	p->home = rds_eth_nb_ports % rds_lib->conf.nb_engines;
 	rds_eth_steer_port_probe(p);
+	p->index = rds_eth_nb_ports;
 	rds_eth_ports[rds_eth_nb_ports++] = p;
 	ETH_LOG(INFO, "port %u: MTU %u, %u transmit queue(s)%s, engine %u "
 		"polls receive queue %u (of %u from it), %s", id, p->mtu,
@@ -848,7 +844,7 @@ rds_eth_poll(struct rds_engine *e)
 		if (p->home == e->id && unlikely(p->relink &&
 						 e->now >= p->link_check_tsc))
 			rds_eth_link_check(e, ee, p);
-		q = rds_eth_steer_queue_of(p, e->id);
+		q = p->rxq_of[e->id];
 		if (q < 0)
 			continue;
 		if (unlikely(!p->started))

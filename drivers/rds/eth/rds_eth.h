@@ -22,12 +22,18 @@
  *                    reassembly, RDMA requests and responses
  *   rds_eth_fault.c  seeded fault injection below the transport (drop,
  *                    duplicate, reorder, delay, corrupt)
+ *   rds_eth_steer.c  receive queues per engine, rte_flow rules per
+ *                    connection, the software hand-off between engines,
+ *                    zero-copy transmit (extbuf mbufs on message buffers)
  *
- * Threads: everything here runs on engines. A port's receive queue is
- * polled by one engine (its home); a frame for a connection another
- * engine owns is handed to it (rds_engine_call). Each engine transmits
- * on its own transmit queue when the port has enough, else on a shared
- * one under a lock.
+ * Threads: everything here runs on engines. A port has a receive queue
+ * per engine where it has enough (configure=1), else fewer (engines
+ * without one receive nothing directly); the first is polled by the
+ * port's home engine, which also watches the link. A frame for a
+ * connection another engine owns is handed to it through its inbox
+ * ring (rds_eth_steer.c); rte_flow rules make that rare where the PMD
+ * has them. Each engine transmits on its own transmit queue when the
+ * port has enough, else on a shared one under a lock.
  *
  * Wire format of a frame, all integers in network byte order:
  *
@@ -210,6 +216,9 @@ struct rds_eth_neigh;
 /* One ethdev port, shared by the local addresses on it. */
 struct rds_eth_port {
 	uint16_t port_id;
+	unsigned int index;		/* in rds_eth_ports */
+	int8_t rxq_of[RTE_RDS_MAX_ENGINES]; /* the queue (from rxq) each
+					 * engine polls, -1: none */
 	bool configured_by_us;		/* we configured and started it */
 	bool ip_cksum_offload;		/* RTE_ETH_TX_OFFLOAD_IPV4_CKSUM */
 	bool rx_cksum_offload;		/* RTE_ETH_RX_OFFLOAD_IPV4_CKSUM */

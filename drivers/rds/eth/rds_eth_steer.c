@@ -119,8 +119,11 @@ rds_eth_flow(const struct rds_eth_port *p, uint32_t peer, uint32_t local,
 void
 rds_eth_steer_port_probe(struct rds_eth_port *p)
 {
+	unsigned int i;
 	int ret;
 
+	for (i = 0; i < RTE_DIM(p->rxq_of); i++)
+		p->rxq_of[i] = (int8_t)rds_eth_steer_queue_of(p, i);
 	p->flow_ok = false;
 	if (p->nb_rxq < 2)
 		return;
