@@ -424,6 +424,27 @@ rds_eth_init(const struct rte_rds_conf *conf)
 }
 
 static void
+rds_eth_port_drain(struct rds_eth_port *p)
+{
+	struct rte_mbuf *m[RDS_ETH_RX_BURST];
+	unsigned int q, i, k;
+	uint16_t n;
+
+	for (q = 0; q < p->nb_txq; q++)
+		(void)rte_eth_tx_done_cleanup(p->port_id,
+					      (uint16_t)(p->txq_base + q), 0);
+	for (q = 0; q < p->nb_rxq; q++)
+		for (i = 0; i < 1024; i++) {
+			n = rte_eth_rx_burst(p->port_id, (uint16_t)(p->rxq + q),
+					     m, RTE_DIM(m));
+			if (n == 0)
+				break;
+			for (k = 0; k < n; k++)
+				rte_pktmbuf_free(m[k]);
+		}
+}
+
+static void
 rds_eth_fini(void)
 {
 	unsigned int i;
@@ -431,6 +452,13 @@ rds_eth_fini(void)
 	for (i = 0; i < rds_eth_nb_ports; i++) {
 		struct rds_eth_port *p = rds_eth_ports[i];
 
+		/* Frames of ours still in the port (a net_ring pair holds
+		 * what one side sent until the other reads it; a NIC holds
+		 * sent frames until it reclaims them) may hold references to
+		 * message buffers (zero-copy): let them go while the
+		 * buffers exist. */
+		if (p->started)
+			rds_eth_port_drain(p);
 		if (p->configured_by_us && p->started)
 			rte_eth_dev_stop(p->port_id);
 		rds_eth_neigh_free(p->neigh);
