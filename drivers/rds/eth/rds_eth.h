@@ -70,6 +70,9 @@ extern int rds_eth_logtype;
 #define RDS_ETH_WINDOW_MIN 8
 #define RDS_ETH_WINDOW_MAX 4096
 #define RDS_ETH_WINDOW_DEFAULT 128
+/* mbufs of a port's pool (16383) kept for receiving: a connection with
+ * 128 frames in flight or more sends no more below this. */
+#define RDS_ETH_POOL_RESERVE 4096
 #define RDS_ETH_VERSION 1
 #define RDS_ETH_L2L3L4 (14 + 20 + 8)	/* Ethernet + IPv4 + UDP */
 /* Every header of a frame: what rds_eth_frame_build() fills (82). */
@@ -486,6 +489,8 @@ struct rds_eth_conn {
 	uint32_t snd_nxt;		/* next sequence */
 	uint32_t snd_una;		/* oldest not acknowledged */
 	uint32_t peer_wnd;		/* the peer's window from snd_una */
+	bool pool_low;			/* the port's pool is short (large
+					 * windows wait for ACKs) */
 	uint32_t wnd;			/* ring size (a power of two) */
 	struct rds_eth_sent *sent;	/* [seq & (wnd - 1)] */
 	uint64_t srtt, rttvar;		/* TSC */
@@ -567,7 +572,7 @@ void rds_eth_rel_fini(struct rds_eth_conn *ec);
  * everything in flight is dropped, sequences start again at 0. */
 void rds_eth_rel_new_epoch(struct rds_eth_conn *ec);
 /* Frames the window lets us send now. */
-uint32_t rds_eth_rel_room(const struct rds_eth_conn *ec);
+uint32_t rds_eth_rel_room(struct rds_eth_conn *ec);
 /* Send one sequenced frame: type, flags, fragment offset, payload
  * (len bytes copied into a new mbuf after the headers). 0, -EAGAIN (no
  * room, no mbuf) or -errno. */

@@ -239,11 +239,23 @@ rds_eth_rel_rx_reset(struct rds_eth_conn *ec)
 }
 
 uint32_t
-rds_eth_rel_room(const struct rds_eth_conn *ec)
+rds_eth_rel_room(struct rds_eth_conn *ec)
 {
 	uint32_t inflight = ec->snd_nxt - ec->snd_una;
 	uint32_t lim = RTE_MIN(ec->wnd, ec->peer_wnd);
 
+	/* A large window must not take the port's last mbufs: frames in
+	 * flight hold theirs until acknowledged, and the ACKs need mbufs
+	 * to be received. Past 128 frames in flight, the pool must keep a
+	 * reserve: looked at every 32 frames (rte_mempool_avail_count
+	 * reads every lcore's cache), and at every try while short. */
+	if (unlikely(inflight >= 128) &&
+	    ((ec->snd_nxt & 31) == 0 || ec->pool_low)) {
+		ec->pool_low = rte_mempool_avail_count(ec->port->pool) <
+			       RDS_ETH_POOL_RESERVE;
+		if (ec->pool_low)
+			return 0;
+	}
 	return lim > inflight ? lim - inflight : 0;
 }
 
