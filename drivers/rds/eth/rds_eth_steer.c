@@ -18,9 +18,10 @@
  * mbuf; its shared info holds a reference to the buffer, dropped by the
  * free callback when the last user (the PMD, the retransmit queue) lets
  * go. The CRC32C is still computed over the payload (the header's CRC
- * covers the chain). Only in IOVA-as-VA mode (the attached mbuf's IOVA
- * is its address) and, on a device that DMAs (not a vdev), only for
- * buffers in DPDK memory.
+ * covers the chain). On a vdev (net_memif, net_af_packet, net_tap,
+ * net_ring: no DMA, segments read at their addresses) always; on a
+ * device that DMAs only in IOVA-as-VA mode (the attached mbuf's IOVA is
+ * its address) and for buffers in DPDK memory.
  *
  * TSO does not apply: TCP segmentation offload cuts a TCP payload and
  * copies one TCP/IP header onto each piece, but every frame here is a
@@ -324,15 +325,16 @@ rds_eth_zc_port_init(struct rds_eth_port *p, const struct rte_eth_dev_info *di)
 	const struct rte_bus *bus;
 
 	p->tx_multi_seg = false;
-	p->zc_check_mem = true;
-	if (rte_eal_iova_mode() != RTE_IOVA_VA) {
+	bus = di->device != NULL ? rte_dev_bus(di->device) : NULL;
+	/* A vdev does no DMA (it reads the segments at their virtual
+	 * addresses): any memory of the process will do, in either IOVA
+	 * mode. A device that DMAs: IOVA as VA and DPDK memory only. */
+	p->zc_check_mem = bus == NULL || strcmp(rte_bus_name(bus), "vdev") != 0;
+	if (p->zc_check_mem && rte_eal_iova_mode() != RTE_IOVA_VA) {
 		ETH_LOG(INFO, "port %u: IOVA as PA: fragments are copied",
 			p->port_id);
 		return 0;
 	}
-	bus = di->device != NULL ? rte_dev_bus(di->device) : NULL;
-	/* A vdev does no DMA: any memory of the process will do. */
-	p->zc_check_mem = bus == NULL || strcmp(rte_bus_name(bus), "vdev") != 0;
 	snprintf(name, sizeof(name), "rds_eth_zc_%u", p->port_id);
 	p->shinfo_pool = rte_mempool_lookup(name);
 	if (p->shinfo_pool == NULL)

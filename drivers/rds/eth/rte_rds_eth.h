@@ -41,7 +41,8 @@
  *                    holds an mbuf (two when zero-copy) of the port's
  *                    pool of 16383 until it is acknowledged
  *   zerocopy=0|1     1 (default): where the port takes chained mbufs
- *                    (RTE_ETH_TX_OFFLOAD_MULTI_SEGS) and IOVA is VA,
+ *                    (RTE_ETH_TX_OFFLOAD_MULTI_SEGS; a device that DMAs:
+ *                    also IOVA as VA and buffers in DPDK memory),
  *                    fragments of at least 512 bytes go as a header mbuf
  *                    chained to an mbuf attached to the message's own
  *                    buffer (no copy; the message is kept until the PMD
