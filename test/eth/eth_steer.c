@@ -161,7 +161,7 @@ run(const char *what, uint16_t pa, uint16_t pb, uint64_t total,
 static void
 ring_case(const char *what, unsigned int nq, struct rte_rds_eth_stats *es)
 {
-	uint16_t pa, pb;
+	uint16_t pa = 0, pb = 0;
 
 	rds_test_watchdog(600, what);
 	CU_ASSERT_FATAL(ring_ports(nq, &pa, &pb) == 0);
