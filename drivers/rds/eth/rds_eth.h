@@ -69,6 +69,8 @@ extern int rds_eth_logtype;
 /* window=: frames in flight per connection (a power of two). */
 #define RDS_ETH_WINDOW_MIN 8
 #define RDS_ETH_WINDOW_MAX 4096
+/* 128: a sweep of 128-1024 over net_memif found no gain past it
+ * (doc/perf.md); large windows are for long round trips. */
 #define RDS_ETH_WINDOW_DEFAULT 128
 /* mbufs of a port's pool (16383) kept for receiving: a connection with
  * 128 frames in flight or more sends no more below this. */

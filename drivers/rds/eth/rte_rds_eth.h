@@ -36,8 +36,8 @@
  *   neigh=IP/MAC[+IP/MAC...]
  *                    static neighbours (ARP resolves the others)
  *   window=N         frames in flight per connection, a power of two
- *                    from 8 to 4096 (default RDS_ETH_WINDOW_DEFAULT in
- *                    rds_eth.h, see doc/perf.md); each frame in flight
+ *                    from 8 to 4096 (default 128: larger ones were not
+ *                    faster on net_memif, doc/perf.md); each frame in flight
  *                    holds an mbuf (two when zero-copy) of the port's
  *                    pool of 16383 until it is acknowledged
  *   zerocopy=0|1     1 (default): where the port takes chained mbufs
