@@ -46,12 +46,7 @@ static uint32_t rds_eth_faults_gen;
 unsigned int
 rds_eth_port_index(const struct rds_eth_port *p)
 {
-	unsigned int i;
-
-	for (i = 0; i < rds_eth_nb_ports; i++)
-		if (rds_eth_ports[i] == p)
-			return i;
-	return 0;
+	return p->index;
 }
 
 /* ------------------------------------------------------------------ */
@@ -61,6 +56,7 @@ struct rds_eth_opts {
 	char port[RTE_ETH_NAME_MAX_LEN];
 	int configure;
 	unsigned int rxq, txq, mtu, udp_port, window, dead_after, relink;
+	unsigned int zerocopy;
 	uint64_t rto_min_us, rto_max_us;
 	bool have_mac;
 	struct rte_ether_addr mac;
@@ -87,7 +83,7 @@ rds_eth_opts_parse(const struct rds_laddr *la, struct rds_eth_opts *o)
 	static const char *const keys[] = {
 		"port", "dev", "configure", "rxq", "txq", "mtu", "udp_port",
 		"mac", "neigh", "window", "rto_min_us", "rto_max_us",
-		"dead_after", "relink", NULL,
+		"dead_after", "relink", "zerocopy", NULL,
 	};
 	struct rte_kvargs *kv;
 	const char *v;
@@ -97,11 +93,12 @@ rds_eth_opts_parse(const struct rds_laddr *la, struct rds_eth_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->configure = 1;
 	o->udp_port = RDS_ETH_UDP_PORT;
-	o->window = 128;
+	o->window = RDS_ETH_WINDOW_DEFAULT;
 	o->rto_min_us = 200;
 	o->rto_max_us = 1000000;
 	o->dead_after = 16;
 	o->relink = 1;
+	o->zerocopy = 1;
 	snprintf(o->port, sizeof(o->port), "%s", la->dev);
 	if (la->args[0] == '\0')
 		goto check;
@@ -131,11 +128,12 @@ rds_eth_opts_parse(const struct rds_laddr *la, struct rds_eth_opts *o)
 	OPT_UINT("txq", UINT16_MAX, txq);
 	OPT_UINT("mtu", 9000, mtu);
 	OPT_UINT("udp_port", UINT16_MAX, udp_port);
-	OPT_UINT("window", 256, window);
+	OPT_UINT("window", RDS_ETH_WINDOW_MAX, window);
 	OPT_UINT("rto_min_us", 10000000, rto_min_us);
 	OPT_UINT("rto_max_us", 60000000, rto_max_us);
 	OPT_UINT("dead_after", 1000000, dead_after);
 	OPT_UINT("relink", 1, relink);
+	OPT_UINT("zerocopy", 1, zerocopy);
 #undef OPT_UINT
 	v = rte_kvargs_get(kv, "mac");
 	if (v != NULL) {
@@ -169,7 +167,7 @@ check:
 		}
 		snprintf(o->port, sizeof(o->port), "%u", only);
 	}
-	if (o->window < 8 || (o->window & (o->window - 1)) != 0 ||
+	if (o->window < RDS_ETH_WINDOW_MIN || (o->window & (o->window - 1)) != 0 ||
 	    o->udp_port == 0 || o->rto_min_us == 0 ||
 	    o->rto_max_us < o->rto_min_us || (o->mtu != 0 && o->mtu < 576)) {
 		ETH_LOG(ERR, "bad window, udp_port, mtu or rto options");
@@ -196,7 +194,8 @@ rds_eth_port_id(const char *name, uint16_t *id)
 
 static int
 rds_eth_port_configure(struct rds_eth_port *p,
-		       const struct rte_eth_dev_info *di, unsigned int mtu)
+		       const struct rte_eth_dev_info *di, unsigned int mtu,
+		       bool zc)
 {
 	struct rte_eth_conf ec;
 	unsigned int q;
@@ -211,11 +210,19 @@ rds_eth_port_configure(struct rds_eth_port *p,
 		ec.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
 		p->rx_cksum_offload = true;
 	}
+	if ((di->tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) && zc)
+		ec.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	p->nb_txq = (uint16_t)RTE_MAX(1u,
 		RTE_MIN((unsigned int)rds_lib->conf.nb_engines,
 			(unsigned int)di->max_tx_queues));
+	/* A receive queue per engine where the port has them (steering:
+	 * rds_eth_steer.c); no RSS, the rules and the hand-off place the
+	 * frames. */
+	p->nb_rxq = (uint16_t)RTE_MAX(1u,
+		RTE_MIN((unsigned int)rds_lib->conf.nb_engines,
+			(unsigned int)di->max_rx_queues));
 	rte_eth_dev_stop(p->port_id);
-	ret = rte_eth_dev_configure(p->port_id, 1, p->nb_txq, &ec);
+	ret = rte_eth_dev_configure(p->port_id, p->nb_rxq, p->nb_txq, &ec);
 	if (ret != 0) {
 		ETH_LOG(ERR, "port %u: configure: %s", p->port_id,
 			strerror(-ret));
@@ -223,8 +230,12 @@ rds_eth_port_configure(struct rds_eth_port *p,
 	}
 	if (mtu != 0 && rte_eth_dev_set_mtu(p->port_id, (uint16_t)mtu) != 0)
 		ETH_LOG(WARNING, "port %u: cannot set MTU %u", p->port_id, mtu);
-	ret = rte_eth_rx_queue_setup(p->port_id, 0, RDS_ETH_NB_DESC,
-				     socket < 0 ? 0 : socket, NULL, p->pool);
+	ret = 0;
+	for (q = 0; ret == 0 && q < p->nb_rxq; q++)
+		ret = rte_eth_rx_queue_setup(p->port_id, (uint16_t)q,
+					     RDS_ETH_NB_DESC,
+					     socket < 0 ? 0 : socket, NULL,
+					     p->pool);
 	for (q = 0; ret == 0 && q < p->nb_txq; q++)
 		ret = rte_eth_tx_queue_setup(p->port_id, q, RDS_ETH_NB_DESC,
 					     socket < 0 ? 0 : socket, NULL);
@@ -246,6 +257,7 @@ static struct rds_eth_port *
 rds_eth_port_get(const struct rds_eth_opts *o, int *err)
 {
 	struct rte_eth_dev_info di;
+	struct rte_eth_conf dc;
 	struct rds_eth_port *p;
 	char name[RTE_MEMPOOL_NAMESIZE];
 	uint16_t id, mtu = 0;
@@ -281,8 +293,10 @@ rds_eth_port_get(const struct rds_eth_opts *o, int *err)
 	p->rto_max_tsc = o->rto_max_us * rte_get_tsc_hz() / 1000000;
 	p->rto_init_tsc = RTE_MAX(p->rto_min_tsc, rte_get_tsc_hz() / 1000);
 	p->dead_after = o->dead_after;
-	for (i = 0; i < RTE_RDS_MAX_ENGINES; i++)
+	for (i = 0; i < RTE_RDS_MAX_ENGINES; i++) {
 		rte_spinlock_init(&p->tx_lock[i]);
+		rte_spinlock_init(&p->rx_lock[i]);
+	}
 	/* Kept for the process's life: a stopped port may still hold
 	 * mbufs of it, and the next instance finds it again. */
 	snprintf(name, sizeof(name), "rds_eth_%u", id);
@@ -307,9 +321,12 @@ rds_eth_port_get(const struct rds_eth_opts *o, int *err)
 		goto fail;
 	}
 	if (o->configure) {
-		*err = rds_eth_port_configure(p, &di, o->mtu);
+		*err = rds_eth_port_configure(p, &di, o->mtu, o->zerocopy != 0);
 		if (*err != 0)
 			goto fail;
+		if (di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS &&
+		    o->zerocopy)
+			rds_eth_zc_port_init(p, &di);
 		p->relink = o->relink != 0;
 		p->relink_wait = RDS_ETH_RELINK_MIN_MS * rte_get_tsc_hz() / 1000;
 	} else {
@@ -318,7 +335,11 @@ rds_eth_port_get(const struct rds_eth_opts *o, int *err)
 		p->txq_base = (uint16_t)o->txq;
 		p->nb_txq = di.nb_tx_queues > o->txq ?
 			    (uint16_t)(di.nb_tx_queues - o->txq) : 1;
+		p->nb_rxq = 1;
 		p->ip_cksum_offload = false;
+		if (o->zerocopy && rte_eth_dev_conf_get(id, &dc) == 0 &&
+		    (dc.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS))
+			rds_eth_zc_port_init(p, &di);
 	}
 	if (o->have_mac)
 		p->mac = o->mac;
@@ -330,11 +351,16 @@ rds_eth_port_get(const struct rds_eth_opts *o, int *err)
 		goto fail;
 	}
 	p->home = rds_eth_nb_ports % rds_lib->conf.nb_engines;
+	rds_eth_steer_port_probe(p);
+	p->index = rds_eth_nb_ports;
 	rds_eth_ports[rds_eth_nb_ports++] = p;
 	ETH_LOG(INFO, "port %u: MTU %u, %u transmit queue(s)%s, engine %u "
-		"polls receive queue %u", id, p->mtu, p->nb_txq,
+		"polls receive queue %u (of %u from it), %s", id, p->mtu,
+		p->nb_txq,
 		p->configured_by_us ? "" : " (configured by the application)",
-		p->home, p->rxq);
+		p->home, p->rxq, p->nb_rxq,
+		p->tx_multi_seg ? "large fragments zero-copy" :
+		"fragments copied");
 	*err = 0;
 	return p;
 fail:
@@ -398,6 +424,27 @@ rds_eth_init(const struct rte_rds_conf *conf)
 }
 
 static void
+rds_eth_port_drain(struct rds_eth_port *p)
+{
+	struct rte_mbuf *m[RDS_ETH_RX_BURST];
+	unsigned int q, i, k;
+	uint16_t n;
+
+	for (q = 0; q < p->nb_txq; q++)
+		(void)rte_eth_tx_done_cleanup(p->port_id,
+					      (uint16_t)(p->txq_base + q), 0);
+	for (q = 0; q < p->nb_rxq; q++)
+		for (i = 0; i < 1024; i++) {
+			n = rte_eth_rx_burst(p->port_id, (uint16_t)(p->rxq + q),
+					     m, RTE_DIM(m));
+			if (n == 0)
+				break;
+			for (k = 0; k < n; k++)
+				rte_pktmbuf_free(m[k]);
+		}
+}
+
+static void
 rds_eth_fini(void)
 {
 	unsigned int i;
@@ -405,6 +452,13 @@ rds_eth_fini(void)
 	for (i = 0; i < rds_eth_nb_ports; i++) {
 		struct rds_eth_port *p = rds_eth_ports[i];
 
+		/* Frames of ours still in the port (a net_ring pair holds
+		 * what one side sent until the other reads it; a NIC holds
+		 * sent frames until it reclaims them) may hold references to
+		 * message buffers (zero-copy): let them go while the
+		 * buffers exist. */
+		if (p->started)
+			rds_eth_port_drain(p);
 		if (p->configured_by_us && p->started)
 			rte_eth_dev_stop(p->port_id);
 		rds_eth_neigh_free(p->neigh);
@@ -445,6 +499,8 @@ rds_eth_engine_init(struct rds_engine *e)
 		return -ENOMEM;
 	ee->faults_gen = UINT32_MAX;
 	TAILQ_INIT(&ee->acks);
+	if (rds_eth_steer_engine_init(e, ee) != 0)
+		return -ENOMEM;
 	rds_engine_poll_transport(e, &rds_eth_transport);
 	return 0;
 }
@@ -465,6 +521,7 @@ rds_eth_engine_fini(struct rds_engine *e)
 		rds_eth_fault_flush(ee->fault);
 		rds_eth_fault_free(ee->fault);
 	}
+	rds_eth_steer_engine_fini(ee);
 	rds_mem_free(ee->tx);
 	rds_mem_free(ee);
 	e->tp[rds_eth_slot] = NULL;
@@ -639,37 +696,31 @@ rds_eth_rx_frame(struct rds_engine *e, struct rds_eth_port *p,
 	rds_eth_rel_input(ec, m, f);
 }
 
-/* A frame another engine received for one of our connections. */
-struct rds_eth_handoff {
-	struct rte_mbuf *m;
-	struct rds_eth_port *p;
-	struct rds_eth_frame f;
-};
-
-static void
-rds_eth_rx_handoff(struct rds_engine *e, void *arg)
-{
-	struct rds_eth_handoff *h = arg;
-
-	if (rds_eth_engine(e) != NULL)
-		rds_eth_rx_frame(e, h->p, h->m, &h->f);
-	else
-		rte_pktmbuf_free(h->m);
-	rds_mem_free(h);
-}
-
 static void
 rds_eth_rx_one(struct rds_engine *e, struct rds_eth_port *p,
 	       struct rte_mbuf *m)
 {
 	struct rds_eth_engine *ee = rds_eth_engine(e);
-	struct rds_eth_handoff *h;
 	struct rds_eth_frame f;
 	enum rds_eth_drop why;
 	struct rds_laddr *la;
 	struct in6_addr fa;
 	unsigned int owner;
 
+	if (unlikely(m->nb_segs != 1)) {
+		/* A chain (a PMD that hands over what a peer in this process
+		 * sent zero-copy, or jumbo frames): parse a flat copy; the
+		 * original may be shared with its sender. */
+		struct rte_mbuf *c = rte_pktmbuf_copy(m, p->pool, 0,
+						      UINT32_MAX);
+
+		rte_pktmbuf_free(m);
+		if (c == NULL) {
+			ee->stats.rx_drop_short++;
+			return;
+		}
+		m = c;
+	}
 	if (rds_eth_is_arp(m)) {
 		rds_eth_arp_input(e, p, m);
 		return;
@@ -708,20 +759,14 @@ rds_eth_rx_one(struct rds_engine *e, struct rds_eth_port *p,
 	rds_addr_from_v4(&fa, f.src_ip);
 	owner = rds_conn_engine_of_hash(la->cong->hash, rds_addr_hash(&fa));
 	if (owner == e->id) {
+		if (p->nb_rxq > 1)
+			ee->stats.rx_steered++;
 		rds_eth_rx_frame(e, p, m, &f);
 		return;
 	}
-	/* Another engine owns the connection: its pass takes it. */
-	h = rds_mem_zalloc("rds_eth_handoff", sizeof(*h));
-	if (h == NULL || rds_engine_call(e, owner, rds_eth_rx_handoff, h)) {
-		rds_mem_free(h);
-		rte_pktmbuf_free(m);
-		return;
-	}
-	h->m = m;
-	h->p = p;
-	h->f = f;
-	ee->stats.rx_handoff++;
+	/* Another engine owns the connection: its inbox, at the end of
+	 * this burst. */
+	rds_eth_steer_handoff(e, owner, p, m, &f);
 }
 
 static void
@@ -788,6 +833,10 @@ rds_eth_link_check(struct rds_engine *e, struct rds_eth_engine *ee,
 		rte_spinlock_lock(&p->tx_lock[q]);
 		rte_spinlock_unlock(&p->tx_lock[q]);
 	}
+	for (q = 0; q < p->nb_rxq; q++) {
+		rte_spinlock_lock(&p->rx_lock[q]);
+		rte_spinlock_unlock(&p->rx_lock[q]);
+	}
 	if (p->started)
 		rte_eth_dev_stop(p->port_id);
 	ret = rte_eth_dev_start(p->port_id);
@@ -810,20 +859,40 @@ rds_eth_poll(struct rds_engine *e)
 	struct rte_mbuf *in[RDS_ETH_RX_BURST], *out[2 * RDS_ETH_RX_BURST];
 	unsigned int i, work = 0;
 	uint16_t n, k;
+	int q;
 
 	if (ee == NULL)
 		return 0;
 	rds_eth_faults_refresh(ee);
+	if (ee->inbox != NULL)
+		work += rds_eth_steer_drain(e);
 	for (i = 0; i < rds_eth_nb_ports; i++) {
 		struct rds_eth_port *p = rds_eth_ports[i];
 
-		if (p->home != e->id)
-			continue;
-		if (unlikely(p->relink && e->now >= p->link_check_tsc))
+		if (p->home == e->id && unlikely(p->relink &&
+						 e->now >= p->link_check_tsc))
 			rds_eth_link_check(e, ee, p);
+		q = p->rxq_of[e->id];
+		if (q < 0)
+			continue;
 		if (unlikely(!p->started))
 			continue;	/* a restart failed: later */
-		n = rte_eth_rx_burst(p->port_id, p->rxq, in, RDS_ETH_RX_BURST);
+		if (p->home == e->id) {
+			n = rte_eth_rx_burst(p->port_id, p->rxq, in,
+					     RDS_ETH_RX_BURST);
+		} else {
+			/* Not while the home engine restarts the port (it
+			 * takes these locks once restarting is set). */
+			if (unlikely(__atomic_load_n(&p->restarting,
+						     __ATOMIC_ACQUIRE)))
+				continue;
+			rte_spinlock_lock(&p->rx_lock[q]);
+			n = __atomic_load_n(&p->restarting, __ATOMIC_ACQUIRE) ?
+			    0 : rte_eth_rx_burst(p->port_id,
+						 (uint16_t)(p->rxq + q), in,
+						 RDS_ETH_RX_BURST);
+			rte_spinlock_unlock(&p->rx_lock[q]);
+		}
 		if (unlikely(ee->faults_on)) {
 			/* Faults below the transport, as a lossy wire. */
 			n = rds_eth_fault_apply(ee->fault, in, n, out,
@@ -835,6 +904,8 @@ rds_eth_poll(struct rds_engine *e)
 			for (k = 0; k < n; k++)
 				rds_eth_rx_one(e, p, in[k]);
 		}
+		if (ee->inbox != NULL)
+			rds_eth_steer_flush(e);
 		work += n;
 	}
 	return work;
@@ -869,6 +940,7 @@ rds_eth_conn_alloc(struct rds_conn *c)
 		return ret;
 	}
 	c->tp = ec;
+	rds_eth_steer_conn_add(ec);
 	return 0;
 }
 
@@ -880,6 +952,7 @@ rds_eth_conn_free(struct rds_conn *c)
 	if (ec == NULL)
 		return;
 	rds_timer_cancel(c->eng, &ec->resolve_timer);
+	rds_eth_steer_conn_del(ec);
 	rds_eth_msg_reset(ec);
 	rds_eth_rel_fini(ec);
 	rds_mem_free(ec);
@@ -984,6 +1057,8 @@ static const char *const rds_eth_xstat_names[] = {
 	ETH_XSTAT(fault_dropped), ETH_XSTAT(fault_duplicated),
 	ETH_XSTAT(fault_reordered), ETH_XSTAT(fault_delayed),
 	ETH_XSTAT(fault_corrupted), ETH_XSTAT(port_restarts),
+	ETH_XSTAT(rx_steered), ETH_XSTAT(rx_handoff_drop),
+	ETH_XSTAT(flow_rules), ETH_XSTAT(flow_fail), ETH_XSTAT(tx_zc_frames),
 };
 #undef ETH_XSTAT
 

@@ -22,12 +22,18 @@
  *                    reassembly, RDMA requests and responses
  *   rds_eth_fault.c  seeded fault injection below the transport (drop,
  *                    duplicate, reorder, delay, corrupt)
+ *   rds_eth_steer.c  receive queues per engine, rte_flow rules per
+ *                    connection, the software hand-off between engines,
+ *                    zero-copy transmit (extbuf mbufs on message buffers)
  *
- * Threads: everything here runs on engines. A port's receive queue is
- * polled by one engine (its home); a frame for a connection another
- * engine owns is handed to it (rds_engine_call). Each engine transmits
- * on its own transmit queue when the port has enough, else on a shared
- * one under a lock.
+ * Threads: everything here runs on engines. A port has a receive queue
+ * per engine where it has enough (configure=1), else fewer (engines
+ * without one receive nothing directly); the first is polled by the
+ * port's home engine, which also watches the link. A frame for a
+ * connection another engine owns is handed to it through its inbox
+ * ring (rds_eth_steer.c); rte_flow rules make that rare where the PMD
+ * has them. Each engine transmits on its own transmit queue when the
+ * port has enough, else on a shared one under a lock.
  *
  * Wire format of a frame, all integers in network byte order:
  *
@@ -60,6 +66,15 @@ extern int rds_eth_logtype;
 		##__VA_ARGS__)
 
 #define RDS_ETH_UDP_PORT 18634
+/* window=: frames in flight per connection (a power of two). */
+#define RDS_ETH_WINDOW_MIN 8
+#define RDS_ETH_WINDOW_MAX 4096
+/* 128: a sweep of 128-1024 over net_memif found no gain past it
+ * (doc/perf.md); large windows are for long round trips. */
+#define RDS_ETH_WINDOW_DEFAULT 128
+/* mbufs of a port's pool (16383) kept for receiving: a connection with
+ * 128 frames in flight or more sends no more below this. */
+#define RDS_ETH_POOL_RESERVE 4096
 #define RDS_ETH_VERSION 1
 #define RDS_ETH_L2L3L4 (14 + 20 + 8)	/* Ethernet + IPv4 + UDP */
 /* Every header of a frame: what rds_eth_frame_build() fills (82). */
@@ -206,18 +221,38 @@ struct rds_eth_neigh;
 /* One ethdev port, shared by the local addresses on it. */
 struct rds_eth_port {
 	uint16_t port_id;
+	unsigned int index;		/* in rds_eth_ports */
+	int8_t rxq_of[RTE_RDS_MAX_ENGINES]; /* the queue (from rxq) each
+					 * engine polls, -1: none */
 	bool configured_by_us;		/* we configured and started it */
 	bool ip_cksum_offload;		/* RTE_ETH_TX_OFFLOAD_IPV4_CKSUM */
 	bool rx_cksum_offload;		/* RTE_ETH_RX_OFFLOAD_IPV4_CKSUM */
 	uint16_t mtu;
 	uint16_t udp_port;
 	uint16_t nb_txq;
-	uint16_t rxq;			/* the receive queue we poll */
+	uint16_t rxq;			/* the first receive queue we poll */
+	uint16_t nb_rxq;		/* receive queues from rxq (configure=1:
+					 * one per engine when the port has
+					 * them; configure=0: 1) */
 	uint16_t txq_base;		/* first transmit queue we use */
-	unsigned int home;		/* engine that polls rxq */
+	unsigned int home;		/* engine that polls rxq (and does the
+					 * link checks); engine home + i polls
+					 * rxq + i */
+	bool tx_multi_seg;		/* RTE_ETH_TX_OFFLOAD_MULTI_SEGS, and
+					 * message buffers the PMD may read:
+					 * large fragments go zero-copy */
+	bool zc_check_mem;		/* ... only buffers in DPDK memory (a
+					 * device that DMAs) */
+	bool flow_ok;			/* rte_flow_validate took our rule:
+					 * connections get steering rules */
+	struct rte_mempool *shinfo_pool; /* zero-copy: one shared info per
+					 * message sent (rds_eth_steer.c) */
 	struct rte_ether_addr mac;
 	struct rte_mempool *pool;
 	rte_spinlock_t tx_lock[RTE_RDS_MAX_ENGINES]; /* when queues are shared */
+	rte_spinlock_t rx_lock[RTE_RDS_MAX_ENGINES]; /* receive queues polled
+					 * by engines other than home (against
+					 * a restart of the port) */
 	struct rds_eth_neigh *neigh;	/* ARP table (rds_eth_arp.c) */
 	unsigned int nb_laddrs;
 	struct rds_laddr *laddrs[8];	/* local addresses on this port */
@@ -271,6 +306,13 @@ struct rds_eth_engine {
 	bool faults_on;
 	struct rds_eth_fault *fault;	/* rds_eth_fault.c state */
 	TAILQ_HEAD(, rds_eth_conn) acks; /* connections owing an ACK frame */
+	/* Software hand-off (rds_eth_steer.c): frames other engines
+	 * received for our connections (struct rds_eth_handoff elements,
+	 * multi-producer, this engine consumes), and the frames of this
+	 * pass for each other engine, enqueued as one burst. */
+	struct rte_ring *inbox;
+	uint16_t nb_out[RTE_RDS_MAX_ENGINES];
+	struct rds_eth_handoff *out[RTE_RDS_MAX_ENGINES];
 };
 
 /* The ports, and the engine-private state. */
@@ -301,6 +343,68 @@ void rds_eth_tx(struct rds_engine *e, struct rds_eth_port *p,
 /* A frame for a connection of engine e arrived (after parsing). */
 void rds_eth_rx_frame(struct rds_engine *e, struct rds_eth_port *p,
 		      struct rte_mbuf *m, const struct rds_eth_frame *f);
+
+/* ------------------------------------------------------------------ */
+/* Queues, steering and zero-copy transmit (rds_eth_steer.c) */
+
+/*
+ * With configure=1 and several engines, a port gets one receive queue
+ * per engine (as many as it has): engine (home + i) % nb_engines polls
+ * rxq + i. A connection belongs to the engine rds_conn_engine_of_hash
+ * picks from its (local, peer) addresses, so where the PMD takes an
+ * rte_flow rule (checked once per port with rte_flow_validate) each
+ * connection gets one: IPv4 src = peer, dst = local, UDP dst = our port
+ * -> the owner's queue, made when the connection is allocated and
+ * destroyed with it. Frames that still land on another engine's queue
+ * (no rte_flow, a rule refused, frames before the rule, ARP, a port
+ * with fewer queues than engines) are handed to the owner in software:
+ * batched per destination in the pass, one rte_ring_enqueue_burst_elem
+ * into the owner's inbox at the end of the burst, no allocation.
+ */
+
+/* A frame handed to its connection's engine: parsed already. */
+struct rds_eth_handoff {
+	struct rte_mbuf *m;
+	struct rds_eth_port *p;
+	struct rds_eth_frame f;
+};
+
+/* The per-engine hand-off state (inbox, batches). 0 or -ENOMEM. */
+int rds_eth_steer_engine_init(struct rds_engine *e, struct rds_eth_engine *ee);
+void rds_eth_steer_engine_fini(struct rds_eth_engine *ee);
+/* The receive queue (index from p->rxq) engine eid polls on p, or -1. */
+int rds_eth_steer_queue_of(const struct rds_eth_port *p, unsigned int eid);
+/* After configuration: validate a rule on p, set p->flow_ok. */
+void rds_eth_steer_port_probe(struct rds_eth_port *p);
+/* A connection's rule (owner engine's queue) / its removal. */
+void rds_eth_steer_conn_add(struct rds_eth_conn *ec);
+void rds_eth_steer_conn_del(struct rds_eth_conn *ec);
+/* Queue a parsed frame for engine owner (sent at the end of the burst
+ * by rds_eth_steer_flush). Takes m. */
+void rds_eth_steer_handoff(struct rds_engine *e, unsigned int owner,
+			   struct rds_eth_port *p, struct rte_mbuf *m,
+			   const struct rds_eth_frame *f);
+/* Enqueue this burst's hand-offs into their owners' inboxes. */
+void rds_eth_steer_flush(struct rds_engine *e);
+/* Take what other engines handed to e. Returns frames taken. */
+unsigned int rds_eth_steer_drain(struct rds_engine *e);
+
+/* Zero-copy transmit: a fragment of len bytes at data, inside the
+ * payload of message msg, as an mbuf attached to it (holding a reference
+ * to msg's buffer until the PMD and the retransmit queue let go), to be
+ * chained after the header mbuf. NULL: copy instead (no mbuf, no shared
+ * info, or p cannot take it). */
+struct rte_mbuf *rds_eth_zc_attach(struct rds_eth_port *p,
+				   struct rds_msg *msg, const uint8_t *data,
+				   uint32_t len);
+/* Port set-up, the port advertising RTE_ETH_TX_OFFLOAD_MULTI_SEGS (and
+ * the caller having asked for it): whether large fragments may go
+ * zero-copy (p->tx_multi_seg). 0. */
+struct rte_eth_dev_info;
+int rds_eth_zc_port_init(struct rds_eth_port *p,
+			 const struct rte_eth_dev_info *di);
+/* Fragments at least this long go zero-copy where the port allows. */
+#define RDS_ETH_ZC_MIN 512
 
 /* ------------------------------------------------------------------ */
 /* Neighbours (rds_eth_arp.c) */
@@ -369,6 +473,7 @@ struct rds_eth_conn {
 	uint32_t lip, fip;		/* network order */
 	struct rte_ether_addr peer_mac;
 	bool resolved;
+	struct rte_flow *flow;		/* steering rule (rds_eth_steer.c) */
 	struct rds_timer resolve_timer;	/* connecting: ARP not answered yet */
 	uint32_t resolve_tries;
 
@@ -386,6 +491,8 @@ struct rds_eth_conn {
 	uint32_t snd_nxt;		/* next sequence */
 	uint32_t snd_una;		/* oldest not acknowledged */
 	uint32_t peer_wnd;		/* the peer's window from snd_una */
+	bool pool_low;			/* the port's pool is short (large
+					 * windows wait for ACKs) */
 	uint32_t wnd;			/* ring size (a power of two) */
 	struct rds_eth_sent *sent;	/* [seq & (wnd - 1)] */
 	uint64_t srtt, rttvar;		/* TSC */
@@ -467,13 +574,20 @@ void rds_eth_rel_fini(struct rds_eth_conn *ec);
  * everything in flight is dropped, sequences start again at 0. */
 void rds_eth_rel_new_epoch(struct rds_eth_conn *ec);
 /* Frames the window lets us send now. */
-uint32_t rds_eth_rel_room(const struct rds_eth_conn *ec);
+uint32_t rds_eth_rel_room(struct rds_eth_conn *ec);
 /* Send one sequenced frame: type, flags, fragment offset, payload
  * (len bytes copied into a new mbuf after the headers). 0, -EAGAIN (no
  * room, no mbuf) or -errno. */
 int rds_eth_rel_send(struct rds_eth_conn *ec, uint8_t type, uint16_t flags,
 		     uint32_t frag_off, const void *p1, uint32_t l1,
 		     const void *p2, uint32_t l2);
+/* The same, p2 inside the payload of message zc (not NULL): where the
+ * port takes chains and l2 >= RDS_ETH_ZC_MIN, p2 is not copied but
+ * attached (rds_eth_zc_attach), the frame a chain. */
+int rds_eth_rel_send_zc(struct rds_eth_conn *ec, uint8_t type,
+			uint16_t flags, uint32_t frag_off, const void *p1,
+			uint32_t l1, const void *p2, uint32_t l2,
+			struct rds_msg *zc);
 /* A frame of this connection arrived (parsed, CRC checked): process its
  * ACK fields, then deliver it (and what it makes in order) to
  * rds_eth_msg_input. Takes m. */

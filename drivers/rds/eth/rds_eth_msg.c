@@ -45,7 +45,8 @@ rds_eth_frag_max(const struct rds_eth_conn *ec)
  * tells how far). */
 static int
 rds_eth_unit_send(struct rds_eth_conn *ec, uint8_t type, const void *hdr,
-		  uint32_t hl, const uint8_t *data, uint32_t dl, uint32_t *off)
+		  uint32_t hl, const uint8_t *data, uint32_t dl, uint32_t *off,
+		  struct rds_msg *zc)
 {
 	uint32_t total = hl + dl, max = rds_eth_frag_max(ec), n, l1;
 	const uint8_t *p1, *p2;
@@ -61,12 +62,13 @@ rds_eth_unit_send(struct rds_eth_conn *ec, uint8_t type, const void *hdr,
 			l1 = RTE_MIN(hl - *off, n);
 			p2 = data;
 		} else {
-			p1 = data + (*off - hl);
-			l1 = n;
-			p2 = NULL;
+			/* Data only: as p2, which zero-copy may attach. */
+			p1 = NULL;
+			l1 = 0;
+			p2 = data + (*off - hl);
 		}
-		ret = rds_eth_rel_send(ec, type, flags, *off, p1, l1, p2,
-				       n - l1);
+		ret = rds_eth_rel_send_zc(ec, type, flags, *off, p1, l1, p2,
+					  n - l1, zc);
 		if (ret != 0)
 			return ret;
 		*off += n;
@@ -104,7 +106,7 @@ rds_eth_req_send(struct rds_eth_conn *ec, struct rds_msg *m)
 	h.mask1 = rte_cpu_to_be_64(op->mask1);
 	h.mask2 = rte_cpu_to_be_64(op->mask2);
 	return rds_eth_unit_send(ec, RDS_ETH_F_RDMA_REQ, &h, sizeof(h),
-				 op->data, wl, &ec->rq_tx_off);
+				 op->data, wl, &ec->rq_tx_off, NULL);
 }
 
 static void
@@ -236,7 +238,7 @@ rds_eth_msg_xmit(struct rds_eth_conn *ec, struct rds_msg *m)
 		rds_msg_hdr(ec->c, m, &ec->tx_hdr);
 	ret = rds_eth_unit_send(ec, RDS_ETH_F_DATA, &ec->tx_hdr,
 				RDS_HEADER_SIZE, rds_msg_data(m), m->len,
-				&ec->tx_off);
+				&ec->tx_off, m);
 	if (ret != 0)
 		return ret;
 	if (unlikely(op != NULL))
@@ -261,7 +263,7 @@ rds_eth_msg_xmit_ack(struct rds_eth_conn *ec)
 		return -EAGAIN;
 	rds_ack_hdr(ec->c, &h);
 	return rds_eth_unit_send(ec, RDS_ETH_F_DATA, &h, sizeof(h), NULL, 0,
-				 &off);
+				 &off, NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -282,7 +284,7 @@ rds_eth_msg_pump(struct rds_eth_conn *ec)
 		return;
 	if (rds_eth_unit_send(ec, RDS_ETH_F_RDMA_RESP, ec->resp_hdr, hl,
 			      ec->resp_data, ec->resp_len - hl,
-			      &ec->resp_off) != 0)
+			      &ec->resp_off, NULL) != 0)
 		return;		/* the rest when the window opens */
 	/* All out; kept until the next request (sent again if our stream
 	 * starts again before the initiator acknowledged it). */

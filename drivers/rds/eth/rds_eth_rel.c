@@ -239,11 +239,23 @@ rds_eth_rel_rx_reset(struct rds_eth_conn *ec)
 }
 
 uint32_t
-rds_eth_rel_room(const struct rds_eth_conn *ec)
+rds_eth_rel_room(struct rds_eth_conn *ec)
 {
 	uint32_t inflight = ec->snd_nxt - ec->snd_una;
 	uint32_t lim = RTE_MIN(ec->wnd, ec->peer_wnd);
 
+	/* A large window must not take the port's last mbufs: frames in
+	 * flight hold theirs until acknowledged, and the ACKs need mbufs
+	 * to be received. Past 128 frames in flight, the pool must keep a
+	 * reserve: looked at every 32 frames (rte_mempool_avail_count
+	 * reads every lcore's cache), and at every try while short. */
+	if (unlikely(inflight >= 128) &&
+	    ((ec->snd_nxt & 31) == 0 || ec->pool_low)) {
+		ec->pool_low = rte_mempool_avail_count(ec->port->pool) <
+			       RDS_ETH_POOL_RESERVE;
+		if (ec->pool_low)
+			return 0;
+	}
 	return lim > inflight ? lim - inflight : 0;
 }
 
@@ -269,6 +281,15 @@ rds_eth_ack_fields(struct rds_eth_conn *ec, struct rds_eth_frame *f)
 	/* What we receive is acknowledged by this frame. */
 	ec->ack_now = false;
 	ec->unacked_rx = 0;
+}
+
+/* One more reference to a frame: on every segment (rte_pktmbuf_free
+ * drops one from each). */
+static inline void
+rds_eth_mbuf_ref(struct rte_mbuf *m)
+{
+	for (; m != NULL; m = m->next)
+		rte_mbuf_refcnt_update(m, 1);
 }
 
 static struct rte_mbuf *
@@ -302,19 +323,31 @@ rds_eth_rel_send(struct rds_eth_conn *ec, uint8_t type, uint16_t flags,
 		 uint32_t frag_off, const void *p1, uint32_t l1,
 		 const void *p2, uint32_t l2)
 {
+	return rds_eth_rel_send_zc(ec, type, flags, frag_off, p1, l1, p2, l2,
+				   NULL);
+}
+
+int
+rds_eth_rel_send_zc(struct rds_eth_conn *ec, uint8_t type, uint16_t flags,
+		    uint32_t frag_off, const void *p1, uint32_t l1,
+		    const void *p2, uint32_t l2, struct rds_msg *zc)
+{
 	struct rds_engine *e = ec_eng(ec);
 	struct rds_eth_engine *ee = ec_ee(ec);
 	struct rds_eth_sent *st;
 	struct rds_eth_frame f;
-	struct rte_mbuf *m;
+	struct rte_mbuf *m, *seg = NULL;
 	uint8_t *data;
 
 	if (rds_eth_rel_room(ec) == 0) {
 		ee->stats.tx_window_full++;
 		return -EAGAIN;
 	}
-	m = rds_eth_frame_alloc(ec, l1 + l2);
+	if (zc != NULL && l2 >= RDS_ETH_ZC_MIN && ec->port->tx_multi_seg)
+		seg = rds_eth_zc_attach(ec->port, zc, p2, l2);
+	m = rds_eth_frame_alloc(ec, l1 + (seg != NULL ? 0 : l2));
 	if (m == NULL) {
+		rte_pktmbuf_free(seg);
 		ee->stats.tx_no_mbuf++;
 		return -EAGAIN;
 	}
@@ -322,8 +355,18 @@ rds_eth_rel_send(struct rds_eth_conn *ec, uint8_t type, uint16_t flags,
 				       RDS_ETH_L2L3L4 + RDS_ETH_HDR_SIZE);
 	if (l1 != 0)
 		memcpy(data, p1, l1);
-	if (l2 != 0)
+	if (seg != NULL) {
+		/* The payload stays where it is: the frame is a chain. */
+		if (rte_pktmbuf_chain(m, seg) != 0) {
+			rte_pktmbuf_free(seg);
+			rte_pktmbuf_free(m);
+			ee->stats.tx_no_mbuf++;
+			return -EAGAIN;
+		}
+		ee->stats.tx_zc_frames++;
+	} else if (l2 != 0) {
 		memcpy(data + l1, p2, l2);
+	}
 	memset(&f, 0, sizeof(f));
 	f.type = type;
 	f.flags = flags | (ec->epoch_acked ? 0 : RDS_ETH_FL_OPEN);
@@ -341,7 +384,7 @@ rds_eth_rel_send(struct rds_eth_conn *ec, uint8_t type, uint16_t flags,
 	st->tx_count = 1;
 	st->sacked = false;
 	/* One reference for the PMD, one kept for sending it again. */
-	rte_mbuf_refcnt_update(m, 1);
+	rds_eth_mbuf_ref(m);
 	ec->snd_nxt++;
 	rds_eth_tx(e, ec->port, m);
 	if (!ec->rto_timer.armed)
@@ -408,7 +451,7 @@ rds_eth_rexmit(struct rds_eth_conn *ec, uint32_t seq)
 
 	if (st->m == NULL || st->sacked)
 		return false;
-	rte_mbuf_refcnt_update(st->m, 1);
+	rds_eth_mbuf_ref(st->m);
 	st->tsc = ec_eng(ec)->now;
 	st->tx_count++;
 	rds_eth_tx(ec_eng(ec), ec->port, st->m);

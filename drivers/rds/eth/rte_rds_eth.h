@@ -21,11 +21,12 @@
  *   port=NAME|ID     the ethdev (its name, e.g. net_memif0, or its port
  *                    id; "dev=" is a synonym); may be left out when the
  *                    process has exactly one ethdev
- *   configure=0|1    1 (default): the library configures the port (one
- *                    receive queue, a transmit queue per engine when the
- *                    PMD has them, the MTU), starts it and stops it at
- *                    rte_rds_fini(); 0: the application configured and
- *                    started it, the library uses rxq and txq
+ *   configure=0|1    1 (default): the library configures the port (a
+ *                    receive and a transmit queue per engine, as many as
+ *                    the PMD has; the MTU; MULTI_SEGS where advertised),
+ *                    starts it and stops it at rte_rds_fini(); 0: the
+ *                    application configured and started it, the library
+ *                    polls rxq and transmits on txq
  *   rxq=N            the receive queue to poll (configure=0; default 0)
  *   txq=N            the first transmit queue (configure=0; default 0;
  *                    engine i uses txq + i if the port has it)
@@ -35,7 +36,17 @@
  *   neigh=IP/MAC[+IP/MAC...]
  *                    static neighbours (ARP resolves the others)
  *   window=N         frames in flight per connection, a power of two
- *                    from 8 to 256 (default 128)
+ *                    from 8 to 4096 (default 128: larger ones were not
+ *                    faster on net_memif, doc/perf.md); each frame in flight
+ *                    holds an mbuf (two when zero-copy) of the port's
+ *                    pool of 16383 until it is acknowledged
+ *   zerocopy=0|1     1 (default): where the port takes chained mbufs
+ *                    (RTE_ETH_TX_OFFLOAD_MULTI_SEGS; a device that DMAs:
+ *                    also IOVA as VA and buffers in DPDK memory),
+ *                    fragments of at least 512 bytes go as a header mbuf
+ *                    chained to an mbuf attached to the message's own
+ *                    buffer (no copy; the message is kept until the PMD
+ *                    and the retransmit queue let go); 0: always copied
  *   rto_min_us=N     retransmit timer floor (default 200)
  *   rto_max_us=N     retransmit timer ceiling (default 1000000)
  *   dead_after=N     timeouts in a row before the peer is reported
@@ -48,8 +59,26 @@
  *                    port starts: without this it never finds a server
  *                    that restarted, or one that came after it)
  *
- * Several addresses may share a port. Counters: rte_rds_xstats_get("eth",
- * ...) with the names of struct rte_rds_eth_stats's fields.
+ * Several addresses may share a port. With several engines (configure=1)
+ * each polls a receive queue of its own; a connection's frames are sent
+ * to its engine's queue by an rte_flow rule (IPv4 source = peer,
+ * destination = local address, UDP destination = udp_port -> queue)
+ * where rte_flow_validate and rte_flow_create take it, and are handed to
+ * the owning engine in software (an rte_ring per engine, batched, no
+ * allocation) where the PMD has no rte_flow or a frame arrives elsewhere
+ * (rx_steered, rx_handoff, flow_rules, flow_fail count which).
+ *
+ * Offloads: the IPv4 header checksum where the port computes it (and
+ * checks it on receive); chained mbufs as above. TCP segmentation
+ * offload does not apply: it cuts one TCP payload and repeats one
+ * header, while every frame here is a UDP datagram with its own eth
+ * header (sequence, fragment offset, a CRC32C of that frame) that a NIC
+ * cannot write; UDP segmentation offload repeats one UDP payload header
+ * the same way, so it is not used either. The CRC32C is always software
+ * (rte_hash_crc, SSE4.2 or ARMv8 CRC instructions).
+ *
+ * Counters: rte_rds_xstats_get("eth", ...) with the names of struct
+ * rte_rds_eth_stats's fields.
  */
 
 #include <stdint.h>
@@ -105,6 +134,19 @@ struct rte_rds_eth_stats {
 	uint64_t fault_corrupted;	/**< ... corrupted */
 	uint64_t port_restarts;		/**< ports stopped and started again
 					 * because their link stayed down */
+	uint64_t rx_steered;		/**< frames that arrived on the queue of
+					 * the engine owning their connection,
+					 * on a port with several receive
+					 * queues (rte_flow rules, or the PMD's
+					 * own spreading) */
+	uint64_t rx_handoff_drop;	/**< hand-offs lost: the owner's inbox
+					 * was full (sent again by the peer) */
+	uint64_t flow_rules;		/**< rte_flow steering rules made */
+	uint64_t flow_fail;		/**< rules the PMD refused (those
+					 * connections' frames are handed off
+					 * in software) */
+	uint64_t tx_zc_frames;		/**< frames sent as a header chained to
+					 * the message's own buffer (no copy) */
 };
 
 /**
