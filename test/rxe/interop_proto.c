@@ -138,21 +138,20 @@ interop_addr_str(const struct sockaddr_in *sin, char *buf, size_t len)
 
 /* The pieces of the loops of interop_run() and of the fan-in. */
 
-int
+long
 interop_recv_one(const char *nm, const struct interop_ops *ops, uint8_t *buf,
-		 long *r, struct sockaddr_in *from, bool *trunc)
+		 struct sockaddr_in *from, bool *trunc)
 {
+	long r;
+
 	*trunc = false;
-	*r = ops->recv(ops->ctx, buf, INTEROP_MAX_SIZE + 64, from, trunc);
-	if (*r == -EAGAIN || *r == -EWOULDBLOCK)
-		return 0;
-	if (*r < 0) {
-		if (interop_retryable((int)-*r))
-			return 0;
-		printf("%s: FAIL: receive: %s\n", nm, strerror((int)-*r));
-		return -1;
-	}
-	return 1;
+	r = ops->recv(ops->ctx, buf, INTEROP_MAX_SIZE + 64, from, trunc);
+	if (r >= 0)
+		return r;
+	if (r == -EAGAIN || r == -EWOULDBLOCK || interop_retryable((int)-r))
+		return INTEROP_RECV_NONE;
+	printf("%s: FAIL: receive: %s\n", nm, strerror((int)-r));
+	return INTEROP_RECV_FAIL;
 }
 
 int
@@ -300,12 +299,11 @@ interop_run(const struct interop_args *a, const struct interop_ops *ops)
 			bool trunc;
 			uint32_t wsz;
 			long r;
-			int got = interop_recv_one(nm, ops, rxbuf, &r, &from,
-						   &trunc);
 
-			if (got == 0)
+			r = interop_recv_one(nm, ops, rxbuf, &from, &trunc);
+			if (r == INTEROP_RECV_NONE)
 				break;
-			if (got < 0) {
+			if (r < 0) {
 				ok = false;
 				goto out;
 			}

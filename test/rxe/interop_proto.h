@@ -151,11 +151,13 @@ int interop_run(const struct interop_args *a, const struct interop_ops *ops);
  */
 
 /* Receive one message into buf (INTEROP_MAX_SIZE + 64 bytes) without
- * blocking: 1 with *r (its length), *from and *trunc set; 0 when nothing
- * is queued or on a retryable error; -1 on any other error (printed). */
-int interop_recv_one(const char *nm, const struct interop_ops *ops,
-		     uint8_t *buf, long *r, struct sockaddr_in *from,
-		     bool *trunc);
+ * blocking: its length, with *from and *trunc set; INTEROP_RECV_NONE when
+ * nothing is queued or on a retryable error; INTEROP_RECV_FAIL on any
+ * other error (printed). */
+#define INTEROP_RECV_NONE (-1L)
+#define INTEROP_RECV_FAIL (-2L)
+long interop_recv_one(const char *nm, const struct interop_ops *ops,
+		      uint8_t *buf, struct sockaddr_in *from, bool *trunc);
 
 /* A sender's state across refused sends. */
 struct interop_backoff {

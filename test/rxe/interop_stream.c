@@ -88,13 +88,12 @@ interop_stream_send(const struct interop_fanin_args *a,
 			struct sockaddr_in from;
 			bool trunc;
 			long r;
-			/* not into buf: it may hold a message to send */
-			int got = interop_recv_one(nm, ops, rxbuf, &r, &from,
-						   &trunc);
 
-			if (got == 0)
+			/* not into buf: it may hold a message to send */
+			r = interop_recv_one(nm, ops, rxbuf, &from, &trunc);
+			if (r == INTEROP_RECV_NONE)
 				break;
-			if (got < 0) {
+			if (r < 0) {
 				ok = false;
 				goto out;
 			}
@@ -364,12 +363,11 @@ interop_stream_recv(const struct interop_fanin_args *a,
 			bool trunc;
 			uint32_t wsz;
 			long r;
-			int got = interop_recv_one(nm, ops, rxbuf, &r, &from,
-						   &trunc);
 
-			if (got == 0)
+			r = interop_recv_one(nm, ops, rxbuf, &from, &trunc);
+			if (r == INTEROP_RECV_NONE)
 				break;
-			if (got < 0) {
+			if (r < 0) {
 				ok = false;
 				goto out;
 			}
