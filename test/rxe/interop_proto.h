@@ -31,6 +31,10 @@
  * The exchange loop (interop_run()) is written once against a small
  * table of operations (send, receive, wait, queue counts) that each
  * program fills with its own socket API.
+ *
+ * Declared here, defined in interop_proto.c (sizes, contents, digests,
+ * interop_run()) and interop_stream.c (the fan-in), which meson builds
+ * into each peer; krds_peer links no librte_rds, both link libcrypto.
  */
 
 #include <errno.h>
