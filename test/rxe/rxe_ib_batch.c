@@ -11,8 +11,9 @@
  *                   hold several (tx_wrs_posted / tx_post_calls >= 2);
  *                   every message arrives, in order, and is acknowledged.
  *   pingpong_acks   request/reply with the default ACK_REQUIRED every 8
- *                   messages: the reply carries the ACK the request asked
- *                   for (tx_acks_piggybacked), next to no standalone ACK
+ *                   messages, each side answering one engine pass after
+ *                   its receive: the reply carries the ACK the request
+ *                   asked for (tx_acks_piggybacked), next to no standalone ACK
  *                   goes (tx_acks, and the core's s_send_ack, equal), and
  *                   every message is still acknowledged.
  *
@@ -217,13 +218,16 @@ test_pingpong_acks(void)
 		       rds_test_since_s(t0) < 120)
 			rds_test_kick();
 		CU_ASSERT_EQUAL_FATAL((uint64_t)idx, r);
-		/* The reply, from the application, right after. */
+		/* The reply, after one more engine pass (as rds-perf's
+		 * loop: poll, then send, then receive). */
+		rds_test_kick();
 		CU_ASSERT_FATAL(rds_test_send(b, in, 64, &to_a,
 					      MSG_DONTWAIT) == 64);
 		while ((idx = recv_one(a, in, sizeof(in))) < 0 &&
 		       rds_test_since_s(t0) < 120)
 			rds_test_kick();
 		CU_ASSERT_EQUAL_FATAL((uint64_t)idx, r);
+		rds_test_kick();
 	}
 	CU_ASSERT_EQUAL(r, rounds);
 	CU_ASSERT(wait_acked(&s0, 2 * rounds, 30));

@@ -43,6 +43,12 @@ extern int rds_ib_logtype;
 /* Consumed buffers go back once this many wait (an eighth of a smaller
  * ring): one ibv_post_recv per batch even when completions trickle in. */
 #define RDS_IB_RX_REFILL_BATCH 16
+/* A standalone ACK waits this many engine passes and microseconds (both)
+ * for a DATA frame to carry it: an application answering what it just
+ * received, whose loop polls the engine between its receive and its
+ * send, gets its reply out first. */
+#define RDS_IB_ACK_WAIT_PASSES 4
+#define RDS_IB_ACK_WAIT_US 5
 /* The responder's minimum RNR NAK timer in the IB encoding: 10 is
  * 0.32 ms, the kernel's IB_RNR_TIMER_000_32 (rds_ib_tune_rnr). RDMA-CM
  * leaves 0, which is the longest, 655.36 ms. */
@@ -132,10 +138,11 @@ struct rds_ib_conn {
 	TAILQ_ENTRY(rds_ib_conn) flush_link;	/* engine's list to post */
 	bool on_flush;
 	/* ACKs (the kernel's rds_ib_attempt_ack): a standalone one waits a
-	 * pass for a DATA frame to carry it, and goes only when the last
+	 * little for a DATA frame to carry it, and goes only when the last
 	 * one completed. */
 	bool ack_waiting;		/* a standalone ACK was asked for */
 	uint64_t ack_wait_pass;		/* in this engine pass */
+	uint64_t ack_wait_tsc;		/* at this time */
 	uint64_t ack_wr;		/* wr_id of the last standalone ACK */
 	uint64_t s_head;		/* slots posted */
 	uint64_t s_tail;		/* slots completed */

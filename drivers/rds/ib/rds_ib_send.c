@@ -271,28 +271,34 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 
 /*
  * A standalone ACK (the kernel's rds_ib_attempt_ack). The first call
- * only notes the request: the core calls again in the next pass unless a
- * DATA frame took the ACK meanwhile (rds_msg_hdr; with an inline engine
- * the application's reply to what it just received goes in between).
- * Then it goes, signalled, unless the previous standalone ACK is still in
- * flight (IB_ACK_IN_FLIGHT): the next one waits for its completion and
- * carries the newest sequence.
+ * only notes the request: the core calls again in the next passes, and
+ * the ACK goes once RDS_IB_ACK_WAIT_PASSES passes and RDS_IB_ACK_WAIT_US
+ * have gone by, unless a DATA frame took it meanwhile (rds_msg_hdr: an
+ * application answering what it just received sends its reply in
+ * between). Then it goes, signalled, unless the previous standalone ACK
+ * is still in flight (IB_ACK_IN_FLIGHT): the next one waits for its
+ * completion and carries the newest sequence.
  */
 int
 rds_ib_xmit_ack(struct rds_conn *c)
 {
 	struct rds_ib_conn *ic = c->tp;
 	struct rds_ib_engine *ie = rds_ib_engine(c->eng);
+	struct rds_engine *e = c->eng;
 	int ret;
 
 	if (ic->qp == NULL || ic->cstate != RDS_IB_ESTABLISHED)
 		return -ENOTCONN;
 	if (!ic->ack_waiting) {
 		ic->ack_waiting = true;
-		ic->ack_wait_pass = c->eng->pass;
+		ic->ack_wait_pass = e->pass;
+		ic->ack_wait_tsc = e->now;
 		return -EAGAIN;
 	}
-	if (c->eng->pass == ic->ack_wait_pass)
+	if (ic->ack_wait_pass != UINT64_MAX &&
+	    (e->pass - ic->ack_wait_pass < RDS_IB_ACK_WAIT_PASSES ||
+	     e->now - ic->ack_wait_tsc <
+	     rte_get_tsc_hz() / 1000000 * RDS_IB_ACK_WAIT_US))
 		return -EAGAIN;
 	if (ic->ack_wr > ic->s_tail) {
 		if (ic->ack_wait_pass != UINT64_MAX) {
