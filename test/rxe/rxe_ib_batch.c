@@ -51,16 +51,6 @@ lib_up(void)
 	CU_ASSERT_FATAL(rds_test_lib_init(&conf) == 0);
 }
 
-static struct sockaddr_in
-sock_name(int s)
-{
-	struct sockaddr_in sin;
-	socklen_t len = sizeof(sin);
-
-	CU_ASSERT(rte_rds_getsockname(s, (struct sockaddr *)&sin, &len) == 0);
-	return sin;
-}
-
 static struct rte_rds_ib_stats
 ib_stats(void)
 {
@@ -125,7 +115,7 @@ test_stream_batched(void)
 	a = rds_test_socket_trans(addr_a, 0, 1 << 20, 1 << 20, RDS_TRANS_IB);
 	b = rds_test_socket_trans(addr_b, 0, 1 << 20, 1 << 20, RDS_TRANS_IB);
 	CU_ASSERT_FATAL(a >= 0 && b >= 0);
-	to = sock_name(b);
+	to = rds_test_sock_name(b);
 	/* The connection first: its set-up sends nothing counted here. */
 	memset(out, 0, sizeof(out));
 	CU_ASSERT_FATAL(rds_test_send(a, out, sizeof(out), &to, 0) == 64);
@@ -196,8 +186,8 @@ test_pingpong_acks(void)
 	a = rds_test_socket_trans(addr_a, 0, 0, 0, RDS_TRANS_IB);
 	b = rds_test_socket_trans(addr_b, 0, 0, 0, RDS_TRANS_IB);
 	CU_ASSERT_FATAL(a >= 0 && b >= 0);
-	to_a = sock_name(a);
-	to_b = sock_name(b);
+	to_a = rds_test_sock_name(a);
+	to_b = rds_test_sock_name(b);
 	memset(out, 0, sizeof(out));
 	CU_ASSERT_FATAL(rds_test_send(a, out, sizeof(out), &to_b, 0) == 64);
 	t0 = rds_test_now_ns();
@@ -266,13 +256,8 @@ main(void)
 		{ NULL, NULL },
 	};
 
-	addr_a = getenv("RDS_IB_ADDR_A");
-	addr_b = getenv("RDS_IB_ADDR_B");
-	if (addr_a == NULL || addr_b == NULL) {
-		printf("SKIP: RDS_IB_ADDR_A/RDS_IB_ADDR_B not set: run me "
-		       "through test/rxe/run-in-vm.sh (inside the rxe VM)\n");
+	if (!rds_test_ib_addrs(&addr_a, &addr_b))
 		return 77;
-	}
 	rds_test_eal_init("rxe_ib_batch", "0");
 	return rds_test_run_suite("rxe_ib_batch", cases);
 }
