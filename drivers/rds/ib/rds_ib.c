@@ -27,12 +27,6 @@ static struct rds_ib_dev rds_ib_devs[RDS_IB_MAX_DEVS];
 static unsigned int rds_ib_nb_devs;
 static rte_spinlock_t rds_ib_dev_lock = RTE_SPINLOCK_INITIALIZER;
 
-struct rds_ib_engine *
-rds_ib_engine(struct rds_engine *e)
-{
-	return e->tp[rds_ib_slot];
-}
-
 /* One protection domain per device, shared by every connection. */
 struct rds_ib_dev *
 rds_ib_dev_get(struct ibv_context *verbs)
@@ -302,7 +296,7 @@ rds_ib_watch(struct rds_ib_engine *ie, struct rds_ib_conn *ic)
 	if (stall_tsc == 0 || ic->cstate != RDS_IB_ESTABLISHED ||
 	    c->state != RDS_CONN_UP || c->drop_pending)
 		return;
-	now = rte_rdtsc();
+	now = c->eng->now;	/* this pass's start: no rdtsc a connection */
 	waiting = ic->s_sig > ic->s_tail ||
 		  (ic->tx_blocked && (!TAILQ_EMPTY(&c->send_q) ||
 				      c->map_queued || c->ack_requested));

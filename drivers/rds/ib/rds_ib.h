@@ -244,7 +244,12 @@ extern unsigned int rds_ib_slot;
 extern const struct rds_transport rds_ib_transport;
 bool rds_ib_is_listener(const struct rdma_cm_id *id);
 void rds_ib_unlisten(void);
-struct rds_ib_engine *rds_ib_engine(struct rds_engine *e);
+/* Called several times a pass: inline. */
+static inline struct rds_ib_engine *
+rds_ib_engine(struct rds_engine *e)
+{
+	return e->tp[rds_ib_slot];
+}
 struct rds_ib_dev *rds_ib_dev_get(struct ibv_context *verbs);
 
 /* rds_ib_opts.c */
