@@ -54,7 +54,8 @@
 #   CG_N=20000    N of the callgrind runs (1.)
 #   CASES="0 1000 10000 60000 conns"   idle sockets of 1. and 2.
 #                 (a number: that many idle bound sockets; conns: 64 idle
-#                 connections)
+#                 connections; pN: N peers, the messages sent to N
+#                 addresses in turn, N busy connections: --peers N)
 #   SECS=2        measured seconds of each rds-perf run (4., 5.)
 #   PARTS="cg time mem stream lat prof"   which parts to run
 #   TOP=12        functions listed in 1.
@@ -125,6 +126,7 @@ PY
 case_args() {	# case -> rds-bench-core arguments
 	case "$1" in
 	conns) echo "--idle-conns" ;;
+	p[1-9]*) echo "--peers ${1#p}" ;;
 	*[!0-9]* | '') echo "bad case $1" >&2; exit 2 ;;
 	0) echo "" ;;
 	*) echo "--idle-socks $1" ;;
@@ -134,6 +136,7 @@ case_args() {	# case -> rds-bench-core arguments
 case_name() {
 	case "$1" in
 	conns) echo "64 idle connections" ;;
+	p[1-9]*) echo "${1#p} peers" ;;
 	*) echo "$1 idle sockets" ;;
 	esac
 }
@@ -166,7 +169,7 @@ if has cg; then
 		declare -A IPM
 		for c in $CASES; do
 			for n in "$CG_N" $((2 * CG_N)); do
-				run 900 valgrind --tool=callgrind --toggle-collect=bench_loop \
+				run 900 valgrind --tool=callgrind --toggle-collect='bench_loop*' \
 					--callgrind-out-file="$OUT/cg.$c.$n" \
 					"$C" $E1 -- --msgs "$n" --runs 1 $(case_args "$c") \
 					> "$OUT/cg.$c.$n.log" 2>&1 ||
@@ -188,7 +191,7 @@ if has cg; then
 			printf '%-22s %8s instructions/message  %5sx the %s case\n' \
 				"$(case_name "$c")" "${IPM[$c]:-?}" "${ratio:-?}" "$(case_name "$c0")"
 		done
-		echo "command: valgrind --tool=callgrind --toggle-collect=bench_loop $C $E1 -- --msgs N --runs 1 [--idle-socks K | --idle-conns], N = $CG_N and $((2 * CG_N))"
+		echo "command: valgrind --tool=callgrind --toggle-collect='bench_loop*' $C $E1 -- --msgs N --runs 1 [--idle-socks K | --idle-conns | --peers P], N = $CG_N and $((2 * CG_N))"
 		echo "targets: <= 600 instructions with none; <= 1.2x with idle sockets or connections"
 		echo
 		echo "-- where the instructions go ($(case_name "$c0"); self instructions per message, inlined parts summed per function)"
@@ -240,6 +243,8 @@ if has time; then
 import json, statistics, sys
 out, runs, cases = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 def name(c):
+    if c.startswith("p"):
+        return c[1:] + " peers"
     return "64 idle connections" if c == "conns" else c + " idle sockets"
 res = {}
 for c in cases:
@@ -275,7 +280,7 @@ if has mem; then
 import json, sys
 out, runs, cases = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 for c in cases:
-    if c in ("0", "conns"):
+    if c in ("0", "conns") or c.startswith("p"):
         continue
     v = []
     for r in range(1, runs + 1):

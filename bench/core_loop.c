@@ -7,7 +7,7 @@
  * connections around, which must cost nothing.
  *
  *   rds-bench-core [EAL args] -- [--msgs N] [--idle-socks K]
- *                  [--idle-conns] [--size B] [--runs R]
+ *                  [--idle-conns] [--peers P] [--size B] [--runs R]
  *
  * The measured loop is bench_loop(): run under
  * valgrind --tool=callgrind --toggle-collect=bench_loop to count its
@@ -25,10 +25,14 @@
  * and again after the K idle sockets are (cold: the socket table's chunks
  * they need are counted), divided by K. Under valgrind, which replaces
  * malloc, the libc part reads 0.
+ *
+ * With --peers P (2..64) the sender sends to P receiving addresses in
+ * turn (10.254.0.1 .. 10.254.0.P, one socket each: P connections, all
+ * busy) and the loop is bench_loop_peers(): the cost per message of
+ * spreading the traffic over many connections.
  */
 #include <getopt.h>
 #include <inttypes.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,11 +46,14 @@
 
 #include <rte_rds.h>
 
+#include "rds_test_mem.h"
+
 #define IP_A "10.250.0.1"
 #define IP_B "10.250.0.2"
 #define PORT_A 4000
 #define PORT_B 4001
 #define NB_IDLE_ADDRS 8		/* 8 x 8 idle connections */
+#define MAX_PEERS 64
 
 static struct sockaddr_in
 sin_of(const char *ip, uint16_t port)
@@ -102,6 +109,40 @@ bench_loop(int a, int b, const struct sockaddr_in *to, uint8_t *buf,
 	return bad;
 }
 
+/* bench_loop() over np receivers in turn, each on its own address (its
+ * own connection). Not inlined either (callgrind: bench_loop*). */
+__attribute__((noinline)) uint64_t
+bench_loop_peers(int a, const int *bs, const struct sockaddr_in *tos,
+		 unsigned int np, uint8_t *buf, size_t size, uint64_t n)
+{
+	uint64_t i, bad = 0;
+	unsigned int j = 0;
+
+	for (i = 0; i < n; i++) {
+		if (rte_rds_sendto(a, buf, size, MSG_DONTWAIT,
+				   (const struct sockaddr *)&tos[j],
+				   sizeof(tos[j])) != (ssize_t)size)
+			bad++;
+		rte_rds_engine_poll(0);
+		if (rte_rds_recvfrom(bs[j], buf, size, MSG_DONTWAIT, NULL,
+				     NULL) != (ssize_t)size)
+			bad++;
+		if (++j == np)
+			j = 0;
+	}
+	return bad;
+}
+
+/* One measured run: bench_loop(), or bench_loop_peers() with peers. */
+static uint64_t
+bench_run(int a, int b, const struct sockaddr_in *to, const int *bs,
+	  const struct sockaddr_in *tos, unsigned int np, uint8_t *buf,
+	  size_t size, uint64_t n)
+{
+	return np > 1 ? bench_loop_peers(a, bs, tos, np, buf, size, n) :
+			bench_loop(a, b, to, buf, size, n);
+}
+
 /* The floor: the same loop without RDS. The payload is copied into a
  * message, the message's pointer goes through an SP/SC ring and comes
  * back, the payload is copied out: two copies and a ring, the least any
@@ -124,25 +165,6 @@ floor_loop(struct rte_ring *r, uint8_t *msg, uint8_t *buf, size_t size,
 	return bad;
 }
 
-/* Heap in use, libc and DPDK. */
-struct mem {
-	size_t libc;
-	size_t dpdk;
-};
-
-static struct mem
-mem_now(void)
-{
-	struct rte_malloc_socket_stats st;
-	struct mallinfo2 mi = mallinfo2();
-	struct mem m = { .libc = mi.uordblks + mi.hblkhd, .dpdk = 0 };
-	int sock;
-
-	for (sock = 0; sock < RTE_MAX_NUMA_NODES; sock++)
-		if (rte_malloc_get_socket_stats(sock, &st) == 0)
-			m.dpdk += st.heap_allocsz_bytes;
-	return m;
-}
 
 /* Connections between 8 + 8 addresses, used once and left idle. */
 static void
@@ -196,6 +218,7 @@ main(int argc, char **argv)
 		{ "idle-conns", no_argument, NULL, 'c' },
 		{ "size", required_argument, NULL, 's' },
 		{ "runs", required_argument, NULL, 'r' },
+		{ "peers", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rte_rds_conf conf;
@@ -204,10 +227,13 @@ main(int argc, char **argv)
 	uint64_t *ns, *fns;
 	uint8_t *buf, *msg;
 	struct rte_ring *ring;
-	struct mem m0, m1;
+	struct rds_test_mem m0, m1;
 	double per;
 	struct sockaddr_in to = sin_of(IP_B, PORT_B);
 	int socks[2 * NB_IDLE_ADDRS];
+	int peer_socks[MAX_PEERS];
+	struct sockaddr_in peer_to[MAX_PEERS];
+	unsigned int np = 1;
 	bool conns = false;
 	char ip[32];
 	int a, b, ret, opt;
@@ -225,18 +251,23 @@ main(int argc, char **argv)
 		case 'c': conns = true; break;
 		case 's': size = strtoull(optarg, NULL, 0); break;
 		case 'r': runs = strtoull(optarg, NULL, 0); break;
+		case 'p': np = (unsigned int)strtoul(optarg, NULL, 0); break;
 		default:
 			fprintf(stderr, "usage: rds-bench-core [EAL] -- [--msgs N] "
-				"[--idle-socks K] [--idle-conns] [--size B] "
-				"[--runs R]\n");
+				"[--idle-socks K] [--idle-conns] [--peers P] "
+				"[--size B] [--runs R]\n");
 			return 2;
 		}
+	}
+	if (np < 1 || np > MAX_PEERS) {
+		fprintf(stderr, "--peers: 1..%u\n", MAX_PEERS);
+		return 2;
 	}
 	rte_rds_conf_init(&conf);
 	conf.engine[0].lcore_id = RTE_RDS_ENGINE_INLINE;
 	conf.engine[0].idle = RTE_RDS_IDLE_BUSY;
-	if (k + 64 > conf.max_sockets)
-		conf.max_sockets = (uint32_t)(k + 64);
+	if (k + 64 + MAX_PEERS > conf.max_sockets)
+		conf.max_sockets = (uint32_t)(k + 64 + MAX_PEERS);
 	if (rte_rds_conf_add_addr(&conf, IP_A, "loop", NULL) != 0 ||
 	    rte_rds_conf_add_addr(&conf, IP_B, "loop", NULL) != 0)
 		die("conf");
@@ -252,17 +283,27 @@ main(int argc, char **argv)
 		if (rte_rds_conf_add_addr(&conf, ip, "loop", NULL) != 0)
 			die("conf");
 	}
+	for (i = 0; np > 1 && i < np; i++) {
+		snprintf(ip, sizeof(ip), "10.254.0.%u", i + 1);
+		if (rte_rds_conf_add_addr(&conf, ip, "loop", NULL) != 0)
+			die("conf");
+	}
 	if (rte_rds_init(&conf) != 0)
 		die("rte_rds_init");
 	rte_rds_conf_free(&conf);
 	a = sock_on(IP_A, PORT_A);
 	b = sock_on(IP_B, PORT_B);
-	m0 = mem_now();
+	for (i = 0; np > 1 && i < np; i++) {
+		snprintf(ip, sizeof(ip), "10.254.0.%u", i + 1);
+		peer_socks[i] = sock_on(ip, PORT_B);
+		peer_to[i] = sin_of(ip, PORT_B);
+	}
+	m0 = rds_test_mem_now();
 	for (r = 0; r < k; r++) {
 		snprintf(ip, sizeof(ip), "10.252.0.%u", (unsigned)(r % 4) + 1);
 		sock_on(ip, 0);
 	}
-	m1 = mem_now();
+	m1 = rds_test_mem_now();
 	if (conns) {
 		for (i = 0; i < 2 * NB_IDLE_ADDRS; i++) {
 			snprintf(ip, sizeof(ip), "10.251.%u.%u",
@@ -287,12 +328,14 @@ main(int argc, char **argv)
 	if (ring == NULL)
 		die("rte_ring_create");
 	/* Warm up: the connection, its queues and the buffer caches. */
-	if (bench_loop(a, b, &to, buf, size, 1000) != 0)
+	if (bench_run(a, b, &to, peer_socks, peer_to, np, buf, size,
+		      1000 * np) != 0)
 		fprintf(stderr, "warm-up: some calls failed\n");
 	floor_loop(ring, msg, buf, size, 1000);
 	for (r = 0; r < runs; r++) {
 		t0 = rte_rdtsc();
-		bad = bench_loop(a, b, &to, buf, size, n);
+		bad = bench_run(a, b, &to, peer_socks, peer_to, np, buf,
+				size, n);
 		t1 = rte_rdtsc();
 		ns[r] = (t1 - t0) * 1000000000ULL / rte_get_tsc_hz();
 		if (bad != 0) {
@@ -323,13 +366,13 @@ main(int argc, char **argv)
 	      ((double)m1.libc - (double)m0.libc +
 	       (double)m1.dpdk - (double)m0.dpdk) / (double)k;
 	printf("{\"msgs\": %" PRIu64 ", \"idle_socks\": %" PRIu64
-	       ", \"idle_conns\": %u, \"size\": %" PRIu64 ", \"runs\": %"
-	       PRIu64 ", \"ns_per_msg_median\": %.1f, \"ns_per_msg_min\": %.1f"
+	       ", \"idle_conns\": %u, \"peers\": %u, \"size\": %" PRIu64
+	       ", \"runs\": %" PRIu64 ", \"ns_per_msg_median\": %.1f, \"ns_per_msg_min\": %.1f"
 	       ", \"floor_ns_per_msg_median\": %.1f"
 	       ", \"floor_ns_per_msg_min\": %.1f"
 	       ", \"idle_sock_bytes\": %.1f, \"idle_libc_bytes\": %.0f"
 	       ", \"idle_dpdk_bytes\": %.0f}\n",
-	       n, k, conns ? NB_IDLE_ADDRS * NB_IDLE_ADDRS : 0, size, runs,
+	       n, k, conns ? NB_IDLE_ADDRS * NB_IDLE_ADDRS : 0, np, size, runs,
 	       (double)ns[runs / 2] / (double)n, (double)ns[0] / (double)n,
 	       (double)fns[runs / 2] / 1000.0, (double)fns[0] / 1000.0,
 	       per, (double)m1.libc - (double)m0.libc,

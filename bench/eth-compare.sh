@@ -19,6 +19,9 @@
 #                   other process took more than this much of a core over
 #                   the last second; 0: never wait. What else ran (over
 #                   the threshold, or 10 % with 0) is logged.
+#   HIST=1          the lat cases also write their RTT CDF (rds-perf
+#                   --histogram) to OUT/cdf.PMD.CASE.RAW.RUN.txt
+#                   (bench/compare.sh draws them)
 #
 # Cases (RDS and --raw each, interleaved run by run so that the noise of
 # a shared machine falls on both):
@@ -87,6 +90,8 @@ one() {
 	cargs=${args%%|*}
 	sargs=${args#*|}
 	[ "$raw" = 1 ] && { cargs="$cargs --raw"; sargs="$sargs --raw"; }
+	[ "${HIST:-0}" = 1 ] && [ "$cs" = lat64 ] &&
+		cargs="$cargs --histogram $OUT/cdf.$pmd.$cs.$raw.$run.txt"
 	case $pmd in
 	memif)
 		sock=/tmp/rds-eth-compare.$$.sock

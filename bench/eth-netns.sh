@@ -10,7 +10,10 @@
 #
 # Names (override in the environment): namespaces $NS_A and $NS_B
 # (rdsperfA, rdsperfB), interfaces $IF_A in $NS_A and $IF_B in $NS_B
-# (rpvA, rpvB), MTU $MTU (1500).
+# (rpvA, rpvB), MTU $MTU (1500). With KADDR=1, up also gives the kernel
+# 10.9.1.1/24 on $IF_A and 10.9.1.2/24 on $IF_B, for kernel sockets over
+# the same pair (bench/compare.sh); rds-perf's 10.9.0.x stay unowned, so
+# the kernel drops those frames without an answer.
 #
 # The interfaces get no IP address: net_af_packet hands every frame to
 # DPDK, and a kernel that owned 10.9.0.x would answer rds-perf's UDP with
@@ -54,6 +57,10 @@ up() {
 		ip netns exec "${!ns}" ip link set lo up
 		ip netns exec "${!ns}" ip link set "${!ifc}" up
 	done
+	if [ "${KADDR:-0}" = 1 ]; then
+		ip -n "$NS_A" addr add 10.9.1.1/24 dev "$IF_A"
+		ip -n "$NS_B" addr add 10.9.1.2/24 dev "$IF_B"
+	fi
 }
 
 status() {

@@ -71,7 +71,6 @@ main(int argc, char **argv)
 {
 	struct perf_opts opts = { 0 };
 	struct perf_ctx ctx;
-	struct perf_result res;
 	struct perf_floors floors = { 0 };
 	struct perf_sweep *sweep;
 	uint64_t errors;
@@ -101,9 +100,9 @@ main(int argc, char **argv)
 	perf_ctx_init(&ctx, &opts);
 	sweep = perf_sweep_new(&opts);
 	if (opts.raw) {
-		/* No RDS: plain frames on the eth address's port. */
-		perf_raw_run(&ctx, &opts, &res);
-		perf_sweep_add(sweep, &ctx, &res);
+		/* No RDS: plain frames on the eth address's port, a run
+		 * per --size. */
+		perf_raw_run(&ctx, &opts, sweep);
 	} else {
 		/* Set-up, then a run per --size (perf_sweep.c). */
 		perf_sweep_rds(&ctx, &opts, sweep);

@@ -595,6 +595,8 @@ void perf_ctl_put(struct perf_ctl_msg *m, enum perf_ctl_type type,
 		  const struct perf_opts *o, uint16_t data_port_be,
 		  uint64_t v0, uint64_t v1, uint64_t v2);
 int perf_ctl_get(const void *p, size_t len, struct perf_ctl_msg *m);
+void perf_ctl_take_hello(struct perf_ctx *ctx, struct perf_opts *o,
+			 const struct perf_ctl_msg *in);
 void perf_ctl_send(const struct perf_ctx *ctx, int s,
 		   const struct sockaddr_in *to, const struct perf_ctl_msg *m,
 		   const char *what, double secs);
@@ -670,7 +672,7 @@ struct perf_raw {	/* one --raw run of this process */
 };
 
 void perf_raw_run(struct perf_ctx *ctx, struct perf_opts *o,
-		  struct perf_result *res);
+		  struct perf_sweep *s);
 __rte_noreturn __rte_format_printf(3, 4) void
 perf_raw_give_up(struct perf_ctx *ctx, struct perf_raw *r, const char *fmt,
 		 ...);

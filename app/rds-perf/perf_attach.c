@@ -18,7 +18,9 @@
  * PERF_BURST a step; the TSC rate is measured here against
  * CLOCK_MONOTONIC_RAW (no EAL to ask). The output is an in-process
  * run's, with "engine: rds-engined" and, in the JSON, "attach":true and
- * "attach_ms" (the rte_rds_attach() call).
+ * "attach_ms" (the rte_rds_attach() call). Size lists, --tasks,
+ * --progress, --histogram, --plot and --rds-stress-columns work as in
+ * process (perf_sweep_attached()); --tasks' threads are plain threads.
  */
 
 #include <inttypes.h>
@@ -181,11 +183,6 @@ perf_attach_check(const struct perf_opts *o, const char *local,
 		fprintf(stderr, "rds-perf: --attach: the engine is the engine process's: no --engine, --raw-ring, --raw-ring-pp or --verbose (see rds-info)\n");
 		return -1;
 	}
-	if (o->nb_sizes > 1 || o->tasks > 1 || o->progress || o->stress_columns ||
-	    o->histogram != NULL || o->plot != NULL) {
-		fprintf(stderr, "rds-perf: --attach: one --size, one task; no --progress, --histogram, --plot or --rds-stress-columns\n");
-		return -1;
-	}
 	if (inet_pton(AF_INET, local, &a) != 1 ||
 	    inet_pton(AF_INET, peer, &b) != 1 || a.s_addr == b.s_addr) {
 		fprintf(stderr, "rds-perf: --attach: --local and --peer must be two IPv4 addresses the engine serves\n");
@@ -251,7 +248,9 @@ perf_attach_close(struct perf_ctx *ctx)
 		perf_fail("rte_rds_detach()");
 }
 
-/* The whole of an --attach run, in place of main()'s. */
+/* The whole of an --attach run, in place of main()'s: a run per --size
+ * (with --tasks, --progress, --histogram, --plot and
+ * --rds-stress-columns as in process), the table, the JSON lines. */
 int
 perf_attach_main(int argc, char **argv)
 {
@@ -260,12 +259,12 @@ perf_attach_main(int argc, char **argv)
 	const char *peer = PERF_ATTACH_PEER_DEFAULT;
 	struct perf_opts opts = { 0 };
 	struct perf_floors floors = { 0 };
-	struct perf_result res;
+	struct perf_sweep *sweep;
 	struct perf_ctx ctx;
-	char **av;
-	uint64_t t0, t1;
+	uint64_t t0, t1, errors;
 	double attach_ms;
-	int ac, buf;
+	char **av;
+	int ac;
 
 	av = calloc((size_t)argc + 1, sizeof(*av));
 	if (av == NULL)
@@ -278,6 +277,8 @@ perf_attach_main(int argc, char **argv)
 		return PERF_EXIT_USAGE;
 	}
 	opts.attach = path;
+	opts.local = local;
+	opts.peer = peer;
 	perf_attach_tsc_hz = perf_tsc_calibrate();
 
 	t0 = rte_rdtsc();
@@ -287,26 +288,20 @@ perf_attach_main(int argc, char **argv)
 	attach_ms = (double)(t1 - t0) * 1e3 / (double)perf_attach_tsc_hz;
 
 	perf_ctx_init(&ctx, &opts);
-	ctx.inline_engine = false;	/* the engine process polls */
-	buf = perf_sock_buf(&opts);
-	ctx.cli = perf_open_socket("client", local, 0, -1, buf, &ctx.cli_name);
-	ctx.srv = perf_open_socket("server", peer, 0, -1, buf, &ctx.srv_name);
-	ctx.dst = ctx.srv_name;
-	ctx.check_src = true;
-
-	perf_run(&ctx);
-	perf_check_counts(&ctx);
-	perf_result(&ctx, &res);
-	perf_print_result(&ctx, &res);
+	ctx.attach_ms = attach_ms;
+	perf_open_data_sockets(&ctx);
+	sweep = perf_sweep_new(&opts);
+	perf_sweep_attached(&ctx, &opts, sweep);
 	printf("attach:       %s, rte_rds_attach() %.3f ms; TSC %" PRIu64 " Hz (measured)\n",
 	       path, attach_ms, perf_attach_tsc_hz);
 	perf_attach_close(&ctx);
 	perf_ctx_free(&ctx);
-	if (opts.json) {
-		ctx.attach_ms = attach_ms;
-		perf_print_json(&ctx, &res, &floors);
-	}
+	perf_sweep_end(sweep, &opts);	/* the table, --histogram, --plot */
+	errors = perf_sweep_errors(sweep);
+	if (opts.json)
+		perf_sweep_json(sweep, &floors);
+	perf_sweep_free(sweep);
 	fflush(stdout);
 	free(av);
-	return ctx.errors != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	return errors != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

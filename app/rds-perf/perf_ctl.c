@@ -139,3 +139,27 @@ perf_ctl_send(const struct perf_ctx *ctx, int s,
 		perf_poll(ctx);
 	}
 }
+
+/* A server takes a client's hello (checked already): the run's mode,
+ * size, depth and stream seconds into o, this run's index and the number
+ * of runs of the client's size list (v[2]: index << 32 | runs; 0 from a
+ * client that sends one run), the window and the receive buffer. */
+void
+perf_ctl_take_hello(struct perf_ctx *ctx, struct perf_opts *o,
+		    const struct perf_ctl_msg *in)
+{
+	uint8_t *buf;
+
+	ctx->runs = (uint32_t)in->v[2] != 0 ? (uint32_t)in->v[2] : 1;
+	ctx->run = (unsigned int)(in->v[2] >> 32);
+	o->mode = (enum perf_mode)in->mode;
+	o->size = in->size;
+	o->depth = in->depth;
+	if (perf_is_stream(o->mode))
+		o->secs = (double)in->v[1] / 1e6;
+	ctx->window = perf_window(o);
+	buf = realloc(ctx->srv_buf, o->size + PERF_RX_SLACK);
+	if (buf == NULL)
+		perf_die("out of memory");
+	ctx->srv_buf = buf;
+}

@@ -53,7 +53,7 @@ void
 perf_hist_write(FILE *f, const struct perf_ctx *ctx)
 {
 	const struct perf_rtt *r = &ctx->rtt;
-	const uint64_t hz = rte_get_tsc_hz();
+	const uint64_t hz = perf_tsc_hz();
 	const size_t body = r->n / 2000 > 0 ? r->n / 2000 : 1;
 	size_t i, last = 0, step;
 

@@ -525,10 +525,6 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		fprintf(stderr, "rds-perf: --rds-stress-columns: the client's figures over RDS (not --raw, not a server)\n");
 		return -1;
 	}
-	if (o->nb_sizes > 1 && o->raw) {
-		fprintf(stderr, "rds-perf: --raw takes one --size\n");
-		return -1;
-	}
 	if ((o->histogram != NULL || o->plot != NULL) &&
 	    (perf_is_stream(o->mode) || o->role == PERF_ROLE_SERVER)) {
 		fprintf(stderr, "rds-perf: --histogram and --plot need round trips: not in stream mode, not on a server\n");

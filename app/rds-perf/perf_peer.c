@@ -190,7 +190,6 @@ perf_peer_server_hello(struct perf_ctx *ctx, struct perf_opts *o)
 	} cbuf;
 	uint64_t cookie = 0;
 	bool has_cookie;
-	uint8_t *buf;
 	char a[32], b[32], c[32];
 	ssize_t n;
 
@@ -260,20 +259,7 @@ perf_peer_server_hello(struct perf_ctx *ctx, struct perf_opts *o)
 		break;
 	}
 
-	/* A size list: this run's index and the number of runs (0 from a
-	 * client that sends one run). */
-	ctx->runs = (uint32_t)in.v[2] != 0 ? (uint32_t)in.v[2] : 1;
-	ctx->run = (unsigned int)(in.v[2] >> 32);
-	o->mode = (enum perf_mode)in.mode;
-	o->size = in.size;
-	o->depth = in.depth;
-	if (perf_is_stream(o->mode))
-		o->secs = (double)in.v[1] / 1e6;
-	ctx->window = perf_window(o);
-	buf = realloc(ctx->srv_buf, o->size + PERF_RX_SLACK);
-	if (buf == NULL)
-		perf_die("out of memory");
-	ctx->srv_buf = buf;
+	perf_ctl_take_hello(ctx, o, &in);
 	perf_set_bufs(ctx->srv, "server", perf_sock_buf(o));
 	if (perf_is_rdma(o->mode)) {
 		ctx->has_cookie = true;

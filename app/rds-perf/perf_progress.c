@@ -22,7 +22,7 @@ perf_progress_start(struct perf_progress *p, const struct perf_tasks *tk,
 	p->tasks = tk;
 	p->run = run;
 	p->runs = runs;
-	p->next = now + rte_get_tsc_hz();
+	p->next = now + perf_tsc_hz();
 	p->last_tsc = now;
 	p->last_msgs = 0;
 	p->tty = isatty(STDERR_FILENO);
@@ -49,7 +49,7 @@ void
 perf_progress_tick(struct perf_progress *p, uint64_t now, const char *phase)
 {
 	const struct perf_ctx *c0 = p->tasks->t[0];
-	const double hz = (double)rte_get_tsc_hz();
+	const double hz = (double)perf_tsc_hz();
 	uint64_t msgs;
 	double dt, measured;
 
@@ -69,7 +69,7 @@ perf_progress_tick(struct perf_progress *p, uint64_t now, const char *phase)
 		p->tty ? "\033[K" : "\n");
 	p->last_msgs = msgs;
 	p->last_tsc = now;
-	p->next = now + rte_get_tsc_hz();
+	p->next = now + perf_tsc_hz();
 }
 
 void

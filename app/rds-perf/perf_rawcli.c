@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
 #include "perf.h"
@@ -22,8 +23,8 @@ perf_raw_client_hello(struct perf_ctx *ctx, struct perf_raw *r)
 	struct rte_mbuf *m[PERF_BURST];
 	struct perf_raw_frame f;
 	struct perf_ctl_msg in;
-	uint64_t next = t0, now;
-	unsigned int sent = 0;
+	uint64_t next = t0, relink = t0 + hz / 2, now;
+	unsigned int sent = 0, restarts = 0;
 	uint16_t i, n;
 	bool got = false;
 	char a[32];
@@ -31,9 +32,12 @@ perf_raw_client_hello(struct perf_ctx *ctx, struct perf_raw *r)
 	while (!got) {
 		now = rte_rdtsc();
 		if (now >= next) {
+			/* v[2]: this run's index and the number of runs,
+			 * as over RDS (perf_peer.c). */
 			perf_raw_ctl(r, PERF_CTL_HELLO, o, 0,
 				     perf_is_stream(o->mode) ?
-				     (uint64_t)(o->secs * 1e6 + 0.5) : 0, 0);
+				     (uint64_t)(o->secs * 1e6 + 0.5) : 0,
+				     (uint64_t)ctx->run << 32 | ctx->runs);
 			sent++;
 			next = now + retry;
 		}
@@ -49,6 +53,21 @@ perf_raw_client_hello(struct perf_ctx *ctx, struct perf_raw *r)
 			}
 			rte_pktmbuf_free(m[i]);
 		}
+		if (!got && now >= relink) {
+			/* A net_memif client connects when its port starts:
+			 * one started before its server never would. Start
+			 * it again while its link stays down (as the eth
+			 * transport's relink=1). */
+			struct rte_eth_link l;
+
+			memset(&l, 0, sizeof(l));
+			if (rte_eth_link_get_nowait(r->port.id, &l) == 0 &&
+			    l.link_status == RTE_ETH_LINK_DOWN &&
+			    rte_eth_dev_stop(r->port.id) == 0 &&
+			    rte_eth_dev_start(r->port.id) == 0)
+				restarts++;
+			relink = now + hz / 2;
+		}
 		if (!got && now > end)
 			perf_raw_give_up(ctx, r, "no answer from the server %s within %.1f s (hello sent %u times; link %s): is it running with --raw, --local %s, on the other end of this port?",
 					 perf_sin_str(&ctx->dst, a, sizeof(a)),
@@ -56,8 +75,9 @@ perf_raw_client_hello(struct perf_ctx *ctx, struct perf_raw *r)
 					 o->peer);
 	}
 	ctx->setup_ms = (double)(rte_rdtsc() - t0) * 1e3 / (double)hz;
-	printf("rds-perf: server %s answered the hello after %.1f ms (hello sent %u times; not measured)\n",
-	       perf_sin_str(&ctx->dst, a, sizeof(a)), ctx->setup_ms, sent);
+	printf("rds-perf: server %s answered the hello after %.1f ms (hello sent %u times, port restarted %u times; not measured)\n",
+	       perf_sin_str(&ctx->dst, a, sizeof(a)), ctx->setup_ms, sent,
+	       restarts);
 }
 
 /* Queue up to PERF_BURST requests (lat, bw: within the window). */

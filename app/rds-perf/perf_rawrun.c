@@ -92,21 +92,12 @@ perf_raw_print(const struct perf_ctx *ctx, const struct perf_raw *r)
 	       "without an answer", r->lost_frames, r->late);
 }
 
-/*
- * --raw: the whole run of this process (client or server), to the text
- * output; the caller prints the JSON. o is the server's to change (the
- * client's hello sets mode, size, depth).
- */
-void
-perf_raw_run(struct perf_ctx *ctx, struct perf_opts *o, struct perf_result *res)
+/* One run of o->size on the open port r (client or server), to the text
+ * output; its result in res. */
+static void
+perf_raw_run_one(struct perf_ctx *ctx, struct perf_opts *o, struct perf_raw *r,
+		 struct perf_result *res)
 {
-	struct perf_raw *r;
-
-	r = rte_zmalloc("perf_raw", sizeof(*r), 0);
-	if (r == NULL)
-		perf_die("out of memory");
-	perf_raw_port_open(o, &r->port);
-	snprintf(ctx->eth_pmd, sizeof(ctx->eth_pmd), "%s", perf_eth_pmd(o));
 	ctx->cli_name.sin_family = AF_INET;
 	ctx->srv_name.sin_family = AF_INET;
 	if (o->role == PERF_ROLE_CLIENT) {
@@ -142,6 +133,45 @@ perf_raw_run(struct perf_ctx *ctx, struct perf_opts *o, struct perf_result *res)
 	if (perf_is_stream(o->mode))
 		printf("raw payload:  %.3f MB/s (message bytes of every frame received in the window, whole messages or not)\n",
 		       ctx->raw_frame_mb_per_s);
+}
+
+/*
+ * --raw: the whole of this process (client or server): the port opened
+ * once, then a run per --size (the client's list; the server runs as many
+ * as the client's hellos announce), each added to the sweep. o is the
+ * server's to change (each hello sets mode, size, depth).
+ */
+void
+perf_raw_run(struct perf_ctx *ctx, struct perf_opts *o, struct perf_sweep *s)
+{
+	struct perf_result res;
+	struct perf_raw *r;
+	unsigned int i;
+
+	r = rte_zmalloc("perf_raw", sizeof(*r), 0);
+	if (r == NULL)
+		perf_die("out of memory");
+	perf_raw_port_open(o, &r->port);
+	snprintf(ctx->eth_pmd, sizeof(ctx->eth_pmd), "%s", perf_eth_pmd(o));
+	for (i = 0;; i++) {
+		if (i > 0) {
+			/* A new run: the counters again, the port kept. */
+			memset((char *)r + sizeof(r->port), 0,
+			       sizeof(*r) - sizeof(r->port));
+			if (o->role == PERF_ROLE_CLIENT)
+				o->size = o->sizes[i];
+			perf_ctx_rerun(ctx, o);
+			printf("\n");
+		}
+		if (o->role == PERF_ROLE_CLIENT) {
+			ctx->run = i;
+			ctx->runs = o->nb_sizes;
+		}
+		perf_raw_run_one(ctx, o, r, &res);
+		perf_sweep_add(s, ctx, &res);
+		if (ctx->run + 1 >= ctx->runs)
+			break;
+	}
 	perf_raw_port_close(&r->port);
 	rte_free(r);
 }

@@ -22,7 +22,6 @@ perf_raw_server_hello(struct perf_ctx *ctx, struct perf_raw *r,
 	struct perf_ctl_msg in;
 	bool got = false;
 	uint16_t i, n;
-	uint8_t *buf;
 	char a[32];
 
 	while (!got) {
@@ -55,25 +54,16 @@ perf_raw_server_hello(struct perf_ctx *ctx, struct perf_raw *r,
 					 o->wait, perf_raw_link(r));
 		}
 	}
-	o->mode = (enum perf_mode)in.mode;
-	o->size = in.size;
-	o->depth = in.depth;
-	if (perf_is_stream(o->mode))
-		o->secs = (double)in.v[1] / 1e6;
-	ctx->window = perf_window(o);
-	buf = realloc(ctx->srv_buf, o->size + PERF_RX_SLACK);
-	if (buf == NULL)
-		perf_die("out of memory");
-	ctx->srv_buf = buf;
+	perf_ctl_take_hello(ctx, o, &in);
 	ctx->cli_name.sin_family = AF_INET;
 	ctx->cli_name.sin_addr.s_addr = r->port.pip;
 	ctx->cli_name.sin_port = rte_cpu_to_be_16(PERF_RAW_UDP_PORT);
 	ctx->has_ctl = true;
 	perf_raw_ctl(r, PERF_CTL_HELLO_ACK, o, 0, 0, 0);
-	printf("rds-perf: --raw server %s: client %s says hello: mode %s, size %u, depth %u\n",
+	printf("rds-perf: --raw server %s: client %s says hello: mode %s, size %u, depth %u (run %u of %u)\n",
 	       perf_sin_str(&ctx->srv_name, a, sizeof(a)),
 	       inet_ntoa(ctx->cli_name.sin_addr), perf_mode_name(o->mode),
-	       o->size, ctx->window);
+	       o->size, ctx->window, ctx->run + 1, ctx->runs);
 	fflush(stdout);
 }
 

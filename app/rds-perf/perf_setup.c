@@ -266,9 +266,12 @@ perf_open_data_sockets(struct perf_ctx *ctx)
 	if (o->transport == PERF_TRANSPORT_LOOP) {
 		if (ctx->srv >= 0 && rte_rds_close(ctx->srv) < 0)
 			perf_fail("rte_rds_close(server)");
-		ctx->cli = perf_open_socket("client", PERF_LOOP_CLIENT_IP, 0,
+		/* --attach: the two addresses the engine process serves. */
+		ctx->cli = perf_open_socket("client", o->attach != NULL ?
+					    o->local : PERF_LOOP_CLIENT_IP, 0,
 					    -1, buf, &ctx->cli_name);
-		ctx->srv = perf_open_socket("server", PERF_LOOP_SERVER_IP, 0,
+		ctx->srv = perf_open_socket("server", o->attach != NULL ?
+					    o->peer : PERF_LOOP_SERVER_IP, 0,
 					    -1, buf, &ctx->srv_name);
 		ctx->dst = ctx->srv_name;
 		ctx->check_src = true;
@@ -288,7 +291,9 @@ perf_ctx_init(struct perf_ctx *ctx, const struct perf_opts *o)
 	ctx->cli = -1;
 	ctx->srv = -1;
 	ctx->ctl = -1;
-	ctx->inline_engine = o->engine == PERF_ENGINE_INLINE;
+	/* --attach: the engine process polls, nothing here does. */
+	ctx->inline_engine = o->engine == PERF_ENGINE_INLINE &&
+		o->attach == NULL;
 	ctx->window = perf_window(o);
 	ctx->cli_tx = calloc(1, o->size + PERF_RX_SLACK);
 	ctx->cli_rx = calloc(1, o->size + PERF_RX_SLACK);

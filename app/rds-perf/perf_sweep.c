@@ -133,6 +133,7 @@ perf_ctx_rerun(struct perf_ctx *ctx, const struct perf_opts *o)
 		ctx->ctl_src = keep.ctl_src;	/* our control socket */
 	memcpy(ctx->eth_pmd, keep.eth_pmd, sizeof(ctx->eth_pmd));
 	ctx->tasks = keep.tasks;
+	ctx->attach_ms = keep.attach_ms;
 	ctx->progress = keep.progress;
 }
 
@@ -243,21 +244,15 @@ perf_sweep_one(struct perf_tasks *tk, struct perf_opts *o,
 	perf_sweep_add(s, ctx, &res);
 }
 
-/* Over RDS: set-up, then a run per size (the library stays up). */
-void
-perf_sweep_rds(struct perf_ctx *ctx, struct perf_opts *o, struct perf_sweep *s)
+/* A run per --size on ctx's sockets (loop, a client, or attached; conf
+ * only for --verbose's set-up lines). */
+static void
+perf_sweep_sizes(struct perf_ctx *ctx, struct perf_opts *o,
+		 struct rte_rds_conf *conf, struct perf_sweep *s)
 {
 	struct perf_tasks tk;
-	struct rte_rds_conf conf;
 	unsigned int i;
 
-	rte_rds_conf_init(&conf);
-	perf_engine_conf(o, &conf);
-	perf_setup_transport(ctx, &conf);
-	if (o->role == PERF_ROLE_SERVER) {
-		perf_sweep_server(ctx, o, &conf, s);
-		return;
-	}
 	for (i = 0; i < o->nb_sizes; i++) {
 		if (i > 0) {
 			o->size = o->sizes[i];
@@ -268,9 +263,34 @@ perf_sweep_rds(struct perf_ctx *ctx, struct perf_opts *o, struct perf_sweep *s)
 		ctx->run = i;
 		ctx->runs = o->nb_sizes;
 		perf_tasks_open(&tk, ctx, o);
-		perf_sweep_one(&tk, o, &conf, s);
+		perf_sweep_one(&tk, o, conf, s);
 		perf_tasks_close(&tk);
 	}
+}
+
+/* Over RDS: set-up, then a run per size (the library stays up). */
+void
+perf_sweep_rds(struct perf_ctx *ctx, struct perf_opts *o, struct perf_sweep *s)
+{
+	struct rte_rds_conf conf;
+
+	rte_rds_conf_init(&conf);
+	perf_engine_conf(o, &conf);
+	perf_setup_transport(ctx, &conf);
+	if (o->role == PERF_ROLE_SERVER) {
+		perf_sweep_server(ctx, o, &conf, s);
+		return;
+	}
+	perf_sweep_sizes(ctx, o, &conf, s);
+}
+
+/* Attached to an engine process (no EAL, no library set-up here): a run
+ * per size on the sockets ctx has open. */
+void
+perf_sweep_attached(struct perf_ctx *ctx, struct perf_opts *o,
+		    struct perf_sweep *s)
+{
+	perf_sweep_sizes(ctx, o, NULL, s);
 }
 
 /* The table after the runs (loop, client): one line per size, laid out

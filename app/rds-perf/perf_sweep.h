@@ -52,6 +52,9 @@ struct perf_progress {
 int perf_parse_sizes(const char *arg, uint32_t *sizes, unsigned int *n);
 void perf_ctx_rerun(struct perf_ctx *ctx, const struct perf_opts *o);
 struct perf_sweep *perf_sweep_new(const struct perf_opts *o);
+/* --attach: a run per --size on ctx's sockets (perf_attach.c). */
+void perf_sweep_attached(struct perf_ctx *ctx, struct perf_opts *o,
+			 struct perf_sweep *s);
 void perf_sweep_rds(struct perf_ctx *ctx, struct perf_opts *o,
 		    struct perf_sweep *s);
 void perf_sweep_add(struct perf_sweep *s, const struct perf_ctx *ctx,

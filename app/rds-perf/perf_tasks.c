@@ -39,11 +39,16 @@ perf_task_main(void *arg)
 {
 	struct perf_task_arg *a = arg;
 
-	if (rte_thread_register() < 0)
+	/* Attached, there is no EAL: a plain thread calls the client
+	 * library. */
+	const bool eal = a->ctx->o->attach == NULL;
+
+	if (eal && rte_thread_register() < 0)
 		perf_fail("rte_thread_register() for task %u", a->ctx->tasks);
 	perf_task_start_line(a);
 	perf_run(a->ctx);
-	rte_thread_unregister();
+	if (eal)
+		rte_thread_unregister();
 	return NULL;
 }
 

@@ -584,11 +584,18 @@ static int
 rds_engine_main(void *arg)
 {
 	struct rds_engine *e = arg;
+	const uint64_t late = rte_get_tsc_hz() / 1000;
+	uint64_t prev;
 
 	RDS_LOG(INFO, "engine %u running on lcore %u", e->id, rte_lcore_id());
 	/* Nobody else polls an engine that has its own lcore. */
-	while (!__atomic_load_n(&e->stop, __ATOMIC_ACQUIRE))
+	e->now = rte_rdtsc();
+	while (!__atomic_load_n(&e->stop, __ATOMIC_ACQUIRE)) {
+		prev = e->now;
 		rds_engine_idle(e, rds_engine_run_once(e));
+		if (unlikely(e->now - prev > late))
+			e->stats.s_late_passes++;
+	}
 	return 0;
 }
 

@@ -41,6 +41,11 @@ struct rte_rds_stats {
 	uint64_t s_conn_reset;		/**< connection resets */
 	uint64_t s_conn_connect;	/**< connections that came up */
 	uint64_t s_conn_reconnect_delayed; /**< reconnects held back by backoff */
+	uint64_t s_late_passes;		/**< passes of an engine on its own lcore
+					 * that began more than 1 ms after the
+					 * one before: the thread was off its
+					 * CPU (a shared core) or a pass took
+					 * that long */
 };
 
 /** Number of counters in struct rte_rds_stats. */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,8 +17,6 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/uio.h>
-
-#include <openssl/evp.h>
 
 #include <CUnit/Basic.h>
 
@@ -183,6 +182,74 @@ rds_test_eal_fini(void)
 	eal_up = false;
 }
 
+/* The watchdog (rds_test_watchdog): here, as it removes the EAL's
+ * runtime directory when it fires. */
+
+static char watchdog_what[128];
+static unsigned int watchdog_secs;
+
+static void
+watchdog_fire(int sig)
+{
+	char msg[256];
+	int n;
+
+	static const char *const files[] = {
+		"config", "mp_socket", "dpdk_telemetry.v2", "fbarray_memzone",
+		"fbarray_nohugemem",
+	};
+	char path[PATH_MAX + 64];
+	unsigned int i;
+
+	(void)sig;
+	n = snprintf(msg, sizeof(msg),
+		     "\nwatchdog: %s still running after %u s: failing\n",
+		     watchdog_what, watchdog_secs);
+	if (n > 0 && write(STDOUT_FILENO, msg, (size_t)n) < 0)
+		n = 0;
+	/* Only async-signal-safe calls: unlink the EAL's usual runtime
+	 * files by name (the next test run sweeps whatever remains). */
+	if (eal_runtime_dir[0] != '\0' &&
+	    strstr(eal_runtime_dir, "/rdst-") != NULL) {
+		for (i = 0; i < RTE_DIM(files); i++) {
+			n = snprintf(path, sizeof(path), "%s/%s",
+				     eal_runtime_dir, files[i]);
+			if (n > 0 && (size_t)n < sizeof(path))
+				unlink(path);
+		}
+		rmdir(eal_runtime_dir);
+	}
+	_exit(2);
+}
+
+static unsigned int watchdog_mul = 1;
+
+void
+rds_test_watchdog_scale(unsigned int mul)
+{
+	watchdog_mul = mul > 0 ? mul : 1;
+}
+
+void
+rds_test_watchdog(unsigned int seconds, const char *what)
+{
+	struct sigaction sa;
+
+	alarm(0);
+	if (seconds == 0)
+		return;
+	seconds *= watchdog_mul;
+	snprintf(watchdog_what, sizeof(watchdog_what), "%s",
+		 what != NULL ? what : "test");
+	watchdog_secs = seconds;
+	fflush(stdout);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = watchdog_fire;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(seconds);
+}
+
 /* ------------------------------------------------------------------ */
 /* CUnit */
 
@@ -255,6 +322,21 @@ rds_test_run_suite(const char *suite, const struct rds_test_case *cases)
 	}
 	rc = rds_test_run_registry();
 	CU_cleanup_registry();
+	return rc;
+}
+
+int
+rds_test_main(const char *name, const char *lcores,
+	      const struct rds_test_case *cases)
+{
+	int rc;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (lcores != NULL)
+		rds_test_eal_init(name, lcores);
+	rc = rds_test_run_suite(name, cases);
+	if (lcores != NULL)
+		rds_test_eal_fini();
 	return rc;
 }
 
@@ -479,9 +561,10 @@ fail:
 	return -1;
 }
 
-ssize_t
-rds_test_send(int s, const void *buf, size_t len,
-	      const struct sockaddr_in *to, int flags)
+/* sendmsg of one iovec to *to, with ctl of clen bytes (none if 0). */
+static ssize_t
+send_one(int s, const void *buf, size_t len, const struct sockaddr_in *to,
+	 void *ctl, size_t clen, int flags)
 {
 	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf,
 			     .iov_len = len };
@@ -492,12 +575,59 @@ rds_test_send(int s, const void *buf, size_t len,
 	mh.msg_namelen = to != NULL ? sizeof(*to) : 0;
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
+	mh.msg_control = clen > 0 ? ctl : NULL;
+	mh.msg_controllen = clen;
 	return rte_rds_sendmsg(s, &mh, flags);
+}
+
+ssize_t
+rds_test_send(int s, const void *buf, size_t len,
+	      const struct sockaddr_in *to, int flags)
+{
+	return send_one(s, buf, len, to, NULL, 0, flags);
+}
+
+ssize_t
+rds_test_send_cmsg(int s, const void *buf, size_t len,
+		   const struct sockaddr_in *to, int level, int type,
+		   const void *data, size_t dlen, int flags)
+{
+	union {
+		struct cmsghdr h;
+		uint8_t b[CMSG_SPACE(RDS_TEST_CMSG_MAX)];
+	} cbuf;
+	struct msghdr mh;
+	struct cmsghdr *cm;
+
+	if (dlen > RDS_TEST_CMSG_MAX) {
+		rte_errno = EINVAL;
+		errno = EINVAL;
+		return -1;
+	}
+	memset(&cbuf, 0, sizeof(cbuf));
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_control = cbuf.b;
+	mh.msg_controllen = CMSG_SPACE(dlen);
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = level;
+	cm->cmsg_type = type;
+	cm->cmsg_len = CMSG_LEN(dlen);
+	if (data != NULL && dlen > 0)
+		memcpy(CMSG_DATA(cm), data, dlen);
+	return send_one(s, buf, len, to, cbuf.b, CMSG_SPACE(dlen), flags);
 }
 
 ssize_t
 rds_test_recv(int s, void *buf, size_t len, struct sockaddr_in *from,
 	      int flags, int *msg_flags)
+{
+	return rds_test_recv_ctl(s, buf, len, from, flags, NULL, NULL,
+				 msg_flags);
+}
+
+ssize_t
+rds_test_recv_ctl(int s, void *buf, size_t len, struct sockaddr_in *from,
+		  int flags, void *ctl, size_t *clen, int *msg_flags)
 {
 	struct iovec iov = { .iov_base = buf, .iov_len = len };
 	struct sockaddr_in sin;
@@ -510,321 +640,58 @@ rds_test_recv(int s, void *buf, size_t len, struct sockaddr_in *from,
 	mh.msg_namelen = sizeof(sin);
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
+	if (clen != NULL && *clen > 0) {
+		mh.msg_control = ctl;
+		mh.msg_controllen = *clen;
+	}
 	r = rte_rds_recvmsg(s, &mh, flags);
 	if (r >= 0) {
 		if (from != NULL)
 			*from = sin;
 		if (msg_flags != NULL)
 			*msg_flags = mh.msg_flags;
+		if (clen != NULL)
+			*clen = mh.msg_controllen;
 	}
 	return r;
 }
 
-/* ------------------------------------------------------------------ */
-/* PRNG */
-
-uint64_t
-rds_test_mix64(uint64_t z)
+ssize_t
+rds_test_wait_msg(int s, void *buf, size_t len, struct sockaddr_in *from,
+		  unsigned int timeout_ms)
 {
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return rds_test_wait_msg_ctl(s, buf, len, from, NULL, NULL,
+				     timeout_ms);
 }
 
-uint64_t
-rds_test_rand(uint64_t *state)
+ssize_t
+rds_test_wait_msg_ctl(int s, void *buf, size_t len, struct sockaddr_in *from,
+		      void *ctl, size_t *clen, unsigned int timeout_ms)
 {
-	*state += 0x9e3779b97f4a7c15ULL;
-	return rds_test_mix64(*state);
-}
+	uint64_t t0 = rds_test_now_ns();
+	uint64_t limit = (uint64_t)timeout_ms * 1000000ULL, spent;
+	struct rte_rds_pollfd p = { .sock = s, .events = POLLIN };
+	ssize_t r;
 
-uint64_t
-rds_test_rand_range(uint64_t *state, uint64_t lo, uint64_t hi)
-{
-	uint64_t span;
-
-	if (hi <= lo)
-		return lo;
-	span = hi - lo + 1;
-	if (span == 0)	/* the whole 64-bit range */
-		return rds_test_rand(state);
-	return lo + rds_test_rand(state) % span;
-}
-
-void
-rds_test_fill(void *buf, size_t len, uint64_t key)
-{
-	uint8_t *p = buf;
-	uint64_t st = key, w;
-	size_t i;
-
-	for (i = 0; i + 8 <= len; i += 8) {
-		w = rds_test_rand(&st);
-		memcpy(p + i, &w, 8);
-	}
-	if (i < len) {
-		w = rds_test_rand(&st);
-		memcpy(p + i, &w, len - i);
-	}
-}
-
-/* ------------------------------------------------------------------ */
-/* SHA-256 */
-
-int
-rds_test_sha_init(struct rds_test_sha *h)
-{
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-
-	memset(h, 0, sizeof(*h));
-	if (ctx == NULL)
-		return -1;
-	if (EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
-		EVP_MD_CTX_free(ctx);
-		return -1;
-	}
-	h->ctx = ctx;
-	return 0;
-}
-
-void
-rds_test_sha_update(struct rds_test_sha *h, const void *data, size_t len)
-{
-	if (len > 0)
-		EVP_DigestUpdate(h->ctx, data, len);
-	h->bytes += len;
-	h->msgs++;
-}
-
-void
-rds_test_sha_peek(const struct rds_test_sha *h, uint8_t out[RDS_TEST_SHA_LEN])
-{
-	EVP_MD_CTX *c = EVP_MD_CTX_new();
-	unsigned int n = 0;
-
-	memset(out, 0, RDS_TEST_SHA_LEN);
-	if (c == NULL)
-		return;
-	if (EVP_MD_CTX_copy_ex(c, h->ctx) == 1)
-		EVP_DigestFinal_ex(c, out, &n);
-	EVP_MD_CTX_free(c);
-}
-
-void
-rds_test_sha_free(struct rds_test_sha *h)
-{
-	if (h->ctx != NULL)
-		EVP_MD_CTX_free(h->ctx);
-	h->ctx = NULL;
-}
-
-const char *
-rds_test_sha_hex(const uint8_t d[RDS_TEST_SHA_LEN], char *buf)
-{
-	unsigned int i;
-
-	for (i = 0; i < RDS_TEST_SHA_LEN; i++)
-		sprintf(buf + 2 * i, "%02x", d[i]);
-	buf[2 * RDS_TEST_SHA_LEN] = '\0';
-	return buf;
-}
-
-int
-rds_test_sha_matrix_init(struct rds_test_sha_matrix *m, unsigned int n)
-{
-	unsigned int i;
-
-	m->n = n;
-	m->h = calloc((size_t)n * n, sizeof(*m->h));
-	if (m->h == NULL)
-		return -1;
-	for (i = 0; i < n * n; i++) {
-		if (rds_test_sha_init(&m->h[i]) != 0) {
-			rds_test_sha_matrix_free(m);
-			return -1;
+	for (;;) {
+		r = rds_test_recv_ctl(s, buf, len, from, MSG_DONTWAIT, ctl,
+				      clen, NULL);
+		if (r >= 0 || rte_errno != EAGAIN)
+			return r;
+		spent = rds_test_now_ns() - t0;
+		if (spent >= limit)
+			break;
+		if (nb_inline > 0) {
+			rds_test_kick();
+		} else {
+			p.revents = 0;
+			/* At most 10 ms a wait: the deadline stays close. */
+			rte_rds_poll(&p, 1, RTE_MIN(10,
+				(int)((limit - spent) / 1000000ULL) + 1));
 		}
 	}
-	return 0;
-}
-
-struct rds_test_sha *
-rds_test_sha_matrix_at(struct rds_test_sha_matrix *m, unsigned int src,
-		       unsigned int dst)
-{
-	return &m->h[src * m->n + dst];
-}
-
-void
-rds_test_sha_matrix_msg(struct rds_test_sha_matrix *m, unsigned int src,
-			unsigned int dst, const void *data, size_t len)
-{
-	struct rds_test_sha *h = rds_test_sha_matrix_at(m, src, dst);
-	uint32_t l = (uint32_t)len;
-
-	EVP_DigestUpdate(h->ctx, &l, sizeof(l));
-	rds_test_sha_update(h, data, len);
-}
-
-void
-rds_test_sha_matrix_free(struct rds_test_sha_matrix *m)
-{
-	unsigned int i;
-
-	if (m->h == NULL)
-		return;
-	for (i = 0; i < m->n * m->n; i++)
-		rds_test_sha_free(&m->h[i]);
-	free(m->h);
-	m->h = NULL;
-}
-
-/* ------------------------------------------------------------------ */
-/* Time */
-
-uint64_t
-rds_test_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-double
-rds_test_since_s(uint64_t t0)
-{
-	return (double)(rds_test_now_ns() - t0) / 1e9;
-}
-
-void
-rds_test_usleep(unsigned int us)
-{
-	struct timespec ts = {
-		.tv_sec = us / 1000000,
-		.tv_nsec = (long)(us % 1000000) * 1000,
-	};
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
-void
-rds_test_deadline_init(struct rds_test_deadline *d, unsigned int stall_s,
-		       unsigned int total_s)
-{
-	d->start = rds_test_now_ns();
-	d->last_progress = d->start;
-	d->stall_ns = (uint64_t)stall_s * 1000000000ULL;
-	d->total_ns = (uint64_t)total_s * 1000000000ULL;
-}
-
-void
-rds_test_deadline_progress(struct rds_test_deadline *d)
-{
-	d->last_progress = rds_test_now_ns();
-}
-
-bool
-rds_test_deadline_expired(const struct rds_test_deadline *d, const char *what)
-{
-	uint64_t now = rds_test_now_ns();
-
-	if (d->stall_ns > 0 && now - d->last_progress > d->stall_ns) {
-		printf("  TIMEOUT: %s: no progress for %.1f s\n", what,
-		       (double)(now - d->last_progress) / 1e9);
-		return true;
-	}
-	if (d->total_ns > 0 && now - d->start > d->total_ns) {
-		printf("  TIMEOUT: %s: still running after %.1f s\n", what,
-		       (double)(now - d->start) / 1e9);
-		return true;
-	}
-	return false;
-}
-
-static char watchdog_what[128];
-static unsigned int watchdog_secs;
-
-static void
-watchdog_fire(int sig)
-{
-	char msg[256];
-	int n;
-
-	static const char *const files[] = {
-		"config", "mp_socket", "dpdk_telemetry.v2", "fbarray_memzone",
-		"fbarray_nohugemem",
-	};
-	char path[PATH_MAX + 64];
-	unsigned int i;
-
-	(void)sig;
-	n = snprintf(msg, sizeof(msg),
-		     "\nwatchdog: %s still running after %u s: failing\n",
-		     watchdog_what, watchdog_secs);
-	if (n > 0 && write(STDOUT_FILENO, msg, (size_t)n) < 0)
-		n = 0;
-	/* Only async-signal-safe calls: unlink the EAL's usual runtime
-	 * files by name (the next test run sweeps whatever remains). */
-	if (eal_runtime_dir[0] != '\0' &&
-	    strstr(eal_runtime_dir, "/rdst-") != NULL) {
-		for (i = 0; i < RTE_DIM(files); i++) {
-			n = snprintf(path, sizeof(path), "%s/%s",
-				     eal_runtime_dir, files[i]);
-			if (n > 0 && (size_t)n < sizeof(path))
-				unlink(path);
-		}
-		rmdir(eal_runtime_dir);
-	}
-	_exit(2);
-}
-
-static unsigned int watchdog_mul = 1;
-
-void
-rds_test_watchdog_scale(unsigned int mul)
-{
-	watchdog_mul = mul > 0 ? mul : 1;
-}
-
-void
-rds_test_watchdog(unsigned int seconds, const char *what)
-{
-	struct sigaction sa;
-
-	alarm(0);
-	if (seconds == 0)
-		return;
-	seconds *= watchdog_mul;
-	snprintf(watchdog_what, sizeof(watchdog_what), "%s",
-		 what != NULL ? what : "test");
-	watchdog_secs = seconds;
-	fflush(stdout);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = watchdog_fire;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGALRM, &sa, NULL);
-	alarm(seconds);
-}
-
-/* ------------------------------------------------------------------ */
-/* Environment */
-
-uint64_t
-rds_test_env_u64(const char *name, uint64_t def)
-{
-	const char *v = getenv(name);
-	unsigned long long x;
-	char *end = NULL;
-
-	if (v == NULL || v[0] == '\0')
-		return def;
-	errno = 0;
-	x = strtoull(v, &end, 0);
-	if (errno != 0 || end == v || *end != '\0') {
-		printf("%s=%s: not a number, using %" PRIu64 "\n", name, v,
-		       def);
-		return def;
-	}
-	return x;
+	printf("  TIMEOUT: no message on socket %d in %u ms\n", s, timeout_ms);
+	rte_errno = ETIMEDOUT;
+	errno = ETIMEDOUT;
+	return -1;
 }

@@ -79,6 +79,15 @@ int rds_test_run_suite(const char *suite, const struct rds_test_case *cases);
  */
 int rds_test_run_registry(void);
 
+/*
+ * The whole main() of a test binary: stdout line-buffered, the EAL up
+ * (rds_test_eal_init(name, lcores); none when lcores is NULL), the cases
+ * run as suite name (rds_test_run_suite), the EAL down.
+ * Returns the process exit status (rds_test_run_suite's).
+ */
+int rds_test_main(const char *name, const char *lcores,
+		  const struct rds_test_case *cases);
+
 /* ------------------------------------------------------------------ */
 /* Library set-up */
 
@@ -157,12 +166,49 @@ struct sockaddr_in rds_test_sock_name(int s);
 ssize_t rds_test_send(int s, const void *buf, size_t len,
 		      const struct sockaddr_in *to, int flags);
 
+/* Most data rds_test_send_cmsg() carries in its control message. */
+#define RDS_TEST_CMSG_MAX 256
+
+/*
+ * The same with one control message (level, type, dlen bytes of data;
+ * zeros when data is NULL). dlen over RDS_TEST_CMSG_MAX: -1, EINVAL.
+ */
+ssize_t rds_test_send_cmsg(int s, const void *buf, size_t len,
+			   const struct sockaddr_in *to, int level, int type,
+			   const void *data, size_t dlen, int flags);
+
 /*
  * recvmsg with one iovec; fills *from (if not NULL) and *msg_flags (if
  * not NULL).
  */
 ssize_t rds_test_recv(int s, void *buf, size_t len, struct sockaddr_in *from,
 		      int flags, int *msg_flags);
+
+/*
+ * The same with a control buffer: ctl of *clen bytes (no control buffer
+ * when clen is NULL or *clen is 0); on success *clen gets msg_controllen
+ * as recvmsg left it. Walk the cmsgs with a msghdr of msg_control ctl and
+ * msg_controllen *clen.
+ */
+ssize_t rds_test_recv_ctl(int s, void *buf, size_t len,
+			  struct sockaddr_in *from, int flags, void *ctl,
+			  size_t *clen, int *msg_flags);
+
+/*
+ * Wait for one message on s, at most timeout_ms: non-blocking receives,
+ * with the inline engines kicked in between (rds_test_kick) or, when no
+ * engine is inline (an engine on its own lcore, a client process),
+ * rte_rds_poll() of s for up to 10 ms at a time. Fills *from (if not
+ * NULL). Returns the message's length (0 for an empty message or a
+ * notification), or -1 with rte_errno and errno set: the receive's error,
+ * or ETIMEDOUT (with a "TIMEOUT" line printed) when nothing came.
+ */
+ssize_t rds_test_wait_msg(int s, void *buf, size_t len,
+			  struct sockaddr_in *from, unsigned int timeout_ms);
+/* The same with a control buffer, as rds_test_recv_ctl(). */
+ssize_t rds_test_wait_msg_ctl(int s, void *buf, size_t len,
+			      struct sockaddr_in *from, void *ctl,
+			      size_t *clen, unsigned int timeout_ms);
 
 /* ------------------------------------------------------------------ */
 /* Deterministic PRNG */

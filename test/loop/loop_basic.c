@@ -43,25 +43,6 @@ lib_up(void)
 	return rds_test_lib_init(&conf);
 }
 
-/* Wait (polling) for one message on s; returns its length or -1. */
-static ssize_t
-wait_msg(int s, void *buf, size_t len, struct sockaddr_in *from,
-	 unsigned int secs)
-{
-	struct rds_test_deadline dl;
-	ssize_t r;
-
-	rds_test_deadline_init(&dl, secs, secs);
-	for (;;) {
-		r = rds_test_recv(s, buf, len, from, MSG_DONTWAIT, NULL);
-		if (r >= 0 || rte_errno != EAGAIN)
-			return r;
-		rds_test_kick();
-		if (rds_test_deadline_expired(&dl, "wait for a message"))
-			return -1;
-	}
-}
-
 static void
 test_ping(void)
 {
@@ -92,7 +73,7 @@ test_ping(void)
 	CU_ASSERT_EQUAL(rds_test_send(a, buf, 32, &ping1, MSG_DONTWAIT), 32);
 	for (i = 0; i < 2; i++) {
 		memset(&from, 0, sizeof(from));
-		r = wait_msg(a, buf, sizeof(buf), &from, 10);
+		r = rds_test_wait_msg(a, buf, sizeof(buf), &from, 10000);
 		printf("%s  pong %u: %zd bytes from %s\n", i == 0 ? "\n" : "",
 		       i, r, rds_test_sin_str(&from, s1, sizeof(s1)));
 		CU_ASSERT_EQUAL(r, 0);
@@ -145,7 +126,7 @@ test_ping(void)
 
 	/* And the connection still carries traffic to a bound port. */
 	CU_ASSERT_EQUAL(rds_test_send(a, "after", 5, &ba, MSG_DONTWAIT), 5);
-	r = wait_msg(b, buf, sizeof(buf), &from, 10);
+	r = rds_test_wait_msg(b, buf, sizeof(buf), &from, 10000);
 	CU_ASSERT_EQUAL(r, 5);
 	CU_ASSERT(rds_test_sin_eq(&from, &aa));
 	CU_ASSERT(r == 5 && memcmp(buf, "after", 5) == 0);
@@ -348,11 +329,6 @@ main(void)
 		{ "blocking", test_blocking },
 		{ NULL, NULL },
 	};
-	int rc;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	rds_test_eal_init("loop_basic", "0");
-	rc = rds_test_run_suite("loop_basic", cases);
-	rds_test_eal_fini();
-	return rc;
+	return rds_test_main("loop_basic", "0", cases);
 }

@@ -559,11 +559,6 @@ main(void)
 		{ "close_mid_stream", test_close_mid_stream },
 		{ NULL, NULL },
 	};
-	int rc;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	rds_test_eal_init("loop_cancel", "0");
-	rc = rds_test_run_suite("loop_cancel", cases);
-	rds_test_eal_fini();
-	return rc;
+	return rds_test_main("loop_cancel", "0", cases);
 }

@@ -325,11 +325,6 @@ main(void)
 		{ "congestion", test_congestion },
 		{ NULL, NULL },
 	};
-	int rc;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	rds_test_eal_init("loop_flow", "0");
-	rc = rds_test_run_suite("loop_flow", cases);
-	rds_test_eal_fini();
-	return rc;
+	return rds_test_main("loop_flow", "0", cases);
 }

@@ -391,11 +391,6 @@ main(void)
 		{ "mt_inline_engine", test_mt_inline },
 		{ NULL, NULL },
 	};
-	int rc;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	rds_test_eal_init("loop_mt", "0-1");
-	rc = rds_test_run_suite("loop_mt", cases);
-	rds_test_eal_fini();
-	return rc;
+	return rds_test_main("loop_mt", "0-1", cases);
 }

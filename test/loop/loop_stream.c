@@ -153,11 +153,6 @@ main(void)
 		{ "stream_inline_faults", test_stream_faults },
 		{ NULL, NULL },
 	};
-	int rc;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	rds_test_eal_init("loop_stream", "0-1");
-	rc = rds_test_run_suite("loop_stream", cases);
-	rds_test_eal_fini();
-	return rc;
+	return rds_test_main("loop_stream", "0-1", cases);
 }

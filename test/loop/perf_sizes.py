@@ -10,7 +10,7 @@ RTTs; the --histogram file holds one CDF block per size ending at 1;
 --rds-stress-columns prints rds-stress's header and a row per size that
 agrees with the JSON; over
 eth (net_memif, two processes) the client's size list is served run
-after run by one server.
+after run by one server, over RDS and as plain frames (--raw).
 Usage: perf_sizes.py PATH/TO/rds-perf
 """
 import json
@@ -60,6 +60,51 @@ def check_lines(tag, objs, sizes, mode, tasks):
                                         "rtt_ns_p99", "rtt_ns_p999",
                                         "rtt_ns_max")]
             check(0 < p[0] and p == sorted(p), "%s: percentiles %s" % (t, p))
+
+
+def two_processes(d, tag, extra):
+    """eth over net_memif, two processes: the client says hello once per
+    size, the server serves run after run, both print a line per size.
+    extra: more arguments for both sides (e.g. --raw)."""
+    sock = os.path.join(d, tag + ".sock")
+    mem = ["--no-pci", "--no-huge", "-m", "512"]
+    srv_cmd = [PERF, "-l", "1"] + mem + [
+        "--file-prefix=perfsz%d%ss" % (os.getpid(), tag),
+        "--vdev=net_memif0,role=server,socket=" + sock, "--",
+        "--transport", "eth", "--role", "server", "--local", "10.9.0.2",
+        "--peer", "10.9.0.1", "--wait", "30", "--json"] + extra
+    cli_cmd = [PERF, "-l", "0"] + mem + [
+        "--file-prefix=perfsz%d%sc" % (os.getpid(), tag),
+        "--vdev=net_memif0,role=client,socket=" + sock, "--",
+        "--transport", "eth", "--role", "client", "--local", "10.9.0.1",
+        "--peer", "10.9.0.2", "--wait", "30", "--mode", "bw",
+        "--size", "64,4k,64k", "--secs", "0.3", "--json"] + extra
+    print("$ " + " ".join(srv_cmd) + " &\n$ " + " ".join(cli_cmd), flush=True)
+    srv = subprocess.Popen(srv_cmd, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, universal_newlines=True)
+    try:
+        cli = subprocess.run(cli_cmd, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT,
+                             universal_newlines=True, timeout=120)
+        srv_out, _ = srv.communicate(timeout=60)
+    finally:
+        if srv.poll() is None:
+            srv.kill()
+            srv.wait()
+    check(cli.returncode == 0, "%s client: exit status %d" % (tag, cli.returncode))
+    check(srv.returncode == 0, "%s server: exit status %d" % (tag, srv.returncode))
+    if cli.returncode != 0 or srv.returncode != 0:
+        sys.stdout.write(cli.stdout[-3000:] + srv_out[-3000:])
+    objs = [json.loads(l) for l in cli.stdout.splitlines()
+            if l.startswith("{")]
+    check_lines(tag + " client", objs, [64, 4096, 65536], "bw", 1)
+    check(all(o.get("raw", False) == ("--raw" in extra) for o in objs),
+          "%s client: raw field %s" % (tag, [o.get("raw") for o in objs]))
+    sobjs = [json.loads(l) for l in srv_out.splitlines() if l.startswith("{")]
+    check([o.get("size") for o in sobjs] == [64, 4096, 65536] and
+          all(o.get("role") == "server" and o.get("errors") == 0 and
+              o.get("requests", 0) > 0 for o in sobjs),
+          "%s server: JSON lines %s" % (tag, sobjs))
 
 
 with tempfile.TemporaryDirectory() as d:
@@ -139,45 +184,10 @@ with tempfile.TemporaryDirectory() as d:
               "%s: rtt us %s against p50 %s ns" % (t, v[7],
                                                    o.get("rtt_ns_p50")))
 
-    # Two processes (eth over net_memif): the client says hello once per
-    # size, the server serves run after run, both print a line per size.
-    sock = os.path.join(d, "memif.sock")
-    mem = ["--no-pci", "--no-huge", "-m", "512"]
-    srv_cmd = [PERF, "-l", "1"] + mem + [
-        "--file-prefix=perfsz%ds" % os.getpid(),
-        "--vdev=net_memif0,role=server,socket=" + sock, "--",
-        "--transport", "eth", "--role", "server", "--local", "10.9.0.2",
-        "--peer", "10.9.0.1", "--wait", "30", "--json"]
-    cli_cmd = [PERF, "-l", "0"] + mem + [
-        "--file-prefix=perfsz%dc" % os.getpid(),
-        "--vdev=net_memif0,role=client,socket=" + sock, "--",
-        "--transport", "eth", "--role", "client", "--local", "10.9.0.1",
-        "--peer", "10.9.0.2", "--wait", "30", "--mode", "bw",
-        "--size", "64,4k,64k", "--secs", "0.3", "--json"]
-    print("$ " + " ".join(srv_cmd) + " &\n$ " + " ".join(cli_cmd), flush=True)
-    srv = subprocess.Popen(srv_cmd, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, universal_newlines=True)
-    try:
-        cli = subprocess.run(cli_cmd, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT,
-                             universal_newlines=True, timeout=120)
-        srv_out, _ = srv.communicate(timeout=60)
-    finally:
-        if srv.poll() is None:
-            srv.kill()
-            srv.wait()
-    check(cli.returncode == 0, "eth client: exit status %d" % cli.returncode)
-    check(srv.returncode == 0, "eth server: exit status %d" % srv.returncode)
-    if cli.returncode != 0 or srv.returncode != 0:
-        sys.stdout.write(cli.stdout[-3000:] + srv_out[-3000:])
-    objs = [json.loads(l) for l in cli.stdout.splitlines()
-            if l.startswith("{")]
-    check_lines("eth client", objs, [64, 4096, 65536], "bw", 1)
-    sobjs = [json.loads(l) for l in srv_out.splitlines() if l.startswith("{")]
-    check([o.get("size") for o in sobjs] == [64, 4096, 65536] and
-          all(o.get("role") == "server" and o.get("errors") == 0 and
-              o.get("requests", 0) > 0 for o in sobjs),
-          "eth server: JSON lines %s" % sobjs)
+    # Over eth between two processes, over RDS and as plain frames
+    # (--raw, the floor): a size list served run after run.
+    two_processes(d, "eth", [])
+    two_processes(d, "raw", ["--raw"])
 
 if FAILS:
     print("%d checks failed" % len(FAILS))

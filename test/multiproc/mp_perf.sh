@@ -5,7 +5,8 @@
 # rds-engined of this build (no EAL in rds-perf; EAL arguments given
 # anyway are ignored), in lat, bw and stream modes: each run must exit 0
 # with "attach":true, no errors and at least one round trip (stream: one
-# message received) in its JSON line. No timing is asserted.
+# message received) in its JSON line; and a size list with --tasks 2,
+# --histogram and --rds-stress-columns. No timing is asserted.
 #
 #   mp_perf.sh BUILD_DIR
 set -u
@@ -77,6 +78,28 @@ run stream msgs --attach "$SOCK" --local $IPA --peer $IPB --mode stream \
 # EAL arguments before "--" are ignored; $RTE_RDS_ENGINE with --attach "".
 RTE_RDS_ENGINE=$SOCK run "lat, EAL args, \$RTE_RDS_ENGINE" msgs \
 	-l 0 --no-pci -- --attach= --local=$IPA --peer=$IPB --secs 0.3 --json
+
+# A size list with --tasks 2, --histogram and --rds-stress-columns, as in
+# process: a JSON line per size, in order, each attached, with tasks 2,
+# no errors and round trips; a CDF block per size in the histogram file;
+# rds-stress's header.
+echo "--- sweep: rds-perf --attach ... --mode bw --size 64,4k,64k --tasks 2"
+timeout 180 "$PERF" --attach "$SOCK" --local $IPA --peer $IPB --mode bw \
+	--size 64,4k,64k --tasks 2 --secs 0.3 --histogram "$TMP/hist" \
+	--rds-stress-columns --json > "$TMP/out" 2> "$TMP/err"
+rc=$?
+sizes=$(grep '^{' "$TMP/out" | grep '"attach":true' | grep '"errors":0[,}]' |
+	grep '"tasks":2' | grep -v '"msgs":0[,}]' |
+	sed -n 's/.*"size":\([0-9]*\).*/\1/p' | tr '\n' ' ')
+blocks=$(grep -c '^# size ' "$TMP/hist" 2>/dev/null)
+if [ $rc -ne 0 ] || [ "$sizes" != "64 4096 65536 " ] ||
+   ! grep -q 'tx+rx K/s' "$TMP/out" || [ "${blocks:-0}" -lt 3 ]; then
+	echo "--- sweep: FAIL (status $rc, sizes '$sizes', histogram blocks '${blocks}')"
+	cat "$TMP/out" "$TMP/err"
+	fail=1
+else
+	echo "--- sweep: ok (sizes $sizes; $blocks histogram blocks)"
+fi
 
 # What an attached run cannot do is refused as a usage error.
 "$PERF" --attach "$SOCK" --local $IPA --peer $IPB --mode rdma-read \

@@ -56,27 +56,37 @@ sock_of(unsigned int id)
 	return rds_test_socket(mp_ip(id), mp_port(id), 1 << 20, 1 << 20);
 }
 
+/* A message (not a notification: those are empty, unless cap is 0) by
+ * end (rds_test_now_ns()), into buf; its length, or -1. */
+static ssize_t
+wait_msg_until(int s, void *buf, size_t cap, uint64_t end)
+{
+	uint64_t now;
+	ssize_t r;
+
+	while ((now = rds_test_now_ns()) < end) {
+		r = rds_test_wait_msg(s, buf, cap, NULL,
+				      (unsigned int)((end - now) / 1000000) + 1);
+		if (r != 0 || cap == 0)
+			return r;
+	}
+	return -1;
+}
+
 /* A message with exactly the text want (others, such as the ones the
  * RDMA operations ride on, are skipped) within 10 s: 0, or -1. */
 static int
 wait_text(int s, const char *want)
 {
-	uint64_t t0 = rds_test_now_ns();
+	uint64_t end = rds_test_now_ns() + 10000000000ULL;
 	char buf[64];
 	ssize_t r;
 
-	while (rds_test_now_ns() - t0 < 10000000000ULL) {
-		struct rte_rds_pollfd p = { .sock = s, .events = POLLIN };
-
-		r = rte_rds_recvfrom(s, buf, sizeof(buf), MSG_DONTWAIT, NULL,
-				     NULL);
+	do {
+		r = wait_msg_until(s, buf, sizeof(buf), end);
 		if (r == (ssize_t)strlen(want) && memcmp(buf, want, r) == 0)
 			return 0;
-		if (r < 0 && rte_errno != EAGAIN)
-			return -1;
-		if (r < 0)
-			rte_rds_poll(&p, 1, 100);
-	}
+	} while (r >= 0);
 	printf("FAIL: no \"%s\" came\n", want);
 	return -1;
 }
@@ -85,20 +95,8 @@ wait_text(int s, const char *want)
 static ssize_t
 wait_msg(int s, void *buf, size_t cap)
 {
-	uint64_t t0 = rds_test_now_ns();
-	ssize_t r;
-
-	while (rds_test_now_ns() - t0 < 10000000000ULL) {
-		struct rte_rds_pollfd p = { .sock = s, .events = POLLIN };
-
-		r = rte_rds_recvfrom(s, buf, cap, MSG_DONTWAIT, NULL, NULL);
-		if (r > 0 || (r == 0 && cap == 0))
-			return r;
-		if (r < 0 && rte_errno != EAGAIN)
-			return -1;
-		rte_rds_poll(&p, 1, 100);
-	}
-	return -1;
+	return wait_msg_until(s, buf, cap,
+			      rds_test_now_ns() + 10000000000ULL);
 }
 
 static int
@@ -173,29 +171,8 @@ static ssize_t
 send_op(int s, int type, const void *a, size_t alen)
 {
 	struct sockaddr_in to = mp_sin(ID_T);
-	union {
-		char b[CMSG_SPACE(sizeof(struct rds_atomic_args)) +
-		       CMSG_SPACE(sizeof(struct rds_rdma_args))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr mh;
-	struct cmsghdr *cm;
-	struct iovec iov = { .iov_base = (void *)"op", .iov_len = 2 };
 
-	memset(&u, 0, sizeof(u));
-	memset(&mh, 0, sizeof(mh));
-	mh.msg_name = &to;
-	mh.msg_namelen = sizeof(to);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = u.b;
-	mh.msg_controllen = CMSG_SPACE(alen);
-	cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_RDS;
-	cm->cmsg_type = type;
-	cm->cmsg_len = CMSG_LEN(alen);
-	memcpy(CMSG_DATA(cm), a, alen);
-	return rte_rds_sendmsg(s, &mh, 0);
+	return rds_test_send_cmsg(s, "op", 2, &to, SOL_RDS, type, a, alen, 0);
 }
 
 /* Collect n notifications (10 s at most): statuses by token. */

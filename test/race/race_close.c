@@ -52,81 +52,16 @@
  * then be shut down.
  */
 
-#include <errno.h>
-#include <inttypes.h>
-#include <poll.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <arpa/inet.h>
-
-#include <CUnit/CUnit.h>
-
-#include <rte_errno.h>
-#include <rte_lcore.h>
-#include <rte_rds.h>
-#include <rte_rds_loop.h>
-
-#include "rds_test.h"
+#include "race_close.h"
 
 #define STUCK_S 10		/* a call must return this soon after close */
 #define MAX_REPORTS 5		/* failures printed per test */
 #define INFO_BUF (256u << 10)
 
-/* Ports: one per role, so that tests never meet each other's traffic. */
-#define PORT_A 4001
-#define PORT_B 4002
-#define PORT_TX 5001
-#define PORT_Q 5002
-#define PORT_INFO_BASE 4100
-#define INFO_PORTS 64
-#define INFO_MSGS 4
-#define INFO_LEN 100
 
-enum job_kind {
-	JOB_RECV = 1,		/* blocking recvmsg on s */
-	JOB_SEND,		/* blocking sendmsg of len bytes on s to to */
-	JOB_POLL,		/* rte_rds_poll(s, events, timeout_ms) */
-	JOB_ARM_LOOP,		/* event_arm / poll on s until the handle fails */
-	JOB_INFO_LOOP,		/* RDS_INFO_* on s until stop */
-	JOB_QUIT,
-};
 
-/* One helper thread, registered with the EAL, that runs posted jobs. */
-struct helper {
-	pthread_t th;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	/* Set by the test thread under mu before posting. */
-	enum job_kind kind;
-	int s;
-	short events;
-	int timeout_ms;
-	uint32_t len;
-	struct sockaddr_in to;
-	uint64_t posted;
-	/* Set by the helper (atomics). */
-	uint64_t started;
-	uint64_t done;
-	uint64_t iters;
-	int stop;		/* loop jobs: end now (set by the test) */
-	/* Results, read once done == posted. */
-	ssize_t ret;
-	int err;
-	short revents;
-	uint8_t data[64];
-	uint64_t records;	/* info loop: records checked */
-	uint64_t enospc;
-	bool bad;
-	char why[256];
-};
-
-static struct helper helper;
-static unsigned int rounds;
+struct helper helper;
+unsigned int rounds;
 static bool engine_inline;
 
 static void
@@ -365,7 +300,7 @@ helper_main(void *arg)
 	return NULL;
 }
 
-static void
+void
 helper_post(struct helper *h, enum job_kind kind, int s)
 {
 	pthread_mutex_lock(&h->mu);
@@ -378,14 +313,14 @@ helper_post(struct helper *h, enum job_kind kind, int s)
 	pthread_mutex_unlock(&h->mu);
 }
 
-static bool
+bool
 helper_done(struct helper *h)
 {
 	return __atomic_load_n(&h->done, __ATOMIC_ACQUIRE) == h->posted;
 }
 
 /* Wait for the posted job to end; a job that does not is stuck. */
-static void
+void
 helper_wait(struct helper *h, const char *what)
 {
 	uint64_t t0 = rds_test_now_ns();
@@ -445,31 +380,43 @@ wait_inside(uint64_t polls0, uint64_t *rng, const char *what)
 	return true;
 }
 
-static void
-lib_up(bool inline_engine)
+/* A test's start: its watchdog, the library, the helper thread. */
+void
+lib_up(bool inline_engine, const char *what)
 {
 	struct rte_rds_conf conf;
 
+	rds_test_watchdog(600, what);
 	engine_inline = inline_engine;
 	rds_test_conf(&conf, inline_engine ? RTE_RDS_ENGINE_INLINE :
 			     rds_test_worker_lcore(), RTE_RDS_IDLE_YIELD);
 	CU_ASSERT_FATAL(rds_test_lib_init(&conf) == 0);
 	helper_start();
+	printf("\n");
 }
 
-static void
+/* lib_up(), and a socket on address 2, port PORT_TX, to send from. */
+int
+lib_up_tx(bool inline_engine, const char *what)
+{
+	int tx;
+
+	lib_up(inline_engine, what);
+	tx = rds_test_socket(RDS_TEST_IP2, PORT_TX, 0, 0);
+	CU_ASSERT_FATAL(tx >= 0);
+	return tx;
+}
+
+void
 lib_down(void)
 {
 	helper_stop();
 	CU_ASSERT(rds_test_lib_fini() == 0);
+	rds_test_watchdog(0, NULL);
 }
 
 /* Count a failed round, print the first few. */
-static void
-round_fail(unsigned int *fails, unsigned int round, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void
+void
 round_fail(unsigned int *fails, unsigned int round, const char *fmt, ...)
 {
 	va_list ap;
@@ -483,30 +430,67 @@ round_fail(unsigned int *fails, unsigned int round, const char *fmt, ...)
 	printf("\n");
 }
 
-/* ------------------------------------------------------------------ */
-/* (a) recvmsg blocked while the socket is closed */
-
-static void
-recv_close(bool inline_engine)
+/*
+ * One round's race: the helper makes the posted call (job) on s, the
+ * test thread closes s once the call is inside. false when the call
+ * returned before the close.
+ */
+bool
+post_and_close(enum job_kind job, int s, uint64_t *rng, const char *what,
+	       unsigned int *fails, unsigned int round)
 {
-	const char *what = inline_engine ? "recv_close_inline" :
-					   "recv_close_lcore";
+	uint64_t polls0 = rds_test_stats().s_polls;
+	bool inside;
+
+	helper_post(&helper, job, s);
+	inside = wait_inside(polls0, rng, what);
+	if (rte_rds_close(s) != 0)
+		round_fail(fails, round, "close: %s", strerror(errno));
+	return inside;
+}
+
+/* The helper's poll (or poll loop) ended as on a closed handle:
+ * POLLNVAL, or -1/EBADF. */
+void
+check_closed_poll(unsigned int *fails, unsigned int round, const char *call)
+{
+	if ((helper.ret == 1 && helper.revents == POLLNVAL) ||
+	    (helper.ret == -1 && helper.err == EBADF))
+		return;
+	round_fail(fails, round, "%s %zd revents 0x%x (%s), not POLLNVAL or "
+		   "EBADF", call, helper.ret, (unsigned int)helper.revents,
+		   helper.ret < 0 ? strerror(helper.err) : "-");
+}
+
+
+/*
+ * (a), (d): the helper blocked in recvmsg (job JOB_RECV) or rte_rds_poll
+ * (JOB_POLL, POLLIN, no timeout) on a socket closed under it, rounds
+ * times: the call ends with -1/EBADF (poll: or POLLNVAL), every round
+ * after the close.
+ */
+static void
+close_under(bool inline_engine, const char *what, enum job_kind job,
+	    uint64_t seed)
+{
 	unsigned int r, fails = 0, early = 0;
-	uint64_t rng = 0xa11ce, polls0;
+	uint64_t rng = seed;
 	int s;
 
-	rds_test_watchdog(600, what);
-	lib_up(inline_engine);
-	printf("\n");
+	lib_up(inline_engine, what);
 	for (r = 0; r < rounds; r++) {
 		s = rds_test_socket(RDS_TEST_IP1, PORT_A, 0, 0);
 		CU_ASSERT_FATAL(s >= 0);
-		polls0 = rds_test_stats().s_polls;
-		helper_post(&helper, JOB_RECV, s);
-		if (!wait_inside(polls0, &rng, what))
+		helper.events = POLLIN;
+		helper.timeout_ms = -1;
+		if (!post_and_close(job, s, &rng, what, &fails, r))
 			early++;
-		if (rte_rds_close(s) != 0)
-			round_fail(&fails, r, "close: %s", strerror(errno));
+		if (job == JOB_POLL) {
+			helper_wait(&helper, "rte_rds_poll blocked on a closed "
+				    "socket");
+			check_closed_poll(&fails, r, "poll returned");
+			continue;
+		}
 		helper_wait(&helper, "recvmsg blocked on a closed socket");
 		if (helper.ret != -1 || helper.err != EBADF)
 			round_fail(&fails, r, "recvmsg returned %zd (%s), not "
@@ -519,469 +503,16 @@ recv_close(bool inline_engine)
 	CU_ASSERT_EQUAL(fails, 0);
 	CU_ASSERT_EQUAL(early, 0);
 	lib_down();
-	rds_test_watchdog(0, NULL);
 }
 
-static void
-test_recv_close_inline(void)
-{
-	recv_close(true);
-}
+#define CLOSE_UNDER_CASES(name, job, seed) \
+	void test_##name##_inline(void) \
+	{ close_under(true, #name "_inline", job, seed); } \
+	void test_##name##_lcore(void) \
+	{ close_under(false, #name "_lcore", job, seed); }
 
-static void
-test_recv_close_lcore(void)
-{
-	recv_close(false);
-}
-
-/* ------------------------------------------------------------------ */
-/* (b) the same, with the handle reused at once */
-
-static void
-recv_close_reuse(bool inline_engine)
-{
-	const char *what = inline_engine ? "recv_close_reuse_inline" :
-					   "recv_close_reuse_lcore";
-	struct sockaddr_in to = rds_test_sin(RDS_TEST_IP1, PORT_B), from;
-	struct timeval tv = { .tv_sec = 2, .tv_usec = 0 };
-	unsigned int r, fails = 0, stolen = 0, noreuse = 0;
-	uint64_t rng = 0xb0b, polls0;
-	char msg[64], got[64];
-	int tx, s, s2;
-	ssize_t n;
-
-	rds_test_watchdog(600, what);
-	lib_up(inline_engine);
-	printf("\n");
-	tx = rds_test_socket(RDS_TEST_IP2, PORT_TX, 0, 0);
-	CU_ASSERT_FATAL(tx >= 0);
-	for (r = 0; r < rounds; r++) {
-		s = rds_test_socket(RDS_TEST_IP1, PORT_A, 0, 0);
-		CU_ASSERT_FATAL(s >= 0);
-		polls0 = rds_test_stats().s_polls;
-		helper_post(&helper, JOB_RECV, s);
-		if (!wait_inside(polls0, &rng, what))
-			round_fail(&fails, r, "recvmsg returned before the "
-				   "close: %zd", helper.ret);
-		if (rte_rds_close(s) != 0)
-			round_fail(&fails, r, "close: %s", strerror(errno));
-		/* At once: the same handle, another port, a message. */
-		s2 = rds_test_socket(RDS_TEST_IP1, PORT_B, 0, 0);
-		CU_ASSERT_FATAL(s2 >= 0);
-		if (s2 != s)
-			noreuse++;
-		snprintf(msg, sizeof(msg), "new socket, round %u", r);
-		if (rds_test_send(tx, msg, strlen(msg) + 1, &to, 0) !=
-		    (ssize_t)strlen(msg) + 1)
-			round_fail(&fails, r, "send: %s", strerror(errno));
-		/* The blocked call first: it must have failed, not taken
-		 * the new socket's message. */
-		helper_wait(&helper, "recvmsg blocked on a closed, reused "
-			    "handle");
-		if (helper.ret != -1 || helper.err != EBADF)
-			round_fail(&fails, r, "blocked recvmsg returned %zd "
-				   "(%s), not -1/EBADF", helper.ret,
-				   helper.ret < 0 ? strerror(helper.err) :
-				   (const char *)helper.data);
-		if (helper.ret > 0 &&
-		    strcmp((const char *)helper.data, msg) == 0) {
-			/* It did: the new socket will not get it. */
-			stolen++;
-			CU_ASSERT(rte_rds_close(s2) == 0);
-			continue;
-		}
-		/* The new socket gets it (a 2 s SO_RCVTIMEO bounds this). */
-		rte_rds_setsockopt(s2, SOL_SOCKET, SO_RCVTIMEO, &tv,
-				   sizeof(tv));
-		memset(got, 0, sizeof(got));
-		n = rds_test_recv(s2, got, sizeof(got) - 1, &from, 0, NULL);
-		if (n != (ssize_t)strlen(msg) + 1 || strcmp(got, msg) != 0)
-			round_fail(&fails, r, "new socket: recv %zd (%s)", n,
-				   n < 0 ? strerror(errno) : got);
-		CU_ASSERT(rte_rds_close(s2) == 0);
-	}
-	printf("  %s: %u rounds, %u failed, %u times the blocked call "
-	       "returned the new socket's message, %u rounds without "
-	       "handle reuse\n", what, rounds, fails, stolen, noreuse);
-	CU_ASSERT_EQUAL(fails, 0);
-	CU_ASSERT_EQUAL(stolen, 0);
-	/* The free list hands the closed handle out first. */
-	CU_ASSERT_EQUAL(noreuse, 0);
-	CU_ASSERT(rte_rds_close(tx) == 0);
-	lib_down();
-	rds_test_watchdog(0, NULL);
-}
-
-static void
-test_recv_close_reuse_inline(void)
-{
-	recv_close_reuse(true);
-}
-
-static void
-test_recv_close_reuse_lcore(void)
-{
-	recv_close_reuse(false);
-}
-
-/* ------------------------------------------------------------------ */
-/* (c) sender blocked for send-buffer space, handle reused */
-
-#define SNDBUF 4096
-#define SLEN 1024
-
-/* Non-blocking sends of SLEN bytes until EAGAIN: how many went. */
-static int
-fill_sndbuf(int s, const struct sockaddr_in *to, int *err)
-{
-	static uint8_t buf[SLEN];
-	int n = 0;
-
-	*err = 0;
-	while (n < 1000) {
-		if (rds_test_send(s, buf, SLEN, to, MSG_DONTWAIT) != SLEN) {
-			*err = errno;
-			break;
-		}
-		n++;
-	}
-	return n;
-}
-
-static void
-send_close_reuse(bool inline_engine)
-{
-	const char *what = inline_engine ? "send_close_reuse_inline" :
-					   "send_close_reuse_lcore";
-	struct rte_rds_loop_faults f = { .drop_one_in = 1 };
-	struct sockaddr_in to = rds_test_sin(RDS_TEST_IP2, PORT_TX);
-	unsigned int r, fails = 0, noreuse = 0, charged = 0;
-	uint64_t rng = 0xcafe, polls0;
-	int dst, s, s2, n0, n1, err;
-
-	rds_test_watchdog(600, what);
-	lib_up(inline_engine);
-	printf("\n");
-	/* Nothing is ever acknowledged: the send buffer only empties when
-	 * its socket closes. */
-	CU_ASSERT_FATAL(rte_rds_loop_set_faults(&f) == 0);
-	dst = rds_test_socket(RDS_TEST_IP2, PORT_TX, 0, 0);
-	CU_ASSERT_FATAL(dst >= 0);
-	for (r = 0; r < rounds; r++) {
-		s = rds_test_socket(RDS_TEST_IP1, PORT_A, SNDBUF, 0);
-		CU_ASSERT_FATAL(s >= 0);
-		n0 = fill_sndbuf(s, &to, &err);
-		if (n0 != SNDBUF / SLEN || err != EAGAIN)
-			round_fail(&fails, r, "fresh socket: %d sends before "
-				   "%s, not %d before EAGAIN", n0,
-				   strerror(err), SNDBUF / SLEN);
-		helper.len = SLEN;
-		helper.to = to;
-		polls0 = rds_test_stats().s_polls;
-		helper_post(&helper, JOB_SEND, s);
-		if (!wait_inside(polls0, &rng, what))
-			round_fail(&fails, r, "blocking send returned before "
-				   "the close: %zd (%s)", helper.ret,
-				   strerror(helper.err));
-		if (rte_rds_close(s) != 0)
-			round_fail(&fails, r, "close: %s", strerror(errno));
-		s2 = rds_test_socket(RDS_TEST_IP1, PORT_B, SNDBUF, 0);
-		CU_ASSERT_FATAL(s2 >= 0);
-		if (s2 != s)
-			noreuse++;
-		helper_wait(&helper, "sendmsg blocked for send-buffer space "
-			    "on a closed, reused handle");
-		if (helper.ret != -1 || helper.err != EBADF)
-			round_fail(&fails, r, "blocked send returned %zd (%s), "
-				   "not -1/EBADF", helper.ret,
-				   helper.ret < 0 ? strerror(helper.err) :
-				   "sent");
-		/* The new socket's buffer is its own, and empty. */
-		n1 = fill_sndbuf(s2, &to, &err);
-		if (n1 != n0) {
-			charged++;
-			round_fail(&fails, r, "new socket: %d sends before %s, "
-				   "a fresh socket takes %d", n1,
-				   strerror(err), n0);
-		}
-		CU_ASSERT(rte_rds_close(s2) == 0);
-	}
-	printf("  %s: %u rounds, %u failed, %u times the new socket's "
-	       "send buffer was charged, %u rounds without handle "
-	       "reuse\n", what, rounds, fails, charged, noreuse);
-	CU_ASSERT_EQUAL(fails, 0);
-	CU_ASSERT_EQUAL(noreuse, 0);
-	CU_ASSERT(rte_rds_close(dst) == 0);
-	CU_ASSERT(rte_rds_loop_set_faults(NULL) == 0);
-	lib_down();
-	rds_test_watchdog(0, NULL);
-}
-
-static void
-test_send_close_reuse_inline(void)
-{
-	send_close_reuse(true);
-}
-
-static void
-test_send_close_reuse_lcore(void)
-{
-	send_close_reuse(false);
-}
-
-/* ------------------------------------------------------------------ */
-/* (d) rte_rds_poll and rte_rds_event_arm racing close */
-
-static void
-poll_close(bool inline_engine)
-{
-	const char *what = inline_engine ? "poll_close_inline" :
-					   "poll_close_lcore";
-	unsigned int r, fails = 0, early = 0;
-	uint64_t rng = 0xd00d, polls0;
-	int s;
-
-	rds_test_watchdog(600, what);
-	lib_up(inline_engine);
-	printf("\n");
-	for (r = 0; r < rounds; r++) {
-		s = rds_test_socket(RDS_TEST_IP1, PORT_A, 0, 0);
-		CU_ASSERT_FATAL(s >= 0);
-		helper.events = POLLIN;
-		helper.timeout_ms = -1;
-		polls0 = rds_test_stats().s_polls;
-		helper_post(&helper, JOB_POLL, s);
-		if (!wait_inside(polls0, &rng, what))
-			early++;
-		if (rte_rds_close(s) != 0)
-			round_fail(&fails, r, "close: %s", strerror(errno));
-		helper_wait(&helper, "rte_rds_poll blocked on a closed socket");
-		if (!(helper.ret == 1 && helper.revents == POLLNVAL) &&
-		    !(helper.ret == -1 && helper.err == EBADF))
-			round_fail(&fails, r, "poll returned %zd revents "
-				   "0x%x (%s), not POLLNVAL", helper.ret,
-				   (unsigned int)helper.revents,
-				   helper.ret < 0 ? strerror(helper.err) :
-				   "-");
-	}
-	printf("  %s: %u rounds, %u failed, %u returned before the close\n",
-	       what, rounds, fails, early);
-	CU_ASSERT_EQUAL(fails, 0);
-	CU_ASSERT_EQUAL(early, 0);
-	lib_down();
-	rds_test_watchdog(0, NULL);
-}
-
-static void
-test_poll_close_inline(void)
-{
-	poll_close(true);
-}
-
-static void
-test_poll_close_lcore(void)
-{
-	poll_close(false);
-}
-
-/* The same with the handle reused at once by a socket bound elsewhere
- * that has a message queued: the poll that started on the closed
- * socket must report POLLNVAL, not the new socket's POLLIN. */
-static void
-poll_close_reuse(bool inline_engine)
-{
-	const char *what = inline_engine ? "poll_close_reuse_inline" :
-					   "poll_close_reuse_lcore";
-	struct sockaddr_in to = rds_test_sin(RDS_TEST_IP1, PORT_B);
-	unsigned int r, fails = 0, early = 0, newsock = 0;
-	uint64_t rng = 0xd11d, polls0;
-	uint8_t m[8] = { 0 };
-	int tx, s, s2;
-
-	rds_test_watchdog(600, what);
-	lib_up(inline_engine);
-	printf("\n");
-	tx = rds_test_socket(RDS_TEST_IP2, PORT_TX, 0, 0);
-	CU_ASSERT_FATAL(tx >= 0);
-	for (r = 0; r < rounds; r++) {
-		s = rds_test_socket(RDS_TEST_IP1, PORT_A, 0, 0);
-		CU_ASSERT_FATAL(s >= 0);
-		helper.events = POLLIN;
-		helper.timeout_ms = -1;
-		polls0 = rds_test_stats().s_polls;
-		helper_post(&helper, JOB_POLL, s);
-		if (!wait_inside(polls0, &rng, what))
-			early++;
-		if (rte_rds_close(s) != 0)
-			round_fail(&fails, r, "close: %s", strerror(errno));
-		s2 = rds_test_socket(RDS_TEST_IP1, PORT_B, 0, 0);
-		CU_ASSERT_FATAL(s2 == s);
-		if (rds_test_send(tx, m, sizeof(m), &to, 0) != sizeof(m))
-			round_fail(&fails, r, "send: %s", strerror(errno));
-		helper_wait(&helper, "rte_rds_poll blocked on a closed, reused "
-			    "handle");
-		if (helper.ret == 1 && (helper.revents & POLLIN))
-			newsock++;
-		if (!(helper.ret == 1 && helper.revents == POLLNVAL) &&
-		    !(helper.ret == -1 && helper.err == EBADF))
-			round_fail(&fails, r, "poll returned %zd revents "
-				   "0x%x (%s), not POLLNVAL", helper.ret,
-				   (unsigned int)helper.revents,
-				   helper.ret < 0 ? strerror(helper.err) :
-				   "-");
-		CU_ASSERT(rte_rds_close(s2) == 0);
-	}
-	printf("  %s: %u rounds, %u failed, %u reported the new socket's "
-	       "POLLIN, %u returned before the close\n", what, rounds, fails,
-	       newsock, early);
-	CU_ASSERT_EQUAL(fails, 0);
-	CU_ASSERT_EQUAL(early, 0);
-	CU_ASSERT(rte_rds_close(tx) == 0);
-	lib_down();
-	rds_test_watchdog(0, NULL);
-}
-
-static void
-test_poll_close_reuse_inline(void)
-{
-	poll_close_reuse(true);
-}
-
-static void
-test_poll_close_reuse_lcore(void)
-{
-	poll_close_reuse(false);
-}
-
-static void
-arm_close(bool inline_engine)
-{
-	const char *what = inline_engine ? "arm_close_inline" :
-					   "arm_close_lcore";
-	unsigned int r, fails = 0;
-	uint64_t rng = 0xa4a4, k, t0, iters = 0;
-	int s;
-
-	rds_test_watchdog(600, what);
-	lib_up(inline_engine);
-	printf("\n");
-	for (r = 0; r < rounds; r++) {
-		s = rds_test_socket(RDS_TEST_IP1, PORT_A, 0, 0);
-		CU_ASSERT_FATAL(s >= 0);
-		helper_post(&helper, JOB_ARM_LOOP, s);
-		k = rds_test_rand_range(&rng, 1, 64);
-		t0 = rds_test_now_ns();
-		while (__atomic_load_n(&helper.iters, __ATOMIC_ACQUIRE) < k &&
-		       !helper_done(&helper) && rds_test_since_s(t0) < 10)
-			sched_yield();
-		if (rte_rds_close(s) != 0)
-			round_fail(&fails, r, "close: %s", strerror(errno));
-		helper_wait(&helper, "event_arm/poll loop on a closed socket");
-		iters += __atomic_load_n(&helper.iters, __ATOMIC_ACQUIRE);
-		if (!(helper.ret == -1 && helper.err == EBADF) &&
-		    !(helper.ret == 1 && helper.revents == POLLNVAL))
-			round_fail(&fails, r, "loop ended with %zd revents "
-				   "0x%x (%s), not EBADF or POLLNVAL",
-				   helper.ret, (unsigned int)helper.revents,
-				   helper.ret < 0 ? strerror(helper.err) :
-				   "-");
-	}
-	printf("  %s: %u rounds, %u failed, %" PRIu64 " calls before the "
-	       "closes\n", what, rounds, fails, iters);
-	CU_ASSERT_EQUAL(fails, 0);
-	lib_down();
-	rds_test_watchdog(0, NULL);
-}
-
-static void
-test_arm_close_inline(void)
-{
-	arm_close(true);
-}
-
-static void
-test_arm_close_lcore(void)
-{
-	arm_close(false);
-}
-
-/* ------------------------------------------------------------------ */
-/* (e) RDS_INFO walks racing close */
-
-static void
-info_close(bool inline_engine)
-{
-	const char *what = inline_engine ? "info_close_inline" :
-					   "info_close_lcore";
-	struct sockaddr_in to;
-	struct rte_rds_pollfd pfd;
-	unsigned int r, i, fails = 0;
-	uint8_t buf[INFO_LEN];
-	uint64_t it;
-	int tx, q, s;
-
-	rds_test_watchdog(600, what);
-	lib_up(inline_engine);
-	printf("\n");
-	tx = rds_test_socket(RDS_TEST_IP2, PORT_TX, 0, 0);
-	q = rds_test_socket(RDS_TEST_IP4, PORT_Q, 0, 0);
-	CU_ASSERT_FATAL(tx >= 0 && q >= 0);
-	memset(buf, 0x11, sizeof(buf));
-	helper_post(&helper, JOB_INFO_LOOP, q);
-	for (r = 0; r < rounds; r++) {
-		uint16_t port = (uint16_t)(PORT_INFO_BASE + r % INFO_PORTS);
-
-		s = rds_test_socket(RDS_TEST_IP3, port, 0, 0);
-		CU_ASSERT_FATAL(s >= 0);
-		to = rds_test_sin(RDS_TEST_IP3, port);
-		for (i = 0; i < INFO_MSGS; i++)
-			if (rds_test_send(tx, buf, INFO_LEN, &to, 0) !=
-			    INFO_LEN)
-				round_fail(&fails, r, "send: %s",
-					   strerror(errno));
-		/* Delivered (this thread drives the engine too), then a
-		 * walk or two with the messages queued, then close. */
-		pfd.sock = s;
-		pfd.events = POLLIN;
-		pfd.revents = 0;
-		if (rte_rds_poll(&pfd, 1, 5000) != 1 ||
-		    !(pfd.revents & POLLIN))
-			round_fail(&fails, r, "poll: nothing arrived");
-		rds_test_kick_n(4);
-		it = __atomic_load_n(&helper.iters, __ATOMIC_ACQUIRE);
-		while (__atomic_load_n(&helper.iters, __ATOMIC_ACQUIRE) <
-		       it + 1 + r % 3 && !helper_done(&helper))
-			sched_yield();
-		if (rte_rds_close(s) != 0)
-			round_fail(&fails, r, "close: %s", strerror(errno));
-	}
-	__atomic_store_n(&helper.stop, 1, __ATOMIC_RELEASE);
-	helper_wait(&helper, "RDS_INFO loop");
-	printf("  %s: %u rounds, %u failed, %" PRIu64 " info calls, %"
-	       PRIu64 " records checked, %" PRIu64 " ENOSPC%s%s\n", what,
-	       rounds, fails, __atomic_load_n(&helper.iters, __ATOMIC_ACQUIRE),
-	       helper.records, helper.enospc, helper.bad ? "; helper: " : "",
-	       helper.bad ? helper.why : "");
-	CU_ASSERT_EQUAL(fails, 0);
-	CU_ASSERT(!helper.bad);
-	CU_ASSERT(helper.records > 0);
-	CU_ASSERT(rte_rds_close(tx) == 0);
-	CU_ASSERT(rte_rds_close(q) == 0);
-	lib_down();
-	rds_test_watchdog(0, NULL);
-}
-
-static void
-test_info_close_inline(void)
-{
-	info_close(true);
-}
-
-static void
-test_info_close_lcore(void)
-{
-	info_close(false);
-}
+CLOSE_UNDER_CASES(recv_close, JOB_RECV, 0xa11ce)
+CLOSE_UNDER_CASES(poll_close, JOB_POLL, 0xd00d)
 
 int
 main(void)

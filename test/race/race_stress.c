@@ -49,42 +49,12 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <errno.h>
-#include <inttypes.h>
-#include <malloc.h>
-#include <poll.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
-#include <arpa/inet.h>
+#include "race_stress.h"
+#include "rds_test_mem.h"
 
-#include <CUnit/CUnit.h>
-
-#include <rte_errno.h>
-#include <rte_lcore.h>
-#include <rte_malloc.h>
-#include <rte_rds.h>
-
-#include "rds_test.h"
-
-#define NTHREADS 6
-#define NPOOL 16
-#define MAXH 128		/* conf.max_sockets: handles stay below */
-#define NADDR 4
 #define PORT_FIRST 10000
 #define PORT_LAST 65000
-#define PORT_UNBOUND 6000	/* PORT_UNBOUND.. +99: never bound */
-#define RXMAP 1024		/* sender incarnations tracked per receiver */
-#define MAXLEN 65536
-#define INFO_BUF (512u << 10)
 #define LOCK_WAIT_MS 200	/* a creator waits this long for a handle */
-#define TIMEO_MS 5		/* SO_SNDTIMEO, SO_RCVTIMEO: 1..TIMEO_MS */
-#define MAGIC 0x52414345u	/* "RACE" */
 /*
  * libc heap in use may grow by a few KiB a run outside the library (the
  * first runs of a process: 29 KiB, 11 KiB, 2 KiB, 1 KiB, then nothing,
@@ -94,37 +64,7 @@
  */
 #define LIBC_SLACK (64u << 10)
 
-struct race_hdr {
-	uint32_t magic;
-	uint32_t len;		/* the whole payload */
-	uint64_t dst_inc;	/* 0: sent to a port nobody binds */
-	uint64_t src_inc;
-	uint64_t seq;
-	uint16_t dst_port;
-	uint16_t src_port;
-	uint8_t dst_addr;
-	uint8_t src_addr;
-	uint8_t pad[2];
-};
 
-enum op {
-	OP_CREATE,
-	OP_CLOSE,
-	OP_CLOSE_ANY,
-	OP_SEND,
-	OP_SEND_BLOCK,
-	OP_RECV,
-	OP_RECV_BLOCK,
-	OP_BURST,
-	OP_POLL,
-	OP_ARM,
-	OP_SETOPT,
-	OP_GETOPT,
-	OP_INFO,
-	OP_REBIND,
-	OP_KICK,
-	NOPS
-};
 
 static const char *const op_names[NOPS] = {
 	"socket+bind", "close", "close(any handle)", "send", "send(blocking)",
@@ -147,72 +87,28 @@ static const int err_vals[] = {
 	EBADF, EAGAIN, ETIMEDOUT, ENOBUFS, EADDRINUSE, ENOTCONN, EINVAL,
 	EOPNOTSUPP, EMSGSIZE, EMFILE, ENOSPC, ENOMEM,
 };
-#define NERR (RTE_DIM(err_vals) + 1)
+_Static_assert(RTE_DIM(err_vals) == NERR_VALS, "err_vals and EI_* differ");
 
-#define E(x) (1u << (x))
-enum {
-	EI_BADF, EI_AGAIN, EI_TIMEDOUT, EI_NOBUFS, EI_ADDRINUSE, EI_NOTCONN,
-	EI_INVAL, EI_OPNOTSUPP, EI_MSGSIZE, EI_MFILE, EI_NOSPC, EI_NOMEM,
-};
 
-/* Per handle number. */
-struct hstate {
-	pthread_mutex_t tx_lock;
-	pthread_mutex_t rx_lock;
-	/* Written under both locks, read under either. */
-	uint64_t inc;
-	uint8_t addr;
-	uint16_t port;
-	/* Under tx_lock. */
-	uint64_t tx_seq;
-	/* Under rx_lock: last sequence per sender incarnation. */
-	struct {
-		uint64_t src;
-		uint64_t seq;
-	} rx[RXMAP];
-	unsigned int rx_used;
-};
 
-struct worker {
-	unsigned int id;
-	pthread_t th;
-	uint64_t rng;
-	uint64_t ops[NOPS];
-	uint64_t ok[NOPS];
-	uint64_t err[NOPS][NERR];
-	uint64_t sent;			/* messages sendmsg took */
-	uint64_t received;		/* messages checked */
-	uint64_t late;			/* for an older socket on our port */
-	uint64_t unordered;		/* RXMAP full: order not checked */
-	uint64_t records;		/* RDS_INFO records checked */
-	uint64_t gave_up;		/* creates that found the handle busy */
-	bool registered;
-	bool failed;
-	char why[512];
-	uint8_t *sbuf, *rbuf, *want, *ibuf;
-};
 
-static struct hstate hs[MAXH];
-static int pool[NPOOL];			/* handles, -1: none (atomic) */
-static uint32_t dest[NPOOL];		/* addr << 16 | port, 0: none */
-static uint64_t inc_at[NADDR][65536];	/* (address, port) -> incarnation */
+struct hstate hs[MAXH];
+int pool[NPOOL];			/* handles, -1: none (atomic) */
+uint32_t dest[NPOOL];		/* addr << 16 | port, 0: none */
+uint64_t inc_at[NADDR][65536];	/* (address, port) -> incarnation */
 static uint32_t next_port[NADDR];
-static uint64_t next_inc;
+uint64_t next_inc;
 static struct worker workers[NTHREADS];
 static int stop_all;
-static bool engine_inline;
-static struct sockaddr_in addrs[NADDR];
+bool engine_inline;
+struct sockaddr_in addrs[NADDR];
 static unsigned int op_total_weight;
 
-static const char *const ips[NADDR] = {
+const char *const ips[NADDR] = {
 	RDS_TEST_IP1, RDS_TEST_IP2, RDS_TEST_IP3, RDS_TEST_IP4,
 };
 
-static void
-wfail(struct worker *w, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void
+void
 wfail(struct worker *w, const char *fmt, ...)
 {
 	va_list ap;
@@ -238,7 +134,7 @@ err_index(int e)
 }
 
 /* Count a result; an errno outside allowed fails the thread. */
-static void
+void
 count(struct worker *w, enum op op, bool ok, int e, uint32_t allowed)
 {
 	unsigned int i;
@@ -255,7 +151,7 @@ count(struct worker *w, enum op op, bool ok, int e, uint32_t allowed)
 		      strerror(e));
 }
 
-static uint64_t
+uint64_t
 rnd(struct worker *w, uint64_t lo, uint64_t hi)
 {
 	return rds_test_rand_range(&w->rng, lo, hi);
@@ -268,13 +164,13 @@ pool_get(unsigned int i)
 }
 
 /* A handle from the pool, or -1. */
-static int
+int
 pick_handle(struct worker *w)
 {
 	return pool_get((unsigned int)rnd(w, 0, NPOOL - 1));
 }
 
-static uint16_t
+uint16_t
 alloc_port(unsigned int a)
 {
 	uint32_t n = __atomic_fetch_add(&next_port[a], 1, __ATOMIC_RELAXED);
@@ -282,7 +178,7 @@ alloc_port(unsigned int a)
 	return (uint16_t)(PORT_FIRST + n % (PORT_LAST - PORT_FIRST));
 }
 
-static void
+void
 set_timeo(int h, int opt, unsigned int ms)
 {
 	struct timeval tv = { .tv_sec = 0, .tv_usec = (long)ms * 1000 };
@@ -291,7 +187,7 @@ set_timeo(int h, int opt, unsigned int ms)
 }
 
 /* Both locks of handle h, or false after LOCK_WAIT_MS. */
-static bool
+bool
 lock_both(int h)
 {
 	struct timespec ts;
@@ -307,657 +203,6 @@ lock_both(int h)
 		return false;
 	}
 	return true;
-}
-
-/* ------------------------------------------------------------------ */
-/* socket + bind, close */
-
-static void
-op_create(struct worker *w)
-{
-	uint32_t allowed = E(EI_BADF) | E(EI_INVAL) | E(EI_ADDRINUSE);
-	struct sockaddr_in sin;
-	unsigned int a, i, k;
-	uint16_t port;
-	uint64_t inc;
-	int h, v, r, e, expect;
-
-	h = rte_rds_socket();
-	if (h < 0) {
-		count(w, OP_CREATE, false, errno, E(EI_MFILE) | E(EI_NOMEM));
-		return;
-	}
-	if (h >= MAXH) {
-		wfail(w, "socket: handle %d, at most %d sockets are open", h,
-		      MAXH);
-		rte_rds_close(h);
-		return;
-	}
-	/* Timeouts first: every blocking call on a registered socket
-	 * ends in at most TIMEO_MS. */
-	set_timeo(h, SO_SNDTIMEO, (unsigned int)rnd(w, 1, TIMEO_MS));
-	set_timeo(h, SO_RCVTIMEO, (unsigned int)rnd(w, 1, TIMEO_MS));
-	if (rnd(w, 0, 3) == 0) {
-		v = (int)rnd(w, 4096, 256 << 10);
-		rte_rds_setsockopt(h, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
-	}
-	a = (unsigned int)rnd(w, 0, NADDR - 1);
-	port = alloc_port(a);
-	inc = __atomic_add_fetch(&next_inc, 1, __ATOMIC_RELAXED);
-	/* A call still inside on this handle (on this very socket, made
-	 * by a thread that read the handle before it was reused) would
-	 * keep the locks: close it and give up. */
-	if (!lock_both(h)) {
-		w->gave_up++;
-		rte_rds_close(h);
-		return;
-	}
-	/* Bind and register together, under both locks: no send or
-	 * receive on the handle runs meanwhile, and no other bind (a
-	 * stale op_rebind binds only to the registered address), so the
-	 * socket behind the handle is always bound where its registration
-	 * says, or not bound. */
-	sin = rds_test_sin(ips[a], port);
-	r = rte_rds_bind(h, (const struct sockaddr *)&sin, sizeof(sin));
-	e = errno;
-	if (r == 0) {
-		hs[h].inc = inc;
-		hs[h].addr = (uint8_t)a;
-		hs[h].port = port;
-		hs[h].tx_seq = 0;
-		memset(hs[h].rx, 0, sizeof(hs[h].rx));
-		hs[h].rx_used = 0;
-	}
-	pthread_mutex_unlock(&hs[h].rx_lock);
-	pthread_mutex_unlock(&hs[h].tx_lock);
-	if (r != 0) {
-		/* EBADF: a stale close got it (do not close again: the
-		 * handle may be another socket's by now); EINVAL: a stale
-		 * bind got there first, to the address of the incarnation
-		 * registered before; EADDRINUSE: the port came round. */
-		count(w, OP_CREATE, false, e, allowed);
-		if (e != EBADF)
-			rte_rds_close(h);
-		return;
-	}
-	__atomic_store_n(&inc_at[a][port], inc, __ATOMIC_RELEASE);
-	i = (unsigned int)rnd(w, 0, NPOOL - 1);
-	for (k = 0; k < NPOOL; k++, i = (i + 1) % NPOOL) {
-		expect = -1;
-		if (__atomic_compare_exchange_n(&pool[i], &expect, h, false,
-						__ATOMIC_ACQ_REL,
-						__ATOMIC_RELAXED))
-			break;
-	}
-	if (k == NPOOL) {
-		/* The pool is full: this one goes at once. */
-		rte_rds_close(h);
-	} else {
-		__atomic_store_n(&dest[i], (uint32_t)a << 16 | port,
-				 __ATOMIC_RELEASE);
-	}
-	count(w, OP_CREATE, true, 0, 0);
-}
-
-static void
-op_close(struct worker *w)
-{
-	unsigned int i = (unsigned int)rnd(w, 0, NPOOL - 1);
-	int h, r;
-
-	__atomic_store_n(&dest[i], 0, __ATOMIC_RELEASE);
-	h = __atomic_exchange_n(&pool[i], -1, __ATOMIC_ACQ_REL);
-	if (h < 0)
-		return;
-	/* EBADF: a stale close was first. */
-	r = rte_rds_close(h);
-	count(w, OP_CLOSE, r == 0, errno, E(EI_BADF));
-}
-
-/* Close any handle number: the socket behind it may be one that reused
- * a handle another thread still uses, or none. */
-static void
-op_close_any(struct worker *w)
-{
-	int h = (int)rnd(w, 0, NPOOL + NTHREADS), r;
-
-	r = rte_rds_close(h);
-	count(w, OP_CLOSE_ANY, r == 0, errno, E(EI_BADF));
-}
-
-/* ------------------------------------------------------------------ */
-/* Messages */
-
-static uint64_t
-msg_key(uint64_t src_inc, uint64_t seq, uint32_t len)
-{
-	return rds_test_mix64(src_inc * 0x9e3779b97f4a7c15ULL ^ seq ^
-			      ((uint64_t)len << 40));
-}
-
-static uint32_t
-msg_len(struct worker *w)
-{
-	uint64_t r = rnd(w, 0, 999);
-
-	if (r == 0)
-		return (uint32_t)rnd(w, 16384, MAXLEN);
-	if (r < 20)
-		return (uint32_t)rnd(w, 2048, 16384);
-	return (uint32_t)rnd(w, sizeof(struct race_hdr), 1500);
-}
-
-static void
-op_send(struct worker *w, bool block)
-{
-	enum op op = block ? OP_SEND_BLOCK : OP_SEND;
-	uint32_t allowed = E(EI_BADF) | E(EI_AGAIN) | E(EI_NOBUFS) |
-			   E(EI_NOTCONN) | E(EI_MSGSIZE);
-	struct race_hdr hdr;
-	struct sockaddr_in to;
-	uint32_t d, len;
-	unsigned int a;
-	uint16_t port;
-	ssize_t r;
-	int h = pick_handle(w);
-
-	if (h < 0)
-		return;
-	if (block)
-		allowed |= E(EI_TIMEDOUT);
-	d = __atomic_load_n(&dest[rnd(w, 0, NPOOL - 1)], __ATOMIC_ACQUIRE);
-	memset(&hdr, 0, sizeof(hdr));
-	if (d == 0 || rnd(w, 0, 19) == 0) {
-		a = (unsigned int)rnd(w, 0, NADDR - 1);
-		port = (uint16_t)(PORT_UNBOUND + rnd(w, 0, 99));
-		hdr.dst_inc = 0;
-	} else {
-		a = d >> 16;
-		port = (uint16_t)d;
-		hdr.dst_inc = __atomic_load_n(&inc_at[a][port],
-					      __ATOMIC_ACQUIRE);
-	}
-	to = rds_test_sin(ips[a], port);
-	len = msg_len(w);
-
-	pthread_mutex_lock(&hs[h].tx_lock);
-	hdr.magic = MAGIC;
-	hdr.len = len;
-	hdr.dst_addr = (uint8_t)a;
-	hdr.dst_port = port;
-	hdr.src_inc = hs[h].inc;
-	hdr.src_addr = hs[h].addr;
-	hdr.src_port = hs[h].port;
-	hdr.seq = ++hs[h].tx_seq;
-	memcpy(w->sbuf, &hdr, sizeof(hdr));
-	rds_test_fill(w->sbuf + sizeof(hdr), len - sizeof(hdr),
-		      msg_key(hdr.src_inc, hdr.seq, len));
-	r = rds_test_send(h, w->sbuf, len, &to, block ? 0 : MSG_DONTWAIT);
-	pthread_mutex_unlock(&hs[h].tx_lock);
-	if (r >= 0 && r != (ssize_t)len) {
-		wfail(w, "send: returned %zd for %u bytes", r, len);
-		return;
-	}
-	if (r >= 0)
-		w->sent++;
-	count(w, op, r >= 0, errno, allowed);
-}
-
-/* Last sequence of sender src seen by the receiver of handle h (under
- * its rx_lock), or NULL when the map is full. */
-static uint64_t *
-rx_slot(int h, uint64_t src)
-{
-	struct hstate *st = &hs[h];
-	unsigned int i = (unsigned int)(rds_test_mix64(src) % RXMAP), k;
-
-	for (k = 0; k < RXMAP; k++, i = (i + 1) % RXMAP) {
-		if (st->rx[i].src == src)
-			return &st->rx[i].seq;
-		if (st->rx[i].src == 0) {
-			if (st->rx_used >= RXMAP / 2)
-				return NULL;
-			st->rx_used++;
-			st->rx[i].src = src;
-			st->rx[i].seq = 0;
-			return &st->rx[i].seq;
-		}
-	}
-	return NULL;
-}
-
-/* A message received on handle h (its rx_lock held). */
-static void
-check_msg(struct worker *w, int h, const uint8_t *buf, size_t n,
-	  const struct sockaddr_in *from)
-{
-	const struct hstate *st = &hs[h];
-	struct race_hdr hdr;
-	char fs[32], ws[32];
-	uint64_t *last;
-
-	if (n < sizeof(hdr)) {
-		wfail(w, "recv on %d: %zu bytes, shorter than any message "
-		      "sent", h, n);
-		return;
-	}
-	memcpy(&hdr, buf, sizeof(hdr));
-	if (hdr.magic != MAGIC || hdr.len != n) {
-		wfail(w, "recv on %d: %zu bytes, header magic %08x len %u", h,
-		      n, hdr.magic, hdr.len);
-		return;
-	}
-	if (hdr.dst_inc != st->inc) {
-		if (hdr.dst_inc != 0 && hdr.dst_inc < st->inc &&
-		    hdr.dst_addr == st->addr && hdr.dst_port == st->port) {
-			/* Sent to an older socket on this address and port
-			 * (the port came round): RDS names sockets by port. */
-			w->late++;
-			return;
-		}
-		wfail(w, "recv on handle %d (incarnation %" PRIu64 ", %s:%u): "
-		      "message for incarnation %" PRIu64 " (%s:%u) from %"
-		      PRIu64 " seq %" PRIu64, h, st->inc, ips[st->addr],
-		      st->port, hdr.dst_inc,
-		      hdr.dst_addr < NADDR ? ips[hdr.dst_addr] : "?",
-		      hdr.dst_port, hdr.src_inc, hdr.seq);
-		return;
-	}
-	if (hdr.src_addr >= NADDR || from == NULL ||
-	    from->sin_addr.s_addr != addrs[hdr.src_addr].sin_addr.s_addr ||
-	    ntohs(from->sin_port) != hdr.src_port) {
-		if (from != NULL)
-			rds_test_sin_str(from, fs, sizeof(fs));
-		snprintf(ws, sizeof(ws), "%s:%u",
-			 hdr.src_addr < NADDR ? ips[hdr.src_addr] : "?",
-			 hdr.src_port);
-		wfail(w, "recv on %d: from %s, the message says %s", h,
-		      from != NULL ? fs : "?", ws);
-		return;
-	}
-	rds_test_fill(w->want, n - sizeof(hdr),
-		      msg_key(hdr.src_inc, hdr.seq, hdr.len));
-	if (memcmp(buf + sizeof(hdr), w->want, n - sizeof(hdr)) != 0) {
-		wfail(w, "recv on %d: %zu bytes from %" PRIu64 " seq %" PRIu64
-		      ": payload differs", h, n, hdr.src_inc, hdr.seq);
-		return;
-	}
-	last = rx_slot(h, hdr.src_inc);
-	if (last == NULL) {
-		w->unordered++;
-	} else if (hdr.seq <= *last) {
-		wfail(w, "recv on %d (incarnation %" PRIu64 "): from %" PRIu64
-		      " seq %" PRIu64 " after seq %" PRIu64 " (%s)", h,
-		      st->inc, hdr.src_inc, hdr.seq, *last,
-		      hdr.seq == *last ? "duplicate" : "out of order");
-		return;
-	} else {
-		*last = hdr.seq;
-	}
-	w->received++;
-}
-
-static void
-op_recv(struct worker *w, bool block)
-{
-	enum op op = block ? OP_RECV_BLOCK : OP_RECV;
-	uint32_t allowed = E(EI_BADF) | E(EI_AGAIN);
-	struct sockaddr_in from;
-	ssize_t r;
-	int h = pick_handle(w), e;
-
-	if (h < 0)
-		return;
-	if (block)
-		allowed |= E(EI_TIMEDOUT);
-	pthread_mutex_lock(&hs[h].rx_lock);
-	memset(&from, 0, sizeof(from));
-	r = rds_test_recv(h, w->rbuf, MAXLEN + 1, &from,
-			  block ? 0 : MSG_DONTWAIT, NULL);
-	e = errno;
-	if (r >= 0)
-		check_msg(w, h, w->rbuf, (size_t)r, &from);
-	pthread_mutex_unlock(&hs[h].rx_lock);
-	count(w, op, r >= 0, e, allowed);
-}
-
-static void
-op_burst(struct worker *w)
-{
-	struct rte_rds_msg *ms[8];
-	struct sockaddr_in from;
-	uint16_t n, i;
-	int h = pick_handle(w);
-
-	if (h < 0)
-		return;
-	pthread_mutex_lock(&hs[h].rx_lock);
-	n = rte_rds_recv_burst(h, ms, (uint16_t)rnd(w, 1, RTE_DIM(ms)));
-	for (i = 0; i < n; i++) {
-		memset(&from, 0, sizeof(from));
-		rte_rds_msg_src(ms[i], &from);
-		check_msg(w, h, rte_rds_msg_data(ms[i]),
-			  rte_rds_msg_len(ms[i]), &from);
-	}
-	pthread_mutex_unlock(&hs[h].rx_lock);
-	/* Given back after the lock, some after a close may have come. */
-	for (i = 0; i < n; i++)
-		rte_rds_msg_free(ms[i]);
-	count(w, OP_BURST, true, 0, 0);
-}
-
-/* ------------------------------------------------------------------ */
-/* Readiness */
-
-static void
-op_poll(struct worker *w)
-{
-	const short any = POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM |
-			  POLLWRBAND | POLLNVAL;
-	struct rte_rds_pollfd fds[3];
-	unsigned int n = (unsigned int)rnd(w, 1, 3), i, ready = 0;
-	int timeout, r;
-
-	for (i = 0; i < n; i++) {
-		fds[i].sock = pick_handle(w);
-		fds[i].events = (short)(rnd(w, 0, 1) ? POLLIN : 0) |
-				(short)(rnd(w, 0, 1) ? POLLOUT : 0);
-		fds[i].revents = 0;
-	}
-	switch (rnd(w, 0, 9)) {
-	case 0:
-		/* Forever, for a send buffer with room (or a closed
-		 * handle): ends as soon as the engine releases some. */
-		timeout = -1;
-		for (i = 0; i < n; i++)
-			fds[i].events = POLLOUT;
-		break;
-	case 1:
-	case 2:
-	case 3:
-		timeout = (int)rnd(w, 1, 5);
-		break;
-	default:
-		timeout = 0;
-		break;
-	}
-	r = rte_rds_poll(fds, n, timeout);
-	if (r < 0) {
-		count(w, OP_POLL, false, errno, 0);
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		if (fds[i].revents & ~any)
-			wfail(w, "poll: revents 0x%x", fds[i].revents);
-		if (fds[i].sock < 0 && fds[i].revents != POLLNVAL)
-			wfail(w, "poll: handle -1 gave revents 0x%x, not "
-			      "POLLNVAL", fds[i].revents);
-		if (fds[i].revents != 0)
-			ready++;
-	}
-	if ((unsigned int)r != ready)
-		wfail(w, "poll: returned %d, %u entries have revents", r,
-		      ready);
-	count(w, OP_POLL, true, 0, 0);
-}
-
-static void
-op_arm(struct worker *w)
-{
-	struct pollfd pfd;
-	int h = pick_handle(w), fd, r;
-
-	if (h < 0)
-		return;
-	fd = rte_rds_event_fd(h);
-	if (fd < 0) {
-		count(w, OP_ARM, false, errno,
-		      E(EI_BADF) | E(EI_MFILE) | E(EI_NOMEM));
-		return;
-	}
-	r = rte_rds_event_arm(h, POLLIN | POLLOUT);
-	if (r < 0) {
-		count(w, OP_ARM, false, errno, E(EI_BADF));
-		return;
-	}
-	if (r == 0 && rnd(w, 0, 3) == 0) {
-		/* Look at the fd without reading it: by now it may be
-		 * closed, or another socket's. */
-		pfd.fd = fd;
-		pfd.events = POLLIN;
-		pfd.revents = 0;
-		(void)poll(&pfd, 1, (int)rnd(w, 0, 1));
-	}
-	count(w, OP_ARM, true, 0, 0);
-}
-
-/* ------------------------------------------------------------------ */
-/* Options and snapshots */
-
-static void
-op_setopt(struct worker *w)
-{
-	uint32_t allowed = E(EI_BADF);
-	struct sockaddr_in sin;
-	struct timeval tv;
-	uint32_t d;
-	int h = pick_handle(w), v, r;
-
-	if (h < 0)
-		return;
-	switch (rnd(w, 0, 7)) {
-	case 0:
-		v = (int)rnd(w, 2304, 256 << 10);
-		r = rte_rds_setsockopt(h, SOL_SOCKET, SO_SNDBUF, &v,
-				       sizeof(v));
-		break;
-	case 1:
-		v = (int)rnd(w, 4096, 256 << 10);
-		r = rte_rds_setsockopt(h, SOL_SOCKET, SO_RCVBUF, &v,
-				       sizeof(v));
-		break;
-	case 2:
-	case 3:
-		tv.tv_sec = 0;
-		tv.tv_usec = (long)rnd(w, 1, TIMEO_MS) * 1000;
-		r = rte_rds_setsockopt(h, SOL_SOCKET,
-				       rnd(w, 0, 1) ? SO_SNDTIMEO : SO_RCVTIMEO,
-				       &tv, sizeof(tv));
-		break;
-	case 4:
-		v = (int)rnd(w, 0, 1);
-		r = rte_rds_setsockopt(h, SOL_RDS, RDS_RECVERR, &v,
-				       sizeof(v));
-		break;
-	case 5:
-		/* After bind: EOPNOTSUPP; before: pins loop. */
-		v = RTE_RDS_TRANS_LOOP;
-		r = rte_rds_setsockopt(h, SOL_RDS, SO_RDS_TRANSPORT, &v,
-				       sizeof(v));
-		allowed |= E(EI_OPNOTSUPP);
-		break;
-	default:
-		/* Cancel what was sent to one destination (rarely all):
-		 * lost messages, never misdelivered ones. ENOTCONN when
-		 * not bound. */
-		allowed |= E(EI_NOTCONN);
-		d = __atomic_load_n(&dest[rnd(w, 0, NPOOL - 1)],
-				    __ATOMIC_ACQUIRE);
-		if (d == 0 || rnd(w, 0, 7) == 0) {
-			r = rte_rds_setsockopt(h, SOL_RDS, RDS_CANCEL_SENT_TO,
-					       NULL, 0);
-		} else {
-			sin = rds_test_sin(ips[d >> 16], (uint16_t)d);
-			r = rte_rds_setsockopt(h, SOL_RDS, RDS_CANCEL_SENT_TO,
-					       &sin, sizeof(sin));
-		}
-		break;
-	}
-	count(w, OP_SETOPT, r == 0, errno, allowed);
-}
-
-static void
-op_getopt(struct worker *w)
-{
-	struct timeval tv;
-	socklen_t len;
-	int h = pick_handle(w), v = -1, r, which;
-
-	if (h < 0)
-		return;
-	which = (int)rnd(w, 0, 5);
-	len = sizeof(v);
-	switch (which) {
-	case 0:
-		r = rte_rds_getsockopt(h, SOL_SOCKET, SO_SNDBUF, &v, &len);
-		if (r == 0 && (v < 2 * 2304 || v % 2 != 0))
-			wfail(w, "SO_SNDBUF %d", v);
-		break;
-	case 1:
-		r = rte_rds_getsockopt(h, SOL_SOCKET, SO_RCVBUF, &v, &len);
-		if (r == 0 && (v < 2 * 2304 || v % 2 != 0))
-			wfail(w, "SO_RCVBUF %d", v);
-		break;
-	case 2:
-	case 3:
-		len = sizeof(tv);
-		memset(&tv, 0, sizeof(tv));
-		r = rte_rds_getsockopt(h, SOL_SOCKET,
-				       which == 2 ? SO_SNDTIMEO : SO_RCVTIMEO,
-				       &tv, &len);
-		/* 0 (forever) until its creator set them. */
-		if (r == 0 && (tv.tv_sec != 0 || tv.tv_usec > TIMEO_MS * 1000))
-			wfail(w, "timeout %ld.%06ld s", (long)tv.tv_sec,
-			      (long)tv.tv_usec);
-		break;
-	case 4:
-		r = rte_rds_getsockopt(h, SOL_RDS, SO_RDS_TRANSPORT, &v, &len);
-		if (r == 0 && v != RDS_TRANS_NONE && v != RTE_RDS_TRANS_LOOP)
-			wfail(w, "SO_RDS_TRANSPORT %d", v);
-		break;
-	default:
-		r = rte_rds_getsockopt(h, SOL_RDS, RDS_RECVERR, &v, &len);
-		if (r == 0 && v != 0 && v != 1)
-			wfail(w, "RDS_RECVERR %d", v);
-		break;
-	}
-	count(w, OP_GETOPT, r == 0, errno, E(EI_BADF));
-}
-
-static bool
-our_ip(uint32_t a)
-{
-	unsigned int i;
-
-	for (i = 0; i < NADDR; i++)
-		if (addrs[i].sin_addr.s_addr == a)
-			return true;
-	return false;
-}
-
-static void
-info_check(struct worker *w, int name, socklen_t len, int each)
-{
-	const struct rds_info_message *im;
-	const struct rds_info_socket *is;
-	socklen_t off;
-
-	if (each <= 0 || len % (socklen_t)each != 0) {
-		wfail(w, "RDS_INFO %d: record size %d, %u bytes", name, each,
-		      (unsigned int)len);
-		return;
-	}
-	for (off = 0; off < len; off += (socklen_t)each) {
-		w->records++;
-		switch (name) {
-		case RDS_INFO_RECV_MESSAGES:
-		case RDS_INFO_SEND_MESSAGES:
-		case RDS_INFO_RETRANS_MESSAGES:
-			im = (const void *)(w->ibuf + off);
-			if (!our_ip(im->laddr) || !our_ip(im->faddr) ||
-			    im->len < sizeof(struct race_hdr) ||
-			    im->len > MAXLEN)
-				wfail(w, "RDS_INFO %d: message %08x:%u -> "
-				      "%08x:%u len %u", name, ntohl(im->laddr),
-				      ntohs(im->lport), ntohl(im->faddr),
-				      ntohs(im->fport), im->len);
-			break;
-		case RDS_INFO_SOCKETS:
-			is = (const void *)(w->ibuf + off);
-			if ((is->bound_addr != 0 && !our_ip(is->bound_addr)) ||
-			    is->sndbuf < 2304 || is->rcvbuf < 2304 ||
-			    is->inum >= MAXH)
-				wfail(w, "RDS_INFO_SOCKETS: %08x:%u sndbuf %u "
-				      "rcvbuf %u inum %" PRIu64,
-				      ntohl(is->bound_addr),
-				      ntohs(is->bound_port), is->sndbuf,
-				      is->rcvbuf, (uint64_t)is->inum);
-			break;
-		default:
-			break;
-		}
-	}
-}
-
-static void
-op_info(struct worker *w)
-{
-	static const int names[] = {
-		RDS_INFO_COUNTERS, RDS_INFO_CONNECTIONS, RDS_INFO_SOCKETS,
-		RDS_INFO_RECV_MESSAGES, RDS_INFO_SEND_MESSAGES,
-		RDS_INFO_RETRANS_MESSAGES, RDS_INFO_RECV_MESSAGES,
-		RDS_INFO_SOCKETS,
-	};
-	int name = names[rnd(w, 0, RTE_DIM(names) - 1)], h, r;
-	socklen_t len = INFO_BUF;
-
-	if (rnd(w, 0, 1)) {
-		h = pick_handle(w);
-		if (h < 0)
-			return;
-		r = rte_rds_getsockopt(h, SOL_RDS, name, w->ibuf, &len);
-	} else {
-		r = rte_rds_info(name, w->ibuf, &len);
-	}
-	if (r >= 0)
-		info_check(w, name, len, r);
-	count(w, OP_INFO, r >= 0, errno, E(EI_BADF) | E(EI_NOSPC));
-}
-
-/* bind of a socket that is bound: EINVAL. The handle may be a socket
- * that reused it and is not bound yet: it is bound to the address and
- * port of the incarnation registered on the handle, so that whatever
- * it sends or receives there is what that incarnation would. */
-static void
-op_rebind(struct worker *w)
-{
-	struct sockaddr_in sin;
-	int h = pick_handle(w), r;
-
-	if (h < 0)
-		return;
-	pthread_mutex_lock(&hs[h].tx_lock);
-	pthread_mutex_lock(&hs[h].rx_lock);
-	if (hs[h].inc == 0) {
-		pthread_mutex_unlock(&hs[h].rx_lock);
-		pthread_mutex_unlock(&hs[h].tx_lock);
-		return;
-	}
-	sin = rds_test_sin(ips[hs[h].addr], hs[h].port);
-	r = rte_rds_bind(h, (const struct sockaddr *)&sin, sizeof(sin));
-	pthread_mutex_unlock(&hs[h].rx_lock);
-	pthread_mutex_unlock(&hs[h].tx_lock);
-	count(w, OP_REBIND, r == 0, errno,
-	      E(EI_BADF) | E(EI_INVAL) | E(EI_ADDRINUSE));
-}
-
-static void
-op_kick(struct worker *w)
-{
-	int r = rte_rds_engine_poll(0);
-
-	/* EINVAL: the engine runs on its own lcore. */
-	count(w, OP_KICK, r >= 0, errno, engine_inline ? 0 : E(EI_INVAL));
 }
 
 /* ------------------------------------------------------------------ */
@@ -1041,24 +286,6 @@ worker_main(void *arg)
 
 /* ------------------------------------------------------------------ */
 
-struct mem {
-	size_t libc;
-	size_t dpdk;
-};
-
-static struct mem
-mem_now(void)
-{
-	struct rte_malloc_socket_stats st;
-	struct mallinfo2 mi = mallinfo2();
-	struct mem m = { .libc = mi.uordblks + mi.hblkhd, .dpdk = 0 };
-	int sock;
-
-	for (sock = 0; sock < RTE_MAX_NUMA_NODES; sock++)
-		if (rte_malloc_get_socket_stats(sock, &st) == 0)
-			m.dpdk += st.heap_allocsz_bytes;
-	return m;
-}
 
 /* Records in a snapshot (or -1). */
 static long
@@ -1118,7 +345,7 @@ stress(bool inline_engine)
 	uint64_t total_ops, ebadf, t0;
 	struct rte_rds_conf conf;
 	struct rte_rds_stats st;
-	struct mem m0, m1;
+	struct rds_test_mem m0, m1;
 	pthread_attr_t attr;
 	cpu_set_t cpus;
 	unsigned int i, started = 0, orphans = 0, failed = 0;
@@ -1148,7 +375,7 @@ stress(bool inline_engine)
 	for (i = 0; i < NADDR; i++)
 		addrs[i] = rds_test_sin(ips[i], 0);
 
-	m0 = mem_now();
+	m0 = rds_test_mem_now();
 	rds_test_conf(&conf, inline_engine ? RTE_RDS_ENGINE_INLINE :
 			     rds_test_worker_lcore(), RTE_RDS_IDLE_YIELD);
 	conf.max_sockets = MAXH;
@@ -1270,7 +497,7 @@ stress(bool inline_engine)
 	CU_ASSERT_EQUAL(st.s_recv_drop_nomem, 0);
 
 	CU_ASSERT(rds_test_lib_fini() == 0);
-	m1 = mem_now();
+	m1 = rds_test_mem_now();
 	printf("  memory before rte_rds_init -> after rte_rds_fini: libc %zu "
 	       "-> %zu, dpdk %zu -> %zu\n", m0.libc, m1.libc, m0.dpdk,
 	       m1.dpdk);

@@ -366,3 +366,18 @@ RTE_INIT(rdma_eth_register)
 {
 	rdma_transport_register(&rdma_eth);
 }
+
+void
+rdma_eth_resets_hook(void *arg)
+{
+	struct rdma_eth_resets *h = arg;
+
+	rdma_eth_sniff();
+	if (++h->polls % h->every != 0)
+		return;
+	/* The server's stream, then the client's. */
+	if (rdma_eth_inject_reset((h->injected & 1) ? rdma_ip(1) : rdma_ip(2),
+				  (h->injected & 1) ? rdma_ip(2) : rdma_ip(1))
+	    == 0)
+		h->injected++;
+}

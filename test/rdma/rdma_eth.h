@@ -81,4 +81,17 @@ uint64_t rdma_eth_stolen(void);
  */
 int rdma_eth_inject_reset(const char *ip, const char *peer);
 
+/* Resets injected every `every` polls, of the server's stream (address
+ * 2 -> 1, which carries the requests) and of the client's (1 -> 2, the
+ * answers) in turn; injected counts those that went. */
+struct rdma_eth_resets {
+	unsigned int every;
+	unsigned int polls;
+	unsigned int injected;
+};
+
+/* A poll hook (arg: struct rdma_eth_resets): rdma_eth_sniff(), then a
+ * reset every `every` polls. */
+void rdma_eth_resets_hook(void *arg);
+
 #endif /* RDMA_ETH_H */

@@ -16,7 +16,6 @@
  * Correctness only; figures are printed, never timed against a goal.
  */
 #include <inttypes.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +24,7 @@
 #include <rte_malloc.h>
 
 #include "rds_test.h"
+#include "rds_test_mem.h"
 
 #define NB_ADDRS 8
 #define NB_SOCKS 10000
@@ -106,24 +106,6 @@ lib_up(void)
 }
 
 /* Library memory as seen from outside: libc heap in use and DPDK heap. */
-struct mem {
-	size_t libc;
-	size_t dpdk;
-};
-
-static struct mem
-mem_now(void)
-{
-	struct rte_malloc_socket_stats st;
-	struct mallinfo2 mi = mallinfo2();
-	struct mem m = { .libc = mi.uordblks + mi.hblkhd, .dpdk = 0 };
-	int sock;
-
-	for (sock = 0; sock < RTE_MAX_NUMA_NODES; sock++)
-		if (rte_malloc_get_socket_stats(sock, &st) == 0)
-			m.dpdk += st.heap_allocsz_bytes;
-	return m;
-}
 
 static void
 bind_all(void)
@@ -299,7 +281,7 @@ test_many_sockets(void)
 	struct rte_rds_stats st;
 	struct rds_info_connection ic[256];
 	socklen_t len = sizeof(ic);
-	struct mem m0, m1, m2, m3;
+	struct rds_test_mem m0, m1, m2, m3;
 	int r, rounds;
 
 	rds_test_watchdog(900, "many_sockets");
@@ -314,9 +296,9 @@ test_many_sockets(void)
 		close_all();
 		pairs_free();
 	}
-	m0 = mem_now();
+	m0 = rds_test_mem_now();
 	bind_all();
-	m1 = mem_now();
+	m1 = rds_test_mem_now();
 	traffic(2);
 	r = rte_rds_info(RDS_INFO_CONNECTIONS, ic, &len);
 	CU_ASSERT(r > 0);
@@ -325,14 +307,14 @@ test_many_sockets(void)
 	CU_ASSERT_EQUAL(len / sizeof(ic[0]), NB_ADDRS * NB_ADDRS);
 	close_all();
 	pairs_free();
-	m2 = mem_now();
+	m2 = rds_test_mem_now();
 	for (rounds = 0; rounds < 2; rounds++) {
 		bind_all();
 		traffic(3 + rounds);
 		close_all();
 		pairs_free();
 	}
-	m3 = mem_now();
+	m3 = rds_test_mem_now();
 	printf("  memory: libc %zu -> %zu (bound) -> %zu (closed) -> %zu (2 "
 	       "rounds later), dpdk %zu -> %zu -> %zu -> %zu\n", m0.libc,
 	       m1.libc, m2.libc, m3.libc, m0.dpdk, m1.dpdk, m2.dpdk, m3.dpdk);
@@ -358,7 +340,7 @@ test_idle_cost(void)
 	struct rte_rds_stats a, b;
 	struct sockaddr_in from, to;
 	uint8_t buf[64] = { 0 };
-	struct mem m0, m1;
+	struct rds_test_mem m0, m1;
 	unsigned int i;
 	int x, y;
 	double per;
@@ -369,9 +351,9 @@ test_idle_cost(void)
 	/* Warm up once, so that the library's fixed structures exist. */
 	bind_all();
 	close_all();
-	m0 = mem_now();
+	m0 = rds_test_mem_now();
 	bind_all();
-	m1 = mem_now();
+	m1 = rds_test_mem_now();
 	per = (double)((m1.libc - m0.libc) + (m1.dpdk - m0.dpdk)) / NB_SOCKS;
 	printf("  %u idle bound sockets: %.0f bytes each (libc %zu, dpdk "
 	       "%zu in all)\n", NB_SOCKS, per, m1.libc - m0.libc,
@@ -409,10 +391,6 @@ main(void)
 		{ "idle_cost", test_idle_cost },
 		{ NULL, NULL },
 	};
-	int ret;
 
-	rds_test_eal_init("scale_many", "0");
-	ret = rds_test_run_suite("scale", cases);
-	rds_test_eal_fini();
-	return ret;
+	return rds_test_main("scale_many", "0", cases);
 }

@@ -326,10 +326,6 @@ main(void)
 		{ "conn_error", test_conn_error },
 		{ NULL, NULL },
 	};
-	int ret;
 
-	rds_test_eal_init("unit_contract", "0");
-	ret = rds_test_run_suite("unit_contract", cases);
-	rds_test_eal_fini();
-	return ret;
+	return rds_test_main("unit_contract", "0", cases);
 }

@@ -167,10 +167,6 @@ main(void)
 		{ "bad_options_fail_init", test_bad_init },
 		{ NULL, NULL },
 	};
-	int ret;
 
-	rds_test_eal_init("unit_ib_opts", "0");
-	ret = rds_test_run_suite("unit_ib_opts", cases);
-	rds_test_eal_fini();
-	return ret;
+	return rds_test_main("unit_ib_opts", "0", cases);
 }

@@ -722,6 +722,5 @@ main(void)
 		{ NULL, NULL },
 	};
 
-	rds_test_eal_init("unit_proto", "0");
-	return rds_test_run_suite("proto", cases);
+	return rds_test_main("unit_proto", "0", cases);
 }

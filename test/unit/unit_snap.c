@@ -430,11 +430,6 @@ main(void)
 		{ "two_engines", test_two_engines },
 		{ NULL, NULL },
 	};
-	int rc;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	rds_test_eal_init("unit_snap", "0,1");
-	rc = rds_test_run_suite("unit_snap", cases);
-	rds_test_eal_fini();
-	return rc;
+	return rds_test_main("unit_snap", "0,1", cases);
 }

@@ -547,11 +547,6 @@ main(void)
 		{ "cost", test_cost },
 		{ NULL, NULL },
 	};
-	int rc;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	rds_test_eal_init("unit_uarg", "0");
-	rc = rds_test_run_suite("uarg", cases);
-	rds_test_eal_fini();
-	return rc;
+	return rds_test_main("unit_uarg", "0", cases);
 }

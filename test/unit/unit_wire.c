@@ -226,5 +226,5 @@ main(void)
 		{ NULL, NULL },
 	};
 
-	return rds_test_run_suite("wire", cases);
+	return rds_test_main("unit_wire", NULL, cases);
 }
