@@ -3,10 +3,15 @@
  * Sending (net/rds/ib_send.c): every SEND is a 48-byte header plus at
  * most 4 KiB of data, the header repeated on each fragment with the
  * current ACK; the last fragment is solicited; completions are signalled
- * selectively and free the ring in order. A message larger than the ring
- * goes out over several calls (the core calls again with the same
- * message until it returns 0); a congestion map goes out whole or not at
- * all (the core builds a new map message for every attempt).
+ * selectively and free the ring in order. Nothing is posted while the
+ * core transmits: each slot's prepared work request joins the
+ * connection's chain, and the flush op at the end of the engine pass
+ * posts every chain with one ibv_post_send (doc/ib.md). A message
+ * larger than the ring goes out over several calls (the core calls again
+ * with the same message until it returns 0); a congestion map goes out
+ * whole or not at all (the core builds a new map message for every
+ * attempt). A standalone ACK waits a little for a DATA frame to carry it
+ * (rds_ib_xmit_ack).
  */
 #include <errno.h>
 
