@@ -70,6 +70,12 @@ perf_print_ib_stats(FILE *f)
 	PERF_IB_STAT(rx_frag_mismatch);
 	PERF_IB_STAT(qp_errors);
 	PERF_IB_STAT(qp_errors_injected);
+	PERF_IB_STAT(rx_post_calls);
+	PERF_IB_STAT(tx_post_calls);
+	PERF_IB_STAT(tx_wrs_posted);
+	PERF_IB_STAT(tx_acks);
+	PERF_IB_STAT(tx_acks_piggybacked);
+	PERF_IB_STAT(tx_acks_limited);
 #undef PERF_IB_STAT
 }
 #endif

@@ -154,6 +154,14 @@ int rds_test_socket(const char *ip, uint16_t port, int sndbuf, int rcvbuf);
 int rds_test_socket_trans(const char *ip, uint16_t port, int sndbuf,
 			  int rcvbuf, int trans);
 
+/* The addresses of the ib tests in the rxe VM (RDS_IB_ADDR_A, _B, set by
+ * test/rxe/run-in-vm.sh): true, or false with a SKIP line printed
+ * (rds_test_ib.c). */
+bool rds_test_ib_addrs(const char **a, const char **b);
+
+/* A socket's bound name (zeroes, and a line printed, on failure). */
+struct sockaddr_in rds_test_sock_name(int s);
+
 /* sendmsg with one iovec to *to. */
 ssize_t rds_test_send(int s, const void *buf, size_t len,
 		      const struct sockaddr_in *to, int flags);

@@ -27,12 +27,6 @@ static struct rds_ib_dev rds_ib_devs[RDS_IB_MAX_DEVS];
 static unsigned int rds_ib_nb_devs;
 static rte_spinlock_t rds_ib_dev_lock = RTE_SPINLOCK_INITIALIZER;
 
-struct rds_ib_engine *
-rds_ib_engine(struct rds_engine *e)
-{
-	return e->tp[rds_ib_slot];
-}
-
 /* One protection domain per device, shared by every connection. */
 struct rds_ib_dev *
 rds_ib_dev_get(struct ibv_context *verbs)
@@ -185,6 +179,7 @@ rds_ib_engine_init(struct rds_engine *e)
 	if (ie == NULL)
 		return -ENOMEM;
 	TAILQ_INIT(&ie->conns);
+	TAILQ_INIT(&ie->flush);
 	ie->inject_seen = __atomic_load_n(&rds_ib_inject_gen,
 					  __ATOMIC_ACQUIRE);
 	ie->rx_stall_seen = __atomic_load_n(&rds_ib_rx_stall_gen,
@@ -301,7 +296,7 @@ rds_ib_watch(struct rds_ib_engine *ie, struct rds_ib_conn *ic)
 	if (stall_tsc == 0 || ic->cstate != RDS_IB_ESTABLISHED ||
 	    c->state != RDS_CONN_UP || c->drop_pending)
 		return;
-	now = rte_rdtsc();
+	now = c->eng->now;	/* this pass's start: no rdtsc a connection */
 	waiting = ic->s_sig > ic->s_tail ||
 		  (ic->tx_blocked && (!TAILQ_EMPTY(&c->send_q) ||
 				      c->map_queued || c->ack_requested));
@@ -371,7 +366,7 @@ rds_ib_poll(struct rds_engine *e)
 			ie->stats.rx_stalls_injected++;
 		}
 	}
-	if (ie->cm_countdown == 0 || --ie->cm_countdown == 0) {
+	if (ie->cm_next_tsc == 0 || e->now >= ie->cm_next_tsc) {
 		bool settled = true;
 
 		while (rdma_get_cm_event(ie->ch, &ev) == 0) {
@@ -387,7 +382,8 @@ rds_ib_poll(struct rds_engine *e)
 			settled = false;
 			rds_ib_watch_connect(ie, c);
 		}
-		ie->cm_countdown = settled ? RDS_IB_CM_POLL_EVERY : 0;
+		ie->cm_next_tsc = settled ? e->now + rte_get_tsc_hz() /
+				  1000000 * RDS_IB_CM_POLL_US : 0;
 	}
 	while (rte_ring_dequeue(ie->handoff, &p) == 0) {
 		rds_ib_accept(e, p);
@@ -420,6 +416,7 @@ const struct rds_transport rds_ib_transport = {
 	.xmit = rds_ib_xmit,
 	.xmit_ack = rds_ib_xmit_ack,
 	.poll = rds_ib_poll,
+	.flush = rds_ib_flush,
 	.mr_reg = rds_ib_mr_reg,
 	.mr_free = rds_ib_mr_free,
 	.info = rds_ib_info,

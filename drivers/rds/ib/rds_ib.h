@@ -43,6 +43,12 @@ extern int rds_ib_logtype;
 /* Consumed buffers go back once this many wait (an eighth of a smaller
  * ring): one ibv_post_recv per batch even when completions trickle in. */
 #define RDS_IB_RX_REFILL_BATCH 16
+/* A standalone ACK waits this many engine passes and microseconds (both)
+ * for a DATA frame to carry it: an application answering what it just
+ * received, whose loop polls the engine between its receive and its
+ * send, gets its reply out first. */
+#define RDS_IB_ACK_WAIT_PASSES 4
+#define RDS_IB_ACK_WAIT_US 5
 /* The responder's minimum RNR NAK timer in the IB encoding: 10 is
  * 0.32 ms, the kernel's IB_RNR_TIMER_000_32 (rds_ib_tune_rnr). RDMA-CM
  * leaves 0, which is the longest, 655.36 ms. */
@@ -119,10 +125,25 @@ struct rds_ib_conn {
 	uint32_t max_inline;
 	uint32_t max_send_sge;		/* what the QP got */
 
-	/* Send ring: slot i holds a header and one fragment. */
+	/* Send ring: slot i holds a header and one fragment, and its work
+	 * request (swr[i]). Work requests queued in an engine pass form a
+	 * chain posted once at the end of it (rds_ib_flush). */
 	uint8_t *sbuf;
 	struct ibv_mr *smr;
 	uint32_t nsend;
+	struct rds_ib_send_wr *swr;
+	struct ibv_send_wr *tx_chain;	/* queued, not yet posted */
+	struct ibv_send_wr *tx_chain_last;
+	uint32_t tx_chain_nb;
+	TAILQ_ENTRY(rds_ib_conn) flush_link;	/* engine's list to post */
+	bool on_flush;
+	/* ACKs (the kernel's rds_ib_attempt_ack): a standalone one waits a
+	 * little for a DATA frame to carry it, and goes only when the last
+	 * one completed. */
+	bool ack_waiting;		/* a standalone ACK was asked for */
+	uint64_t ack_wait_pass;		/* in this engine pass */
+	uint64_t ack_wait_tsc;		/* at this time */
+	uint64_t ack_wr;		/* wr_id of the last standalone ACK */
 	uint64_t s_head;		/* slots posted */
 	uint64_t s_tail;		/* slots completed */
 	uint64_t s_sig;			/* wr_id of the last signalled SEND */
@@ -173,20 +194,27 @@ struct rds_ib_recv_wr {
 	struct ibv_sge sge[2];
 };
 
+struct rds_ib_send_wr {
+	struct ibv_send_wr wr;
+	struct ibv_sge sge[2];
+};
+
 struct rds_ib_engine {
 	struct rdma_event_channel *ch;
 	struct rte_ring *handoff;	/* connect requests from engine 0 */
 	TAILQ_HEAD(, rds_ib_conn) conns;
+	TAILQ_HEAD(, rds_ib_conn) flush;	/* with work requests queued */
 	uint32_t inject_seen;
 	uint32_t rx_stall_seen;
-	uint32_t cm_countdown;		/* engine polls until the next CM look */
+	uint64_t cm_next_tsc;		/* next CM look (0: every pass) */
 	struct rte_rds_ib_stats stats;
 };
 
 /* rdma_get_cm_event() is a system call even when nothing is there: while
- * every connection is established, the channel is read one poll in this
- * many. */
-#define RDS_IB_CM_POLL_EVERY 256
+ * every connection is established, the channel is read once in this many
+ * microseconds (it was one pass in 256: thousands of system calls a
+ * second in a busy-polling engine). */
+#define RDS_IB_CM_POLL_US 1000
 
 /* A connect request handed from the listener's engine to the owner. */
 struct rds_ib_handoff {
@@ -216,7 +244,12 @@ extern unsigned int rds_ib_slot;
 extern const struct rds_transport rds_ib_transport;
 bool rds_ib_is_listener(const struct rdma_cm_id *id);
 void rds_ib_unlisten(void);
-struct rds_ib_engine *rds_ib_engine(struct rds_engine *e);
+/* Called several times a pass: inline. */
+static inline struct rds_ib_engine *
+rds_ib_engine(struct rds_engine *e)
+{
+	return e->tp[rds_ib_slot];
+}
 struct rds_ib_dev *rds_ib_dev_get(struct ibv_context *verbs);
 
 /* rds_ib_opts.c */
@@ -250,6 +283,10 @@ int rds_ib_bounce_setup(struct rds_ib_conn *ic);
 void rds_ib_bounce_free(struct rds_ib_conn *ic);
 
 /* rds_ib_send.c */
+int rds_ib_send_setup(struct rds_ib_conn *ic);
+void rds_ib_send_free(struct rds_ib_conn *ic);
+void rds_ib_send_post_chain(struct rds_ib_conn *ic);
+void rds_ib_flush(struct rds_engine *e);
 int rds_ib_xmit(struct rds_conn *c, struct rds_msg *m);
 int rds_ib_xmit_ack(struct rds_conn *c);
 unsigned int rds_ib_poll_send(struct rds_ib_conn *ic);

@@ -92,6 +92,7 @@ rds_ib_teardown(struct rds_ib_conn *ic)
 	ic->op_slots = NULL;
 	rds_ib_bounce_free(ic);
 	rds_ib_recv_free(ic);
+	rds_ib_send_free(ic);
 	if (ic->smr != NULL)
 		ibv_dereg_mr(ic->smr);
 	if (ic->rmr != NULL)
@@ -157,7 +158,7 @@ rds_ib_setup_qp(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 		IB_LOG(ERR, "ibv_reg_mr: %s", strerror(errno));
 		return -ENOMEM;
 	}
-	if (rds_ib_recv_setup(ic) != 0)
+	if (rds_ib_recv_setup(ic) != 0 || rds_ib_send_setup(ic) != 0)
 		return -ENOMEM;
 	if (rds_ib_bounce_setup(ic) != 0) {
 		IB_LOG(ERR, "RDMA bounce buffers: %s", strerror(errno));

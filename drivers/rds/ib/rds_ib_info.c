@@ -89,7 +89,9 @@ const char *const rds_ib_xstat_names[] = {
 	IB_XSTAT(credit_stalls), IB_XSTAT(credits_advertised),
 	IB_XSTAT(rx_post_calls), IB_XSTAT(rx_seq_gaps), IB_XSTAT(stalls),
 	IB_XSTAT(connect_timeouts), IB_XSTAT(connect_replaced),
-	IB_XSTAT(rx_stalls_injected),
+	IB_XSTAT(rx_stalls_injected), IB_XSTAT(tx_post_calls),
+	IB_XSTAT(tx_wrs_posted), IB_XSTAT(tx_acks),
+	IB_XSTAT(tx_acks_piggybacked), IB_XSTAT(tx_acks_limited),
 };
 #undef IB_XSTAT
 

@@ -3,17 +3,22 @@
  * Sending (net/rds/ib_send.c): every SEND is a 48-byte header plus at
  * most 4 KiB of data, the header repeated on each fragment with the
  * current ACK; the last fragment is solicited; completions are signalled
- * selectively and free the ring in order. A message larger than the ring
- * goes out over several calls (the core calls again with the same
- * message until it returns 0); a congestion map goes out whole or not at
- * all (the core builds a new map message for every attempt).
+ * selectively and free the ring in order. Nothing is posted while the
+ * core transmits: each slot's prepared work request joins the
+ * connection's chain, and the flush op at the end of the engine pass
+ * posts every chain with one ibv_post_send (doc/ib.md). A message
+ * larger than the ring goes out over several calls (the core calls again
+ * with the same message until it returns 0); a congestion map goes out
+ * whole or not at all (the core builds a new map message for every
+ * attempt). A standalone ACK waits a little for a DATA frame to carry it
+ * (rds_ib_xmit_ack).
  */
 #include <errno.h>
 
 #include "rds_ib.h"
 
 static inline uint32_t
-rds_ib_send_free(const struct rds_ib_conn *ic)
+rds_ib_send_room(const struct rds_ib_conn *ic)
 {
 	return ic->nsend - (uint32_t)(ic->s_head - ic->s_tail);
 }
@@ -24,17 +29,106 @@ rds_ib_send_slot(const struct rds_ib_conn *ic, uint64_t n)
 	return ic->sbuf + (size_t)(n % ic->nsend) * RDS_IB_SLOT_SIZE;
 }
 
-/* Post one SEND: header (and data) already in slot s_head. */
-static int
-rds_ib_post(struct rds_ib_conn *ic, uint32_t data_len, bool solicited,
-	    bool fence)
+/* One prepared work request per ring slot, on the registered ring. */
+int
+rds_ib_send_setup(struct rds_ib_conn *ic)
+{
+	uint32_t i;
+
+	ic->swr = rds_mem_zalloc("rds_ib_swr", sizeof(*ic->swr) * ic->nsend);
+	if (ic->swr == NULL)
+		return -ENOMEM;
+	for (i = 0; i < ic->nsend; i++) {
+		struct rds_ib_send_wr *w = &ic->swr[i];
+		uint8_t *slot = rds_ib_send_slot(ic, i);
+
+		w->sge[0].addr = (uintptr_t)slot;
+		w->sge[0].length = RDS_IB_HDR_SIZE;
+		w->sge[0].lkey = ic->smr->lkey;
+		w->sge[1].addr = (uintptr_t)(slot + RDS_IB_HDR_SIZE);
+		w->sge[1].lkey = ic->smr->lkey;
+		w->wr.sg_list = w->sge;
+		w->wr.opcode = IBV_WR_SEND;
+	}
+	ic->tx_chain = NULL;
+	ic->tx_chain_last = NULL;
+	ic->tx_chain_nb = 0;
+	return 0;
+}
+
+/* Forget what was queued (the QP is gone) and free the requests. */
+void
+rds_ib_send_free(struct rds_ib_conn *ic)
 {
 	struct rds_ib_engine *ie = rds_ib_engine(ic->c->eng);
-	uint8_t *slot = rds_ib_send_slot(ic, ic->s_head);
-	struct ibv_sge sge[2];
-	struct ibv_send_wr wr, *bad;
-	uint32_t adv;
+
+	if (ic->on_flush && ie != NULL) {
+		TAILQ_REMOVE(&ie->flush, ic, flush_link);
+		ic->on_flush = false;
+	}
+	ic->tx_chain = NULL;
+	ic->tx_chain_last = NULL;
+	ic->tx_chain_nb = 0;
+	ic->ack_waiting = false;
+	ic->ack_wr = 0;
+	rds_mem_free(ic->swr);
+	ic->swr = NULL;
+}
+
+/* Post the chain queued on ic: one ibv_post_send for all of it. */
+void
+rds_ib_send_post_chain(struct rds_ib_conn *ic)
+{
+	struct rds_ib_engine *ie = rds_ib_engine(ic->c->eng);
+	struct ibv_send_wr *bad = NULL;
 	int ret;
+
+	if (ic->on_flush) {
+		TAILQ_REMOVE(&ie->flush, ic, flush_link);
+		ic->on_flush = false;
+	}
+	if (ic->tx_chain_nb == 0)
+		return;
+	ic->tx_chain_last->next = NULL;
+	ret = ibv_post_send(ic->qp, ic->tx_chain, &bad);
+	ie->stats.tx_post_calls++;
+	ie->stats.tx_wrs_posted += ic->tx_chain_nb;
+	ic->tx_chain = NULL;
+	ic->tx_chain_last = NULL;
+	ic->tx_chain_nb = 0;
+	if (ret != 0) {
+		IB_LOG(ERR, "ibv_post_send: %s", strerror(ret));
+		rds_conn_error(ic->c, "ibv_post_send failed");
+	}
+}
+
+/* The transport's flush: every chain of this engine pass leaves. */
+void
+rds_ib_flush(struct rds_engine *e)
+{
+	struct rds_ib_engine *ie = rds_ib_engine(e);
+	struct rds_ib_conn *ic;
+
+	if (ie == NULL)
+		return;
+	while ((ic = TAILQ_FIRST(&ie->flush)) != NULL)
+		rds_ib_send_post_chain(ic);
+}
+
+/*
+ * Queue one SEND: header (and data) already in slot s_head. It joins the
+ * connection's chain, posted at the end of the engine pass. Credits are
+ * taken now, in the order the frames go.
+ */
+static int
+rds_ib_post(struct rds_ib_conn *ic, uint32_t data_len, bool solicited,
+	    bool fence, bool signal)
+{
+	struct rds_ib_engine *ie = rds_ib_engine(ic->c->eng);
+	struct rds_ib_send_wr *w = &ic->swr[ic->s_head % ic->nsend];
+	uint8_t *slot = rds_ib_send_slot(ic, ic->s_head);
+	struct ibv_send_wr *wr = &w->wr;
+	uint32_t adv;
 
 	if (ic->flowctl) {
 		/* One credit a SEND; the last one only for a frame that
@@ -52,36 +146,34 @@ rds_ib_post(struct rds_ib_conn *ic, uint32_t data_len, bool solicited,
 			rte_be_to_cpu_64(((struct rds_header *)slot)->h_ack),
 			(uint8_t)adv);
 	}
-	sge[0].addr = (uintptr_t)slot;
-	sge[0].length = RDS_IB_HDR_SIZE;
-	sge[0].lkey = ic->smr->lkey;
-	sge[1].addr = (uintptr_t)(slot + RDS_IB_HDR_SIZE);
-	sge[1].length = data_len;
-	sge[1].lkey = ic->smr->lkey;
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = ic->s_head + 1;	/* slots up to this one are done */
-	wr.sg_list = sge;
-	wr.num_sge = data_len != 0 ? 2 : 1;
-	wr.opcode = IBV_WR_SEND;
+	w->sge[1].length = data_len;
+	wr->wr_id = ic->s_head + 1;	/* slots up to this one are done */
+	wr->next = NULL;
+	wr->num_sge = data_len != 0 ? 2 : 1;
+	wr->send_flags = 0;
 	if (solicited)
-		wr.send_flags |= IBV_SEND_SOLICITED;
+		wr->send_flags |= IBV_SEND_SOLICITED;
 	if (fence)
-		wr.send_flags |= IBV_SEND_FENCE;
+		wr->send_flags |= IBV_SEND_FENCE;
 	if (RDS_IB_HDR_SIZE + data_len <= ic->max_inline)
-		wr.send_flags |= IBV_SEND_INLINE;
+		wr->send_flags |= IBV_SEND_INLINE;
 	/* Selective signalling; always often enough to free the ring. */
-	if (++ic->s_unsignaled >= RDS_IB_SIGNAL_EVERY ||
-	    rds_ib_send_free(ic) <= ic->nsend / 4 + 1) {
-		wr.send_flags |= IBV_SEND_SIGNALED;
+	if (signal || ++ic->s_unsignaled >= RDS_IB_SIGNAL_EVERY ||
+	    rds_ib_send_room(ic) <= ic->nsend / 4 + 1) {
+		wr->send_flags |= IBV_SEND_SIGNALED;
 		ic->s_unsignaled = 0;
+		ic->s_sig = wr->wr_id;
 	}
-	ret = ibv_post_send(ic->qp, &wr, &bad);
-	if (ret != 0) {
-		IB_LOG(ERR, "ibv_post_send: %s", strerror(ret));
-		return -ret;
+	if (ic->tx_chain_nb == 0)
+		ic->tx_chain = wr;
+	else
+		ic->tx_chain_last->next = wr;
+	ic->tx_chain_last = wr;
+	ic->tx_chain_nb++;
+	if (!ic->on_flush) {
+		TAILQ_INSERT_TAIL(&ie->flush, ic, flush_link);
+		ic->on_flush = true;
 	}
-	if (wr.send_flags & IBV_SEND_SIGNALED)
-		ic->s_sig = wr.wr_id;
 	ic->tx_blocked = false;
 	ic->s_head++;
 	ie->stats.tx_frames++;
@@ -107,7 +199,7 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 	}
 	/* A map whole or not at all: its next attempt is another buffer. */
 	if (m->type == RDS_MSG_CONG && ic->tx_off == 0 &&
-	    rds_ib_send_free(ic) < (m->len + RDS_FRAG_SIZE - 1) / RDS_FRAG_SIZE) {
+	    rds_ib_send_room(ic) < (m->len + RDS_FRAG_SIZE - 1) / RDS_FRAG_SIZE) {
 		ie->stats.tx_ring_full++;
 		ic->tx_blocked = true;
 		ic->tx_msg = NULL;
@@ -115,7 +207,7 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 	}
 	/* The RDMA or atomic work request goes before the SEND. */
 	if (m->op != NULL && !ic->tx_op_posted) {
-		if (rds_ib_send_free(ic) == 0) {
+		if (rds_ib_send_room(ic) == 0) {
 			ie->stats.tx_ring_full++;
 			ic->tx_blocked = true;
 			return -EAGAIN;
@@ -136,6 +228,8 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 		/* One that completed before a reset (the message is
 		 * retransmitted) is not posted again: it ran. */
 		if (!m->op->executed) {
+			/* Its own ibv_post_send: what is queued goes first. */
+			rds_ib_send_post_chain(ic);
 			ret = rds_ib_post_op(ic, m->op);
 			if (ret != 0)
 				return ret;
@@ -153,18 +247,23 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 		}
 	}
 	do {
-		if (rds_ib_send_free(ic) == 0) {
+		if (rds_ib_send_room(ic) == 0) {
 			ie->stats.tx_ring_full++;
 			ic->tx_blocked = true;
 			return -EAGAIN;
 		}
 		n = RTE_MIN(m->len - ic->tx_off, RDS_FRAG_SIZE);
 		h = (struct rds_header *)rds_ib_send_slot(ic, ic->s_head);
-		rds_msg_hdr(c, m, h);
+		rds_msg_hdr(c, m, h);	/* carries the ACK */
+		if (ic->ack_waiting) {
+			ic->ack_waiting = false;
+			ie->stats.tx_acks_piggybacked++;
+		}
 		if (n != 0)
 			memcpy((uint8_t *)h + RDS_IB_HDR_SIZE,
 			       rds_msg_data(m) + ic->tx_off, n);
-		ret = rds_ib_post(ic, n, ic->tx_off + n >= m->len, ic->tx_fence);
+		ret = rds_ib_post(ic, n, ic->tx_off + n >= m->len,
+				  ic->tx_fence, false);
 		if (ret != 0)
 			return ret;
 		ic->tx_fence = false;
@@ -175,17 +274,54 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 	return 0;
 }
 
+/*
+ * A standalone ACK (the kernel's rds_ib_attempt_ack). The first call
+ * only notes the request: the core calls again in the next passes, and
+ * the ACK goes once RDS_IB_ACK_WAIT_PASSES passes and RDS_IB_ACK_WAIT_US
+ * have gone by, unless a DATA frame took it meanwhile (rds_msg_hdr: an
+ * application answering what it just received sends its reply in
+ * between). Then it goes, signalled, unless the previous standalone ACK
+ * is still in flight (IB_ACK_IN_FLIGHT): the next one waits for its
+ * completion and carries the newest sequence.
+ */
 int
 rds_ib_xmit_ack(struct rds_conn *c)
 {
 	struct rds_ib_conn *ic = c->tp;
+	struct rds_ib_engine *ie = rds_ib_engine(c->eng);
+	struct rds_engine *e = c->eng;
+	int ret;
 
 	if (ic->qp == NULL || ic->cstate != RDS_IB_ESTABLISHED)
 		return -ENOTCONN;
-	if (rds_ib_send_free(ic) == 0)
+	if (!ic->ack_waiting) {
+		ic->ack_waiting = true;
+		ic->ack_wait_pass = e->pass;
+		ic->ack_wait_tsc = e->now;
+		return -EAGAIN;
+	}
+	if (ic->ack_wait_pass != UINT64_MAX &&
+	    (e->pass - ic->ack_wait_pass < RDS_IB_ACK_WAIT_PASSES ||
+	     e->now - ic->ack_wait_tsc <
+	     rte_get_tsc_hz() / 1000000 * RDS_IB_ACK_WAIT_US))
+		return -EAGAIN;
+	if (ic->ack_wr > ic->s_tail) {
+		if (ic->ack_wait_pass != UINT64_MAX) {
+			ie->stats.tx_acks_limited++;	/* once an ACK */
+			ic->ack_wait_pass = UINT64_MAX;
+		}
+		return -EAGAIN;
+	}
+	if (rds_ib_send_room(ic) == 0)
 		return -EAGAIN;
 	rds_ack_hdr(c, (struct rds_header *)rds_ib_send_slot(ic, ic->s_head));
-	return rds_ib_post(ic, 0, true, false);
+	ret = rds_ib_post(ic, 0, true, false, true);
+	if (ret != 0)
+		return ret;
+	ic->ack_waiting = false;
+	ic->ack_wr = ic->s_head;	/* its wr_id */
+	ie->stats.tx_acks++;
+	return 0;
 }
 
 unsigned int

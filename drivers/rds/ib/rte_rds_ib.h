@@ -87,6 +87,15 @@ struct rte_rds_ib_stats {
 					 * same peer's next request */
 	uint64_t rx_stalls_injected;	/**< receive rings frozen by the test
 					 * hook */
+	uint64_t tx_post_calls;		/**< ibv_post_send calls for SENDs
+					 * (each a chain of the work requests
+					 * of an engine pass) */
+	uint64_t tx_wrs_posted;		/**< SEND work requests in them */
+	uint64_t tx_acks;		/**< standalone ACK frames sent */
+	uint64_t tx_acks_piggybacked;	/**< standalone ACKs asked for that a
+					 * DATA frame carried instead */
+	uint64_t tx_acks_limited;	/**< standalone ACKs held back while
+					 * the previous one was in flight */
 };
 
 /**
