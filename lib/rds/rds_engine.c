@@ -480,7 +480,7 @@ rds_engine_run_once(struct rds_engine *e)
 	/* An engine on its own lcore whose pass begins late: counted at the
 	 * start of the pass, so that whatever this pass does for a caller
 	 * comes after the count. */
-	if (unlikely(now - e->now > e->late_tsc) && e->late_tsc != 0)
+	if (unlikely(now - e->now > e->late_tsc))
 		e->stats.s_late_passes++;
 	e->now = now;
 	work = rds_engine_bells(e);
@@ -634,7 +634,7 @@ rds_engine_create(unsigned int id, const struct rte_rds_engine_conf *ec)
 	/* s_late_passes: 1 ms, engines on their own lcore only (an inline
 	 * engine runs when the application calls). */
 	e->late_tsc = e->lcore_id != RTE_RDS_ENGINE_INLINE ?
-		rte_get_tsc_hz() / 1000 : 0;
+		rte_get_tsc_hz() / 1000 : UINT64_MAX;
 	e->now = rte_rdtsc();
 	rte_spinlock_init(&e->poll_lock);
 	rte_spinlock_init(&e->bell_lock);

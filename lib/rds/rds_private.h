@@ -1020,8 +1020,8 @@ struct rds_engine {
 					 * waits for one after it unhooked a
 					 * socket */
 	uint64_t now;			/* TSC at the start of this pass */
-	uint64_t late_tsc;		/* s_late_passes beyond this gap (0:
-					 * inline, not counted) */
+	uint64_t late_tsc;		/* s_late_passes beyond this gap
+					 * (UINT64_MAX: inline, never) */
 
 	/* Doorbells: the rings of the threads that rang us. */
 	rte_spinlock_t bell_lock;	/* the list, for threads to add to */
