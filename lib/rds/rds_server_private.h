@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The engine's side of serving other processes (rds_server.c,
+ * rds_server_data.c, rds_server_ctl.c): what the three files share.
+ * Internal to the library.
+ */
+#ifndef RDS_SERVER_PRIVATE_H
+#define RDS_SERVER_PRIVATE_H
+
+#include <sys/un.h>
+
+#include "rds_private.h"
+#include "rds_region.h"
+
+#define RDS_SRV_DEFAULT_REGION_MB 32
+#define RDS_SRV_DEFAULT_CLIENTS 256
+#define RDS_SRV_SOCKS 256		/* sockets per client */
+#define RDS_SRV_BELLS 64		/* threads per client */
+
+struct rds_srv_sock {
+	struct rds_sock *rs;		/* NULL: free (atomic: engines read) */
+	uint32_t gen;			/* bumped when the slot is reused */
+	int efd;			/* the client's eventfd (ours) */
+	struct rds_xring_end req;	/* consumer */
+	struct rds_xring_end rx;	/* producer (under rs->rx_prod_lock) */
+	struct rds_xring_end nt;	/* producer */
+	struct rds_msg_list ovf;	/* received, waiting for room */
+	struct rds_msg_list nt_ovf;	/* notifications waiting for room */
+	bool on_ovf;
+	TAILQ_ENTRY(rds_srv_sock) ovf_link;
+	bool throttled;			/* over its send buffer: later */
+	struct rds_cong_map *last_fcong;
+	struct rds_csock *cs;		/* its shared part */
+	uint32_t idx;
+};
+
+struct rds_client {
+	TAILQ_ENTRY(rds_client) link;	/* the server's list */
+	TAILQ_ENTRY(rds_client) eng_link; /* its engine's list */
+	int fd;
+	pid_t pid;
+	uid_t uid;
+	int memfd;
+	uint8_t *base;
+	size_t size;
+	struct rds_region_layout lay;	/* our copy: never read back */
+	struct rds_srv_sock socks[RDS_SRV_SOCKS];
+	struct rds_xring_end bells[RDS_SRV_BELLS];
+	uint32_t nb_bells;		/* given out (atomic) */
+	struct rds_xring_end txfree;	/* producer */
+	struct rds_xring_end rxfree;	/* consumer */
+	rte_spinlock_t rx_lock;		/* RX allocator: engines deliver */
+	uint32_t *rx_free[RDS_REGION_NB_CLASSES];
+	uint32_t rx_nfree[RDS_REGION_NB_CLASSES];
+	uint32_t *rx_len[RDS_REGION_NB_CLASSES];
+	uint32_t *rx_owner[RDS_REGION_NB_CLASSES]; /* idx | gen << 16, ~0 */
+	uint64_t *tx_back;		/* TX buffers txfree had no room for */
+	uint32_t nb_tx_back;
+	TAILQ_HEAD(, rds_srv_sock) ovf_socks;	/* under rx_lock */
+	unsigned int engine;
+	uint32_t bad;			/* broke the protocol (atomic) */
+	bool on_engine;
+	uint64_t msgs_in, msgs_out;
+};
+
+struct rds_server {
+	int lfd;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	uint32_t region_mb;
+	uint32_t max_clients;
+	unsigned int nb_clients;
+	unsigned int next_engine;
+	TAILQ_HEAD(, rds_client) clients;
+	uint64_t violations;
+	uint64_t attached, refused, detached, calls;
+	uint64_t gone_in, gone_out;	/* msgs_in/out of clients gone */
+};
+
+extern struct rds_server *rds_srv;
+
+/* Per engine: the clients it serves (engine-private; changed only by
+ * calls run on the engine). */
+TAILQ_HEAD(rds_client_list, rds_client);
+extern struct rds_client_list rds_srv_eng_clients[RTE_RDS_MAX_ENGINES];
+
+/* Which class and slot an offset of pool p is, or -1. */
+static inline int
+rds_region_slot(const struct rds_region_layout *l, unsigned int p,
+		uint64_t off, uint32_t *slot)
+{
+	unsigned int c;
+	uint64_t rel;
+
+	for (c = 0; c < RDS_REGION_NB_CLASSES; c++) {
+		if (off < l->pool_off[p][c])
+			continue;
+		rel = off - l->pool_off[p][c];
+		if (rel >= (uint64_t)l->pool_nb[p][c] * rds_region_class_size[c])
+			continue;
+		if (rel % rds_region_class_size[c] != 0)
+			return -1;
+		*slot = (uint32_t)(rel / rds_region_class_size[c]);
+		return (int)c;
+	}
+	return -1;
+}
+
+/* rds_server.c: regions and clients */
+void rds_client_violation(struct rds_client *cl, const char *what);
+
+/* rds_server_data.c: the data plane (engines) */
+unsigned int rds_srv_drain(struct rds_engine *e, struct rds_client *cl,
+			   struct rds_srv_sock *ss);
+void rds_srv_drain_call(struct rds_engine *e, void *arg);
+void rds_srv_attach_call(struct rds_engine *e, void *arg);
+void rds_srv_detach_call(struct rds_engine *e, void *arg);
+
+/* rds_server_ctl.c: the control plane's calls */
+int rds_srv_send(int fd, const struct rds_ctl_resp *r, int pass_fd);
+int rds_srv_handle(struct rds_client *cl);
+
+#endif /* RDS_SERVER_PRIVATE_H */
