@@ -1,0 +1,601 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * An attached process, the data path (rds_client.c has the whole
+ * picture): waiting on a socket (a little spinning, then poll(2) on its
+ * eventfd and on the UNIX socket, whose hang-up says the engine went
+ * away), sending (a TX buffer of the region, the request ring, this
+ * thread's doorbell) and receiving (an RX buffer out of the socket's
+ * ring, copied and given back; notifications).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+
+#include <rte_pause.h>
+
+#include "rds_client_private.h"
+#include "rte_rds_attach.h"
+
+/* This thread's doorbell ring. */
+struct rds_cl_thread {
+	uint32_t epoch;
+	int32_t bell;
+	struct rds_xring_end end;
+};
+
+static __thread struct rds_cl_thread rds_cl_self
+	__attribute__((tls_model("initial-exec")));
+
+uint64_t
+rds_cl_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t
+rds_cl_now_coarse_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+bool
+rds_cl_engine_gone(struct rds_cl *cl)
+{
+	struct pollfd p = { .fd = cl->fd, .events = POLLIN };
+	uint64_t now;
+
+	if (__atomic_load_n(&cl->dead, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&cl->hdr->engine_gone, __ATOMIC_ACQUIRE))
+		goto gone;
+	/* An engine that was killed says nothing: its socket hangs up.
+	 * Looked at once a millisecond at most (a non-blocking receive in
+	 * a loop must not cost a system call each time). */
+	now = rds_cl_now_coarse_ns();
+	if (now - __atomic_load_n(&cl->gone_checked, __ATOMIC_RELAXED) <
+	    1000000)
+		return false;
+	__atomic_store_n(&cl->gone_checked, now, __ATOMIC_RELAXED);
+	if (poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR)))
+		goto gone;
+	return false;
+gone:
+	__atomic_store_n(&cl->dead, 1, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Waiting */
+
+short
+rds_cl_revents(struct rds_cl_sock *cs, short events)
+{
+	short rev = 0;
+
+	if (cs->rx_head != 0 || rds_xring_count(&cs->rx) != 0 ||
+	    rds_xring_count(&cs->nt) >= 2)
+		rev |= POLLIN | POLLRDNORM;
+	if (__atomic_load_n(&cs->cs->snd_queued, __ATOMIC_ACQUIRE) -
+	    __atomic_load_n(&cs->cs->snd_released, __ATOMIC_ACQUIRE) <
+	    cs->sndbuf)
+		rev |= POLLOUT | POLLWRNORM;
+	return rev & events;
+}
+
+/* Wait until events may be ready on cs, or the deadline (0: none):
+ * 0, -EBADF (closed), -ETIMEDOUT, -ECONNRESET (the engine went). */
+static int
+rds_cl_wait(struct rds_cl *cl, struct rds_cl_sock *cs, short events,
+	    uint64_t deadline, uint64_t *spin_until)
+{
+	struct pollfd p[2];
+	uint64_t now = rds_cl_now_ns(), v;
+	int slice = 10;
+
+	if (__atomic_load_n(&cs->state, __ATOMIC_ACQUIRE) != RDS_SOCK_OPEN)
+		return -EBADF;
+	if (deadline != 0 && now >= deadline)
+		return -ETIMEDOUT;
+	if (*spin_until == 0)
+		*spin_until = now + RDS_CL_SPIN_NS;
+	if (now < *spin_until) {
+		rte_pause();
+		return 0;
+	}
+	if (rds_cl_engine_gone(cl))
+		return -ECONNRESET;
+	/* Arm, look again, then sleep. */
+	__atomic_store_n(&cs->cs->armed, 1, __ATOMIC_SEQ_CST);
+	if (rds_cl_revents(cs, events) != 0) {
+		__atomic_store_n(&cs->cs->armed, 0, __ATOMIC_SEQ_CST);
+		return 0;
+	}
+	if (deadline != 0 && (deadline - now) / 1000000 < (uint64_t)slice)
+		slice = (int)((deadline - now) / 1000000) + 1;
+	p[0].fd = cs->efd;
+	p[0].events = POLLIN;
+	p[1].fd = cl->fd;
+	p[1].events = 0;
+	if (poll(p, 2, slice) > 0) {
+		if (p[0].revents & POLLIN)
+			if (read(cs->efd, &v, sizeof(v)) < 0)
+				v = 0;
+		if (p[1].revents & (POLLHUP | POLLERR)) {
+			__atomic_store_n(&cl->dead, 1, __ATOMIC_RELEASE);
+			return -ECONNRESET;
+		}
+	}
+	return 0;
+}
+
+static uint64_t
+rds_cl_deadline(uint64_t timeo_ns)
+{
+	return timeo_ns == 0 ? 0 : rds_cl_now_ns() + timeo_ns;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sending */
+
+static int
+rds_cl_tx_alloc(struct rds_cl *cl, uint32_t need, uint64_t *off)
+{
+	unsigned int c;
+	uint64_t v;
+	uint32_t slot;
+	int ret = -ENOBUFS;
+
+	rte_spinlock_lock(&cl->tx_lock);
+	/* What the engine gave back. */
+	while (rds_xring_get(&cl->txfree, &v) > 0) {
+		for (c = 0; c < RDS_REGION_NB_CLASSES; c++) {
+			uint64_t base = cl->lay.pool_off[RDS_POOL_TX][c];
+			uint64_t end = base + (uint64_t)
+				cl->lay.pool_nb[RDS_POOL_TX][c] *
+				rds_region_class_size[c];
+
+			if (v >= base && v < end) {
+				cl->tx_free[c][cl->tx_nfree[c]++] = (uint32_t)
+					((v - base) / rds_region_class_size[c]);
+				break;
+			}
+		}
+	}
+	for (c = 0; c < RDS_REGION_NB_CLASSES; c++) {
+		if (rds_region_class_size[c] < need || cl->tx_nfree[c] == 0)
+			continue;
+		slot = cl->tx_free[c][--cl->tx_nfree[c]];
+		*off = cl->lay.pool_off[RDS_POOL_TX][c] +
+		       (uint64_t)slot * rds_region_class_size[c];
+		ret = 0;
+		break;
+	}
+	rte_spinlock_unlock(&cl->tx_lock);
+	return ret;
+}
+
+/* A TX buffer that was not queued after all. */
+static void
+rds_cl_tx_unalloc(struct rds_cl *cl, uint64_t off)
+{
+	unsigned int c;
+
+	rte_spinlock_lock(&cl->tx_lock);
+	for (c = 0; c < RDS_REGION_NB_CLASSES; c++) {
+		uint64_t base = cl->lay.pool_off[RDS_POOL_TX][c];
+
+		if (off >= base && off < base + (uint64_t)
+		    cl->lay.pool_nb[RDS_POOL_TX][c] * rds_region_class_size[c]) {
+			cl->tx_free[c][cl->tx_nfree[c]++] = (uint32_t)
+				((off - base) / rds_region_class_size[c]);
+			break;
+		}
+	}
+	rte_spinlock_unlock(&cl->tx_lock);
+}
+
+/* This thread's doorbell, asked for on its first ring. */
+static int
+rds_cl_bell(struct rds_cl *cl, uint32_t idx)
+{
+	struct rds_cl_thread *t = &rds_cl_self;
+	int ret;
+
+	if (t->epoch != cl->epoch) {
+		ret = rds_cl_simple(cl, RDS_CTL_BELL, -1, 0, 0, NULL, 0, NULL,
+				    NULL);
+		if (ret < 0)
+			return ret;
+		t->bell = ret;
+		rds_xring_end_init(&t->end, (void *)(cl->base +
+				   cl->lay.bells_off +
+				   cl->lay.bell_stride * (uint32_t)ret),
+				   RDS_REGION_BELL_RING, true);
+		t->epoch = cl->epoch;
+	}
+	while (rds_xring_put(&t->end, idx) != 0) {
+		if (rds_cl_engine_gone(cl))
+			return -ECONNRESET;
+		sched_yield();
+	}
+	return 0;
+}
+
+/* The engine's transport choice, for ENETUNREACH: a socket on an
+ * address of a transport that only reaches the engine's own addresses
+ * cannot send elsewhere. */
+static int
+rds_cl_reachable(const struct rds_cl *cl, const struct rds_cl_sock *cs,
+		 uint32_t dst)
+{
+	uint32_t i;
+	bool bound_loop = false;
+
+	for (i = 0; i < cl->hdr->nb_laddrs && i < RDS_REGION_MAX_LADDRS; i++) {
+		if (cl->hdr->laddr[i].v4 == dst)
+			return 0;	/* local: loop */
+		if (cl->hdr->laddr[i].v4 == cs->bound_sin.sin_addr.s_addr)
+			bound_loop = cl->hdr->laddr[i].flags &
+				     RDS_REGION_LADDR_LOOPBACK;
+	}
+	if (cs->trans_pinned >= 0)
+		return 0;
+	return bound_loop ? -ENETUNREACH : 0;
+}
+
+/* A send with RDMA control messages: the payload in a TX buffer, the
+ * call through the UNIX socket (RDS_CTL_SENDMSG). */
+static ssize_t
+rds_cl_sendmsg_ctl(struct rds_cl *cl, struct rds_cl_sock *cs,
+		   const struct msghdr *msg, int flags, uint32_t dst,
+		   uint16_t dport, size_t len)
+{
+	struct rds_ctl_req *q;
+	struct rds_ctl_resp *r;
+	struct rds_ctl_send sd;
+	uint64_t deadline = 0, spin = 0, off;
+	size_t i, pos;
+	int ret;
+
+	if (msg->msg_controllen > RDS_CTL_MAX_DATA - sizeof(sd))
+		return -EINVAL;
+	if (!(flags & MSG_DONTWAIT))
+		deadline = rds_cl_deadline(cs->sndtimeo_ns);
+	while (rds_cl_tx_alloc(cl, RDS_CBUF_HDR + (uint32_t)len, &off) != 0) {
+		if (flags & MSG_DONTWAIT)
+			return -EAGAIN;
+		ret = rds_cl_wait(cl, cs, POLLOUT, deadline, &spin);
+		if (ret < 0)
+			return ret;
+	}
+	for (i = 0, pos = 0; i < msg->msg_iovlen; i++) {
+		memcpy(cl->base + off + RDS_CBUF_HDR + pos,
+		       msg->msg_iov[i].iov_base, msg->msg_iov[i].iov_len);
+		pos += msg->msg_iov[i].iov_len;
+	}
+	q = rds_cl_req_new(RDS_CTL_SENDMSG, cs->handle);
+	r = malloc(sizeof(*r));
+	if (q == NULL || r == NULL) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	memset(&sd, 0, sizeof(sd));
+	sd.off = off;
+	sd.len = (uint32_t)len;
+	sd.ctl_len = (uint32_t)msg->msg_controllen;
+	sd.addr = msg->msg_name != NULL && msg->msg_namelen != 0 ? dst : 0;
+	sd.port = dport;
+	memcpy(q->data, &sd, sizeof(sd));
+	memcpy(q->data + sizeof(sd), msg->msg_control, msg->msg_controllen);
+	q->len = (uint32_t)(sizeof(sd) + msg->msg_controllen);
+	for (;;) {
+		/* After what this socket's ring holds (the engine drains it
+		 * first), before what comes after. */
+		rte_spinlock_lock(&cs->lock);
+		ret = rds_cl_call(cl, q, r, -1, NULL);
+		if (ret >= 0)
+			__atomic_fetch_add(&cs->cs->snd_queued, len,
+					   __ATOMIC_RELEASE);
+		rte_spinlock_unlock(&cs->lock);
+		if (ret != -EAGAIN || (flags & MSG_DONTWAIT))
+			break;
+		ret = rds_cl_wait(cl, cs, POLLOUT, deadline, &spin);
+		if (ret < 0)
+			break;
+	}
+out:
+	free(q);
+	free(r);
+	/* The engine copied the payload in the call. */
+	rds_cl_tx_unalloc(cl, off);
+	return ret < 0 ? ret : (ssize_t)len;
+}
+
+static ssize_t
+rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
+	       const struct msghdr *msg, int flags)
+{
+	const struct sockaddr_in *sin;
+	struct rds_cbuf *b;
+	struct cmsghdr *cm;
+	uint64_t deadline = 0, spin = 0, off, q;
+	uint32_t dst;
+	uint16_t dport;
+	size_t len = 0, i, pos;
+	int ret;
+
+	if (msg == NULL)
+		return -EINVAL;
+	if (flags & ~MSG_DONTWAIT)
+		return -EOPNOTSUPP;
+	if (msg->msg_name != NULL && msg->msg_namelen != 0) {
+		sin = msg->msg_name;
+		if (msg->msg_namelen < sizeof(*sin) ||
+		    sin->sin_family != AF_INET ||
+		    sin->sin_addr.s_addr == htonl(INADDR_ANY) ||
+		    sin->sin_addr.s_addr == htonl(INADDR_BROADCAST) ||
+		    IN_MULTICAST(ntohl(sin->sin_addr.s_addr)))
+			return -EINVAL;
+	} else if (cs->connected) {
+		sin = &cs->conn_sin;
+	} else {
+		return -ENOTCONN;
+	}
+	if (!cs->bound)
+		return -ENOTCONN;
+	dst = sin->sin_addr.s_addr;
+	dport = ntohs(sin->sin_port);
+	ret = rds_uarg_iov(msg->msg_iov, msg->msg_iovlen, &len);
+	if (ret < 0)
+		return ret;
+	if (len > RDS_MAX_MSG_SIZE || len > cs->sndbuf)
+		return -EMSGSIZE;
+	ret = rds_cl_reachable(cl, cs, dst);
+	if (ret < 0)
+		return ret;
+	/* Control messages of ours (RDMA): the engine makes the send in
+	 * this call (its errno is the call's); other levels are ignored,
+	 * as the kernel does. */
+	if (msg->msg_controllen != 0 && msg->msg_control != NULL) {
+		struct msghdr *mh = (struct msghdr *)(uintptr_t)msg;
+
+		for (cm = CMSG_FIRSTHDR(mh); cm != NULL;
+		     cm = CMSG_NXTHDR(mh, cm)) {
+			if (cm->cmsg_len < sizeof(*cm) ||
+			    cm->cmsg_len > msg->msg_controllen)
+				return -EINVAL;
+			if (cm->cmsg_level == SOL_RDS)
+				return rds_cl_sendmsg_ctl(cl, cs, msg, flags,
+							  dst, dport, len);
+		}
+	}
+	if (!(flags & MSG_DONTWAIT))
+		deadline = rds_cl_deadline(cs->sndtimeo_ns);
+	/* Send buffer: the last message may overshoot the limit. */
+	for (;;) {
+		q = __atomic_load_n(&cs->cs->snd_queued, __ATOMIC_ACQUIRE);
+		if (q - __atomic_load_n(&cs->cs->snd_released,
+					__ATOMIC_ACQUIRE) < cs->sndbuf &&
+		    rds_cl_tx_alloc(cl, RDS_CBUF_HDR + (uint32_t)len,
+				    &off) == 0)
+			break;
+		if (flags & MSG_DONTWAIT)
+			return -EAGAIN;
+		ret = rds_cl_wait(cl, cs, POLLOUT, deadline, &spin);
+		if (ret < 0)
+			return ret;
+	}
+	b = (void *)(cl->base + off);
+	b->len = (uint32_t)len;
+	b->ctl_len = 0;
+	b->addr = dst;
+	b->port = dport;
+	b->flags = (flags & MSG_DONTWAIT) ? RDS_CBUF_F_DONTWAIT : 0;
+	b->csock = (int32_t)(cs - cl->socks);
+	for (i = 0, pos = 0; i < msg->msg_iovlen; i++) {
+		memcpy((uint8_t *)b + RDS_CBUF_HDR + pos,
+		       msg->msg_iov[i].iov_base, msg->msg_iov[i].iov_len);
+		pos += msg->msg_iov[i].iov_len;
+	}
+	rte_spinlock_lock(&cs->lock);
+	for (;;) {
+		if (rds_xring_put(&cs->req, off) == 0)
+			break;
+		rte_spinlock_unlock(&cs->lock);
+		if (flags & MSG_DONTWAIT) {
+			rds_cl_tx_unalloc(cl, off);
+			return -EAGAIN;
+		}
+		ret = rds_cl_wait(cl, cs, POLLOUT, deadline, &spin);
+		if (ret < 0) {
+			rds_cl_tx_unalloc(cl, off);
+			return ret;
+		}
+		rte_spinlock_lock(&cs->lock);
+	}
+	__atomic_fetch_add(&cs->cs->snd_queued, len, __ATOMIC_RELEASE);
+	rte_spinlock_unlock(&cs->lock);
+	if (__atomic_exchange_n(&cs->cs->queued, 1, __ATOMIC_SEQ_CST) == 0) {
+		ret = rds_cl_bell(cl, (uint32_t)(cs - cl->socks));
+		if (ret < 0)
+			return ret;
+	}
+	return (ssize_t)len;
+}
+
+ssize_t
+rds_client_sendmsg(int s, const struct msghdr *msg, int flags)
+{
+	struct rds_cl *cl = rds_cl;
+	struct rds_cl_sock *cs = rds_cl_hold(cl, s);
+	ssize_t ret;
+
+	if (cs == NULL)
+		return RDS_ERR(EBADF);
+	ret = rds_cl_engine_gone(cl) ? -ECONNRESET :
+	      rds_cl_sendmsg(cl, cs, msg, flags);
+	rds_cl_put(cs);
+	return ret < 0 ? RDS_ERR((int)-ret) : ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Receiving */
+
+/* RDS_CMSG_RDMA_STATUS control messages from the nt ring, with the
+ * rules of a local socket (rds_recv_notifications). Under rlock. */
+static void
+rds_cl_notifications(struct rds_cl_sock *cs, struct msghdr *msg, bool peek)
+{
+	size_t space = msg->msg_control != NULL ? msg->msg_controllen : 0;
+	size_t used = 0, need = CMSG_SPACE(sizeof(struct rds_rdma_notify));
+	uint8_t *base = msg->msg_control;
+	struct rds_rdma_notify n;
+	struct cmsghdr *cm;
+	uint64_t tok, st;
+
+	msg->msg_flags = 0;
+	while (rds_xring_count(&cs->nt) >= 2) {
+		if (used + CMSG_LEN(sizeof(n)) > space) {
+			msg->msg_flags |= MSG_CTRUNC;
+			if (used == 0 && !peek) {
+				rds_xring_get(&cs->nt, &tok);
+				rds_xring_get(&cs->nt, &st);
+			}
+			break;
+		}
+		if (peek)
+			break;
+		if (rds_xring_get(&cs->nt, &tok) <= 0 ||
+		    rds_xring_get(&cs->nt, &st) <= 0)
+			break;
+		n.user_token = tok;
+		n.status = (int32_t)(uint32_t)st;
+		cm = (struct cmsghdr *)(base + used);
+		cm->cmsg_len = CMSG_LEN(sizeof(n));
+		cm->cmsg_level = SOL_RDS;
+		cm->cmsg_type = RDS_CMSG_RDMA_STATUS;
+		memcpy(CMSG_DATA(cm), &n, sizeof(n));
+		used += RTE_MIN(need, space - used);
+	}
+	msg->msg_controllen = used;
+}
+
+static ssize_t
+rds_cl_recvmsg(struct rds_cl *cl, struct rds_cl_sock *cs, struct msghdr *msg,
+	       int flags)
+{
+	const struct rds_cbuf *b;
+	struct sockaddr_in *sin;
+	uint64_t deadline = 0, spin = 0, off = 0;
+	size_t total, copied = 0, i, n;
+	ssize_t ret;
+	int r;
+
+	if (msg == NULL)
+		return -EINVAL;
+	if (flags & MSG_OOB)
+		return 0;
+	if (flags & ~(MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC | MSG_WAITALL |
+		      MSG_CMSG_CLOEXEC))
+		return -EOPNOTSUPP;
+	r = rds_uarg_iov(msg->msg_iov, msg->msg_iovlen, &total);
+	if (r < 0)
+		return r;
+	if (!(flags & MSG_DONTWAIT))
+		deadline = rds_cl_deadline(cs->rcvtimeo_ns);
+	rte_spinlock_lock(&cs->rlock);
+	for (;;) {
+		if (unlikely(rds_xring_count(&cs->nt) >= 2)) {
+			/* RDMA notifications first, as a local socket. */
+			rds_cl_notifications(cs, msg, flags & MSG_PEEK);
+			rte_spinlock_unlock(&cs->rlock);
+			msg->msg_namelen = 0;
+			return 0;
+		}
+		if (cs->rx_head != 0) {
+			off = cs->rx_head;
+			break;
+		}
+		r = rds_xring_get(&cs->rx, &off);
+		if (r > 0)
+			break;
+		rte_spinlock_unlock(&cs->rlock);
+		if (flags & MSG_DONTWAIT)
+			return rds_cl_engine_gone(cl) ? -ECONNRESET : -EAGAIN;
+		r = rds_cl_wait(cl, cs, POLLIN, deadline, &spin);
+		if (r < 0)
+			return r;
+		rte_spinlock_lock(&cs->rlock);
+	}
+	if (off >= cl->size || cl->size - off < RDS_CBUF_HDR) {
+		rte_spinlock_unlock(&cs->rlock);
+		return -EIO;	/* not from a sane engine */
+	}
+	b = (const void *)(cl->base + off);
+	for (i = 0; i < msg->msg_iovlen && copied < b->len; i++) {
+		n = RTE_MIN(msg->msg_iov[i].iov_len, b->len - copied);
+		if (n != 0)
+			memcpy(msg->msg_iov[i].iov_base,
+			       (const uint8_t *)b + RDS_CBUF_HDR + copied, n);
+		copied += n;
+	}
+	msg->msg_flags = copied < b->len ? MSG_TRUNC : 0;
+	ret = (flags & MSG_TRUNC) ? (ssize_t)b->len : (ssize_t)copied;
+	if (msg->msg_name != NULL) {
+		if (msg->msg_namelen >= sizeof(*sin)) {
+			sin = msg->msg_name;
+			memset(sin, 0, sizeof(*sin));
+			sin->sin_family = AF_INET;
+			sin->sin_port = htons(b->port);
+			sin->sin_addr.s_addr = b->addr;
+		}
+		msg->msg_namelen = sizeof(*sin);
+	}
+	if (msg->msg_control != NULL && msg->msg_controllen != 0) {
+		if (b->flags & RDS_CBUF_F_DEST &&
+		    msg->msg_controllen >= CMSG_LEN(sizeof(uint64_t))) {
+			struct cmsghdr *cm = msg->msg_control;
+
+			cm->cmsg_len = CMSG_LEN(sizeof(uint64_t));
+			cm->cmsg_level = SOL_RDS;
+			cm->cmsg_type = RDS_CMSG_RDMA_DEST;
+			memcpy(CMSG_DATA(cm), &b->rdma_dest, sizeof(uint64_t));
+			msg->msg_controllen = RTE_MIN(msg->msg_controllen,
+				CMSG_SPACE(sizeof(uint64_t)));
+		} else {
+			msg->msg_controllen = 0;
+		}
+	}
+	if (flags & MSG_PEEK) {
+		cs->rx_head = off;
+		rte_spinlock_unlock(&cs->rlock);
+		return ret;
+	}
+	cs->rx_head = 0;
+	rte_spinlock_unlock(&cs->rlock);
+	rds_cl_rx_back(cl, off);
+	return ret;
+}
+
+ssize_t
+rds_client_recvmsg(int s, struct msghdr *msg, int flags)
+{
+	struct rds_cl *cl = rds_cl;
+	struct rds_cl_sock *cs = rds_cl_hold(cl, s);
+	ssize_t ret;
+
+	if (cs == NULL)
+		return RDS_ERR(EBADF);
+	ret = rds_cl_recvmsg(cl, cs, msg, flags);
+	rds_cl_put(cs);
+	return ret < 0 ? RDS_ERR((int)-ret) : ret;
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * An attached process (rds_client.c, rds_client_data.c,
+ * rds_client_sock.c): what the three files share. Internal to the
+ * library.
+ */
+#ifndef RDS_CLIENT_PRIVATE_H
+#define RDS_CLIENT_PRIVATE_H
+
+#include <pthread.h>
+#include <netinet/in.h>
+
+#include "rds_private.h"
+#include "rds_region.h"
+
+#define RDS_CL_SPIN_NS 20000		/* spin before sleeping */
+
+struct rds_cl_sock {
+	uint32_t state;			/* enum rds_slot_state (atomic) */
+	uint32_t refs;			/* calls inside (atomic) */
+	int32_t handle;			/* what the engine calls it: its slot */
+	int efd;
+	struct rds_csock *cs;
+	rte_spinlock_t lock;		/* request ring producer, options */
+	rte_spinlock_t rlock;		/* receive ring consumer */
+	struct rds_xring_end req;
+	struct rds_xring_end rx;
+	struct rds_xring_end nt;	/* notifications: token, status */
+	uint64_t rx_head;		/* peeked RX buffer, 0: none */
+	bool bound, connected;
+	struct sockaddr_in bound_sin, conn_sin;
+	int trans_pinned;
+	uint32_t sndbuf;
+	uint64_t sndtimeo_ns, rcvtimeo_ns;
+};
+
+struct rds_cl {
+	pid_t pid;
+	bool forked;			/* this is a child: hands off */
+	int fd;				/* the UNIX socket */
+	pthread_mutex_t ctl;		/* one call at a time */
+	uint32_t seq;
+	uint8_t *base;
+	size_t size;
+	struct rds_region_layout lay;
+	struct rds_region_hdr *hdr;
+	pthread_mutex_t slot_lock;
+	struct rds_cl_sock socks[RDS_REGION_MAX_LADDRS * 4];
+	unsigned int nb_socks;
+	rte_spinlock_t tx_lock;		/* TX pool and txfree */
+	uint32_t *tx_free[RDS_REGION_NB_CLASSES];
+	uint32_t tx_nfree[RDS_REGION_NB_CLASSES];
+	struct rds_xring_end txfree;
+	rte_spinlock_t rxfree_lock;
+	struct rds_xring_end rxfree;
+	uint32_t epoch;			/* this attach, for threads' bells */
+	uint32_t dead;			/* the engine went away (atomic) */
+	uint64_t gone_checked;		/* when the socket was last looked at */
+};
+
+_Static_assert(RDS_REGION_MAX_LADDRS * 4 >= 256, "client socket slots");
+
+extern struct rds_cl *rds_cl;
+
+static inline struct rds_cl_sock *
+rds_cl_hold(struct rds_cl *cl, int s)
+{
+	struct rds_cl_sock *cs;
+
+	if (s < 0 || (unsigned int)s >= cl->nb_socks)
+		return NULL;
+	cs = &cl->socks[s];
+	__atomic_fetch_add(&cs->refs, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&cs->state, __ATOMIC_SEQ_CST) != RDS_SOCK_OPEN) {
+		__atomic_fetch_sub(&cs->refs, 1, __ATOMIC_RELEASE);
+		return NULL;
+	}
+	return cs;
+}
+
+static inline void
+rds_cl_put(struct rds_cl_sock *cs)
+{
+	__atomic_fetch_sub(&cs->refs, 1, __ATOMIC_RELEASE);
+}
+
+/* rds_client.c: the UNIX socket */
+int rds_cl_call(struct rds_cl *cl, struct rds_ctl_req *q,
+		struct rds_ctl_resp *r, int pass_fd, int *got_fd);
+struct rds_ctl_req *rds_cl_req_new(uint32_t op, int32_t handle);
+int rds_cl_simple(struct rds_cl *cl, uint32_t op, int32_t handle, int level,
+		  int name, const void *in, uint32_t len, void *out,
+		  uint32_t *out_len);
+
+/* rds_client_data.c: waiting, sending, receiving */
+uint64_t rds_cl_now_ns(void);
+bool rds_cl_engine_gone(struct rds_cl *cl);
+short rds_cl_revents(struct rds_cl_sock *cs, short events);
+
+/* rds_client_sock.c: sockets, options, readiness */
+void rds_cl_rx_back(struct rds_cl *cl, uint64_t off);
+
+#endif /* RDS_CLIENT_PRIVATE_H */

@@ -1,0 +1,493 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * An attached process, the socket calls other than sending and
+ * receiving (rds_client.c has the whole picture): socket, bind, connect,
+ * getsockname, close; options, RDS_INFO, statistics, event fds and
+ * rte_rds_poll(). Most are one call on the UNIX socket to the engine.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+
+#include <rte_pause.h>
+
+#include "rds_client_private.h"
+#include "rte_rds_attach.h"
+
+/* ------------------------------------------------------------------ */
+/* Sockets */
+
+int
+rds_client_socket(void)
+{
+	struct rds_cl *cl = rds_cl;
+	struct rds_ctl_req *q;
+	struct rds_ctl_resp *r;
+	struct rds_cl_sock *cs = NULL;
+	unsigned int i;
+	int ret, efd;
+
+	pthread_mutex_lock(&cl->slot_lock);
+	for (i = 0; i < cl->nb_socks; i++) {
+		if (cl->socks[i].state == RDS_SOCK_FREE) {
+			cs = &cl->socks[i];
+			cs->state = RDS_SOCK_CLOSING;	/* ours, not open yet */
+			break;
+		}
+	}
+	pthread_mutex_unlock(&cl->slot_lock);
+	if (cs == NULL)
+		return RDS_ERR(EMFILE);
+	efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	q = rds_cl_req_new(RDS_CTL_SOCKET, (int32_t)i);
+	r = malloc(sizeof(*r));
+	if (efd < 0 || q == NULL || r == NULL) {
+		ret = efd < 0 && errno == EMFILE ? -EMFILE : -ENOMEM;
+		goto fail;
+	}
+	ret = rds_cl_call(cl, q, r, efd, NULL);
+	if (ret < 0)
+		goto fail;
+	/* The engine names our sockets by their slot here (its answer is
+	 * the handle of the socket it made for us, for the record). */
+	cs->handle = (int32_t)i;
+	cs->efd = efd;
+	cs->cs = (void *)(cl->base + cl->lay.socks_off +
+			  sizeof(struct rds_csock) * i);
+	rds_xring_end_init(&cs->req,
+		(void *)(cl->base + rds_region_csock_ring(&cl->lay, i, 0)),
+		RDS_CSOCK_REQ_RING, true);
+	rds_xring_end_init(&cs->rx,
+		(void *)(cl->base + rds_region_csock_ring(&cl->lay, i, 1)),
+		RDS_CSOCK_RX_RING, false);
+	rds_xring_end_init(&cs->nt,
+		(void *)(cl->base + rds_region_csock_ring(&cl->lay, i, 2)),
+		RDS_CSOCK_NT_RING, false);
+	__atomic_store_n(&cs->cs->snd_queued,
+			 __atomic_load_n(&cs->cs->snd_released,
+					 __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
+	cs->rx_head = 0;
+	cs->bound = cs->connected = false;
+	cs->trans_pinned = -1;
+	cs->sndbuf = 212992;
+	cs->sndtimeo_ns = cs->rcvtimeo_ns = 0;
+	free(q);
+	free(r);
+	__atomic_store_n(&cs->state, RDS_SOCK_OPEN, __ATOMIC_RELEASE);
+	return (int)i;
+fail:
+	if (efd >= 0)
+		close(efd);
+	free(q);
+	free(r);
+	__atomic_store_n(&cs->state, RDS_SOCK_FREE, __ATOMIC_RELEASE);
+	return RDS_ERR(-ret);
+}
+
+int
+rds_client_bind(int s, const struct sockaddr *addr, socklen_t addrlen)
+{
+	struct rds_cl *cl = rds_cl;
+	struct rds_cl_sock *cs = rds_cl_hold(cl, s);
+	struct sockaddr_in sin;
+	uint32_t len = sizeof(sin);
+	int ret;
+
+	if (cs == NULL)
+		return RDS_ERR(EBADF);
+	if (addr == NULL || addrlen > RDS_CTL_MAX_DATA) {
+		rds_cl_put(cs);
+		return RDS_ERR(addr == NULL ? EINVAL : EINVAL);
+	}
+	ret = rds_cl_simple(cl, RDS_CTL_BIND, cs->handle, 0, 0, addr, addrlen,
+			    &sin, &len);
+	if (ret == 0) {
+		cs->bound_sin = sin;
+		cs->bound = true;
+	}
+	rds_cl_put(cs);
+	return ret < 0 ? RDS_ERR(-ret) : 0;
+}
+
+int
+rds_client_connect(int s, const struct sockaddr *addr, socklen_t addrlen)
+{
+	struct rds_cl *cl = rds_cl;
+	struct rds_cl_sock *cs = rds_cl_hold(cl, s);
+	int ret;
+
+	if (cs == NULL)
+		return RDS_ERR(EBADF);
+	if (addr == NULL || addrlen > RDS_CTL_MAX_DATA) {
+		rds_cl_put(cs);
+		return RDS_ERR(EINVAL);
+	}
+	ret = rds_cl_simple(cl, RDS_CTL_CONNECT, cs->handle, 0, 0, addr,
+			    addrlen, NULL, NULL);
+	if (ret == 0) {
+		memcpy(&cs->conn_sin, addr, sizeof(cs->conn_sin));
+		cs->connected = true;
+	}
+	rds_cl_put(cs);
+	return ret < 0 ? RDS_ERR(-ret) : 0;
+}
+
+int
+rds_client_getsockname(int s, struct sockaddr *addr, socklen_t *addrlen)
+{
+	struct rds_cl_sock *cs = rds_cl_hold(rds_cl, s);
+	struct sockaddr_in sin;
+
+	if (cs == NULL)
+		return RDS_ERR(EBADF);
+	if (addr == NULL || addrlen == NULL) {
+		rds_cl_put(cs);
+		return RDS_ERR(EINVAL);
+	}
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	if (cs->bound)
+		sin = cs->bound_sin;
+	memcpy(addr, &sin, RTE_MIN((size_t)*addrlen, sizeof(sin)));
+	*addrlen = sizeof(sin);
+	rds_cl_put(cs);
+	return 0;
+}
+
+/* Give an RX buffer back to the engine. */
+void
+rds_cl_rx_back(struct rds_cl *cl, uint64_t off)
+{
+	rte_spinlock_lock(&cl->rxfree_lock);
+	while (rds_xring_put(&cl->rxfree, off) != 0) {
+		/* The engine takes them every pass. */
+		rte_spinlock_unlock(&cl->rxfree_lock);
+		if (rds_cl_engine_gone(cl))
+			return;
+		sched_yield();
+		rte_spinlock_lock(&cl->rxfree_lock);
+	}
+	rte_spinlock_unlock(&cl->rxfree_lock);
+}
+
+int
+rds_client_close(int s)
+{
+	struct rds_cl *cl = rds_cl;
+	struct rds_cl_sock *cs;
+	uint32_t open = RDS_SOCK_OPEN;
+	uint64_t off;
+	int ret;
+
+	if (s < 0 || (unsigned int)s >= cl->nb_socks)
+		return RDS_ERR(EBADF);
+	cs = &cl->socks[s];
+	if (!__atomic_compare_exchange_n(&cs->state, &open, RDS_SOCK_CLOSING,
+					 false, __ATOMIC_SEQ_CST,
+					 __ATOMIC_RELAXED))
+		return RDS_ERR(EBADF);
+	/* Waiters inside wake up (the eventfd) and leave with EBADF. */
+	rds_srv_efd_kick(cs->efd);
+	while (__atomic_load_n(&cs->refs, __ATOMIC_SEQ_CST) != 0) {
+		rds_srv_efd_kick(cs->efd);
+		sched_yield();
+	}
+	ret = rds_cl_simple(cl, RDS_CTL_CLOSE, cs->handle, 0, 0, NULL, 0,
+			    NULL, NULL);
+	/* What was queued to it goes back. */
+	if (cs->rx_head != 0)
+		rds_cl_rx_back(cl, cs->rx_head);
+	cs->rx_head = 0;
+	while (rds_xring_get(&cs->rx, &off) > 0)
+		rds_cl_rx_back(cl, off);
+	close(cs->efd);
+	cs->efd = -1;
+	__atomic_store_n(&cs->state, RDS_SOCK_FREE, __ATOMIC_RELEASE);
+	/* An engine that went away closed it anyway. */
+	return ret < 0 && ret != -ECONNRESET ? RDS_ERR(-ret) : 0;
+}
+
+/* Kick an eventfd (so that a waiter returns). */
+void
+rds_srv_efd_kick(int fd)
+{
+	uint64_t one = 1;
+
+	if (fd >= 0 && write(fd, &one, sizeof(one)) < 0)
+		return;
+}
+
+/* ------------------------------------------------------------------ */
+/* Options, readiness, snapshots */
+
+int
+rds_client_setsockopt(int s, int level, int optname, const void *optval,
+		      socklen_t optlen)
+{
+	struct rds_cl *cl = rds_cl;
+	struct rds_cl_sock *cs = rds_cl_hold(cl, s);
+	struct timeval tv;
+	int ret, v;
+
+	if (cs == NULL)
+		return RDS_ERR(EBADF);
+	if (optlen > RDS_CTL_MAX_DATA || (optval == NULL && optlen != 0)) {
+		rds_cl_put(cs);
+		return RDS_ERR(optval == NULL ? EFAULT : EINVAL);
+	}
+	ret = rds_cl_simple(cl, RDS_CTL_SETSOCKOPT, cs->handle, level,
+			    optname, optval, optlen, NULL, NULL);
+	if (ret == 0 && level == SOL_SOCKET) {
+		/* What the engine took, kept for the calls made here. */
+		if ((optname == SO_SNDBUF || optname == SO_SNDBUFFORCE) &&
+		    optlen >= sizeof(int)) {
+			uint32_t len = sizeof(v);
+
+			if (rds_cl_simple(cl, RDS_CTL_GETSOCKOPT, cs->handle,
+					  SOL_SOCKET, SO_SNDBUF, NULL, 0, &v,
+					  &len) == 0)
+				cs->sndbuf = (uint32_t)v / 2;
+		} else if ((optname == SO_SNDTIMEO || optname == SO_RCVTIMEO) &&
+			   optlen >= sizeof(tv)) {
+			uint64_t ns;
+
+			memcpy(&tv, optval, sizeof(tv));
+			ns = tv.tv_sec < 0 ? 1 : (uint64_t)tv.tv_sec *
+			     1000000000ULL + (uint64_t)tv.tv_usec * 1000;
+			if (optname == SO_SNDTIMEO)
+				cs->sndtimeo_ns = ns;
+			else
+				cs->rcvtimeo_ns = ns;
+		}
+	} else if (ret == 0 && level == SOL_RDS &&
+		   optname == SO_RDS_TRANSPORT && optlen >= sizeof(int)) {
+		memcpy(&cs->trans_pinned, optval, sizeof(int));
+	}
+	rds_cl_put(cs);
+	return ret < 0 ? RDS_ERR(-ret) : 0;
+}
+
+/* RDS_INFO: the engine writes the records into buf itself. */
+static int
+rds_cl_info(struct rds_cl *cl, int32_t handle, int name, void *buf,
+	    socklen_t *len)
+{
+	struct rds_ctl_req *q = rds_cl_req_new(RDS_CTL_GETSOCKOPT, handle);
+	struct rds_ctl_resp *r = malloc(sizeof(*r));
+	uint64_t addr = (uintptr_t)buf;
+	int ret;
+
+	if (q == NULL || r == NULL) {
+		free(q);
+		free(r);
+		return -ENOMEM;
+	}
+	q->level = SOL_RDS;
+	q->name = name;
+	q->len = sizeof(addr);
+	memcpy(q->data, &addr, sizeof(addr));
+	q->cap = buf != NULL ? *len : 0;
+	ret = rds_cl_call(cl, q, r, -1, NULL);
+	if (ret >= 0 || ret == -ENOSPC)
+		*len = r->need;
+	free(q);
+	free(r);
+	return ret;
+}
+
+int
+rds_client_getsockopt(int s, int level, int optname, void *optval,
+		      socklen_t *optlen)
+{
+	struct rds_cl *cl = rds_cl;
+	struct rds_cl_sock *cs = rds_cl_hold(cl, s);
+	uint32_t len;
+	int ret;
+
+	if (cs == NULL)
+		return RDS_ERR(EBADF);
+	if (optlen == NULL) {
+		rds_cl_put(cs);
+		return RDS_ERR(EFAULT);
+	}
+	if (level == SOL_RDS && optname >= RDS_INFO_FIRST &&
+	    optname <= RDS_INFO_LAST) {
+		ret = rds_cl_info(cl, cs->handle, optname, optval, optlen);
+	} else {
+		len = *optlen;
+		if (optval == NULL && len != 0) {
+			rds_cl_put(cs);
+			return RDS_ERR(EFAULT);
+		}
+		ret = rds_cl_simple(cl, RDS_CTL_GETSOCKOPT, cs->handle, level,
+				    optname, NULL, 0, optval, &len);
+		if (ret >= 0)
+			*optlen = len;
+	}
+	rds_cl_put(cs);
+	return ret < 0 ? RDS_ERR(-ret) : ret;
+}
+
+int
+rds_client_info(int name, void *buf, socklen_t *len)
+{
+	int ret;
+
+	if (len == NULL)
+		return RDS_ERR(EINVAL);
+	ret = rds_cl_info(rds_cl, -1, name, buf, len);
+	return ret < 0 ? RDS_ERR(-ret) : ret;
+}
+
+int
+rds_client_stats(int engine_id, struct rte_rds_stats *st)
+{
+	uint32_t len = sizeof(*st);
+	int ret;
+
+	if (st == NULL)
+		return RDS_ERR(EINVAL);
+	ret = rds_cl_simple(rds_cl, RDS_CTL_STATS, engine_id, 0, 0, NULL, 0,
+			    st, &len);
+	return ret < 0 ? RDS_ERR(-ret) : 0;
+}
+
+/* Transport counters: as many as one answer holds (113; a transport
+ * has a few dozen). */
+int
+rds_client_xstats(const char *transport, struct rte_rds_xstat *xs,
+		  unsigned int n)
+{
+	uint32_t len;
+	int ret;
+
+	if (transport == NULL)
+		return RDS_ERR(EINVAL);
+	if (strnlen(transport, RTE_RDS_XSTAT_NAMESIZE) ==
+	    RTE_RDS_XSTAT_NAMESIZE)
+		return RDS_ERR(ENODEV);
+	if (xs == NULL)
+		n = 0;
+	len = (uint32_t)RTE_MIN((size_t)n * sizeof(*xs),
+				RDS_CTL_MAX_DATA / sizeof(*xs) * sizeof(*xs));
+	ret = rds_cl_simple(rds_cl, RDS_CTL_XSTATS, -1, 0, 0, transport,
+			    (uint32_t)strlen(transport) + 1, xs,
+			    len != 0 ? &len : NULL);
+	return ret < 0 ? RDS_ERR(-ret) : ret;
+}
+
+int
+rds_client_xstat(const char *transport, const char *name, uint64_t *value)
+{
+	struct rte_rds_xstat *xs;
+	int n, i;
+
+	if (name == NULL || value == NULL)
+		return RDS_ERR(EINVAL);
+	n = rds_client_xstats(transport, NULL, 0);
+	if (n <= 0)
+		return n < 0 ? -1 : RDS_ERR(ENOENT);
+	xs = calloc((size_t)n, sizeof(*xs));
+	if (xs == NULL)
+		return RDS_ERR(ENOMEM);
+	n = rds_client_xstats(transport, xs, (unsigned int)n);
+	for (i = 0; i < n; i++)
+		if (strcmp(xs[i].name, name) == 0) {
+			*value = xs[i].value;
+			free(xs);
+			return 0;
+		}
+	free(xs);
+	return n < 0 ? -1 : RDS_ERR(ENOENT);
+}
+
+int
+rds_client_event_fd(int s)
+{
+	struct rds_cl_sock *cs = rds_cl_hold(rds_cl, s);
+	int fd;
+
+	if (cs == NULL)
+		return RDS_ERR(EBADF);
+	fd = cs->efd;
+	rds_cl_put(cs);
+	return fd;
+}
+
+int
+rds_client_event_arm(int s, short events)
+{
+	struct rds_cl_sock *cs = rds_cl_hold(rds_cl, s);
+	short rev;
+
+	if (cs == NULL)
+		return RDS_ERR(EBADF);
+	__atomic_store_n(&cs->cs->armed, 1, __ATOMIC_SEQ_CST);
+	rev = rds_cl_revents(cs, events);
+	if (rev != 0)
+		__atomic_store_n(&cs->cs->armed, 0, __ATOMIC_SEQ_CST);
+	rds_cl_put(cs);
+	return rev;
+}
+
+int
+rds_client_poll(struct rte_rds_pollfd *fds, unsigned int nfds, int timeout_ms)
+{
+	struct rds_cl *cl = rds_cl;
+	struct pollfd pfd[65];
+	uint64_t deadline = 0, spin_until = 0, v, now;
+	unsigned int i, ready;
+	int slice;
+
+	if (fds == NULL && nfds != 0)
+		return RDS_ERR(EINVAL);
+	if (timeout_ms > 0)
+		deadline = rds_cl_now_ns() + (uint64_t)timeout_ms * 1000000ULL;
+	for (;;) {
+		ready = 0;
+		for (i = 0; i < nfds; i++) {
+			struct rds_cl_sock *cs = rds_cl_hold(cl, fds[i].sock);
+
+			fds[i].revents = cs == NULL ? POLLNVAL :
+				rds_cl_revents(cs, fds[i].events);
+			if (cs != NULL)
+				rds_cl_put(cs);
+			if (fds[i].revents != 0)
+				ready++;
+		}
+		if (ready != 0 || timeout_ms == 0)
+			return (int)ready;
+		now = rds_cl_now_ns();
+		if (deadline != 0 && now >= deadline)
+			return 0;
+		if (rds_cl_engine_gone(cl))
+			return RDS_ERR(ECONNRESET);
+		if (spin_until == 0)
+			spin_until = now + RDS_CL_SPIN_NS;
+		if (now < spin_until || nfds > 64) {
+			rte_pause();
+			continue;
+		}
+		slice = 10;
+		for (i = 0; i < nfds; i++) {
+			pfd[i].fd = -1;
+			pfd[i].events = POLLIN;
+			if (rds_client_event_arm(fds[i].sock, fds[i].events) > 0)
+				slice = 0;
+			else
+				pfd[i].fd = rds_client_event_fd(fds[i].sock);
+		}
+		pfd[nfds].fd = cl->fd;
+		pfd[nfds].events = 0;
+		if (slice != 0 && poll(pfd, nfds + 1, slice) > 0)
+			for (i = 0; i < nfds; i++)
+				if (pfd[i].fd >= 0 && (pfd[i].revents & POLLIN))
+					if (read(pfd[i].fd, &v, sizeof(v)) < 0)
+						v = 0;
+	}
+}
