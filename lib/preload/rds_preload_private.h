@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * librte_rds_preload.so (rds_preload.c, rds_preload_sock.c,
+ * rds_preload_wait.c): what the three files share, the descriptor table
+ * and the C library's functions. Hidden in the shared object, like
+ * everything of the preload's but the calls it replaces.
+ */
+#ifndef RDS_PRELOAD_PRIVATE_H
+#define RDS_PRELOAD_PRIVATE_H
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+
+#define PL_EXPORT __attribute__((visibility("default")))
+
+#ifndef AF_RDS
+#define AF_RDS 21
+#endif
+
+#define PL_MAX_FDS 65536
+#define PL_MAX_HANDLES 4096
+#define PL_EPOLL_MAX 1024
+
+/* What an RDS descriptor is. */
+struct pl_fd {
+	int32_t handle;			/* the rte_rds socket, -1: not RDS */
+	bool nonblock;			/* O_NONBLOCK as the program set it */
+	bool stale;			/* inherited from the parent: dead */
+	uint64_t ep_data;		/* the program's epoll data */
+};
+
+#pragma GCC visibility push(hidden)
+
+extern struct pl_fd *pl_fds;		/* [fd] */
+extern uint32_t pl_hrefs[PL_MAX_HANDLES];	/* descriptors per handle */
+extern pthread_mutex_t pl_lock;
+extern uint64_t pl_tag;			/* epoll data of ours: tag | fd */
+
+/* (epoll fd, RDS fd) pairs, to arm the sockets before a wait. */
+struct pl_ep {
+	int epfd, fd;
+	uint32_t events;
+};
+extern struct pl_ep pl_ep[PL_EPOLL_MAX];
+extern unsigned int pl_nb_ep;
+
+/* Inside a call of ours: the library's own calls go straight through. */
+extern __thread int pl_inside;
+
+/* The C library's functions. */
+extern int (*real_socket)(int, int, int);
+extern int (*real_close)(int);
+extern int (*real_bind)(int, const struct sockaddr *, socklen_t);
+extern int (*real_connect)(int, const struct sockaddr *, socklen_t);
+extern int (*real_getsockname)(int, struct sockaddr *, socklen_t *);
+extern ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
+extern ssize_t (*real_sendto)(int, const void *, size_t, int,
+			      const struct sockaddr *, socklen_t);
+extern ssize_t (*real_send)(int, const void *, size_t, int);
+extern ssize_t (*real_recvmsg)(int, struct msghdr *, int);
+extern ssize_t (*real_recvfrom)(int, void *, size_t, int, struct sockaddr *,
+				socklen_t *);
+extern ssize_t (*real_recv)(int, void *, size_t, int);
+extern ssize_t (*real_read)(int, void *, size_t);
+extern ssize_t (*real_write)(int, const void *, size_t);
+extern int (*real_setsockopt)(int, int, int, const void *, socklen_t);
+extern int (*real_getsockopt)(int, int, int, void *, socklen_t *);
+extern int (*real_poll)(struct pollfd *, nfds_t, int);
+extern int (*real_ppoll)(struct pollfd *, nfds_t, const struct timespec *,
+			 const sigset_t *);
+extern int (*real_select)(int, fd_set *, fd_set *, fd_set *,
+			  struct timeval *);
+extern int (*real_pselect)(int, fd_set *, fd_set *, fd_set *,
+			   const struct timespec *, const sigset_t *);
+extern int (*real_epoll_ctl)(int, int, int, struct epoll_event *);
+extern int (*real_epoll_wait)(int, struct epoll_event *, int, int);
+extern int (*real_epoll_pwait)(int, struct epoll_event *, int, int,
+			       const sigset_t *);
+extern int (*real_ioctl)(int, unsigned long, ...);
+extern int (*real_fcntl)(int, int, ...);
+extern int (*real_dup)(int);
+extern int (*real_dup2)(int, int);
+extern int (*real_dup3)(int, int, int);
+
+#define PL_RESOLVE(name) \
+	(real_##name = (__typeof__(real_##name))dlsym(RTLD_NEXT, #name))
+/* The C library's function, looked up on first use (the libraries we
+ * pull in may call it from their constructors, before ours). */
+#define PL_REAL_FN(name) \
+	static inline __typeof__(real_##name) \
+	pl_real_##name(void) \
+	{ \
+		if (__builtin_expect(real_##name == NULL, 0)) \
+			PL_RESOLVE(name); \
+		return real_##name; \
+	}
+#define REAL(name) pl_real_##name()
+PL_REAL_FN(socket)
+PL_REAL_FN(close)
+PL_REAL_FN(bind)
+PL_REAL_FN(connect)
+PL_REAL_FN(getsockname)
+PL_REAL_FN(sendmsg)
+PL_REAL_FN(sendto)
+PL_REAL_FN(send)
+PL_REAL_FN(recvmsg)
+PL_REAL_FN(recvfrom)
+PL_REAL_FN(recv)
+PL_REAL_FN(read)
+PL_REAL_FN(write)
+PL_REAL_FN(setsockopt)
+PL_REAL_FN(getsockopt)
+PL_REAL_FN(poll)
+PL_REAL_FN(ppoll)
+PL_REAL_FN(select)
+PL_REAL_FN(pselect)
+PL_REAL_FN(epoll_ctl)
+PL_REAL_FN(epoll_wait)
+PL_REAL_FN(epoll_pwait)
+PL_REAL_FN(ioctl)
+PL_REAL_FN(fcntl)
+PL_REAL_FN(dup)
+PL_REAL_FN(dup2)
+PL_REAL_FN(dup3)
+
+/* The entry of an RDS descriptor, or NULL (not ours: libc's). */
+static inline struct pl_fd *
+pl_get(int fd)
+{
+	struct pl_fd *t = __atomic_load_n(&pl_fds, __ATOMIC_ACQUIRE);
+
+	if (t == NULL || pl_inside || fd < 0 || fd >= PL_MAX_FDS ||
+	    __atomic_load_n(&t[fd].handle, __ATOMIC_ACQUIRE) < 0)
+		return NULL;
+	return &t[fd];
+}
+
+#define PL_ENTER() (pl_inside++)
+#define PL_LEAVE() (pl_inside--)
+
+/* A call on an RDS descriptor: its handle, or -1 with errno. */
+#define PL_HANDLE(p, fd) do { \
+		if ((p)->stale) \
+			return pl_stale(); \
+	} while (0)
+
+#define PL_CALL(expr) ({ \
+		__typeof__(expr) _r; \
+		int _e; \
+		PL_ENTER(); \
+		_r = (expr); \
+		_e = errno; \
+		PL_LEAVE(); \
+		errno = _e; \
+		_r; \
+	})
+
+/* rds_preload.c: the descriptor table */
+struct pl_fd *pl_table(void);
+void pl_set(int fd, int32_t handle, bool nonblock);
+void pl_clear(int fd);
+int pl_stale(void);
+
+#pragma GCC visibility pop
+
+#endif /* RDS_PRELOAD_PRIVATE_H */

@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * librte_rds_preload.so, the waits (rds_preload.c has the whole
+ * picture): poll, ppoll, select, pselect, epoll_ctl, epoll_wait and
+ * epoll_pwait on sets that mix RDS descriptors (the sockets' eventfds,
+ * armed before the wait) with anything else.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_errno.h>
+#include <rte_rds.h>
+#include <rte_rds_attach.h>
+
+#include "rds_preload_private.h"
+
+/* ------------------------------------------------------------------ */
+/* Waiting: poll, ppoll, select, pselect, epoll */
+
+static uint64_t
+pl_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Arm an RDS socket for events (the engine then signals its eventfd),
+ * and say what is ready now. */
+static short
+pl_arm(const struct pl_fd *p, short events)
+{
+	int r = PL_CALL(rte_rds_event_arm(p->handle, events));
+
+	return r < 0 ? POLLNVAL : (short)r;
+}
+
+static void
+pl_drain(int fd)
+{
+	uint64_t v;
+
+	if (REAL(read)(fd, &v, sizeof(v)) < 0)
+		v = 0;
+}
+
+/*
+ * poll over a set with RDS descriptors: the RDS ones are armed and
+ * looked at first; when none is ready the kernel waits on all (the RDS
+ * ones through their eventfds), then they are looked at again.
+ */
+static int
+pl_poll(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset_t *mask)
+{
+	uint64_t deadline = timeout_ms > 0 ? pl_now_ms() + (uint64_t)timeout_ms :
+			    0;
+	short *want = NULL, stack_want[64];
+	nfds_t i;
+	int ready, rds_ready, left = timeout_ms, r;
+	struct timespec ts;
+
+	want = n <= 64 ? stack_want : malloc(sizeof(*want) * n);
+	if (want == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (;;) {
+		rds_ready = 0;
+		for (i = 0; i < n; i++) {
+			struct pl_fd *p = pl_get(fds[i].fd);
+
+			want[i] = -1;
+			if (p == NULL)
+				continue;
+			want[i] = fds[i].events;
+			fds[i].revents = p->stale ? POLLNVAL :
+				pl_arm(p, fds[i].events);
+			if (fds[i].revents != 0)
+				rds_ready++;
+			/* The kernel sees the eventfd: readable when the
+			 * engine signals. */
+			fds[i].events = POLLIN;
+		}
+		if (rds_ready != 0)
+			left = 0;
+		if (mask != NULL || left >= 0) {
+			if (left >= 0) {
+				ts.tv_sec = left / 1000;
+				ts.tv_nsec = (long)(left % 1000) * 1000000;
+			}
+			r = REAL(ppoll)(fds, n, left >= 0 ? &ts : NULL, mask);
+		} else {
+			r = REAL(poll)(fds, n, -1);
+		}
+		ready = 0;
+		for (i = 0; i < n; i++) {
+			struct pl_fd *p;
+
+			if (want[i] < 0) {
+				if (r > 0 && fds[i].revents != 0)
+					ready++;
+				continue;
+			}
+			p = pl_get(fds[i].fd);
+			if (r > 0 && (fds[i].revents & POLLIN))
+				pl_drain(fds[i].fd);
+			fds[i].events = want[i];
+			if (p == NULL) {
+				fds[i].revents = POLLNVAL;
+			} else if (p->stale) {
+				fds[i].revents = POLLNVAL;
+			} else {
+				/* Looked at again (and disarmed if ready). */
+				fds[i].revents = pl_arm(p, want[i]);
+			}
+			if (fds[i].revents != 0)
+				ready++;
+		}
+		if (r < 0 && ready == 0)
+			break;
+		if (ready != 0 || timeout_ms == 0)
+			break;
+		if (timeout_ms > 0) {
+			uint64_t now = pl_now_ms();
+
+			if (now >= deadline)
+				break;
+			left = (int)(deadline - now);
+		}
+	}
+	if (want != stack_want)
+		free(want);
+	return r < 0 && ready == 0 ? r : ready;
+}
+
+static bool
+pl_any_rds(const struct pollfd *fds, nfds_t n)
+{
+	nfds_t i;
+
+	if (__atomic_load_n(&pl_fds, __ATOMIC_ACQUIRE) == NULL || pl_inside)
+		return false;
+	for (i = 0; i < n; i++)
+		if (pl_get(fds[i].fd) != NULL)
+			return true;
+	return false;
+}
+
+/* glibc declares poll's array write-only (access attribute): reading it
+ * here is what a poll does, not a use of uninitialised memory. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+PL_EXPORT int
+poll(struct pollfd *fds, nfds_t n, int timeout_ms)
+{
+	if (!pl_any_rds(fds, n))
+		return REAL(poll)(fds, n, timeout_ms);
+	return pl_poll(fds, n, timeout_ms, NULL);
+}
+
+PL_EXPORT int
+ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
+      const sigset_t *mask)
+{
+	int ms;
+
+	if (!pl_any_rds(fds, n))
+		return REAL(ppoll)(fds, n, ts, mask);
+	ms = ts == NULL ? -1 : (int)(ts->tv_sec * 1000 + ts->tv_nsec / 1000000);
+	return pl_poll(fds, n, ms, mask);
+}
+
+/* select and pselect through pl_poll when an RDS descriptor is in a set. */
+static int
+pl_select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, int ms,
+	  const sigset_t *mask, bool *handled)
+{
+	struct pollfd pf[FD_SETSIZE];
+	int i, n = 0, ret, cnt = 0;
+	bool any = false;
+
+	*handled = false;
+	if (__atomic_load_n(&pl_fds, __ATOMIC_ACQUIRE) == NULL || pl_inside ||
+	    nfds > FD_SETSIZE)
+		return 0;
+	for (i = 0; i < nfds; i++) {
+		short ev = 0;
+
+		if (rd != NULL && FD_ISSET(i, rd))
+			ev |= POLLIN;
+		if (wr != NULL && FD_ISSET(i, wr))
+			ev |= POLLOUT;
+		if (ex != NULL && FD_ISSET(i, ex))
+			ev |= POLLPRI;
+		if (ev == 0)
+			continue;
+		if (pl_get(i) != NULL)
+			any = true;
+		pf[n].fd = i;
+		pf[n].events = ev;
+		pf[n].revents = 0;
+		n++;
+	}
+	if (!any)
+		return 0;
+	*handled = true;
+	ret = pl_poll(pf, (nfds_t)n, ms, mask);
+	if (ret < 0)
+		return ret;
+	if (rd != NULL)
+		FD_ZERO(rd);
+	if (wr != NULL)
+		FD_ZERO(wr);
+	if (ex != NULL)
+		FD_ZERO(ex);
+	for (i = 0; i < n; i++) {
+		if (pf[i].revents & POLLNVAL) {
+			errno = EBADF;
+			return -1;
+		}
+		if (rd != NULL && (pf[i].revents & (POLLIN | POLLHUP |
+						     POLLERR))) {
+			FD_SET(pf[i].fd, rd);
+			cnt++;
+		}
+		if (wr != NULL && (pf[i].revents & (POLLOUT | POLLERR))) {
+			FD_SET(pf[i].fd, wr);
+			cnt++;
+		}
+		if (ex != NULL && (pf[i].revents & POLLPRI)) {
+			FD_SET(pf[i].fd, ex);
+			cnt++;
+		}
+	}
+	return cnt;
+}
+
+PL_EXPORT int
+select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, struct timeval *tv)
+{
+	bool handled;
+	int ms = tv == NULL ? -1 : (int)(tv->tv_sec * 1000 +
+					 tv->tv_usec / 1000);
+	int ret = pl_select(nfds, rd, wr, ex, ms, NULL, &handled);
+
+	if (!handled)
+		return REAL(select)(nfds, rd, wr, ex, tv);
+	return ret;
+}
+
+PL_EXPORT int
+pselect(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
+	const struct timespec *ts, const sigset_t *mask)
+{
+	bool handled;
+	int ms = ts == NULL ? -1 : (int)(ts->tv_sec * 1000 +
+					 ts->tv_nsec / 1000000);
+	int ret = pl_select(nfds, rd, wr, ex, ms, mask, &handled);
+
+	if (!handled)
+		return REAL(pselect)(nfds, rd, wr, ex, ts, mask);
+	return ret;
+}
+
+PL_EXPORT int
+epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
+{
+	struct pl_fd *p = pl_get(fd);
+	struct epoll_event mine;
+	unsigned int i;
+	int ret;
+
+	if (p == NULL)
+		return REAL(epoll_ctl)(epfd, op, fd, ev);
+	if (p->stale)
+		return pl_stale();
+	if (op == EPOLL_CTL_DEL) {
+		ret = REAL(epoll_ctl)(epfd, op, fd, ev);
+		pthread_mutex_lock(&pl_lock);
+		for (i = 0; i < pl_nb_ep; i++)
+			if (pl_ep[i].epfd == epfd && pl_ep[i].fd == fd) {
+				pl_ep[i] = pl_ep[--pl_nb_ep];
+				break;
+			}
+		pthread_mutex_unlock(&pl_lock);
+		return ret;
+	}
+	if (ev == NULL) {
+		errno = EFAULT;
+		return -1;
+	}
+	/* The kernel watches the eventfd for input, with data of ours that
+	 * names the descriptor; the program's data is given back. */
+	mine.events = EPOLLIN | (ev->events & (EPOLLET | EPOLLONESHOT));
+	mine.data.u64 = pl_tag | (uint32_t)fd;
+	ret = REAL(epoll_ctl)(epfd, op, fd, &mine);
+	if (ret != 0)
+		return ret;
+	pthread_mutex_lock(&pl_lock);
+	p->ep_data = ev->data.u64;
+	for (i = 0; i < pl_nb_ep; i++)
+		if (pl_ep[i].epfd == epfd && pl_ep[i].fd == fd)
+			break;
+	if (i == pl_nb_ep) {
+		if (pl_nb_ep == PL_EPOLL_MAX) {
+			pthread_mutex_unlock(&pl_lock);
+			REAL(epoll_ctl)(epfd, EPOLL_CTL_DEL, fd, &mine);
+			errno = ENOSPC;
+			return -1;
+		}
+		pl_nb_ep++;
+	}
+	pl_ep[i].epfd = epfd;
+	pl_ep[i].fd = fd;
+	pl_ep[i].events = ev->events;
+	pthread_mutex_unlock(&pl_lock);
+	return 0;
+}
+
+static short
+pl_ep2poll(uint32_t e)
+{
+	return (short)(((e & EPOLLIN) ? POLLIN : 0) |
+		       ((e & EPOLLOUT) ? POLLOUT : 0));
+}
+
+static uint32_t
+pl_poll2ep(short r)
+{
+	return ((r & POLLIN) ? EPOLLIN : 0) | ((r & POLLOUT) ? EPOLLOUT : 0) |
+	       ((r & POLLNVAL) ? EPOLLERR : 0);
+}
+
+static int
+pl_epoll(int epfd, struct epoll_event *evs, int max, int timeout_ms,
+	 const sigset_t *mask)
+{
+	uint64_t deadline = timeout_ms > 0 ? pl_now_ms() + (uint64_t)timeout_ms :
+			    0;
+	int n, i, k, left = timeout_ms;
+	unsigned int j;
+	bool ours = false;
+	uint64_t one = 1;
+
+	for (;;) {
+		/* Arm ours; a ready one makes its eventfd readable. */
+		pthread_mutex_lock(&pl_lock);
+		for (j = 0; j < pl_nb_ep; j++) {
+			struct pl_fd *p;
+
+			if (pl_ep[j].epfd != epfd)
+				continue;
+			ours = true;
+			p = pl_get(pl_ep[j].fd);
+			if (p != NULL && !p->stale &&
+			    pl_arm(p, pl_ep2poll(pl_ep[j].events)) != 0)
+				if (REAL(write)(pl_ep[j].fd, &one, sizeof(one)) < 0)
+					continue;
+		}
+		pthread_mutex_unlock(&pl_lock);
+		n = mask != NULL ? REAL(epoll_pwait)(epfd, evs, max, left, mask) :
+		    REAL(epoll_wait)(epfd, evs, max, left);
+		if (n <= 0 || !ours)
+			return n;
+		for (i = 0, k = 0; i < n; i++) {
+			uint64_t d = evs[i].data.u64;
+			struct pl_fd *p;
+			int fd;
+			short r;
+
+			if ((d >> 32) != (pl_tag >> 32)) {
+				evs[k++] = evs[i];
+				continue;
+			}
+			fd = (int)(uint32_t)d;
+			p = pl_get(fd);
+			pl_drain(fd);
+			if (p == NULL || p->stale)
+				continue;
+			r = pl_arm(p, POLLIN | POLLOUT);
+			for (j = 0; j < pl_nb_ep; j++)
+				if (pl_ep[j].epfd == epfd && pl_ep[j].fd == fd)
+					break;
+			r &= j < pl_nb_ep ? pl_ep2poll(pl_ep[j].events) | POLLNVAL :
+			     (short)(POLLIN | POLLOUT);
+			if (r == 0)
+				continue;	/* nothing after all */
+			evs[k].events = pl_poll2ep(r);
+			evs[k].data.u64 = p->ep_data;
+			k++;
+		}
+		if (k != 0 || timeout_ms == 0)
+			return k;
+		if (timeout_ms > 0) {
+			uint64_t now = pl_now_ms();
+
+			if (now >= deadline)
+				return 0;
+			left = (int)(deadline - now);
+		}
+	}
+}
+
+PL_EXPORT int
+epoll_wait(int epfd, struct epoll_event *evs, int max, int timeout_ms)
+{
+	if (pl_inside || pl_nb_ep == 0)
+		return REAL(epoll_wait)(epfd, evs, max, timeout_ms);
+	return pl_epoll(epfd, evs, max, timeout_ms, NULL);
+}
+
+PL_EXPORT int
+epoll_pwait(int epfd, struct epoll_event *evs, int max, int timeout_ms,
+	    const sigset_t *mask)
+{
+	if (pl_inside || pl_nb_ep == 0)
+		return REAL(epoll_pwait)(epfd, evs, max, timeout_ms, mask);
+	return pl_epoll(epfd, evs, max, timeout_ms, mask);
+}
