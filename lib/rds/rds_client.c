@@ -83,16 +83,6 @@ int
 rds_cl_call(struct rds_cl *cl, struct rds_ctl_req *q, struct rds_ctl_resp *r,
 	    int pass_fd, int *got_fd)
 {
-	struct iovec iov = {
-		.iov_base = q,
-		.iov_len = offsetof(struct rds_ctl_req, data) + q->len,
-	};
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *cm;
 	ssize_t n;
 
 	if (got_fd != NULL)
@@ -101,31 +91,13 @@ rds_cl_call(struct rds_cl *cl, struct rds_ctl_req *q, struct rds_ctl_resp *r,
 		return -ECONNRESET;
 	pthread_mutex_lock(&cl->ctl);
 	q->seq = ++cl->seq;
-	if (pass_fd >= 0) {
-		memset(&u, 0, sizeof(u));
-		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof(u.buf);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
-	}
-	if (sendmsg(cl->fd, &mh, MSG_NOSIGNAL) < 0)
+	if (rds_ctl_send(cl->fd, q, offsetof(struct rds_ctl_req, data) + q->len,
+			 pass_fd) != 0)
 		goto dead;
-	iov.iov_base = r;
-	iov.iov_len = sizeof(*r);
-	memset(&u, 0, sizeof(u));
-	mh.msg_control = u.buf;
-	mh.msg_controllen = sizeof(u.buf);
-	n = recvmsg(cl->fd, &mh, MSG_CMSG_CLOEXEC);
+	n = rds_ctl_recv(cl->fd, r, sizeof(*r), got_fd);
 	if (n < (ssize_t)offsetof(struct rds_ctl_resp, data) ||
 	    r->seq != q->seq)
 		goto dead;
-	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET &&
-		    cm->cmsg_type == SCM_RIGHTS && got_fd != NULL)
-			memcpy(got_fd, CMSG_DATA(cm), sizeof(int));
 	pthread_mutex_unlock(&cl->ctl);
 	if (r->ret < 0)
 		return -(r->err != 0 ? r->err : EIO);
@@ -133,6 +105,10 @@ rds_cl_call(struct rds_cl *cl, struct rds_ctl_req *q, struct rds_ctl_resp *r,
 dead:
 	__atomic_store_n(&cl->dead, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&cl->ctl);
+	if (got_fd != NULL && *got_fd >= 0) {
+		close(*got_fd);
+		*got_fd = -1;
+	}
 	return -ECONNRESET;
 }
 

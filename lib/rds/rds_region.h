@@ -26,7 +26,9 @@
  * so that an offset says its class and slot.
  */
 
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "rds_xring.h"
 
@@ -214,5 +216,13 @@ struct rds_ctl_hello {
 	uint32_t version;
 	int32_t pid;
 };
+
+/* rds_ctl.c: one message on the UNIX socket. Send buf[0, len), and
+ * pass_fd with it when >= 0: 0, or -errno. */
+int rds_ctl_send(int fd, const void *buf, size_t len, int pass_fd);
+/* Receive one message of at most len bytes into buf, and the fd passed
+ * with it into *got_fd (-1: none; closed when got_fd is NULL): its
+ * length, or -errno (-ECONNRESET at end of file). */
+ssize_t rds_ctl_recv(int fd, void *buf, size_t len, int *got_fd);
 
 #endif /* RDS_REGION_H */

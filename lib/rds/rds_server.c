@@ -146,23 +146,32 @@ rds_client_violation(struct rds_client *cl, const char *what)
 	}
 }
 
+/* Free what a client socket kept until the client made room: its
+ * received messages and notifications. */
+void
+rds_srv_sock_flush(struct rds_srv_sock *ss)
+{
+	struct rds_msg *m;
+
+	while ((m = TAILQ_FIRST(&ss->ovf)) != NULL) {
+		TAILQ_REMOVE(&ss->ovf, m, link);
+		rds_msg_free(m);
+	}
+	while ((m = TAILQ_FIRST(&ss->nt_ovf)) != NULL) {
+		TAILQ_REMOVE(&ss->nt_ovf, m, link);
+		rds_msg_free(m);
+	}
+}
+
 static void
 rds_srv_client_free(struct rds_client *cl)
 {
 	unsigned int c, i;
-	struct rds_msg *m;
 
 	for (i = 0; i < RDS_SRV_SOCKS; i++) {
 		struct rds_srv_sock *ss = &cl->socks[i];
 
-		while ((m = TAILQ_FIRST(&ss->ovf)) != NULL) {
-			TAILQ_REMOVE(&ss->ovf, m, link);
-			rds_msg_free(m);
-		}
-		while ((m = TAILQ_FIRST(&ss->nt_ovf)) != NULL) {
-			TAILQ_REMOVE(&ss->nt_ovf, m, link);
-			rds_msg_free(m);
-		}
+		rds_srv_sock_flush(ss);
 		if (ss->efd >= 0)
 			close(ss->efd);
 	}

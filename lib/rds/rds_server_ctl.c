@@ -24,58 +24,18 @@
 int
 rds_srv_send(int fd, const struct rds_ctl_resp *r, int pass_fd)
 {
-	struct iovec iov = {
-		.iov_base = (void *)(uintptr_t)r,
-		.iov_len = offsetof(struct rds_ctl_resp, data) + r->len,
-	};
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *cm;
-
-	if (pass_fd >= 0) {
-		memset(&u, 0, sizeof(u));
-		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof(u.buf);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
-	}
-	return sendmsg(fd, &mh, MSG_NOSIGNAL) < 0 ? -errno : 0;
+	return rds_ctl_send(fd, r, offsetof(struct rds_ctl_resp, data) + r->len,
+			    pass_fd);
 }
 
 /* A received message's passed fd (SCM_RIGHTS), or -1. */
 static int
 rds_srv_recv(int fd, struct rds_ctl_req *q, int *pass_fd)
 {
-	struct iovec iov = { .iov_base = q, .iov_len = sizeof(*q) };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *cm;
-	ssize_t n;
+	ssize_t n = rds_ctl_recv(fd, q, sizeof(*q), pass_fd);
 
-	*pass_fd = -1;
-	n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
-	if (n <= 0)
-		return n == 0 ? -ECONNRESET : -errno;
-	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET &&
-		    cm->cmsg_type == SCM_RIGHTS &&
-		    cm->cmsg_len >= CMSG_LEN(sizeof(int))) {
-			if (*pass_fd >= 0)
-				close(*pass_fd);
-			memcpy(pass_fd, CMSG_DATA(cm), sizeof(int));
-		}
+	if (n < 0)
+		return (int)n;
 	if ((size_t)n < offsetof(struct rds_ctl_req, data) ||
 	    q->len > RDS_CTL_MAX_DATA ||
 	    (size_t)n != offsetof(struct rds_ctl_req, data) + q->len) {
@@ -176,18 +136,7 @@ rds_srv_do_close(struct rds_client *cl, const struct rds_ctl_req *q,
 		ss->on_ovf = false;
 	}
 	rte_spinlock_unlock(&cl->rx_lock);
-	{
-		struct rds_msg *m;
-
-		while ((m = TAILQ_FIRST(&ss->ovf)) != NULL) {
-			TAILQ_REMOVE(&ss->ovf, m, link);
-			rds_msg_free(m);
-		}
-		while ((m = TAILQ_FIRST(&ss->nt_ovf)) != NULL) {
-			TAILQ_REMOVE(&ss->nt_ovf, m, link);
-			rds_msg_free(m);
-		}
-	}
+	rds_srv_sock_flush(ss);
 	__atomic_store_n(&ss->cs->closed, 1, __ATOMIC_RELEASE);
 }
 

@@ -107,6 +107,7 @@ rds_region_slot(const struct rds_region_layout *l, unsigned int p,
 
 /* rds_server.c: regions and clients */
 void rds_client_violation(struct rds_client *cl, const char *what);
+void rds_srv_sock_flush(struct rds_srv_sock *ss);
 
 /* rds_server_data.c: the data plane (engines) */
 unsigned int rds_srv_drain(struct rds_engine *e, struct rds_client *cl,
