@@ -573,7 +573,7 @@ struct rds_sock {
 	bool pending;			/* on the home engine's pending list */
 	TAILQ_ENTRY(rds_sock) pend_link;
 
-	/* A socket made for an attached process (rds_server.c): its
+	/* A socket made for an attached process (rds_server*.c): its
 	 * deliveries, wake-ups and releases go to the client's region.
 	 * Set before the socket is bound, cleared never (NULL: ours). */
 	struct rds_client *client;
@@ -769,7 +769,7 @@ int rds_xmem_atomic(pid_t pid, uintptr_t addr,
 		    uint64_t (*fn)(uint64_t old, const void *arg),
 		    const void *arg, uint64_t *old);
 
-/* rds_rdma.c */
+/* rds_rdma.c, rds_rdma_cmsg.c, rds_rdma_exec.c */
 int rds_mr_init(void);
 void rds_mr_fini(void);
 void rds_mr_sock_close(struct rds_sock *rs);
@@ -1094,7 +1094,7 @@ int rds_engine_call(struct rds_engine *e, unsigned int dst, rds_engine_fn fn,
  * (driving inline engines meanwhile). 0 or -ENOMEM. */
 int rds_engine_call_wait(unsigned int dst, rds_engine_fn fn, void *arg);
 
-/* rds_server.c: serving attached processes (the engine side). */
+/* rds_server*.c: serving attached processes (the engine side). */
 struct rds_client;
 struct rds_srv_sock;
 unsigned int rds_server_service(struct rds_engine *e);
@@ -1111,7 +1111,7 @@ uint64_t rds_server_violations(void);
 void rds_server_fini(void);
 void rds_srv_efd_kick(int fd);
 
-/* rds_client.c: an attached process (no EAL; rds_lib is NULL). The
+/* rds_client*.c: an attached process (no EAL; rds_lib is NULL). The
  * public calls go here when rds_client_active(). */
 bool rds_client_active(void);
 int rds_client_socket(void);
@@ -1139,7 +1139,7 @@ int rds_client_poll(struct rte_rds_pollfd *fds, unsigned int nfds,
 		    int timeout_ms);
 
 /* The public calls of a process with no library of its own but an
- * attachment: go to rds_client.c. */
+ * attachment: go to rds_client*.c. */
 #define RDS_CLIENT_OR(call) do { \
 		if (unlikely(rds_lib == NULL) && rds_client_active()) \
 			return call; \
