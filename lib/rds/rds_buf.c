@@ -166,19 +166,17 @@ rds_reg_remove_large(void *p)
 struct rds_buf_region *
 rds_buf_region_get(const struct rds_msg *b)
 {
-#ifdef RDS_LIBC_ALLOC
-	RTE_SET_USED(b);
-	return NULL;
-#else
 	struct rds_buf_region *r;
 
+#ifdef RDS_LIBC_ALLOC
+	return NULL;
+#endif
 	rte_spinlock_lock(&rds_reg_lock);
 	r = rds_reg_find((uintptr_t)b);
 	if (r == NULL && b->cls >= RDS_BUF_TC_CLASSES)
 		r = rds_reg_insert((uintptr_t)b, rds_classes[b->cls].size, true);
 	rte_spinlock_unlock(&rds_reg_lock);
 	return r;
-#endif
 }
 
 void

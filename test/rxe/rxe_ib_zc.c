@@ -38,6 +38,7 @@
 #include <rte_rds_ib.h>
 
 #include "rds_test.h"
+#include "rxe_ib_util.h"
 
 #define BIG (1u << 20)
 #define FLIGHT_LEN (64u << 10)
@@ -51,34 +52,6 @@ static const bool zc_built;	/* every buffer is copied */
 #else
 static const bool zc_built = true;
 #endif
-
-static void
-lib_up(const char *opts)
-{
-	struct rte_rds_conf conf;
-	char spec[128];
-
-	rte_rds_conf_init(&conf);
-	conf.engine[0].lcore_id = RTE_RDS_ENGINE_INLINE;
-	conf.engine[0].idle = RTE_RDS_IDLE_YIELD;
-	snprintf(spec, sizeof(spec), "%s=ib%s%s", addr_a, *opts ? "," : "",
-		 opts);
-	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(&conf, spec) == 0);
-	snprintf(spec, sizeof(spec), "%s=ib%s%s", addr_b, *opts ? "," : "",
-		 opts);
-	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(&conf, spec) == 0);
-	CU_ASSERT_FATAL(rds_test_lib_init(&conf) == 0);
-}
-
-static struct rte_rds_ib_stats
-ib_stats(void)
-{
-	struct rte_rds_ib_stats st;
-
-	memset(&st, 0, sizeof(st));
-	CU_ASSERT(rte_rds_ib_stats_get(&st) == 0);
-	return st;
-}
 
 /* A message of len bytes for key: the key in its first 8, a pattern. */
 static void
@@ -125,7 +98,7 @@ wait_released(unsigned int secs)
 	struct rte_rds_ib_stats st;
 
 	for (;;) {
-		st = ib_stats();
+		st = rxe_ib_stats();
 		if (st.tx_zc_released == st.tx_zc_frames)
 			return true;
 		if (rds_test_since_s(t0) > secs) {
@@ -162,9 +135,9 @@ run_sizes(const char *opts, bool zc)
 	unsigned int k, rep;
 	int a, b;
 
-	lib_up(opts);
+	rxe_ib_lib_up(addr_a, addr_b, opts);
 	pair_up(&a, &b, &to);
-	i0 = ib_stats();
+	i0 = rxe_ib_stats();
 	for (rep = 0; rep < 2; rep++) {
 		for (k = 0; k < RTE_DIM(sizes); k++) {
 			uint32_t len = sizes[k], off;
@@ -189,7 +162,7 @@ run_sizes(const char *opts, bool zc)
 		}
 	}
 	CU_ASSERT(wait_released(30));
-	i1 = ib_stats();
+	i1 = rxe_ib_stats();
 	printf("  %s: %" PRIu64 " SENDs, %" PRIu64 " from message buffers (%"
 	       PRIu64 " bytes; %" PRIu64 " expected), %" PRIu64
 	       " references dropped, %" PRIu64 " regions registered\n",
@@ -278,11 +251,11 @@ run_flight(enum flight_end how)
 	unsigned int got;
 	int a, b, a2;
 
-	lib_up("");
+	rxe_ib_lib_up(addr_a, addr_b, "");
 	pair_up(&a, &b, &to);
-	i0 = ib_stats();
+	i0 = rxe_ib_stats();
 	send_flight(a, &to, 1);
-	i1 = ib_stats();
+	i1 = rxe_ib_stats();
 	printf("  posted %" PRIu64 " SENDs, %" PRIu64 " in place, %" PRIu64
 	       " references held\n", i1.tx_frames - i0.tx_frames,
 	       i1.tx_zc_frames - i0.tx_zc_frames,
@@ -306,7 +279,7 @@ run_flight(enum flight_end how)
 		/* Every message once, in order (the peer drops duplicates). */
 		got = drain(b, 1, FLIGHT_NB, 120);
 		CU_ASSERT_EQUAL(got, FLIGHT_NB);
-		CU_ASSERT(ib_stats().qp_errors_injected > 0);
+		CU_ASSERT(rxe_ib_stats().qp_errors_injected > 0);
 	} else {
 		/* What was on the wire may arrive; the rest is dropped. */
 		got = drain(b, 1, FLIGHT_NB, 3);
@@ -323,7 +296,7 @@ run_flight(enum flight_end how)
 	send_flight(a2, &to, 1000);
 	CU_ASSERT_EQUAL(drain(b, 1000, FLIGHT_NB, 120), FLIGHT_NB);
 	CU_ASSERT(wait_released(30));
-	i1 = ib_stats();
+	i1 = rxe_ib_stats();
 	printf("  %" PRIu64 " SENDs in place, %" PRIu64 " references dropped"
 	       ", %" PRIu64 " regions registered\n", i1.tx_zc_frames,
 	       i1.tx_zc_released, i1.tx_zc_regs);
