@@ -165,6 +165,7 @@ struct rds_ib_conn {
 	struct rds_msg *tx_zc_buf;
 	struct rds_msg **tx_zc;
 	uint32_t tx_zc_out;		/* non-NULL entries of tx_zc */
+	struct rds_buf_region *tx_zc_slab;	/* the last slab sent from */
 	bool tx_op_posted;		/* its RDMA/atomic WR is posted */
 	bool tx_fence;			/* fence its first SEND */
 	struct rds_rdma_op **op_slots;	/* send slot -> operation in flight */

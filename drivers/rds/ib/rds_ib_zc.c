@@ -71,9 +71,16 @@ rds_ib_zc_mr(struct rds_ib_conn *ic, struct rds_msg *m, struct rds_msg **bufp)
 		b = b->owner;
 	if (b->payload != b->buf)
 		return NULL;
-	r = rds_buf_region_get(b);
-	if (r == NULL)
-		return NULL;
+	/* The slab of the last message, without the regions' lock: a
+	 * slab lasts as long as the library. */
+	r = ic->tx_zc_slab;
+	if (r == NULL || (uintptr_t)b - r->base >= r->len) {
+		r = rds_buf_region_get(b);
+		if (r == NULL)
+			return NULL;
+		if (!r->large)
+			ic->tx_zc_slab = r;
+	}
 	ir = __atomic_load_n((struct rds_ib_region **)&r->tp, __ATOMIC_ACQUIRE);
 	if (ir == NULL) {
 		nir = calloc(1, sizeof(*nir));
