@@ -95,6 +95,26 @@ test_slab_region(void)
 #endif
 }
 
+#ifndef RDS_LIBC_ALLOC
+/* A new large buffer of len bytes in *mp, and its region (of its own). */
+static struct rds_buf_region *
+large_region(uint32_t len, struct rds_msg **mp)
+{
+	struct rds_buf_region *r;
+	struct rds_msg *m;
+
+	m = rds_msg_alloc(len);
+	CU_ASSERT_FATAL(m != NULL);
+	r = rds_buf_region_get(m);
+	CU_ASSERT_FATAL(r != NULL);
+	CU_ASSERT(r->large);
+	CU_ASSERT_EQUAL(r->base, (uintptr_t)m);
+	CU_ASSERT(r->len >= len + sizeof(*m));
+	*mp = m;
+	return r;
+}
+#endif
+
 static void
 test_large_cached(void)
 {
@@ -107,13 +127,7 @@ test_large_cached(void)
 
 	lib_up(64u << 20);
 	rds_buf_listener_set(count_release);
-	m = rds_msg_alloc(64u << 10);
-	CU_ASSERT_FATAL(m != NULL);
-	r = rds_buf_region_get(m);
-	CU_ASSERT_FATAL(r != NULL);
-	CU_ASSERT(r->large);
-	CU_ASSERT_EQUAL(r->base, (uintptr_t)m);
-	CU_ASSERT(r->len >= (64u << 10) + sizeof(*m));
+	r = large_region(64u << 10, &m);
 	CU_ASSERT(r->tp == NULL);
 	r->tp = &token;
 	rds_msg_free(m);		/* onto the free list */
@@ -143,19 +157,12 @@ test_large_freed(void)
 
 	lib_up(0);			/* no cache: every free goes to libc */
 	rds_buf_listener_set(count_release);
-	m = rds_msg_alloc(1u << 20);
-	CU_ASSERT_FATAL(m != NULL);
-	r = rds_buf_region_get(m);
-	CU_ASSERT_FATAL(r != NULL);
-	CU_ASSERT(r->large);
+	r = large_region(1u << 20, &m);
 	r->tp = &token;
 	rds_msg_free(m);
 	CU_ASSERT_EQUAL(released, 1);
 	CU_ASSERT(released_tp == &token);
-	m = rds_msg_alloc(1u << 20);
-	CU_ASSERT_FATAL(m != NULL);
-	r = rds_buf_region_get(m);
-	CU_ASSERT_FATAL(r != NULL);
+	r = large_region(1u << 20, &m);
 	CU_ASSERT(r->tp == NULL);
 	rds_msg_free(m);
 	CU_ASSERT_EQUAL(released, 1);	/* nothing hung there this time */
