@@ -76,6 +76,10 @@ perf_print_ib_stats(FILE *f)
 	PERF_IB_STAT(tx_acks);
 	PERF_IB_STAT(tx_acks_piggybacked);
 	PERF_IB_STAT(tx_acks_limited);
+	PERF_IB_STAT(tx_zc_frames);
+	PERF_IB_STAT(tx_zc_bytes);
+	PERF_IB_STAT(tx_zc_released);
+	PERF_IB_STAT(tx_zc_regs);
 #undef PERF_IB_STAT
 }
 #endif

@@ -15,6 +15,16 @@
  *
  * With the libc_alloc build option every buffer comes from malloc and
  * goes back to free, so that AddressSanitizer sees each one.
+ *
+ * Regions (rds_buf_region_get): a transport that sends from message
+ * buffers in place (ib's zero-copy, which registers memory) finds the
+ * region a buffer lies in: its slab, or a large buffer on its own, made
+ * a region the first time it is asked for and dropped when the buffer
+ * goes back to libc. The transport hangs its data (its registrations)
+ * on a region and is told to release it when the region goes
+ * (rds_buf_listener_set). Slabs are regions from their creation;
+ * nothing is asked of the transport then, it registers at first use.
+ * With libc_alloc there are no regions: every buffer is new.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +57,141 @@ struct rds_buf_class {
 static struct rds_buf_class rds_classes[RDS_BUF_NB_CLASSES];
 static uint64_t rds_buf_cache_limit;	/* bytes of large free buffers */
 static uint64_t rds_buf_cached;		/* bytes on large free lists */
+
+/* Regions, sorted by base; the lock is taken after a class's, never
+ * before, and no callback runs under it. */
+static rte_spinlock_t rds_reg_lock = RTE_SPINLOCK_INITIALIZER;
+static struct rds_buf_region **rds_regs;
+static uint32_t rds_nb_regs, rds_regs_cap;
+static uint32_t rds_nb_large_regs;	/* large buffers among them */
+static void (*rds_reg_release)(void *tp);
+
+/* Index of the first region whose base is above addr. Under the lock. */
+static uint32_t
+rds_reg_upper(uintptr_t addr)
+{
+	uint32_t lo = 0, hi = rds_nb_regs;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (rds_regs[mid]->base <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The region holding addr, or NULL. Under the lock. */
+static struct rds_buf_region *
+rds_reg_find(uintptr_t addr)
+{
+	uint32_t i = rds_reg_upper(addr);
+	struct rds_buf_region *r;
+
+	if (i == 0)
+		return NULL;
+	r = rds_regs[i - 1];
+	return addr - r->base < r->len ? r : NULL;
+}
+
+/* A new region [base, base + len). Under the lock. */
+static struct rds_buf_region *
+rds_reg_insert(uintptr_t base, size_t len, bool large)
+{
+	struct rds_buf_region *r;
+	uint32_t i;
+
+	if (rds_nb_regs == rds_regs_cap) {
+		uint32_t cap = rds_regs_cap ? rds_regs_cap * 2 : 64;
+		struct rds_buf_region **a = realloc(rds_regs, sizeof(*a) * cap);
+
+		if (a == NULL)
+			return NULL;
+		rds_regs = a;
+		rds_regs_cap = cap;
+	}
+	r = calloc(1, sizeof(*r));
+	if (r == NULL)
+		return NULL;
+	r->base = base;
+	r->len = len;
+	r->large = large;
+	i = rds_reg_upper(base);
+	memmove(&rds_regs[i + 1], &rds_regs[i],
+		sizeof(*rds_regs) * (rds_nb_regs - i));
+	rds_regs[i] = r;
+	rds_nb_regs++;
+	if (large)
+		__atomic_fetch_add(&rds_nb_large_regs, 1, __ATOMIC_RELAXED);
+	return r;
+}
+
+/* The transport's data of r goes (r is gone, or the transport). */
+static void
+rds_reg_drop_tp(struct rds_buf_region *r)
+{
+	void *tp = __atomic_exchange_n(&r->tp, NULL, __ATOMIC_ACQ_REL);
+
+	if (tp != NULL && rds_reg_release != NULL)
+		rds_reg_release(tp);
+}
+
+/* A large buffer goes back to libc: its region first, if it has one. */
+static void
+rds_reg_remove_large(void *p)
+{
+	struct rds_buf_region *r = NULL;
+	uint32_t i;
+
+	if (__atomic_load_n(&rds_nb_large_regs, __ATOMIC_RELAXED) == 0)
+		return;
+	rte_spinlock_lock(&rds_reg_lock);
+	i = rds_reg_upper((uintptr_t)p);
+	if (i != 0 && rds_regs[i - 1]->base == (uintptr_t)p) {
+		r = rds_regs[i - 1];
+		memmove(&rds_regs[i - 1], &rds_regs[i],
+			sizeof(*rds_regs) * (rds_nb_regs - i));
+		rds_nb_regs--;
+		__atomic_fetch_sub(&rds_nb_large_regs, 1, __ATOMIC_RELAXED);
+	}
+	rte_spinlock_unlock(&rds_reg_lock);
+	if (r != NULL) {
+		rds_reg_drop_tp(r);
+		free(r);
+	}
+}
+
+struct rds_buf_region *
+rds_buf_region_get(const struct rds_msg *b)
+{
+	struct rds_buf_region *r;
+
+#ifdef RDS_LIBC_ALLOC
+	return NULL;
+#endif
+	rte_spinlock_lock(&rds_reg_lock);
+	r = rds_reg_find((uintptr_t)b);
+	if (r == NULL && b->cls >= RDS_BUF_TC_CLASSES)
+		r = rds_reg_insert((uintptr_t)b, rds_classes[b->cls].size, true);
+	rte_spinlock_unlock(&rds_reg_lock);
+	return r;
+}
+
+void
+rds_buf_listener_set(void (*release)(void *tp))
+{
+	uint32_t i;
+
+	if (release == NULL && rds_reg_release != NULL) {
+		/* Every region's data goes now (no region goes meanwhile:
+		 * this runs at the transport's fini). */
+		for (i = 0; i < rds_nb_regs; i++)
+			rds_reg_drop_tp(rds_regs[i]);
+	}
+	rds_reg_release = release;
+}
 
 void *
 rds_mem_zalloc(const char *what, size_t size)
@@ -82,6 +227,7 @@ rds_buf_init(const struct rte_rds_conf *conf)
 	}
 	rds_buf_cache_limit = conf->buf_cache_bytes;
 	rds_buf_cached = 0;
+	rds_nb_regs = rds_nb_large_regs = 0;
 	return 0;
 }
 
@@ -91,6 +237,10 @@ rds_buf_fini(void)
 	struct rds_free_buf *f, *next;
 	unsigned int c, i;
 
+	/* Registrations go before the memory (the transport dropped its
+	 * own at its fini already). */
+	for (i = 0; i < rds_nb_regs; i++)
+		rds_reg_drop_tp(rds_regs[i]);
 	/* Threads' caches are abandoned: the epoch (bumped before this)
 	 * tells each thread at its next call. */
 	for (c = 0; c < RDS_BUF_NB_CLASSES; c++) {
@@ -99,6 +249,7 @@ rds_buf_fini(void)
 		if (c >= RDS_BUF_TC_CLASSES) {
 			for (f = bc->free; f != NULL; f = next) {
 				next = f->next;
+				rds_reg_remove_large(f);
 				free(f);
 			}
 		}
@@ -110,6 +261,11 @@ rds_buf_fini(void)
 		bc->free = NULL;
 		bc->nb_free = 0;
 	}
+	for (i = 0; i < rds_nb_regs; i++)
+		free(rds_regs[i]);
+	free(rds_regs);
+	rds_regs = NULL;
+	rds_nb_regs = rds_regs_cap = rds_nb_large_regs = 0;
 }
 
 /* A new slab for a small class, onto its free list. Under bc->lock. */
@@ -131,6 +287,13 @@ rds_buf_grow(struct rds_buf_class *bc)
 	}
 	if (posix_memalign(&p, 4096, (size_t)n * bc->size) != 0)
 		return -ENOMEM;
+	rte_spinlock_lock(&rds_reg_lock);
+	if (rds_reg_insert((uintptr_t)p, (size_t)n * bc->size, false) == NULL) {
+		rte_spinlock_unlock(&rds_reg_lock);
+		free(p);
+		return -ENOMEM;
+	}
+	rte_spinlock_unlock(&rds_reg_lock);
 	slab = p;
 	bc->slabs[bc->nb_slabs++] = slab;
 	for (i = 0; i < n; i++) {
@@ -275,7 +438,10 @@ rds_buf_put(unsigned int c, void *p)
 		f = NULL;
 	}
 	rte_spinlock_unlock(&bc->lock);
-	free(f);
+	if (f != NULL) {
+		rds_reg_remove_large(f);
+		free(f);
+	}
 }
 
 struct rds_msg *

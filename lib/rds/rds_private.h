@@ -199,6 +199,25 @@ void rds_mem_free(void *p);
 /* The calling thread's cached buffers go back to the shared lists. */
 void rds_buf_thread_flush(void);
 
+/* Memory a transport may register to send from buffers in place (ib's
+ * zero-copy): a slab of small buffers, or one large buffer. */
+struct rds_buf_region {
+	uintptr_t base;
+	size_t len;
+	void *tp;			/* the transport's data (atomic: set
+					 * with a compare and swap) */
+	bool large;			/* one large buffer */
+};
+/* The region of buffer b (a message's own buffer: the owner of a
+ * borrowed payload), made for a large buffer at its first call; NULL
+ * without memory, and always with libc_alloc (every buffer is new). It
+ * lasts as long as b's memory. */
+struct rds_buf_region *rds_buf_region_get(const struct rds_msg *b);
+/* Who is told when a region's tp goes: release(tp) when a large buffer
+ * goes back to libc, at rds_buf_fini, and for every region when it is set
+ * back to NULL (the transport's fini). One listener. */
+void rds_buf_listener_set(void (*release)(void *tp));
+
 /* ------------------------------------------------------------------ */
 /* Queues (rds_queue.c): single-producer single-consumer queues of
  * messages, made of rte_ring segments. Nothing is allocated until the

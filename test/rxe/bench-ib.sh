@@ -11,6 +11,10 @@
 #   --iters N      ib_send_lat iterations (default 2000) and kernel RDS
 #                  round trips (default 5000 = 2.5 x N)
 #   --no-kernel    skip the second boot (kernel RDS over rxe)
+#   --zc           instead of the above: one boot of --runs pairs of
+#                  rds-perf ib stream 64 KiB, zerocopy=0 then zerocopy=1
+#                  (both sides; $RDS_BENCH_IB_OPTS is added), and their
+#                  median MB/s (payload received, one way)
 #   -t SEC         hard limit for each VM boot (default 900)
 #
 # Boot 1 (rds_rdma, rds_tcp and rds not loaded, as run-in-vm.sh does, so
@@ -163,8 +167,9 @@ vm_rds_perf() {
 	local eal_mem="--no-pci ${RDS_BENCH_EAL:---no-huge -m 512}"
 	local lim=$((secs + 90)) spid src crc p50
 	local slog=/tmp/bench-perf-srv-$tag.txt clog=/tmp/bench-perf-cli-$tag.txt
-	local ibo=()
-	[ -z "${RDS_BENCH_IB_OPTS:-}" ] || ibo=(--ib-opts "$RDS_BENCH_IB_OPTS")
+	local ibo=() opts=${RDS_BENCH_IB_OPTS:-}
+	[ -z "${5:-}" ] || opts=${opts:+$opts,}$5
+	[ -z "$opts" ] || ibo=(--ib-opts "$opts")
 
 	# shellcheck disable=SC2086 # eal_mem is a list of arguments
 	timeout -k 5 "$lim" \
@@ -193,6 +198,7 @@ vm_rds_perf() {
 	say "rdsperf_${mode}_p50_ns $tag $p50"
 	say "rdsperf_${mode}_msgs_per_s $tag $(awk '/^msgs\/s:/ { print $2; exit }' "$clog")"
 	say "rdsperf_${mode}_p99_ns $tag $(awk '/^rtt p99:/ { print $3; exit }' "$clog")"
+	say "rdsperf_${mode}_mb_per_s $tag $(awk '/^MB\/s:/ { print $2; exit }' "$clog")"
 }
 
 # rds-perf over the loop transport in the VM: what the library's own path
@@ -264,6 +270,14 @@ in_vm() {
 		echo "== (d) rds-perf loop lat 64 B (reference: no verbs, one process)"
 		vm_loop || rc=1
 		;;
+	zc)
+		for i in $(seq 1 "$RUNS"); do
+			echo "== (z) rds-perf ib stream 64 KiB, zerocopy=0, run $i of $RUNS"
+			vm_rds_perf "copy$i" stream 65536 "$SECS" zerocopy=0 || rc=1
+			echo "== (z) rds-perf ib stream 64 KiB, zerocopy=1, run $i of $RUNS"
+			vm_rds_perf "zc$i" stream 65536 "$SECS" zerocopy=1 || rc=1
+		done
+		;;
 	kernel)
 		lsmod 2>/dev/null | grep -E '^(rds|rds_rdma) ' || true
 		echo "== ib_send_lat -s 64 -n $ITERS (reference, this boot)"
@@ -287,13 +301,14 @@ fi
 # On the host
 # ======================================================================
 usage() { sed -n '3,/^$/s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
-SECS=5 RUNS=3 ITERS=2000 KITERS='' KERNEL=1 VMTIMEOUT=900
+SECS=5 RUNS=3 ITERS=2000 KITERS='' KERNEL=1 VMTIMEOUT=900 PART=librte
 while [ $# -gt 0 ]; do
 	case $1 in
 	--secs) SECS=${2:?}; shift ;;
 	--runs) RUNS=${2:?}; shift ;;
 	--iters) ITERS=${2:?}; shift ;;
 	--no-kernel) KERNEL=0 ;;
+	--zc) PART=zc KERNEL=0 ;;
 	-t) VMTIMEOUT=${2:?}; shift ;;
 	-h|--help) usage 0 ;;
 	-*) echo "bench-ib: unknown option '$1'" >&2; usage ;;
@@ -335,7 +350,7 @@ wait_no_vm
 echo "bench-ib: boot 1 (librte_rds; rds, rds_tcp, rds_rdma not loaded)"
 "$HERE/vm-run.sh" -t "$VMTIMEOUT" --mem 2048 "${envs[@]}" \
 	--kargs "rdsvm_nomod=rds_rdma,rds_tcp,rds" -- \
-	"$me --in-vm librte $args" | tee -a "$LOG"
+	"$me --in-vm $PART $args" | tee -a "$LOG"
 rc=${PIPESTATUS[0]}
 [ "$rc" = 77 ] && exit 77
 [ "$rc" = 0 ] || { echo "bench-ib: boot 1 failed (status $rc)"; status=1; }
@@ -363,7 +378,9 @@ $2 == "ib_send_lat_t_typical_us" { lat[$3] = $4 }
 $2 == "rdsperf_lat_p50_ns" { p50[++np] = $4; tag[np] = $3 }
 $2 == "rdsperf_lat_p99_ns" { p99[$3] = $4 }
 $2 == "rdsperf_lat_msgs_per_s" { lmps[$3] = $4 }
-$2 == "rdsperf_stream_msgs_per_s" { smps[++ns_] = $4; stag[ns_] = $3 }
+$2 == "rdsperf_stream_msgs_per_s" && $3 !~ /^(copy|zc)[0-9]/ { smps[++ns_] = $4; stag[ns_] = $3 }
+$2 == "rdsperf_stream_mb_per_s" && $3 ~ /^copy[0-9]/ { cmb[++nc] = $4 }
+$2 == "rdsperf_stream_mb_per_s" && $3 ~ /^zc[0-9]/ { zmb[++nz] = $4 }
 $2 == "ib_send_bw_msgs_per_s" { ibbw[$3] = $4 }
 $2 == "rdsperf_bw_p50_ns" { bwp50 = $4 }
 $2 == "rdsperf_bw_msgs_per_s" { bwmps = $4 }
@@ -410,6 +427,10 @@ END {
 		if (nb > 0)
 			printf "%-40s %.2fx (goal >= 0.5x): %s\n", "median / ib_send_bw median", ms / mb, (ms / mb >= 0.5) ? "MET" : "NOT MET"
 	}
+	for (i = 1; i <= nc && i <= nz; i++)
+		printf "run %d: rds-perf ib stream 64 KiB: zerocopy=0 %.1f MB/s, zerocopy=1 %.1f MB/s, ratio %.2fx\n", i, cmb[i], zmb[i], (cmb[i] > 0 ? zmb[i] / cmb[i] : 0)
+	if (nc > 0 && nz > 0)
+		printf "%-40s zerocopy=0 %.1f MB/s, zerocopy=1 %.1f MB/s (medians of %d, %d runs), ratio %.2fx\n", "rds-perf ib stream 64 KiB", median(cmb, nc), median(zmb, nz), nc, nz, median(zmb, nz) / median(cmb, nc)
 	if (bwmps != "")
 		printf "%-40s %.0f msgs/s, p50 RTT %s (32 B, depth 32)\n", "rds-perf ib bw", bwmps, ns(bwp50)
 	if (loopp50 != "")

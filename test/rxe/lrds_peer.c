@@ -256,6 +256,13 @@ l_show(void)
 		       (unsigned long long)st.flowctl_conns,
 		       (unsigned long long)st.credit_stalls,
 		       (unsigned long long)st.credits_advertised);
+		printf("lrds: ib: zero-copy SENDs %llu (%llu bytes), references "
+		       "dropped %llu, regions registered %llu, failed %llu\n",
+		       (unsigned long long)st.tx_zc_frames,
+		       (unsigned long long)st.tx_zc_bytes,
+		       (unsigned long long)st.tx_zc_released,
+		       (unsigned long long)st.tx_zc_regs,
+		       (unsigned long long)st.tx_zc_reg_fails);
 	}
 }
 

@@ -32,34 +32,9 @@
 #include <rte_rds_ib.h>
 
 #include "rds_test.h"
+#include "rxe_ib_util.h"
 
 static const char *addr_a, *addr_b;
-
-static void
-lib_up(void)
-{
-	struct rte_rds_conf conf;
-	char spec[64];
-
-	rte_rds_conf_init(&conf);
-	conf.engine[0].lcore_id = RTE_RDS_ENGINE_INLINE;
-	conf.engine[0].idle = RTE_RDS_IDLE_YIELD;
-	snprintf(spec, sizeof(spec), "%s=ib", addr_a);
-	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(&conf, spec) == 0);
-	snprintf(spec, sizeof(spec), "%s=ib", addr_b);
-	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(&conf, spec) == 0);
-	CU_ASSERT_FATAL(rds_test_lib_init(&conf) == 0);
-}
-
-static struct rte_rds_ib_stats
-ib_stats(void)
-{
-	struct rte_rds_ib_stats st;
-
-	memset(&st, 0, sizeof(st));
-	CU_ASSERT(rte_rds_ib_stats_get(&st) == 0);
-	return st;
-}
 
 /* Take one message if there is one: its index (first 8 bytes), or -1. */
 static int64_t
@@ -111,7 +86,7 @@ test_stream_batched(void)
 	int64_t idx;
 	int a, b, k;
 
-	lib_up();
+	rxe_ib_lib_up(addr_a, addr_b, "");
 	a = rds_test_socket_trans(addr_a, 0, 1 << 20, 1 << 20, RDS_TRANS_IB);
 	b = rds_test_socket_trans(addr_b, 0, 1 << 20, 1 << 20, RDS_TRANS_IB);
 	CU_ASSERT_FATAL(a >= 0 && b >= 0);
@@ -123,7 +98,7 @@ test_stream_batched(void)
 	while (recv_one(b, in, sizeof(in)) < 0 && rds_test_since_s(t0) < 60)
 		rds_test_kick();
 	rds_test_kick_n(100);
-	i0 = ib_stats();
+	i0 = rxe_ib_stats();
 	s0 = rds_test_stats();
 	t0 = rds_test_now_ns();
 	while (got < n && rds_test_since_s(t0) < 120) {
@@ -148,7 +123,7 @@ test_stream_batched(void)
 	}
 	CU_ASSERT_EQUAL(got, n);
 	CU_ASSERT(wait_acked(&s0, n, 30));
-	i1 = ib_stats();
+	i1 = rxe_ib_stats();
 	printf("  %" PRIu64 " messages in %.2f s: %" PRIu64 " SENDs in %"
 	       PRIu64 " ibv_post_send calls (%.1f a call), standalone ACKs %"
 	       PRIu64 ", piggybacked %" PRIu64 ", held back %" PRIu64 "\n",
@@ -182,7 +157,7 @@ test_pingpong_acks(void)
 	int64_t idx;
 	int a, b;
 
-	lib_up();
+	rxe_ib_lib_up(addr_a, addr_b, "");
 	a = rds_test_socket_trans(addr_a, 0, 0, 0, RDS_TRANS_IB);
 	b = rds_test_socket_trans(addr_b, 0, 0, 0, RDS_TRANS_IB);
 	CU_ASSERT_FATAL(a >= 0 && b >= 0);
@@ -197,7 +172,7 @@ test_pingpong_acks(void)
 	while (recv_one(a, in, sizeof(in)) < 0 && rds_test_since_s(t0) < 60)
 		rds_test_kick();
 	rds_test_kick_n(100);
-	i0 = ib_stats();
+	i0 = rxe_ib_stats();
 	s0 = rds_test_stats();
 	t0 = rds_test_now_ns();
 	for (r = 0; r < rounds && rds_test_since_s(t0) < 120; r++) {
@@ -221,7 +196,7 @@ test_pingpong_acks(void)
 	}
 	CU_ASSERT_EQUAL(r, rounds);
 	CU_ASSERT(wait_acked(&s0, 2 * rounds, 30));
-	i1 = ib_stats();
+	i1 = rxe_ib_stats();
 	s1 = rds_test_stats();
 	printf("  %" PRIu64 " round trips in %.2f s: ACK_REQUIRED sent %"
 	       PRIu64 ", standalone ACKs %" PRIu64 " (core s_send_ack %"

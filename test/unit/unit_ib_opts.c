@@ -27,6 +27,8 @@ test_defaults(void)
 	CU_ASSERT_EQUAL(o.recv_wr, 1024);
 	CU_ASSERT(o.flow_control);
 	CU_ASSERT_EQUAL(o.stall_ms, 5000);
+	CU_ASSERT(o.zerocopy);
+	CU_ASSERT_EQUAL(o.zc_min, 1024);
 	memset(&o, 0xa5, sizeof(o));
 	CU_ASSERT_EQUAL(rds_ib_opts_parse("", &o), 0);
 	CU_ASSERT_EQUAL(o.cm_port, 18634);
@@ -47,7 +49,10 @@ test_every_key(void)
 
 	CU_ASSERT_EQUAL(rds_ib_opts_parse("dev=rxe0,cm_port=7000,send_wr=512,"
 					  "recv_wr=16,flow_control=0,"
-					  "stall_ms=0", &o), 0);
+					  "stall_ms=0,zerocopy=0,zc_min=1",
+					  &o), 0);
+	CU_ASSERT(!o.zerocopy);
+	CU_ASSERT_EQUAL(o.zc_min, 1);
 	CU_ASSERT_EQUAL(o.cm_port, 7000);
 	CU_ASSERT_EQUAL(o.send_wr, 512);
 	CU_ASSERT_EQUAL(o.recv_wr, 16);
@@ -56,7 +61,10 @@ test_every_key(void)
 	/* The bounds themselves. */
 	CU_ASSERT_EQUAL(rds_ib_opts_parse("cm_port=1,send_wr=16,"
 					  "recv_wr=32768,flow_control=1,"
-					  "stall_ms=3600000", &o), 0);
+					  "stall_ms=3600000,zerocopy=1,"
+					  "zc_min=4096", &o), 0);
+	CU_ASSERT(o.zerocopy);
+	CU_ASSERT_EQUAL(o.zc_min, 4096);
 	CU_ASSERT_EQUAL(o.cm_port, 1);
 	CU_ASSERT_EQUAL(o.send_wr, 16);
 	CU_ASSERT_EQUAL(o.recv_wr, 32768);
@@ -88,6 +96,9 @@ static const char *const bad_opts[] = {
 	"flow_control=yes",
 	"stall_ms=3600001",
 	"stall_ms=-1",
+	"zerocopy=2",
+	"zc_min=0",
+	"zc_min=4097",			/* over a fragment */
 	"send_wr=64,send_wr=128",	/* twice */
 	"port=1",			/* eth's key, not ib's */
 	"recv_wr=64;send_wr=64",

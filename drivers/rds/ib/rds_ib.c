@@ -22,7 +22,6 @@ static bool rds_ib_wanted;	/* some local address is "ib" */
 static uint32_t rds_ib_inject_gen;
 static uint32_t rds_ib_rx_stall_gen;
 
-#define RDS_IB_MAX_DEVS 8
 static struct rds_ib_dev rds_ib_devs[RDS_IB_MAX_DEVS];
 static unsigned int rds_ib_nb_devs;
 static rte_spinlock_t rds_ib_dev_lock = RTE_SPINLOCK_INITIALIZER;
@@ -42,6 +41,7 @@ rds_ib_dev_get(struct ibv_context *verbs)
 	if (d == NULL && rds_ib_nb_devs < RDS_IB_MAX_DEVS) {
 		d = &rds_ib_devs[rds_ib_nb_devs];
 		d->verbs = verbs;
+		d->idx = rds_ib_nb_devs;
 		d->pd = ibv_alloc_pd(verbs);
 		if (d->pd == NULL) {
 			d = NULL;
@@ -77,6 +77,8 @@ rds_ib_init(const struct rte_rds_conf *conf)
 	for (i = 0; i < rds_transport_count(); i++)
 		if (rds_transport_at(i)->trans_id == RDS_TRANS_IB)
 			rds_ib_slot = i;
+	if (rds_ib_wanted)
+		rds_ib_zc_init();
 	return 0;
 }
 
@@ -87,6 +89,8 @@ rds_ib_fini(void)
 
 	rds_ib_unlisten();
 	rds_ib_mr_cache_flush();
+	if (rds_ib_wanted)
+		rds_ib_zc_fini();
 	for (i = 0; i < rds_ib_nb_devs; i++)
 		ibv_dealloc_pd(rds_ib_devs[i].pd);
 	rds_ib_nb_devs = 0;

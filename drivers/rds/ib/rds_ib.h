@@ -83,8 +83,11 @@ enum rds_ib_cstate {
 	RDS_IB_ESTABLISHED,
 };
 
+#define RDS_IB_MAX_DEVS 8
+
 struct rds_ib_dev {
 	struct ibv_context *verbs;
+	unsigned int idx;		/* in rds_ib_devs[] */
 	struct ibv_pd *pd;
 	uint32_t max_inline;
 	uint8_t max_rd_atom;		/* responder resources we offer */
@@ -98,6 +101,8 @@ struct rds_ib_opts {
 	uint32_t recv_wr;		/* receive ring per connection */
 	bool flow_control;		/* advertise credits */
 	uint32_t stall_ms;		/* no-progress bound, 0: off */
+	bool zerocopy;			/* send fragments in place */
+	uint32_t zc_min;		/* from this many bytes a fragment */
 };
 
 #define RDS_IB_DEF_CM_PORT 18634
@@ -107,6 +112,7 @@ struct rds_ib_opts {
 #define RDS_IB_MIN_WR 16		/* ring sizes, either ring */
 #define RDS_IB_MAX_WR 32768
 #define RDS_IB_MAX_STALL_MS 3600000
+#define RDS_IB_DEF_ZC_MIN 1024
 
 struct rds_ib_conn {
 	TAILQ_ENTRY(rds_ib_conn) link;	/* engine's list of live QPs */
@@ -152,6 +158,14 @@ struct rds_ib_conn {
 					 * credits) */
 	struct rds_msg *tx_msg;		/* message being fragmented */
 	uint32_t tx_off;		/* next byte of it to send */
+	/* Zero-copy (rds_ib_zc.c): the registration of tx_msg's buffer
+	 * (NULL: copy it), that buffer, and per slot the buffer a posted
+	 * frame reads, with a reference (NULL: copied). */
+	struct ibv_mr *tx_zc_mr;
+	struct rds_msg *tx_zc_buf;
+	struct rds_msg **tx_zc;
+	uint32_t tx_zc_out;		/* non-NULL entries of tx_zc */
+	struct rds_buf_region *tx_zc_slab;	/* the last slab sent from */
 	bool tx_op_posted;		/* its RDMA/atomic WR is posted */
 	bool tx_fence;			/* fence its first SEND */
 	struct rds_rdma_op **op_slots;	/* send slot -> operation in flight */
@@ -290,6 +304,16 @@ void rds_ib_flush(struct rds_engine *e);
 int rds_ib_xmit(struct rds_conn *c, struct rds_msg *m);
 int rds_ib_xmit_ack(struct rds_conn *c);
 unsigned int rds_ib_poll_send(struct rds_ib_conn *ic);
+
+/* rds_ib_zc.c */
+void rds_ib_zc_init(void);
+void rds_ib_zc_fini(void);
+/* The registration on ic's device of the buffer m's payload is in, and
+ * that buffer in *bufp; NULL: copy (no region, registration failed). */
+struct ibv_mr *rds_ib_zc_mr(struct rds_ib_conn *ic, struct rds_msg *m,
+			    struct rds_msg **bufp);
+void rds_ib_zc_done(struct rds_ib_conn *ic, uint64_t upto);
+void rds_ib_zc_drop_all(struct rds_ib_conn *ic);
 
 /* rds_ib_recv.c */
 int rds_ib_recv_setup(struct rds_ib_conn *ic);

@@ -92,6 +92,9 @@ const char *const rds_ib_xstat_names[] = {
 	IB_XSTAT(rx_stalls_injected), IB_XSTAT(tx_post_calls),
 	IB_XSTAT(tx_wrs_posted), IB_XSTAT(tx_acks),
 	IB_XSTAT(tx_acks_piggybacked), IB_XSTAT(tx_acks_limited),
+	IB_XSTAT(tx_zc_frames), IB_XSTAT(tx_zc_bytes),
+	IB_XSTAT(tx_zc_released), IB_XSTAT(tx_zc_regs),
+	IB_XSTAT(tx_zc_reg_fails),
 };
 #undef IB_XSTAT
 

@@ -35,7 +35,7 @@ rds_ib_opts_parse(const char *args, struct rds_ib_opts *o)
 {
 	static const char *const keys[] = {
 		"dev", "cm_port", "send_wr", "recv_wr", "flow_control",
-		"stall_ms", NULL,
+		"stall_ms", "zerocopy", "zc_min", NULL,
 	};
 	static const struct {
 		const char *key;
@@ -46,6 +46,8 @@ rds_ib_opts_parse(const char *args, struct rds_ib_opts *o)
 		{ "recv_wr", RDS_IB_MIN_WR, RDS_IB_MAX_WR },
 		{ "flow_control", 0, 1 },
 		{ "stall_ms", 0, RDS_IB_MAX_STALL_MS },
+		{ "zerocopy", 0, 1 },
+		{ "zc_min", 1, RDS_FRAG_SIZE },
 	};
 	uint64_t val[RTE_DIM(nums)];
 	struct rte_kvargs *kv;
@@ -58,12 +60,14 @@ rds_ib_opts_parse(const char *args, struct rds_ib_opts *o)
 	o->recv_wr = RDS_IB_DEF_RECV_WR;
 	o->flow_control = true;
 	o->stall_ms = RDS_IB_DEF_STALL_MS;
+	o->zerocopy = true;
+	o->zc_min = RDS_IB_DEF_ZC_MIN;
 	if (args == NULL || args[0] == '\0')
 		return 0;
 	kv = rte_kvargs_parse(args, keys);
 	if (kv == NULL) {
 		IB_LOG(ERR, "bad options '%s' (keys: dev, cm_port, send_wr, "
-		       "recv_wr, flow_control, stall_ms)", args);
+		       "recv_wr, flow_control, stall_ms, zerocopy, zc_min)", args);
 		return -EINVAL;
 	}
 	val[0] = o->cm_port;
@@ -71,6 +75,8 @@ rds_ib_opts_parse(const char *args, struct rds_ib_opts *o)
 	val[2] = o->recv_wr;
 	val[3] = o->flow_control;
 	val[4] = o->stall_ms;
+	val[5] = o->zerocopy;
+	val[6] = o->zc_min;
 	for (i = 0; i < RTE_DIM(nums); i++) {
 		const char *v;
 
@@ -99,5 +105,7 @@ rds_ib_opts_parse(const char *args, struct rds_ib_opts *o)
 	o->recv_wr = (uint32_t)val[2];
 	o->flow_control = val[3] != 0;
 	o->stall_ms = (uint32_t)val[4];
+	o->zerocopy = val[5] != 0;
+	o->zc_min = (uint32_t)val[6];
 	return 0;
 }

@@ -11,7 +11,10 @@
  * with the same message until it returns 0); a congestion map goes out
  * whole or not at all (the core builds a new map message for every
  * attempt). A standalone ACK waits a little for a DATA frame to carry it
- * (rds_ib_xmit_ack).
+ * (rds_ib_xmit_ack). A fragment of at least zc_min bytes that does not
+ * fit inline goes from the message buffer itself where it is registered
+ * (rds_ib_zc.c): SGE[1] is then the payload, with a reference on the
+ * buffer until the slot's completion.
  */
 #include <errno.h>
 
@@ -36,7 +39,9 @@ rds_ib_send_setup(struct rds_ib_conn *ic)
 	uint32_t i;
 
 	ic->swr = rds_mem_zalloc("rds_ib_swr", sizeof(*ic->swr) * ic->nsend);
-	if (ic->swr == NULL)
+	ic->tx_zc = rds_mem_zalloc("rds_ib_zc", sizeof(*ic->tx_zc) * ic->nsend);
+	ic->tx_zc_out = 0;
+	if (ic->swr == NULL || ic->tx_zc == NULL)
 		return -ENOMEM;
 	for (i = 0; i < ic->nsend; i++) {
 		struct rds_ib_send_wr *w = &ic->swr[i];
@@ -71,6 +76,11 @@ rds_ib_send_free(struct rds_ib_conn *ic)
 	ic->tx_chain_nb = 0;
 	ic->ack_waiting = false;
 	ic->ack_wr = 0;
+	rds_ib_zc_drop_all(ic);		/* the QP is destroyed by now */
+	rds_mem_free(ic->tx_zc);
+	ic->tx_zc = NULL;
+	ic->tx_zc_mr = NULL;
+	ic->tx_zc_buf = NULL;
 	rds_mem_free(ic->swr);
 	ic->swr = NULL;
 }
@@ -90,6 +100,15 @@ rds_ib_send_post_chain(struct rds_ib_conn *ic)
 	if (ic->tx_chain_nb == 0)
 		return;
 	ic->tx_chain_last->next = NULL;
+	/* Buffers sent in place are held until a completion: the chain's
+	 * last SEND asks for one, or they could wait on an idle connection
+	 * for the next signalled SEND. */
+	if (ic->tx_zc_out != 0 &&
+	    !(ic->tx_chain_last->send_flags & IBV_SEND_SIGNALED)) {
+		ic->tx_chain_last->send_flags |= IBV_SEND_SIGNALED;
+		ic->s_unsignaled = 0;
+		ic->s_sig = ic->tx_chain_last->wr_id;
+	}
 	ret = ibv_post_send(ic->qp, ic->tx_chain, &bad);
 	ie->stats.tx_post_calls++;
 	ie->stats.tx_wrs_posted += ic->tx_chain_nb;
@@ -196,6 +215,10 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 		ic->tx_off = 0;
 		ic->tx_op_posted = false;
 		ic->tx_fence = false;
+		ic->tx_zc_mr = NULL;
+		if (ic->la->opts.zerocopy && m->len >= ic->la->opts.zc_min &&
+		    RDS_IB_HDR_SIZE + m->len > ic->max_inline)
+			ic->tx_zc_mr = rds_ib_zc_mr(ic, m, &ic->tx_zc_buf);
 	}
 	/* A map whole or not at all: its next attempt is another buffer. */
 	if (m->type == RDS_MSG_CONG && ic->tx_off == 0 &&
@@ -247,6 +270,9 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 		}
 	}
 	do {
+		struct rds_ib_send_wr *w;
+		bool zc;
+
 		if (rds_ib_send_room(ic) == 0) {
 			ie->stats.tx_ring_full++;
 			ic->tx_blocked = true;
@@ -254,18 +280,38 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 		}
 		n = RTE_MIN(m->len - ic->tx_off, RDS_FRAG_SIZE);
 		h = (struct rds_header *)rds_ib_send_slot(ic, ic->s_head);
+		w = &ic->swr[ic->s_head % ic->nsend];
 		rds_msg_hdr(c, m, h);	/* carries the ACK */
 		if (ic->ack_waiting) {
 			ic->ack_waiting = false;
 			ie->stats.tx_acks_piggybacked++;
 		}
-		if (n != 0)
+		zc = ic->tx_zc_mr != NULL && n >= ic->la->opts.zc_min &&
+		     RDS_IB_HDR_SIZE + n > ic->max_inline;
+		if (zc) {
+			w->sge[1].addr = (uintptr_t)(rds_msg_data(m) +
+						     ic->tx_off);
+			w->sge[1].lkey = ic->tx_zc_mr->lkey;
+		} else if (n != 0) {
 			memcpy((uint8_t *)h + RDS_IB_HDR_SIZE,
 			       rds_msg_data(m) + ic->tx_off, n);
+			w->sge[1].addr = (uintptr_t)((uint8_t *)h +
+						     RDS_IB_HDR_SIZE);
+			w->sge[1].lkey = ic->smr->lkey;
+		}
 		ret = rds_ib_post(ic, n, ic->tx_off + n >= m->len,
 				  ic->tx_fence, false);
 		if (ret != 0)
 			return ret;
+		if (zc) {
+			/* Held until the slot's completion (or teardown). */
+			__atomic_fetch_add(&ic->tx_zc_buf->refs, 1,
+					   __ATOMIC_ACQ_REL);
+			ic->tx_zc[(ic->s_head - 1) % ic->nsend] = ic->tx_zc_buf;
+			ic->tx_zc_out++;
+			ie->stats.tx_zc_frames++;
+			ie->stats.tx_zc_bytes += n;
+		}
 		ic->tx_fence = false;
 		ic->tx_off += n;
 	} while (ic->tx_off < m->len);
@@ -351,8 +397,11 @@ rds_ib_poll_send(struct rds_ib_conn *ic)
 			rds_conn_error(ic->c, NULL);
 			continue;
 		}
-		if (wc[i].wr_id > ic->s_tail)
+		if (wc[i].wr_id > ic->s_tail) {
+			if (ic->tx_zc_out != 0)
+				rds_ib_zc_done(ic, wc[i].wr_id);
 			ic->s_tail = wc[i].wr_id;
+		}
 	}
 	if (n > 0)
 		ic->progress_tsc = rte_rdtsc();

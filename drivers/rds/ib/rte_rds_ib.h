@@ -34,6 +34,16 @@
  *                    5000; 0: never, and no bound on connection
  *                    attempts either, which is otherwise the larger of
  *                    15 s and twice this)
+ *   zerocopy=0|1     send fragments from the message buffer itself,
+ *                    registered on the device, instead of a copy in the
+ *                    send slot (default 1; 0: always copy). Buffers are
+ *                    registered at their first such send and stay so
+ *                    while cached; the header is still built in the slot.
+ *                    A build with libc_alloc always copies
+ *   zc_min=N         the smallest fragment sent in place, 1..4096 bytes
+ *                    (default 1024); smaller ones, and any frame that
+ *                    fits inline (header and data within the QP's
+ *                    inline size, 128 bytes), are copied
  *
  * An unknown key, a value out of range, not a decimal number, or a key
  * given twice fails rte_rds_init() with EINVAL. These settings were
@@ -96,6 +106,20 @@ struct rte_rds_ib_stats {
 					 * DATA frame carried instead */
 	uint64_t tx_acks_limited;	/**< standalone ACKs held back while
 					 * the previous one was in flight */
+	uint64_t tx_zc_frames;		/**< SENDs whose data went from the
+					 * message buffer itself (zero-copy),
+					 * not a copy in the send slot */
+	uint64_t tx_zc_bytes;		/**< data bytes of those SENDs */
+	uint64_t tx_zc_released;	/**< buffer references those SENDs
+					 * held, dropped at their completion
+					 * or the QP's teardown (equal to
+					 * tx_zc_frames once nothing is in
+					 * flight) */
+	uint64_t tx_zc_regs;		/**< buffer regions registered for
+					 * zero-copy (a slab of small
+					 * buffers, or a large buffer) */
+	uint64_t tx_zc_reg_fails;	/**< such registrations that failed
+					 * (the region is copied) */
 };
 
 /**
