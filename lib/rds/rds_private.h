@@ -929,6 +929,9 @@ struct rds_conn_key {
 	uint32_t trans_id;
 };
 
+/* Entries of an engine's connection cache (a power of two). */
+#define RDS_CONN_CACHE 16
+
 TAILQ_HEAD(rds_msg_list, rds_msg);
 
 struct rds_conn {
@@ -1043,6 +1046,10 @@ struct rds_engine {
 	unsigned int nb_clients;	/* attached processes it serves */
 
 	struct rte_hash *conn_hash;
+	/* The last connections found in conn_hash, by rds_conn_cache_slot():
+	 * a frame's lookup is mostly one of these (the engine alone uses
+	 * them; rds_conn_destroy clears its entry). */
+	struct rds_conn *conn_cache[RDS_CONN_CACHE];
 	struct rds_conn_list conns;
 	unsigned int nb_conns;
 	struct rds_conn_list ready;	/* connections with work */

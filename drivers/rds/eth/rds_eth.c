@@ -756,8 +756,13 @@ rds_eth_rx_one(struct rds_engine *e, struct rds_eth_port *p,
 		rte_pktmbuf_free(m);
 		return;
 	}
-	rds_addr_from_v4(&fa, f.src_ip);
-	owner = rds_conn_engine_of_hash(la->cong->hash, rds_addr_hash(&fa));
+	/* With one engine it owns every connection: no hash to compute. */
+	owner = 0;
+	if (rds_lib->nb_engines > 1) {
+		rds_addr_from_v4(&fa, f.src_ip);
+		owner = rds_conn_engine_of_hash(la->cong->hash,
+						rds_addr_hash(&fa));
+	}
 	if (owner == e->id) {
 		if (p->nb_rxq > 1)
 			ee->stats.rx_steered++;
