@@ -396,9 +396,17 @@ rds_msg_put(struct rds_msg *m)
 #ifndef RDS_LIBC_ALLOC
 	struct rds_thread *t = rds_self;
 	unsigned int c = m->cls;
+#endif
 
-	if (likely(__atomic_load_n(&m->refs, __ATOMIC_ACQUIRE) == 1) &&
-	    likely(m->op == NULL) && likely(c < RDS_BUF_TC_CLASSES) &&
+	/* A shared buffer (the owner of a borrowed payload): one user less,
+	 * and the last one goes on as the only one, without a call. */
+	if (__atomic_load_n(&m->refs, __ATOMIC_ACQUIRE) != 1) {
+		if (__atomic_sub_fetch(&m->refs, 1, __ATOMIC_ACQ_REL) != 0)
+			return;
+		__atomic_store_n(&m->refs, 1, __ATOMIC_RELAXED);
+	}
+#ifndef RDS_LIBC_ALLOC
+	if (likely(m->op == NULL) && likely(c < RDS_BUF_TC_CLASSES) &&
 	    likely(t != NULL) &&
 	    likely(t->epoch == __atomic_load_n(&rds_epoch, __ATOMIC_RELAXED)) &&
 	    likely(t->tc_n[c] < RDS_BUF_TCACHE)) {
