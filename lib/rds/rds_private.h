@@ -658,7 +658,18 @@ struct rds_laddr *rds_laddr_find(const struct in6_addr *addr);
 int rds_sock_wait_step(struct rds_sock *rs, uint64_t deadline,
 		       uint64_t *spins);
 uint64_t rds_deadline(uint64_t timeo_ns);
-void rds_sock_wake(struct rds_sock *rs);
+void rds_sock_wake_slow(struct rds_sock *rs);
+
+/* Wake whoever waits on the socket (its eventfd, an attached client);
+ * nobody mostly: two loads, no call. */
+static inline void
+rds_sock_wake(struct rds_sock *rs)
+{
+	if (likely(rs->client == NULL) &&
+	    likely(__atomic_load_n(&rs->armed, __ATOMIC_SEQ_CST) == 0))
+		return;
+	rds_sock_wake_slow(rs);
+}
 void rds_sock_wake_now(struct rds_sock *rs);
 int rds_sock_request_slow(struct rds_sock *rs, struct rds_msg *m, bool wait);
 /*
