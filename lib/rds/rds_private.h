@@ -1323,6 +1323,17 @@ rds_uarg_iov(const struct iovec *iov, size_t n, size_t *total)
 {
 	size_t i, l, sum = 0;
 
+	/* One buffer, the common case: the same checks, no loop. */
+	if (likely(n == 1) && likely(iov != NULL)) {
+		l = iov[0].iov_len;
+		*total = 0;
+		if (unlikely(l > (size_t)SSIZE_MAX))
+			return -EINVAL;
+		if (unlikely(iov[0].iov_base == NULL && l != 0))
+			return -EFAULT;
+		*total = l;
+		return 0;
+	}
 	*total = 0;
 	if (n == 0)
 		return 0;
