@@ -246,7 +246,7 @@ rds_recv_peek(struct rds_sock *rs)
 }
 
 /* A message leaves the socket: its bytes stop counting against rcvbuf. */
-static void
+static __rte_always_inline void
 rds_recv_consumed(struct rds_sock *rs, struct rds_msg *m)
 {
 	__atomic_fetch_sub(&rs->rcv_bytes, (int64_t)m->len, __ATOMIC_RELEASE);
