@@ -517,9 +517,10 @@ rds_send_wait_room(struct rds_sock *rs, struct rds_cong_map *fcong,
  * *mapped says that RDMA_MAP registered *dest_cookie (which a failure to
  * queue must free, rds_send_unmake).
  */
-ssize_t
-rds_send_make(struct rds_sock *rs, const struct msghdr *msg, int flags,
-	      struct rds_msg **mp, uint64_t *dest_cookie_out, bool *mapped_out)
+static __rte_always_inline ssize_t
+rds_send_make_inline(struct rds_sock *rs, const struct msghdr *msg, int flags,
+		     struct rds_msg **mp, uint64_t *dest_cookie_out,
+		     bool *mapped_out)
 {
 	struct rds_cong_map *fcong;
 	struct rds_rdma_op *op = NULL;
@@ -621,6 +622,14 @@ fail:
 	return ret;
 }
 
+ssize_t
+rds_send_make(struct rds_sock *rs, const struct msghdr *msg, int flags,
+	      struct rds_msg **mp, uint64_t *dest_cookie_out, bool *mapped_out)
+{
+	return rds_send_make_inline(rs, msg, flags, mp, dest_cookie_out,
+				    mapped_out);
+}
+
 /* A message of rds_send_make that was not queued after all. */
 void
 rds_send_unmake(struct rds_sock *rs, struct rds_msg *m, bool mapped,
@@ -642,7 +651,8 @@ rds_sendmsg(struct rds_sock *rs, const struct msghdr *msg, int flags)
 	ssize_t len;
 	int ret;
 
-	len = rds_send_make(rs, msg, flags, &m, &dest_cookie, &mapped);
+	/* Inline here: sendmsg is the path every message takes. */
+	len = rds_send_make_inline(rs, msg, flags, &m, &dest_cookie, &mapped);
 	if (unlikely(len < 0))
 		return len;
 	ret = rds_sock_request(rs, m, !(flags & MSG_DONTWAIT));
