@@ -267,6 +267,12 @@ rds_copy_to_iov(const struct msghdr *msg, const uint8_t *src, size_t len)
 {
 	size_t i, off = 0, n;
 
+	if (likely(msg->msg_iovlen == 1)) {	/* recvfrom: no loop */
+		n = RTE_MIN(msg->msg_iov[0].iov_len, len);
+		if (n != 0)
+			memcpy(msg->msg_iov[0].iov_base, src, n);
+		return n;
+	}
 	for (i = 0; i < msg->msg_iovlen && off < len; i++) {
 		n = RTE_MIN(msg->msg_iov[i].iov_len, len - off);
 		if (n != 0)
