@@ -390,7 +390,7 @@ rds_msg_alloc(uint32_t len)
 }
 
 /* Drop one reference to m's buffer; the last one frees it. */
-static inline void
+static __rte_always_inline void
 rds_msg_put(struct rds_msg *m)
 {
 #ifndef RDS_LIBC_ALLOC
@@ -417,7 +417,7 @@ rds_msg_put(struct rds_msg *m)
 	rds_msg_put_slow(m);
 }
 
-static inline void
+static __rte_always_inline void
 rds_msg_free(struct rds_msg *m)
 {
 	struct rds_msg *owner;
