@@ -410,7 +410,7 @@ rds_send_cancel(struct rds_engine *e, const struct rds_msg *req)
 /* ---------------------------------------------------------------- */
 /* Application side. */
 
-static int
+static __rte_always_inline int
 rds_parse_dest(const struct msghdr *msg, const struct rds_sock *rs,
 	       struct in6_addr *faddr, uint16_t *dport)
 {
@@ -574,11 +574,17 @@ rds_send_make_inline(struct rds_sock *rs, const struct msghdr *msg, int flags,
 			}
 		}
 	}
-	if (!(flags & MSG_DONTWAIT))
-		deadline = rds_deadline(rs->sndtimeo_ns);
-	ret = rds_send_wait_room(rs, fcong, dport, flags, deadline);
-	if (unlikely(ret < 0))
-		goto fail;
+	/* Room at once (the first tests of rds_send_wait_room): no call,
+	 * no deadline to compute. */
+	if (unlikely(rds_cong_test(fcong, dport)) ||
+	    unlikely(__atomic_load_n(&rs->snd_bytes, __ATOMIC_ACQUIRE) >=
+		     (int64_t)rs->sndbuf)) {
+		if (!(flags & MSG_DONTWAIT))
+			deadline = rds_deadline(rs->sndtimeo_ns);
+		ret = rds_send_wait_room(rs, fcong, dport, flags, deadline);
+		if (unlikely(ret < 0))
+			goto fail;
+	}
 	m = rds_msg_alloc((uint32_t)len);
 	if (unlikely(m == NULL)) {
 		ret = -ENOMEM;
