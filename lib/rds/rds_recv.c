@@ -408,9 +408,6 @@ rds_recvmsg(struct rds_sock *rs, struct msghdr *msg, int flags)
 	err = rds_uarg_iov(msg->msg_iov, msg->msg_iovlen, &copied);
 	if (unlikely(err < 0))
 		return err;
-	if (!(flags & MSG_DONTWAIT))
-		deadline = rds_deadline(rs->rcvtimeo_ns);
-
 	rte_spinlock_lock(&rs->rlock);
 	for (;;) {
 		if (unlikely(rds_notify_pending(rs))) {
@@ -428,6 +425,10 @@ rds_recvmsg(struct rds_sock *rs, struct msghdr *msg, int flags)
 		rte_spinlock_unlock(&rs->rlock);
 		if (flags & MSG_DONTWAIT)
 			return -EAGAIN;
+		/* The timeout runs from the first wait: no TSC read when a
+		 * message is there. */
+		if (spins == 0 && deadline == 0)
+			deadline = rds_deadline(rs->rcvtimeo_ns);
 		err = rds_sock_wait_step(rs, deadline, &spins);
 		if (err < 0)
 			return err;
