@@ -246,7 +246,7 @@ rds_queue_put(struct rds_queue *q, struct rds_msg *m)
 }
 
 /* Up to n messages; consumer side. */
-static inline unsigned int
+static __rte_always_inline unsigned int
 rds_queue_get_burst(struct rds_queue *q, struct rds_msg **ms, unsigned int n)
 {
 	struct rds_qseg *s = q->cons;
