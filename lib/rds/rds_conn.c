@@ -55,13 +55,39 @@ rds_conn_engine_of(const struct in6_addr *laddr, const struct in6_addr *faddr)
 				       rds_addr_hash(faddr));
 }
 
+/* The connection cache's entry for a key: the low words of the two
+ * addresses (all of an IPv4 address), multiplied apart so that the two
+ * directions of a pair fall on different entries. */
+static inline unsigned int
+rds_conn_cache_slot(const struct rds_conn_key *key)
+{
+	uint32_t l, f;
+
+	memcpy(&l, &key->laddr.s6_addr[12], sizeof(l));
+	memcpy(&f, &key->faddr.s6_addr[12], sizeof(f));
+	return ((l * 0x9e3779b1u + f) * 0x85ebca6bu + key->trans_id) >>
+	       (32 - __builtin_ctz(RDS_CONN_CACHE));
+}
+
+static inline bool
+rds_conn_key_eq(const struct rds_conn_key *a, const struct rds_conn_key *b)
+{
+	return a->trans_id == b->trans_id && rds_addr_eq(&a->faddr, &b->faddr) &&
+	       rds_addr_eq(&a->laddr, &b->laddr);
+}
+
 struct rds_conn *
 rds_conn_lookup(struct rds_engine *e, const struct rds_conn_key *key)
 {
+	unsigned int slot = rds_conn_cache_slot(key);
+	struct rds_conn *c = e->conn_cache[slot];
 	void *data;
 
+	if (likely(c != NULL) && likely(rds_conn_key_eq(&c->key, key)))
+		return c;
 	if (rte_hash_lookup_data(e->conn_hash, key, &data) < 0)
 		return NULL;
+	e->conn_cache[slot] = data;
 	return data;
 }
 
@@ -167,6 +193,8 @@ rds_conn_destroy(struct rds_conn *c)
 	if (c->ready)
 		TAILQ_REMOVE(&e->ready, c, ready_link);
 	rte_hash_del_key(e->conn_hash, &c->key);
+	if (e->conn_cache[rds_conn_cache_slot(&c->key)] == c)
+		e->conn_cache[rds_conn_cache_slot(&c->key)] = NULL;
 	TAILQ_REMOVE(&e->conns, c, link);
 	e->nb_conns--;
 	rds_mem_free(c);

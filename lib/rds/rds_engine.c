@@ -96,7 +96,7 @@ rds_engine_pending_del(struct rds_engine *e, struct rds_sock *rs)
 
 /* Take up to RDS_SOCK_BUDGET requests of a socket; what is left keeps
  * it on the pending list. After its CLOSE the socket is not touched. */
-static unsigned int
+static __rte_always_inline unsigned int
 rds_engine_drain_sock(struct rds_engine *e, struct rds_sock *rs)
 {
 	struct rds_msg *ms[RDS_BURST];

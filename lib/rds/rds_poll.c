@@ -26,7 +26,7 @@ rds_efd_write(const struct rds_sock *rs)
 }
 
 void
-rds_sock_wake(struct rds_sock *rs)
+rds_sock_wake_slow(struct rds_sock *rs)
 {
 	if (unlikely(rs->client != NULL)) {
 		rds_server_wake(rs);

@@ -265,7 +265,7 @@ rds_queue_put(struct rds_queue *q, struct rds_msg *m)
 }
 
 /* Up to n messages; consumer side. */
-static inline unsigned int
+static __rte_always_inline unsigned int
 rds_queue_get_burst(struct rds_queue *q, struct rds_msg **ms, unsigned int n)
 {
 	struct rds_qseg *s = q->cons;
@@ -409,15 +409,23 @@ rds_msg_alloc(uint32_t len)
 }
 
 /* Drop one reference to m's buffer; the last one frees it. */
-static inline void
+static __rte_always_inline void
 rds_msg_put(struct rds_msg *m)
 {
 #ifndef RDS_LIBC_ALLOC
 	struct rds_thread *t = rds_self;
 	unsigned int c = m->cls;
+#endif
 
-	if (likely(__atomic_load_n(&m->refs, __ATOMIC_ACQUIRE) == 1) &&
-	    likely(m->op == NULL) && likely(c < RDS_BUF_TC_CLASSES) &&
+	/* A shared buffer (the owner of a borrowed payload): one user less,
+	 * and the last one goes on as the only one, without a call. */
+	if (__atomic_load_n(&m->refs, __ATOMIC_ACQUIRE) != 1) {
+		if (__atomic_sub_fetch(&m->refs, 1, __ATOMIC_ACQ_REL) != 0)
+			return;
+		__atomic_store_n(&m->refs, 1, __ATOMIC_RELAXED);
+	}
+#ifndef RDS_LIBC_ALLOC
+	if (likely(m->op == NULL) && likely(c < RDS_BUF_TC_CLASSES) &&
 	    likely(t != NULL) &&
 	    likely(t->epoch == __atomic_load_n(&rds_epoch, __ATOMIC_RELAXED)) &&
 	    likely(t->tc_n[c] < RDS_BUF_TCACHE)) {
@@ -428,7 +436,7 @@ rds_msg_put(struct rds_msg *m)
 	rds_msg_put_slow(m);
 }
 
-static inline void
+static __rte_always_inline void
 rds_msg_free(struct rds_msg *m)
 {
 	struct rds_msg *owner;
@@ -669,7 +677,18 @@ struct rds_laddr *rds_laddr_find(const struct in6_addr *addr);
 int rds_sock_wait_step(struct rds_sock *rs, uint64_t deadline,
 		       uint64_t *spins);
 uint64_t rds_deadline(uint64_t timeo_ns);
-void rds_sock_wake(struct rds_sock *rs);
+void rds_sock_wake_slow(struct rds_sock *rs);
+
+/* Wake whoever waits on the socket (its eventfd, an attached client);
+ * nobody mostly: two loads, no call. */
+static inline void
+rds_sock_wake(struct rds_sock *rs)
+{
+	if (likely(rs->client == NULL) &&
+	    likely(__atomic_load_n(&rs->armed, __ATOMIC_SEQ_CST) == 0))
+		return;
+	rds_sock_wake_slow(rs);
+}
 void rds_sock_wake_now(struct rds_sock *rs);
 int rds_sock_request_slow(struct rds_sock *rs, struct rds_msg *m, bool wait);
 /*
@@ -948,6 +967,9 @@ struct rds_conn_key {
 	uint32_t trans_id;
 };
 
+/* Entries of an engine's connection cache (a power of two). */
+#define RDS_CONN_CACHE 16
+
 TAILQ_HEAD(rds_msg_list, rds_msg);
 
 struct rds_conn {
@@ -1062,6 +1084,10 @@ struct rds_engine {
 	unsigned int nb_clients;	/* attached processes it serves */
 
 	struct rte_hash *conn_hash;
+	/* The last connections found in conn_hash, by rds_conn_cache_slot():
+	 * a frame's lookup is mostly one of these (the engine alone uses
+	 * them; rds_conn_destroy clears its entry). */
+	struct rds_conn *conn_cache[RDS_CONN_CACHE];
 	struct rds_conn_list conns;
 	unsigned int nb_conns;
 	struct rds_conn_list ready;	/* connections with work */
@@ -1316,6 +1342,17 @@ rds_uarg_iov(const struct iovec *iov, size_t n, size_t *total)
 {
 	size_t i, l, sum = 0;
 
+	/* One buffer, the common case: the same checks, no loop. */
+	if (likely(n == 1) && likely(iov != NULL)) {
+		l = iov[0].iov_len;
+		*total = 0;
+		if (unlikely(l > (size_t)SSIZE_MAX))
+			return -EINVAL;
+		if (unlikely(iov[0].iov_base == NULL && l != 0))
+			return -EFAULT;
+		*total = l;
+		return 0;
+	}
 	*total = 0;
 	if (n == 0)
 		return 0;

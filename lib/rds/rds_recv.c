@@ -19,11 +19,13 @@
 static int
 rds_recv_deliver(struct rds_engine *e, struct rds_sock *rs, struct rds_msg *m)
 {
+	int64_t rcv;
 	int ret;
 
 	if (unlikely(rs->client != NULL))
 		return rds_server_deliver(e, rs, m);
-	__atomic_fetch_add(&rs->rcv_bytes, (int64_t)m->len, __ATOMIC_RELEASE);
+	rcv = __atomic_add_fetch(&rs->rcv_bytes, (int64_t)m->len,
+				 __ATOMIC_ACQ_REL);
 	if (rds_lib->nb_engines > 1) {
 		rte_spinlock_lock(&rs->rx_prod_lock);
 		ret = rds_queue_put(&rs->rxq, m);
@@ -37,7 +39,12 @@ rds_recv_deliver(struct rds_engine *e, struct rds_sock *rs, struct rds_msg *m)
 		return -ENOMEM;
 	}
 	rds_stat_inc(e, s_recv_delivered);
-	rds_cong_sock_check(rs);
+	/* Below rcvbuf and not congested (the common case): nothing for
+	 * rds_cong_sock_check to do. The last of racing deliveries sees
+	 * their sum. */
+	if (unlikely(rcv > (int64_t)rs->rcvbuf) ||
+	    unlikely(__atomic_load_n(&rs->congested, __ATOMIC_ACQUIRE)))
+		rds_cong_sock_check(rs);
 	rds_sock_wake(rs);
 	return 0;
 }
@@ -246,7 +253,7 @@ rds_recv_peek(struct rds_sock *rs)
 }
 
 /* A message leaves the socket: its bytes stop counting against rcvbuf. */
-static void
+static __rte_always_inline void
 rds_recv_consumed(struct rds_sock *rs, struct rds_msg *m)
 {
 	__atomic_fetch_sub(&rs->rcv_bytes, (int64_t)m->len, __ATOMIC_RELEASE);
@@ -260,6 +267,12 @@ rds_copy_to_iov(const struct msghdr *msg, const uint8_t *src, size_t len)
 {
 	size_t i, off = 0, n;
 
+	if (likely(msg->msg_iovlen == 1)) {	/* recvfrom: no loop */
+		n = RTE_MIN(msg->msg_iov[0].iov_len, len);
+		if (n != 0)
+			memcpy(msg->msg_iov[0].iov_base, src, n);
+		return n;
+	}
 	for (i = 0; i < msg->msg_iovlen && off < len; i++) {
 		n = RTE_MIN(msg->msg_iov[i].iov_len, len - off);
 		if (n != 0)
@@ -395,9 +408,6 @@ rds_recvmsg(struct rds_sock *rs, struct msghdr *msg, int flags)
 	err = rds_uarg_iov(msg->msg_iov, msg->msg_iovlen, &copied);
 	if (unlikely(err < 0))
 		return err;
-	if (!(flags & MSG_DONTWAIT))
-		deadline = rds_deadline(rs->rcvtimeo_ns);
-
 	rte_spinlock_lock(&rs->rlock);
 	for (;;) {
 		if (unlikely(rds_notify_pending(rs))) {
@@ -415,6 +425,10 @@ rds_recvmsg(struct rds_sock *rs, struct msghdr *msg, int flags)
 		rte_spinlock_unlock(&rs->rlock);
 		if (flags & MSG_DONTWAIT)
 			return -EAGAIN;
+		/* The timeout runs from the first wait: no TSC read when a
+		 * message is there. */
+		if (spins == 0 && deadline == 0)
+			deadline = rds_deadline(rs->rcvtimeo_ns);
 		err = rds_sock_wait_step(rs, deadline, &spins);
 		if (err < 0)
 			return err;

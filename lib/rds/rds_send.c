@@ -410,7 +410,7 @@ rds_send_cancel(struct rds_engine *e, const struct rds_msg *req)
 /* ---------------------------------------------------------------- */
 /* Application side. */
 
-static int
+static __rte_always_inline int
 rds_parse_dest(const struct msghdr *msg, const struct rds_sock *rs,
 	       struct in6_addr *faddr, uint16_t *dport)
 {
@@ -517,9 +517,10 @@ rds_send_wait_room(struct rds_sock *rs, struct rds_cong_map *fcong,
  * *mapped says that RDMA_MAP registered *dest_cookie (which a failure to
  * queue must free, rds_send_unmake).
  */
-ssize_t
-rds_send_make(struct rds_sock *rs, const struct msghdr *msg, int flags,
-	      struct rds_msg **mp, uint64_t *dest_cookie_out, bool *mapped_out)
+static __rte_always_inline ssize_t
+rds_send_make_inline(struct rds_sock *rs, const struct msghdr *msg, int flags,
+		     struct rds_msg **mp, uint64_t *dest_cookie_out,
+		     bool *mapped_out)
 {
 	struct rds_cong_map *fcong;
 	struct rds_rdma_op *op = NULL;
@@ -573,11 +574,17 @@ rds_send_make(struct rds_sock *rs, const struct msghdr *msg, int flags,
 			}
 		}
 	}
-	if (!(flags & MSG_DONTWAIT))
-		deadline = rds_deadline(rs->sndtimeo_ns);
-	ret = rds_send_wait_room(rs, fcong, dport, flags, deadline);
-	if (unlikely(ret < 0))
-		goto fail;
+	/* Room at once (the first tests of rds_send_wait_room): no call,
+	 * no deadline to compute. */
+	if (unlikely(rds_cong_test(fcong, dport)) ||
+	    unlikely(__atomic_load_n(&rs->snd_bytes, __ATOMIC_ACQUIRE) >=
+		     (int64_t)rs->sndbuf)) {
+		if (!(flags & MSG_DONTWAIT))
+			deadline = rds_deadline(rs->sndtimeo_ns);
+		ret = rds_send_wait_room(rs, fcong, dport, flags, deadline);
+		if (unlikely(ret < 0))
+			goto fail;
+	}
 	m = rds_msg_alloc((uint32_t)len);
 	if (unlikely(m == NULL)) {
 		ret = -ENOMEM;
@@ -621,6 +628,14 @@ fail:
 	return ret;
 }
 
+ssize_t
+rds_send_make(struct rds_sock *rs, const struct msghdr *msg, int flags,
+	      struct rds_msg **mp, uint64_t *dest_cookie_out, bool *mapped_out)
+{
+	return rds_send_make_inline(rs, msg, flags, mp, dest_cookie_out,
+				    mapped_out);
+}
+
 /* A message of rds_send_make that was not queued after all. */
 void
 rds_send_unmake(struct rds_sock *rs, struct rds_msg *m, bool mapped,
@@ -642,7 +657,8 @@ rds_sendmsg(struct rds_sock *rs, const struct msghdr *msg, int flags)
 	ssize_t len;
 	int ret;
 
-	len = rds_send_make(rs, msg, flags, &m, &dest_cookie, &mapped);
+	/* Inline here: sendmsg is the path every message takes. */
+	len = rds_send_make_inline(rs, msg, flags, &m, &dest_cookie, &mapped);
 	if (unlikely(len < 0))
 		return len;
 	ret = rds_sock_request(rs, m, !(flags & MSG_DONTWAIT));

@@ -5,9 +5,11 @@
  * back with rds_recv_frame() as a peer would send them. Covers
  * sequencing, the ACK_REQUIRED policy, ACK release, retransmission after
  * a reset, the duplicate rule, pings, unbound ports, congestion maps and
- * hysteresis, malformed frames and the reconnect backoff.
+ * hysteresis, malformed frames, the reconnect backoff and the engine's
+ * connection cache.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <arpa/inet.h>
 
@@ -700,6 +702,53 @@ test_cancel_engine_side(void)
 	teardown();
 }
 
+/* The engine's cache of found connections (rds_conn_lookup): the same
+ * connection as the hash for many keys (more than its 16 entries, so
+ * that they collide), never the reverse direction's, and nothing once a
+ * connection is destroyed. */
+static void
+test_conn_cache(void)
+{
+	struct rds_conn *cs[40], *c, *r;
+	struct rds_conn_key k, rk;
+	struct rds_engine *e;
+	unsigned int i, round;
+	char ip[32];
+
+	setup();
+	e = rds_engine_get(0);
+	for (i = 0; i < RTE_DIM(cs); i++) {
+		memset(&k, 0, sizeof(k));
+		rds_addr_from_v4(&k.laddr, inet_addr(LOCAL_IP));
+		snprintf(ip, sizeof(ip), "10.77.%u.%u", i / 7, i % 7 + 1);
+		rds_addr_from_v4(&k.faddr, inet_addr(ip));
+		k.trans_id = CAP_TRANS_ID;
+		cs[i] = rds_conn_get(e, &k);
+		CU_ASSERT_FATAL(cs[i] != NULL);
+	}
+	for (round = 0; round < 2; round++)
+		for (i = 0; i < RTE_DIM(cs); i++)
+			CU_ASSERT_PTR_EQUAL(rds_conn_lookup(e, &cs[i]->key),
+					    cs[i]);
+	/* The reverse direction is another key: not in the hash. */
+	memset(&rk, 0, sizeof(rk));
+	rk.laddr = cs[3]->key.faddr;
+	rk.faddr = cs[3]->key.laddr;
+	rk.trans_id = CAP_TRANS_ID;
+	CU_ASSERT_PTR_NULL(rds_conn_lookup(e, &rk));
+	/* Found (so cached), destroyed: gone from the cache too. */
+	k = cs[5]->key;
+	CU_ASSERT_PTR_EQUAL(rds_conn_lookup(e, &k), cs[5]);
+	rds_conn_destroy(cs[5]);
+	CU_ASSERT_PTR_NULL(rds_conn_lookup(e, &k));
+	/* A new connection on the same key is found, not the old one. */
+	c = rds_conn_get(e, &k);
+	CU_ASSERT_FATAL(c != NULL);
+	r = rds_conn_lookup(e, &k);
+	CU_ASSERT_PTR_EQUAL(r, c);
+	teardown();
+}
+
 int
 main(void)
 {
@@ -719,6 +768,7 @@ main(void)
 		{ "transport_backpressure", test_transport_backpressure },
 		{ "reconnect_backoff", test_reconnect_backoff },
 		{ "cancel_engine_side", test_cancel_engine_side },
+		{ "conn_cache", test_conn_cache },
 		{ NULL, NULL },
 	};
 

@@ -648,22 +648,18 @@ rds_eth_send_reset(struct rds_engine *e, struct rds_eth_port *p,
 	rds_eth_tx(e, p, m);
 }
 
-void
-rds_eth_rx_frame(struct rds_engine *e, struct rds_eth_port *p,
-		 struct rte_mbuf *m, const struct rds_eth_frame *f)
+/* A frame for local address la of p, on the engine that owns its
+ * connection. */
+static void
+rds_eth_rx_frame_la(struct rds_engine *e, struct rds_eth_port *p,
+		    struct rte_mbuf *m, const struct rds_eth_frame *f,
+		    struct rds_laddr *la)
 {
 	struct rds_eth_engine *ee = rds_eth_engine(e);
 	struct rds_conn_key key;
 	struct rds_eth_conn *ec;
-	struct rds_laddr *la;
 	struct rds_conn *c;
 
-	la = rds_eth_port_laddr(p, f->dst_ip);
-	if (la == NULL) {
-		ee->stats.rx_not_ours++;
-		rte_pktmbuf_free(m);
-		return;
-	}
 	memset(&key, 0, sizeof(key));
 	key.laddr = la->addr;
 	rds_addr_from_v4(&key.faddr, f->src_ip);
@@ -694,6 +690,20 @@ rds_eth_rx_frame(struct rds_engine *e, struct rds_eth_port *p,
 		ec->resolved = true;
 	}
 	rds_eth_rel_input(ec, m, f);
+}
+
+void
+rds_eth_rx_frame(struct rds_engine *e, struct rds_eth_port *p,
+		 struct rte_mbuf *m, const struct rds_eth_frame *f)
+{
+	struct rds_laddr *la = rds_eth_port_laddr(p, f->dst_ip);
+
+	if (la == NULL) {
+		rds_eth_engine(e)->stats.rx_not_ours++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	rds_eth_rx_frame_la(e, p, m, f, la);
 }
 
 static void
@@ -756,12 +766,17 @@ rds_eth_rx_one(struct rds_engine *e, struct rds_eth_port *p,
 		rte_pktmbuf_free(m);
 		return;
 	}
-	rds_addr_from_v4(&fa, f.src_ip);
-	owner = rds_conn_engine_of_hash(la->cong->hash, rds_addr_hash(&fa));
+	/* With one engine it owns every connection: no hash to compute. */
+	owner = 0;
+	if (rds_lib->nb_engines > 1) {
+		rds_addr_from_v4(&fa, f.src_ip);
+		owner = rds_conn_engine_of_hash(la->cong->hash,
+						rds_addr_hash(&fa));
+	}
 	if (owner == e->id) {
 		if (p->nb_rxq > 1)
 			ee->stats.rx_steered++;
-		rds_eth_rx_frame(e, p, m, &f);
+		rds_eth_rx_frame_la(e, p, m, &f, la);	/* la found above */
 		return;
 	}
 	/* Another engine owns the connection: its inbox, at the end of

@@ -177,7 +177,7 @@ loop_faults_refresh(struct loop_engine *le)
 }
 
 /* Apply the fault hooks to a frame about to be carried. False: lost. */
-static bool
+static __rte_always_inline bool
 loop_frame_survives(struct rds_conn *c, struct loop_engine *le)
 {
 	struct loop_conn *lc = c->tp;
@@ -195,7 +195,7 @@ loop_frame_survives(struct rds_conn *c, struct loop_engine *le)
 	return true;
 }
 
-static void
+static __rte_always_inline void
 loop_after_frame(struct rds_conn *c, struct loop_engine *le)
 {
 	le->stats.frames++;
