@@ -275,6 +275,7 @@ main(void)
 		{ "crc_dispatch", test_crc_dispatch },
 		{ "crc_interleaved", test_crc_interleaved },
 		{ "crc_fallback", test_crc_fallback },
+		{ "crc_reparse", test_crc_reparse },
 		{ "build_layout", test_build_layout },
 		{ "build_invalid", test_build_invalid },
 		{ "roundtrip", test_roundtrip },

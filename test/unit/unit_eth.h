@@ -85,6 +85,7 @@ void test_crc_known(void);
 void test_crc_dispatch(void);
 void test_crc_interleaved(void);
 void test_crc_fallback(void);
+void test_crc_reparse(void);
 void test_build_layout(void);
 void test_build_invalid(void);
 void test_roundtrip(void);

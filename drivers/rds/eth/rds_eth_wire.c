@@ -35,7 +35,9 @@
  * chains combined with PCLMULQDQ for payloads of RDS_ETH_CRC_MIN bytes
  * or more where the CPU has them; the same value either way). The
  * sender computes it once over each payload byte (every segment of a
- * zero-copy chain in turn), the receiver once in parse. */
+ * zero-copy chain in turn; a retransmission sends the same mbuf), the
+ * receiver once in parse (a frame kept out of order is decoded again
+ * with rds_eth_frame_reparse, without the CRC). */
 
 /* The header with its crc field as 0. */
 static inline uint32_t
@@ -169,7 +171,7 @@ rds_eth_be16_at(const uint8_t *p)
 
 static enum rds_eth_drop
 rds_eth_parse(const uint8_t *p, uint32_t len, uint16_t udp_port,
-	      enum rds_eth_cksum cksum, struct rds_eth_frame *f)
+	      enum rds_eth_cksum cksum, bool crc, struct rds_eth_frame *f)
 {
 	const struct rte_ipv4_hdr *ip;
 	const struct rte_udp_hdr *udp;
@@ -243,7 +245,7 @@ rds_eth_parse(const uint8_t *p, uint32_t len, uint16_t udp_port,
 	    (h->type == RDS_ETH_F_ACK && plen != 0))
 		return RDS_ETH_DROP_LEN;
 	payload = (const uint8_t *)(h + 1);
-	if (rte_be_to_cpu_32(h->crc) != rds_eth_crc(h, payload, plen))
+	if (crc && rte_be_to_cpu_32(h->crc) != rds_eth_crc(h, payload, plen))
 		return RDS_ETH_DROP_CRC;
 
 	f->type = h->type;
@@ -270,12 +272,12 @@ rds_eth_frame_parse_buf(const uint8_t *p, uint32_t len, uint16_t udp_port,
 {
 	if (p == NULL && len != 0)
 		return RDS_ETH_DROP_SHORT;
-	return rds_eth_parse(p, len, udp_port, RDS_ETH_CKSUM_VERIFY, f);
+	return rds_eth_parse(p, len, udp_port, RDS_ETH_CKSUM_VERIFY, true, f);
 }
 
-enum rds_eth_drop
-rds_eth_frame_parse(const struct rte_mbuf *m, uint16_t udp_port,
-		    struct rds_eth_frame *f)
+static enum rds_eth_drop
+rds_eth_parse_mbuf(const struct rte_mbuf *m, uint16_t udp_port, bool crc,
+		   struct rds_eth_frame *f)
 {
 	enum rds_eth_cksum cksum;
 
@@ -295,7 +297,21 @@ rds_eth_frame_parse(const struct rte_mbuf *m, uint16_t udp_port,
 		break;
 	}
 	return rds_eth_parse(rte_pktmbuf_mtod(m, const uint8_t *),
-			     rte_pktmbuf_data_len(m), udp_port, cksum, f);
+			     rte_pktmbuf_data_len(m), udp_port, cksum, crc, f);
+}
+
+enum rds_eth_drop
+rds_eth_frame_parse(const struct rte_mbuf *m, uint16_t udp_port,
+		    struct rds_eth_frame *f)
+{
+	return rds_eth_parse_mbuf(m, udp_port, true, f);
+}
+
+enum rds_eth_drop
+rds_eth_frame_reparse(const struct rte_mbuf *m, uint16_t udp_port,
+		      struct rds_eth_frame *f)
+{
+	return rds_eth_parse_mbuf(m, udp_port, false, f);
 }
 
 bool
