@@ -144,8 +144,7 @@ rds_eth_crc_update_x86(uint32_t crc, const void *buf, uint32_t len)
 {
 	const uint8_t *p = buf;
 	uint64_t c0 = crc, c1, c2, x;
-	uint32_t n, i, l, v4;
-	uint16_t v2;
+	uint32_t n, i, l;
 
 	while (len >= RDS_ETH_CRC_MIN) {
 		n = len / 24;
@@ -167,20 +166,8 @@ rds_eth_crc_update_x86(uint32_t crc, const void *buf, uint32_t len)
 	}
 	for (; len >= 8; len -= 8, p += 8)
 		c0 = _mm_crc32_u64(c0, rds_eth_ld64(p));
-	crc = (uint32_t)c0;
-	if (len & 4) {
-		memcpy(&v4, p, 4);
-		crc = _mm_crc32_u32(crc, v4);
-		p += 4;
-	}
-	if (len & 2) {
-		memcpy(&v2, p, 2);
-		crc = _mm_crc32_u16(crc, v2);
-		p += 2;
-	}
-	if (len & 1)
-		crc = _mm_crc32_u8(crc, *p);
-	return crc;
+	/* The last 0-7 bytes. */
+	return rds_eth_crc_update_serial((uint32_t)c0, p, len);
 }
 
 RTE_INIT(rds_eth_crc_init)
