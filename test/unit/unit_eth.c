@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of the eth transport's stand-alone modules: the frame
- * layout (rds_eth_wire.c; tests in unit_eth_wire.c), the neighbour table
+ * layout (rds_eth_wire.c; tests in unit_eth_wire.c), its CRC32C
+ * (rds_eth_crc.c; unit_eth_crc.c), the neighbour table
  * and ARP (rds_eth_arp.c; unit_eth_arp.c) and fault injection
  * (rds_eth_fault.c; unit_eth_fault.c). This file: what they share, and
  * main().
@@ -270,6 +271,11 @@ main(void)
 {
 	static const struct rds_test_case cases[] = {
 		{ "crc_vector", test_crc_vector },
+		{ "crc_known", test_crc_known },
+		{ "crc_dispatch", test_crc_dispatch },
+		{ "crc_interleaved", test_crc_interleaved },
+		{ "crc_fallback", test_crc_fallback },
+		{ "crc_reparse", test_crc_reparse },
 		{ "build_layout", test_build_layout },
 		{ "build_invalid", test_build_invalid },
 		{ "roundtrip", test_roundtrip },

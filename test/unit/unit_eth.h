@@ -2,7 +2,7 @@
 /*
  * What the unit_eth sources share (unit_eth.c: the transport's needs,
  * mbuf pools, the independent frame encoding; unit_eth_wire.c,
- * unit_eth_arp.c, unit_eth_fault.c: the tests by module).
+ * unit_eth_arp.c, unit_eth_fault.c, unit_eth_crc.c: the tests by module).
  */
 #ifndef UNIT_ETH_H_
 #define UNIT_ETH_H_
@@ -81,6 +81,11 @@ parse_prefix(const uint8_t *b, uint32_t len, struct rds_eth_frame *f);
 bool
 same_fields(const struct rds_eth_frame *a, const struct rds_eth_frame *b);
 void test_crc_vector(void);
+void test_crc_known(void);
+void test_crc_dispatch(void);
+void test_crc_interleaved(void);
+void test_crc_fallback(void);
+void test_crc_reparse(void);
 void test_build_layout(void);
 void test_build_invalid(void);
 void test_roundtrip(void);

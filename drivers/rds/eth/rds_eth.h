@@ -10,7 +10,9 @@
  *   rds_eth.c        ops table, options, ports and queues, engine poll
  *                    (receive, dispatch) and flush (transmit), counters
  *   rds_eth_wire.c   frame layout: Ethernet / IPv4 / UDP / eth header,
- *                    build and parse, CRC32C, checksum offloads
+ *                    build and parse, checksum offloads
+ *   rds_eth_crc.c    CRC32C: serial, and three interleaved chains of
+ *                    crc32 combined with PCLMULQDQ (x86)
  *   rds_eth_arp.c    neighbours: ARP requests and replies, static table,
  *                    learning (a peer whose MAC changes is followed)
  *   rds_eth_rel.c    the reliable frame layer of a connection: sequence
@@ -198,6 +200,15 @@ enum rds_eth_drop rds_eth_frame_parse(const struct rte_mbuf *m,
 				      uint16_t udp_port,
 				      struct rds_eth_frame *f);
 
+/* The same for a frame that rds_eth_frame_parse accepted before and
+ * that nothing changed since (the receiver's out-of-order frames, kept
+ * as they came, decoded again in order): every check but the CRC32C,
+ * which was checked then and would only cost the payload's bytes
+ * again. */
+enum rds_eth_drop rds_eth_frame_reparse(const struct rte_mbuf *m,
+					uint16_t udp_port,
+					struct rds_eth_frame *f);
+
 /* The same on a flat buffer (the fuzz target uses it). */
 enum rds_eth_drop rds_eth_frame_parse_buf(const uint8_t *p, uint32_t len,
 					  uint16_t udp_port,
@@ -206,9 +217,45 @@ enum rds_eth_drop rds_eth_frame_parse_buf(const uint8_t *p, uint32_t len,
 /* CRC32C (Castagnoli) of an eth header (its crc field taken as 0) and
  * payload: the standard CRC32C (initial value ~0, reflected, final
  * complement; "123456789" gives 0xe3069283), computed with
- * rte_hash_crc_*byte. Stored in the header big-endian. */
+ * rds_eth_crc_update. Stored in the header big-endian. */
 uint32_t rds_eth_crc(const struct rds_eth_hdr *h, const void *payload,
 		     uint32_t len);
+
+/* ------------------------------------------------------------------ */
+/* CRC32C (rds_eth_crc.c; the math is in its header comment) */
+
+/* Buffers of at least this many bytes take the interleaved code (three
+ * chains of at least 2 words each: rds-bench-crc found 64 bytes 1.2x
+ * the serial code, 48 bytes even); shorter ones the serial code. */
+#define RDS_ETH_CRC_MIN 64
+/* Words (8 bytes) per chain and round of the interleaved code: a round
+ * covers at most 3 * 8 * 512 = 12 KiB. */
+#define RDS_ETH_CRC_WORDS_MAX 512
+
+enum rds_eth_crc_impl {
+	RDS_ETH_CRC_SERIAL,		/* one chain of rte_hash_crc_8byte */
+	RDS_ETH_CRC_INTERLEAVED,	/* x86 SSE4.2 + PCLMULQDQ, 3 chains */
+};
+
+/* The bare reflected CRC32C update of crc over len bytes at buf (any
+ * alignment), no initial or final complement: the standard CRC32C is
+ * ~rds_eth_crc_update(~0, buf, len). Takes the implementation that
+ * rds_eth_crc_impl_get() says (the interleaved one from start-up where
+ * the CPU has SSE4.2 and PCLMULQDQ). */
+uint32_t rds_eth_crc_update(uint32_t crc, const void *buf, uint32_t len);
+
+/* The same, always the serial code (the reference, and the fallback). */
+uint32_t rds_eth_crc_update_serial(uint32_t crc, const void *buf,
+				   uint32_t len);
+
+enum rds_eth_crc_impl rds_eth_crc_impl_get(void);
+
+/* For tests and benchmarks (not thread-safe against CRCs under way):
+ * take impl from now on (-ENOTSUP: the interleaved code on a CPU or
+ * architecture without it; -EINVAL: no such impl); table: the serial
+ * code uses DPDK's table code (CRC32_SW) instead of the CRC
+ * instructions. Returns 0 or the negative errno. */
+int rds_eth_crc_impl_set(enum rds_eth_crc_impl impl, bool table);
 
 /* Is m an ARP frame? (ethertype), for rds_eth_arp_input. */
 bool rds_eth_is_arp(const struct rte_mbuf *m);

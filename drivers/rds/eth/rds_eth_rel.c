@@ -708,7 +708,8 @@ rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
 			break;
 		ec->ooo[idx] = NULL;
 		ec->nb_ooo--;
-		if (rds_eth_frame_parse(m2, ec->port->udp_port, &f2) !=
+		/* Its CRC was checked when it came. */
+		if (rds_eth_frame_reparse(m2, ec->port->udp_port, &f2) !=
 		    RDS_ETH_DROP_NONE || f2.seq != ec->rcv_nxt) {
 			rte_pktmbuf_free(m2);
 			rds_eth_rel_rx_reset(ec);

@@ -4,7 +4,8 @@
  *
  *   Ethernet (14) | IPv4 (20) | UDP (8) | struct rds_eth_hdr (40) | payload
  *
- * and the CRC32C over the eth header and the payload.
+ * and the CRC32C over the eth header and the payload (rds_eth_crc.c
+ * computes it).
  *
  * Parsing is what a hostile or broken peer attacks (test/fuzz/fuzz_eth.c
  * runs it under libFuzzer): every length is checked against the bytes
@@ -18,7 +19,6 @@
 
 #include <rte_byteorder.h>
 #include <rte_ether.h>
-#include <rte_hash_crc.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_udp.h>
@@ -29,40 +29,15 @@
 #define RDS_ETH_ETHER_TYPE_OFF 12	/* in the Ethernet header */
 
 /* ------------------------------------------------------------------ */
-/* CRC32C. rte_hash_crc_*byte() are the bare reflected CRC32C update
- * (SSE4.2 crc32 or the table fallback) with no initial or final
- * complement: the standard CRC32C of a buffer is
- * ~update(~0, buffer). rte_hash_crc() itself is not used because it
- * loads 8-byte words through possibly unaligned pointers. */
-
-static inline uint32_t
-rds_eth_crc_update(uint32_t crc, const void *buf, uint32_t len)
-{
-	const uint8_t *p = buf;
-	uint64_t v8;
-	uint32_t v4;
-	uint16_t v2;
-
-	while (len >= 8) {
-		memcpy(&v8, p, 8);
-		crc = rte_hash_crc_8byte(v8, crc);
-		p += 8;
-		len -= 8;
-	}
-	if (len & 4) {
-		memcpy(&v4, p, 4);
-		crc = rte_hash_crc_4byte(v4, crc);
-		p += 4;
-	}
-	if (len & 2) {
-		memcpy(&v2, p, 2);
-		crc = rte_hash_crc_2byte(v2, crc);
-		p += 2;
-	}
-	if (len & 1)
-		crc = rte_hash_crc_1byte(*p, crc);
-	return crc;
-}
+/* CRC32C over the eth header (crc field 0) then the payload, with
+ * rds_eth_crc_update (rds_eth_crc.c: the serial chain of crc32
+ * instructions for short buffers such as the header, three interleaved
+ * chains combined with PCLMULQDQ for payloads of RDS_ETH_CRC_MIN bytes
+ * or more where the CPU has them; the same value either way). The
+ * sender computes it once over each payload byte (every segment of a
+ * zero-copy chain in turn; a retransmission sends the same mbuf), the
+ * receiver once in parse (a frame kept out of order is decoded again
+ * with rds_eth_frame_reparse, without the CRC). */
 
 /* The header with its crc field as 0. */
 static inline uint32_t
@@ -196,7 +171,7 @@ rds_eth_be16_at(const uint8_t *p)
 
 static enum rds_eth_drop
 rds_eth_parse(const uint8_t *p, uint32_t len, uint16_t udp_port,
-	      enum rds_eth_cksum cksum, struct rds_eth_frame *f)
+	      enum rds_eth_cksum cksum, bool crc, struct rds_eth_frame *f)
 {
 	const struct rte_ipv4_hdr *ip;
 	const struct rte_udp_hdr *udp;
@@ -270,7 +245,7 @@ rds_eth_parse(const uint8_t *p, uint32_t len, uint16_t udp_port,
 	    (h->type == RDS_ETH_F_ACK && plen != 0))
 		return RDS_ETH_DROP_LEN;
 	payload = (const uint8_t *)(h + 1);
-	if (rte_be_to_cpu_32(h->crc) != rds_eth_crc(h, payload, plen))
+	if (crc && rte_be_to_cpu_32(h->crc) != rds_eth_crc(h, payload, plen))
 		return RDS_ETH_DROP_CRC;
 
 	f->type = h->type;
@@ -297,12 +272,12 @@ rds_eth_frame_parse_buf(const uint8_t *p, uint32_t len, uint16_t udp_port,
 {
 	if (p == NULL && len != 0)
 		return RDS_ETH_DROP_SHORT;
-	return rds_eth_parse(p, len, udp_port, RDS_ETH_CKSUM_VERIFY, f);
+	return rds_eth_parse(p, len, udp_port, RDS_ETH_CKSUM_VERIFY, true, f);
 }
 
-enum rds_eth_drop
-rds_eth_frame_parse(const struct rte_mbuf *m, uint16_t udp_port,
-		    struct rds_eth_frame *f)
+static enum rds_eth_drop
+rds_eth_parse_mbuf(const struct rte_mbuf *m, uint16_t udp_port, bool crc,
+		   struct rds_eth_frame *f)
 {
 	enum rds_eth_cksum cksum;
 
@@ -322,7 +297,21 @@ rds_eth_frame_parse(const struct rte_mbuf *m, uint16_t udp_port,
 		break;
 	}
 	return rds_eth_parse(rte_pktmbuf_mtod(m, const uint8_t *),
-			     rte_pktmbuf_data_len(m), udp_port, cksum, f);
+			     rte_pktmbuf_data_len(m), udp_port, cksum, crc, f);
+}
+
+enum rds_eth_drop
+rds_eth_frame_parse(const struct rte_mbuf *m, uint16_t udp_port,
+		    struct rds_eth_frame *f)
+{
+	return rds_eth_parse_mbuf(m, udp_port, true, f);
+}
+
+enum rds_eth_drop
+rds_eth_frame_reparse(const struct rte_mbuf *m, uint16_t udp_port,
+		      struct rds_eth_frame *f)
+{
+	return rds_eth_parse_mbuf(m, udp_port, false, f);
 }
 
 bool

@@ -74,8 +74,11 @@
  * header, while every frame here is a UDP datagram with its own eth
  * header (sequence, fragment offset, a CRC32C of that frame) that a NIC
  * cannot write; UDP segmentation offload repeats one UDP payload header
- * the same way, so it is not used either. The CRC32C is always software
- * (rte_hash_crc, SSE4.2 or ARMv8 CRC instructions).
+ * the same way, so it is not used either. The CRC32C is always software:
+ * on x86-64 with SSE4.2 and PCLMULQDQ three interleaved chains of crc32
+ * instructions, combined (drivers/rds/eth/rds_eth_crc.c), elsewhere
+ * rte_hash_crc (SSE4.2, ARMv8 CRC instructions or tables); the same
+ * value either way.
  *
  * Counters: rte_rds_xstats_get("eth", ...) with the names of struct
  * rte_rds_eth_stats's fields.
