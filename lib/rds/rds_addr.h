@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Addresses: struct in6_addr helpers (IPv4 as v4-mapped), local
+ * addresses (struct rds_laddr, with their bound ports) and the
+ * congestion map of every address (rds_cong.c). Part of rds_private.h,
+ * which includes it first of its parts: include that, not this.
+ */
+#ifndef RDS_ADDR_H
+#define RDS_ADDR_H
+
+#ifndef RDS_PRIVATE_H
+#error "include rds_private.h, not rds_addr.h"
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Addresses: kept as struct in6_addr, IPv4 as v4-mapped. */
+
+static inline void
+rds_addr_from_v4(struct in6_addr *a, uint32_t be_v4)
+{
+	memset(a, 0, sizeof(*a));
+	a->s6_addr[10] = 0xff;
+	a->s6_addr[11] = 0xff;
+	memcpy(&a->s6_addr[12], &be_v4, 4);
+}
+
+static inline uint32_t
+rds_addr_v4(const struct in6_addr *a)
+{
+	uint32_t v;
+
+	memcpy(&v, &a->s6_addr[12], 4);
+	return v;
+}
+
+static inline bool
+rds_addr_eq(const struct in6_addr *a, const struct in6_addr *b)
+{
+	uint64_t x[2], y[2];
+
+	/* struct in6_addr is only 4-byte aligned (in struct rds_conn_key
+	 * it is not 8-byte aligned): copies, which compile to the same
+	 * two unaligned loads without the undefined behaviour. */
+	memcpy(x, a, sizeof(x));
+	memcpy(y, b, sizeof(y));
+	return x[0] == y[0] && x[1] == y[1];
+}
+
+/* ------------------------------------------------------------------ */
+/* Local addresses and congestion maps. */
+
+struct rds_laddr;
+
+/* One per address, local or remote, living until rte_rds_fini(): the
+ * congestion map, and what a sender needs to know of the address. */
+struct rds_cong_map {
+	struct in6_addr addr;
+	struct rds_laddr *la;		/* a local address of ours, or NULL */
+	uint32_t hash;			/* of addr, for engine selection */
+	uint32_t gen;			/* bumped on every change (atomic) */
+	uint64_t bits[RDS_CONG_MAP_WORDS]; /* little-endian bit order per port */
+};
+
+struct rds_transport;
+
+struct rds_laddr {
+	struct in6_addr addr;
+	unsigned int index;
+	const struct rds_transport *trans;
+	char dev[RTE_RDS_NAMESIZE];
+	char args[RTE_RDS_ARGSIZE];	/* driver options, key=value,... */
+	struct rds_cong_map *cong;	/* this address's own map */
+	void *tp;			/* transport private */
+	/* Bound sockets: a page of 256 per port >> 8, made on demand. */
+	rte_spinlock_t bind_lock;
+	struct rds_sock **ports[RDS_NB_PORTS / 256];
+	uint64_t *used;			/* port bitmap, under bind_lock */
+	uint64_t full[RDS_NB_PORTS / 64 / 64];	/* words of used that are full */
+	uint32_t nb_bound;
+};
+
+/* rds_cong.c */
+int rds_cong_init(void);
+void rds_cong_fini(void);
+struct rds_cong_map *rds_cong_map_get(const struct in6_addr *addr);
+static inline bool
+rds_cong_test(const struct rds_cong_map *map, uint16_t port)
+{
+	uint64_t w = __atomic_load_n(&map->bits[port / 64], __ATOMIC_ACQUIRE);
+
+	return (w >> (port % 64)) & 1;
+}
+void rds_cong_set(struct rds_cong_map *map, uint16_t port);
+void rds_cong_clear(struct rds_cong_map *map, uint16_t port);
+uint64_t rds_cong_map_update(struct rds_cong_map *map, const void *wire_bits);
+void rds_cong_map_copy_out(const struct rds_cong_map *map, void *wire_bits);
+void rds_cong_sock_check(struct rds_sock *rs);
+uint32_t rds_cong_generation(void);
+/* Bumped when a local address's map changes (engines announce it). */
+uint32_t rds_cong_local_generation(void);
+void rds_cong_map_changed(uint64_t portmask);
+void rds_cong_watch(struct rds_sock *rs, bool on);
+
+#endif /* RDS_ADDR_H */

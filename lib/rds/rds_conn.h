@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Connections (rds_conn.c): struct rds_conn, its key and states, and the
+ * engine that owns a pair of addresses. Part of rds_private.h, which
+ * includes it after rds_timer.h: include that, not this.
+ */
+#ifndef RDS_CONN_H
+#define RDS_CONN_H
+
+#ifndef RDS_PRIVATE_H
+#error "include rds_private.h, not rds_conn.h"
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Connections: one per (local address, peer address, transport), owned
+ * by one engine. States and transitions as in the kernel. */
+
+enum rds_conn_state {
+	RDS_CONN_DOWN = 0,
+	RDS_CONN_CONNECTING,
+	RDS_CONN_DISCONNECTING,
+	RDS_CONN_UP,
+	RDS_CONN_RESETTING,
+	RDS_CONN_ERROR,
+};
+
+struct rds_conn_key {
+	struct in6_addr laddr;
+	struct in6_addr faddr;
+	uint32_t trans_id;
+};
+
+/* Entries of an engine's connection cache (a power of two). */
+#define RDS_CONN_CACHE 16
+
+TAILQ_HEAD(rds_msg_list, rds_msg);
+
+struct rds_conn {
+	TAILQ_ENTRY(rds_conn) link;
+	TAILQ_ENTRY(rds_conn) ready_link;
+	bool ready;			/* on the engine's ready list */
+	struct rds_conn_key key;
+	struct rds_engine *eng;
+	const struct rds_transport *trans;
+	struct rds_laddr *la;		/* local address entry */
+	struct rds_cong_map *fcong;	/* peer's congestion map */
+	enum rds_conn_state state;
+
+	/* Sending. */
+	uint64_t next_tx_seq;		/* from 1 */
+	struct rds_msg_list send_q;	/* stamped, not yet transmitted */
+	struct rds_msg_list retrans_q;	/* transmitted, not yet acked */
+	struct rds_msg *xmit_cur;	/* head of send_q the transport has
+					 * started but not finished */
+	uint32_t unacked_packets;
+	uint64_t unacked_bytes;
+	bool map_queued;		/* send our congestion map */
+	uint32_t map_gen_sent;
+	struct rds_msg *map_cur;	/* the copy of it the transport may
+					 * be inside (kept across -EAGAIN) */
+	uint32_t map_cur_gen;
+
+	/* Receiving. */
+	uint64_t next_rx_seq;		/* not reset on reconnect */
+	uint64_t ack_next;		/* highest sequence received */
+	uint64_t ack_sent;		/* last ACK value sent */
+	bool ack_requested;		/* peer asked for an ACK */
+	bool ack_due;			/* the delayed-ACK timer fired */
+	struct rds_timer ack_timer;
+
+	/* Reconnect backoff. */
+	uint64_t reconnect_ceil_ms;	/* 0: next attempt immediate */
+	bool reconnect_due;		/* the backoff timer fired */
+	struct rds_timer conn_timer;
+	bool drop_pending;		/* transport asked for a reset */
+	bool unresponsive;		/* the transport reports the peer does
+					 * not answer (info, telemetry) */
+
+	void *tp;			/* transport private */
+};
+
+/* rds_conn.c */
+struct rds_conn *rds_conn_lookup(struct rds_engine *e,
+				 const struct rds_conn_key *key);
+struct rds_conn *rds_conn_get(struct rds_engine *e,
+			      const struct rds_conn_key *key);
+void rds_conn_destroy(struct rds_conn *c);
+void rds_conn_connect_complete(struct rds_conn *c);
+void rds_conn_drop(struct rds_conn *c);
+/* A transport reports a fatal error on c: the engine drops and
+ * reconnects it at its next pass (as net/rds drivers call
+ * rds_conn_drop). */
+void rds_conn_error(struct rds_conn *c, const char *why);
+/* c has something to do (send, ACK, connect): put it on the ready list. */
+static inline void rds_conn_ready(struct rds_conn *c);
+unsigned int rds_conn_run(struct rds_conn *c, uint64_t now);
+unsigned int rds_conn_engine_of(const struct in6_addr *laddr,
+				const struct in6_addr *faddr);
+unsigned int rds_conn_engine_of_hash_n(uint32_t lhash, uint32_t fhash);
+static inline unsigned int rds_conn_engine_of_hash(uint32_t lhash,
+						   uint32_t fhash);
+uint32_t rds_addr_hash(const struct in6_addr *a);
+const char *rds_conn_state_name(enum rds_conn_state st);
+/* Received messages were accepted: ACK now, or after the delay. */
+void rds_conn_ack_later(struct rds_conn *c);
+
+#endif /* RDS_CONN_H */

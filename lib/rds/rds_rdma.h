@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * RDMA as the core and the transports see it: registered memory regions,
+ * the operations riding on messages, the memory of an attached client
+ * (rds_xmem.c) and the calls of rds_rdma*.c (what only those files share
+ * is in rds_rdma_private.h). Part of rds_private.h, which includes it
+ * before rds_transport.h: include that, not this.
+ */
+#ifndef RDS_RDMA_H
+#define RDS_RDMA_H
+
+#ifndef RDS_PRIVATE_H
+#error "include rds_private.h, not rds_rdma.h"
+#endif
+
+/* Memory regions: pages of this size; at most this many regions, each of
+ * at most 1 MiB of pages plus a partial one (RDS_MR_MAX_PAGES). */
+#define RDS_MR_PAGE 4096ULL
+#define RDS_MR_MAX 65536
+#define RDS_MR_MAX_PAGES (RDS_MAX_MSG_SIZE / RDS_MR_PAGE + 1)
+
+/* A registered memory region (rds_rdma.c). */
+struct rds_mr {
+	uint32_t key;			/* r_key: the cookie's low half */
+	uint32_t flags;			/* RDS_RDMA_USE_ONCE, READWRITE, ... */
+	uintptr_t base;			/* first page */
+	uint64_t len;			/* whole pages */
+	int sock;			/* owner */
+	uint32_t sock_gen;
+	struct in6_addr laddr;		/* owner's bound address */
+	const struct rds_transport *trans; /* hardware registration, or NULL */
+	void *tp;			/* its private data (ibv_mr) */
+	bool invalidate;		/* on release: revoke now (INVALIDATE,
+					 * USE_ONCE, close), no cache */
+	pid_t pid;			/* 0: this process's memory, else an
+					 * attached client's (rds_xmem) */
+	uint32_t *owner_nb;		/* the owner's count of regions */
+};
+
+enum rds_op_kind {
+	RDS_OP_READ,
+	RDS_OP_WRITE,
+	RDS_OP_FADD,
+	RDS_OP_CSWP,
+	RDS_OP_MFADD,
+	RDS_OP_MCSWP,
+};
+
+/* One RDMA or atomic operation riding on a message. */
+struct rds_rdma_op {
+	enum rds_op_kind kind;
+	uint64_t cookie;		/* remote region */
+	uint64_t remote_off;		/* offset past the cookie's offset */
+	uint64_t bytes;
+	uint64_t flags;			/* RDS_RDMA_* */
+	uint64_t token;			/* user_token for the notification */
+	struct iovec *local;		/* READ: where the data goes */
+	uint32_t nr_local;
+	uint8_t *data;			/* WRITE: the data, taken at sendmsg */
+	uint64_t compare, swap_add, mask1, mask2; /* atomics */
+	uint64_t *atomic_result;	/* atomics: the old value goes here */
+	bool notified;
+	bool executed;			/* ran once (software executor; ib:
+					 * its work request completed) */
+	int status;			/* its result */
+	int recverr;			/* RDS_RECVERR at sendmsg */
+	uint32_t refs;			/* the message, and a transport that
+					 * has the operation in flight */
+	void *tp_mr;			/* transport: local registration */
+	uint32_t tp_flags;		/* transport: its own state */
+	int sock;			/* who is told how it went */
+	uint32_t sock_gen;
+	pid_t pid;			/* whose memory local and
+					 * atomic_result are (0: ours) */
+};
+
+/* rds_xmem.c: memory of this process (pid 0) or of an attached client
+ * (process_vm_readv/writev): never a fault, -EFAULT (gone, unmapped) or
+ * -ESRCH (no such process) instead. */
+int rds_xmem_read(pid_t pid, void *dst, uintptr_t src, size_t n);
+int rds_xmem_write(pid_t pid, uintptr_t dst, const void *src, size_t n);
+/* An atomic update of a client's 64-bit word, serialised with every
+ * other one (the word is reached with process_vm_*: atomic against
+ * other RDMA atomics, as a NIC's are). fn gets the old value and
+ * returns the new one (or the old one: no write). */
+int rds_xmem_atomic(pid_t pid, uintptr_t addr,
+		    uint64_t (*fn)(uint64_t old, const void *arg),
+		    const void *arg, uint64_t *old);
+
+/* rds_rdma.c, rds_rdma_cmsg.c, rds_rdma_exec.c */
+int rds_mr_init(void);
+void rds_mr_fini(void);
+void rds_mr_sock_close(struct rds_sock *rs);
+void rds_mr_unuse(uint32_t key);
+void rds_mr_unuse_sock(const struct rds_sock *rs, uint32_t key);
+int rds_rdma_get_mr(struct rds_sock *rs, const void *optval, socklen_t optlen,
+		    bool for_dest);
+int rds_rdma_free_mr(struct rds_sock *rs, const void *optval,
+		     socklen_t optlen);
+int rds_rdma_cmsgs(struct rds_sock *rs, const struct msghdr *msg,
+		   struct rds_rdma_op **opp, uint64_t *dest_cookie,
+		   bool *has_dest, bool *mapped);
+void rds_rdma_unmap(struct rds_sock *rs, uint64_t cookie);
+void rds_rdma_op_free(struct rds_rdma_op *op);
+/* The software executor, in two halves so that they can run on two
+ * hosts: the request the target runs, the target half, the initiator
+ * half, and both in one process. */
+struct rds_rdma_req {
+	enum rds_op_kind kind;
+	uint64_t cookie;
+	uint64_t remote_off;
+	uint64_t bytes;
+	uint64_t compare, swap_add, mask1, mask2;
+	const uint8_t *wdata;		/* WRITE: bytes bytes */
+};
+void rds_rdma_req_of(const struct rds_rdma_op *op, struct rds_rdma_req *rq);
+int rds_rdma_target(const struct in6_addr *target, const struct rds_rdma_req *rq,
+		    const struct iovec *rdst, uint32_t nrdst, uint64_t *old);
+void rds_rdma_initiator_done(struct rds_rdma_op *op, int status,
+			     const uint8_t *rdata, uint64_t old);
+int rds_rdma_sw_exec(const struct in6_addr *target, struct rds_rdma_op *op);
+void rds_rdma_notify(struct rds_engine *e, const struct rds_msg *m,
+		     int status);
+void rds_rdma_op_notify(struct rds_engine *e, struct rds_rdma_op *op,
+			int status);
+
+#endif /* RDS_RDMA_H */
