@@ -86,7 +86,7 @@ rds_conn_ready(struct rds_conn *c)
 	}
 }
 
-/* rds_engine.c */
+/* rds_engine.c, rds_engine_call.c, rds_engine_life.c */
 int rds_engines_init(const struct rte_rds_conf *conf);
 void rds_engines_stop(void);
 void rds_engines_fini(void);
@@ -108,5 +108,8 @@ int rds_engine_call(struct rds_engine *e, unsigned int dst, rds_engine_fn fn,
 /* The same from a thread that is not an engine, waiting until it ran
  * (driving inline engines meanwhile). 0 or -ENOMEM. */
 int rds_engine_call_wait(unsigned int dst, rds_engine_fn fn, void *arg);
+/* Free a doorbell ring and its bell (rds_engine.c: a thread's that
+ * exited; rds_engine_life.c: every one left at tear-down). */
+void rds_bell_free(struct rds_bell *b);
 
 #endif /* RDS_ENGINE_H */
