@@ -31,7 +31,9 @@
  * The peer's stream is a schedule: message i is an RDS frame (48-byte
  * header, kernel format, sequence i + 1, to port 4000 from 5000) whose
  * payload byte at offset o is pat(i, o), cut in fragments of the
- * fragment size, one per sequence number. Oracles (abort on violation):
+ * fragment size, one per sequence number; after a restart the stream
+ * starts again at sequence 0 from the message the input picks, every
+ * message marked RETRANSMITTED (as RDS resends after a reset). Oracles (abort on violation):
  * - every message the socket receives has the length of some message i
  *   and exactly its bytes, from 10.254.0.2:5000 (unless the input sent
  *   a payload byte changed under a valid CRC, which no receiver can
@@ -82,6 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* A frame of the schedule. */
 struct sframe {
 	uint8_t msg;
+	uint8_t hflags;		/* of its RDS header */
 	uint16_t flags;		/* FIRST / LAST */
 	uint32_t off;		/* in the unit (header included) */
 	uint16_t len;
@@ -124,9 +127,11 @@ pat(uint32_t i, uint32_t o)
 	return (uint8_t)(x >> 13 ^ x >> 24);
 }
 
-/* Bytes [off, off + len) of unit i into dst. */
+/* Bytes [off, off + len) of unit i into dst (its RDS header with
+ * flags hflags). */
 static void
-unit_bytes(uint32_t i, uint32_t off, uint32_t len, uint8_t *dst)
+unit_bytes(uint32_t i, uint8_t hflags, uint32_t off, uint32_t len,
+	   uint8_t *dst)
 {
 	uint8_t hdr[FZ_HDR_SIZE];
 	uint32_t k;
@@ -139,6 +144,7 @@ unit_bytes(uint32_t i, uint32_t off, uint32_t len, uint8_t *dst)
 		h.len = w.len[i];
 		h.sport = PEER_PORT;
 		h.dport = OUR_PORT;
+		h.flags = hflags;
 		fz_hdr_encode(&h, hdr);
 		fz_hdr_csum_fix(hdr);
 	}
@@ -149,9 +155,12 @@ unit_bytes(uint32_t i, uint32_t off, uint32_t len, uint8_t *dst)
 	}
 }
 
-/* The schedule from message 'from' on. */
+/* The schedule from message 'from' on: in a new stream of the peer's
+ * (rexmit), messages are marked RETRANSMITTED, as RDS does after a
+ * reset, so that the core drops those it has (a message not so marked
+ * with an old sequence is a restarted peer's new one, and taken). */
 static void
-schedule(uint32_t from)
+schedule(uint32_t from, bool rexmit)
 {
 	uint32_t i, off, n;
 
@@ -165,6 +174,7 @@ schedule(uint32_t from)
 
 			n = RTE_MIN(w.frag, ulen - off);
 			s->msg = (uint8_t)i;
+			s->hflags = rexmit ? FZ_FLAG_RETRANSMITTED : 0;
 			s->off = off;
 			s->len = (uint16_t)n;
 			s->flags = (off == 0 ? RDS_ETH_FL_FIRST : 0) |
@@ -231,7 +241,7 @@ send_frame(const struct sframe *s, uint32_t seq, uint32_t epoch, uint8_t mut,
 	FZ_CHECK(m != NULL, "harness pool empty");
 	FZ_CHECK(rte_pktmbuf_append(m, (uint16_t)(RDS_ETH_HDRS + len)) != NULL,
 		 "append");
-	unit_bytes(s->msg, s->off, len,
+	unit_bytes(s->msg, s->hflags, s->off, len,
 		   rte_pktmbuf_mtod_offset(m, uint8_t *, RDS_ETH_HDRS));
 	if ((mut & M_BYTE) && len != 0) {
 		rte_pktmbuf_mtod_offset(m, uint8_t *, RDS_ETH_HDRS)
@@ -328,27 +338,32 @@ poll_once(void)
 static void
 check_msg(const uint8_t *b, uint32_t n, const struct sockaddr_in *from)
 {
-	uint32_t i, o;
+	uint32_t i, o, twice;
 
 	FZ_CHECK(from->sin_addr.s_addr == w.peer_ip &&
 		 ntohs(from->sin_port) == PEER_PORT,
 		 "message from %08x:%u", from->sin_addr.s_addr,
 		 ntohs(from->sin_port));
-	for (i = 0; i < w.nmsg; i++) {
+	/* Messages with the same bytes (short ones) are told apart by
+	 * which of them is still due. */
+	for (i = 0, twice = w.nmsg; i < w.nmsg; i++) {
 		if (w.len[i] != n)
 			continue;
 		for (o = 0; o < n && b[o] == pat(i, o); o++)
 			;
-		if (o == n)
+		if (o != n)
+			continue;
+		if (!w.delivered[i])
 			break;
+		twice = i;
 	}
 	if (i == w.nmsg) {
+		FZ_CHECK(twice == w.nmsg, "message %u (%u bytes) delivered "
+			 "twice", twice, n);
 		FZ_CHECK(w.tainted, "a message of %u bytes that the peer never "
 			 "sent (corrupted or partial)", n);
 		return;
 	}
-	FZ_CHECK(!w.delivered[i], "message %u (%u bytes) delivered twice",
-		 i, n);
 	w.delivered[i] = true;
 	FZ_TRACE("received message %u (%u bytes)", i, n);
 }
@@ -485,7 +500,7 @@ world_up(struct fz_in *in)
 	w.bad_crc = w.bad_type = 0;
 	w.slept_us = 0;
 	w.nb_sch_prev = 0;
-	schedule(0);
+	schedule(0, false);
 }
 
 static void
@@ -572,7 +587,7 @@ op_restart(struct fz_in *in)
 		w.our_epoch = 0;	/* a restarted peer knows ours no more */
 	w.next = 0;
 	w.rx_ack = 0;
-	schedule(fz_u8(in) % w.nmsg);
+	schedule(fz_u8(in) % w.nmsg, true);
 	FZ_TRACE("restart epoch %08x from message %u", w.epoch, w.first);
 }
 
