@@ -575,10 +575,16 @@ op_restart(struct fz_in *in)
 {
 	uint8_t a = fz_u8(in);
 
-	memcpy(w.sch_prev, w.sch, sizeof(w.sch[0]) * w.nb_sch);
-	w.nb_sch_prev = w.nb_sch;
-	w.first_prev = w.first;
-	w.epoch_prev = w.epoch;
+	/* Stale frames come only from an epoch the driver took: one it
+	 * never saw is, to it, a restart like any other (epochs are random,
+	 * not ordered), and its copies of messages the new stream resent
+	 * are new messages to RDS (not RETRANSMITTED). */
+	if (w.acked) {
+		memcpy(w.sch_prev, w.sch, sizeof(w.sch[0]) * w.nb_sch);
+		w.nb_sch_prev = w.nb_sch;
+		w.first_prev = w.first;
+		w.epoch_prev = w.epoch;
+	}
 	w.epoch = (w.epoch + 2 + (uint32_t)a * 2) | 1;
 	if (w.epoch == w.epoch_prev)
 		w.epoch += 2;
