@@ -241,7 +241,9 @@ send_frame(const struct sframe *s, uint32_t seq, uint32_t epoch, uint8_t mut,
 	FZ_CHECK(m != NULL, "harness pool empty");
 	FZ_CHECK(rte_pktmbuf_append(m, (uint16_t)(RDS_ETH_HDRS + len)) != NULL,
 		 "append");
-	unit_bytes(s->msg, s->hflags, s->off, len,
+	/* The bytes of the offset the frame claims (a moved offset is a
+	 * consistent lie: a receiver that ignored it would misplace them). */
+	unit_bytes(s->msg, s->hflags, f.frag_off, len,
 		   rte_pktmbuf_mtod_offset(m, uint8_t *, RDS_ETH_HDRS));
 	if ((mut & M_BYTE) && len != 0) {
 		rte_pktmbuf_mtod_offset(m, uint8_t *, RDS_ETH_HDRS)

@@ -91,6 +91,14 @@ def seeds():
         s["fault-" + name] = (prologue(0x31, 100, [450, 20]) + frame(0) +
                               frame(0, m, 3) + frame(1, m, 7) + burst(16) +
                               poll() + recv())
+    # LAST on a middle fragment (arg 2: only LAST flipped): a partial unit.
+    s["fault-last-early"] = (prologue(0x33, 100, [450]) + frame(0) +
+                             frame(0, M_FLAGS, 2) + burst(16) + poll() +
+                             recv())
+    # FIRST off the first fragment (arg 1), then the whole stream again.
+    s["fault-first-off"] = (prologue(0x35, 100, [450]) +
+                            frame(0, M_FLAGS, 1) + burst(16) + poll() +
+                            restart(0, 0) + burst(16) + poll() + recv())
     s["restart"] = (prologue(0x21, 100, [250, 400, 30]) + burst(2) + poll() +
                     restart(0, 0) + burst(20) + poll() + recv() +
                     stale(1) + stale(3) + poll() + recv())
