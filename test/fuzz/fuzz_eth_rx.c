@@ -577,19 +577,22 @@ op_restart(struct fz_in *in)
 {
 	uint8_t a = fz_u8(in);
 
-	/* Stale frames come only from an epoch the driver took: one it
-	 * never saw is, to it, a restart like any other (epochs are random,
-	 * not ordered), and its copies of messages the new stream resent
-	 * are new messages to RDS (not RETRANSMITTED). */
+	/* Stale frames come only from the epoch just before the current
+	 * one, and only if the driver took it: an epoch it never saw, or
+	 * one from before the one it remembers as stale, is to it a restart
+	 * like any other (epochs are random, not ordered), and that
+	 * stream's copies of messages a later stream resent are new
+	 * messages to RDS (not RETRANSMITTED). */
 	if (w.acked) {
 		memcpy(w.sch_prev, w.sch, sizeof(w.sch[0]) * w.nb_sch);
 		w.nb_sch_prev = w.nb_sch;
 		w.first_prev = w.first;
 		w.epoch_prev = w.epoch;
+	} else {
+		w.nb_sch_prev = 0;
+		w.epoch_prev = 0;
 	}
 	w.epoch = (w.epoch + 2 + (uint32_t)a * 2) | 1;
-	if (w.epoch == w.epoch_prev)
-		w.epoch += 2;
 	w.acked = false;
 	if (a & 1)
 		w.our_epoch = 0;	/* a restarted peer knows ours no more */
