@@ -248,6 +248,11 @@ uint32_t rds_eth_crc_update(uint32_t crc, const void *buf, uint32_t len);
 uint32_t rds_eth_crc_update_serial(uint32_t crc, const void *buf,
 				   uint32_t len);
 
+/* The update from ~0 over the eth header h with its crc field taken as
+ * 0 (what rds_eth_crc starts from): on the instructions directly where
+ * the interleaved implementation is in use, else the serial code over a
+ * copy. */
+uint32_t rds_eth_crc_hdr0(const struct rds_eth_hdr *h);
 enum rds_eth_crc_impl rds_eth_crc_impl_get(void);
 
 /* For tests and benchmarks (not thread-safe against CRCs under way):

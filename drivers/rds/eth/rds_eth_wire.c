@@ -43,11 +43,7 @@
 static inline uint32_t
 rds_eth_crc_hdr(const struct rds_eth_hdr *h)
 {
-	struct rds_eth_hdr t;
-
-	memcpy(&t, h, sizeof(t));
-	t.crc = 0;
-	return rds_eth_crc_update(UINT32_MAX, &t, sizeof(t));
+	return rds_eth_crc_hdr0(h);
 }
 
 uint32_t
