@@ -32,6 +32,9 @@ RTE_LOG_REGISTER(rds_eth_logtype, pmd.rds.eth, INFO);
 #define RDS_ETH_LINK_CHECK_MS 100
 #define RDS_ETH_RELINK_MIN_MS 500
 #define RDS_ETH_RELINK_MAX_MS 8000
+/* A valid frame puts its sender's MAC into the neighbour table at most
+ * this often when it is the connection's already. */
+#define RDS_ETH_LEARN_GAP_US 1000
 
 struct rds_eth_port **rds_eth_ports;
 unsigned int rds_eth_nb_ports;
@@ -292,6 +295,7 @@ rds_eth_port_get(const struct rds_eth_opts *o, int *err)
 	p->rto_min_tsc = o->rto_min_us * rte_get_tsc_hz() / 1000000;
 	p->rto_max_tsc = o->rto_max_us * rte_get_tsc_hz() / 1000000;
 	p->rto_init_tsc = RTE_MAX(p->rto_min_tsc, rte_get_tsc_hz() / 1000);
+	p->learn_gap_tsc = RDS_ETH_LEARN_GAP_US * rte_get_tsc_hz() / 1000000;
 	p->dead_after = o->dead_after;
 	for (i = 0; i < RTE_RDS_MAX_ENGINES; i++) {
 		rte_spinlock_init(&p->tx_lock[i]);
@@ -682,10 +686,16 @@ rds_eth_rx_frame_la(struct rds_engine *e, struct rds_eth_port *p,
 		ee->stats.conn_opened++;
 	}
 	ec = c->tp;
-	/* A valid frame from the peer: its MAC (followed if it changed). */
-	rds_eth_neigh_learn(e, p->neigh, f->src_ip, &f->src_mac);
-	if (!ec->resolved || !rte_is_same_ether_addr(&ec->peer_mac,
-						     &f->src_mac)) {
+	/* A valid frame from the peer: its MAC (followed if it changed),
+	 * into the neighbour table too. A MAC that is the connection's
+	 * already goes there once per RDS_ETH_LEARN_GAP_US, not per frame:
+	 * what changed the entry meanwhile (an ARP answer) is put right
+	 * that much later. */
+	if (unlikely(!ec->resolved ||
+		     !rte_is_same_ether_addr(&ec->peer_mac, &f->src_mac) ||
+		     e->now - ec->learn_tsc >= p->learn_gap_tsc)) {
+		rds_eth_neigh_learn(e, p->neigh, f->src_ip, &f->src_mac);
+		ec->learn_tsc = e->now;
 		ec->peer_mac = f->src_mac;
 		ec->resolved = true;
 	}

@@ -311,6 +311,7 @@ struct rds_eth_port {
 	/* Options (rte_rds_eth.h). */
 	uint32_t window;		/* frames in flight per connection */
 	uint64_t rto_min_tsc;
+	uint64_t learn_gap_tsc;		/* RDS_ETH_LEARN_GAP_US */
 	uint64_t rto_max_tsc;
 	uint64_t rto_init_tsc;
 	uint32_t dead_after;		/* timeouts in a row: peer unresponsive */
@@ -525,6 +526,8 @@ struct rds_eth_conn {
 	uint32_t lip, fip;		/* network order */
 	struct rte_ether_addr peer_mac;
 	bool resolved;
+	uint64_t learn_tsc;		/* peer_mac last put in the neighbour
+					 * table from a frame */
 	struct rte_flow *flow;		/* steering rule (rds_eth_steer.c) */
 	struct rds_timer resolve_timer;	/* connecting: ARP not answered yet */
 	uint32_t resolve_tries;
