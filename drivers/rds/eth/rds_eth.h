@@ -7,8 +7,9 @@
  * PMD, with a reliable frame layer of its own below RDS sequencing.
  *
  * Modules (one file each):
- *   rds_eth.c        ops table, options, ports and queues, engine poll
- *                    (receive, dispatch) and flush (transmit), counters
+ *   rds_eth.c        ops table, engine poll (receive, dispatch) and
+ *                    flush (transmit), connection ops, counters, faults
+ *   rds_eth_port.c   options, ports and queues, transport init and fini
  *   rds_eth_wire.c   frame layout: Ethernet / IPv4 / UDP / eth header,
  *                    build and parse, checksum offloads
  *   rds_eth_crc.c    CRC32C: serial, and three interleaved chains of
@@ -373,6 +374,24 @@ extern struct rds_eth_port **rds_eth_ports;
 extern unsigned int rds_eth_nb_ports;
 extern unsigned int rds_eth_slot;
 extern const struct rds_transport rds_eth_transport;
+extern bool rds_eth_wanted;		/* an address of ours is eth */
+
+#define RDS_ETH_RX_BURST 32
+/* Link recovery: look every 100 ms; restart after 500 ms down, then
+ * after 1, 2, 4, 8, 8 ... s while it stays down. */
+#define RDS_ETH_LINK_CHECK_MS 100
+#define RDS_ETH_RELINK_MIN_MS 500
+#define RDS_ETH_RELINK_MAX_MS 8000
+/* A valid frame puts its sender's MAC into the neighbour table at most
+ * this often when it is the connection's already. */
+#define RDS_ETH_LEARN_GAP_US 1000
+
+/* rds_eth_port.c: the transport's init, fini and laddr_check. */
+int rds_eth_init(const struct rte_rds_conf *conf);
+void rds_eth_fini(void);
+int rds_eth_laddr_check(struct rds_laddr *la);
+/* rds_eth.c: no faults (rte_rds_eth_set_faults) from now on. */
+void rds_eth_faults_reset(void);
 
 static inline struct rds_eth_engine *
 rds_eth_engine(struct rds_engine *e)
