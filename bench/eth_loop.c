@@ -17,7 +17,13 @@
  * headers checked and the payload copied out.
  *
  *   rds-bench-eth [EAL args] -- [--msgs N] [--size B] [--burst K]
- *                 [--runs R] [--raw]
+ *                 [--runs R] [--raw] [--eth-opts K=V[,K=V...]]
+ *
+ * --eth-opts appends options to both addresses (rte_rds_eth.h), e.g.
+ * rto_min_us=10000000,rto_max_us=10000000 under callgrind: valgrind runs
+ * some 50 times slower, so the 200 us retransmit floor and the ACK delay
+ * (an eighth of it) fire on what natively takes microseconds, which adds
+ * timeouts and ACK frames that a native run does not have.
  *
  * The measured loop is bench_eth_loop() (bench_raw_loop() with --raw):
  * under valgrind --tool=callgrind --toggle-collect=bench_eth_loop its
@@ -299,6 +305,7 @@ main(int argc, char **argv)
 		{ "burst", required_argument, NULL, 'k' },
 		{ "runs", required_argument, NULL, 'r' },
 		{ "raw", no_argument, NULL, 'w' },
+		{ "eth-opts", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t n = 100000, size = 64, runs = 5, r, t0, bad, polls = 0;
@@ -306,7 +313,8 @@ main(int argc, char **argv)
 	bool raw = false;
 	struct rte_rds_conf conf;
 	struct sockaddr_in to = sin_of(IP_B, PORT_B);
-	char spec[256];
+	const char *eopts = "";
+	char spec[512];
 	uint8_t *buf, *buf2;
 	uint64_t *ns;
 	int a = -1, b = -1, ret, opt, sbuf;
@@ -323,9 +331,11 @@ main(int argc, char **argv)
 		case 'k': k = (unsigned int)strtoul(optarg, NULL, 0); break;
 		case 'r': runs = strtoull(optarg, NULL, 0); break;
 		case 'w': raw = true; break;
+		case 'o': eopts = optarg; break;
 		default:
 			fprintf(stderr, "usage: rds-bench-eth [EAL] -- [--msgs N] "
-				"[--size B] [--burst K] [--runs R] [--raw]\n");
+				"[--size B] [--burst K] [--runs R] [--raw] "
+				"[--eth-opts K=V,...]\n");
 			return 2;
 		}
 	}
@@ -348,11 +358,13 @@ main(int argc, char **argv)
 		conf.engine[0].lcore_id = RTE_RDS_ENGINE_INLINE;
 		conf.engine[0].idle = RTE_RDS_IDLE_BUSY;
 		snprintf(spec, sizeof(spec), IP_A "=eth,port=%u,mac=" MAC_A
-			 ",neigh=" IP_B "/" MAC_B, port_a);
+			 ",neigh=" IP_B "/" MAC_B "%s%s", port_a,
+			 eopts[0] != '\0' ? "," : "", eopts);
 		if (rte_rds_conf_add_addr_str(&conf, spec) != 0)
 			die("conf A");
 		snprintf(spec, sizeof(spec), IP_B "=eth,port=%u,mac=" MAC_B
-			 ",neigh=" IP_A "/" MAC_A, port_b);
+			 ",neigh=" IP_A "/" MAC_A "%s%s", port_b,
+			 eopts[0] != '\0' ? "," : "", eopts);
 		if (rte_rds_conf_add_addr_str(&conf, spec) != 0)
 			die("conf B");
 		if (rte_rds_init(&conf) != 0)
@@ -392,9 +404,9 @@ main(int argc, char **argv)
 		if (rte_rds_eth_stats_get(&st) == 0)
 			fprintf(stderr, "eth: tx_frames %" PRIu64 ", rx_frames %" PRIu64
 				", ack_tx %" PRIu64 ", ack_rx %" PRIu64
-				", rexmit %" PRIu64 "\n",
-				st.tx_frames, st.rx_frames, st.ack_tx,
-				st.ack_rx, st.rexmit_fast + st.rexmit_timeout);
+				", rexmit_fast %" PRIu64 ", rexmit_timeout %" PRIu64
+				"\n", st.tx_frames, st.rx_frames, st.ack_tx,
+				st.ack_rx, st.rexmit_fast, st.rexmit_timeout);
 		rte_rds_close(a);
 		rte_rds_close(b);
 		rte_rds_fini();

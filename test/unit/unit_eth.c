@@ -278,6 +278,7 @@ main(void)
 		{ "crc_reparse", test_crc_reparse },
 		{ "build_layout", test_build_layout },
 		{ "build_invalid", test_build_invalid },
+		{ "build_ip_cksum", test_build_ip_cksum },
 		{ "roundtrip", test_roundtrip },
 		{ "chain", test_chain },
 		{ "truncated", test_truncated },

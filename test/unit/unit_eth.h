@@ -88,6 +88,7 @@ void test_crc_fallback(void);
 void test_crc_reparse(void);
 void test_build_layout(void);
 void test_build_invalid(void);
+void test_build_ip_cksum(void);
 void test_roundtrip(void);
 void test_chain(void);
 void test_truncated(void);

@@ -3,6 +3,8 @@
  * unit_eth: the frame layout (rds_eth_wire.c).
  */
 
+#include <rte_ip.h>
+
 #include "unit_eth.h"
 
 /* ------------------------------------------------------------------ */
@@ -166,6 +168,52 @@ test_build_invalid(void)
 	CU_ASSERT_EQUAL(rds_eth_frame_build(NULL, &mac_a, &mac_b, ip, ip, 1, 2,
 					    &f, false), -EINVAL);
 	rte_pktmbuf_free(m);
+	check_no_leak();
+}
+
+/* The IPv4 header checksum that build computes from the fields that
+ * vary is the one rte_ipv4_cksum computes over the header, for any
+ * addresses and length; and the header sums to 0xffff. */
+void
+test_build_ip_cksum(void)
+{
+	uint64_t rs = 77;
+	struct rds_eth_frame f;
+	struct rte_ipv4_hdr ip;
+	struct rte_mbuf *m;
+	unsigned int i, bad = 0;
+	uint32_t sip, dip;
+	uint16_t len;
+
+	memset(&f, 0, sizeof(f));
+	f.type = RDS_ETH_F_DATA;
+	for (i = 0; i < 2000; i++) {
+		sip = (uint32_t)rds_test_rand(&rs);
+		dip = i == 0 ? UINT32_MAX : (uint32_t)rds_test_rand(&rs);
+		if (i == 1)
+			sip = dip = 0;
+		len = (uint16_t)(rds_test_rand(&rs) % 1400);
+		m = rte_pktmbuf_alloc(pool);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(rte_pktmbuf_append(m,
+					(uint16_t)(RDS_ETH_HDRS + len)));
+		f.len = len;
+		CU_ASSERT_EQUAL_FATAL(rds_eth_frame_build(m, &mac_a, &mac_b,
+							  sip, dip, 1, 2, &f,
+							  false), 0);
+		memcpy(&ip, rte_pktmbuf_mtod_offset(m, void *,
+						    RTE_ETHER_HDR_LEN),
+		       sizeof(ip));
+		if (rte_raw_cksum(&ip, sizeof(ip)) != 0xffff)
+			bad++;
+		ip.hdr_checksum = 0;
+		if (rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
+					    RTE_ETHER_HDR_LEN)->hdr_checksum !=
+		    rte_ipv4_cksum(&ip))
+			bad++;
+		rte_pktmbuf_free(m);
+	}
+	CU_ASSERT_EQUAL(bad, 0);
 	check_no_leak();
 }
 

@@ -7,8 +7,9 @@
  * PMD, with a reliable frame layer of its own below RDS sequencing.
  *
  * Modules (one file each):
- *   rds_eth.c        ops table, options, ports and queues, engine poll
- *                    (receive, dispatch) and flush (transmit), counters
+ *   rds_eth.c        ops table, engine poll (receive, dispatch) and
+ *                    flush (transmit), connection ops, counters, faults
+ *   rds_eth_port.c   options, ports and queues, transport init and fini
  *   rds_eth_wire.c   frame layout: Ethernet / IPv4 / UDP / eth header,
  *                    build and parse, checksum offloads
  *   rds_eth_crc.c    CRC32C: serial, and three interleaved chains of
@@ -248,6 +249,11 @@ uint32_t rds_eth_crc_update(uint32_t crc, const void *buf, uint32_t len);
 uint32_t rds_eth_crc_update_serial(uint32_t crc, const void *buf,
 				   uint32_t len);
 
+/* The update from ~0 over the eth header h with its crc field taken as
+ * 0 (what rds_eth_crc starts from): on the instructions directly where
+ * the interleaved implementation is in use, else the serial code over a
+ * copy. */
+uint32_t rds_eth_crc_hdr0(const struct rds_eth_hdr *h);
 enum rds_eth_crc_impl rds_eth_crc_impl_get(void);
 
 /* For tests and benchmarks (not thread-safe against CRCs under way):
@@ -306,6 +312,7 @@ struct rds_eth_port {
 	/* Options (rte_rds_eth.h). */
 	uint32_t window;		/* frames in flight per connection */
 	uint64_t rto_min_tsc;
+	uint64_t learn_gap_tsc;		/* RDS_ETH_LEARN_GAP_US */
 	uint64_t rto_max_tsc;
 	uint64_t rto_init_tsc;
 	uint32_t dead_after;		/* timeouts in a row: peer unresponsive */
@@ -367,6 +374,24 @@ extern struct rds_eth_port **rds_eth_ports;
 extern unsigned int rds_eth_nb_ports;
 extern unsigned int rds_eth_slot;
 extern const struct rds_transport rds_eth_transport;
+extern bool rds_eth_wanted;		/* an address of ours is eth */
+
+#define RDS_ETH_RX_BURST 32
+/* Link recovery: look every 100 ms; restart after 500 ms down, then
+ * after 1, 2, 4, 8, 8 ... s while it stays down. */
+#define RDS_ETH_LINK_CHECK_MS 100
+#define RDS_ETH_RELINK_MIN_MS 500
+#define RDS_ETH_RELINK_MAX_MS 8000
+/* A valid frame puts its sender's MAC into the neighbour table at most
+ * this often when it is the connection's already. */
+#define RDS_ETH_LEARN_GAP_US 1000
+
+/* rds_eth_port.c: the transport's init, fini and laddr_check. */
+int rds_eth_init(const struct rte_rds_conf *conf);
+void rds_eth_fini(void);
+int rds_eth_laddr_check(struct rds_laddr *la);
+/* rds_eth.c: no faults (rte_rds_eth_set_faults) from now on. */
+void rds_eth_faults_reset(void);
 
 static inline struct rds_eth_engine *
 rds_eth_engine(struct rds_engine *e)
@@ -520,6 +545,8 @@ struct rds_eth_conn {
 	uint32_t lip, fip;		/* network order */
 	struct rte_ether_addr peer_mac;
 	bool resolved;
+	uint64_t learn_tsc;		/* peer_mac last put in the neighbour
+					 * table from a frame */
 	struct rte_flow *flow;		/* steering rule (rds_eth_steer.c) */
 	struct rds_timer resolve_timer;	/* connecting: ARP not answered yet */
 	uint32_t resolve_tries;

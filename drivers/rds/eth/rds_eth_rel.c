@@ -46,6 +46,7 @@
 #define RDS_ETH_DUPTHRESH 3
 #define RDS_ETH_ACK_EVERY 16
 #define RDS_ETH_REXMIT_BURST 16	/* frames sent again by one timeout */
+#define RDS_ETH_FREE_BULK 32	/* acknowledged frames freed at once */
 
 static inline bool
 seq_lt(uint32_t a, uint32_t b)
@@ -515,6 +516,9 @@ rds_eth_ack_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
 
 	ec->peer_wnd = f->wnd;
 	if (seq_lt(ec->snd_una, ack) && !seq_lt(ec->snd_nxt, ack)) {
+		/* What the ACK lets go, back to the pool in bulks. */
+		struct rte_mbuf *done[RDS_ETH_FREE_BULK];
+		unsigned int nd = 0;
 		bool clean = true;
 
 		for (s = ec->snd_una; s != ack; s++) {
@@ -531,9 +535,15 @@ rds_eth_ack_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
 			if (s + 1 == ack && clean && st->m != NULL &&
 			    !st->sacked && st->tx_count == 1)
 				rtt = e->now - st->tsc;
-			rte_pktmbuf_free(st->m);
+			done[nd++] = st->m;	/* NULL if SACKed: skipped */
+			if (nd == RTE_DIM(done)) {
+				rte_pktmbuf_free_bulk(done, nd);
+				nd = 0;
+			}
 			memset(st, 0, sizeof(*st));
 		}
+		if (nd != 0)
+			rte_pktmbuf_free_bulk(done, nd);
 		ec->snd_una = ack;
 		progress = true;
 	}

@@ -43,11 +43,7 @@
 static inline uint32_t
 rds_eth_crc_hdr(const struct rds_eth_hdr *h)
 {
-	struct rds_eth_hdr t;
-
-	memcpy(&t, h, sizeof(t));
-	t.crc = 0;
-	return rds_eth_crc_update(UINT32_MAX, &t, sizeof(t));
+	return rds_eth_crc_hdr0(h);
 }
 
 uint32_t
@@ -58,6 +54,26 @@ rds_eth_crc(const struct rds_eth_hdr *h, const void *payload, uint32_t len)
 
 /* ------------------------------------------------------------------ */
 /* Build */
+
+/* The IPv4 header checksum of a header as rds_eth_frame_build writes it
+ * (no options, TOS, ID and checksum 0, DF, TTL RDS_ETH_IP_TTL, UDP)
+ * from the fields that vary: the one's complement sum of its ten words
+ * as they are in memory, as rte_ipv4_cksum computes it, without the
+ * loop (the constant words fold at compile time). be_tot is the total
+ * length as stored, sip and dip the addresses as stored. */
+static inline uint16_t
+rds_eth_ip_cksum(uint16_t be_tot, uint32_t sip, uint32_t dip)
+{
+	uint32_t sum;
+
+	sum = (uint32_t)rte_cpu_to_be_16(RTE_IPV4_VHL_DEF << 8) +
+	      rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG) +
+	      rte_cpu_to_be_16(RDS_ETH_IP_TTL << 8 | IPPROTO_UDP) + be_tot +
+	      (sip & 0xffff) + (sip >> 16) + (dip & 0xffff) + (dip >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
 
 static inline bool
 rds_eth_type_ok(uint8_t type, uint16_t flags, uint32_t len)
@@ -117,7 +133,8 @@ rds_eth_frame_build(struct rte_mbuf *m, const struct rte_ether_addr *src,
 		m->l3_len = sizeof(struct rte_ipv4_hdr);
 	} else {
 		m->ol_flags &= ~(RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM);
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		ip->hdr_checksum = rds_eth_ip_cksum(ip->total_length, sip,
+						    dip);
 	}
 
 	udp = (struct rte_udp_hdr *)(void *)(ip + 1);
