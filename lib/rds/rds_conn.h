@@ -31,7 +31,7 @@ struct rds_conn_key {
 };
 
 /* Entries of an engine's connection cache (a power of two). */
-#define RDS_CONN_CACHE 16
+#define RDS_CONN_CACHE 256
 
 /* The connection cache's entry for a connection's addresses and
  * transport: the low words of the two addresses (all of an IPv4
