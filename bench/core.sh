@@ -15,7 +15,8 @@
 #    10,000, 60,000 idle bound sockets and with 64 idle connections (8 x 8
 #    loop addresses); the ratio to the case with none (target <= 1.2x;
 #    target <= 600 instructions with none). Then the functions that take
-#    the instructions, per message (the same difference, per function).
+#    the instructions, per message (the same difference, per function),
+#    and with several cases the functions that differ most between them.
 #    Without valgrind this part is skipped and says so (nothing is
 #    installed).
 # 2. Time per message of the same loop: RUNS rounds, each running every
@@ -219,6 +220,44 @@ for f, v in sorted(diff.items(), key=lambda x: -x[1])[:top]:
 print("  %7.1f  total" % tot)
 PY
 			echo "command: callgrind_annotate --inclusive=no --threshold=100 on both files, per function (2N - N) / N"
+			if [ "$c0" != "${CASES##* }" ]; then
+				echo
+				echo "-- the same per case: the $TOP functions that differ most from the $(case_name "$c0") case"
+				for c in $CASES; do
+					for n in "$CG_N" $((2 * CG_N)); do
+						[ -f "$OUT/cg.$c.$n.txt" ] ||
+							callgrind_annotate --inclusive=no --threshold=100 \
+								"$OUT/cg.$c.$n" > "$OUT/cg.$c.$n.txt" 2>/dev/null
+					done
+				done
+				python3 - "$OUT" "$CG_N" "$TOP" $CASES <<'PY'
+import re, sys
+out, n, top, cases = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
+def load(p):
+    d = {}
+    try:
+        f = open(p)
+    except OSError:
+        return d
+    for line in f:
+        m = re.match(r"\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(\S+?):(\S+)", line)
+        if not m or m.group(2) == "PROGRAM":
+            continue
+        d[m.group(3)] = d.get(m.group(3), 0) + int(m.group(1).replace(",", ""))
+    return d
+per = {}
+for c in cases:
+    a, b = load("%s/cg.%s.%d.txt" % (out, c, n)), load("%s/cg.%s.%d.txt" % (out, c, 2 * n))
+    per[c] = {f: (b.get(f, 0) - a.get(f, 0)) / n for f in set(a) | set(b)}
+fs = sorted(set().union(*per.values()),
+            key=lambda f: -max(abs(per[c].get(f, 0) - per[cases[0]].get(f, 0)) for c in cases))
+print("  %-30s" % "function" + "".join("%10s" % c for c in cases))
+diff = lambda f: max(abs(per[c].get(f, 0) - per[cases[0]].get(f, 0)) for c in cases)
+for f in [f for f in fs if diff(f) >= 0.5][:top]:
+    print("  %-30s" % f[:30] + "".join("%10.1f" % per[c].get(f, 0) for c in cases))
+print("  %-30s" % "total" + "".join("%10.1f" % sum(per[c].values()) for c in cases))
+PY
+			fi
 		else
 			echo "callgrind_annotate not found: function list skipped"
 		fi

@@ -18,6 +18,7 @@
 #define RDS_CONG_MAX_MAPS 16384
 
 static struct rte_hash *rds_cong_hash;
+struct rds_cong_map *rds_cong_cache[RDS_CONG_CACHE];
 static rte_spinlock_t rds_cong_lock = RTE_SPINLOCK_INITIALIZER;
 /* Bumped whenever any map changes (rds_cong_generation). */
 static uint32_t rds_cong_gen;
@@ -108,22 +109,26 @@ rds_cong_fini(void)
 
 	if (rds_cong_hash == NULL)
 		return;
+	memset(rds_cong_cache, 0, sizeof(rds_cong_cache));
 	while (rte_hash_iterate(rds_cong_hash, &key, &data, &it) >= 0)
 		rds_mem_free(data);
 	rte_hash_free(rds_cong_hash);
 	rds_cong_hash = NULL;
 }
 
-/* Find, or create, the map of an address. Lookups are lock-free; the rare
- * creation is serialised. Maps live until rte_rds_fini(). */
+/* rds_cong_map_get() past its cache: the hash, whose lookups are
+ * lock-free; the rare creation is serialised. Maps live until
+ * rte_rds_fini(). The map found goes into the cache. */
 struct rds_cong_map *
-rds_cong_map_get(const struct in6_addr *addr)
+rds_cong_map_get_slow(const struct in6_addr *addr)
 {
 	struct rds_cong_map *map;
 	void *data;
 
-	if (rte_hash_lookup_data(rds_cong_hash, addr, &data) >= 0)
-		return data;
+	if (rte_hash_lookup_data(rds_cong_hash, addr, &data) >= 0) {
+		map = data;
+		goto found;
+	}
 	rte_spinlock_lock(&rds_cong_lock);
 	if (rte_hash_lookup_data(rds_cong_hash, addr, &data) >= 0) {
 		map = data;
@@ -140,6 +145,11 @@ rds_cong_map_get(const struct in6_addr *addr)
 		}
 	}
 	rte_spinlock_unlock(&rds_cong_lock);
+	if (map == NULL)
+		return NULL;
+found:
+	__atomic_store_n(&rds_cong_cache[rds_cong_cache_slot(addr)], map,
+			 __ATOMIC_RELEASE);
 	return map;
 }
 

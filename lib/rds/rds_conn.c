@@ -55,20 +55,6 @@ rds_conn_engine_of(const struct in6_addr *laddr, const struct in6_addr *faddr)
 				       rds_addr_hash(faddr));
 }
 
-/* The connection cache's entry for a key: the low words of the two
- * addresses (all of an IPv4 address), multiplied apart so that the two
- * directions of a pair fall on different entries. */
-static inline unsigned int
-rds_conn_cache_slot(const struct rds_conn_key *key)
-{
-	uint32_t l, f;
-
-	memcpy(&l, &key->laddr.s6_addr[12], sizeof(l));
-	memcpy(&f, &key->faddr.s6_addr[12], sizeof(f));
-	return ((l * 0x9e3779b1u + f) * 0x85ebca6bu + key->trans_id) >>
-	       (32 - __builtin_ctz(RDS_CONN_CACHE));
-}
-
 static inline bool
 rds_conn_key_eq(const struct rds_conn_key *a, const struct rds_conn_key *b)
 {

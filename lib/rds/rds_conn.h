@@ -31,7 +31,29 @@ struct rds_conn_key {
 };
 
 /* Entries of an engine's connection cache (a power of two). */
-#define RDS_CONN_CACHE 16
+#define RDS_CONN_CACHE 256
+
+/* The connection cache's entry for a connection's addresses and
+ * transport: the low words of the two addresses (all of an IPv4
+ * address), multiplied apart so that the two directions of a pair fall
+ * on different entries. */
+static inline unsigned int
+rds_conn_cache_slot_of(const struct in6_addr *laddr,
+		       const struct in6_addr *faddr, uint32_t trans_id)
+{
+	uint32_t l, f;
+
+	memcpy(&l, &laddr->s6_addr[12], sizeof(l));
+	memcpy(&f, &faddr->s6_addr[12], sizeof(f));
+	return ((l * 0x9e3779b1u + f) * 0x85ebca6bu + trans_id) >>
+	       (32 - __builtin_ctz(RDS_CONN_CACHE));
+}
+
+static inline unsigned int
+rds_conn_cache_slot(const struct rds_conn_key *key)
+{
+	return rds_conn_cache_slot_of(&key->laddr, &key->faddr, key->trans_id);
+}
 
 TAILQ_HEAD(rds_msg_list, rds_msg);
 

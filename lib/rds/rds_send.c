@@ -103,14 +103,22 @@ rds_send_request(struct rds_engine *e, struct rds_sock *rs, struct rds_msg *m)
 		rds_engine_handoff(e, m->eng, m);
 		return;
 	}
-	/* Most sockets talk to one peer: skip the hash lookup then. */
+	/* Most sockets talk to one peer: skip the hash lookup then. A
+	 * socket sending to several in turn mostly finds the connection in
+	 * the engine's cache (rds_conn_lookup's), tested here against the
+	 * message's fields without building a key. */
 	if (unlikely(!rds_conn_matches(c, m))) {
-		c = rds_send_conn(e, m);
-		rs->last_conn = c;
-		if (c == NULL) {
-			rds_send_no_conn(e, m);
-			return;
+		c = e->conn_cache[rds_conn_cache_slot_of(&m->laddr, &m->faddr,
+							 m->trans_id)];
+		if (unlikely(!rds_conn_matches(c, m))) {
+			c = rds_send_conn(e, m);
+			if (c == NULL) {
+				rs->last_conn = NULL;
+				rds_send_no_conn(e, m);
+				return;
+			}
 		}
+		rs->last_conn = c;
 	}
 	rds_send_enqueue(c, m);
 }

@@ -703,13 +703,13 @@ test_cancel_engine_side(void)
 }
 
 /* The engine's cache of found connections (rds_conn_lookup): the same
- * connection as the hash for many keys (more than its 16 entries, so
- * that they collide), never the reverse direction's, and nothing once a
- * connection is destroyed. */
+ * connection as the hash for many keys (more than its RDS_CONN_CACHE
+ * entries, so that they collide), never the reverse direction's, and
+ * nothing once a connection is destroyed. */
 static void
 test_conn_cache(void)
 {
-	struct rds_conn *cs[40], *c, *r;
+	struct rds_conn *cs[RDS_CONN_CACHE + 24], *c, *r;
 	struct rds_conn_key k, rk;
 	struct rds_engine *e;
 	unsigned int i, round;
@@ -720,7 +720,7 @@ test_conn_cache(void)
 	for (i = 0; i < RTE_DIM(cs); i++) {
 		memset(&k, 0, sizeof(k));
 		rds_addr_from_v4(&k.laddr, inet_addr(LOCAL_IP));
-		snprintf(ip, sizeof(ip), "10.77.%u.%u", i / 7, i % 7 + 1);
+		snprintf(ip, sizeof(ip), "10.77.%u.%u", i / 250, i % 250 + 1);
 		rds_addr_from_v4(&k.faddr, inet_addr(ip));
 		k.trans_id = CAP_TRANS_ID;
 		cs[i] = rds_conn_get(e, &k);
