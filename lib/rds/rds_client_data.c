@@ -337,18 +337,13 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 		return -EINVAL;
 	if (flags & ~MSG_DONTWAIT)
 		return -EOPNOTSUPP;
-	if (msg->msg_name != NULL && msg->msg_namelen != 0) {
-		sin = msg->msg_name;
-		if (msg->msg_namelen < sizeof(*sin) ||
-		    sin->sin_family != AF_INET ||
-		    sin->sin_addr.s_addr == htonl(INADDR_ANY) ||
-		    sin->sin_addr.s_addr == htonl(INADDR_BROADCAST) ||
-		    IN_MULTICAST(ntohl(sin->sin_addr.s_addr)))
-			return -EINVAL;
-	} else if (cs->connected) {
+	ret = rds_uarg_dest_v4(msg, &sin);
+	if (ret < 0)
+		return ret;
+	if (ret == 0) {
+		if (!cs->connected)
+			return -ENOTCONN;
 		sin = &cs->conn_sin;
-	} else {
-		return -ENOTCONN;
 	}
 	if (!cs->bound)
 		return -ENOTCONN;
@@ -494,7 +489,6 @@ rds_cl_recvmsg(struct rds_cl *cl, struct rds_cl_sock *cs, struct msghdr *msg,
 	       int flags)
 {
 	const struct rds_cbuf *b;
-	struct sockaddr_in *sin;
 	uint64_t deadline = 0, spin = 0, off = 0;
 	size_t total, copied = 0, i, n;
 	ssize_t ret;
@@ -550,16 +544,7 @@ rds_cl_recvmsg(struct rds_cl *cl, struct rds_cl_sock *cs, struct msghdr *msg,
 	}
 	msg->msg_flags = copied < b->len ? MSG_TRUNC : 0;
 	ret = (flags & MSG_TRUNC) ? (ssize_t)b->len : (ssize_t)copied;
-	if (msg->msg_name != NULL) {
-		if (msg->msg_namelen >= sizeof(*sin)) {
-			sin = msg->msg_name;
-			memset(sin, 0, sizeof(*sin));
-			sin->sin_family = AF_INET;
-			sin->sin_port = htons(b->port);
-			sin->sin_addr.s_addr = b->addr;
-		}
-		msg->msg_namelen = sizeof(*sin);
-	}
+	rds_uarg_name_v4(msg, b->addr, b->port);
 	if (msg->msg_control != NULL && msg->msg_controllen != 0) {
 		if (b->flags & RDS_CBUF_F_DEST &&
 		    msg->msg_controllen >= CMSG_LEN(sizeof(uint64_t))) {

@@ -391,7 +391,6 @@ rds_recv_dest_cmsg(struct msghdr *msg, const struct rds_msg *m)
 static ssize_t
 rds_recvmsg(struct rds_sock *rs, struct msghdr *msg, int flags)
 {
-	struct sockaddr_in *sin;
 	uint64_t deadline = 0, spins = 0;
 	struct rds_msg *m = NULL;
 	size_t copied;
@@ -443,16 +442,7 @@ rds_recvmsg(struct rds_sock *rs, struct msghdr *msg, int flags)
 	copied = rds_copy_to_iov(msg, rds_msg_data(m), m->len);
 	msg->msg_flags = copied < m->len ? MSG_TRUNC : 0;
 	ret = (flags & MSG_TRUNC) ? (ssize_t)m->len : (ssize_t)copied;
-	if (msg->msg_name != NULL) {
-		if (msg->msg_namelen >= sizeof(*sin)) {
-			sin = msg->msg_name;
-			memset(sin, 0, sizeof(*sin));
-			sin->sin_family = AF_INET;
-			sin->sin_port = htons(m->sport);
-			sin->sin_addr.s_addr = rds_addr_v4(&m->faddr);
-		}
-		msg->msg_namelen = sizeof(*sin);
-	}
+	rds_uarg_name_v4(msg, rds_addr_v4(&m->faddr), m->sport);
 	rds_recv_dest_cmsg(msg, m);
 	if (!(flags & MSG_PEEK))
 		rs->rx_head = NULL;

@@ -422,16 +422,12 @@ static __rte_always_inline int
 rds_parse_dest(const struct msghdr *msg, const struct rds_sock *rs,
 	       struct in6_addr *faddr, uint16_t *dport)
 {
-	const struct sockaddr_in *sin;
+	const struct sockaddr_in *sin = NULL;
+	int ret = rds_uarg_dest_v4(msg, &sin);
 
-	if (msg->msg_name != NULL && msg->msg_namelen != 0) {
-		sin = msg->msg_name;
-		if (msg->msg_namelen < sizeof(*sin) ||
-		    sin->sin_family != AF_INET ||
-		    sin->sin_addr.s_addr == htonl(INADDR_ANY) ||
-		    sin->sin_addr.s_addr == htonl(INADDR_BROADCAST) ||
-		    IN_MULTICAST(ntohl(sin->sin_addr.s_addr)))
-			return -EINVAL;
+	if (ret < 0)
+		return ret;
+	if (ret > 0) {
 		rds_addr_from_v4(faddr, sin->sin_addr.s_addr);
 		*dport = ntohs(sin->sin_port);
 		return 0;

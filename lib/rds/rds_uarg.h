@@ -22,7 +22,11 @@
  * returned is checked when it is handed over (rds_memcheck.c). */
 
 #include <limits.h>
+#include <string.h>
 #include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 
 /* UIO_MAXIOV: the kernel's limit on iovec arrays (EMSGSIZE above). */
 #define RDS_UIO_MAXIOV 1024
@@ -120,6 +124,51 @@ int rds_mem_check(pid_t pid, uintptr_t addr, size_t len, int prot);
 int rds_mem_check_iov(pid_t pid, const struct iovec *iov, unsigned int n,
 		      int prot);
 void rds_mem_check_force_probe(bool on);
+
+/*
+ * The destination of a sendmsg (msg_name): NULL or length 0 is none (0:
+ * the connected peer, if any, is the caller's business); else an AF_INET
+ * address of full length that is not INADDR_ANY, broadcast or multicast
+ * (1, *sin set), or -EINVAL, as rds_sendmsg's checks in net/rds/send.c.
+ */
+static __rte_always_inline int
+rds_uarg_dest_v4(const struct msghdr *msg, const struct sockaddr_in **sin)
+{
+	const struct sockaddr_in *s;
+
+	if (msg->msg_name == NULL || msg->msg_namelen == 0)
+		return 0;
+	s = msg->msg_name;
+	if (msg->msg_namelen < sizeof(*s) || s->sin_family != AF_INET ||
+	    s->sin_addr.s_addr == htonl(INADDR_ANY) ||
+	    s->sin_addr.s_addr == htonl(INADDR_BROADCAST) ||
+	    IN_MULTICAST(ntohl(s->sin_addr.s_addr)))
+		return -EINVAL;
+	*sin = s;
+	return 1;
+}
+
+/*
+ * A received message's source into msg_name (recvmsg): written where
+ * the buffer holds a whole sockaddr_in, msg_namelen set to its size
+ * either way (the kernel's move_addr_to_user reports the full length).
+ */
+static __rte_always_inline void
+rds_uarg_name_v4(struct msghdr *msg, uint32_t addr_be, uint16_t port)
+{
+	struct sockaddr_in *sin;
+
+	if (msg->msg_name == NULL)
+		return;
+	if (msg->msg_namelen >= sizeof(*sin)) {
+		sin = msg->msg_name;
+		memset(sin, 0, sizeof(*sin));
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		sin->sin_addr.s_addr = addr_be;
+	}
+	msg->msg_namelen = sizeof(*sin);
+}
 
 /* END caller-argument checks. */
 /* ================================================================== */
