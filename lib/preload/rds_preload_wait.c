@@ -39,13 +39,15 @@ pl_arm(const struct pl_fd *p, short events)
 	return r < 0 ? POLLNVAL : (short)r;
 }
 
+/* Take what the engine sent to the socket's wake-up descriptor (a
+ * SOCK_SEQPACKET socket of the engine's: a byte a message). */
 static void
 pl_drain(int fd)
 {
-	uint64_t v;
+	char b[16];
 
-	if (REAL(read)(fd, &v, sizeof(v)) < 0)
-		v = 0;
+	while (REAL(recv)(fd, b, sizeof(b), MSG_DONTWAIT) > 0)
+		;
 }
 
 /*
@@ -337,41 +339,83 @@ pl_poll2ep(short r)
 	       ((r & POLLNVAL) ? EPOLLERR : 0);
 }
 
+/* An RDS descriptor of the set that was ready before the wait. */
+struct pl_ep_ready {
+	int fd;
+	short r;
+};
+
 static int
 pl_epoll(int epfd, struct epoll_event *evs, int max, int timeout_ms,
 	 const sigset_t *mask)
 {
 	uint64_t deadline = timeout_ms > 0 ? pl_now_ms() + (uint64_t)timeout_ms :
 			    0;
-	int n, i, k, left = timeout_ms;
+	struct pl_ep_ready stack_pre[16], *pre = stack_pre;
+	int n, i, k, left = timeout_ms, npre, cap_pre = 16;
 	unsigned int j;
-	bool ours = false;
-	uint64_t one = 1;
+	bool ours;
 
+	if (max <= 0)
+		return REAL(epoll_wait)(epfd, evs, max, timeout_ms);
 	for (;;) {
-		/* Arm ours; a ready one makes its eventfd readable. */
+		/* Arm ours; the ones ready now are reported without a
+		 * wait (the kernel is only asked what else is ready). */
+		ours = false;
+		npre = 0;
 		pthread_mutex_lock(&pl_lock);
 		for (j = 0; j < pl_nb_ep; j++) {
 			struct pl_fd *p;
+			short r;
 
 			if (pl_ep[j].epfd != epfd)
 				continue;
 			ours = true;
 			p = pl_get(pl_ep[j].fd);
-			if (p != NULL && !p->stale &&
-			    pl_arm(p, pl_ep2poll(pl_ep[j].events)) != 0)
-				if (REAL(write)(pl_ep[j].fd, &one, sizeof(one)) < 0)
+			if (p == NULL || p->stale)
+				continue;
+			r = pl_arm(p, pl_ep2poll(pl_ep[j].events));
+			r &= pl_ep2poll(pl_ep[j].events) | POLLNVAL;
+			if (r == 0 || npre == max)
+				continue;
+			if (npre == cap_pre) {
+				struct pl_ep_ready *np = malloc(sizeof(*np) *
+						(size_t)cap_pre * 2);
+
+				if (np == NULL)
 					continue;
+				memcpy(np, pre, sizeof(*np) * (size_t)npre);
+				if (pre != stack_pre)
+					free(pre);
+				pre = np;
+				cap_pre *= 2;
+			}
+			pre[npre].fd = pl_ep[j].fd;
+			pre[npre].r = r;
+			npre++;
 		}
 		pthread_mutex_unlock(&pl_lock);
-		n = mask != NULL ? REAL(epoll_pwait)(epfd, evs, max, left, mask) :
-		    REAL(epoll_wait)(epfd, evs, max, left);
-		if (n <= 0 || !ours)
-			return n;
+		if (npre == max) {
+			n = 0;
+		} else {
+			int wait = npre != 0 ? 0 : left;
+
+			n = mask != NULL ?
+			    REAL(epoll_pwait)(epfd, evs, max - npre, wait, mask) :
+			    REAL(epoll_wait)(epfd, evs, max - npre, wait);
+		}
+		if (!ours) {
+			k = n;
+			break;
+		}
+		if (n < 0 && npre == 0) {
+			k = n;
+			break;
+		}
 		for (i = 0, k = 0; i < n; i++) {
 			uint64_t d = evs[i].data.u64;
 			struct pl_fd *p;
-			int fd;
+			int fd, m;
 			short r;
 
 			if ((d >> 32) != (pl_tag >> 32)) {
@@ -383,6 +427,10 @@ pl_epoll(int epfd, struct epoll_event *evs, int max, int timeout_ms,
 			pl_drain(fd);
 			if (p == NULL || p->stale)
 				continue;
+			for (m = 0; m < npre && pre[m].fd != fd; m++)
+				;
+			if (m < npre)
+				continue;	/* reported below */
 			r = pl_arm(p, POLLIN | POLLOUT);
 			for (j = 0; j < pl_nb_ep; j++)
 				if (pl_ep[j].epfd == epfd && pl_ep[j].fd == fd)
@@ -395,16 +443,28 @@ pl_epoll(int epfd, struct epoll_event *evs, int max, int timeout_ms,
 			evs[k].data.u64 = p->ep_data;
 			k++;
 		}
+		for (i = 0; i < npre && k < max; i++) {
+			struct pl_fd *p = pl_get(pre[i].fd);
+
+			if (p == NULL || p->stale)
+				continue;
+			evs[k].events = pl_poll2ep(pre[i].r);
+			evs[k].data.u64 = p->ep_data;
+			k++;
+		}
 		if (k != 0 || timeout_ms == 0)
-			return k;
+			break;
 		if (timeout_ms > 0) {
 			uint64_t now = pl_now_ms();
 
 			if (now >= deadline)
-				return 0;
+				break;
 			left = (int)(deadline - now);
 		}
 	}
+	if (pre != stack_pre)
+		free(pre);
+	return k;
 }
 
 PL_EXPORT int

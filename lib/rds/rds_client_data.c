@@ -98,7 +98,7 @@ rds_cl_wait(struct rds_cl *cl, struct rds_cl_sock *cs, short events,
 	    uint64_t deadline, uint64_t *spin_until)
 {
 	struct pollfd p[2];
-	uint64_t now = rds_cl_now_ns(), v;
+	uint64_t now = rds_cl_now_ns();
 	int slice = 10;
 
 	if (__atomic_load_n(&cs->state, __ATOMIC_ACQUIRE) != RDS_SOCK_OPEN)
@@ -127,9 +127,11 @@ rds_cl_wait(struct rds_cl *cl, struct rds_cl_sock *cs, short events,
 	p[1].events = 0;
 	if (poll(p, 2, slice) > 0) {
 		if (p[0].revents & POLLIN)
-			if (read(cs->efd, &v, sizeof(v)) < 0)
-				v = 0;
-		if (p[1].revents & (POLLHUP | POLLERR)) {
+			rds_cl_wake_drain(cs->efd);
+		if ((p[1].revents & (POLLHUP | POLLERR)) ||
+		    ((p[0].revents & POLLHUP) &&
+		     __atomic_load_n(&cs->state, __ATOMIC_ACQUIRE) ==
+		     RDS_SOCK_OPEN)) {
 			__atomic_store_n(&cl->dead, 1, __ATOMIC_RELEASE);
 			return -ECONNRESET;
 		}

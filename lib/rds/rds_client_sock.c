@@ -10,7 +10,6 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 
@@ -30,7 +29,7 @@ rds_client_socket(void)
 	struct rds_ctl_resp *r;
 	struct rds_cl_sock *cs = NULL;
 	unsigned int i;
-	int ret, efd;
+	int ret, efd = -1;
 
 	pthread_mutex_lock(&cl->slot_lock);
 	for (i = 0; i < cl->nb_socks; i++) {
@@ -43,14 +42,17 @@ rds_client_socket(void)
 	pthread_mutex_unlock(&cl->slot_lock);
 	if (cs == NULL)
 		return RDS_ERR(EMFILE);
-	efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	q = rds_cl_req_new(RDS_CTL_SOCKET, (int32_t)i);
 	r = malloc(sizeof(*r));
-	if (efd < 0 || q == NULL || r == NULL) {
-		ret = efd < 0 && errno == EMFILE ? -EMFILE : -ENOMEM;
+	if (q == NULL || r == NULL) {
+		ret = -ENOMEM;
 		goto fail;
 	}
-	ret = rds_cl_call(cl, q, r, efd, NULL);
+	/* The engine makes the socket's wake-up descriptor (rds_region.h):
+	 * it comes with the answer. */
+	ret = rds_cl_call(cl, q, r, -1, &efd);
+	if (ret >= 0 && efd < 0)
+		ret = -EPROTO;
 	if (ret < 0)
 		goto fail;
 	/* The engine names our sockets by their slot here (its answer is
@@ -191,12 +193,11 @@ rds_client_close(int s)
 					 false, __ATOMIC_SEQ_CST,
 					 __ATOMIC_RELAXED))
 		return RDS_ERR(EBADF);
-	/* Waiters inside wake up (the eventfd) and leave with EBADF. */
-	rds_srv_efd_kick(cs->efd);
-	while (__atomic_load_n(&cs->refs, __ATOMIC_SEQ_CST) != 0) {
-		rds_srv_efd_kick(cs->efd);
+	/* Waiters inside wake up and leave with EBADF: its wake-up
+	 * descriptor, shut for reading, polls readable for good. */
+	shutdown(cs->efd, SHUT_RD);
+	while (__atomic_load_n(&cs->refs, __ATOMIC_SEQ_CST) != 0)
 		sched_yield();
-	}
 	ret = rds_cl_simple(cl, RDS_CTL_CLOSE, cs->handle, 0, 0, NULL, 0,
 			    NULL, NULL);
 	/* What was queued to it goes back. */
@@ -210,16 +211,6 @@ rds_client_close(int s)
 	__atomic_store_n(&cs->state, RDS_SOCK_FREE, __ATOMIC_RELEASE);
 	/* An engine that went away closed it anyway. */
 	return ret < 0 && ret != -ECONNRESET ? RDS_ERR(-ret) : 0;
-}
-
-/* Kick an eventfd (so that a waiter returns). */
-void
-rds_srv_efd_kick(int fd)
-{
-	uint64_t one = 1;
-
-	if (fd >= 0 && write(fd, &one, sizeof(one)) < 0)
-		return;
 }
 
 /* ------------------------------------------------------------------ */
@@ -272,14 +263,13 @@ rds_client_setsockopt(int s, int level, int optname, const void *optval,
 	return ret < 0 ? RDS_ERR(-ret) : 0;
 }
 
-/* RDS_INFO: the engine writes the records into buf itself. */
+/* RDS_INFO: the records come back over the socket, after the answer. */
 static int
 rds_cl_info(struct rds_cl *cl, int32_t handle, int name, void *buf,
 	    socklen_t *len)
 {
 	struct rds_ctl_req *q = rds_cl_req_new(RDS_CTL_GETSOCKOPT, handle);
 	struct rds_ctl_resp *r = malloc(sizeof(*r));
-	uint64_t addr = (uintptr_t)buf;
 	int ret;
 
 	if (q == NULL || r == NULL) {
@@ -289,10 +279,8 @@ rds_cl_info(struct rds_cl *cl, int32_t handle, int name, void *buf,
 	}
 	q->level = SOL_RDS;
 	q->name = name;
-	q->len = sizeof(addr);
-	memcpy(q->data, &addr, sizeof(addr));
 	q->cap = buf != NULL ? *len : 0;
-	ret = rds_cl_call(cl, q, r, -1, NULL);
+	ret = rds_cl_call_info(cl, q, r, buf, q->cap);
 	if (ret >= 0 || ret == -ENOSPC)
 		*len = r->need;
 	free(q);
