@@ -327,6 +327,7 @@ main(int argc, char **argv)
 		{ "handover_local", test_handover_local },
 		{ "readonly", test_readonly },
 		{ "remap", test_remap },
+		{ "predictor", test_predictor },
 		{ NULL, NULL },
 	};
 

@@ -2,8 +2,9 @@
 /*
  * What the rdma_security sources share: the context, the registration
  * and the checked operation (rdma_security.c, with main), the cases on
- * cookies and bounds (rdma_security_keys.c) and on the memory under a
- * region (rdma_security_mem.c).
+ * cookies and bounds (rdma_security_keys.c), on the memory under a
+ * region (rdma_security_mem.c) and on guessing keys
+ * (rdma_security_guess.c).
  */
 #ifndef RDMA_SECURITY_H_
 #define RDMA_SECURITY_H_
@@ -64,5 +65,6 @@ void test_handover_region(void);
 void test_handover_local(void);
 void test_readonly(void);
 void test_remap(void);
+void test_predictor(void);
 
 #endif /* RDMA_SECURITY_H_ */
