@@ -8,10 +8,10 @@
  * Cookies are r_key | offset << 32. Regions cover whole pages and are
  * addressed zero-based, as the kernel registers them: the target address
  * is the page base + the cookie's offset + the operation's offset.
- * Software keys are random and unique among live regions; every access is
- * checked against the region's bounds and rights under the table's lock,
- * so a region freed with INVALIDATE is never touched after FREE_MR
- * returns.
+ * Software keys come from the kernel's CSPRNG (rds_rdma_key.c) and are
+ * unique among live regions; every access is checked against the
+ * region's bounds and rights under the table's lock, so a region freed
+ * with INVALIDATE is never touched after FREE_MR returns.
  *
  * This file: the region table, registering and freeing regions, and
  * the socket options that do it (GET_MR, GET_MR_FOR_DEST, FREE_MR).
@@ -25,10 +25,12 @@
 
 #include <rte_hash.h>
 #include <rte_jhash.h>
-#include <rte_random.h>
 #include <rte_rwlock.h>
 
 #include "rds_rdma_private.h"
+
+/* Keys drawn per registration (rds_mr_register). */
+#define RDS_MR_KEY_CANDIDATES 4
 
 struct rte_hash *rds_mr_hash;
 rte_rwlock_t rds_mr_lock = RTE_RWLOCK_INITIALIZER;
@@ -82,9 +84,11 @@ rds_mr_register(struct rds_sock *rs, uint64_t addr, uint64_t bytes,
 		uint64_t flags, uint64_t *cookie)
 {
 	const struct rds_transport *t = rs->la->trans;
+	uint32_t keys[RDS_MR_KEY_CANDIDATES];
 	struct rds_mr *mr;
 	uint64_t base, end;
-	int ret, tries;
+	unsigned int i;
+	int ret;
 
 	/* As net/rds/rdma.c __rds_rdma_map: a range that wraps, or whose
 	 * page rounding wraps, or empty, or over UINT_MAX bytes
@@ -134,13 +138,32 @@ rds_mr_register(struct rds_sock *rs, uint64_t addr, uint64_t bytes,
 		}
 		mr->trans = t;
 	}
+	/* Software keys: candidates drawn before the table's lock is taken
+	 * (no system call while engines wait for it), the first one that
+	 * is not 0 and names no live region taken. With N regions each
+	 * candidate is taken with probability N / 2^32: all of them, at
+	 * most 2^-64 with the most regions there can be (a full table,
+	 * as full: EAGAIN). */
+	if (t->mr_reg == NULL) {
+		ret = rds_rdma_keys(keys, RTE_DIM(keys));
+		if (ret != 0) {
+			rds_mr_release(mr);	/* and its reference to mem */
+			return ret;
+		}
+	}
 	rte_rwlock_write_lock(&rds_mr_lock);
-	for (tries = 0; t->mr_reg == NULL && tries < 64; tries++) {
-		mr->key = (uint32_t)rte_rand();
+	ret = 0;
+	for (i = 0; t->mr_reg == NULL; i++) {
+		if (i == RTE_DIM(keys)) {
+			ret = -ENOSPC;
+			break;
+		}
+		mr->key = keys[i];
 		if (mr->key != 0 && rte_hash_lookup(rds_mr_hash, &mr->key) < 0)
 			break;
 	}
-	ret = rte_hash_add_key_data(rds_mr_hash, &mr->key, mr);
+	if (ret == 0)
+		ret = rte_hash_add_key_data(rds_mr_hash, &mr->key, mr);
 	if (ret >= 0) {
 		mr->owner_nb = &rs->nb_mrs;
 		__atomic_fetch_add(mr->owner_nb, 1, __ATOMIC_RELAXED);

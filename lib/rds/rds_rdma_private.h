@@ -15,6 +15,11 @@
 extern struct rte_hash *rds_mr_hash;
 extern rte_rwlock_t rds_mr_lock;
 
+/* rds_rdma_key.c: n candidate keys for software regions, from the
+ * kernel's CSPRNG (getrandom(2)). 0, or the negative errno getrandom
+ * failed with. */
+int rds_rdma_keys(uint32_t *keys, unsigned int n);
+
 /* rds_rdma.c: regions */
 bool rds_mr_key_owned(const struct rds_sock *rs, uint32_t key);
 int rds_rdma_map(struct rds_sock *rs, const struct rds_get_mr_args *a,

@@ -328,6 +328,8 @@ main(int argc, char **argv)
 		{ "readonly", test_readonly },
 		{ "remap", test_remap },
 		{ "predictor", test_predictor },
+		{ "keys", test_keys },
+		{ "key_source", test_key_source },
 		{ NULL, NULL },
 	};
 

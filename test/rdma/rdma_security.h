@@ -66,5 +66,7 @@ void test_handover_local(void);
 void test_readonly(void);
 void test_remap(void);
 void test_predictor(void);
+void test_keys(void);
+void test_key_source(void);
 
 #endif /* RDMA_SECURITY_H_ */
