@@ -31,9 +31,19 @@
 
 /* Keys drawn per registration (rds_mr_register). */
 #define RDS_MR_KEY_CANDIDATES 4
+/* Keys of the last regions freed that rds_mr_key_freed() knows. */
+#define RDS_MR_FREED 4096
 
 struct rte_hash *rds_mr_hash;
 rte_rwlock_t rds_mr_lock = RTE_RWLOCK_INITIALIZER;
+
+/* The keys of the last regions freed, under rds_mr_lock: a request with
+ * one of them is a cookie used as its region went (freed, USE_ONCE
+ * used, its socket closed while a peer's operation was on its way), not
+ * a guess, and counts against nobody (rds_rdma_guard.c). A guess is one
+ * of them with probability 4096 / 2^32 and reaches nothing either way. */
+static uint32_t rds_mr_freed[RDS_MR_FREED];
+static unsigned int rds_mr_freed_next;
 
 int
 rds_mr_init(void)
@@ -46,6 +56,8 @@ rds_mr_init(void)
 		.socket_id = rds_lib->conf.socket_id,
 	};
 
+	memset(rds_mr_freed, 0, sizeof(rds_mr_freed));
+	rds_mr_freed_next = 0;
 	rds_mr_hash = rte_hash_create(&p);
 	return rds_mr_hash == NULL ? -rte_errno : 0;
 }
@@ -184,7 +196,21 @@ rds_mr_remove_locked(struct rds_mr *mr)
 	if (mr->owner_nb != NULL)
 		__atomic_fetch_sub(mr->owner_nb, 1, __ATOMIC_RELAXED);
 	rte_hash_del_key(rds_mr_hash, &mr->key);
+	rds_mr_freed[rds_mr_freed_next++ % RDS_MR_FREED] = mr->key;
 	rds_mr_release(mr);
+}
+
+bool
+rds_mr_key_freed(uint32_t key)
+{
+	unsigned int i;
+
+	/* Only for a key that names no live region: rare, and bounded for
+	 * a guesser by rds_rdma_guard. */
+	for (i = 0; key != 0 && i < RDS_MR_FREED; i++)
+		if (rds_mr_freed[i] == key)
+			return true;
+	return false;
 }
 
 static bool

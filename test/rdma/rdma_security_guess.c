@@ -45,16 +45,6 @@
 #define SEEN 16		/* outputs the predictor sees */
 #define AHEAD 64	/* predictions a new key is compared with */
 
-static bool
-hardware_keys(void)
-{
-	if (!rdma_tr()->rkey_per_device)
-		return false;
-	printf("  %s: the device makes the keys: not checked here\n",
-	       rdma_tr()->name);
-	return true;
-}
-
 void
 test_predictor(void)
 {
@@ -116,8 +106,8 @@ test_keys(void)
 			continue;
 		known++;
 		if ((uint32_t)want == rdma_cookie_key(c2)) {
-			printf("  the other socket's key %#x is prediction %u\n",
-			       rdma_cookie_key(c2), i + 1);
+			printf("  the other socket's key %#x is prediction "
+			       "%u\n", rdma_cookie_key(c2), i + 1);
 			hit++;
 		}
 	}
