@@ -98,6 +98,14 @@ struct rds_conn {
 	bool unresponsive;		/* the transport reports the peer does
 					 * not answer (info, telemetry) */
 
+	/* Wrong RDMA keys from the peer (rds_rdma_guard.c), kept across
+	 * reconnects: a peer clears nothing by coming up again. */
+	uint64_t rdma_bad_keys;		/* in all */
+	uint32_t rdma_key_level;	/* leaky bucket: the limit resets */
+	uint32_t rdma_key_resets;	/* resets for wrong keys */
+	uint64_t rdma_key_leak_tsc;	/* when the bucket last leaked */
+	uint64_t rdma_hold_until;	/* TSC: RDMA refused before; 0: not */
+
 	void *tp;			/* transport private */
 };
 

@@ -63,6 +63,11 @@ struct rds_engine {
 	struct rds_conn_list ready;	/* connections with work */
 	struct rds_wheel wheel;
 
+	/* Resets for wrong RDMA keys (rds_rdma_guard.c) are logged at most
+	 * once a second per engine. */
+	uint64_t key_log_tsc;		/* the last line */
+	uint32_t key_log_quiet;		/* resets since, not logged */
+
 	uint32_t *cong_gen_seen;	/* [laddr] */
 	uint32_t cong_local_seen;	/* rds_cong_local_generation */
 	uint32_t empty_polls;

@@ -8,10 +8,10 @@
  * Cookies are r_key | offset << 32. Regions cover whole pages and are
  * addressed zero-based, as the kernel registers them: the target address
  * is the page base + the cookie's offset + the operation's offset.
- * Software keys are random and unique among live regions; every access is
- * checked against the region's bounds and rights under the table's lock,
- * so a region freed with INVALIDATE is never touched after FREE_MR
- * returns.
+ * Software keys come from the kernel's CSPRNG (rds_rdma_key.c) and are
+ * unique among live regions; every access is checked against the
+ * region's bounds and rights under the table's lock, so a region freed
+ * with INVALIDATE is never touched after FREE_MR returns.
  *
  * This file: the region table, registering and freeing regions, and
  * the socket options that do it (GET_MR, GET_MR_FOR_DEST, FREE_MR).
@@ -25,13 +25,25 @@
 
 #include <rte_hash.h>
 #include <rte_jhash.h>
-#include <rte_random.h>
 #include <rte_rwlock.h>
 
 #include "rds_rdma_private.h"
 
+/* Keys drawn per registration (rds_mr_register). */
+#define RDS_MR_KEY_CANDIDATES 4
+/* Keys of the last regions freed that rds_mr_key_freed() knows. */
+#define RDS_MR_FREED 4096
+
 struct rte_hash *rds_mr_hash;
 rte_rwlock_t rds_mr_lock = RTE_RWLOCK_INITIALIZER;
+
+/* The keys of the last regions freed, under rds_mr_lock: a request with
+ * one of them is a cookie used as its region went (freed, USE_ONCE
+ * used, its socket closed while a peer's operation was on its way), not
+ * a guess, and counts against nobody (rds_rdma_guard.c). A guess is one
+ * of them with probability 4096 / 2^32 and reaches nothing either way. */
+static uint32_t rds_mr_freed[RDS_MR_FREED];
+static unsigned int rds_mr_freed_next;
 
 int
 rds_mr_init(void)
@@ -44,6 +56,8 @@ rds_mr_init(void)
 		.socket_id = rds_lib->conf.socket_id,
 	};
 
+	memset(rds_mr_freed, 0, sizeof(rds_mr_freed));
+	rds_mr_freed_next = 0;
 	rds_mr_hash = rte_hash_create(&p);
 	return rds_mr_hash == NULL ? -rte_errno : 0;
 }
@@ -82,9 +96,11 @@ rds_mr_register(struct rds_sock *rs, uint64_t addr, uint64_t bytes,
 		uint64_t flags, uint64_t *cookie)
 {
 	const struct rds_transport *t = rs->la->trans;
+	uint32_t keys[RDS_MR_KEY_CANDIDATES];
 	struct rds_mr *mr;
 	uint64_t base, end;
-	int ret, tries;
+	unsigned int i;
+	int ret;
 
 	/* As net/rds/rdma.c __rds_rdma_map: a range that wraps, or whose
 	 * page rounding wraps, or empty, or over UINT_MAX bytes
@@ -134,13 +150,32 @@ rds_mr_register(struct rds_sock *rs, uint64_t addr, uint64_t bytes,
 		}
 		mr->trans = t;
 	}
+	/* Software keys: candidates drawn before the table's lock is taken
+	 * (no system call while engines wait for it), the first one that
+	 * is not 0 and names no live region taken. With N regions each
+	 * candidate is taken with probability N / 2^32: all of them, at
+	 * most 2^-64 with the most regions there can be (a full table,
+	 * as full: EAGAIN). */
+	if (t->mr_reg == NULL) {
+		ret = rds_rdma_keys(keys, RTE_DIM(keys));
+		if (ret != 0) {
+			rds_mr_release(mr);	/* and its reference to mem */
+			return ret;
+		}
+	}
 	rte_rwlock_write_lock(&rds_mr_lock);
-	for (tries = 0; t->mr_reg == NULL && tries < 64; tries++) {
-		mr->key = (uint32_t)rte_rand();
+	ret = 0;
+	for (i = 0; t->mr_reg == NULL; i++) {
+		if (i == RTE_DIM(keys)) {
+			ret = -ENOSPC;
+			break;
+		}
+		mr->key = keys[i];
 		if (mr->key != 0 && rte_hash_lookup(rds_mr_hash, &mr->key) < 0)
 			break;
 	}
-	ret = rte_hash_add_key_data(rds_mr_hash, &mr->key, mr);
+	if (ret == 0)
+		ret = rte_hash_add_key_data(rds_mr_hash, &mr->key, mr);
 	if (ret >= 0) {
 		mr->owner_nb = &rs->nb_mrs;
 		__atomic_fetch_add(mr->owner_nb, 1, __ATOMIC_RELAXED);
@@ -161,7 +196,21 @@ rds_mr_remove_locked(struct rds_mr *mr)
 	if (mr->owner_nb != NULL)
 		__atomic_fetch_sub(mr->owner_nb, 1, __ATOMIC_RELAXED);
 	rte_hash_del_key(rds_mr_hash, &mr->key);
+	rds_mr_freed[rds_mr_freed_next++ % RDS_MR_FREED] = mr->key;
 	rds_mr_release(mr);
+}
+
+bool
+rds_mr_key_freed(uint32_t key)
+{
+	unsigned int i;
+
+	/* Only for a key that names no live region: rare, and bounded for
+	 * a guesser by rds_rdma_guard. */
+	for (i = 0; key != 0 && i < RDS_MR_FREED; i++)
+		if (rds_mr_freed[i] == key)
+			return true;
+	return false;
 }
 
 static bool

@@ -93,8 +93,10 @@ int rds_rdma_cmsgs(struct rds_sock *rs, const struct msghdr *msg,
 void rds_rdma_unmap(struct rds_sock *rs, uint64_t cookie);
 void rds_rdma_op_free(struct rds_rdma_op *op);
 /* The software executor, in two halves so that they can run on two
- * hosts: the request the target runs, the target half, the initiator
- * half, and both in one process. */
+ * hosts: the request the target runs, the target half (given the
+ * target's end of the connection the request came in on: a peer that
+ * presents wrong keys is counted there), the initiator half, and both in
+ * one process. */
 struct rds_rdma_req {
 	enum rds_op_kind kind;
 	uint64_t cookie;
@@ -104,11 +106,11 @@ struct rds_rdma_req {
 	const uint8_t *wdata;		/* WRITE: bytes bytes */
 };
 void rds_rdma_req_of(const struct rds_rdma_op *op, struct rds_rdma_req *rq);
-int rds_rdma_target(const struct in6_addr *target, const struct rds_rdma_req *rq,
+int rds_rdma_target(struct rds_conn *tc, const struct rds_rdma_req *rq,
 		    const struct iovec *rdst, uint32_t nrdst, uint64_t *old);
 void rds_rdma_initiator_done(struct rds_rdma_op *op, int status,
 			     const uint8_t *rdata, uint64_t old);
-int rds_rdma_sw_exec(const struct in6_addr *target, struct rds_rdma_op *op);
+int rds_rdma_sw_exec(struct rds_conn *target, struct rds_rdma_op *op);
 void rds_rdma_notify(struct rds_engine *e, const struct rds_msg *m,
 		     int status);
 void rds_rdma_op_notify(struct rds_engine *e, struct rds_rdma_op *op,

@@ -17,22 +17,29 @@
 /* The software executor. */
 
 /* Look up the target region and check bounds and rights. Under the
- * read lock. Returns the target address, or NULL for REMOTE_ERROR. */
+ * read lock. Returns the target address, or NULL for REMOTE_ERROR; *kc
+ * tells a wrong key from the rest. */
 static uint8_t *
 rds_mr_target(const struct in6_addr *target, uint64_t cookie, uint64_t off,
-	      uint64_t len, bool write, struct rds_mr **mrp)
+	      uint64_t len, bool write, struct rds_mr **mrp,
+	      enum rds_key_check *kc)
 {
 	uint32_t key = (uint32_t)cookie;
 	uint64_t pos = (cookie >> 32) + off;
 	struct rds_mr *mr;
 	void *data;
 
-	if (rte_hash_lookup_data(rds_mr_hash, &key, &data) < 0)
+	*kc = RDS_KEY_BAD;
+	if (rte_hash_lookup_data(rds_mr_hash, &key, &data) < 0) {
+		if (rds_mr_key_freed(key))
+			*kc = RDS_KEY_STALE;
 		return NULL;
+	}
 	mr = data;
 	/* Only the address the region was registered on may be reached. */
 	if (!rds_addr_eq(&mr->laddr, target))
 		return NULL;
+	*kc = RDS_KEY_OK;
 	if (pos < off || pos > mr->len || len > mr->len - pos)
 		return NULL;
 	if (write && !(mr->flags & RDS_RDMA_READWRITE))
@@ -114,34 +121,43 @@ rds_rdma_target_client(const struct rds_xmem *x, const struct rds_rdma_req *rq, 
 }
 
 /*
- * The target half of the software executor: run one request against the
- * regions of local address target, as an RDMA NIC's responder would.
- * READ data is scattered into rdst (nrdst iovecs, rq->bytes in all):
- * the initiator's own vector within one process, a frame's payload
- * across a network. WRITE data comes from rq->wdata. Atomics return the
- * old value in *old. Returns RDS_RDMA_SUCCESS or RDS_RDMA_REMOTE_ERROR;
- * nothing is read or written outside a region the cookie names (bounds
- * and rights checked under the table's lock), and nothing at all on an
- * error. USE_ONCE regions end after their use.
+ * The target half of the software executor: run one request that came
+ * in on connection tc against the regions of its local address, as an
+ * RDMA NIC's responder would. READ data is scattered into rdst (nrdst
+ * iovecs, rq->bytes in all): the initiator's own vector within one
+ * process, a frame's payload across a network. WRITE data comes from
+ * rq->wdata. Atomics return the old value in *old. Returns
+ * RDS_RDMA_SUCCESS or RDS_RDMA_REMOTE_ERROR (a wrong key, bounds,
+ * rights: the initiator cannot tell which), or RDS_RDMA_DROPPED while tc
+ * is held off for wrong keys (rds_rdma_guard.c: the key is not even
+ * looked up); nothing is read or written outside a region the cookie
+ * names (bounds and rights checked under the table's lock), and nothing
+ * at all on an error. USE_ONCE regions end after their use. On tc's
+ * engine.
  */
 int
-rds_rdma_target(const struct in6_addr *target, const struct rds_rdma_req *rq,
+rds_rdma_target(struct rds_conn *tc, const struct rds_rdma_req *rq,
 		const struct iovec *rdst, uint32_t nrdst, uint64_t *old)
 {
 	bool write = rq->kind != RDS_OP_READ;
 	struct rds_mr *mr = NULL;
+	enum rds_key_check kc;
 	uint8_t *p;
 	uint64_t o = 0, off = 0, nv;
 	uint32_t i, key = (uint32_t)rq->cookie;
 	bool use_once;
 
+	if (rds_rdma_guard_held(tc))
+		return RDS_RDMA_DROPPED;
 	if (rq->kind >= RDS_OP_FADD && rq->bytes != 8)
 		return RDS_RDMA_REMOTE_ERROR;
 	rte_rwlock_read_lock(&rds_mr_lock);
-	p = rds_mr_target(target, rq->cookie, rq->remote_off, rq->bytes,
-			  write, &mr);
+	p = rds_mr_target(&tc->key.laddr, rq->cookie, rq->remote_off,
+			  rq->bytes, write, &mr, &kc);
 	if (p == NULL || (rq->kind >= RDS_OP_FADD && ((uintptr_t)p & 7) != 0)) {
 		rte_rwlock_read_unlock(&rds_mr_lock);
+		if (kc != RDS_KEY_OK)
+			rds_rdma_guard_key(tc, kc);
 		return RDS_RDMA_REMOTE_ERROR;
 	}
 	if (mr->mem != NULL) {
@@ -265,9 +281,10 @@ rds_rdma_initiator_done(struct rds_rdma_op *op, int status,
 }
 
 /* Both halves in one process (loop): READ data lands in the local vector
- * directly. */
+ * directly. target is the target's end of the connection (its local
+ * address the one the operation is for: rds_rdma_target). */
 int
-rds_rdma_sw_exec(const struct in6_addr *target, struct rds_rdma_op *op)
+rds_rdma_sw_exec(struct rds_conn *target, struct rds_rdma_op *op)
 {
 	struct rds_rdma_req rq;
 	uint64_t old = 0;

@@ -36,6 +36,10 @@ static const char *const rds_stat_names[RTE_RDS_STATS_NUM] = {
 	RDS_STAT_NAME(s_conn_reconnect_delayed),
 	RDS_STAT_NAME(s_late_passes),
 	RDS_STAT_NAME(s_send_drop_nomem),
+	RDS_STAT_NAME(s_rdma_bad_key),
+	RDS_STAT_NAME(s_rdma_stale_key),
+	RDS_STAT_NAME(s_rdma_bad_key_reset),
+	RDS_STAT_NAME(s_rdma_held),
 };
 
 const char *

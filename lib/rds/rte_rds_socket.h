@@ -222,7 +222,10 @@ ssize_t rte_rds_recvfrom(int s, void *buf, size_t len, int flags,
  * (int, before bind), RDS_RECVERR (int: also notify failed RDMA
  * operations), RDS_CONG_MONITOR (int: report ports that were congested
  * for this socket's sends and are no more, as RDS_CMSG_CONG_UPDATE with a
- * 64-bit mask, bit port % 64).
+ * 64-bit mask, bit port % 64), RDS_GET_MR, RDS_GET_MR_FOR_DEST and
+ * RDS_FREE_MR (rds-rdma(7), doc/guide.md section 5: on loop and eth the
+ * cookie's key comes from getrandom(2), and a registration fails with
+ * that call's errno, ENOSYS, when the kernel gives no randomness).
  *
  * @param s
  *   Socket handle.

@@ -49,6 +49,24 @@ struct rte_rds_stats {
 	uint64_t s_send_drop_nomem;	/**< sends of attached processes the
 					 * engine found no message buffer for
 					 * (lost; the call had returned) */
+	uint64_t s_rdma_bad_key;	/**< RDMA requests from peers (loop,
+					 * eth) whose key named no region of
+					 * the address they were sent to: a
+					 * guess, or a peer's bug; answered
+					 * RDS_RDMA_REMOTE_ERROR and counted
+					 * against their connection */
+	uint64_t s_rdma_stale_key;	/**< RDMA requests with the key of a
+					 * region freed lately (a cookie used
+					 * as its region went: a race, not a
+					 * guess); REMOTE_ERROR, not counted
+					 * against the connection */
+	uint64_t s_rdma_bad_key_reset;	/**< connections reset for sending
+					 * too many wrong keys (doc/guide.md
+					 * section 5) */
+	uint64_t s_rdma_held;		/**< RDMA requests refused, their key
+					 * not looked at, on a connection held
+					 * off after such a reset (answered
+					 * RDS_RDMA_DROPPED) */
 };
 
 /** Number of counters in struct rte_rds_stats. */

@@ -92,6 +92,7 @@ fm_reset(int initiator)
 	fm.token = 1;
 	fm.ops = 0;
 	fm.initiator = initiator;
+	fm.nt = 0;
 }
 
 void
@@ -182,6 +183,31 @@ fm_by_key(uint32_t key)
 		if (fm.r[i].registered && (uint32_t)fm.r[i].cookie == key)
 			return &fm.r[i];
 	return NULL;
+}
+
+/* The count of operations to target that may have had a wrong key. */
+static unsigned int *
+fm_wrong(uint32_t target)
+{
+	unsigned int i;
+
+	for (i = 0; i < fm.nt; i++)
+		if (fm.t[i].addr == target)
+			return &fm.t[i].wrong;
+	if (fm.nt == FM_MAX_TARGETS)
+		fz_fail("more target addresses than FM_MAX_TARGETS");
+	fm.t[fm.nt].addr = target;
+	fm.t[fm.nt].wrong = 0;
+	return &fm.t[fm.nt++].wrong;
+}
+
+/* May the library count the key of an operation on r (NULL: none of the
+ * run's regions has it) to target as a wrong one? Not a region certainly
+ * gone: its key is stale. */
+static bool
+fm_maybe_wrong(const struct fm_region *r, uint32_t target)
+{
+	return r == NULL || (!r->dead && target != r->laddr);
 }
 
 /* Masked fetch-and-add as InfiniBand defines it: the add runs in fields
@@ -349,6 +375,8 @@ fm_op(enum fm_op_kind kind, uint32_t target, uint16_t dport, uint64_t cookie,
 	struct msghdr msg;
 	enum fo_tri expect;
 	uint64_t pos, token = fm.token++;
+	unsigned int *wrong;
+	bool held;
 	int status;
 	ssize_t ret;
 
@@ -432,6 +460,16 @@ fm_op(enum fm_op_kind kind, uint32_t target, uint16_t dport, uint64_t cookie,
 		 r != NULL ? (int)(r - fm.r) : -1,
 		 expect == FO_YES ? "success" : expect == FO_NO ? "failure" :
 		 "either", status);
+	wrong = fm_wrong(target);
+	held = *wrong >= FM_KEY_LIMIT;
+	if (fm_maybe_wrong(r, target))
+		(*wrong)++;
+	if (held && status == RDS_RDMA_DROPPED) {
+		/* The connection held off for wrong keys: refused, not
+		 * run. */
+		fm_check_mem();
+		return;
+	}
 	if (expect == FO_YES)
 		FZ_CHECK(status == RDS_RDMA_SUCCESS, "RDMA operation %llu "
 			 "(kind %d, region %d, offset %llu, %u bytes) had to "

@@ -21,6 +21,13 @@
  * registered bytes and with the rights it needs, must succeed and have
  * exactly its effect; one on a region that is certainly gone, outside its
  * pages or without the rights must fail and change nothing.
+ *
+ * Wrong keys (lib/rds/rds_rdma_guard.c): once the operations on a target
+ * address may have presented RDS_KEY_LIMIT of them (a key no region of
+ * the run had, or a live region's key sent to another address; not the
+ * key of a region gone, which the library calls stale), the library may
+ * hold that connection off: from then on an operation there may also end
+ * RDS_RDMA_DROPPED, and then must have changed nothing.
  */
 
 #include <stdbool.h>
@@ -31,6 +38,9 @@
 
 #define FM_MAX_REGIONS 8
 #define FM_PAGE 4096u
+#define FM_MAX_TARGETS 4
+/* The library's limit of wrong keys per connection (rds_rdma_guard.c). */
+#define FM_KEY_LIMIT 16
 
 struct fm_region {
 	/* Fixed when the target is set up. */
@@ -61,6 +71,12 @@ struct fm {
 	uint64_t token;		/* next user_token */
 	uint64_t ops;		/* operations sent in this run */
 	int initiator;		/* socket that initiates operations */
+	/* Operations per target address that may have had a wrong key. */
+	struct {
+		uint32_t addr;
+		unsigned int wrong;
+	} t[FM_MAX_TARGETS];
+	unsigned int nt;
 };
 
 extern struct fm fm;

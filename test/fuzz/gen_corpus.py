@@ -7,7 +7,8 @@ functions of fuzz_recv.c; this file mirrors them and must change with
 them): valid DATA frames, ACK-only frames, congestion maps, pings, the
 duplicate rule, extension headers (RDMA keys of the live regions,
 RDMA_DEST cookies), large frames, raw frames with their checksum, local
-sends with ACKs and a reset, and RDMA operations on every region.
+sends with ACKs and a reset, RDMA operations on every region, and wrong
+keys past the library's limit.
 
 Usage: gen_corpus.py [OUT_DIR]   (default: corpus/recv next to this file)
 Files named seed-* are rewritten; others (crash reproducers) are kept.
@@ -302,6 +303,16 @@ SEEDS = {
     rdma(READ, 0, 0, 8, cookie_mode=2, cookie_arg=0x1234),
     "free_mr": free(1) + rdma(READ, 1, 0, 8) + free(1) +
     frame(ext=exts(ext_rdma(0))) + free(0) + recv(0),
+    # Wrong keys past the library's limit (16 per connection): the
+    # connection is held off, and an operation with a good cookie may end
+    # DROPPED; a freed region's key (stale) counts against nobody.
+    "rdma_wrong_keys": free(3) + rdma(READ, 3, 0, 8) +
+    b"".join(rdma(READ, 0, 0, 64, cookie_mode=2,
+                  cookie_arg=0x1111111100000000 + 0x01010101 * i)
+             for i in range(1, 16)) +
+    rdma(READ, 0, 0, 8, cookie_mode=3) + rdma(READ, 1, 0, 64) +
+    rdma(READ, 0, 0, 8, cookie_mode=2, cookie_arg=0) +
+    rdma(WRITE, 1, 0, 64, wseed=5) + rdma(READ, 1, 0, 64),
 }
 
 

@@ -313,6 +313,17 @@ out:
 	free(got);
 }
 
+/* Are the keys the device's (ib)? Then the library neither makes nor
+ * checks them: the cases on keys say so and stop. */
+bool
+hardware_keys(void)
+{
+	if (!rdma_tr()->rkey_per_device)
+		return false;
+	printf("  %s: the device makes and checks the keys: not here\n",
+	       rdma_tr()->name);
+	return true;
+}
 
 int
 main(int argc, char **argv)
@@ -327,6 +338,11 @@ main(int argc, char **argv)
 		{ "handover_local", test_handover_local },
 		{ "readonly", test_readonly },
 		{ "remap", test_remap },
+		{ "predictor", test_predictor },
+		{ "keys", test_keys },
+		{ "key_source", test_key_source },
+		{ "bad_keys", test_bad_keys },
+		{ "stale_keys", test_stale_keys },
 		{ NULL, NULL },
 	};
 

@@ -2,8 +2,10 @@
 /*
  * What the rdma_security sources share: the context, the registration
  * and the checked operation (rdma_security.c, with main), the cases on
- * cookies and bounds (rdma_security_keys.c) and on the memory under a
- * region (rdma_security_mem.c).
+ * cookies and bounds (rdma_security_keys.c), on the memory under a
+ * region (rdma_security_mem.c), on guessing keys
+ * (rdma_security_guess.c) and on a peer that presents wrong ones
+ * (rdma_security_abuse.c).
  */
 #ifndef RDMA_SECURITY_H_
 #define RDMA_SECURITY_H_
@@ -64,5 +66,11 @@ void test_handover_region(void);
 void test_handover_local(void);
 void test_readonly(void);
 void test_remap(void);
+void test_predictor(void);
+void test_keys(void);
+void test_key_source(void);
+void test_bad_keys(void);
+void test_stale_keys(void);
+bool hardware_keys(void);
 
 #endif /* RDMA_SECURITY_H_ */

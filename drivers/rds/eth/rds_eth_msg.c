@@ -366,11 +366,14 @@ rds_eth_req_run(struct rds_eth_conn *ec)
 	rq->rq.wdata = ec->rq_buf;
 	iov.iov_base = rdata;
 	iov.iov_len = rq->rq.bytes;
-	st = rds_rdma_target(&ec->c->key.laddr, &rq->rq, &iov, 1, &old);
-	ee->stats.rdma_exec++;
-	if (st != RDS_RDMA_SUCCESS)
+	st = rds_rdma_target(ec->c, &rq->rq, &iov, 1, &old);
+	/* DROPPED: refused unlooked at (the connection is held off for
+	 * wrong keys, rds_rdma_guard.c), not run. */
+	if (st != RDS_RDMA_DROPPED)
+		ee->stats.rdma_exec++;
+	if (st == RDS_RDMA_REMOTE_ERROR)
 		ee->stats.rdma_remote_error++;
-	else if (rq->rq.kind == RDS_OP_READ)
+	if (st == RDS_RDMA_SUCCESS && rq->rq.kind == RDS_OP_READ)
 		dl = (uint32_t)rq->rq.bytes;
 	if (dl == 0) {
 		free(rdata);

@@ -264,9 +264,11 @@ loop_xmit(struct rds_conn *c, struct rds_msg *m)
 	if (m->op != NULL) {
 		/* The target's side runs the operation before it takes the
 		 * message; a failed operation takes the message with it.
-		 * It runs once, even if the message must go again. */
+		 * It runs once, even if the message must go again. The
+		 * target's end of the connection answers for it (its wrong
+		 * keys count there, as they would on a wire). */
 		if (!m->op->executed)
-			rds_rdma_sw_exec(&c->key.faddr, m->op);
+			rds_rdma_sw_exec(lc->peer, m->op);
 		st = m->op->status;
 		if (st != RDS_RDMA_SUCCESS ||
 		    ((m->op->flags & RDS_RDMA_SILENT) && m->len == 0 &&
