@@ -2,10 +2,11 @@
 /*
  * An attached process, the socket calls other than sending and
  * receiving (rds_client.c has the whole picture): socket, bind, connect,
- * getsockname, close; options, RDS_INFO, statistics, event fds and
- * rte_rds_poll(). Most are one call on the UNIX socket to the engine.
+ * getsockname, close; options, RDS_INFO, statistics, event fds (and
+ * moving one to another number) and rte_rds_poll(). Most are one call on the UNIX socket to the engine.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -175,6 +176,18 @@ rds_cl_rx_back(struct rds_cl *cl, uint64_t off)
 	rte_spinlock_unlock(&cl->rxfree_lock);
 }
 
+/* Kick a socket's eventfd, unless it is moving (the mover kicks it). */
+static void
+rds_cl_efd_kick(struct rds_cl_sock *cs)
+{
+	int fd = rds_cl_efd_get(cs);
+
+	if (fd < 0)
+		return;
+	rds_srv_efd_kick(fd);
+	rds_cl_efd_put(cs);
+}
+
 int
 rds_client_close(int s)
 {
@@ -192,9 +205,9 @@ rds_client_close(int s)
 					 __ATOMIC_RELAXED))
 		return RDS_ERR(EBADF);
 	/* Waiters inside wake up (the eventfd) and leave with EBADF. */
-	rds_srv_efd_kick(cs->efd);
+	rds_cl_efd_kick(cs);
 	while (__atomic_load_n(&cs->refs, __ATOMIC_SEQ_CST) != 0) {
-		rds_srv_efd_kick(cs->efd);
+		rds_cl_efd_kick(cs);
 		sched_yield();
 	}
 	ret = rds_cl_simple(cl, RDS_CTL_CLOSE, cs->handle, 0, 0, NULL, 0,
@@ -205,8 +218,9 @@ rds_client_close(int s)
 	cs->rx_head = 0;
 	while (rds_xring_get(&cs->rx, &off) > 0)
 		rds_cl_rx_back(cl, off);
+	/* No call holds it now, so none uses the eventfd or moves it. */
 	close(cs->efd);
-	cs->efd = -1;
+	__atomic_store_n(&cs->efd, -1, __ATOMIC_RELEASE);
 	__atomic_store_n(&cs->state, RDS_SOCK_FREE, __ATOMIC_RELEASE);
 	/* An engine that went away closed it anyway. */
 	return ret < 0 && ret != -ECONNRESET ? RDS_ERR(-ret) : 0;
@@ -414,7 +428,47 @@ rds_client_event_fd(int s)
 
 	if (cs == NULL)
 		return RDS_ERR(EBADF);
-	fd = cs->efd;
+	fd = __atomic_load_n(&cs->efd, __ATOMIC_ACQUIRE);
+	rds_cl_put(cs);
+	return fd;
+}
+
+int
+rte_rds_event_fd_move(int s, int min_fd)
+{
+	struct rds_cl *cl = rds_cl;
+	struct rds_cl_sock *cs;
+	int old, fd, err;
+
+	if (rds_lib != NULL || !rds_client_active())
+		return RDS_ERR(ENXIO);
+	cs = rds_cl_hold(cl, s);
+	if (cs == NULL)
+		return RDS_ERR(EBADF);
+	if (min_fd < 0) {
+		rds_cl_put(cs);
+		return RDS_ERR(EINVAL);
+	}
+	pthread_mutex_lock(&cl->move_lock);
+	old = cs->efd;
+	fd = fcntl(old, F_DUPFD_CLOEXEC, min_fd);
+	if (fd < 0) {
+		err = errno == EMFILE ? EMFILE : EINVAL;
+		pthread_mutex_unlock(&cl->move_lock);
+		rds_cl_put(cs);
+		return RDS_ERR(err);
+	}
+	/* New users find no number; the ones on the old number are woken
+	 * (it is still ours) until none is left. A waiter woken for
+	 * nothing looks at the socket and sleeps again. */
+	__atomic_store_n(&cs->efd_moving, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&cs->efd_users, __ATOMIC_SEQ_CST) != 0) {
+		rds_srv_efd_kick(old);
+		sched_yield();
+	}
+	__atomic_store_n(&cs->efd, fd, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&cs->efd_moving, 0, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&cl->move_lock);
 	rds_cl_put(cs);
 	return fd;
 }
@@ -439,6 +493,7 @@ int
 rds_client_poll(struct rte_rds_pollfd *fds, unsigned int nfds, int timeout_ms)
 {
 	struct rds_cl *cl = rds_cl;
+	struct rds_cl_sock *held[64];
 	struct pollfd pfd[65];
 	uint64_t deadline = 0, spin_until = 0, v, now;
 	unsigned int i, ready;
@@ -473,14 +528,29 @@ rds_client_poll(struct rte_rds_pollfd *fds, unsigned int nfds, int timeout_ms)
 			rte_pause();
 			continue;
 		}
+		/* Every socket held, and its eventfd's number in use, for
+		 * the whole sleep (rds_cl_efd_get). */
 		slice = 10;
 		for (i = 0; i < nfds; i++) {
+			struct rds_cl_sock *cs = rds_cl_hold(cl, fds[i].sock);
+
+			held[i] = cs;
 			pfd[i].fd = -1;
 			pfd[i].events = POLLIN;
-			if (rds_client_event_arm(fds[i].sock, fds[i].events) > 0)
+			if (cs == NULL) {
+				slice = 0;	/* closed: POLLNVAL next */
+				continue;
+			}
+			__atomic_store_n(&cs->cs->armed, 1, __ATOMIC_SEQ_CST);
+			if (rds_cl_revents(cs, fds[i].events) != 0) {
+				__atomic_store_n(&cs->cs->armed, 0,
+						 __ATOMIC_SEQ_CST);
 				slice = 0;
-			else
-				pfd[i].fd = rds_client_event_fd(fds[i].sock);
+				continue;
+			}
+			pfd[i].fd = rds_cl_efd_get(cs);
+			if (pfd[i].fd < 0)
+				slice = 0;	/* moving: look again */
 		}
 		pfd[nfds].fd = cl->fd;
 		pfd[nfds].events = 0;
@@ -489,5 +559,12 @@ rds_client_poll(struct rte_rds_pollfd *fds, unsigned int nfds, int timeout_ms)
 				if (pfd[i].fd >= 0 && (pfd[i].revents & POLLIN))
 					if (read(pfd[i].fd, &v, sizeof(v)) < 0)
 						v = 0;
+		for (i = 0; i < nfds; i++) {
+			if (held[i] == NULL)
+				continue;
+			if (pfd[i].fd >= 0)
+				rds_cl_efd_put(held[i]);
+			rds_cl_put(held[i]);
+		}
 	}
 }
