@@ -39,19 +39,28 @@ pl_arm(const struct pl_fd *p, short events)
 	return r < 0 ? POLLNVAL : (short)r;
 }
 
+/* Reset an RDS descriptor's eventfd after the kernel saw it readable:
+ * only while the number is still that socket's (a close or dup2 on
+ * another thread may have put a file of the program's there, which is
+ * not ours to read). */
 static void
 pl_drain(int fd)
 {
+	struct pl_fd *p;
 	uint64_t v;
 
-	if (REAL(read)(fd, &v, sizeof(v)) < 0)
+	pthread_mutex_lock(&pl_lock);
+	p = pl_get(fd);
+	if (p != NULL && !p->stale && REAL(read)(fd, &v, sizeof(v)) < 0)
 		v = 0;
+	pthread_mutex_unlock(&pl_lock);
 }
 
 /*
  * poll over a set with RDS descriptors: the RDS ones are armed and
  * looked at first; when none is ready the kernel waits on all (the RDS
- * ones through their eventfds), then they are looked at again.
+ * ones through their eventfds), then they are looked at again. A number
+ * only the library has open is POLLNVAL, as one with nothing open.
  */
 static int
 pl_poll(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset_t *mask)
@@ -74,8 +83,17 @@ pl_poll(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset_t *mask)
 			struct pl_fd *p = pl_get(fds[i].fd);
 
 			want[i] = -1;
-			if (p == NULL)
+			if (p == NULL) {
+				if (pl_is_hidden(fds[i].fd)) {
+					/* Nothing of the program's is there:
+					 * POLLNVAL; the kernel skips it (a
+					 * negative fd until it returns). */
+					want[i] = -2;
+					fds[i].fd = ~fds[i].fd;
+					rds_ready++;
+				}
 				continue;
+			}
 			want[i] = fds[i].events;
 			fds[i].revents = p->stale ? POLLNVAL :
 				pl_arm(p, fds[i].events);
@@ -100,14 +118,20 @@ pl_poll(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset_t *mask)
 		for (i = 0; i < n; i++) {
 			struct pl_fd *p;
 
+			if (want[i] == -2) {
+				fds[i].fd = ~fds[i].fd;
+				fds[i].revents = POLLNVAL;
+				ready++;
+				continue;
+			}
 			if (want[i] < 0) {
 				if (r > 0 && fds[i].revents != 0)
 					ready++;
 				continue;
 			}
-			p = pl_get(fds[i].fd);
 			if (r > 0 && (fds[i].revents & POLLIN))
 				pl_drain(fds[i].fd);
+			p = pl_get(fds[i].fd);
 			fds[i].events = want[i];
 			if (p == NULL) {
 				fds[i].revents = POLLNVAL;
@@ -145,7 +169,7 @@ pl_any_rds(const struct pollfd *fds, nfds_t n)
 	if (__atomic_load_n(&pl_fds, __ATOMIC_ACQUIRE) == NULL || pl_inside)
 		return false;
 	for (i = 0; i < n; i++)
-		if (pl_get(fds[i].fd) != NULL)
+		if (pl_get(fds[i].fd) != NULL || pl_is_hidden(fds[i].fd))
 			return true;
 	return false;
 }
@@ -200,7 +224,7 @@ pl_select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, int ms,
 			ev |= POLLPRI;
 		if (ev == 0)
 			continue;
-		if (pl_get(i) != NULL)
+		if (pl_get(i) != NULL || pl_is_hidden(i))
 			any = true;
 		pf[n].fd = i;
 		pf[n].events = ev;
@@ -277,7 +301,7 @@ epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 	int ret;
 
 	if (p == NULL)
-		return REAL(epoll_ctl)(epfd, op, fd, ev);
+		return PL_LIBC(fd, REAL(epoll_ctl)(epfd, op, fd, ev));
 	if (p->stale)
 		return pl_stale();
 	if (op == EPOLL_CTL_DEL) {
@@ -379,8 +403,8 @@ pl_epoll(int epfd, struct epoll_event *evs, int max, int timeout_ms,
 				continue;
 			}
 			fd = (int)(uint32_t)d;
-			p = pl_get(fd);
 			pl_drain(fd);
+			p = pl_get(fd);
 			if (p == NULL || p->stale)
 				continue;
 			r = pl_arm(p, POLLIN | POLLOUT);
