@@ -23,9 +23,10 @@
  * or after a close) is never written to or closed by anyone but this
  * program; a descriptor this program never opened (librte_rds's own, when
  * there are any) is nothing to it (close, dup, fcntl, read, write and
- * epoll_ctl EBADF, poll POLLNVAL) and can be dup2'd over; a recv
- * racing a close on another thread ends with EBADF, and a number another
- * thread takes the moment it is closed is that thread's file.
+ * epoll_ctl EBADF, poll POLLNVAL) and can be dup2'd over; select
+ * on a bitmap of more than FD_SETSIZE bits; a recv racing a close on
+ * another thread ends with EBADF, and a number another thread takes the
+ * moment it is closed is that thread's file.
  * Prints one line per check; exit 0 when all passed.
  */
 #include <dirent.h>
@@ -44,6 +45,7 @@
 #include <netinet/in.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -349,6 +351,112 @@ check_not_mine(const char *ipb, uint16_t port, int sa)
 	close(pp[0]);
 	close(pp[1]);
 	close(ep);
+}
+
+/* The kernel's descriptor table size (FDSize), 0 if unknown. */
+static int
+fd_table_size(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	int n = 0;
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "FDSize: %d", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/*
+ * select on a bitmap of more than FD_SETSIZE bits (the kernel takes any
+ * nfds): an RDS descriptor numbered above 1024 times out while nothing
+ * came, and is reported once a message is in; pselect too; and with an
+ * nfds far beyond the descriptor table, only the table's bits are read.
+ */
+static void
+check_select_big(const char *ipb, uint16_t port, int sa)
+{
+	const int nb = 8 * (int)sizeof(unsigned long);
+	struct rlimit rl;
+	struct timeval tv;
+	struct timespec ts;
+	struct sockaddr_in to = sin_of(ipb, port);
+	unsigned long *bits;
+	int s, d, nfds, words, r = -1, k;
+	char c;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 2048) {
+		rl.rlim_cur = 2048;
+		if (rl.rlim_max < 2048)
+			rl.rlim_max = 2048;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+			printf("note: cannot raise RLIMIT_NOFILE to 2048 (%s): "
+			       "select above FD_SETSIZE not checked\n",
+			       strerror(errno));
+			return;
+		}
+	}
+	s = rds_sock(ipb, port);
+	d = s < 0 ? -1 : fcntl(s, F_DUPFD, 1500);
+	CHECK(d >= 1500, "an RDS descriptor above FD_SETSIZE (F_DUPFD 1500)");
+	if (d < 0) {
+		close(s);
+		return;
+	}
+	nfds = d + 1;
+	words = (nfds + nb - 1) / nb;
+	bits = calloc((size_t)words, sizeof(*bits));
+	for (k = 0; k < 3; k++) {
+		memset(bits, 0, sizeof(*bits) * (size_t)words);
+		bits[d / nb] |= 1UL << (d % nb);
+		tv.tv_sec = 0;
+		tv.tv_usec = 50000;
+		r = select(nfds, (fd_set *)bits, NULL, NULL, &tv);
+		if (r != 1 || !cong_spurious(d))
+			break;
+	}
+	CHECK(r == 0, "select above FD_SETSIZE: times out on an empty socket");
+	CHECK(sendto(sa, "B", 1, 0, (struct sockaddr *)&to, sizeof(to)) == 1,
+	      "send for select above FD_SETSIZE");
+	memset(bits, 0, sizeof(*bits) * (size_t)words);
+	bits[d / nb] |= 1UL << (d % nb);
+	tv.tv_sec = 5;
+	tv.tv_usec = 0;
+	CHECK(select(nfds, (fd_set *)bits, NULL, NULL, &tv) == 1 &&
+	      (bits[d / nb] & (1UL << (d % nb))),
+	      "select above FD_SETSIZE: the socket is reported readable");
+	memset(bits, 0, sizeof(*bits) * (size_t)words);
+	bits[d / nb] |= 1UL << (d % nb);
+	ts.tv_sec = 5;
+	ts.tv_nsec = 0;
+	CHECK(pselect(nfds, (fd_set *)bits, NULL, NULL, &ts, NULL) == 1 &&
+	      (bits[d / nb] & (1UL << (d % nb))),
+	      "pselect above FD_SETSIZE: the socket is reported readable");
+	/* nfds far beyond the descriptor table, the bitmap only as large
+	 * as the table (FDSize): the kernel reads no more than the table,
+	 * and neither may the preload (an ASan build sees any read past the
+	 * bitmap). */
+	free(bits);
+	words = (fd_table_size() + nb - 1) / nb;
+	bits = calloc((size_t)words, sizeof(*bits));
+	CHECK(words * nb > d, "the descriptor table (FDSize) covers the "
+	      "descriptor");
+	if (words * nb > d) {
+		bits[d / nb] |= 1UL << (d % nb);
+		tv.tv_sec = 5;
+		tv.tv_usec = 0;
+		CHECK(select(1 << 20, (fd_set *)bits, NULL, NULL, &tv) == 1 &&
+		      (bits[d / nb] & (1UL << (d % nb))),
+		      "select with nfds 1 << 20 and a bitmap of the "
+		      "descriptor table's size: the socket is readable");
+	}
+	CHECK(recv(d, &c, 1, 0) == 1 && c == 'B', "recv above FD_SETSIZE");
+	free(bits);
+	close(d);
+	close(s);
 }
 
 struct racer {
@@ -714,6 +822,7 @@ main(int argc, char **argv)
 	check_dup2_over(argv[2], port + 4, sa);
 	check_double_close(argv[2], port + 5, sa);
 	check_not_mine(argv[2], port + 6, sa);
+	check_select_big(argv[2], port + 7, sa);
 	check_close_race(argv[2], port + 8);
 	check_close_reuse(argv[2], port + 9);
 	close(sa);
