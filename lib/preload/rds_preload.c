@@ -36,7 +36,8 @@
  * anything (rds_preload_private.h).
  *
  * This file: the C library's functions, looked up, and the descriptor
- * table. The descriptor calls (close, dup, dup2, dup3, fcntl) are in
+ * table. The descriptor calls (close, close_range, closefrom, dup, dup2,
+ * dup3, fcntl) are in
  * rds_preload_fd.c, the socket calls (socket, the data calls, options,
  * ioctl) in rds_preload_sock.c, the waits (poll, select, epoll) in
  * rds_preload_wait.c, what they share in rds_preload_private.h.
@@ -111,6 +112,7 @@ int (*real_fcntl)(int, int, ...);
 int (*real_dup)(int);
 int (*real_dup2)(int, int);
 int (*real_dup3)(int, int, int);
+int (*real_close_range)(unsigned int, unsigned int, int);
 
 static void pl_atfork_child(void);
 
@@ -144,6 +146,7 @@ pl_init(void)
 	PL_RESOLVE(dup);
 	PL_RESOLVE(dup2);
 	PL_RESOLVE(dup3);
+	PL_RESOLVE(close_range);
 	pl_tag = (0x52445350ULL << 32);	/* "RDSP" */
 	pthread_atfork(NULL, NULL, pl_atfork_child);
 }

@@ -1,19 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * librte_rds_preload.so, the descriptor numbers (rds_preload.c has the
- * whole picture): close, dup, dup2, dup3 and fcntl, with the kernel's
- * semantics on the program's RDS descriptors, and the library's hidden
- * eventfds kept out of the program's way.
+ * whole picture): close, close_range, closefrom, dup, dup2, dup3 and
+ * fcntl, with the kernel's semantics on the program's RDS descriptors,
+ * and the library's hidden eventfds kept out of the program's way.
  *
  * Every change of the table is made under pl_lock, the system call
  * included, with the entries it replaces marked closing: a call on
  * another thread that meets one waits for the change and looks again
  * (pl_get), so it never sees a number half closed.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <unistd.h>
+#include <linux/close_range.h>
 #include <sys/resource.h>
 #include <sys/select.h>
 
@@ -117,33 +120,15 @@ pl_drop(int fd, int32_t h, bool stale)
 		pl_unref(h);
 }
 
-PL_EXPORT int
-close(int fd)
+/* Close the program's RDS descriptor fd (under pl_lock). */
+static int
+pl_close_rds(int fd)
 {
-	struct pl_fd *p;
-	int32_t h;
-	bool stale;
+	struct pl_fd *p = &pl_fds[fd];
+	int32_t h = p->handle;
+	bool stale = p->stale;
 	int ret, err;
 
-	if (!pl_known(fd))
-		return REAL(close)(fd);
-	pthread_mutex_lock(&pl_lock);
-	switch (pl_kind(fd)) {
-	case PL_HIDDEN:
-		/* The program never opened it: nothing of its is there. */
-		pthread_mutex_unlock(&pl_lock);
-		errno = EBADF;
-		return -1;
-	case PL_OTHER:
-		/* Changed meanwhile: the C library's now. */
-		pthread_mutex_unlock(&pl_lock);
-		return REAL(close)(fd);
-	case PL_RDS:
-		break;
-	}
-	p = &pl_fds[fd];
-	h = p->handle;
-	stale = p->stale;
 	__atomic_store_n(&p->closing, 1, __ATOMIC_RELEASE);
 	/* The program's descriptor goes; the socket's file stays open in
 	 * the library's eventfd until the socket closes. */
@@ -151,9 +136,106 @@ close(int fd)
 	err = errno;
 	pl_drop(fd, h, stale);
 	__atomic_store_n(&p->closing, 0, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&pl_lock);
 	errno = err;
 	return ret;
+}
+
+PL_EXPORT int
+close(int fd)
+{
+	int ret;
+
+	if (!pl_known(fd))
+		return REAL(close)(fd);
+	pthread_mutex_lock(&pl_lock);
+	switch (pl_kind(fd)) {
+	case PL_HIDDEN:
+		/* The program never opened it: nothing of its is there. */
+		ret = pl_stale();
+		break;
+	case PL_OTHER:
+		/* Changed meanwhile: the C library's now. */
+		ret = REAL(close)(fd);
+		break;
+	default:
+		ret = pl_close_rds(fd);
+		break;
+	}
+	pthread_mutex_unlock(&pl_lock);
+	return ret;
+}
+
+/* The kernel's close_range, or ENOSYS where the C library has none. */
+static int
+pl_sys_close_range(unsigned int first, unsigned int last, int flags)
+{
+	if (REAL(close_range) == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return REAL(close_range)(first, last, flags);
+}
+
+/*
+ * close_range (and closefrom, which the C library makes of it without
+ * calling it by name): the program's RDS descriptors in the range are
+ * closed as by close, the library's hidden eventfds are left out of it
+ * (the kernel closes the rest, in the pieces between them), so that
+ * nothing of the library's is closed behind its back and no number
+ * keeps an entry for a socket descriptor it no longer has.
+ */
+PL_EXPORT int
+close_range(unsigned int first, unsigned int last, int flags)
+{
+	unsigned int fd, lo = first, end;
+	int ret = 0;
+
+	if (__atomic_load_n(&pl_fds, __ATOMIC_ACQUIRE) == NULL || pl_inside ||
+	    first > last || (flags & CLOSE_RANGE_CLOEXEC))
+		return pl_sys_close_range(first, last, flags);
+	pthread_mutex_lock(&pl_lock);
+	end = last < PL_MAX_FDS - 1 ? last : PL_MAX_FDS - 1;
+	for (fd = first; fd <= end && first < PL_MAX_FDS; fd++) {
+		enum pl_kind k = pl_kind((int)fd);
+
+		if (k == PL_OTHER)
+			continue;
+		if (fd > lo && pl_sys_close_range(lo, fd - 1, flags) != 0) {
+			ret = -1;
+			break;
+		}
+		if (k == PL_RDS)
+			pl_close_rds((int)fd);
+		lo = fd + 1;
+	}
+	if (ret == 0 && lo <= last)
+		ret = pl_sys_close_range(lo, last, flags);
+	pthread_mutex_unlock(&pl_lock);
+	return ret;
+}
+
+PL_EXPORT void
+closefrom(int lowfd)
+{
+	DIR *d;
+	struct dirent *e;
+	int fd;
+
+	if (lowfd < 0)
+		lowfd = 0;
+	if (close_range((unsigned int)lowfd, ~0U, 0) == 0)
+		return;
+	/* No close_range in this kernel: one by one, as the C library
+	 * does then. */
+	d = opendir("/proc/self/fd");
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		fd = atoi(e->d_name);
+		if (e->d_name[0] != '.' && fd >= lowfd && fd != dirfd(d))
+			close(fd);
+	}
+	closedir(d);
 }
 
 /* newfd (>= 0, from a dup of oldfd) is a descriptor of oldfd's socket

@@ -113,6 +113,7 @@ extern int (*real_fcntl)(int, int, ...);
 extern int (*real_dup)(int);
 extern int (*real_dup2)(int, int);
 extern int (*real_dup3)(int, int, int);
+extern int (*real_close_range)(unsigned int, unsigned int, int);
 
 #define PL_RESOLVE(name) \
 	(real_##name = (__typeof__(real_##name))dlsym(RTLD_NEXT, #name))
@@ -154,6 +155,7 @@ PL_REAL_FN(fcntl)
 PL_REAL_FN(dup)
 PL_REAL_FN(dup2)
 PL_REAL_FN(dup3)
+PL_REAL_FN(close_range)
 
 /* An entry closing or being replaced: wait until that is over. */
 void pl_wait_change(void);

@@ -459,6 +459,57 @@ check_select_big(const char *ipb, uint16_t port, int sa)
 	close(s);
 }
 
+/*
+ * closefrom over RDS descriptors (and, under the preload, over the
+ * library's own descriptors): the RDS descriptor in the range is closed
+ * (its socket's port can be bound again), a socket outside it works, and
+ * files the program then puts at every number of the range are never
+ * written to or closed when that socket goes.
+ */
+static void
+check_closefrom(const char *ipb, uint16_t port, int sa)
+{
+	const int lo = 900;
+	int keep = rds_sock(ipb, port), gone = rds_sock(ipb, port + 1);
+	int pp[2], hi, s, fd, top, bad = 0;
+	char got[64];
+
+	CHECK(keep >= 0 && gone >= 0 && pipe(pp) == 0 && keep < lo &&
+	      pp[1] < lo, "closefrom: sockets and a pipe below it");
+	hi = fcntl(gone, F_DUPFD, lo);
+	CHECK(hi >= lo && close(gone) == 0, "closefrom: a socket whose only "
+	      "descriptor is in the range");
+	closefrom(lo);
+	errno = 0;
+	CHECK(close(hi) < 0 && errno == EBADF,
+	      "closefrom: the RDS descriptor in the range is closed");
+	s = rds_sock(ipb, port + 1);
+	CHECK(s >= 0, "closefrom: its socket's port can be bound again");
+	close(s);
+	CHECK(pass_one(sa, ipb, port, keep),
+	      "closefrom: a socket below the range works");
+	top = fd_table_size();
+	if (top > 4096)
+		top = 4096;
+	for (fd = lo; fd < top; fd++)
+		if (dup2(pp[1], fd) != fd)
+			bad++;
+	CHECK(top > lo && bad == 0, "closefrom: a pipe at every number of "
+	      "the range");
+	CHECK(pass_one(sa, ipb, port, keep),
+	      "closefrom: the socket works with pipes all over the range");
+	CHECK(close(keep) == 0, "closefrom: close the socket");
+	for (fd = lo; fd < top; fd++)
+		if (fcntl(fd, F_GETFD) < 0)
+			bad++;
+	CHECK(bad == 0 && strcmp(pipe_has(pp[0], got, sizeof(got)), "") == 0,
+	      "closefrom: the pipes in the range are open and untouched when "
+	      "the socket goes");
+	closefrom(lo);
+	close(pp[0]);
+	close(pp[1]);
+}
+
 struct racer {
 	int fd;
 	volatile bool go;
@@ -825,6 +876,7 @@ main(int argc, char **argv)
 	check_select_big(argv[2], port + 7, sa);
 	check_close_race(argv[2], port + 8);
 	check_close_reuse(argv[2], port + 9);
+	check_closefrom(argv[2], port + 10, sa);
 	close(sa);
 	close(pp[0]);
 	close(pp[1]);
