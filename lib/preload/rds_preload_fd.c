@@ -374,6 +374,7 @@ fcntl(int fd, int cmd, ...)
 	struct pl_fd *p;
 	va_list ap;
 	long arg;
+	int32_t h;
 	int ret;
 
 	va_start(ap, cmd);
@@ -390,17 +391,17 @@ fcntl(int fd, int cmd, ...)
 	}
 	switch (cmd) {
 	case F_GETFL:
-		PL_HANDLE(p, fd);
+		PL_HANDLE(p, h);
 		/* The eventfd is non-blocking for us; the program sees the
 		 * socket's own setting. */
 		ret = REAL(fcntl)(fd, F_GETFL);
 		if (ret < 0)
 			return ret;
 		return (ret & ~O_NONBLOCK) |
-		       (pl_socks[p->handle].nonblock ? O_NONBLOCK : 0);
+		       (pl_socks[h].nonblock ? O_NONBLOCK : 0);
 	case F_SETFL:
-		PL_HANDLE(p, fd);
-		pl_socks[p->handle].nonblock = (arg & O_NONBLOCK) != 0;
+		PL_HANDLE(p, h);
+		pl_socks[h].nonblock = (arg & O_NONBLOCK) != 0;
 		return REAL(fcntl)(fd, F_SETFL, arg | O_NONBLOCK);
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:

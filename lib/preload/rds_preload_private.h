@@ -207,9 +207,12 @@ pl_is_hidden(int fd)
 #define PL_ENTER() (pl_inside++)
 #define PL_LEAVE() (pl_inside--)
 
-/* A call on an RDS descriptor: its handle, or -1 with errno. */
-#define PL_HANDLE(p, fd) do { \
-		if ((p)->stale) \
+/* A call on an RDS descriptor: h is its socket, read once (a close on
+ * another thread may clear the entry meanwhile: EBADF then, as for a
+ * stale one). */
+#define PL_HANDLE(p, h) do { \
+		(h) = __atomic_load_n(&(p)->handle, __ATOMIC_ACQUIRE); \
+		if ((p)->stale || (h) < 0) \
 			return pl_stale(); \
 	} while (0)
 

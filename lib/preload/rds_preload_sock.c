@@ -108,50 +108,54 @@ PL_EXPORT int
 bind(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 
 	if (p == NULL)
 		return PL_LIBC(fd, REAL(bind)(fd, addr, len));
-	PL_HANDLE(p, fd);
-	return PL_CALL(rte_rds_bind(p->handle, addr, len));
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_bind(h, addr, len));
 }
 
 PL_EXPORT int
 connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 
 	if (p == NULL)
 		return PL_LIBC(fd, REAL(connect)(fd, addr, len));
-	PL_HANDLE(p, fd);
-	return PL_CALL(rte_rds_connect(p->handle, addr, len));
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_connect(h, addr, len));
 }
 
 PL_EXPORT int
 getsockname(int fd, struct sockaddr *addr, socklen_t *len)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 
 	if (p == NULL)
 		return PL_LIBC(fd, REAL(getsockname)(fd, addr, len));
-	PL_HANDLE(p, fd);
-	return PL_CALL(rte_rds_getsockname(p->handle, addr, len));
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_getsockname(h, addr, len));
 }
 
 static inline int
-pl_flags(const struct pl_fd *p, int flags)
+pl_flags(int32_t h, int flags)
 {
-	return pl_socks[p->handle].nonblock ? flags | MSG_DONTWAIT : flags;
+	return pl_socks[h].nonblock ? flags | MSG_DONTWAIT : flags;
 }
 
 PL_EXPORT ssize_t
 sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 
 	if (p == NULL)
 		return PL_LIBC(fd, REAL(sendmsg)(fd, msg, flags));
-	PL_HANDLE(p, fd);
-	return PL_CALL(rte_rds_sendmsg(p->handle, msg, pl_flags(p, flags)));
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_sendmsg(h, msg, pl_flags(h, flags)));
 }
 
 PL_EXPORT ssize_t
@@ -159,12 +163,13 @@ sendto(int fd, const void *buf, size_t len, int flags,
        const struct sockaddr *to, socklen_t tolen)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 
 	if (p == NULL)
 		return PL_LIBC(fd,
 			       REAL(sendto)(fd, buf, len, flags, to, tolen));
-	PL_HANDLE(p, fd);
-	return PL_CALL(rte_rds_sendto(p->handle, buf, len, pl_flags(p, flags),
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_sendto(h, buf, len, pl_flags(h, flags),
 				      to, tolen));
 }
 
@@ -172,11 +177,12 @@ PL_EXPORT ssize_t
 send(int fd, const void *buf, size_t len, int flags)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 
 	if (p == NULL)
 		return PL_LIBC(fd, REAL(send)(fd, buf, len, flags));
-	PL_HANDLE(p, fd);
-	return PL_CALL(rte_rds_sendto(p->handle, buf, len, pl_flags(p, flags),
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_sendto(h, buf, len, pl_flags(h, flags),
 				      NULL, 0));
 }
 
@@ -184,11 +190,12 @@ PL_EXPORT ssize_t
 write(int fd, const void *buf, size_t len)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 
 	if (p == NULL)
 		return PL_LIBC(fd, REAL(write)(fd, buf, len));
-	PL_HANDLE(p, fd);
-	return PL_CALL(rte_rds_sendto(p->handle, buf, len, pl_flags(p, 0),
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_sendto(h, buf, len, pl_flags(h, 0),
 				      NULL, 0));
 }
 
@@ -196,11 +203,12 @@ PL_EXPORT ssize_t
 recvmsg(int fd, struct msghdr *msg, int flags)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 
 	if (p == NULL)
 		return PL_LIBC(fd, REAL(recvmsg)(fd, msg, flags));
-	PL_HANDLE(p, fd);
-	return PL_CALL(rte_rds_recvmsg(p->handle, msg, pl_flags(p, flags)));
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_recvmsg(h, msg, pl_flags(h, flags)));
 }
 
 PL_EXPORT ssize_t
@@ -208,36 +216,39 @@ recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *from,
 	 socklen_t *fromlen)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 
 	if (p == NULL)
 		return PL_LIBC(fd,
 			       REAL(recvfrom)(fd, buf, len, flags, from, fromlen));
-	PL_HANDLE(p, fd);
-	return PL_CALL(rte_rds_recvfrom(p->handle, buf, len,
-					pl_flags(p, flags), from, fromlen));
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_recvfrom(h, buf, len,
+					pl_flags(h, flags), from, fromlen));
 }
 
 PL_EXPORT ssize_t
 recv(int fd, void *buf, size_t len, int flags)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 
 	if (p == NULL)
 		return PL_LIBC(fd, REAL(recv)(fd, buf, len, flags));
-	PL_HANDLE(p, fd);
-	return PL_CALL(rte_rds_recvfrom(p->handle, buf, len,
-					pl_flags(p, flags), NULL, NULL));
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_recvfrom(h, buf, len,
+					pl_flags(h, flags), NULL, NULL));
 }
 
 PL_EXPORT ssize_t
 read(int fd, void *buf, size_t len)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 
 	if (p == NULL)
 		return PL_LIBC(fd, REAL(read)(fd, buf, len));
-	PL_HANDLE(p, fd);
-	return PL_CALL(rte_rds_recvfrom(p->handle, buf, len, pl_flags(p, 0),
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_recvfrom(h, buf, len, pl_flags(h, 0),
 					NULL, NULL));
 }
 
@@ -245,22 +256,24 @@ PL_EXPORT int
 setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 
 	if (p == NULL)
 		return PL_LIBC(fd, REAL(setsockopt)(fd, level, name, val, len));
-	PL_HANDLE(p, fd);
-	return PL_CALL(rte_rds_setsockopt(p->handle, level, name, val, len));
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_setsockopt(h, level, name, val, len));
 }
 
 PL_EXPORT int
 getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 
 	if (p == NULL)
 		return PL_LIBC(fd, REAL(getsockopt)(fd, level, name, val, len));
-	PL_HANDLE(p, fd);
-	return PL_CALL(rte_rds_getsockopt(p->handle, level, name, val, len));
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_getsockopt(h, level, name, val, len));
 }
 
 /* ------------------------------------------------------------------ */
@@ -270,6 +283,7 @@ PL_EXPORT int
 ioctl(int fd, unsigned long req, ...)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 	va_list ap;
 	void *arg;
 
@@ -278,14 +292,14 @@ ioctl(int fd, unsigned long req, ...)
 	va_end(ap);
 	if (p == NULL)
 		return PL_LIBC(fd, REAL(ioctl)(fd, req, arg));
-	PL_HANDLE(p, fd);
+	PL_HANDLE(p, h);
 	switch (req) {
 	case FIONBIO:
 		if (arg == NULL) {
 			errno = EFAULT;
 			return -1;
 		}
-		pl_socks[p->handle].nonblock = *(const int *)arg != 0;
+		pl_socks[h].nonblock = *(const int *)arg != 0;
 		return 0;
 	case SIOCINQ: {		/* FIONREAD: the next message's size */
 		char c;
@@ -295,7 +309,7 @@ ioctl(int fd, unsigned long req, ...)
 			errno = EFAULT;
 			return -1;
 		}
-		n = PL_CALL(rte_rds_recvfrom(p->handle, &c, 0,
+		n = PL_CALL(rte_rds_recvfrom(h, &c, 0,
 			    MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC, NULL, NULL));
 		*(int *)arg = n < 0 ? 0 : (int)n;
 		return 0;
@@ -307,7 +321,7 @@ ioctl(int fd, unsigned long req, ...)
 			errno = EFAULT;
 			return -1;
 		}
-		pf.sock = p->handle;
+		pf.sock = h;
 		pf.events = POLLOUT;
 		pf.revents = 0;
 		*(int *)arg = PL_CALL(rte_rds_poll(&pf, 1, 0)) > 0 ? 0 : 1;
