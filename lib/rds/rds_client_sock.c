@@ -440,7 +440,9 @@ rte_rds_event_fd_move(int s, int min_fd)
 	struct rds_cl_sock *cs;
 	int old, fd, err;
 
-	if (rds_lib != NULL || !rds_client_active())
+	/* The library's own sockets' event fds are written by its engines
+	 * by number, from other threads: they stay where they are. */
+	if (!rds_client_active())
 		return RDS_ERR(ENXIO);
 	cs = rds_cl_hold(cl, s);
 	if (cs == NULL)
