@@ -6,9 +6,10 @@
  *
  * socket(AF_RDS, SOCK_SEQPACKET, 0) attaches the process to the engine
  * process (rds-engined; RTE_RDS_ENGINE names its UNIX socket) at its
- * first call, and returns a real file descriptor: one of the socket's
- * eventfd, which the engine signals, so that poll, select and epoll work
- * on sets that mix RDS sockets with anything else. The calls an AF_RDS
+ * first call, and returns a real file descriptor: a descriptor of the
+ * socket's wake-up socket (one end of a SOCK_SEQPACKET pair the engine
+ * made and sends a byte to), so that poll, select and epoll work on sets
+ * that mix RDS sockets with anything else. The calls an AF_RDS
  * program makes on that descriptor go to the rte_rds_* calls; every
  * other descriptor, and every other call, goes to the C library
  * untouched. No EAL is initialised in the program.
@@ -24,16 +25,16 @@
  *   the send buffer (the kernel's RDS has neither);
  * - an RDS descriptor in two epoll sets keeps the data of the last
  *   epoll_ctl() only;
- * - an RDS descriptor passed over SCM_RIGHTS is a bare eventfd in the
- *   receiver (ENOTSOCK to socket calls).
+ * - an RDS descriptor passed over SCM_RIGHTS is not an RDS socket in the
+ *   receiver (it gets the wake-up socket: an AF_UNIX one).
  *
  * Descriptors are the kernel's, with the kernel's semantics: the
  * program's RDS descriptor is a kernel descriptor of its own (a dup of
- * the socket's eventfd), dup and dup2 make more of the same socket, the
- * socket closes with the last, a second close is EBADF, and the number
- * the library itself keeps the eventfd at is never one the program can
- * close or dup2 over behind the library's back, nor one where it finds
- * anything (rds_preload_private.h).
+ * the socket's wake-up descriptor), dup and dup2 make more of the same
+ * socket, the socket closes with the last, a second close is EBADF, and
+ * the number the library itself keeps the wake-up descriptor at is never
+ * one the program can close or dup2 over behind the library's back, nor
+ * one where it finds anything (rds_preload_private.h).
  *
  * This file: the C library's functions, looked up, and the descriptor
  * table. The descriptor calls (close, close_range, closefrom, dup, dup2,
@@ -206,8 +207,8 @@ pl_clear(int fd)
 	}
 }
 
-/* fd is the library's eventfd of the socket handle, or (-1) no longer
- * (under pl_lock). */
+/* fd is the library's wake-up descriptor of the socket handle, or (-1) no
+ * longer (under pl_lock). */
 void
 pl_hide(int fd, int32_t handle)
 {
@@ -223,9 +224,9 @@ pl_wait_change(void)
 
 /*
  * The child's inherited RDS descriptors are the parent's sockets: stale.
- * The library's eventfds it inherited are nobody's in the child (its
- * library lets the parent's sockets alone): closed, so that the child's
- * numbers are as the kernel would leave them.
+ * The library's wake-up descriptors it inherited are nobody's in the
+ * child (its library lets the parent's sockets alone): closed, so that
+ * the child's numbers are as the kernel would leave them.
  */
 static void
 pl_atfork_child(void)

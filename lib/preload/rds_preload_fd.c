@@ -3,7 +3,8 @@
  * librte_rds_preload.so, the descriptor numbers (rds_preload.c has the
  * whole picture): close, close_range, closefrom, dup, dup2, dup3 and
  * fcntl, with the kernel's semantics on the program's RDS descriptors,
- * and the library's hidden eventfds kept out of the program's way.
+ * and the library's hidden wake-up descriptors kept out of the program's
+ * way.
  *
  * Every change of the table is made under pl_lock, the system call
  * included, with the entries it replaces marked closing: a call on
@@ -27,11 +28,12 @@
 #include "rds_preload_private.h"
 
 /*
- * Where the library's eventfds go: the lowest free number from
+ * Where the library's wake-up descriptors go: the lowest free number from
  * FD_SETSIZE up, or from half the descriptor limit when that is lower,
  * away from the numbers a program counts on, dup2s to or selects on (it
- * can still pick any: then the eventfd moves again), and without making
- * the kernel's descriptor table much larger than the program's own.
+ * can still pick any: then the wake-up descriptor moves again), and
+ * without making the kernel's descriptor table much larger than the
+ * program's own.
  */
 int
 pl_hide_base(void)
@@ -66,8 +68,8 @@ pl_known(int fd)
 	return pl_get(fd) != NULL || pl_is_hidden(fd);
 }
 
-/* Move the library's eventfd off fd, which the program is about to take
- * (under pl_lock): 0, or -1 with errno. */
+/* Move the library's wake-up descriptor off fd, which the program is about
+ * to take (under pl_lock): 0, or -1 with errno. */
 static int
 pl_unhide(int fd)
 {
@@ -84,7 +86,7 @@ pl_unhide(int fd)
 		return -1;
 	}
 	/* Beyond the table only when every number below it is taken; the
-	 * eventfd then works on unguarded. */
+	 * wake-up descriptor then works on unguarded. */
 	if (nfd < PL_MAX_FDS)
 		pl_hide(nfd, h);
 	pl_hide(fd, -1);
@@ -93,7 +95,7 @@ pl_unhide(int fd)
 }
 
 /* One descriptor of the socket h fewer (under pl_lock): the last one
- * closes the socket, and the library its eventfd. */
+ * closes the socket, and the library its wake-up descriptor. */
 static void
 pl_unref(int32_t h)
 {
@@ -131,7 +133,7 @@ pl_close_rds(int fd)
 
 	__atomic_store_n(&p->closing, 1, __ATOMIC_RELEASE);
 	/* The program's descriptor goes; the socket's file stays open in
-	 * the library's eventfd until the socket closes. */
+	 * the library's wake-up descriptor until the socket closes. */
 	ret = REAL(close)(fd);
 	err = errno;
 	pl_drop(fd, h, stale);
@@ -179,9 +181,9 @@ pl_sys_close_range(unsigned int first, unsigned int last, int flags)
 /*
  * close_range (and closefrom, which the C library makes of it without
  * calling it by name): the program's RDS descriptors in the range are
- * closed as by close, the library's hidden eventfds are left out of it
- * (the kernel closes the rest, in the pieces between them), so that
- * nothing of the library's is closed behind its back and no number
+ * closed as by close, the library's hidden wake-up descriptors are left
+ * out of it (the kernel closes the rest, in the pieces between them), so
+ * that nothing of the library's is closed behind its back and no number
  * keeps an entry for a socket descriptor it no longer has.
  */
 PL_EXPORT int
@@ -309,7 +311,8 @@ pl_dup_onto(int oldfd, int newfd, int flags)
 		ret = -1;
 		goto out;
 	}
-	/* The library's eventfd moves off the number the program takes. */
+	/* The library's wake-up descriptor moves off the number the program
+	 * takes. */
 	if (kn == PL_HIDDEN && pl_unhide(newfd) != 0) {
 		ret = -1;
 		goto out;
@@ -334,9 +337,9 @@ pl_dup_onto(int oldfd, int newfd, int flags)
 		if (n != NULL && !nstale)
 			pl_unref(nh);
 	} else if (kn == PL_HIDDEN) {
-		/* The eventfd moved, and the number is left with nothing
-		 * open, as the program saw it (it failed on oldfd, or on
-		 * flags). */
+		/* The wake-up descriptor moved, and the number is left with
+		 * nothing open, as the program saw it (it failed on oldfd,
+		 * or on flags). */
 		err = errno;
 		REAL(close)(newfd);
 		errno = err;
@@ -392,8 +395,8 @@ fcntl(int fd, int cmd, ...)
 	switch (cmd) {
 	case F_GETFL:
 		PL_HANDLE(p, h);
-		/* The eventfd is non-blocking for us; the program sees the
-		 * socket's own setting. */
+		/* The wake-up descriptor is non-blocking for us; the
+		 * program sees the socket's own setting. */
 		ret = REAL(fcntl)(fd, F_GETFL);
 		if (ret < 0)
 			return ret;

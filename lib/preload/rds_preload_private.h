@@ -32,17 +32,18 @@
 /*
  * What a descriptor number is to the preload. The program's RDS
  * descriptors are kernel descriptors of the program's own, each a dup
- * of the socket's eventfd; the library keeps its own descriptor of that
- * eventfd at a number the program never opened ("hidden"): the program
- * cannot close it or dup2 over it behind the library's back (close, dup
- * and fcntl say EBADF as for a number with nothing open; dup2 and dup3
- * onto it move it elsewhere first, rte_rds_event_fd_move()).
+ * of the socket's wake-up descriptor; the library keeps its own
+ * descriptor of it at a number the program never opened ("hidden"): the
+ * program cannot close it or dup2 over it behind the library's back
+ * (every call the preload intercepts says EBADF there, as for a number
+ * with nothing open, poll POLLNVAL; dup2 and dup3 onto it move it
+ * elsewhere first, rte_rds_event_fd_move()).
  */
 struct pl_fd {
 	int32_t handle;			/* the program's RDS descriptor of
 					 * this socket, -1: not one */
-	int32_t hidden;			/* the library's eventfd of this
-					 * socket, -1: not one */
+	int32_t hidden;			/* the library's wake-up descriptor
+					 * of this socket, -1: not one */
 	uint32_t closing;		/* being closed or replaced (atomic,
 					 * set only under pl_lock) */
 	bool stale;			/* inherited from the parent: dead */
@@ -52,7 +53,8 @@ struct pl_fd {
 /* What an RDS socket is to the preload. */
 struct pl_sock {
 	uint32_t refs;			/* the program's descriptors of it */
-	int efd;			/* the library's eventfd (hidden) */
+	int efd;			/* the library's wake-up descriptor
+					 * (hidden) */
 	bool nonblock;			/* O_NONBLOCK: the program's
 					 * descriptors share it, as dups of
 					 * one file do */

@@ -76,8 +76,9 @@ socket(int domain, int type, int protocol)
 		errno = err;
 		return -1;
 	}
-	/* The program gets the eventfd's number, the library a dup of
-	 * it at a number the program never opened (rds_preload_fd.c). */
+	/* The program gets the wake-up descriptor's number, the library a
+	 * dup of it at a number the program never opened
+	 * (rds_preload_fd.c). */
 	fd = rte_rds_event_fd(h);
 	efd = fd < 0 ? -1 : rte_rds_event_fd_move(h, pl_hide_base());
 	if (efd < 0 && fd >= 0)
@@ -99,8 +100,8 @@ socket(int domain, int type, int protocol)
 	pl_hide(efd, h);
 	pl_set(fd, h, false);
 	pthread_mutex_unlock(&pl_lock);
-	/* The eventfd is close-on-exec already; an RDS socket does not
-	 * survive exec anyway. */
+	/* The wake-up descriptor is close-on-exec already; an RDS socket
+	 * does not survive exec anyway. */
 	return fd;
 }
 

@@ -2,8 +2,8 @@
 /*
  * librte_rds_preload.so, the waits (rds_preload.c has the whole
  * picture): poll, ppoll, select, pselect, epoll_ctl, epoll_wait and
- * epoll_pwait on sets that mix RDS descriptors (the sockets' eventfds,
- * armed before the wait) with anything else.
+ * epoll_pwait on sets that mix RDS descriptors (the sockets' wake-up
+ * descriptors, armed before the wait) with anything else.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,8 +31,8 @@ pl_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* Arm an RDS socket for events (the engine then signals its eventfd),
- * and say what is ready now. */
+/* Arm an RDS socket for events (the engine then signals its wake-up
+ * descriptor), and say what is ready now. */
 static short
 pl_arm(const struct pl_fd *p, short events)
 {
@@ -41,28 +41,31 @@ pl_arm(const struct pl_fd *p, short events)
 	return r < 0 ? POLLNVAL : (short)r;
 }
 
-/* Reset an RDS descriptor's eventfd after the kernel saw it readable:
- * only while the number is still that socket's (a close or dup2 on
- * another thread may have put a file of the program's there, which is
- * not ours to read). */
+/* Take what the engine sent to an RDS descriptor's wake-up descriptor (a
+ * SOCK_SEQPACKET socket of the engine's: a byte a message) after the
+ * kernel saw it readable: only while the number is still that socket's
+ * (a close or dup2 on another thread may have put a file of the
+ * program's there, which is not ours to read). */
 static void
 pl_drain(int fd)
 {
 	struct pl_fd *p;
-	uint64_t v;
+	char b[16];
 
 	pthread_mutex_lock(&pl_lock);
 	p = pl_get(fd);
-	if (p != NULL && !p->stale && REAL(read)(fd, &v, sizeof(v)) < 0)
-		v = 0;
+	while (p != NULL && !p->stale &&
+	       REAL(recv)(fd, b, sizeof(b), MSG_DONTWAIT) > 0)
+		;
 	pthread_mutex_unlock(&pl_lock);
 }
 
 /*
  * poll over a set with RDS descriptors: the RDS ones are armed and
  * looked at first; when none is ready the kernel waits on all (the RDS
- * ones through their eventfds), then they are looked at again. A number
- * only the library has open is POLLNVAL, as one with nothing open.
+ * ones through their wake-up descriptors), then they are looked at
+ * again. A number only the library has open is POLLNVAL, as one with
+ * nothing open.
  */
 static int
 pl_poll(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset_t *mask)
@@ -101,8 +104,8 @@ pl_poll(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset_t *mask)
 				pl_arm(p, fds[i].events);
 			if (fds[i].revents != 0)
 				rds_ready++;
-			/* The kernel sees the eventfd: readable when the
-			 * engine signals. */
+			/* The kernel sees the wake-up descriptor: readable
+			 * when the engine signals. */
 			fds[i].events = POLLIN;
 		}
 		if (rds_ready != 0)
@@ -412,8 +415,8 @@ epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 		errno = EFAULT;
 		return -1;
 	}
-	/* The kernel watches the eventfd for input, with data of ours that
-	 * names the descriptor; the program's data is given back. */
+	/* The kernel watches the wake-up descriptor for input, with data of
+	 * ours that names the descriptor; the program's data is given back. */
 	mine.events = EPOLLIN | (ev->events & (EPOLLET | EPOLLONESHOT));
 	mine.data.u64 = pl_tag | (uint32_t)fd;
 	ret = REAL(epoll_ctl)(epfd, op, fd, &mine);
@@ -454,41 +457,83 @@ pl_poll2ep(short r)
 	       ((r & POLLNVAL) ? EPOLLERR : 0);
 }
 
+/* An RDS descriptor of the set that was ready before the wait. */
+struct pl_ep_ready {
+	int fd;
+	short r;
+};
+
 static int
 pl_epoll(int epfd, struct epoll_event *evs, int max, int timeout_ms,
 	 const sigset_t *mask)
 {
 	uint64_t deadline = timeout_ms > 0 ? pl_now_ms() + (uint64_t)timeout_ms :
 			    0;
-	int n, i, k, left = timeout_ms;
+	struct pl_ep_ready stack_pre[16], *pre = stack_pre;
+	int n, i, k, left = timeout_ms, npre, cap_pre = 16;
 	unsigned int j;
-	bool ours = false;
-	uint64_t one = 1;
+	bool ours;
 
+	if (max <= 0)
+		return REAL(epoll_wait)(epfd, evs, max, timeout_ms);
 	for (;;) {
-		/* Arm ours; a ready one makes its eventfd readable. */
+		/* Arm ours; the ones ready now are reported without a
+		 * wait (the kernel is only asked what else is ready). */
+		ours = false;
+		npre = 0;
 		pthread_mutex_lock(&pl_lock);
 		for (j = 0; j < pl_nb_ep; j++) {
 			struct pl_fd *p;
+			short r;
 
 			if (pl_ep[j].epfd != epfd)
 				continue;
 			ours = true;
 			p = pl_get(pl_ep[j].fd);
-			if (p != NULL && !p->stale &&
-			    pl_arm(p, pl_ep2poll(pl_ep[j].events)) != 0)
-				if (REAL(write)(pl_ep[j].fd, &one, sizeof(one)) < 0)
+			if (p == NULL || p->stale)
+				continue;
+			r = pl_arm(p, pl_ep2poll(pl_ep[j].events));
+			r &= pl_ep2poll(pl_ep[j].events) | POLLNVAL;
+			if (r == 0 || npre == max)
+				continue;
+			if (npre == cap_pre) {
+				struct pl_ep_ready *np = malloc(sizeof(*np) *
+						(size_t)cap_pre * 2);
+
+				if (np == NULL)
 					continue;
+				memcpy(np, pre, sizeof(*np) * (size_t)npre);
+				if (pre != stack_pre)
+					free(pre);
+				pre = np;
+				cap_pre *= 2;
+			}
+			pre[npre].fd = pl_ep[j].fd;
+			pre[npre].r = r;
+			npre++;
 		}
 		pthread_mutex_unlock(&pl_lock);
-		n = mask != NULL ? REAL(epoll_pwait)(epfd, evs, max, left, mask) :
-		    REAL(epoll_wait)(epfd, evs, max, left);
-		if (n <= 0 || !ours)
-			return n;
+		if (npre == max) {
+			n = 0;
+		} else {
+			int wait = npre != 0 ? 0 : left;
+
+			n = mask != NULL ?
+			    REAL(epoll_pwait)(epfd, evs, max - npre, wait, mask) :
+			    REAL(epoll_wait)(epfd, evs, max - npre, wait);
+		}
+		if (!ours) {
+			k = n;
+			break;
+		}
+		if (n < 0 && npre == 0) {
+			k = n;
+			break;
+		}
 		for (i = 0, k = 0; i < n; i++) {
 			uint64_t d = evs[i].data.u64;
 			struct pl_fd *p;
-			int fd;
+			int fd, m;
 			short r;
 
 			if ((d >> 32) != (pl_tag >> 32)) {
@@ -500,6 +545,10 @@ pl_epoll(int epfd, struct epoll_event *evs, int max, int timeout_ms,
 			p = pl_get(fd);
 			if (p == NULL || p->stale)
 				continue;
+			for (m = 0; m < npre && pre[m].fd != fd; m++)
+				;
+			if (m < npre)
+				continue;	/* reported below */
 			r = pl_arm(p, POLLIN | POLLOUT);
 			for (j = 0; j < pl_nb_ep; j++)
 				if (pl_ep[j].epfd == epfd && pl_ep[j].fd == fd)
@@ -512,16 +561,28 @@ pl_epoll(int epfd, struct epoll_event *evs, int max, int timeout_ms,
 			evs[k].data.u64 = p->ep_data;
 			k++;
 		}
+		for (i = 0; i < npre && k < max; i++) {
+			struct pl_fd *p = pl_get(pre[i].fd);
+
+			if (p == NULL || p->stale)
+				continue;
+			evs[k].events = pl_poll2ep(pre[i].r);
+			evs[k].data.u64 = p->ep_data;
+			k++;
+		}
 		if (k != 0 || timeout_ms == 0)
-			return k;
+			break;
 		if (timeout_ms > 0) {
 			uint64_t now = pl_now_ms();
 
 			if (now >= deadline)
-				return 0;
+				break;
 			left = (int)(deadline - now);
 		}
 	}
+	if (pre != stack_pre)
+		free(pre);
+	return k;
 }
 
 PL_EXPORT int

@@ -78,10 +78,45 @@ rte_rds_attached(void)
 /* ------------------------------------------------------------------ */
 /* The UNIX socket */
 
-/* One call: the request (and an fd to pass), then its answer. */
-int
-rds_cl_call(struct rds_cl *cl, struct rds_ctl_req *q, struct rds_ctl_resp *r,
-	    int pass_fd, int *got_fd)
+/* The records of an RDS_INFO answer (r->need bytes in
+ * RDS_CTL_INFO_DATA messages) into info (room for cap): 0, or -1 (the
+ * engine broke the protocol). Under cl->ctl. */
+static int
+rds_cl_info_data(struct rds_cl *cl, const struct rds_ctl_req *q,
+		 const struct rds_ctl_resp *r, void *info, uint32_t cap)
+{
+	struct rds_ctl_resp *d;
+	uint32_t got = 0, need = r->need;
+	ssize_t n;
+	int ret = 0;
+
+	if (need > cap || info == NULL)
+		return -1;
+	d = malloc(sizeof(*d));
+	if (d == NULL)
+		return -1;
+	while (got < need) {
+		n = rds_ctl_recv(cl->fd, d, sizeof(*d), NULL);
+		if (n < (ssize_t)offsetof(struct rds_ctl_resp, data) ||
+		    d->op != RDS_CTL_INFO_DATA || d->seq != q->seq ||
+		    d->len > need - got ||
+		    (size_t)n != offsetof(struct rds_ctl_resp, data) + d->len) {
+			ret = -1;
+			break;
+		}
+		memcpy((uint8_t *)info + got, d->data, d->len);
+		got += d->len;
+	}
+	free(d);
+	return ret;
+}
+
+/* One call: the request (and an fd to pass), then its answer (and for
+ * RDS_INFO its records into info, room for info_cap). */
+static int
+rds_cl_call_data(struct rds_cl *cl, struct rds_ctl_req *q,
+		 struct rds_ctl_resp *r, int pass_fd, int *got_fd, void *info,
+		 uint32_t info_cap)
 {
 	ssize_t n;
 
@@ -92,11 +127,16 @@ rds_cl_call(struct rds_cl *cl, struct rds_ctl_req *q, struct rds_ctl_resp *r,
 	pthread_mutex_lock(&cl->ctl);
 	q->seq = ++cl->seq;
 	if (rds_ctl_send(cl->fd, q, offsetof(struct rds_ctl_req, data) + q->len,
-			 pass_fd) != 0)
+			 pass_fd, 0) != 0)
 		goto dead;
 	n = rds_ctl_recv(cl->fd, r, sizeof(*r), got_fd);
 	if (n < (ssize_t)offsetof(struct rds_ctl_resp, data) ||
-	    r->seq != q->seq)
+	    r->seq != q->seq || r->op != q->op)
+		goto dead;
+	if (q->op == RDS_CTL_GETSOCKOPT && q->level == SOL_RDS &&
+	    q->name >= RDS_INFO_FIRST && q->name <= RDS_INFO_LAST &&
+	    r->ret >= 0 && r->need != 0 &&
+	    rds_cl_info_data(cl, q, r, info, info_cap) != 0)
 		goto dead;
 	pthread_mutex_unlock(&cl->ctl);
 	if (r->ret < 0)
@@ -110,6 +150,20 @@ dead:
 		*got_fd = -1;
 	}
 	return -ECONNRESET;
+}
+
+int
+rds_cl_call(struct rds_cl *cl, struct rds_ctl_req *q, struct rds_ctl_resp *r,
+	    int pass_fd, int *got_fd)
+{
+	return rds_cl_call_data(cl, q, r, pass_fd, got_fd, NULL, 0);
+}
+
+int
+rds_cl_call_info(struct rds_cl *cl, struct rds_ctl_req *q,
+		 struct rds_ctl_resp *r, void *info, uint32_t cap)
+{
+	return rds_cl_call_data(cl, q, r, -1, NULL, info, cap);
 }
 
 struct rds_ctl_req *
@@ -198,10 +252,10 @@ rds_cl_free(struct rds_cl *cl)
 {
 	unsigned int c, i;
 
-	/* In a forked child the sockets' eventfds are left alone: the
-	 * numbers may be another's by now (the preload library closes the
-	 * ones it hid from the program in the child, and the program's own
-	 * are the program's). */
+	/* In a forked child the sockets' wake-up descriptors are left
+	 * alone: the numbers may be another's by now (the preload library
+	 * closes the ones it hid from the program in the child, and the
+	 * program's own are the program's). */
 	for (i = 0; !cl->forked && i < RTE_DIM(cl->socks); i++)
 		if (cl->socks[i].efd >= 0)
 			close(cl->socks[i].efd);
@@ -281,6 +335,12 @@ rte_rds_attach(const char *path)
 	mh.msg_controllen = sizeof(u.buf);
 	n = recvmsg(cl->fd, &mh, MSG_CMSG_CLOEXEC);
 	err = EPROTO;
+	if (n >= (ssize_t)offsetof(struct rds_ctl_resp, data) &&
+	    r->op == RDS_CTL_HELLO && r->ret < 0 &&
+	    (r->err == EMFILE || r->err == ENFILE)) {
+		err = r->err;	/* refused: too many clients */
+		goto fail;
+	}
 	if (n < (ssize_t)offsetof(struct rds_ctl_resp, data) + 8 ||
 	    r->op != RDS_CTL_HELLO || r->ret != 0)
 		goto fail;
@@ -322,7 +382,7 @@ fail:
 	free(r);
 	rds_cl_free(cl);
 	if (err == ENOENT || err == ECONNREFUSED || err == EACCES ||
-	    err == ENOMEM || err == EINVAL)
+	    err == ENOMEM || err == EINVAL || err == EMFILE || err == ENFILE)
 		return RDS_ERR(err);
 	return RDS_ERR(EPROTO);
 }

@@ -98,7 +98,7 @@ rds_cl_wait(struct rds_cl *cl, struct rds_cl_sock *cs, short events,
 	    uint64_t deadline, uint64_t *spin_until)
 {
 	struct pollfd p[2];
-	uint64_t now = rds_cl_now_ns(), v;
+	uint64_t now = rds_cl_now_ns();
 	int slice = 10, ret = 0;
 
 	if (__atomic_load_n(&cs->state, __ATOMIC_ACQUIRE) != RDS_SOCK_OPEN)
@@ -123,8 +123,8 @@ rds_cl_wait(struct rds_cl *cl, struct rds_cl_sock *cs, short events,
 		slice = (int)((deadline - now) / 1000000) + 1;
 	p[0].fd = rds_cl_efd_get(cs);
 	if (p[0].fd < 0) {
-		/* Its eventfd is moving: nothing to sleep on for a moment
-		 * (left armed: other waiters may sleep on it). */
+		/* Its wake-up descriptor is moving: nothing to sleep on for
+		 * a moment (left armed: other waiters may sleep on it). */
 		sched_yield();
 		return 0;
 	}
@@ -133,9 +133,11 @@ rds_cl_wait(struct rds_cl *cl, struct rds_cl_sock *cs, short events,
 	p[1].events = 0;
 	if (poll(p, 2, slice) > 0) {
 		if (p[0].revents & POLLIN)
-			if (read(p[0].fd, &v, sizeof(v)) < 0)
-				v = 0;
-		if (p[1].revents & (POLLHUP | POLLERR)) {
+			rds_cl_wake_drain(p[0].fd);
+		if ((p[1].revents & (POLLHUP | POLLERR)) ||
+		    ((p[0].revents & POLLHUP) &&
+		     __atomic_load_n(&cs->state, __ATOMIC_ACQUIRE) ==
+		     RDS_SOCK_OPEN)) {
 			__atomic_store_n(&cl->dead, 1, __ATOMIC_RELEASE);
 			ret = -ECONNRESET;
 		}

@@ -8,6 +8,7 @@
 #define RDS_CLIENT_PRIVATE_H
 
 #include <pthread.h>
+#include <sys/socket.h>
 #include <netinet/in.h>
 
 #include "rds_private.h"
@@ -19,7 +20,8 @@ struct rds_cl_sock {
 	uint32_t state;			/* enum rds_slot_state (atomic) */
 	uint32_t refs;			/* calls inside (atomic) */
 	int32_t handle;			/* what the engine calls it: its slot */
-	int efd;			/* the eventfd (atomic: it can move) */
+	int efd;			/* the wake-up descriptor (atomic:
+					 * it can move) */
 	uint32_t efd_users;		/* calls using efd's number (atomic) */
 	uint32_t efd_moving;		/* rte_rds_event_fd_move (atomic) */
 	struct rds_csock *cs;
@@ -88,8 +90,8 @@ rds_cl_put(struct rds_cl_sock *cs)
 }
 
 /*
- * A call that polls, reads or writes a socket's eventfd by its number
- * does so between rds_cl_efd_get() and rds_cl_efd_put(), so that
+ * A call that polls, reads or shuts a socket's wake-up descriptor by its
+ * number does so between rds_cl_efd_get() and rds_cl_efd_put(), so that
  * rte_rds_event_fd_move() knows when the old number is out of use and
  * can be handed to its caller (who may put another file there at once).
  * During a move there is no number (-1): the caller looks again instead
@@ -115,6 +117,9 @@ rds_cl_efd_put(struct rds_cl_sock *cs)
 /* rds_client.c: the UNIX socket */
 int rds_cl_call(struct rds_cl *cl, struct rds_ctl_req *q,
 		struct rds_ctl_resp *r, int pass_fd, int *got_fd);
+/* RDS_INFO: the answer, then its records into info (room for cap). */
+int rds_cl_call_info(struct rds_cl *cl, struct rds_ctl_req *q,
+		     struct rds_ctl_resp *r, void *info, uint32_t cap);
 struct rds_ctl_req *rds_cl_req_new(uint32_t op, int32_t handle);
 int rds_cl_simple(struct rds_cl *cl, uint32_t op, int32_t handle, int level,
 		  int name, const void *in, uint32_t len, void *out,
@@ -127,5 +132,16 @@ short rds_cl_revents(struct rds_cl_sock *cs, short events);
 
 /* rds_client_sock.c: sockets, options, readiness */
 void rds_cl_rx_back(struct rds_cl *cl, uint64_t off);
+
+/* Take what the engine sent to a socket's wake-up descriptor (one byte
+ * a message; nothing once it is shut or the engine went). */
+static inline void
+rds_cl_wake_drain(int fd)
+{
+	char b[16];
+
+	while (recv(fd, b, sizeof(b), MSG_DONTWAIT) > 0)
+		;
+}
 
 #endif /* RDS_CLIENT_PRIVATE_H */

@@ -10,8 +10,8 @@
 #include <poll.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 
@@ -31,7 +31,7 @@ rds_client_socket(void)
 	struct rds_ctl_resp *r;
 	struct rds_cl_sock *cs = NULL;
 	unsigned int i;
-	int ret, efd;
+	int ret, efd = -1;
 
 	pthread_mutex_lock(&cl->slot_lock);
 	for (i = 0; i < cl->nb_socks; i++) {
@@ -44,14 +44,17 @@ rds_client_socket(void)
 	pthread_mutex_unlock(&cl->slot_lock);
 	if (cs == NULL)
 		return RDS_ERR(EMFILE);
-	efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	q = rds_cl_req_new(RDS_CTL_SOCKET, (int32_t)i);
 	r = malloc(sizeof(*r));
-	if (efd < 0 || q == NULL || r == NULL) {
-		ret = efd < 0 && errno == EMFILE ? -EMFILE : -ENOMEM;
+	if (q == NULL || r == NULL) {
+		ret = -ENOMEM;
 		goto fail;
 	}
-	ret = rds_cl_call(cl, q, r, efd, NULL);
+	/* The engine makes the socket's wake-up descriptor (rds_region.h):
+	 * it comes with the answer. */
+	ret = rds_cl_call(cl, q, r, -1, &efd);
+	if (ret >= 0 && efd < 0)
+		ret = -EPROTO;
 	if (ret < 0)
 		goto fail;
 	/* The engine names our sockets by their slot here (its answer is
@@ -176,15 +179,16 @@ rds_cl_rx_back(struct rds_cl *cl, uint64_t off)
 	rte_spinlock_unlock(&cl->rxfree_lock);
 }
 
-/* Kick a socket's eventfd, unless it is moving (the mover kicks it). */
+/* Shut a socket's wake-up descriptor for reading (its waiters wake up
+ * for good), by its number once any move of it is over. */
 static void
-rds_cl_efd_kick(struct rds_cl_sock *cs)
+rds_cl_efd_shut(struct rds_cl_sock *cs)
 {
-	int fd = rds_cl_efd_get(cs);
+	int fd;
 
-	if (fd < 0)
-		return;
-	rds_srv_efd_kick(fd);
+	while ((fd = rds_cl_efd_get(cs)) < 0)
+		sched_yield();
+	shutdown(fd, SHUT_RD);
 	rds_cl_efd_put(cs);
 }
 
@@ -204,12 +208,11 @@ rds_client_close(int s)
 					 false, __ATOMIC_SEQ_CST,
 					 __ATOMIC_RELAXED))
 		return RDS_ERR(EBADF);
-	/* Waiters inside wake up (the eventfd) and leave with EBADF. */
-	rds_cl_efd_kick(cs);
-	while (__atomic_load_n(&cs->refs, __ATOMIC_SEQ_CST) != 0) {
-		rds_cl_efd_kick(cs);
+	/* Waiters inside wake up and leave with EBADF: its wake-up
+	 * descriptor, shut for reading, polls readable for good. */
+	rds_cl_efd_shut(cs);
+	while (__atomic_load_n(&cs->refs, __ATOMIC_SEQ_CST) != 0)
 		sched_yield();
-	}
 	ret = rds_cl_simple(cl, RDS_CTL_CLOSE, cs->handle, 0, 0, NULL, 0,
 			    NULL, NULL);
 	/* What was queued to it goes back. */
@@ -218,22 +221,13 @@ rds_client_close(int s)
 	cs->rx_head = 0;
 	while (rds_xring_get(&cs->rx, &off) > 0)
 		rds_cl_rx_back(cl, off);
-	/* No call holds it now, so none uses the eventfd or moves it. */
+	/* No call holds it now, so none uses the wake-up descriptor or
+	 * moves it. */
 	close(cs->efd);
 	__atomic_store_n(&cs->efd, -1, __ATOMIC_RELEASE);
 	__atomic_store_n(&cs->state, RDS_SOCK_FREE, __ATOMIC_RELEASE);
 	/* An engine that went away closed it anyway. */
 	return ret < 0 && ret != -ECONNRESET ? RDS_ERR(-ret) : 0;
-}
-
-/* Kick an eventfd (so that a waiter returns). */
-void
-rds_srv_efd_kick(int fd)
-{
-	uint64_t one = 1;
-
-	if (fd >= 0 && write(fd, &one, sizeof(one)) < 0)
-		return;
 }
 
 /* ------------------------------------------------------------------ */
@@ -286,14 +280,13 @@ rds_client_setsockopt(int s, int level, int optname, const void *optval,
 	return ret < 0 ? RDS_ERR(-ret) : 0;
 }
 
-/* RDS_INFO: the engine writes the records into buf itself. */
+/* RDS_INFO: the records come back over the socket, after the answer. */
 static int
 rds_cl_info(struct rds_cl *cl, int32_t handle, int name, void *buf,
 	    socklen_t *len)
 {
 	struct rds_ctl_req *q = rds_cl_req_new(RDS_CTL_GETSOCKOPT, handle);
 	struct rds_ctl_resp *r = malloc(sizeof(*r));
-	uint64_t addr = (uintptr_t)buf;
 	int ret;
 
 	if (q == NULL || r == NULL) {
@@ -303,10 +296,8 @@ rds_cl_info(struct rds_cl *cl, int32_t handle, int name, void *buf,
 	}
 	q->level = SOL_RDS;
 	q->name = name;
-	q->len = sizeof(addr);
-	memcpy(q->data, &addr, sizeof(addr));
 	q->cap = buf != NULL ? *len : 0;
-	ret = rds_cl_call(cl, q, r, -1, NULL);
+	ret = rds_cl_call_info(cl, q, r, buf, q->cap);
 	if (ret >= 0 || ret == -ENOSPC)
 		*len = r->need;
 	free(q);
@@ -460,14 +451,12 @@ rte_rds_event_fd_move(int s, int min_fd)
 		rds_cl_put(cs);
 		return RDS_ERR(err);
 	}
-	/* New users find no number; the ones on the old number are woken
-	 * (it is still ours) until none is left. A waiter woken for
-	 * nothing looks at the socket and sleeps again. */
+	/* New users find no number; the ones on the old number leave it
+	 * at the end of their sleep (at most a slice, 10 ms: nothing but
+	 * the engine can make the descriptor readable). */
 	__atomic_store_n(&cs->efd_moving, 1, __ATOMIC_SEQ_CST);
-	while (__atomic_load_n(&cs->efd_users, __ATOMIC_SEQ_CST) != 0) {
-		rds_srv_efd_kick(old);
-		sched_yield();
-	}
+	while (__atomic_load_n(&cs->efd_users, __ATOMIC_SEQ_CST) != 0)
+		nanosleep(&(struct timespec){ .tv_nsec = 100000 }, NULL);
 	__atomic_store_n(&cs->efd, fd, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&cs->efd_moving, 0, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&cl->move_lock);
@@ -530,8 +519,8 @@ rds_client_poll(struct rte_rds_pollfd *fds, unsigned int nfds, int timeout_ms)
 			rte_pause();
 			continue;
 		}
-		/* Every socket held, and its eventfd's number in use, for
-		 * the whole sleep (rds_cl_efd_get). */
+		/* Every socket held, and its wake-up descriptor's number in
+		 * use, for the whole sleep (rds_cl_efd_get). */
 		slice = 10;
 		for (i = 0; i < nfds; i++) {
 			struct rds_cl_sock *cs = rds_cl_hold(cl, fds[i].sock);

@@ -19,7 +19,7 @@ union rds_ctl_cmsg {
 };
 
 int
-rds_ctl_send(int fd, const void *buf, size_t len, int pass_fd)
+rds_ctl_send(int fd, const void *buf, size_t len, int pass_fd, int flags)
 {
 	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf,
 			     .iov_len = len };
@@ -37,7 +37,10 @@ rds_ctl_send(int fd, const void *buf, size_t len, int pass_fd)
 		cm->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
 	}
-	return sendmsg(fd, &mh, MSG_NOSIGNAL) < 0 ? -errno : 0;
+	while (sendmsg(fd, &mh, MSG_NOSIGNAL | flags) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return 0;
 }
 
 ssize_t
@@ -59,14 +62,24 @@ rds_ctl_recv(int fd, void *buf, size_t len, int *got_fd)
 	n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
 	if (n <= 0)
 		return n == 0 ? -ECONNRESET : -errno;
-	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET &&
-		    cm->cmsg_type == SCM_RIGHTS &&
-		    cm->cmsg_len >= CMSG_LEN(sizeof(int))) {
-			if (got >= 0)
-				close(got);
-			memcpy(&got, CMSG_DATA(cm), sizeof(int));
+	/* The first descriptor is the one; any other is closed. */
+	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
+		size_t i, k;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < k; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int),
+			       sizeof(int));
+			if (got < 0)
+				got = fd;
+			else
+				close(fd);
 		}
+	}
 	if (got_fd != NULL)
 		*got_fd = got;
 	else if (got >= 0)

@@ -55,6 +55,7 @@ rds_mr_release(struct rds_mr *mr)
 
 	if (t != NULL && t->mr_free != NULL)
 		t->mr_free(mr);
+	rds_xmem_put(mr->mem);
 	rds_mem_free(mr);
 }
 
@@ -106,9 +107,9 @@ rds_mr_register(struct rds_sock *rs, uint64_t addr, uint64_t bytes,
 	/* A client's memory (attached process) is checked in that process
 	 * and reached with process_vm_*; a NIC cannot reach it (ib:
 	 * EOPNOTSUPP, rte_rds_attach.h). */
-	if (rs->mem_pid != 0 && t->mr_reg != NULL)
+	if (rs->mem != NULL && t->mr_reg != NULL)
 		return -EOPNOTSUPP;
-	ret = rds_mem_check(rs->mem_pid, (uintptr_t)base, (size_t)(end - base),
+	ret = rds_mem_check(rs->mem, (uintptr_t)base, (size_t)(end - base),
 			    PROT_READ | ((flags & RDS_RDMA_READWRITE) ?
 					 PROT_WRITE : 0));
 	if (ret != 0)
@@ -116,7 +117,8 @@ rds_mr_register(struct rds_sock *rs, uint64_t addr, uint64_t bytes,
 	mr = rds_mem_zalloc("rds_mr", sizeof(*mr));
 	if (mr == NULL)
 		return -ENOMEM;
-	mr->pid = rs->mem_pid;
+	mr->mem = rs->mem;
+	rds_xmem_get(mr->mem);
 	mr->base = base;
 	mr->len = end - base;
 	mr->flags = (uint32_t)flags;
@@ -288,7 +290,7 @@ rds_rdma_map(struct rds_sock *rs, const struct rds_get_mr_args *a,
 	 * EFAULT, and the region goes. (This process: memcpy, a bad
 	 * address faults in the caller's thread; a client: checked.) */
 	if (a->cookie_addr != 0 &&
-	    rds_xmem_write(rs->mem_pid, (uintptr_t)a->cookie_addr, cookie,
+	    rds_xmem_write(rs->mem, (uintptr_t)a->cookie_addr, cookie,
 			   sizeof(*cookie)) != 0) {
 		rds_mr_free(rs, (uint32_t)*cookie, true);
 		return -EFAULT;

@@ -32,8 +32,8 @@ struct rds_mr {
 	void *tp;			/* its private data (ibv_mr) */
 	bool invalidate;		/* on release: revoke now (INVALIDATE,
 					 * USE_ONCE, close), no cache */
-	pid_t pid;			/* 0: this process's memory, else an
-					 * attached client's (rds_xmem) */
+	struct rds_xmem *mem;		/* NULL: this process's memory, else
+					 * an attached client's (a reference) */
 	uint32_t *owner_nb;		/* the owner's count of regions */
 };
 
@@ -70,22 +70,12 @@ struct rds_rdma_op {
 	uint32_t tp_flags;		/* transport: its own state */
 	int sock;			/* who is told how it went */
 	uint32_t sock_gen;
-	pid_t pid;			/* whose memory local and
-					 * atomic_result are (0: ours) */
+	struct rds_xmem *mem;		/* whose memory local and
+					 * atomic_result are (NULL: ours; else
+					 * a reference) */
 };
 
-/* rds_xmem.c: memory of this process (pid 0) or of an attached client
- * (process_vm_readv/writev): never a fault, -EFAULT (gone, unmapped) or
- * -ESRCH (no such process) instead. */
-int rds_xmem_read(pid_t pid, void *dst, uintptr_t src, size_t n);
-int rds_xmem_write(pid_t pid, uintptr_t dst, const void *src, size_t n);
-/* An atomic update of a client's 64-bit word, serialised with every
- * other one (the word is reached with process_vm_*: atomic against
- * other RDMA atomics, as a NIC's are). fn gets the old value and
- * returns the new one (or the old one: no write). */
-int rds_xmem_atomic(pid_t pid, uintptr_t addr,
-		    uint64_t (*fn)(uint64_t old, const void *arg),
-		    const void *arg, uint64_t *old);
+#include "rds_xmem.h"
 
 /* rds_rdma.c, rds_rdma_cmsg.c, rds_rdma_exec.c */
 int rds_mr_init(void);

@@ -19,6 +19,7 @@ rds_rdma_op_free(struct rds_rdma_op *op)
 {
 	if (op == NULL || --op->refs > 0)
 		return;
+	rds_xmem_put(op->mem);
 	rds_mem_free(op->local);
 	rds_mem_free(op->data);
 	rds_mem_free(op);
@@ -34,12 +35,12 @@ rds_rdma_args_parse(struct rds_rdma_op *op, const struct rds_rdma_args *a)
 	int ret;
 
 	/* A client's vector is read out of its memory first. */
-	if (op->pid != 0 && vec != NULL && a->nr_local != 0 &&
+	if (op->mem != NULL && vec != NULL && a->nr_local != 0 &&
 	    a->nr_local <= RDS_UIO_MAXIOV) {
 		copy = malloc(sizeof(*copy) * a->nr_local);
 		if (copy == NULL)
 			return -ENOMEM;
-		if (rds_xmem_read(op->pid, copy, (uintptr_t)vec,
+		if (rds_xmem_read(op->mem, copy, (uintptr_t)vec,
 				  sizeof(*copy) * a->nr_local) != 0) {
 			free(copy);
 			return -EFAULT;
@@ -71,7 +72,7 @@ rds_rdma_args_parse(struct rds_rdma_op *op, const struct rds_rdma_args *a)
 	 * check writes each probed byte back with its own value: these
 	 * bytes belong to the library until the operation's notification.
 	 */
-	ret = rds_mem_check_iov(op->pid, op->local, op->nr_local,
+	ret = rds_mem_check_iov(op->mem, op->local, op->nr_local,
 				write ? PROT_READ : PROT_WRITE);
 	if (ret != 0)
 		return ret;
@@ -93,7 +94,7 @@ rds_rdma_args_parse(struct rds_rdma_op *op, const struct rds_rdma_args *a)
 		if (op->data == NULL)
 			return -ENOMEM;
 		for (i = 0, off = 0; i < a->nr_local; i++) {
-			if (rds_xmem_read(op->pid, op->data + off,
+			if (rds_xmem_read(op->mem, op->data + off,
 					  (uintptr_t)op->local[i].iov_base,
 					  op->local[i].iov_len) != 0)
 				return -EFAULT;
@@ -139,7 +140,7 @@ rds_atomic_parse(struct rds_rdma_op *op, int type,
 	{
 		struct iovec w = { .iov_base = op->atomic_result,
 				   .iov_len = sizeof(uint64_t) };
-		int ret = rds_mem_check_iov(op->pid, &w, 1, PROT_WRITE);
+		int ret = rds_mem_check_iov(op->mem, &w, 1, PROT_WRITE);
 
 		if (ret != 0)
 			return ret;
@@ -275,9 +276,10 @@ rds_rdma_cmsgs(struct rds_sock *rs, const struct msghdr *msg,
 			op->refs = 1;
 			op->sock = rs->id;
 			op->sock_gen = rs->gen;
-			op->pid = rs->mem_pid;
+			op->mem = rs->mem;
+			rds_xmem_get(op->mem);
 			/* A NIC cannot reach a client's memory. */
-			if (op->pid != 0 && rs->la->trans->mr_reg != NULL) {
+			if (op->mem != NULL && rs->la->trans->mr_reg != NULL) {
 				ret = -EOPNOTSUPP;
 				break;
 			}

@@ -77,9 +77,9 @@ rds_atomic_apply(uint64_t o, const void *arg)
 	}
 }
 
-/* rds_rdma_target on a region of client pid at its address p. */
+/* rds_rdma_target on a region of client x at its address p. */
 static int
-rds_rdma_target_client(pid_t pid, const struct rds_rdma_req *rq, uint8_t *p,
+rds_rdma_target_client(const struct rds_xmem *x, const struct rds_rdma_req *rq, uint8_t *p,
 		       const struct iovec *rdst, uint32_t nrdst, uint64_t *o)
 {
 	uint64_t off = 0;
@@ -91,21 +91,21 @@ rds_rdma_target_client(pid_t pid, const struct rds_rdma_req *rq, uint8_t *p,
 			size_t n = RTE_MIN(rdst[i].iov_len,
 					   (size_t)(rq->bytes - off));
 
-			if (rds_xmem_read(pid, rdst[i].iov_base,
+			if (rds_xmem_read(x, rdst[i].iov_base,
 					  (uintptr_t)(p + off), n) != 0)
 				return RDS_RDMA_REMOTE_ERROR;
 			off += n;
 		}
 		return RDS_RDMA_SUCCESS;
 	case RDS_OP_WRITE:
-		return rds_xmem_write(pid, (uintptr_t)p, rq->wdata,
+		return rds_xmem_write(x, (uintptr_t)p, rq->wdata,
 				      rq->bytes) == 0 ? RDS_RDMA_SUCCESS :
 		       RDS_RDMA_REMOTE_ERROR;
 	case RDS_OP_FADD:
 	case RDS_OP_CSWP:
 	case RDS_OP_MFADD:
 	case RDS_OP_MCSWP:
-		return rds_xmem_atomic(pid, (uintptr_t)p, rds_atomic_apply, rq,
+		return rds_xmem_atomic(x, (uintptr_t)p, rds_atomic_apply, rq,
 				       o) == 0 ? RDS_RDMA_SUCCESS :
 		       RDS_RDMA_REMOTE_ERROR;
 	default:
@@ -144,10 +144,11 @@ rds_rdma_target(const struct in6_addr *target, const struct rds_rdma_req *rq,
 		rte_rwlock_read_unlock(&rds_mr_lock);
 		return RDS_RDMA_REMOTE_ERROR;
 	}
-	if (mr->pid != 0) {
-		/* An attached client's region: reached with process_vm_*
-		 * (a client that went or unmapped it: REMOTE_ERROR). */
-		int st = rds_rdma_target_client(mr->pid, rq, p, rdst, nrdst,
+	if (mr->mem != NULL) {
+		/* An attached client's region: reached through its memory
+		 * descriptor (a client that went, exec'd or unmapped it:
+		 * REMOTE_ERROR). */
+		int st = rds_rdma_target_client(mr->mem, rq, p, rdst, nrdst,
 						&o);
 
 		use_once = mr->flags & RDS_RDMA_USE_ONCE;
@@ -251,14 +252,14 @@ rds_rdma_initiator_done(struct rds_rdma_op *op, int status,
 			size_t n = RTE_MIN(op->local[i].iov_len,
 					   (size_t)(op->bytes - off));
 
-			if (rds_xmem_write(op->pid,
+			if (rds_xmem_write(op->mem,
 					   (uintptr_t)op->local[i].iov_base,
 					   rdata + off, n) != 0)
 				break;
 			off += n;
 		}
 	} else if (op->kind >= RDS_OP_FADD) {
-		rds_xmem_write(op->pid, (uintptr_t)op->atomic_result, &old,
+		rds_xmem_write(op->mem, (uintptr_t)op->atomic_result, &old,
 			       sizeof(old));
 	}
 }
@@ -275,7 +276,7 @@ rds_rdma_sw_exec(const struct in6_addr *target, struct rds_rdma_op *op)
 	int st;
 
 	rds_rdma_req_of(op, &rq);
-	if (op->pid != 0 && op->kind == RDS_OP_READ) {
+	if (op->mem != NULL && op->kind == RDS_OP_READ) {
 		/* A client's local vector: through a buffer of ours. */
 		bounce = malloc(op->bytes);
 		if (bounce == NULL) {

@@ -33,7 +33,7 @@
 #include "rds_xring.h"
 
 #define RDS_REGION_MAGIC 0x52445352u	/* "RDSR" */
-#define RDS_REGION_VERSION 1
+#define RDS_REGION_VERSION 2
 
 #define RDS_REGION_NB_CLASSES 4
 #define RDS_CSOCK_REQ_RING 256		/* requests a socket queues */
@@ -158,7 +158,12 @@ struct rds_cbuf {
 /* Attach messages on the UNIX socket (SOCK_SEQPACKET). */
 enum rds_ctl_op {
 	RDS_CTL_HELLO = 1,		/* -> region fd, layout */
-	RDS_CTL_SOCKET,			/* eventfd attached -> handle, csock */
+	RDS_CTL_SOCKET,			/* -> handle, and the socket's wake-up
+					 * descriptor (one end of a
+					 * SOCK_SEQPACKET pair the engine
+					 * made: it sends to the other end,
+					 * never blocking, when the socket is
+					 * armed) */
 	RDS_CTL_BIND,
 	RDS_CTL_CONNECT,
 	RDS_CTL_CLOSE,
@@ -173,6 +178,11 @@ enum rds_ctl_op {
 					 * control bytes; the payload in a TX
 					 * buffer the client keeps */
 	RDS_CTL_XSTATS,			/* transport name -> rte_rds_xstat[] */
+	RDS_CTL_INFO_DATA,		/* engine -> client: the records of an
+					 * RDS_INFO answer (GETSOCKOPT of an
+					 * RDS_INFO_* name), after its answer:
+					 * need bytes in all, in chunks of at
+					 * most RDS_CTL_MAX_DATA */
 };
 
 /* RDS_CTL_SENDMSG: made in the caller's call, so that its errno is the
@@ -207,7 +217,9 @@ struct rds_ctl_resp {
 	int32_t ret;			/* the call's return */
 	int32_t err;			/* its errno when ret < 0 */
 	uint32_t len;			/* bytes of data */
-	uint32_t need;			/* RDS_INFO: bytes needed */
+	uint32_t need;			/* RDS_INFO: bytes needed (when ret >=
+					 * 0: the bytes of RDS_CTL_INFO_DATA
+					 * that follow) */
 	uint8_t data[RDS_CTL_MAX_DATA];
 };
 
@@ -218,8 +230,10 @@ struct rds_ctl_hello {
 };
 
 /* rds_ctl.c: one message on the UNIX socket. Send buf[0, len), and
- * pass_fd with it when >= 0: 0, or -errno. */
-int rds_ctl_send(int fd, const void *buf, size_t len, int pass_fd);
+ * pass_fd with it when >= 0, with sendmsg flags (MSG_DONTWAIT): 0, or
+ * -errno. */
+int rds_ctl_send(int fd, const void *buf, size_t len, int pass_fd,
+		 int flags);
 /* Receive one message of at most len bytes into buf, and the fd passed
  * with it into *got_fd (-1: none; closed when got_fd is NULL): its
  * length, or -errno (-ECONNRESET at end of file). */

@@ -37,8 +37,10 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <time.h>
 
 #include "rds_server_private.h"
 #include "rte_rds_attach.h"
@@ -147,18 +149,21 @@ rds_client_violation(struct rds_client *cl, const char *what)
 }
 
 /* Free what a client socket kept until the client made room: its
- * received messages and notifications. */
+ * received messages and notifications. Under rx_lock (or with no engine
+ * left to deliver). */
 void
-rds_srv_sock_flush(struct rds_srv_sock *ss)
+rds_srv_sock_flush(struct rds_client *cl, struct rds_srv_sock *ss)
 {
 	struct rds_msg *m;
 
 	while ((m = TAILQ_FIRST(&ss->ovf)) != NULL) {
 		TAILQ_REMOVE(&ss->ovf, m, link);
+		cl->kept_bytes -= rds_srv_kept_cost(m);
 		rds_msg_free(m);
 	}
 	while ((m = TAILQ_FIRST(&ss->nt_ovf)) != NULL) {
 		TAILQ_REMOVE(&ss->nt_ovf, m, link);
+		cl->kept_bytes -= rds_srv_kept_cost(m);
 		rds_msg_free(m);
 	}
 }
@@ -171,16 +176,21 @@ rds_srv_client_free(struct rds_client *cl)
 	for (i = 0; i < RDS_SRV_SOCKS; i++) {
 		struct rds_srv_sock *ss = &cl->socks[i];
 
-		rds_srv_sock_flush(ss);
-		if (ss->efd >= 0)
-			close(ss->efd);
+		rds_srv_sock_flush(cl, ss);
+		if (ss->wfd >= 0)
+			close(ss->wfd);
 	}
 	for (c = 0; c < RDS_REGION_NB_CLASSES; c++) {
 		free(cl->rx_free[c]);
 		free(cl->rx_len[c]);
 		free(cl->rx_owner[c]);
+		free(cl->tx_state[c]);
 	}
 	free(cl->tx_back);
+	free(cl->txfree_shadow);
+	rds_srv_out_free(cl);
+	rds_xmem_revoke(cl->mem);
+	rds_xmem_put(cl->mem);
 	if (cl->base != NULL && cl->base != MAP_FAILED)
 		munmap(cl->base, cl->size);
 	if (cl->memfd >= 0)
@@ -196,6 +206,9 @@ rds_srv_client_drop(struct rds_client *cl)
 {
 	unsigned int i;
 
+	/* From now on nothing reaches its memory (RDMA in flight ends with
+	 * an error, as when a process exits). */
+	rds_xmem_revoke(cl->mem);
 	if (cl->on_engine)
 		rds_engine_call_wait(cl->engine, rds_srv_detach_call, cl);
 	for (i = 0; i < RDS_SRV_SOCKS; i++) {
@@ -216,6 +229,92 @@ rds_srv_client_drop(struct rds_client *cl)
 	rds_srv_client_free(cl);
 }
 
+/* ------------------------------------------------------------------ */
+/* TX buffers: whose they are */
+
+/*
+ * The client takes TX buffers back off txfree; what it took is its own
+ * again. Its consumer index is client input: it may only move forward,
+ * and not past what we put. The buffers it names are read from our own
+ * copy of the ring (the shadow), never from the region.
+ */
+void
+rds_srv_txfree_reap(struct rds_client *cl)
+{
+	uint32_t cons = __atomic_load_n(&cl->txfree.r->cons, __ATOMIC_ACQUIRE);
+	uint32_t mask = cl->txfree.size - 1, slot;
+	unsigned int c;
+	int k;
+
+	if (cons == cl->txfree_seen)
+		return;
+	if ((uint32_t)(cons - cl->txfree_seen) >
+	    (uint32_t)(cl->txfree.idx - cl->txfree_seen)) {
+		rds_client_violation(cl, "txfree consumer out of range");
+		return;
+	}
+	for (; cl->txfree_seen != cons; cl->txfree_seen++) {
+		uint64_t off = cl->txfree_shadow[cl->txfree_seen & mask];
+
+		k = rds_region_slot(&cl->lay, RDS_POOL_TX, off, &slot);
+		if (k < 0)
+			continue;	/* cannot be: we put it */
+		c = (unsigned int)k;
+		cl->tx_state[c][slot] = RDS_TXB_CLIENT;
+	}
+}
+
+/*
+ * The client hands TX buffer off to the engine: it must be one of its
+ * pool's, and the client's now (not given back and still on its way):
+ * 0 with its class and slot, or -EPROTO (a protocol violation: the
+ * caller says which). Engine of the client, or the control thread under
+ * an engine call.
+ */
+int
+rds_srv_tx_own(struct rds_client *cl, uint64_t off, unsigned int *c,
+	       uint32_t *slot)
+{
+	int k = rds_region_slot(&cl->lay, RDS_POOL_TX, off, slot);
+
+	if (k < 0)
+		return -EPROTO;
+	*c = (unsigned int)k;
+	if (cl->tx_state[*c][*slot] != RDS_TXB_CLIENT) {
+		/* It may have taken it back since we last looked. */
+		rds_srv_txfree_reap(cl);
+		if (cl->tx_state[*c][*slot] != RDS_TXB_CLIENT)
+			return -EPROTO;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Clients */
+
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+
+/* The peer's pidfd, as the kernel holds it for the connection (Linux
+ * 6.5), else one opened from its pid (the checks in rds_xmem_open make
+ * a pid reused meanwhile harmless), or -1. */
+static int
+rds_srv_peer_pidfd(int fd, pid_t pid)
+{
+	socklen_t len = sizeof(int);
+	int pidfd = -1;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0 &&
+	    pidfd >= 0)
+		return pidfd;
+#ifdef SYS_pidfd_open
+	if (pid > 0)
+		return (int)syscall(SYS_pidfd_open, pid, 0);
+#endif
+	return -1;
+}
+
 static struct rds_client *
 rds_srv_client_new(int fd)
 {
@@ -223,24 +322,35 @@ rds_srv_client_new(int fd)
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 	unsigned int c, i;
+	int pidfd;
 	uint32_t n;
 
 	if (cl == NULL)
 		return NULL;
 	cl->fd = fd;
 	cl->memfd = -1;
+	STAILQ_INIT(&cl->out);
 	for (i = 0; i < RDS_SRV_SOCKS; i++) {
-		cl->socks[i].efd = -1;
+		cl->socks[i].wfd = -1;
 		cl->socks[i].idx = i;
 		TAILQ_INIT(&cl->socks[i].ovf);
 		TAILQ_INIT(&cl->socks[i].nt_ovf);
 	}
 	TAILQ_INIT(&cl->ovf_socks);
 	rte_spinlock_init(&cl->rx_lock);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
-		cl->pid = cred.pid;
-		cl->uid = cred.uid;
-	}
+	/* Who it is, as the kernel says: never what the hello claims. */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
+		goto fail;
+	cl->pid = cred.pid;
+	cl->uid = cred.uid;
+	cl->gid = cred.gid;
+	pidfd = rds_srv_peer_pidfd(fd, cred.pid);
+	cl->mem = rds_xmem_open(cred.pid, pidfd, cred.uid, cred.gid);
+	if (pidfd >= 0)
+		close(pidfd);
+	if (cl->mem == NULL)
+		goto fail;
+	cl->keep_max = rds_srv->keep_bytes;
 	rds_region_layout_make(rds_srv->region_mb, &cl->lay);
 	cl->size = cl->lay.size;
 	cl->memfd = memfd_create("rds-region", MFD_CLOEXEC);
@@ -256,8 +366,9 @@ rds_srv_client_new(int fd)
 		cl->rx_free[c] = malloc(sizeof(uint32_t) * n);
 		cl->rx_len[c] = calloc(n, sizeof(uint32_t));
 		cl->rx_owner[c] = malloc(sizeof(uint32_t) * n);
+		cl->tx_state[c] = calloc(cl->lay.pool_nb[RDS_POOL_TX][c], 1);
 		if (cl->rx_free[c] == NULL || cl->rx_len[c] == NULL ||
-		    cl->rx_owner[c] == NULL)
+		    cl->rx_owner[c] == NULL || cl->tx_state[c] == NULL)
 			goto fail;
 		for (i = 0; i < n; i++) {
 			cl->rx_free[c][i] = n - 1 - i;
@@ -268,8 +379,12 @@ rds_srv_client_new(int fd)
 	n = 0;
 	for (c = 0; c < RDS_REGION_NB_CLASSES; c++)
 		n += cl->lay.pool_nb[RDS_POOL_TX][c];
+	cl->nb_tx = n;
+	/* Each TX buffer is given back once per hand-over (rds_srv_tx_own):
+	 * never more of them wait than the pool holds. */
 	cl->tx_back = malloc(sizeof(uint64_t) * n);
-	if (cl->tx_back == NULL)
+	cl->txfree_shadow = malloc(sizeof(uint64_t) * RDS_REGION_FREE_RING);
+	if (cl->tx_back == NULL || cl->txfree_shadow == NULL)
 		goto fail;
 	for (i = 0; i < RDS_SRV_BELLS; i++)
 		rds_xring_end_init(&cl->bells[i],
@@ -280,6 +395,7 @@ rds_srv_client_new(int fd)
 			   RDS_REGION_FREE_RING, true);
 	rds_xring_end_init(&cl->rxfree, (void *)(cl->base + cl->lay.rxfree_off),
 			   RDS_REGION_FREE_RING, false);
+	cl->txfree_seen = cl->txfree.idx;
 	cl->engine = rds_srv->next_engine++ % rds_lib->nb_engines;
 	return cl;
 fail:
@@ -288,37 +404,123 @@ fail:
 	return NULL;
 }
 
-/* A new connection: the hello, then the region. */
+static unsigned int
+rds_srv_clients_of(uid_t uid)
+{
+	struct rds_client *cl;
+	unsigned int n = 0;
+
+	TAILQ_FOREACH(cl, &rds_srv->clients, link)
+		n += cl->uid == uid;
+	return n;
+}
+
+static uint64_t
+rds_srv_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* A new connection waits for its hello (non-blocking, with a deadline:
+ * one that never says it holds only a pending slot, for a while). */
 static void
 rds_srv_accept(void)
 {
+	struct rds_srv_pending *p;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	unsigned int i, same = 0;
+	int fd;
+
+	fd = accept4(rds_srv->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0)
+		return;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+		close(fd);
+		rds_srv->refused++;
+		return;
+	}
+	for (i = 0; i < rds_srv->nb_pending; i++)
+		same += rds_srv->pending[i].uid == cred.uid;
+	if (rds_srv->nb_pending == RDS_SRV_PENDING_MAX ||
+	    same >= RDS_SRV_PENDING_PER_UID) {
+		RDS_LOG(WARNING, "uid %u: too many connections without a "
+			"hello: refused", (unsigned int)cred.uid);
+		close(fd);
+		rds_srv->refused++;
+		return;
+	}
+	p = &rds_srv->pending[rds_srv->nb_pending++];
+	p->fd = fd;
+	p->uid = cred.uid;
+	p->deadline_ms = rds_srv_now_ms() + RDS_SRV_HELLO_MS;
+}
+
+static void
+rds_srv_pending_drop(unsigned int i)
+{
+	rds_srv->pending[i] = rds_srv->pending[--rds_srv->nb_pending];
+}
+
+/* A pending connection's hello came (or it went): refuse it or make it
+ * a client with its region. */
+static void
+rds_srv_hello(unsigned int pi)
+{
+	struct rds_srv_pending p = rds_srv->pending[pi];
 	struct rds_ctl_hello hello;
 	struct rds_ctl_resp *r;
 	struct rds_client *cl;
-	int fd;
+	struct msghdr mh;
+	struct iovec iov = { .iov_base = &hello, .iov_len = sizeof(hello) };
+	const char *why = NULL;
+	int err = 0;
 	ssize_t n;
 
-	fd = accept4(rds_srv->lfd, NULL, NULL, SOCK_CLOEXEC);
-	if (fd < 0)
-		return;
-	n = recv(fd, &hello, sizeof(hello), 0);
-	if (n != sizeof(hello) || hello.magic != RDS_REGION_MAGIC ||
-	    hello.version != RDS_REGION_VERSION ||
-	    rds_srv->nb_clients >= rds_srv->max_clients) {
-		RDS_LOG(WARNING, "a client with a bad hello (or too many "
-			"clients): refused");
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	n = recvmsg(p.fd, &mh, MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;		/* not yet */
+	rds_srv_pending_drop(pi);
+	if (n != sizeof(hello) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	    hello.magic != RDS_REGION_MAGIC ||
+	    hello.version != RDS_REGION_VERSION)
+		why = "a bad hello";
+	else if (rds_srv->nb_clients >= rds_srv->max_clients)
+		why = "too many clients", err = ENFILE;
+	else if (rds_srv_clients_of(p.uid) >= rds_srv->max_per_uid)
+		why = "too many clients of its uid", err = EMFILE;
+	if (why != NULL) {
+		RDS_LOG(WARNING, "a client of uid %u: %s: refused",
+			(unsigned int)p.uid, why);
 		rds_srv->refused++;
-		close(fd);
+		if (err != 0) {
+			/* Told why, if its socket has room (never waited
+			 * for). */
+			struct rds_ctl_resp no = {
+				.op = RDS_CTL_HELLO, .ret = -1, .err = err,
+			};
+
+			if (send(p.fd, &no, offsetof(struct rds_ctl_resp, data),
+				 MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+				err = 0;
+		}
+		close(p.fd);
 		return;
 	}
-	cl = rds_srv_client_new(fd);
+	cl = rds_srv_client_new(p.fd);
 	r = calloc(1, sizeof(*r));
 	if (cl == NULL || r == NULL) {
 		free(r);
 		if (cl != NULL)
 			rds_srv_client_free(cl);
 		else
-			close(fd);
+			close(p.fd);
 		rds_srv->refused++;
 		return;
 	}
@@ -326,9 +528,10 @@ rds_srv_accept(void)
 	r->ret = 0;
 	r->len = sizeof(uint64_t);
 	memcpy(r->data, &cl->size, sizeof(uint64_t));
-	if (rds_srv_send(fd, r, cl->memfd) != 0) {
+	if (rds_srv_reply(cl, r, cl->memfd) != 0) {
 		free(r);
 		rds_srv_client_free(cl);
+		rds_srv->refused++;
 		return;
 	}
 	free(r);
@@ -336,8 +539,11 @@ rds_srv_accept(void)
 	rds_srv->nb_clients++;
 	rds_srv->attached++;
 	rds_engine_call_wait(cl->engine, rds_srv_attach_call, cl);
-	RDS_LOG(INFO, "client pid %d attached (region %zu KiB, engine %u)",
-		(int)cl->pid, cl->size >> 10, cl->engine);
+	RDS_LOG(INFO, "client pid %d uid %u attached (region %zu KiB, "
+		"engine %u%s)", (int)cl->pid, (unsigned int)cl->uid,
+		cl->size >> 10, cl->engine,
+		rds_xmem_usable(cl->mem) == 0 ? "" :
+		", its memory out of reach");
 }
 
 int
@@ -389,6 +595,22 @@ rte_rds_server_start(const struct rte_rds_server_conf *conf)
 			 RDS_SRV_DEFAULT_REGION_MB;
 	srv->max_clients = conf->max_clients != 0 ? conf->max_clients :
 			   RDS_SRV_DEFAULT_CLIENTS;
+	srv->max_per_uid = conf->max_clients_per_uid != 0 ?
+			   conf->max_clients_per_uid : RDS_SRV_DEFAULT_PER_UID;
+	srv->max_per_uid = RTE_MIN(srv->max_per_uid, srv->max_clients);
+	srv->keep_bytes = (uint64_t)(conf->keep_mb != 0 ? conf->keep_mb :
+				     RDS_SRV_DEFAULT_KEEP_MB) << 20;
+	srv->pfd = calloc(1 + RDS_SRV_PENDING_MAX + srv->max_clients,
+			  sizeof(*srv->pfd));
+	srv->pmap = calloc(srv->max_clients, sizeof(*srv->pmap));
+	if (srv->pfd == NULL || srv->pmap == NULL) {
+		free(srv->pfd);
+		free(srv->pmap);
+		free(srv);
+		close(fd);
+		unlink(conf->path);
+		return RDS_ERR(ENOMEM);
+	}
 	TAILQ_INIT(&srv->clients);
 	for (i = 0; i < RTE_RDS_MAX_ENGINES; i++)
 		TAILQ_INIT(&rds_srv_eng_clients[i]);
@@ -397,40 +619,104 @@ rte_rds_server_start(const struct rte_rds_server_conf *conf)
 	return 0;
 }
 
+/* A client's socket is ready: its answers go out while there is room,
+ * its requests are read while few answers wait (one that does not read
+ * them stops being read: it holds up only itself). */
+static unsigned int
+rds_srv_client_io(struct rds_client *cl, short revents)
+{
+	unsigned int n = 0;
+
+	if ((revents & POLLOUT) && rds_srv_flush(cl) != 0) {
+		__atomic_store_n(&cl->bad, 1, __ATOMIC_RELEASE);
+		return 1;
+	}
+	while (n < RDS_SRV_CALLS_PER_POLL && cl->nb_out < RDS_SRV_OUT_MAX &&
+	       !__atomic_load_n(&cl->bad, __ATOMIC_ACQUIRE)) {
+		int r = rds_srv_handle(cl);
+
+		if (r == -EAGAIN)
+			break;
+		n++;
+		if (r != 0) {
+			__atomic_store_n(&cl->bad, 1, __ATOMIC_RELEASE);
+			break;
+		}
+	}
+	if (n == 0 && (revents & (POLLHUP | POLLERR)))
+		__atomic_store_n(&cl->bad, 1, __ATOMIC_RELEASE);
+	return n;
+}
+
 int
 rte_rds_server_poll(int timeout_ms)
 {
-	struct pollfd pfd[1 + RDS_SRV_DEFAULT_CLIENTS];
-	struct rds_client *cl, *next, *map[RDS_SRV_DEFAULT_CLIENTS];
-	unsigned int n = 0, i, events = 0;
+	struct pollfd *pfd;
+	struct rds_client *cl, *next;
+	unsigned int n = 0, i, np, nc = 0, events = 0;
+	uint64_t now;
 
 	if (rds_srv == NULL)
 		return RDS_ERR(ENXIO);
+	pfd = rds_srv->pfd;
 	pfd[n].fd = rds_srv->lfd;
 	pfd[n].events = POLLIN;
 	n++;
-	TAILQ_FOREACH(cl, &rds_srv->clients, link) {
-		if (n == RTE_DIM(pfd))
-			break;
-		map[n - 1] = cl;
-		pfd[n].fd = cl->fd;
+	now = rds_srv_now_ms();
+	np = rds_srv->nb_pending;
+	for (i = 0; i < np; i++) {
+		uint64_t left = rds_srv->pending[i].deadline_ms > now ?
+				rds_srv->pending[i].deadline_ms - now : 0;
+
+		pfd[n].fd = rds_srv->pending[i].fd;
 		pfd[n].events = POLLIN;
+		n++;
+		if (timeout_ms < 0 || left < (uint64_t)timeout_ms)
+			timeout_ms = (int)left;
+	}
+	TAILQ_FOREACH(cl, &rds_srv->clients, link) {
+		if (nc == rds_srv->max_clients)
+			break;
+		rds_srv->pmap[nc++] = cl;
+		pfd[n].fd = cl->fd;
+		pfd[n].events = (cl->nb_out < RDS_SRV_OUT_MAX ? POLLIN : 0) |
+				(cl->nb_out != 0 ? POLLOUT : 0);
 		n++;
 	}
 	if (poll(pfd, n, timeout_ms) > 0) {
+		for (i = 0; i < nc; i++) {
+			short re = pfd[1 + np + i].revents;
+
+			if (re == 0)
+				continue;
+			events++;
+			rds_srv_client_io(rds_srv->pmap[i], re);
+		}
+		/* Pending ones, from the last (a hello taken moves the last
+		 * one into its place). */
+		for (i = np; i-- > 0;)
+			if (pfd[1 + i].revents != 0) {
+				events++;
+				rds_srv_hello(i);
+			}
 		if (pfd[0].revents & POLLIN) {
 			rds_srv_accept();
 			events++;
 		}
-		for (i = 1; i < n; i++) {
-			cl = map[i - 1];
-			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			events++;
-			if (rds_srv_handle(cl) != 0)
-				__atomic_store_n(&cl->bad, 1, __ATOMIC_RELEASE);
-		}
 	}
+	/* Hellos that did not come in time. */
+	now = rds_srv_now_ms();
+	for (i = rds_srv->nb_pending; i-- > 0;)
+		if (rds_srv->pending[i].deadline_ms <= now) {
+			RDS_LOG(WARNING, "a connection of uid %u sent no hello "
+				"in %u ms: closed",
+				(unsigned int)rds_srv->pending[i].uid,
+				RDS_SRV_HELLO_MS);
+			close(rds_srv->pending[i].fd);
+			rds_srv_pending_drop(i);
+			rds_srv->hello_late++;
+			rds_srv->refused++;
+		}
 	/* The ones that went away or broke the protocol. */
 	for (cl = TAILQ_FIRST(&rds_srv->clients); cl != NULL; cl = next) {
 		next = TAILQ_NEXT(cl, link);
@@ -451,8 +737,12 @@ rte_rds_server_stop(void)
 		((struct rds_region_hdr *)(void *)cl->base)->engine_gone = 1;
 		rds_srv_client_drop(cl);
 	}
+	while (rds_srv->nb_pending != 0)
+		close(rds_srv->pending[--rds_srv->nb_pending].fd);
 	close(rds_srv->lfd);
 	unlink(rds_srv->path);
+	free(rds_srv->pfd);
+	free(rds_srv->pmap);
 	free(rds_srv);
 	rds_srv = NULL;
 	return 0;
@@ -483,6 +773,9 @@ rte_rds_server_stats_get(struct rte_rds_server_stats *st)
 	st->calls = rds_srv->calls;
 	st->msgs_in = rds_srv->gone_in;
 	st->msgs_out = rds_srv->gone_out;
+	st->hello_late = rds_srv->hello_late;
+	st->kept_refused = __atomic_load_n(&rds_srv->kept_refused,
+					   __ATOMIC_RELAXED);
 	/* Counted by engines: approximate while they run. */
 	TAILQ_FOREACH(cl, &rds_srv->clients, link) {
 		st->msgs_in += __atomic_load_n(&cl->msgs_in, __ATOMIC_RELAXED);

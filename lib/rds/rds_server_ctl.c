@@ -19,29 +19,191 @@
 #include "rte_rds_attach.h"
 
 /* ------------------------------------------------------------------ */
-/* Control plane (the thread of rte_rds_server_poll) */
+/* Answers: queued, sent while the client's socket has room */
 
-int
-rds_srv_send(int fd, const struct rds_ctl_resp *r, int pass_fd)
+void
+rds_srv_out_free(struct rds_client *cl)
 {
-	return rds_ctl_send(fd, r, offsetof(struct rds_ctl_resp, data) + r->len,
-			    pass_fd);
+	struct rds_ctl_out *o;
+
+	while ((o = STAILQ_FIRST(&cl->out)) != NULL) {
+		STAILQ_REMOVE_HEAD(&cl->out, link);
+		if (o->fd >= 0)
+			close(o->fd);
+		free(o->info);
+		free(o);
+	}
+	cl->nb_out = 0;
 }
 
-/* A received message's passed fd (SCM_RIGHTS), or -1. */
+/* Send one message without waiting: 1 sent, 0 no room, -errno. */
 static int
-rds_srv_recv(int fd, struct rds_ctl_req *q, int *pass_fd)
+rds_srv_send_now(int fd, const void *buf, size_t len, int pass_fd)
 {
-	ssize_t n = rds_ctl_recv(fd, q, sizeof(*q), pass_fd);
+	int r = rds_ctl_send(fd, buf, len, pass_fd, MSG_DONTWAIT);
 
+	return r == 0 ? 1 : r == -EAGAIN || r == -EWOULDBLOCK ? 0 : r;
+}
+
+/* What can go now: 0, or -errno (the client is to be dropped). */
+int
+rds_srv_flush(struct rds_client *cl)
+{
+	struct rds_ctl_resp *chunk = NULL;
+	struct rds_ctl_out *o;
+	int r = 0;
+
+	while ((o = STAILQ_FIRST(&cl->out)) != NULL) {
+		if (o->info == NULL) {
+			r = rds_srv_send_now(cl->fd, o->buf, o->len, o->fd);
+		} else {
+			uint32_t n = RTE_MIN(o->info_len - o->info_off,
+					     (uint32_t)RDS_CTL_MAX_DATA);
+
+			if (chunk == NULL) {
+				chunk = malloc(sizeof(*chunk));
+				if (chunk == NULL)
+					return -ENOMEM;
+			}
+			memset(chunk, 0, offsetof(struct rds_ctl_resp,
+						      data));
+			chunk->op = RDS_CTL_INFO_DATA;
+			chunk->seq = o->seq;
+			chunk->len = n;
+			memcpy(chunk->data, o->info + o->info_off, n);
+			r = rds_srv_send_now(cl->fd, chunk,
+					     offsetof(struct rds_ctl_resp, data) +
+					     n, -1);
+			if (r == 1) {
+				o->info_off += n;
+				if (o->info_off < o->info_len)
+					continue;
+			}
+		}
+		if (r <= 0)
+			break;
+		STAILQ_REMOVE_HEAD(&cl->out, link);
+		cl->nb_out--;
+		if (o->fd >= 0)
+			close(o->fd);
+		free(o->info);
+		free(o);
+	}
+	free(chunk);
+	return r < 0 ? r : 0;
+}
+
+/* Queue an answer (and an fd to pass with it, which is ours until it is
+ * sent: closed then) and send what can go: 0, or -errno. */
+static int
+rds_srv_queue(struct rds_client *cl, const struct rds_ctl_resp *r,
+	      int pass_fd, uint8_t *info, uint32_t info_len)
+{
+	uint32_t len = offsetof(struct rds_ctl_resp, data) + r->len;
+	struct rds_ctl_out *o = malloc(sizeof(*o) + len);
+
+	if (o == NULL) {
+		if (pass_fd >= 0)
+			close(pass_fd);
+		free(info);
+		return -ENOMEM;
+	}
+	memcpy(o->buf, r, len);
+	o->len = len;
+	o->fd = pass_fd;
+	o->seq = r->seq;
+	o->info = NULL;
+	o->info_len = o->info_off = 0;
+	STAILQ_INSERT_TAIL(&cl->out, o, link);
+	cl->nb_out++;
+	if (info != NULL) {
+		struct rds_ctl_out *d = calloc(1, sizeof(*d));
+
+		if (d == NULL) {
+			free(info);
+			return -ENOMEM;
+		}
+		d->fd = -1;
+		d->seq = r->seq;
+		d->info = info;
+		d->info_len = info_len;
+		STAILQ_INSERT_TAIL(&cl->out, d, link);
+		cl->nb_out++;
+	}
+	return rds_srv_flush(cl);
+}
+
+int
+rds_srv_reply(struct rds_client *cl, const struct rds_ctl_resp *r,
+	      int pass_fd)
+{
+	int fd = pass_fd >= 0 ? fcntl(pass_fd, F_DUPFD_CLOEXEC, 0) : -1;
+
+	if (pass_fd >= 0 && fd < 0)
+		return -errno;
+	return rds_srv_queue(cl, r, fd, NULL, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Requests */
+
+/*
+ * Read one request without waiting: 0 with it, -EAGAIN when none is
+ * there, or -errno: the client is dropped (-EPROTO: it broke the
+ * protocol, counted and logged here). No request carries a descriptor:
+ * every one that comes is closed, and counts as a violation.
+ */
+static int
+rds_srv_recv(struct rds_client *cl, struct rds_ctl_req *q)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * 8)];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = q, .iov_len = sizeof(*q) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *cm;
+	unsigned int nfd = 0, i, k;
+	const char *why = NULL;
+	ssize_t n;
+
+	do {
+		n = recvmsg(cl->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	} while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return (int)n;
-	if ((size_t)n < offsetof(struct rds_ctl_req, data) ||
-	    q->len > RDS_CTL_MAX_DATA ||
-	    (size_t)n != offsetof(struct rds_ctl_req, data) + q->len) {
-		if (*pass_fd >= 0)
-			close(*pass_fd);
-		*pass_fd = -1;
+		return errno == EAGAIN || errno == EWOULDBLOCK ? -EAGAIN :
+		       -errno;
+	if (n == 0)
+		return -ECONNRESET;
+	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET ||
+		    cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		k = (unsigned int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+		for (i = 0; i < k; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int),
+			       sizeof(int));
+			close(fd);
+			nfd++;
+		}
+	}
+	if (mh.msg_flags & MSG_TRUNC)
+		why = "a request longer than any";
+	else if (mh.msg_flags & MSG_CTRUNC)
+		why = "a request with too many descriptors";
+	else if (nfd != 0)
+		why = "a request with a descriptor";
+	else if ((size_t)n < offsetof(struct rds_ctl_req, data) ||
+		 q->len > RDS_CTL_MAX_DATA ||
+		 (size_t)n != offsetof(struct rds_ctl_req, data) + q->len)
+		why = "a request whose length is not its own";
+	if (why != NULL) {
+		rds_client_violation(cl, why);
 		return -EPROTO;
 	}
 	return 0;
@@ -56,38 +218,52 @@ rds_srv_sock_of(struct rds_client *cl, int32_t idx)
 	return cl->socks[idx].rs;
 }
 
-static void
+/*
+ * A socket for the client, in slot q->handle of its region. Its wake-up
+ * descriptor is one end of a SOCK_SEQPACKET pair made here: the engine
+ * keeps one end and sends to it with MSG_DONTWAIT (a per-call flag the
+ * client cannot change, as it could an eventfd's O_NONBLOCK, shared by
+ * every copy of the descriptor), the client gets the other, which polls
+ * readable when the engine sent, and hangs up when the engine goes.
+ * Returns the descriptor to pass with the answer, or -1.
+ */
+static int
 rds_srv_do_socket(struct rds_client *cl, const struct rds_ctl_req *q,
-		  struct rds_ctl_resp *r, int efd)
+		  struct rds_ctl_resp *r)
 {
 	struct rds_srv_sock *ss;
 	struct rds_slot *sl;
 	struct rds_sock *rs;
 	int32_t idx = q->handle;
-	int s;
+	int s, pair[2];
 
-	if (idx < 0 || (uint32_t)idx >= RDS_SRV_SOCKS || efd < 0 ||
+	r->ret = -1;
+	if (idx < 0 || (uint32_t)idx >= RDS_SRV_SOCKS ||
 	    cl->socks[idx].rs != NULL) {
-		r->ret = -1;
 		r->err = EINVAL;
-		if (efd >= 0)
-			close(efd);
-		return;
+		return -1;
 	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		       0, pair) != 0) {
+		r->err = errno == EMFILE || errno == ENFILE ? EMFILE : ENOMEM;
+		return -1;
+	}
+	/* Our end only sends: what the client might send is not kept. */
+	shutdown(pair[0], SHUT_RD);
 	s = rte_rds_socket();
 	if (s < 0) {
-		r->ret = -1;
 		r->err = rte_errno;
-		close(efd);
-		return;
+		close(pair[0]);
+		close(pair[1]);
+		return -1;
 	}
 	sl = rds_slot_of(s);
 	rs = sl->body;
 	ss = &cl->socks[idx];
 	ss->gen++;
-	if (ss->efd >= 0)
-		close(ss->efd);
-	ss->efd = efd;
+	if (ss->wfd >= 0)
+		close(ss->wfd);
+	ss->wfd = pair[0];
 	ss->cs = (void *)(cl->base + cl->lay.socks_off +
 			  sizeof(struct rds_csock) * (uint32_t)idx);
 	ss->last_fcong = NULL;
@@ -105,10 +281,13 @@ rds_srv_do_socket(struct rds_client *cl, const struct rds_ctl_req *q,
 	__atomic_store_n(&ss->cs->closed, 0, __ATOMIC_RELAXED);
 	rs->client = cl;
 	rs->client_sock = ss;
-	rs->mem_pid = cl->pid;
+	rs->mem = cl->mem;
+	rds_xmem_get(rs->mem);
 	rs->home = (int32_t)cl->engine;
 	__atomic_store_n(&ss->rs, rs, __ATOMIC_RELEASE);
 	r->ret = s;
+	r->err = 0;
+	return pair[1];
 }
 
 static void
@@ -135,8 +314,8 @@ rds_srv_do_close(struct rds_client *cl, const struct rds_ctl_req *q,
 		TAILQ_REMOVE(&cl->ovf_socks, ss, ovf_link);
 		ss->on_ovf = false;
 	}
+	rds_srv_sock_flush(cl, ss);
 	rte_spinlock_unlock(&cl->rx_lock);
-	rds_srv_sock_flush(ss);
 	__atomic_store_n(&ss->cs->closed, 1, __ATOMIC_RELEASE);
 }
 
@@ -238,20 +417,60 @@ rds_srv_opt_refused(int level, int name)
 	return level == SOL_RDS && name == RDS_CONG_MONITOR;
 }
 
-/* Data to write back into the client's memory (RDS_INFO records). */
+/*
+ * RDS_INFO for the client (getsockopt of an RDS_INFO_* name): the
+ * records travel back over its socket, after the answer (need bytes in
+ * RDS_CTL_INFO_DATA chunks): the engine never writes them into the
+ * client's memory. As rte_rds_info: a room (q->cap) smaller than the
+ * records gives ENOSPC and the bytes needed. What the engine holds for
+ * it is what the records take (never the room the client claims), at
+ * most RDS_SRV_INFO_MAX.
+ */
 static int
-rds_srv_write_client(struct rds_client *cl, uint64_t addr, const void *p,
-		     size_t len)
+rds_srv_do_info(struct rds_client *cl, const struct rds_ctl_req *q,
+		struct rds_ctl_resp *r)
 {
-	struct iovec local = { .iov_base = (void *)(uintptr_t)p,
-			       .iov_len = len };
-	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr,
-				.iov_len = len };
+	socklen_t need = 0, len;
+	uint8_t *buf = NULL;
+	unsigned int tries;
+	int ret = -1;
 
-	if (len == 0)
-		return 0;
-	return process_vm_writev(cl->pid, &local, 1, &remote, 1, 0) ==
-	       (ssize_t)len ? 0 : -EFAULT;
+	for (tries = 0; tries < 4; tries++) {
+		need = 0;
+		ret = rte_rds_info(q->name, NULL, &need);
+		if (ret < 0 && rte_errno != ENOSPC)
+			break;
+		if (ret >= 0 || need == 0 || need > q->cap ||
+		    need > RDS_SRV_INFO_MAX)
+			break;
+		free(buf);
+		buf = malloc(need);
+		if (buf == NULL) {
+			r->ret = -1;
+			r->err = ENOMEM;
+			return rds_srv_queue(cl, r, -1, NULL, 0);
+		}
+		len = need;
+		ret = rte_rds_info(q->name, buf, &len);
+		if (ret >= 0) {
+			need = len;
+			break;
+		}
+		if (rte_errno != ENOSPC)
+			break;
+		/* It grew meanwhile: again, with its new size. */
+	}
+	r->ret = ret;
+	r->err = ret < 0 ? rte_errno : 0;
+	r->need = need;
+	r->len = 0;
+	if (ret < 0 && rte_errno == ENOSPC && need > RDS_SRV_INFO_MAX)
+		r->err = ENOMEM;
+	if (ret < 0 || need == 0 || buf == NULL) {
+		free(buf);
+		return rds_srv_queue(cl, r, -1, NULL, 0);
+	}
+	return rds_srv_queue(cl, r, -1, buf, need);
 }
 
 static void
@@ -259,15 +478,10 @@ rds_srv_do_opt(struct rds_client *cl, const struct rds_ctl_req *q,
 	       struct rds_ctl_resp *r)
 {
 	struct rds_sock *rs = rds_srv_sock_of(cl, q->handle);
-	bool info = q->op == RDS_CTL_GETSOCKOPT && q->level == SOL_RDS &&
-		    q->name >= RDS_INFO_FIRST && q->name <= RDS_INFO_LAST;
 	socklen_t len;
-	uint64_t uaddr = 0;
-	void *buf;
 	int ret;
 
-	/* RDS_INFO needs no socket of the caller's (rte_rds_info). */
-	if (rs == NULL && !(info && q->handle == -1)) {
+	if (rs == NULL) {
 		r->ret = -1;
 		r->err = EBADF;
 		return;
@@ -286,34 +500,6 @@ rds_srv_do_opt(struct rds_client *cl, const struct rds_ctl_req *q,
 					 (socklen_t)q->len);
 		r->ret = ret;
 		r->err = ret < 0 ? rte_errno : 0;
-		return;
-	}
-	/* getsockopt: RDS_INFO records go straight into the client's buffer
-	 * (its address in the request), the rest in the answer. */
-	if (info) {
-		if (q->len != sizeof(uaddr)) {
-			r->ret = -1;
-			r->err = EINVAL;
-			return;
-		}
-		memcpy(&uaddr, q->data, sizeof(uaddr));
-		len = q->cap;
-		buf = len != 0 ? malloc(len) : NULL;
-		if (len != 0 && buf == NULL) {
-			r->ret = -1;
-			r->err = ENOMEM;
-			return;
-		}
-		ret = rte_rds_info(q->name, buf, &len);
-		r->ret = ret;
-		r->err = ret < 0 ? rte_errno : 0;
-		r->need = len;
-		if (ret >= 0 && uaddr != 0 &&
-		    rds_srv_write_client(cl, uaddr, buf, len) != 0) {
-			r->ret = -1;
-			r->err = EFAULT;
-		}
-		free(buf);
 		return;
 	}
 	len = RTE_MIN(q->cap, (uint32_t)RDS_CTL_MAX_DATA);
@@ -349,6 +535,18 @@ rds_srv_do_xstats(const struct rds_ctl_req *q, struct rds_ctl_resp *r)
 	}
 }
 
+static bool
+rds_srv_is_info(const struct rds_ctl_req *q)
+{
+	return q->op == RDS_CTL_GETSOCKOPT && q->level == SOL_RDS &&
+	       q->name >= RDS_INFO_FIRST && q->name <= RDS_INFO_LAST;
+}
+
+/*
+ * One request of the client, if one came: answered (the answer queued;
+ * it goes when the client's socket has room). 0, -EAGAIN (nothing
+ * came), or -errno: the client is to be dropped.
+ */
 int
 rds_srv_handle(struct rds_client *cl)
 {
@@ -357,7 +555,7 @@ rds_srv_handle(struct rds_client *cl)
 	struct rds_sock *rs;
 	struct sockaddr_in sin;
 	socklen_t sl;
-	int pass = -1, ret, out_fd = -1;
+	int ret, out_fd = -1;
 	uint32_t b;
 
 	if (q == NULL || r == NULL) {
@@ -365,16 +563,16 @@ rds_srv_handle(struct rds_client *cl)
 		free(r);
 		return -ENOMEM;
 	}
-	ret = rds_srv_recv(cl->fd, q, &pass);
+	ret = rds_srv_recv(cl, q);
 	if (ret != 0)
 		goto out;
 	memset(r, 0, offsetof(struct rds_ctl_resp, data));
 	r->op = q->op;
 	r->seq = q->seq;
+	rds_srv->calls++;
 	switch (q->op) {
 	case RDS_CTL_SOCKET:
-		rds_srv_do_socket(cl, q, r, pass);
-		pass = -1;
+		out_fd = rds_srv_do_socket(cl, q, r);
 		break;
 	case RDS_CTL_BIND:
 	case RDS_CTL_CONNECT:
@@ -404,8 +602,20 @@ rds_srv_handle(struct rds_client *cl)
 	case RDS_CTL_SENDMSG:
 		rds_srv_do_sendmsg(cl, q, r);
 		break;
-	case RDS_CTL_SETSOCKOPT:
 	case RDS_CTL_GETSOCKOPT:
+		if (rds_srv_is_info(q)) {
+			/* No socket needed (rte_rds_info): handle -1. */
+			if (q->handle != -1 &&
+			    rds_srv_sock_of(cl, q->handle) == NULL) {
+				r->ret = -1;
+				r->err = EBADF;
+				break;
+			}
+			ret = rds_srv_do_info(cl, q, r);
+			goto out;
+		}
+		/* fall through */
+	case RDS_CTL_SETSOCKOPT:
 		rds_srv_do_opt(cl, q, r);
 		break;
 	case RDS_CTL_BELL:
@@ -433,15 +643,13 @@ rds_srv_handle(struct rds_client *cl)
 		rds_srv_do_xstats(q, r);
 		break;
 	default:
+		rds_srv->calls--;
 		rds_client_violation(cl, "unknown call");
 		ret = -EPROTO;
 		goto out;
 	}
-	rds_srv->calls++;
-	ret = rds_srv_send(cl->fd, r, out_fd);
+	ret = rds_srv_queue(cl, r, out_fd, NULL, 0);
 out:
-	if (pass >= 0)
-		close(pass);
 	free(q);
 	free(r);
 	return ret;

@@ -10,8 +10,10 @@
  * the same way.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/socket.h>
 
 #include "rds_server_private.h"
 
@@ -20,13 +22,15 @@ struct rds_client_list rds_srv_eng_clients[RTE_RDS_MAX_ENGINES];
 /* ------------------------------------------------------------------ */
 /* Data plane (engines) */
 
+/* Wake the client's waiter: a byte on the socket's wake-up pair. Never
+ * waits: when the client's end is full it is readable already. */
 static void
-rds_srv_efd_write(int fd)
+rds_srv_wake_send(int fd)
 {
-	uint64_t one = 1;
+	static const uint8_t one = 1;
 
-	if (fd >= 0 && write(fd, &one, sizeof(one)) < 0)
-		RDS_LOG(DEBUG, "client eventfd write failed");
+	if (fd >= 0)
+		(void)send(fd, &one, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
 void
@@ -40,7 +44,7 @@ rds_server_wake(struct rds_sock *rs)
 		return;
 	if (__atomic_exchange_n(&ss->cs->armed, 0, __ATOMIC_SEQ_CST) == 0)
 		return;
-	rds_srv_efd_write(ss->efd);
+	rds_srv_wake_send(ss->wfd);
 }
 
 void
@@ -103,24 +107,46 @@ rds_srv_ovf_add(struct rds_client *cl, struct rds_srv_sock *ss)
 	}
 }
 
-/* A message for a client socket (rds_recv_deliver, on any engine). */
+/*
+ * A message for a client socket (rds_recv_deliver, on any engine): into
+ * its region, or kept in order until the client makes room. What is kept
+ * for one client is bounded (keep_max, zero-length messages counted at
+ * what they cost): past it the delivery is refused (-ENOMEM) as a full
+ * receive queue of a socket of the engine's own is, so that the sender's
+ * transport sends it again after its reset and a client that never reads
+ * costs the engine no more than that.
+ */
 int
 rds_server_deliver(struct rds_engine *e, struct rds_sock *rs,
 		   struct rds_msg *m)
 {
 	struct rds_srv_sock *ss = rs->client_sock;
 	struct rds_client *cl = rs->client;
+	int64_t len = (int64_t)m->len;
 
-	__atomic_fetch_add(&rs->rcv_bytes, (int64_t)m->len, __ATOMIC_RELEASE);
-	rds_stat_inc(e, s_recv_delivered);
+	__atomic_fetch_add(&rs->rcv_bytes, len, __ATOMIC_RELEASE);
 	rte_spinlock_lock(&cl->rx_lock);
 	if (!TAILQ_EMPTY(&ss->ovf) || rds_srv_copy_out(cl, ss, m) != 0) {
+		if (cl->kept_bytes + rds_srv_kept_cost(m) > cl->keep_max) {
+			rte_spinlock_unlock(&cl->rx_lock);
+			__atomic_fetch_sub(&rs->rcv_bytes, len,
+					   __ATOMIC_RELEASE);
+			if (__atomic_fetch_add(&rds_srv->kept_refused, 1,
+					       __ATOMIC_RELAXED) % 1024 == 0)
+				RDS_LOG(WARNING, "client pid %d keeps %" PRIu64
+					" bytes of messages it does not read: "
+					"refusing more", (int)cl->pid,
+					cl->kept_bytes);
+			return -ENOMEM;
+		}
 		/* Kept, in order, until the client makes room. */
+		cl->kept_bytes += rds_srv_kept_cost(m);
 		TAILQ_INSERT_TAIL(&ss->ovf, m, link);
 		rds_srv_ovf_add(cl, ss);
 		m = NULL;
 	}
 	rte_spinlock_unlock(&cl->rx_lock);
+	rds_stat_inc(e, s_recv_delivered);
 	rds_msg_free(m);
 	rds_cong_sock_check(rs);
 	rds_server_wake(rs);
@@ -217,6 +243,9 @@ rds_server_notify(struct rds_engine *e, struct rds_sock *rs, uint64_t token,
 			m->type = RDS_MSG_NOTIFY;
 			m->token = token;
 			m->status = status;
+			/* Counted with what is kept (never refused: the
+			 * operation happened). */
+			cl->kept_bytes += rds_srv_kept_cost(m);
 			TAILQ_INSERT_TAIL(&ss->nt_ovf, m, link);
 			rds_srv_ovf_add(cl, ss);
 		} else {
@@ -242,6 +271,7 @@ rds_srv_pump(struct rds_client *cl)
 			if (rds_srv_nt_put(ss, m->token, m->status) != 0)
 				break;
 			TAILQ_REMOVE(&ss->nt_ovf, m, link);
+			cl->kept_bytes -= rds_srv_kept_cost(m);
 			rds_msg_free(m);
 			n++;
 		}
@@ -249,6 +279,7 @@ rds_srv_pump(struct rds_client *cl)
 			if (rds_srv_copy_out(cl, ss, m) != 0)
 				break;
 			TAILQ_REMOVE(&ss->ovf, m, link);
+			cl->kept_bytes -= rds_srv_kept_cost(m);
 			rds_msg_free(m);
 			n++;
 		}
@@ -289,13 +320,28 @@ rds_srv_rx_back(struct rds_client *cl, uint64_t off)
 	return 0;
 }
 
-static void
-rds_srv_tx_back(struct rds_client *cl, uint64_t off)
+/* Onto txfree, and into our shadow of it (rds_srv_txfree_reap). */
+static int
+rds_srv_txfree_put(struct rds_client *cl, uint64_t off)
 {
-	if (cl->nb_tx_back == 0 && rds_xring_put(&cl->txfree, off) == 0)
+	/* The shadow first: the client may take the entry at once. */
+	cl->txfree_shadow[cl->txfree.idx & (cl->txfree.size - 1)] = off;
+	return rds_xring_put(&cl->txfree, off);
+}
+
+/* TX buffer (class c, slot) goes back to the client: it is not the
+ * client's again until the client takes it off txfree. */
+static void
+rds_srv_tx_back(struct rds_client *cl, uint64_t off, unsigned int c,
+		uint32_t slot)
+{
+	cl->tx_state[c][slot] = RDS_TXB_BACK;
+	if (cl->nb_tx_back == 0 && rds_srv_txfree_put(cl, off) == 0)
 		return;
-	/* The client does not take them back: they wait here (bounded by
-	 * its pool). */
+	/* The client does not take them back: they wait here. A buffer is
+	 * here at most once (it is not the client's to hand over again), so
+	 * never more wait than its pool holds. */
+	RTE_VERIFY(cl->nb_tx_back < cl->nb_tx);
 	cl->tx_back[cl->nb_tx_back++] = off;
 }
 
@@ -305,7 +351,7 @@ rds_srv_tx_back_flush(struct rds_client *cl)
 	uint32_t i = 0;
 
 	while (i < cl->nb_tx_back &&
-	       rds_xring_put(&cl->txfree, cl->tx_back[i]) == 0)
+	       rds_srv_txfree_put(cl, cl->tx_back[i]) == 0)
 		i++;
 	if (i != 0) {
 		memmove(cl->tx_back, cl->tx_back + i,
@@ -328,10 +374,15 @@ rds_srv_take(struct rds_engine *e, struct rds_client *cl,
 	struct rds_msg *m;
 	uint32_t slot;
 	uint8_t trans_id;
-	int c = rds_region_slot(&cl->lay, RDS_POOL_TX, off, &slot);
+	unsigned int c;
 
-	if (c < 0) {
+	if (rds_region_slot(&cl->lay, RDS_POOL_TX, off, &slot) < 0) {
 		rds_client_violation(cl, "TX offset outside its pool");
+		return false;
+	}
+	if (rds_srv_tx_own(cl, off, &c, &slot) != 0) {
+		rds_client_violation(cl, "a TX buffer handed over twice, or "
+				     "before it was taken back");
 		return false;
 	}
 	b = (const void *)(cl->base + off);
@@ -340,17 +391,18 @@ rds_srv_take(struct rds_engine *e, struct rds_client *cl,
 	if (h.len > rds_region_class_size[c] - RDS_CBUF_HDR ||
 	    h.len > RDS_MAX_MSG_SIZE || h.ctl_len != 0) {
 		rds_client_violation(cl, "TX buffer with a bad length");
-		rds_srv_tx_back(cl, off);
-		return true;
+		rds_srv_tx_back(cl, off, c, slot);
+		return false;
 	}
 	m = rds_msg_alloc(h.len);
-	if (m == NULL) {
-		rds_srv_tx_back(cl, off);
-		return true;	/* as a send that failed: lost */
-	}
-	if (h.len != 0)
+	if (m != NULL && h.len != 0)
 		memcpy(m->buf, (const uint8_t *)b + RDS_CBUF_HDR, h.len);
-	rds_srv_tx_back(cl, off);
+	rds_srv_tx_back(cl, off, c, slot);
+	if (m == NULL) {
+		/* The client's call returned already: lost, and counted. */
+		rds_stat_inc(e, s_send_drop_nomem);
+		return true;
+	}
 	cl->msgs_in++;
 	rds_addr_from_v4(&faddr, h.addr);
 	fc = ss->last_fcong;

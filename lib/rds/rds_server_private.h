@@ -7,6 +7,7 @@
 #ifndef RDS_SERVER_PRIVATE_H
 #define RDS_SERVER_PRIVATE_H
 
+#include <poll.h>
 #include <sys/un.h>
 
 #include "rds_private.h"
@@ -14,13 +15,46 @@
 
 #define RDS_SRV_DEFAULT_REGION_MB 32
 #define RDS_SRV_DEFAULT_CLIENTS 256
+#define RDS_SRV_DEFAULT_PER_UID 64	/* clients of one uid at once */
+#define RDS_SRV_DEFAULT_KEEP_MB 64	/* messages kept for one client */
 #define RDS_SRV_SOCKS 256		/* sockets per client */
 #define RDS_SRV_BELLS 64		/* threads per client */
+#define RDS_SRV_HELLO_MS 2000		/* a new connection's hello */
+#define RDS_SRV_PENDING_MAX 64		/* connections before their hello */
+#define RDS_SRV_PENDING_PER_UID 8
+#define RDS_SRV_OUT_MAX 4		/* answers queued for a client before
+					 * its next request is read */
+#define RDS_SRV_CALLS_PER_POLL 16	/* requests of one client a poll */
+#define RDS_SRV_INFO_MAX (256u << 20)	/* an RDS_INFO answer, at most */
+
+/* A TX buffer slot: whose it is (the engine's own record; a buffer
+ * handed over while it is not the client's breaks the protocol). */
+enum {
+	RDS_TXB_CLIENT = 0,		/* the client's */
+	RDS_TXB_BACK,			/* given back, not yet taken off txfree
+					 * by the client */
+};
+
+/* An answer waiting for room on a client's socket: a message (len bytes
+ * of buf, with fd passed along), or the records of an RDS_INFO answer
+ * still to go (info: total bytes, off sent), in RDS_CTL_INFO_DATA
+ * chunks. */
+struct rds_ctl_out {
+	STAILQ_ENTRY(rds_ctl_out) link;
+	int fd;				/* closed once sent */
+	uint32_t len;
+	uint32_t seq;			/* info chunks: the call's */
+	uint8_t *info;
+	uint32_t info_len, info_off;
+	uint8_t buf[];
+};
+STAILQ_HEAD(rds_ctl_out_list, rds_ctl_out);
 
 struct rds_srv_sock {
 	struct rds_sock *rs;		/* NULL: free (atomic: engines read) */
 	uint32_t gen;			/* bumped when the slot is reused */
-	int efd;			/* the client's eventfd (ours) */
+	int wfd;			/* our end of the socket's wake-up pair
+					 * (the client polls the other) */
 	struct rds_xring_end req;	/* consumer */
 	struct rds_xring_end rx;	/* producer (under rs->rx_prod_lock) */
 	struct rds_xring_end nt;	/* producer */
@@ -37,9 +71,14 @@ struct rds_srv_sock {
 struct rds_client {
 	TAILQ_ENTRY(rds_client) link;	/* the server's list */
 	TAILQ_ENTRY(rds_client) eng_link; /* its engine's list */
-	int fd;
-	pid_t pid;
+	int fd;				/* non-blocking */
+	pid_t pid;			/* as the kernel saw it (0: not
+					 * visible here) */
 	uid_t uid;
+	gid_t gid;
+	struct rds_xmem *mem;		/* its memory (rds_xmem.h) */
+	struct rds_ctl_out_list out;	/* answers waiting for room */
+	uint32_t nb_out;
 	int memfd;
 	uint8_t *base;
 	size_t size;
@@ -55,7 +94,12 @@ struct rds_client {
 	uint32_t *rx_len[RDS_REGION_NB_CLASSES];
 	uint32_t *rx_owner[RDS_REGION_NB_CLASSES]; /* idx | gen << 16, ~0 */
 	uint64_t *tx_back;		/* TX buffers txfree had no room for */
-	uint32_t nb_tx_back;
+	uint32_t nb_tx_back, nb_tx;	/* nb_tx: TX slots in all */
+	uint8_t *tx_state[RDS_REGION_NB_CLASSES]; /* RDS_TXB_* per slot */
+	uint64_t *txfree_shadow;	/* what we put on txfree, by index */
+	uint32_t txfree_seen;		/* client's txfree consumer, as seen */
+	uint64_t kept_bytes;		/* in the sockets' ovf (rx_lock) */
+	uint64_t keep_max;
 	TAILQ_HEAD(, rds_srv_sock) ovf_socks;	/* under rx_lock */
 	unsigned int engine;
 	uint32_t bad;			/* broke the protocol (atomic) */
@@ -63,16 +107,32 @@ struct rds_client {
 	uint64_t msgs_in, msgs_out;
 };
 
+/* A connection that has not said hello yet. */
+struct rds_srv_pending {
+	int fd;
+	uid_t uid;
+	uint64_t deadline_ms;
+};
+
 struct rds_server {
 	int lfd;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	uint32_t region_mb;
 	uint32_t max_clients;
+	uint32_t max_per_uid;
+	uint64_t keep_bytes;
 	unsigned int nb_clients;
+	struct rds_srv_pending pending[RDS_SRV_PENDING_MAX];
+	unsigned int nb_pending;
+	struct pollfd *pfd;		/* rte_rds_server_poll's, sized for
+					 * every client and pending one */
+	struct rds_client **pmap;
 	unsigned int next_engine;
 	TAILQ_HEAD(, rds_client) clients;
 	uint64_t violations;
 	uint64_t attached, refused, detached, calls;
+	uint64_t hello_late;		/* no hello in time */
+	uint64_t kept_refused;		/* deliveries refused: kept too much */
 	uint64_t gone_in, gone_out;	/* msgs_in/out of clients gone */
 };
 
@@ -107,7 +167,14 @@ rds_region_slot(const struct rds_region_layout *l, unsigned int p,
 
 /* rds_server.c: regions and clients */
 void rds_client_violation(struct rds_client *cl, const char *what);
-void rds_srv_sock_flush(struct rds_srv_sock *ss);
+void rds_srv_sock_flush(struct rds_client *cl, struct rds_srv_sock *ss);
+
+/* What a message kept for a client costs the engine (keep_max). */
+static inline uint64_t
+rds_srv_kept_cost(const struct rds_msg *m)
+{
+	return (uint64_t)m->len + sizeof(*m);
+}
 
 /* rds_server_data.c: the data plane (engines) */
 unsigned int rds_srv_drain(struct rds_engine *e, struct rds_client *cl,
@@ -117,7 +184,14 @@ void rds_srv_attach_call(struct rds_engine *e, void *arg);
 void rds_srv_detach_call(struct rds_engine *e, void *arg);
 
 /* rds_server_ctl.c: the control plane's calls */
-int rds_srv_send(int fd, const struct rds_ctl_resp *r, int pass_fd);
+int rds_srv_reply(struct rds_client *cl, const struct rds_ctl_resp *r,
+		  int pass_fd);
+int rds_srv_flush(struct rds_client *cl);
+void rds_srv_out_free(struct rds_client *cl);
 int rds_srv_handle(struct rds_client *cl);
+/* rds_server.c: TX buffers' ownership */
+void rds_srv_txfree_reap(struct rds_client *cl);
+int rds_srv_tx_own(struct rds_client *cl, uint64_t off, unsigned int *c,
+		   uint32_t *slot);
 
 #endif /* RDS_SERVER_PRIVATE_H */

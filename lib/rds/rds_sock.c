@@ -450,6 +450,8 @@ rds_sock_free(struct rds_sock *rs)
 	}
 	if (rs->bound)
 		rds_bind_del(rs->la, rs->bound_port, rs);
+	rds_xmem_put(rs->mem);
+	rs->mem = NULL;
 	__atomic_fetch_sub(&rds_lib->sock_mem, sizeof(*rs), __ATOMIC_RELAXED);
 	rds_mem_free(rs);
 }

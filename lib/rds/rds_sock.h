@@ -98,9 +98,11 @@ struct rds_sock {
 	struct rds_srv_sock *client_sock;
 	uint32_t nb_mrs;		/* its regions (atomic): close walks
 					 * the table only when there are */
-	pid_t mem_pid;			/* whose memory the socket's RDMA
-					 * calls name: 0 this process, else
-					 * the attached client's */
+	struct rds_xmem *mem;		/* whose memory the socket's RDMA
+					 * calls name: NULL this process, else
+					 * the attached client's (a reference
+					 * the socket holds until it is
+					 * freed) */
 };
 
 /* rds_sock.c */

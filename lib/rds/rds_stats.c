@@ -35,6 +35,7 @@ static const char *const rds_stat_names[RTE_RDS_STATS_NUM] = {
 	RDS_STAT_NAME(s_conn_connect),
 	RDS_STAT_NAME(s_conn_reconnect_delayed),
 	RDS_STAT_NAME(s_late_passes),
+	RDS_STAT_NAME(s_send_drop_nomem),
 };
 
 const char *

@@ -112,17 +112,20 @@ int rds_uarg_rdma_vec(const struct rds_iovec *vec, uint64_t nr,
 		      uint64_t *total);
 
 /*
- * rds_memcheck.c: is [addr, addr + len) of process pid (0: this one)
- * mapped with at least prot (PROT_READ, PROT_READ | PROT_WRITE)? 0,
- * -EFAULT, -ENOMEM, -ESRCH (no such process). Pages are faulted in.
+ * rds_memcheck.c: is [addr, addr + len) of x's memory (NULL: this
+ * process's, else an attached client's, rds_xmem.h) mapped with at least
+ * prot (PROT_READ, PROT_READ | PROT_WRITE)? 0, -EFAULT, -ENOMEM, -ESRCH
+ * (the client went), -EPERM (the engine may not reach the client's
+ * memory). Pages are faulted in.
  * rds_mem_check(): changes no data; for registration (GET_MR, RDMA_MAP).
  * rds_mem_check_iov(): for the buffers of an RDMA operation at sendmsg;
  * with PROT_WRITE only for buffers the library will fill (a probed byte
  * may be written back with its own value).
  */
-int rds_mem_check(pid_t pid, uintptr_t addr, size_t len, int prot);
-int rds_mem_check_iov(pid_t pid, const struct iovec *iov, unsigned int n,
-		      int prot);
+int rds_mem_check(const struct rds_xmem *x, uintptr_t addr, size_t len,
+		  int prot);
+int rds_mem_check_iov(const struct rds_xmem *x, const struct iovec *iov,
+		      unsigned int n, int prot);
 void rds_mem_check_force_probe(bool on);
 
 /*

@@ -64,8 +64,10 @@ extern "C" {
  *   engine that is there, or the library is initialised in this
  *   process; after the engine went away, or in a forked child, a new
  *   attach is allowed), ENOENT or ECONNREFUSED (no
- *   engine there), EACCES (no permission), EPROTO (not an engine, or
- *   another version), ENOMEM.
+ *   engine there), EACCES (no permission), EMFILE (the engine serves as
+ *   many processes of this user as it allows), ENFILE (as many processes
+ *   as it allows in all), EPROTO (not an engine, or another version, or
+ *   the engine hung up), ENOMEM.
  */
 int rte_rds_attach(const char *path);
 
@@ -91,9 +93,10 @@ int rte_rds_attached(void);
  * free number not below min_fd (close-on-exec, as fcntl F_DUPFD_CLOEXEC)
  * and uses that one from then on. The old number stays open and is the
  * caller's when the call returns, to close or to dup2 another file over:
- * no call of the library reads, writes, polls or closes it any more,
- * calls of other threads blocked on the socket included (they are woken
- * and go on with the new number). For a process that must keep the
+ * no call of the library reads, polls, shuts or closes it any more,
+ * calls of other threads blocked on the socket included (the move waits
+ * for them to end their sleep on it, at most 10 ms, and they go on with
+ * the new number). For a process that must keep the
  * library's descriptors out of a program's way (the preload library
  * gives the program the old number and keeps the new one hidden).
  *
@@ -121,6 +124,14 @@ struct rte_rds_server_conf {
 	uint32_t region_mb;
 	/** Most clients at once (default 256 when 0). */
 	uint32_t max_clients;
+	/** Most clients of one user (uid) at once (default 64, and at most
+	 * max_clients, when 0). */
+	uint32_t max_clients_per_uid;
+	/** Received messages the engine keeps for one client whose region
+	 * is full, in MiB (default 64 when 0): past it a delivery is
+	 * refused as a full receive queue of the engine's own process
+	 * refuses it (the sender's transport sends it again later). */
+	uint32_t keep_mb;
 };
 
 /**
@@ -180,6 +191,10 @@ struct rte_rds_server_stats {
 	uint64_t calls;			/**< control calls answered */
 	uint64_t msgs_in;		/**< messages taken from regions */
 	uint64_t msgs_out;		/**< messages put into regions */
+	uint64_t hello_late;		/**< connections closed without a hello
+					 * in time (2 s) */
+	uint64_t kept_refused;		/**< deliveries refused: the client
+					 * had keep_mb kept already */
 };
 
 /**

@@ -46,6 +46,9 @@ struct rte_rds_stats {
 					 * one before: the thread was off its
 					 * CPU (a shared core) or a pass took
 					 * that long */
+	uint64_t s_send_drop_nomem;	/**< sends of attached processes the
+					 * engine found no message buffer for
+					 * (lost; the call had returned) */
 };
 
 /** Number of counters in struct rte_rds_stats. */

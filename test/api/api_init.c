@@ -296,7 +296,7 @@ test_engine_poll_and_stats(void)
 		offsetof(struct rte_rds_stats, s_send_xmit) / sizeof(uint64_t)),
 		"s_send_xmit");
 	CU_ASSERT_STRING_EQUAL(rte_rds_stats_name(RTE_RDS_STATS_NUM - 1),
-			       "s_late_passes");
+			       "s_send_drop_nomem");
 
 	ctx = "engine poll";
 	lib_up();

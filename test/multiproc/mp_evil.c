@@ -159,11 +159,10 @@ main(int argc, char **argv)
 		call(&q, &r, -1, NULL);
 		goto wait;
 	}
-	efd = eventfd(0, 0);
 	memset(&q, 0, sizeof(q));
 	q.op = RDS_CTL_SOCKET;
 	q.handle = 0;
-	if (call(&q, &r, efd, NULL) < 0) {
+	if (call(&q, &r, -1, &efd) < 0) {
 		printf("socket refused\n");
 		return 1;
 	}

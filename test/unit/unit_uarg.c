@@ -31,6 +31,18 @@
 #include "rds_private.h"
 #include "rds_test.h"
 
+/* Another process's memory as the engine reaches a client's: opened once
+ * (rds_xmem.h), with our own credentials. */
+static struct rds_xmem *
+xmem_of(pid_t pid)
+{
+	struct rds_xmem *x = rds_xmem_open(pid, -1, geteuid(), getegid());
+
+	CU_ASSERT_FATAL(x != NULL);
+	CU_ASSERT_EQUAL(rds_xmem_usable(x), 0);
+	return x;
+}
+
 #define PG 4096u
 
 /* npages accessible pages between two PROT_NONE pages; returns the
@@ -181,43 +193,45 @@ mem_check_cases(void)
 	char path[] = "/tmp/unit_uarg.XXXXXX";
 	int fd;
 	pid_t child;
+	struct rds_xmem *cx;
+	uint8_t b;
 
 	p = guarded(4, &map);
 	/* Inside; the guard pages; across an edge. */
-	CU_ASSERT_EQUAL(rds_mem_check(0, (uintptr_t)p, 4 * PG,
+	CU_ASSERT_EQUAL(rds_mem_check(NULL, (uintptr_t)p, 4 * PG,
 				      PROT_READ | PROT_WRITE), 0);
-	CU_ASSERT_EQUAL(rds_mem_check(getpid(), (uintptr_t)p + 1, 10,
+	CU_ASSERT_EQUAL(rds_mem_check(NULL, (uintptr_t)p + 1, 10,
 				      PROT_READ), 0);
-	CU_ASSERT_EQUAL(rds_mem_check(0, (uintptr_t)p - PG, PG, PROT_READ),
+	CU_ASSERT_EQUAL(rds_mem_check(NULL, (uintptr_t)p - PG, PG, PROT_READ),
 			-EFAULT);
-	CU_ASSERT_EQUAL(rds_mem_check(0, (uintptr_t)p - 1, 2, PROT_READ),
+	CU_ASSERT_EQUAL(rds_mem_check(NULL, (uintptr_t)p - 1, 2, PROT_READ),
 			-EFAULT);
-	CU_ASSERT_EQUAL(rds_mem_check(0, (uintptr_t)p + 4 * PG - 1, 2,
+	CU_ASSERT_EQUAL(rds_mem_check(NULL, (uintptr_t)p + 4 * PG - 1, 2,
 				      PROT_READ | PROT_WRITE), -EFAULT);
-	CU_ASSERT_EQUAL(rds_mem_check(0, (uintptr_t)p, 0, PROT_READ), 0);
-	CU_ASSERT_EQUAL(rds_mem_check(0, 0, 1, PROT_READ), -EFAULT);
-	CU_ASSERT_EQUAL(rds_mem_check(0, UINTPTR_MAX - 10, 100, PROT_READ),
+	CU_ASSERT_EQUAL(rds_mem_check(NULL, (uintptr_t)p, 0, PROT_READ), 0);
+	CU_ASSERT_EQUAL(rds_mem_check(NULL, 0, 1, PROT_READ), -EFAULT);
+	CU_ASSERT_EQUAL(rds_mem_check(NULL, UINTPTR_MAX - 10, 100, PROT_READ),
 			-EFAULT);
-	CU_ASSERT_EQUAL(rds_mem_check(0, (uintptr_t)0xffff888000000000ULL,
+	CU_ASSERT_EQUAL(rds_mem_check(NULL, (uintptr_t)0xffff888000000000ULL,
 				      PG, PROT_READ), -EFAULT);
 	/* Read-only pages: readable, not writable; a write-only ask means
 	 * read as well. */
 	CU_ASSERT_FATAL(mprotect(p + PG, PG, PROT_READ) == 0);
-	CU_ASSERT_EQUAL(rds_mem_check(0, (uintptr_t)p, 4 * PG, PROT_READ), 0);
-	CU_ASSERT_EQUAL(rds_mem_check(0, (uintptr_t)p, 4 * PG,
+	CU_ASSERT_EQUAL(rds_mem_check(NULL, (uintptr_t)p, 4 * PG, PROT_READ), 0);
+	CU_ASSERT_EQUAL(rds_mem_check(NULL, (uintptr_t)p, 4 * PG,
 				      PROT_READ | PROT_WRITE), -EFAULT);
-	CU_ASSERT_EQUAL(rds_mem_check(0, (uintptr_t)p + PG + 5, 1,
+	CU_ASSERT_EQUAL(rds_mem_check(NULL, (uintptr_t)p + PG + 5, 1,
 				      PROT_WRITE), -EFAULT);
-	CU_ASSERT_EQUAL(rds_mem_check(0, (uintptr_t)p + 2 * PG, 2 * PG,
+	CU_ASSERT_EQUAL(rds_mem_check(NULL, (uintptr_t)p + 2 * PG, 2 * PG,
 				      PROT_READ | PROT_WRITE), 0);
 	/* Several mappings side by side count as one range (p + PG has
 	 * its own VMA now); a hole does not. */
-	CU_ASSERT_EQUAL(rds_mem_check(0, (uintptr_t)p + PG, 3 * PG,
+	CU_ASSERT_EQUAL(rds_mem_check(NULL, (uintptr_t)p + PG, 3 * PG,
 				      PROT_READ), 0);
 	CU_ASSERT_FATAL(munmap(p + 2 * PG, PG) == 0);
-	CU_ASSERT_EQUAL(rds_mem_check(0, (uintptr_t)p + PG, 3 * PG,
+	CU_ASSERT_EQUAL(rds_mem_check(NULL, (uintptr_t)p + PG, 3 * PG,
 				      PROT_READ), -EFAULT);
-	CU_ASSERT_EQUAL(rds_mem_check(0, (uintptr_t)p + 3 * PG - 1, 2,
+	CU_ASSERT_EQUAL(rds_mem_check(NULL, (uintptr_t)p + 3 * PG - 1, 2,
 				      PROT_READ | PROT_WRITE), -EFAULT);
 
 	/* A shared file mapping past the end of its file: the maps say
@@ -228,11 +242,11 @@ mem_check_cases(void)
 	CU_ASSERT_FATAL(ftruncate(fd, PG) == 0);
 	q = mmap(NULL, 3 * PG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	CU_ASSERT_FATAL(q != MAP_FAILED);
-	CU_ASSERT_EQUAL(rds_mem_check(0, (uintptr_t)q, PG,
+	CU_ASSERT_EQUAL(rds_mem_check(NULL, (uintptr_t)q, PG,
 				      PROT_READ | PROT_WRITE), 0);
-	CU_ASSERT_EQUAL(rds_mem_check(0, (uintptr_t)q, 2 * PG,
+	CU_ASSERT_EQUAL(rds_mem_check(NULL, (uintptr_t)q, 2 * PG,
 				      PROT_READ | PROT_WRITE), -EFAULT);
-	CU_ASSERT_EQUAL(rds_mem_check(0, (uintptr_t)q + 2 * PG, 1,
+	CU_ASSERT_EQUAL(rds_mem_check(NULL, (uintptr_t)q + 2 * PG, 1,
 				      PROT_READ), -EFAULT);
 	munmap(q, 3 * PG);
 	close(fd);
@@ -246,29 +260,91 @@ mem_check_cases(void)
 		pause();
 		_exit(0);
 	}
+	cx = xmem_of(child);
 	{
 		uint64_t t0 = rds_test_now_ns();
 
 		/* Until the child unmapped its page. */
-		while (rds_mem_check(child, (uintptr_t)p + 3 * PG, PG,
+		while (rds_mem_check(cx, (uintptr_t)p + 3 * PG, PG,
 				     PROT_READ) == 0 &&
 		       rds_test_now_ns() - t0 < 5000000000ULL)
 			rds_test_usleep(1000);
 	}
-	CU_ASSERT_EQUAL(rds_mem_check(child, (uintptr_t)p, PG,
+	CU_ASSERT_EQUAL(rds_mem_check(cx, (uintptr_t)p, PG,
 				      PROT_READ | PROT_WRITE), 0);
-	CU_ASSERT_EQUAL(rds_mem_check(child, (uintptr_t)p + PG, PG,
+	CU_ASSERT_EQUAL(rds_mem_check(cx, (uintptr_t)p + PG, PG,
 				      PROT_READ | PROT_WRITE), -EFAULT);
-	CU_ASSERT_EQUAL(rds_mem_check(child, (uintptr_t)p + 3 * PG, PG,
+	CU_ASSERT_EQUAL(rds_mem_check(cx, (uintptr_t)p + 3 * PG, PG,
 				      PROT_READ), -EFAULT);
-	CU_ASSERT_EQUAL(rds_mem_check(0, (uintptr_t)p + 3 * PG, PG,
+	CU_ASSERT_EQUAL(rds_mem_check(NULL, (uintptr_t)p + 3 * PG, PG,
 				      PROT_READ | PROT_WRITE), 0);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
-	CU_ASSERT_EQUAL(rds_mem_check(child, (uintptr_t)p, PG, PROT_READ),
+	CU_ASSERT_EQUAL(rds_mem_check(cx, (uintptr_t)p, PG, PROT_READ),
 			-ESRCH);
-	CU_ASSERT_EQUAL(rds_mem_check(child, (uintptr_t)p, PG,
+	CU_ASSERT_EQUAL(rds_mem_check(cx, (uintptr_t)p, PG,
 				      PROT_READ | PROT_WRITE), -ESRCH);
+	rds_xmem_put(cx);
+
+	/* A pid the engine cannot see (SO_PEERCRED's 0): nothing. */
+	cx = rds_xmem_open(0, -1, geteuid(), getegid());
+	CU_ASSERT_FATAL(cx != NULL);
+	CU_ASSERT_EQUAL(rds_xmem_usable(cx), EPERM);
+	CU_ASSERT_EQUAL(rds_mem_check(cx, (uintptr_t)p, PG, PROT_READ),
+			-EPERM);
+	CU_ASSERT_EQUAL(rds_xmem_read(cx, &b, (uintptr_t)p, 1), -EPERM);
+	rds_xmem_put(cx);
+
+	/* A child that execs: the address space it had is gone, and the
+	 * new program's is never reached (any program, set-id or not). */
+	{
+		int sync[2];
+		char c;
+
+		CU_ASSERT_FATAL(pipe(sync) == 0);
+		child = fork();
+		CU_ASSERT_FATAL(child >= 0);
+		if (child == 0) {
+			char *args[] = { (char *)"sleep", (char *)"30", NULL };
+
+			close(sync[1]);
+			if (read(sync[0], &c, 1) != 1)
+				_exit(1);
+			execvp("sleep", args);
+			_exit(1);
+		}
+		close(sync[0]);
+		cx = xmem_of(child);
+		CU_ASSERT_EQUAL(rds_xmem_read(cx, &b, (uintptr_t)p, 1), 0);
+		CU_ASSERT_EQUAL(rds_mem_check(cx, (uintptr_t)p, PG,
+					      PROT_READ), 0);
+		CU_ASSERT_FATAL(write(sync[1], "x", 1) == 1);
+		close(sync[1]);
+		{
+			uint64_t t0 = rds_test_now_ns();
+
+			/* Until the exec happened. */
+			while (rds_xmem_read(cx, &b, (uintptr_t)p, 1) == 0 &&
+			       rds_test_now_ns() - t0 < 5000000000ULL)
+				rds_test_usleep(1000);
+		}
+		CU_ASSERT_EQUAL(rds_xmem_read(cx, &b, (uintptr_t)p, 1),
+				-EFAULT);
+		CU_ASSERT_EQUAL(rds_xmem_write(cx, (uintptr_t)p, &b, 1),
+				-EFAULT);
+		CU_ASSERT_EQUAL(rds_mem_check(cx, (uintptr_t)p, PG,
+					      PROT_READ), -ESRCH);
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		rds_xmem_put(cx);
+	}
+	/* Revoked (the client went): nothing, though it is alive. */
+	cx = xmem_of(getpid());
+	rds_xmem_revoke(cx);
+	CU_ASSERT_EQUAL(rds_xmem_read(cx, &b, (uintptr_t)p, 1), -EFAULT);
+	CU_ASSERT_EQUAL(rds_mem_check(cx, (uintptr_t)p, PG, PROT_READ),
+			-ESRCH);
+	rds_xmem_put(cx);
 	munmap(map, 6 * PG);
 }
 
@@ -291,6 +367,7 @@ mem_check_iov_cases(void)
 	uint8_t *p, *snap;
 	void *map;
 	pid_t child;
+	struct rds_xmem *cx;
 
 	p = guarded(4, &map);
 	snap = malloc(4 * PG);
@@ -303,30 +380,30 @@ mem_check_iov_cases(void)
 	iov[1].iov_len = 1;
 	iov[2].iov_base = NULL;
 	iov[2].iov_len = 0;
-	CU_ASSERT_EQUAL(rds_mem_check_iov(0, iov, 3, PROT_WRITE), 0);
-	CU_ASSERT_EQUAL(rds_mem_check_iov(0, iov, 3, PROT_READ), 0);
-	CU_ASSERT_EQUAL(rds_mem_check_iov(0, iov, 0, PROT_WRITE), 0);
+	CU_ASSERT_EQUAL(rds_mem_check_iov(NULL, iov, 3, PROT_WRITE), 0);
+	CU_ASSERT_EQUAL(rds_mem_check_iov(NULL, iov, 3, PROT_READ), 0);
+	CU_ASSERT_EQUAL(rds_mem_check_iov(NULL, iov, 0, PROT_WRITE), 0);
 	/* The probes changed nothing. */
 	CU_ASSERT(memcmp(snap, p, 4 * PG) == 0);
 	/* One byte too far, into the guard; NULL with a length; wrap. */
 	iov[1].iov_len = 2;
-	CU_ASSERT_EQUAL(rds_mem_check_iov(0, iov, 2, PROT_READ), -EFAULT);
-	CU_ASSERT_EQUAL(rds_mem_check_iov(0, iov, 2, PROT_WRITE), -EFAULT);
+	CU_ASSERT_EQUAL(rds_mem_check_iov(NULL, iov, 2, PROT_READ), -EFAULT);
+	CU_ASSERT_EQUAL(rds_mem_check_iov(NULL, iov, 2, PROT_WRITE), -EFAULT);
 	iov[1].iov_len = 1;
 	iov[2].iov_len = 1;
-	CU_ASSERT_EQUAL(rds_mem_check_iov(0, iov, 3, PROT_READ), -EFAULT);
+	CU_ASSERT_EQUAL(rds_mem_check_iov(NULL, iov, 3, PROT_READ), -EFAULT);
 	iov[2].iov_base = (void *)(UINTPTR_MAX - 2);
 	iov[2].iov_len = 8;
-	CU_ASSERT_EQUAL(rds_mem_check_iov(0, iov, 3, PROT_READ), -EFAULT);
+	CU_ASSERT_EQUAL(rds_mem_check_iov(NULL, iov, 3, PROT_READ), -EFAULT);
 	/* Read-only pages: a source, not a destination. */
 	CU_ASSERT_FATAL(mprotect(p + 2 * PG, PG, PROT_READ) == 0);
-	CU_ASSERT_EQUAL(rds_mem_check_iov(0, iov, 2, PROT_READ), 0);
-	CU_ASSERT_EQUAL(rds_mem_check_iov(0, iov, 2, PROT_WRITE), -EFAULT);
+	CU_ASSERT_EQUAL(rds_mem_check_iov(NULL, iov, 2, PROT_READ), 0);
+	CU_ASSERT_EQUAL(rds_mem_check_iov(NULL, iov, 2, PROT_WRITE), -EFAULT);
 	iov[0].iov_base = p + 3 * PG - 8;
 	iov[0].iov_len = 8;
-	CU_ASSERT_EQUAL(rds_mem_check_iov(0, iov, 1, PROT_WRITE), -EFAULT);
+	CU_ASSERT_EQUAL(rds_mem_check_iov(NULL, iov, 1, PROT_WRITE), -EFAULT);
 	iov[0].iov_base = p + 3 * PG;
-	CU_ASSERT_EQUAL(rds_mem_check_iov(0, iov, 1, PROT_WRITE), 0);
+	CU_ASSERT_EQUAL(rds_mem_check_iov(NULL, iov, 1, PROT_WRITE), 0);
 	CU_ASSERT(memcmp(snap, p, 4 * PG) == 0);
 	/* More probes than one batch (600 one-byte elements, one a page). */
 	{
@@ -341,11 +418,11 @@ mem_check_iov_cases(void)
 			v[i].iov_base = big + (size_t)i * PG + i % 4000;
 			v[i].iov_len = 1;
 		}
-		CU_ASSERT_EQUAL(rds_mem_check_iov(0, v, 600, PROT_WRITE), 0);
+		CU_ASSERT_EQUAL(rds_mem_check_iov(NULL, v, 600, PROT_WRITE), 0);
 		v[599].iov_base = big + 600 * PG;	/* the guard */
-		CU_ASSERT_EQUAL(rds_mem_check_iov(0, v, 600, PROT_WRITE),
+		CU_ASSERT_EQUAL(rds_mem_check_iov(NULL, v, 600, PROT_WRITE),
 				-EFAULT);
-		CU_ASSERT_EQUAL(rds_mem_check_iov(0, v, 600, PROT_READ),
+		CU_ASSERT_EQUAL(rds_mem_check_iov(NULL, v, 600, PROT_READ),
 				-EFAULT);
 		munmap(bmap, 602 * PG);
 		free(v);
@@ -358,18 +435,20 @@ mem_check_iov_cases(void)
 		pause();
 		_exit(0);
 	}
+	cx = xmem_of(child);
 	iov[0].iov_base = p;
 	iov[0].iov_len = 2 * PG;
-	CU_ASSERT_EQUAL(rds_mem_check_iov(child, iov, 1, PROT_WRITE), 0);
+	CU_ASSERT_EQUAL(rds_mem_check_iov(cx, iov, 1, PROT_WRITE), 0);
 	iov[0].iov_len = 3 * PG;
-	CU_ASSERT_EQUAL(rds_mem_check_iov(child, iov, 1, PROT_READ), 0);
-	CU_ASSERT_EQUAL(rds_mem_check_iov(child, iov, 1, PROT_WRITE), -EFAULT);
+	CU_ASSERT_EQUAL(rds_mem_check_iov(cx, iov, 1, PROT_READ), 0);
+	CU_ASSERT_EQUAL(rds_mem_check_iov(cx, iov, 1, PROT_WRITE), -EFAULT);
 	iov[0].iov_base = p - PG;
-	CU_ASSERT_EQUAL(rds_mem_check_iov(child, iov, 1, PROT_READ), -EFAULT);
+	CU_ASSERT_EQUAL(rds_mem_check_iov(cx, iov, 1, PROT_READ), -EFAULT);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 	iov[0].iov_base = p;
-	CU_ASSERT_EQUAL(rds_mem_check_iov(child, iov, 1, PROT_READ), -ESRCH);
+	CU_ASSERT_EQUAL(rds_mem_check_iov(cx, iov, 1, PROT_READ), -ESRCH);
+	rds_xmem_put(cx);
 	CU_ASSERT(memcmp(snap, p, 4 * PG) == 0);
 	free(snap);
 	munmap(map, 6 * PG);
@@ -439,9 +518,9 @@ cost(int kind, uint8_t *buf, size_t len, int prot, unsigned int runs)
 	for (i = 0; i < runs; i++) {
 		t0 = rte_rdtsc_precise();
 		if (kind)
-			r |= rds_mem_check_iov(0, &iov, 1, prot);
+			r |= rds_mem_check_iov(NULL, &iov, 1, prot);
 		else
-			r |= rds_mem_check(0, (uintptr_t)buf, len, prot);
+			r |= rds_mem_check(NULL, (uintptr_t)buf, len, prot);
 		t[i] = rte_rdtsc_precise() - t0;
 	}
 	CU_ASSERT_EQUAL(r, 0);
@@ -518,7 +597,7 @@ test_cost(void)
 			rds_mem_check_force_probe(mode == 1);
 			for (i = 0; i < RTE_DIM(t); i++) {
 				t0 = rte_rdtsc_precise();
-				r |= rds_mem_check_iov(0, v, 1024, PROT_WRITE);
+				r |= rds_mem_check_iov(NULL, v, 1024, PROT_WRITE);
 				t[i] = rte_rdtsc_precise() - t0;
 			}
 			qsort(t, RTE_DIM(t), sizeof(t[0]), cmp_u64);
