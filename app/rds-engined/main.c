@@ -9,7 +9,8 @@
  *   rds-engined [EAL args] -- --addr IP=transport[,key=value...] ...
  *               [--listen PATH] [--daemon] [--group NAME] [--mode OCTAL]
  *               [--idle busy|pause|yield|sleep] [--region-mb N]
- *               [--max-clients N] [--pid-file PATH]
+ *               [--max-clients N] [--max-clients-per-uid N]
+ *               [--keep-mb N] [--pid-file PATH]
  *
  * Engines: one per worker lcore of -l; with only the main lcore, one
  * engine runs inline on the main thread, which then serves the socket
@@ -27,6 +28,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <net/if.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <rte_cycles.h>
@@ -52,6 +54,20 @@ on_signal(int sig)
 	stop_now = 1;
 }
 
+/* Every client socket holds a descriptor of ours (its wake-up pair) and
+ * every client two more: as many as the hard limit allows. */
+static void
+raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+			perror("setrlimit(RLIMIT_NOFILE)");
+	}
+}
+
 static void
 usage(const char *prog)
 {
@@ -69,6 +85,10 @@ usage(const char *prog)
 	       "                     (default), sleep\n"
 	       "  --region-mb N      shared region per client (default 32)\n"
 	       "  --max-clients N    clients at once (default 256)\n"
+	       "  --max-clients-per-uid N  clients of one user at once\n"
+	       "                     (default 64)\n"
+	       "  --keep-mb N        messages kept for a client that does\n"
+	       "                     not read, in MiB (default 64)\n"
 	       "  --help\n", prog, RTE_RDS_ENGINE_PATH);
 }
 
@@ -157,6 +177,8 @@ main(int argc, char **argv)
 		{ "idle", required_argument, NULL, 'i' },
 		{ "region-mb", required_argument, NULL, 'r' },
 		{ "max-clients", required_argument, NULL, 'c' },
+		{ "max-clients-per-uid", required_argument, NULL, 'u' },
+		{ "keep-mb", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -246,6 +268,23 @@ main(int argc, char **argv)
 					return 1;
 				}
 				break;
+			case 'u':
+			case 'k': {
+				unsigned long v = strtoul(optarg, &end, 10);
+
+				if (*end != '\0' || v == 0 || v > UINT32_MAX) {
+					fprintf(stderr, "bad --%s %s\n",
+						opt == 'u' ?
+						"max-clients-per-uid" :
+						"keep-mb", optarg);
+					return 1;
+				}
+				if (opt == 'u')
+					sc.max_clients_per_uid = (uint32_t)v;
+				else
+					sc.keep_mb = (uint32_t)v;
+				break;
+			}
 			case 'h':
 				usage(argv[0]);
 				return 0;
@@ -273,6 +312,7 @@ main(int argc, char **argv)
 		perror("daemon");
 		return 1;
 	}
+	raise_fd_limit();
 	eal_argc = dd;
 	ret = rte_eal_init(eal_argc, argv);
 	if (ret < 0) {

@@ -40,10 +40,12 @@ rds_rdma_args_parse(struct rds_rdma_op *op, const struct rds_rdma_args *a)
 		copy = malloc(sizeof(*copy) * a->nr_local);
 		if (copy == NULL)
 			return -ENOMEM;
-		if (rds_xmem_read(op->mem, copy, (uintptr_t)vec,
-				  sizeof(*copy) * a->nr_local) != 0) {
+		ret = rds_xmem_read(op->mem, copy, (uintptr_t)vec,
+				    sizeof(*copy) * a->nr_local);
+		if (ret != 0) {
 			free(copy);
-			return -EFAULT;
+			/* EPERM: the engine may not reach its memory. */
+			return ret == -EPERM ? -EPERM : -EFAULT;
 		}
 		vec = copy;
 	}
@@ -94,10 +96,11 @@ rds_rdma_args_parse(struct rds_rdma_op *op, const struct rds_rdma_args *a)
 		if (op->data == NULL)
 			return -ENOMEM;
 		for (i = 0, off = 0; i < a->nr_local; i++) {
-			if (rds_xmem_read(op->mem, op->data + off,
-					  (uintptr_t)op->local[i].iov_base,
-					  op->local[i].iov_len) != 0)
-				return -EFAULT;
+			ret = rds_xmem_read(op->mem, op->data + off,
+					    (uintptr_t)op->local[i].iov_base,
+					    op->local[i].iov_len);
+			if (ret != 0)
+				return ret == -EPERM ? -EPERM : -EFAULT;
 			off += op->local[i].iov_len;
 		}
 	}

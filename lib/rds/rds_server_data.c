@@ -109,7 +109,11 @@ rds_srv_ovf_add(struct rds_client *cl, struct rds_srv_sock *ss)
 
 /*
  * A message for a client socket (rds_recv_deliver, on any engine): into
- * its region, or kept in order until the client makes room. What is kept
+ * its region, or kept in order until the client makes room. It counts
+ * against the socket's receive buffer (its congestion) at its payload,
+ * but at least RDS_SRV_MSG_COST: a flood of zero-length messages to a
+ * client that does not read congests it as a flood of data would (where
+ * the kernel lets such messages pile up). What is kept
  * for one client is bounded (keep_max, zero-length messages counted at
  * what they cost): past it the delivery is refused (-ENOMEM) as a full
  * receive queue of a socket of the engine's own is, so that the sender's
@@ -122,7 +126,7 @@ rds_server_deliver(struct rds_engine *e, struct rds_sock *rs,
 {
 	struct rds_srv_sock *ss = rs->client_sock;
 	struct rds_client *cl = rs->client;
-	int64_t len = (int64_t)m->len;
+	int64_t len = rds_srv_rcv_charge(m->len);
 
 	__atomic_fetch_add(&rs->rcv_bytes, len, __ATOMIC_RELEASE);
 	rte_spinlock_lock(&cl->rx_lock);
@@ -131,8 +135,9 @@ rds_server_deliver(struct rds_engine *e, struct rds_sock *rs,
 			rte_spinlock_unlock(&cl->rx_lock);
 			__atomic_fetch_sub(&rs->rcv_bytes, len,
 					   __ATOMIC_RELEASE);
-			if (__atomic_fetch_add(&rds_srv->kept_refused, 1,
-					       __ATOMIC_RELAXED) % 1024 == 0)
+			__atomic_fetch_add(&rds_srv->kept_refused, 1,
+					   __ATOMIC_RELAXED);
+			if (rds_srv_log_due(&cl->kept_logged))
 				RDS_LOG(WARNING, "client pid %d keeps %" PRIu64
 					" bytes of messages it does not read: "
 					"refusing more", (int)cl->pid,
@@ -312,7 +317,7 @@ rds_srv_rx_back(struct rds_client *cl, uint64_t off)
 	ss = &cl->socks[idx];
 	if (ss->rs != NULL && (ss->gen & 0xffff) == (own >> 16)) {
 		__atomic_fetch_sub(&ss->rs->rcv_bytes,
-				   (int64_t)cl->rx_len[c][slot],
+				   rds_srv_rcv_charge(cl->rx_len[c][slot]),
 				   __ATOMIC_RELEASE);
 		if (__atomic_load_n(&ss->rs->congested, __ATOMIC_ACQUIRE))
 			rds_cong_sock_check(ss->rs);
@@ -360,56 +365,96 @@ rds_srv_tx_back_flush(struct rds_client *cl)
 	}
 }
 
-/* One request of a client socket: check it, copy it into a message of
- * ours, send it as the socket would. false: stop (throttled). */
+/*
+ * Is a client socket's send buffer full (twice what it was set to, as a
+ * local socket's may hold before sendmsg waits)? Every message counts
+ * what it costs the engine at least (RDS_SRV_MSG_COST), so that a flood
+ * of zero-length messages fills it too: the engine holds no more of a
+ * client's messages than its send buffers allow.
+ */
+static inline bool
+rds_srv_sock_full(const struct rds_sock *rs)
+{
+	return __atomic_load_n(&rs->snd_bytes, __ATOMIC_ACQUIRE) +
+	       (int64_t)__atomic_load_n(&rs->snd_msgs, __ATOMIC_ACQUIRE) *
+	       RDS_SRV_MSG_COST >= 2 * (int64_t)rs->sndbuf;
+}
+
+/* A client socket's next request, looked at without taking it: 1 with
+ * its TX buffer's offset, class and slot and one copy of its header (the
+ * client may change the buffer meanwhile: only the copy is used), 0 when
+ * there is none, -1 when it breaks the protocol (reported). */
+static int
+rds_srv_next(struct rds_client *cl, struct rds_srv_sock *ss,
+	     struct rds_srv_req *rq)
+{
+	int r = rds_xring_peek(&ss->req, &rq->off);
+
+	if (r <= 0) {
+		if (r < 0)
+			rds_client_violation(cl, "request ring overrun");
+		return r < 0 ? -1 : 0;
+	}
+	if (rds_region_slot(&cl->lay, RDS_POOL_TX, rq->off, &rq->slot) < 0) {
+		rds_client_violation(cl, "TX offset outside its pool");
+		return -1;
+	}
+	if (rds_srv_tx_own(cl, rq->off, &rq->c, &rq->slot) != 0) {
+		rds_client_violation(cl, "a TX buffer handed over twice, or "
+				     "before it was taken back");
+		return -1;
+	}
+	memcpy(&rq->h, cl->base + rq->off, sizeof(rq->h));
+	if (rq->h.len > rds_region_class_size[rq->c] - RDS_CBUF_HDR ||
+	    rq->h.len > RDS_MAX_MSG_SIZE || rq->h.ctl_len != 0) {
+		rds_client_violation(cl, "TX buffer with a bad length");
+		return -1;
+	}
+	return 1;
+}
+
+/* The congestion map of a request's destination (one socket's last one
+ * is kept), or NULL: no such address. */
+static struct rds_cong_map *
+rds_srv_fcong(struct rds_srv_sock *ss, uint32_t addr)
+{
+	struct rds_cong_map *fc = ss->last_fcong;
+	struct in6_addr faddr;
+
+	rds_addr_from_v4(&faddr, addr);
+	if (fc == NULL || !rds_addr_eq(&fc->addr, &faddr)) {
+		fc = rds_cong_map_get(&faddr);
+		ss->last_fcong = fc;
+	}
+	return fc;
+}
+
+/* One request of a client socket (rds_srv_next's, taken off its ring):
+ * copy it into a message of ours, send it as the socket would. false:
+ * stop (throttled). */
 static bool
 rds_srv_take(struct rds_engine *e, struct rds_client *cl,
-	     struct rds_srv_sock *ss, uint64_t off)
+	     struct rds_srv_sock *ss, const struct rds_srv_req *rq)
 {
 	struct rds_sock *rs = ss->rs;
-	const struct rds_cbuf *b;
-	struct rds_cbuf h;
+	const struct rds_cbuf *h = &rq->h;
 	struct rds_cong_map *fc;
 	struct in6_addr faddr;
 	struct rds_msg *m;
-	uint32_t slot;
 	uint8_t trans_id;
-	unsigned int c;
 
-	if (rds_region_slot(&cl->lay, RDS_POOL_TX, off, &slot) < 0) {
-		rds_client_violation(cl, "TX offset outside its pool");
-		return false;
-	}
-	if (rds_srv_tx_own(cl, off, &c, &slot) != 0) {
-		rds_client_violation(cl, "a TX buffer handed over twice, or "
-				     "before it was taken back");
-		return false;
-	}
-	b = (const void *)(cl->base + off);
-	/* One copy of the header: the client may change it meanwhile. */
-	memcpy(&h, b, sizeof(h));
-	if (h.len > rds_region_class_size[c] - RDS_CBUF_HDR ||
-	    h.len > RDS_MAX_MSG_SIZE || h.ctl_len != 0) {
-		rds_client_violation(cl, "TX buffer with a bad length");
-		rds_srv_tx_back(cl, off, c, slot);
-		return false;
-	}
-	m = rds_msg_alloc(h.len);
-	if (m != NULL && h.len != 0)
-		memcpy(m->buf, (const uint8_t *)b + RDS_CBUF_HDR, h.len);
-	rds_srv_tx_back(cl, off, c, slot);
+	m = rds_msg_alloc(h->len);
+	if (m != NULL && h->len != 0)
+		memcpy(m->buf, cl->base + rq->off + RDS_CBUF_HDR, h->len);
+	rds_srv_tx_back(cl, rq->off, rq->c, rq->slot);
 	if (m == NULL) {
 		/* The client's call returned already: lost, and counted. */
 		rds_stat_inc(e, s_send_drop_nomem);
 		return true;
 	}
 	cl->msgs_in++;
-	rds_addr_from_v4(&faddr, h.addr);
-	fc = ss->last_fcong;
-	if (fc == NULL || !rds_addr_eq(&fc->addr, &faddr)) {
-		fc = rds_cong_map_get(&faddr);
-		ss->last_fcong = fc;
-	}
+	rds_addr_from_v4(&faddr, h->addr);
+	fc = rds_srv_fcong(ss, h->addr);
 	if (fc == NULL || !rs->bound) {
 		rds_msg_free(m);
 		return true;
@@ -433,48 +478,51 @@ rds_srv_take(struct rds_engine *e, struct rds_client *cl,
 	m->laddr = rs->bound_addr;
 	m->faddr = faddr;
 	m->sport = rs->bound_port;
-	m->dport = h.port;
+	m->dport = h->port;
 	m->trans_id = trans_id;
 	m->eng = (uint8_t)rds_conn_engine_of_hash(rs->la->cong->hash,
 						  fc->hash);
-	if (__atomic_add_fetch(&rs->snd_bytes, (int64_t)h.len,
+	if (__atomic_add_fetch(&rs->snd_bytes, (int64_t)h->len,
 			       __ATOMIC_ACQ_REL) >= (int64_t)rs->sndbuf / 2)
 		m->h_flags = RDS_FLAG_ACK_REQUIRED;
 	__atomic_fetch_add(&rs->snd_msgs, 1, __ATOMIC_ACQ_REL);
 	rds_send_request(e, rs, m);
 	/* A client over twice its send buffer waits for its ACKs. */
-	return __atomic_load_n(&rs->snd_bytes, __ATOMIC_ACQUIRE) <
-	       2 * (int64_t)rs->sndbuf;
+	return !rds_srv_sock_full(rs);
 }
 
 unsigned int
 rds_srv_drain(struct rds_engine *e, struct rds_client *cl,
 	      struct rds_srv_sock *ss)
 {
+	struct rds_cong_map *fc;
+	struct rds_srv_req rq;
 	unsigned int n = 0;
-	uint64_t off;
 	int r;
 
 	ss->throttled = false;
 	if (ss->rs == NULL)
 		return 0;
 	/* The congestion of the destination is waited for here: a
-	 * client's send never fails with ENOBUFS (rte_rds_attach.h). */
+	 * client's send never fails with ENOBUFS (rte_rds_attach.h). The
+	 * socket's later requests wait behind it, as behind a blocking
+	 * sendmsg. */
 	for (;;) {
-		if (__atomic_load_n(&ss->rs->snd_bytes, __ATOMIC_ACQUIRE) >=
-		    2 * (int64_t)ss->rs->sndbuf) {
+		if (rds_srv_sock_full(ss->rs)) {
 			ss->throttled = true;
 			break;
 		}
-		r = rds_xring_get(&ss->req, &off);
-		if (r == 0)
+		r = rds_srv_next(cl, ss, &rq);
+		if (r <= 0)
 			break;
-		if (r < 0) {
-			rds_client_violation(cl, "request ring overrun");
+		fc = rds_srv_fcong(ss, rq.h.addr);
+		if (fc != NULL && rds_cong_test(fc, rq.h.port)) {
+			ss->throttled = true;
 			break;
 		}
+		rds_xring_skip(&ss->req);
 		n++;
-		if (!rds_srv_take(e, cl, ss, off)) {
+		if (!rds_srv_take(e, cl, ss, &rq)) {
 			ss->throttled = !__atomic_load_n(&cl->bad,
 							 __ATOMIC_ACQUIRE);
 			break;
@@ -545,9 +593,7 @@ rds_srv_service_one(struct rds_engine *e, struct rds_client *cl)
 	/* Sockets that waited for their ACKs. */
 	for (i = 0; i < cl->lay.nb_socks; i++)
 		if (cl->socks[i].throttled && cl->socks[i].rs != NULL &&
-		    __atomic_load_n(&cl->socks[i].rs->snd_bytes,
-				    __ATOMIC_ACQUIRE) <
-		    2 * (int64_t)cl->socks[i].rs->sndbuf)
+		    !rds_srv_sock_full(cl->socks[i].rs))
 			work += rds_srv_drain(e, cl, &cl->socks[i]);
 	return work;
 }

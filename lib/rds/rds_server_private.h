@@ -26,6 +26,8 @@
 					 * its next request is read */
 #define RDS_SRV_CALLS_PER_POLL 16	/* requests of one client a poll */
 #define RDS_SRV_INFO_MAX (256u << 20)	/* an RDS_INFO answer, at most */
+#define RDS_SRV_MSG_COST 256		/* a message's least weight in a
+					 * client's send buffer */
 
 /* A TX buffer slot: whose it is (the engine's own record; a buffer
  * handed over while it is not the client's breaks the protocol). */
@@ -33,6 +35,14 @@ enum {
 	RDS_TXB_CLIENT = 0,		/* the client's */
 	RDS_TXB_BACK,			/* given back, not yet taken off txfree
 					 * by the client */
+};
+
+/* A client's request, as the engine checked it (rds_server_data.c). */
+struct rds_srv_req {
+	uint64_t off;			/* its TX buffer */
+	unsigned int c;			/* class */
+	uint32_t slot;
+	struct rds_cbuf h;		/* the one copy of its header */
 };
 
 /* An answer waiting for room on a client's socket: a message (len bytes
@@ -100,6 +110,7 @@ struct rds_client {
 	uint32_t txfree_seen;		/* client's txfree consumer, as seen */
 	uint64_t kept_bytes;		/* in the sockets' ovf (rx_lock) */
 	uint64_t keep_max;
+	uint64_t kept_logged;		/* TSC of the last warning (atomic) */
 	TAILQ_HEAD(, rds_srv_sock) ovf_socks;	/* under rx_lock */
 	unsigned int engine;
 	uint32_t bad;			/* broke the protocol (atomic) */
@@ -168,6 +179,26 @@ rds_region_slot(const struct rds_region_layout *l, unsigned int p,
 /* rds_server.c: regions and clients */
 void rds_client_violation(struct rds_client *cl, const char *what);
 void rds_srv_sock_flush(struct rds_client *cl, struct rds_srv_sock *ss);
+
+/* A warning about a client that goes on misbehaving: at most once a
+ * second (*last: the TSC of the last one). */
+static inline bool
+rds_srv_log_due(uint64_t *last)
+{
+	uint64_t now = rte_rdtsc(), l = __atomic_load_n(last, __ATOMIC_RELAXED);
+
+	return now - l >= rte_get_tsc_hz() &&
+	       __atomic_compare_exchange_n(last, &l, now, false,
+					   __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* What a message of len bytes counts against a client socket's receive
+ * buffer (rds_server_deliver). */
+static inline int64_t
+rds_srv_rcv_charge(uint32_t len)
+{
+	return len > RDS_SRV_MSG_COST ? (int64_t)len : RDS_SRV_MSG_COST;
+}
 
 /* What a message kept for a client costs the engine (keep_max). */
 static inline uint64_t

@@ -21,17 +21,23 @@
  *
  * Differences from the sockets of the engine process itself:
  * - a send to a congested destination waits in the engine (no ENOBUFS;
- *   RDS_CONG_MONITOR is refused with ENOPROTOOPT);
+ *   RDS_CONG_MONITOR is refused with ENOPROTOOPT), and so do the
+ *   socket's later sends;
+ * - every message counts at least 256 bytes against the socket's send
+ *   and receive buffers (so that zero-length messages fill them too);
  * - RDMA: regions (RDS_GET_MR, RDMA_MAP) and the local vectors and
  *   atomic results of RDMA control messages are this process's memory,
- *   checked at the call and reached by the engine with
- *   process_vm_readv/writev (a region unmapped or a process gone ends
- *   the operation with REMOTE_ERROR, never a fault in the engine), on the
- *   loop and eth transports; on ib a NIC would have to reach it, and
- *   they are refused with EOPNOTSUPP; a send with RDMA control messages
- *   is made in the call (its errno is the kernel's); the engine must be
- *   allowed to ptrace the process (root, or the same user without a
- *   Yama restriction);
+ *   checked at the call, on the loop and eth transports; on ib a NIC
+ *   would have to reach it, and they are refused with EOPNOTSUPP. The
+ *   engine reaches that memory only with this process's own rights and
+ *   only in the address space it had when it attached (rds-engined(8),
+ *   "Trust"): after an exec, or when this process is not dumpable (it
+ *   changed its credentials: prctl(PR_SET_DUMPABLE, 1) makes it so
+ *   again) or its pid is not visible to the engine (another pid
+ *   namespace), they fail with ESRCH or EPERM; a region unmapped or a
+ *   process gone ends an operation with REMOTE_ERROR, never a fault in
+ *   the engine. A send with RDMA control messages is made in the call
+ *   (its errno is the kernel's);
  * - after fork(), the child cannot use the parent's sockets (EBADF): it
  *   attaches again by itself at its first rte_rds_socket() (the preload
  *   library does so);

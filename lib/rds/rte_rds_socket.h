@@ -306,10 +306,14 @@ int rte_rds_poll(struct rte_rds_pollfd *fds, unsigned int nfds,
 		 int timeout_ms);
 
 /**
- * File descriptor (an eventfd) that an application can add to its own
- * poll or epoll set. The engines write it only after rte_rds_event_arm()
- * asked for it, once per arming; read it (8 bytes) to reset it, then arm
- * again before waiting.
+ * File descriptor that an application can add to its own poll or epoll
+ * set: it polls readable when the engine signalled it, which the engines
+ * do only after rte_rds_event_arm() asked for it, once per arming. Read
+ * it without blocking until it has nothing more (EAGAIN) to reset it,
+ * then arm again before waiting. In the engine's process it is an
+ * eventfd; in an attached process (rte_rds_attach.h) one end of a
+ * SOCK_SEQPACKET pair the engine made (a byte a signal), which also
+ * hangs up (POLLHUP) when the engine goes.
  *
  * @param s
  *   Socket handle.

@@ -32,162 +32,60 @@
 
 #include <rte_common.h>
 
-#include "rds_region.h"
-#include "rds_xring.h"
 #include "rds_test.h"
 #include "mp_common.h"
+#include "mp_proto.h"
 
-static int fd = -1;
-static uint8_t *base;
-static struct rds_region_layout lay;
-
-static int
-call(struct rds_ctl_req *q, struct rds_ctl_resp *r, int pass, int *got)
-{
-	struct iovec iov = { .iov_base = q,
-		.iov_len = offsetof(struct rds_ctl_req, data) + q->len };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr a;
-	} u;
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *cm;
-
-	memset(&u, 0, sizeof(u));
-	if (pass >= 0) {
-		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof(u.buf);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &pass, sizeof(int));
-	}
-	if (sendmsg(fd, &mh, MSG_NOSIGNAL) < 0)
-		return -1;
-	iov.iov_base = r;
-	iov.iov_len = sizeof(*r);
-	mh.msg_control = u.buf;
-	mh.msg_controllen = sizeof(u.buf);
-	if (recvmsg(fd, &mh, 0) < (ssize_t)offsetof(struct rds_ctl_resp, data))
-		return -1;
-	if (got != NULL) {
-		*got = -1;
-		for (cm = CMSG_FIRSTHDR(&mh); cm != NULL;
-		     cm = CMSG_NXTHDR(&mh, cm))
-			if (cm->cmsg_type == SCM_RIGHTS)
-				memcpy(got, CMSG_DATA(cm), sizeof(int));
-	}
-	return r->ret;
-}
-
-static bool
-hung_up(int ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	char c;
-
-	if (poll(&p, 1, ms) <= 0)
-		return false;
-	if (p.revents & (POLLHUP | POLLERR))
-		return true;
-	return recv(fd, &c, 1, MSG_DONTWAIT) == 0;
-}
-
-static struct rds_xring_end
-end_of(uint64_t off, uint32_t size, bool producer)
-{
-	struct rds_xring_end x;
-
-	rds_xring_end_init(&x, (void *)(base + off), size, producer);
-	return x;
-}
+static struct mp_proto pr;
 
 int
 main(int argc, char **argv)
 {
 	static struct rds_ctl_req q;
 	static struct rds_ctl_resp r;
-	struct sockaddr_un sa;
-	struct rds_ctl_hello hello;
 	struct sockaddr_in sin;
 	struct rds_xring_end req, bell, rxr, rxfree;
+	struct rds_region_layout lay;
 	const char *mode;
 	uint64_t size, off, v;
+	uint8_t *base;
 	unsigned int id, i;
-	int memfd, efd, bellno;
+	int wake, bellno;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc != 4)
 		return 1;
 	mode = argv[2];
 	id = (unsigned int)atoi(argv[3]);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", argv[1]);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		perror("connect");
+	if (mp_proto_attach(&pr, argv[1]) != 0) {
+		perror("attach");
 		return 1;
 	}
-	hello.magic = RDS_REGION_MAGIC;
-	hello.version = RDS_REGION_VERSION;
-	hello.pid = getpid();
-	if (send(fd, &hello, sizeof(hello), 0) != sizeof(hello))
-		return 1;
-	{
-		struct iovec iov = { .iov_base = &r, .iov_len = sizeof(r) };
-		union {
-			char buf[CMSG_SPACE(sizeof(int))];
-			struct cmsghdr a;
-		} u;
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			.msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
-
-		if (recvmsg(fd, &mh, 0) <= 0 || CMSG_FIRSTHDR(&mh) == NULL)
-			return 1;
-		memcpy(&memfd, CMSG_DATA(CMSG_FIRSTHDR(&mh)), sizeof(int));
-		memcpy(&size, r.data, sizeof(size));
-	}
-	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
-	if (base == MAP_FAILED)
-		return 1;
-	lay = ((struct rds_region_hdr *)(void *)base)->lay;
+	base = pr.base;
+	size = pr.size;
+	lay = pr.lay;
 	if (strcmp(mode, "call") == 0) {
 		memset(&q, 0, sizeof(q));
 		q.op = 999;
-		call(&q, &r, -1, NULL);
+		mp_proto_call(&pr, &q, &r, NULL);
 		goto wait;
 	}
-	memset(&q, 0, sizeof(q));
-	q.op = RDS_CTL_SOCKET;
-	q.handle = 0;
-	if (call(&q, &r, -1, &efd) < 0) {
-		printf("socket refused\n");
-		return 1;
-	}
 	sin = mp_sin(id);
-	memset(&q, 0, sizeof(q));
-	q.op = RDS_CTL_BIND;
-	q.handle = 0;
-	q.len = sizeof(sin);
-	memcpy(q.data, &sin, sizeof(sin));
-	if (call(&q, &r, -1, NULL) < 0) {
-		printf("bind refused (%d)\n", r.err);
+	if (mp_proto_socket(&pr, 0, &sin, &wake) != 0) {
+		printf("socket or bind refused (%d)\n", r.err);
 		return 1;
 	}
-	memset(&q, 0, sizeof(q));
-	q.op = RDS_CTL_BELL;
-	bellno = call(&q, &r, -1, NULL);
+	bellno = mp_proto_bell(&pr);
 	if (bellno < 0)
 		return 1;
-	req = end_of(rds_region_csock_ring(&lay, 0, 0), RDS_CSOCK_REQ_RING,
-		     true);
-	rxr = end_of(rds_region_csock_ring(&lay, 0, 1), RDS_CSOCK_RX_RING,
-		     false);
-	bell = end_of(lay.bells_off + lay.bell_stride * (uint32_t)bellno,
-		      RDS_REGION_BELL_RING, true);
-	rxfree = end_of(lay.rxfree_off, RDS_REGION_FREE_RING, true);
+	req = mp_proto_ring(&pr, rds_region_csock_ring(&lay, 0, 0),
+			    RDS_CSOCK_REQ_RING, true);
+	rxr = mp_proto_ring(&pr, rds_region_csock_ring(&lay, 0, 1),
+			    RDS_CSOCK_RX_RING, false);
+	bell = mp_proto_ring(&pr, lay.bells_off +
+			     lay.bell_stride * (uint32_t)bellno,
+			     RDS_REGION_BELL_RING, true);
+	rxfree = mp_proto_ring(&pr, lay.rxfree_off, RDS_REGION_FREE_RING, true);
 	printf("READY\n");
 	if (strcmp(mode, "offset") == 0) {
 		rds_xring_put(&req, size + 4096);
@@ -244,7 +142,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 wait:
-	if (hung_up(10000)) {
+	if (mp_proto_hung_up(&pr, 10000)) {
 		printf("DISCONNECTED\n");
 		return 0;
 	}

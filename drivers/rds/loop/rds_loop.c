@@ -234,8 +234,12 @@ loop_deliver(struct rds_conn *c, struct loop_engine *le, struct rds_msg *m)
 	if (b == NULL)
 		return -ENOMEM;
 	ret = rds_recv_hdr(lc->peer, &h, NULL, m->len, b);
+	/* The receiver cannot keep it now (a socket that does not read, of
+	 * a client at its limit): again in a later pass, as a NIC whose
+	 * peer has no receive buffer retries, instead of a reset that would
+	 * send everything after it again at once. */
 	if (ret == -ENOMEM)
-		return ret;	/* the receiver could not keep it: reset */
+		return -EAGAIN;
 	loop_after_frame(c, le);
 	return h.acked ? RDS_XMIT_ACKED : 0;
 }
