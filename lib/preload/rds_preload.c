@@ -6,12 +6,13 @@
  *
  * socket(AF_RDS, SOCK_SEQPACKET, 0) attaches the process to the engine
  * process (rds-engined; RTE_RDS_ENGINE names its UNIX socket) at its
- * first call, and returns a real file descriptor: the socket's eventfd,
- * which the engine signals, so that poll, select and epoll work on sets
- * that mix RDS sockets with anything else. The calls an AF_RDS program
- * makes on that descriptor go to the rte_rds_* calls; every other
- * descriptor, and every other call, goes to the C library untouched.
- * No EAL is initialised in the program.
+ * first call, and returns a real file descriptor: a descriptor of the
+ * socket's wake-up socket (one end of a SOCK_SEQPACKET pair the engine
+ * made and sends a byte to), so that poll, select and epoll work on sets
+ * that mix RDS sockets with anything else. The calls an AF_RDS
+ * program makes on that descriptor go to the rte_rds_* calls; every
+ * other descriptor, and every other call, goes to the C library
+ * untouched. No EAL is initialised in the program.
  *
  * Semantics that differ from the kernel's (doc/librte_rds_preload.7):
  * - after fork(), the child's inherited RDS descriptors are not sockets
@@ -23,11 +24,23 @@
  * - SIOCINQ gives the size of the next message, SIOCOUTQ the bytes in
  *   the send buffer (the kernel's RDS has neither);
  * - an RDS descriptor in two epoll sets keeps the data of the last
- *   epoll_ctl() only.
+ *   epoll_ctl() only;
+ * - an RDS descriptor passed over SCM_RIGHTS is not an RDS socket in the
+ *   receiver (it gets the wake-up socket: an AF_UNIX one).
+ *
+ * Descriptors are the kernel's, with the kernel's semantics: the
+ * program's RDS descriptor is a kernel descriptor of its own (a dup of
+ * the socket's wake-up descriptor), dup and dup2 make more of the same
+ * socket, the socket closes with the last, a second close is EBADF, and
+ * the number the library itself keeps the wake-up descriptor at is never
+ * one the program can close or dup2 over behind the library's back, nor
+ * one where it finds anything (rds_preload_private.h).
  *
  * This file: the C library's functions, looked up, and the descriptor
- * table. The socket calls (socket, close, dup, the data calls, ioctl,
- * fcntl) are in rds_preload_sock.c, the waits (poll, select, epoll) in
+ * table. The descriptor calls (close, close_range, closefrom, dup, dup2,
+ * dup3, fcntl) are in
+ * rds_preload_fd.c, the socket calls (socket, the data calls, options,
+ * ioctl) in rds_preload_sock.c, the waits (poll, select, epoll) in
  * rds_preload_wait.c, what they share in rds_preload_private.h.
  */
 #include <dlfcn.h>
@@ -56,7 +69,7 @@
 #include "rds_preload_private.h"
 
 struct pl_fd *pl_fds;		/* [fd] */
-uint32_t pl_hrefs[PL_MAX_HANDLES];	/* descriptors per handle */
+struct pl_sock pl_socks[PL_MAX_HANDLES];	/* [handle] */
 pthread_mutex_t pl_lock = PTHREAD_MUTEX_INITIALIZER;
 uint64_t pl_tag;			/* epoll data of ours: tag | fd */
 
@@ -100,6 +113,7 @@ int (*real_fcntl)(int, int, ...);
 int (*real_dup)(int);
 int (*real_dup2)(int, int);
 int (*real_dup3)(int, int, int);
+int (*real_close_range)(unsigned int, unsigned int, int);
 
 static void pl_atfork_child(void);
 
@@ -133,6 +147,7 @@ pl_init(void)
 	PL_RESOLVE(dup);
 	PL_RESOLVE(dup2);
 	PL_RESOLVE(dup3);
+	PL_RESOLVE(close_range);
 	pl_tag = (0x52445350ULL << 32);	/* "RDSP" */
 	pthread_atfork(NULL, NULL, pl_atfork_child);
 }
@@ -154,7 +169,8 @@ pl_table(void)
 		if (t != NULL) {
 			for (i = 0; i < PL_MAX_FDS; i++) {
 				t[i].handle = -1;
-				t[i].nonblock = false;
+				t[i].hidden = -1;
+				t[i].closing = 0;
 				t[i].stale = false;
 				t[i].ep_data = 0;
 			}
@@ -165,17 +181,18 @@ pl_table(void)
 	return pl_fds;
 }
 
+/* fd is the program's descriptor of the socket handle (under pl_lock). */
 void
-pl_set(int fd, int32_t handle, bool nonblock)
+pl_set(int fd, int32_t handle, bool stale)
 {
 	struct pl_fd *t = pl_table();
 
-	t[fd].nonblock = nonblock;
-	t[fd].stale = false;
+	t[fd].stale = stale;
 	t[fd].ep_data = 0;
 	__atomic_store_n(&t[fd].handle, handle, __ATOMIC_RELEASE);
 }
 
+/* fd is not an RDS descriptor any more (under pl_lock). */
 void
 pl_clear(int fd)
 {
@@ -190,7 +207,27 @@ pl_clear(int fd)
 	}
 }
 
-/* The child's inherited RDS descriptors are the parent's sockets. */
+/* fd is the library's wake-up descriptor of the socket handle, or (-1) no
+ * longer (under pl_lock). */
+void
+pl_hide(int fd, int32_t handle)
+{
+	__atomic_store_n(&pl_table()[fd].hidden, handle, __ATOMIC_RELEASE);
+}
+
+void
+pl_wait_change(void)
+{
+	pthread_mutex_lock(&pl_lock);
+	pthread_mutex_unlock(&pl_lock);
+}
+
+/*
+ * The child's inherited RDS descriptors are the parent's sockets: stale.
+ * The library's wake-up descriptors it inherited are nobody's in the
+ * child (its library lets the parent's sockets alone): closed, so that
+ * the child's numbers are as the kernel would leave them.
+ */
 static void
 pl_atfork_child(void)
 {
@@ -199,10 +236,16 @@ pl_atfork_child(void)
 	pthread_mutex_init(&pl_lock, NULL);
 	if (pl_fds == NULL)
 		return;
-	for (i = 0; i < PL_MAX_FDS; i++)
+	for (i = 0; i < PL_MAX_FDS; i++) {
 		if (pl_fds[i].handle >= 0)
 			pl_fds[i].stale = true;
-	memset(pl_hrefs, 0, sizeof(pl_hrefs));
+		if (pl_fds[i].hidden >= 0) {
+			REAL(close)((int)i);
+			pl_fds[i].hidden = -1;
+		}
+		pl_fds[i].closing = 0;
+	}
+	memset(pl_socks, 0, sizeof(pl_socks));
 }
 
 /* errno for a call on a stale descriptor. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * librte_rds_preload.so (rds_preload.c, rds_preload_sock.c,
- * rds_preload_wait.c): what the three files share, the descriptor table
- * and the C library's functions. Hidden in the shared object, like
+ * librte_rds_preload.so (rds_preload.c, rds_preload_fd.c,
+ * rds_preload_sock.c, rds_preload_wait.c): what the files share, the
+ * descriptor table and the C library's functions. Hidden in the shared object, like
  * everything of the preload's but the calls it replaces.
  */
 #ifndef RDS_PRELOAD_PRIVATE_H
@@ -29,18 +29,44 @@
 #define PL_MAX_HANDLES 4096
 #define PL_EPOLL_MAX 1024
 
-/* What an RDS descriptor is. */
+/*
+ * What a descriptor number is to the preload. The program's RDS
+ * descriptors are kernel descriptors of the program's own, each a dup
+ * of the socket's wake-up descriptor; the library keeps its own
+ * descriptor of it at a number the program never opened ("hidden"): the
+ * program cannot close it or dup2 over it behind the library's back
+ * (every call the preload intercepts says EBADF there, as for a number
+ * with nothing open, poll POLLNVAL; dup2 and dup3 onto it move it
+ * elsewhere first, rte_rds_event_fd_move()).
+ */
 struct pl_fd {
-	int32_t handle;			/* the rte_rds socket, -1: not RDS */
-	bool nonblock;			/* O_NONBLOCK as the program set it */
+	int32_t handle;			/* the program's RDS descriptor of
+					 * this socket, -1: not one */
+	int32_t hidden;			/* the library's wake-up descriptor
+					 * of this socket, -1: not one */
+	uint32_t closing;		/* being closed or replaced (atomic,
+					 * set only under pl_lock) */
 	bool stale;			/* inherited from the parent: dead */
 	uint64_t ep_data;		/* the program's epoll data */
+};
+
+/* What an RDS socket is to the preload. */
+struct pl_sock {
+	uint32_t refs;			/* the program's descriptors of it */
+	int efd;			/* the library's wake-up descriptor
+					 * (hidden) */
+	bool nonblock;			/* O_NONBLOCK: the program's
+					 * descriptors share it, as dups of
+					 * one file do */
 };
 
 #pragma GCC visibility push(hidden)
 
 extern struct pl_fd *pl_fds;		/* [fd] */
-extern uint32_t pl_hrefs[PL_MAX_HANDLES];	/* descriptors per handle */
+extern struct pl_sock pl_socks[PL_MAX_HANDLES];	/* [handle] */
+/* Taken by every change of the table and held for its whole length
+ * (the descriptor calls too), so that a lookup that finds an entry
+ * closing can wait for the change to end by taking it. */
 extern pthread_mutex_t pl_lock;
 extern uint64_t pl_tag;			/* epoll data of ours: tag | fd */
 
@@ -89,6 +115,7 @@ extern int (*real_fcntl)(int, int, ...);
 extern int (*real_dup)(int);
 extern int (*real_dup2)(int, int);
 extern int (*real_dup3)(int, int, int);
+extern int (*real_close_range)(unsigned int, unsigned int, int);
 
 #define PL_RESOLVE(name) \
 	(real_##name = (__typeof__(real_##name))dlsym(RTLD_NEXT, #name))
@@ -130,25 +157,64 @@ PL_REAL_FN(fcntl)
 PL_REAL_FN(dup)
 PL_REAL_FN(dup2)
 PL_REAL_FN(dup3)
+PL_REAL_FN(close_range)
 
-/* The entry of an RDS descriptor, or NULL (not ours: libc's). */
+/* An entry closing or being replaced: wait until that is over. */
+void pl_wait_change(void);
+
+/* The entry of fd, or NULL: outside a call of ours, a number the table
+ * covers. */
 static inline struct pl_fd *
-pl_get(int fd)
+pl_entry(int fd)
 {
 	struct pl_fd *t = __atomic_load_n(&pl_fds, __ATOMIC_ACQUIRE);
 
-	if (t == NULL || pl_inside || fd < 0 || fd >= PL_MAX_FDS ||
-	    __atomic_load_n(&t[fd].handle, __ATOMIC_ACQUIRE) < 0)
+	if (t == NULL || pl_inside || fd < 0 || fd >= PL_MAX_FDS)
 		return NULL;
+	if (__builtin_expect(__atomic_load_n(&t[fd].closing,
+					     __ATOMIC_ACQUIRE) != 0, 0))
+		pl_wait_change();
 	return &t[fd];
 }
+
+/* The entry of an RDS descriptor, or NULL (not ours: libc's). A call
+ * that meets one being closed waits for the close to end and looks
+ * again: it sees EBADF for the socket that was closed (nothing open
+ * there, or a stale entry), and a new descriptor that took the number
+ * goes to the C library. */
+static inline struct pl_fd *
+pl_get(int fd)
+{
+	struct pl_fd *p = pl_entry(fd);
+
+	if (p == NULL || __atomic_load_n(&p->handle, __ATOMIC_ACQUIRE) < 0)
+		return NULL;
+	return p;
+}
+
+/* A number that only the library has open (never one of the program's). */
+static inline bool
+pl_is_hidden(int fd)
+{
+	struct pl_fd *p = pl_entry(fd);
+
+	return p != NULL && __atomic_load_n(&p->hidden, __ATOMIC_ACQUIRE) >= 0;
+}
+
+/* A call on a descriptor that is not an RDS one: the C library's, except
+ * on a number only the library has open, where nothing of the program's
+ * is (EBADF). */
+#define PL_LIBC(fd, call) (pl_is_hidden(fd) ? pl_stale() : (call))
 
 #define PL_ENTER() (pl_inside++)
 #define PL_LEAVE() (pl_inside--)
 
-/* A call on an RDS descriptor: its handle, or -1 with errno. */
-#define PL_HANDLE(p, fd) do { \
-		if ((p)->stale) \
+/* A call on an RDS descriptor: h is its socket, read once (a close on
+ * another thread may clear the entry meanwhile: EBADF then, as for a
+ * stale one). */
+#define PL_HANDLE(p, h) do { \
+		(h) = __atomic_load_n(&(p)->handle, __ATOMIC_ACQUIRE); \
+		if ((p)->stale || (h) < 0) \
 			return pl_stale(); \
 	} while (0)
 
@@ -163,11 +229,15 @@ pl_get(int fd)
 		_r; \
 	})
 
-/* rds_preload.c: the descriptor table */
+/* rds_preload.c: the descriptor table (the changes under pl_lock) */
 struct pl_fd *pl_table(void);
-void pl_set(int fd, int32_t handle, bool nonblock);
+void pl_set(int fd, int32_t handle, bool stale);
 void pl_clear(int fd);
+void pl_hide(int fd, int32_t handle);
 int pl_stale(void);
+
+/* rds_preload_fd.c: the program's descriptor numbers */
+int pl_hide_base(void);
 
 #pragma GCC visibility pop
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * librte_rds_preload.so, the calls on a descriptor (rds_preload.c has
- * the whole picture): socket(AF_RDS) (attaching the process at the
- * first), close, dup, bind, connect, getsockname, the send and receive
- * calls, the options, ioctl and fcntl. On an RDS descriptor they are
- * rte_rds_* calls; on any other, the C library's.
+ * librte_rds_preload.so, the socket calls (rds_preload.c has the whole
+ * picture): socket(AF_RDS) (attaching the process at the first), bind,
+ * connect, getsockname, the send and receive calls, the options and
+ * ioctl. On an RDS descriptor they are rte_rds_* calls; on any other,
+ * the C library's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,7 +48,7 @@ pl_attach(void)
 PL_EXPORT int
 socket(int domain, int type, int protocol)
 {
-	int h, fd, err;
+	int h, fd, efd, err;
 
 	if (domain != AF_RDS || pl_inside)
 		return REAL(socket)(domain, type, protocol);
@@ -76,8 +76,17 @@ socket(int domain, int type, int protocol)
 		errno = err;
 		return -1;
 	}
+	/* The program gets the wake-up descriptor's number, the library a
+	 * dup of it at a number the program never opened
+	 * (rds_preload_fd.c). */
 	fd = rte_rds_event_fd(h);
-	if (fd < 0 || fd >= PL_MAX_FDS || h >= PL_MAX_HANDLES) {
+	efd = fd < 0 ? -1 : rte_rds_event_fd_move(h, pl_hide_base());
+	if (efd < 0 && fd >= 0)
+		efd = rte_rds_event_fd_move(h, 0);
+	if (fd < 0 || efd < 0 || fd >= PL_MAX_FDS || efd >= PL_MAX_FDS ||
+	    h >= PL_MAX_HANDLES) {
+		if (efd >= 0)
+			REAL(close)(fd);	/* ours after the move */
 		rte_rds_close(h);
 		PL_LEAVE();
 		errno = EMFILE;
@@ -85,153 +94,69 @@ socket(int domain, int type, int protocol)
 	}
 	PL_LEAVE();
 	pthread_mutex_lock(&pl_lock);
-	pl_hrefs[h] = 1;
-	pl_set(fd, h, (type & SOCK_NONBLOCK) != 0);
+	pl_socks[h].refs = 1;
+	pl_socks[h].efd = efd;
+	pl_socks[h].nonblock = (type & SOCK_NONBLOCK) != 0;
+	pl_hide(efd, h);
+	pl_set(fd, h, false);
 	pthread_mutex_unlock(&pl_lock);
-	/* The eventfd is close-on-exec already; an RDS socket does not
-	 * survive exec anyway. */
+	/* The wake-up descriptor is close-on-exec already; an RDS socket
+	 * does not survive exec anyway. */
 	return fd;
-}
-
-PL_EXPORT int
-close(int fd)
-{
-	struct pl_fd *p = pl_get(fd);
-	int32_t h;
-	int ret = 0, err = 0;
-
-	if (p == NULL)
-		return REAL(close)(fd);
-	pthread_mutex_lock(&pl_lock);
-	h = p->handle;
-	if (p->stale) {
-		pl_clear(fd);
-		pthread_mutex_unlock(&pl_lock);
-		return REAL(close)(fd);
-	}
-	pl_clear(fd);
-	if (--pl_hrefs[h] == 0) {
-		pthread_mutex_unlock(&pl_lock);
-		/* The last descriptor: the socket goes (its eventfd, which
-		 * is the first descriptor, with it). */
-		PL_ENTER();
-		if (rte_rds_event_fd(h) != fd)
-			REAL(close)(fd);
-		ret = rte_rds_close(h);
-		err = errno;
-		PL_LEAVE();
-		errno = err;
-		return ret;
-	}
-	pthread_mutex_unlock(&pl_lock);
-	/* A duplicate goes; the socket stays. The first descriptor is the
-	 * socket's eventfd and stays open until the last one goes. */
-	PL_ENTER();
-	if (rte_rds_event_fd(h) != fd)
-		ret = REAL(close)(fd);
-	PL_LEAVE();
-	return ret;
-}
-
-static int
-pl_dup_register(int oldfd, int newfd)
-{
-	struct pl_fd *p = pl_get(oldfd);
-
-	if (p == NULL || newfd < 0)
-		return newfd;
-	if (newfd >= PL_MAX_FDS) {
-		REAL(close)(newfd);
-		errno = EMFILE;
-		return -1;
-	}
-	pthread_mutex_lock(&pl_lock);
-	if (!p->stale)
-		pl_hrefs[p->handle]++;
-	pl_set(newfd, p->handle, p->nonblock);
-	pl_fds[newfd].stale = p->stale;
-	pthread_mutex_unlock(&pl_lock);
-	return newfd;
-}
-
-PL_EXPORT int
-dup(int fd)
-{
-	if (pl_get(fd) == NULL)
-		return REAL(dup)(fd);
-	return pl_dup_register(fd, REAL(dup)(fd));
-}
-
-PL_EXPORT int
-dup2(int oldfd, int newfd)
-{
-	if (oldfd == newfd)
-		return REAL(dup2)(oldfd, newfd);
-	if (pl_get(newfd) != NULL)
-		close(newfd);
-	if (pl_get(oldfd) == NULL)
-		return REAL(dup2)(oldfd, newfd);
-	return pl_dup_register(oldfd, REAL(dup2)(oldfd, newfd));
-}
-
-PL_EXPORT int
-dup3(int oldfd, int newfd, int flags)
-{
-	if (oldfd != newfd && pl_get(newfd) != NULL)
-		close(newfd);
-	if (pl_get(oldfd) == NULL)
-		return REAL(dup3)(oldfd, newfd, flags);
-	return pl_dup_register(oldfd, REAL(dup3)(oldfd, newfd, flags));
 }
 
 PL_EXPORT int
 bind(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 
 	if (p == NULL)
-		return REAL(bind)(fd, addr, len);
-	PL_HANDLE(p, fd);
-	return PL_CALL(rte_rds_bind(p->handle, addr, len));
+		return PL_LIBC(fd, REAL(bind)(fd, addr, len));
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_bind(h, addr, len));
 }
 
 PL_EXPORT int
 connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 
 	if (p == NULL)
-		return REAL(connect)(fd, addr, len);
-	PL_HANDLE(p, fd);
-	return PL_CALL(rte_rds_connect(p->handle, addr, len));
+		return PL_LIBC(fd, REAL(connect)(fd, addr, len));
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_connect(h, addr, len));
 }
 
 PL_EXPORT int
 getsockname(int fd, struct sockaddr *addr, socklen_t *len)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 
 	if (p == NULL)
-		return REAL(getsockname)(fd, addr, len);
-	PL_HANDLE(p, fd);
-	return PL_CALL(rte_rds_getsockname(p->handle, addr, len));
+		return PL_LIBC(fd, REAL(getsockname)(fd, addr, len));
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_getsockname(h, addr, len));
 }
 
 static inline int
-pl_flags(const struct pl_fd *p, int flags)
+pl_flags(int32_t h, int flags)
 {
-	return p->nonblock ? flags | MSG_DONTWAIT : flags;
+	return pl_socks[h].nonblock ? flags | MSG_DONTWAIT : flags;
 }
 
 PL_EXPORT ssize_t
 sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 
 	if (p == NULL)
-		return REAL(sendmsg)(fd, msg, flags);
-	PL_HANDLE(p, fd);
-	return PL_CALL(rte_rds_sendmsg(p->handle, msg, pl_flags(p, flags)));
+		return PL_LIBC(fd, REAL(sendmsg)(fd, msg, flags));
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_sendmsg(h, msg, pl_flags(h, flags)));
 }
 
 PL_EXPORT ssize_t
@@ -239,11 +164,13 @@ sendto(int fd, const void *buf, size_t len, int flags,
        const struct sockaddr *to, socklen_t tolen)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 
 	if (p == NULL)
-		return REAL(sendto)(fd, buf, len, flags, to, tolen);
-	PL_HANDLE(p, fd);
-	return PL_CALL(rte_rds_sendto(p->handle, buf, len, pl_flags(p, flags),
+		return PL_LIBC(fd,
+			       REAL(sendto)(fd, buf, len, flags, to, tolen));
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_sendto(h, buf, len, pl_flags(h, flags),
 				      to, tolen));
 }
 
@@ -251,11 +178,12 @@ PL_EXPORT ssize_t
 send(int fd, const void *buf, size_t len, int flags)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 
 	if (p == NULL)
-		return REAL(send)(fd, buf, len, flags);
-	PL_HANDLE(p, fd);
-	return PL_CALL(rte_rds_sendto(p->handle, buf, len, pl_flags(p, flags),
+		return PL_LIBC(fd, REAL(send)(fd, buf, len, flags));
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_sendto(h, buf, len, pl_flags(h, flags),
 				      NULL, 0));
 }
 
@@ -263,11 +191,12 @@ PL_EXPORT ssize_t
 write(int fd, const void *buf, size_t len)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 
 	if (p == NULL)
-		return REAL(write)(fd, buf, len);
-	PL_HANDLE(p, fd);
-	return PL_CALL(rte_rds_sendto(p->handle, buf, len, pl_flags(p, 0),
+		return PL_LIBC(fd, REAL(write)(fd, buf, len));
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_sendto(h, buf, len, pl_flags(h, 0),
 				      NULL, 0));
 }
 
@@ -275,11 +204,12 @@ PL_EXPORT ssize_t
 recvmsg(int fd, struct msghdr *msg, int flags)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 
 	if (p == NULL)
-		return REAL(recvmsg)(fd, msg, flags);
-	PL_HANDLE(p, fd);
-	return PL_CALL(rte_rds_recvmsg(p->handle, msg, pl_flags(p, flags)));
+		return PL_LIBC(fd, REAL(recvmsg)(fd, msg, flags));
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_recvmsg(h, msg, pl_flags(h, flags)));
 }
 
 PL_EXPORT ssize_t
@@ -287,35 +217,39 @@ recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *from,
 	 socklen_t *fromlen)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 
 	if (p == NULL)
-		return REAL(recvfrom)(fd, buf, len, flags, from, fromlen);
-	PL_HANDLE(p, fd);
-	return PL_CALL(rte_rds_recvfrom(p->handle, buf, len,
-					pl_flags(p, flags), from, fromlen));
+		return PL_LIBC(fd,
+			       REAL(recvfrom)(fd, buf, len, flags, from, fromlen));
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_recvfrom(h, buf, len,
+					pl_flags(h, flags), from, fromlen));
 }
 
 PL_EXPORT ssize_t
 recv(int fd, void *buf, size_t len, int flags)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 
 	if (p == NULL)
-		return REAL(recv)(fd, buf, len, flags);
-	PL_HANDLE(p, fd);
-	return PL_CALL(rte_rds_recvfrom(p->handle, buf, len,
-					pl_flags(p, flags), NULL, NULL));
+		return PL_LIBC(fd, REAL(recv)(fd, buf, len, flags));
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_recvfrom(h, buf, len,
+					pl_flags(h, flags), NULL, NULL));
 }
 
 PL_EXPORT ssize_t
 read(int fd, void *buf, size_t len)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 
 	if (p == NULL)
-		return REAL(read)(fd, buf, len);
-	PL_HANDLE(p, fd);
-	return PL_CALL(rte_rds_recvfrom(p->handle, buf, len, pl_flags(p, 0),
+		return PL_LIBC(fd, REAL(read)(fd, buf, len));
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_recvfrom(h, buf, len, pl_flags(h, 0),
 					NULL, NULL));
 }
 
@@ -323,31 +257,34 @@ PL_EXPORT int
 setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 
 	if (p == NULL)
-		return REAL(setsockopt)(fd, level, name, val, len);
-	PL_HANDLE(p, fd);
-	return PL_CALL(rte_rds_setsockopt(p->handle, level, name, val, len));
+		return PL_LIBC(fd, REAL(setsockopt)(fd, level, name, val, len));
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_setsockopt(h, level, name, val, len));
 }
 
 PL_EXPORT int
 getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 
 	if (p == NULL)
-		return REAL(getsockopt)(fd, level, name, val, len);
-	PL_HANDLE(p, fd);
-	return PL_CALL(rte_rds_getsockopt(p->handle, level, name, val, len));
+		return PL_LIBC(fd, REAL(getsockopt)(fd, level, name, val, len));
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_getsockopt(h, level, name, val, len));
 }
 
 /* ------------------------------------------------------------------ */
-/* ioctl, fcntl */
+/* ioctl */
 
 PL_EXPORT int
 ioctl(int fd, unsigned long req, ...)
 {
 	struct pl_fd *p = pl_get(fd);
+	int32_t h;
 	va_list ap;
 	void *arg;
 
@@ -355,15 +292,15 @@ ioctl(int fd, unsigned long req, ...)
 	arg = va_arg(ap, void *);
 	va_end(ap);
 	if (p == NULL)
-		return REAL(ioctl)(fd, req, arg);
-	PL_HANDLE(p, fd);
+		return PL_LIBC(fd, REAL(ioctl)(fd, req, arg));
+	PL_HANDLE(p, h);
 	switch (req) {
 	case FIONBIO:
 		if (arg == NULL) {
 			errno = EFAULT;
 			return -1;
 		}
-		p->nonblock = *(const int *)arg != 0;
+		pl_socks[h].nonblock = *(const int *)arg != 0;
 		return 0;
 	case SIOCINQ: {		/* FIONREAD: the next message's size */
 		char c;
@@ -373,7 +310,7 @@ ioctl(int fd, unsigned long req, ...)
 			errno = EFAULT;
 			return -1;
 		}
-		n = PL_CALL(rte_rds_recvfrom(p->handle, &c, 0,
+		n = PL_CALL(rte_rds_recvfrom(h, &c, 0,
 			    MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC, NULL, NULL));
 		*(int *)arg = n < 0 ? 0 : (int)n;
 		return 0;
@@ -385,7 +322,7 @@ ioctl(int fd, unsigned long req, ...)
 			errno = EFAULT;
 			return -1;
 		}
-		pf.sock = p->handle;
+		pf.sock = h;
 		pf.events = POLLOUT;
 		pf.revents = 0;
 		*(int *)arg = PL_CALL(rte_rds_poll(&pf, 1, 0)) > 0 ? 0 : 1;
@@ -394,37 +331,5 @@ ioctl(int fd, unsigned long req, ...)
 	default:
 		errno = ENOTTY;
 		return -1;
-	}
-}
-
-PL_EXPORT int
-fcntl(int fd, int cmd, ...)
-{
-	struct pl_fd *p = pl_get(fd);
-	va_list ap;
-	long arg;
-	int ret;
-
-	va_start(ap, cmd);
-	arg = va_arg(ap, long);
-	va_end(ap);
-	if (p == NULL)
-		return REAL(fcntl)(fd, cmd, arg);
-	switch (cmd) {
-	case F_GETFL:
-		/* The eventfd is non-blocking for us; the program sees its
-		 * own setting. */
-		ret = REAL(fcntl)(fd, F_GETFL);
-		if (ret < 0)
-			return ret;
-		return (ret & ~O_NONBLOCK) | (p->nonblock ? O_NONBLOCK : 0);
-	case F_SETFL:
-		p->nonblock = (arg & O_NONBLOCK) != 0;
-		return REAL(fcntl)(fd, F_SETFL, arg | O_NONBLOCK);
-	case F_DUPFD:
-	case F_DUPFD_CLOEXEC:
-		return pl_dup_register(fd, REAL(fcntl)(fd, cmd, arg));
-	default:
-		return REAL(fcntl)(fd, cmd, arg);
 	}
 }

@@ -2,15 +2,17 @@
 /*
  * librte_rds_preload.so, the waits (rds_preload.c has the whole
  * picture): poll, ppoll, select, pselect, epoll_ctl, epoll_wait and
- * epoll_pwait on sets that mix RDS descriptors (the sockets' eventfds,
- * armed before the wait) with anything else.
+ * epoll_pwait on sets that mix RDS descriptors (the sockets' wake-up
+ * descriptors, armed before the wait) with anything else.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_common.h>
 #include <rte_errno.h>
 #include <rte_rds.h>
 #include <rte_rds_attach.h>
@@ -29,8 +31,8 @@ pl_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* Arm an RDS socket for events (the engine then signals its eventfd),
- * and say what is ready now. */
+/* Arm an RDS socket for events (the engine then signals its wake-up
+ * descriptor), and say what is ready now. */
 static short
 pl_arm(const struct pl_fd *p, short events)
 {
@@ -39,21 +41,31 @@ pl_arm(const struct pl_fd *p, short events)
 	return r < 0 ? POLLNVAL : (short)r;
 }
 
-/* Take what the engine sent to the socket's wake-up descriptor (a
- * SOCK_SEQPACKET socket of the engine's: a byte a message). */
+/* Take what the engine sent to an RDS descriptor's wake-up descriptor (a
+ * SOCK_SEQPACKET socket of the engine's: a byte a message) after the
+ * kernel saw it readable: only while the number is still that socket's
+ * (a close or dup2 on another thread may have put a file of the
+ * program's there, which is not ours to read). */
 static void
 pl_drain(int fd)
 {
+	struct pl_fd *p;
 	char b[16];
 
-	while (REAL(recv)(fd, b, sizeof(b), MSG_DONTWAIT) > 0)
+	pthread_mutex_lock(&pl_lock);
+	p = pl_get(fd);
+	while (p != NULL && !p->stale &&
+	       REAL(recv)(fd, b, sizeof(b), MSG_DONTWAIT) > 0)
 		;
+	pthread_mutex_unlock(&pl_lock);
 }
 
 /*
  * poll over a set with RDS descriptors: the RDS ones are armed and
  * looked at first; when none is ready the kernel waits on all (the RDS
- * ones through their eventfds), then they are looked at again.
+ * ones through their wake-up descriptors), then they are looked at
+ * again. A number only the library has open is POLLNVAL, as one with
+ * nothing open.
  */
 static int
 pl_poll(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset_t *mask)
@@ -76,15 +88,24 @@ pl_poll(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset_t *mask)
 			struct pl_fd *p = pl_get(fds[i].fd);
 
 			want[i] = -1;
-			if (p == NULL)
+			if (p == NULL) {
+				if (pl_is_hidden(fds[i].fd)) {
+					/* Nothing of the program's is there:
+					 * POLLNVAL; the kernel skips it (a
+					 * negative fd until it returns). */
+					want[i] = -2;
+					fds[i].fd = ~fds[i].fd;
+					rds_ready++;
+				}
 				continue;
+			}
 			want[i] = fds[i].events;
 			fds[i].revents = p->stale ? POLLNVAL :
 				pl_arm(p, fds[i].events);
 			if (fds[i].revents != 0)
 				rds_ready++;
-			/* The kernel sees the eventfd: readable when the
-			 * engine signals. */
+			/* The kernel sees the wake-up descriptor: readable
+			 * when the engine signals. */
 			fds[i].events = POLLIN;
 		}
 		if (rds_ready != 0)
@@ -102,14 +123,20 @@ pl_poll(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset_t *mask)
 		for (i = 0; i < n; i++) {
 			struct pl_fd *p;
 
+			if (want[i] == -2) {
+				fds[i].fd = ~fds[i].fd;
+				fds[i].revents = POLLNVAL;
+				ready++;
+				continue;
+			}
 			if (want[i] < 0) {
 				if (r > 0 && fds[i].revents != 0)
 					ready++;
 				continue;
 			}
-			p = pl_get(fds[i].fd);
 			if (r > 0 && (fds[i].revents & POLLIN))
 				pl_drain(fds[i].fd);
+			p = pl_get(fds[i].fd);
 			fds[i].events = want[i];
 			if (p == NULL) {
 				fds[i].revents = POLLNVAL;
@@ -147,7 +174,7 @@ pl_any_rds(const struct pollfd *fds, nfds_t n)
 	if (__atomic_load_n(&pl_fds, __ATOMIC_ACQUIRE) == NULL || pl_inside)
 		return false;
 	for (i = 0; i < n; i++)
-		if (pl_get(fds[i].fd) != NULL)
+		if (pl_get(fds[i].fd) != NULL || pl_is_hidden(fds[i].fd))
 			return true;
 	return false;
 }
@@ -178,69 +205,160 @@ ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 	return pl_poll(fds, n, ms, mask);
 }
 
-/* select and pselect through pl_poll when an RDS descriptor is in a set. */
+/*
+ * select's sets are bit arrays of nfds bits in the kernel's layout (bit
+ * fd % PL_NFDBITS of long fd / PL_NFDBITS), of any length a program
+ * allocates: FD_ISSET and FD_SET stop at FD_SETSIZE, these do not.
+ */
+#define PL_NFDBITS (8 * (int)sizeof(long))
+
+static inline unsigned long
+pl_set_word(const fd_set *set, int w)
+{
+	return set == NULL ? 0 : (unsigned long)((const long *)(const void *)
+						 set)[w];
+}
+
+static inline void
+pl_set_bit(fd_set *set, int fd)
+{
+	((long *)(void *)set)[fd / PL_NFDBITS] |= 1L << (fd % PL_NFDBITS);
+}
+
+/*
+ * How many bits of the sets to look at: nfds, but no more than the
+ * kernel's descriptor table has (FDSize in /proc/self/status; every open
+ * descriptor is below it), as the kernel's select looks at no more
+ * either: a program that passes a large nfds with a smaller bitmap
+ * (getdtablesize(), say) works as it does there.
+ */
+static int
+pl_select_bits(int nfds)
+{
+	char buf[2048], *l;
+	ssize_t n;
+	long sz;
+	int fd;
+
+	if (nfds <= FD_SETSIZE)
+		return nfds;
+	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return nfds;
+	n = REAL(read)(fd, buf, sizeof(buf) - 1);
+	REAL(close)(fd);
+	if (n <= 0)
+		return nfds;
+	buf[n] = '\0';
+	l = strstr(buf, "\nFDSize:");
+	if (l == NULL)
+		return nfds;
+	sz = strtol(l + 8, NULL, 10);
+	return sz > 0 && sz < nfds ? (int)sz : nfds;
+}
+
+/*
+ * The descriptors in the sets' first nbits bits, with the events each
+ * asks for, into pf (when not NULL): how many; *any when one of them is
+ * an RDS descriptor.
+ */
+static int
+pl_select_scan(int nbits, const fd_set *rd, const fd_set *wr,
+	       const fd_set *ex, struct pollfd *pf, bool *any)
+{
+	int words = (nbits + PL_NFDBITS - 1) / PL_NFDBITS, w, n = 0, fd;
+	unsigned long m, r, x, bit;
+
+	for (w = 0; w < words; w++) {
+		r = pl_set_word(rd, w);
+		x = pl_set_word(wr, w);
+		m = r | x | pl_set_word(ex, w);
+		if (w == words - 1 && nbits % PL_NFDBITS != 0)
+			m &= (1UL << (nbits % PL_NFDBITS)) - 1;
+		for (; m != 0; m &= m - 1) {
+			fd = w * PL_NFDBITS + __builtin_ctzl(m);
+			bit = 1UL << (fd % PL_NFDBITS);
+			if (pl_get(fd) != NULL || pl_is_hidden(fd))
+				*any = true;
+			if (pf != NULL) {
+				pf[n].fd = fd;
+				pf[n].events = (short)((r & bit ? POLLIN : 0) |
+					(x & bit ? POLLOUT : 0) |
+					(pl_set_word(ex, w) & bit ? POLLPRI : 0));
+				pf[n].revents = 0;
+			}
+			n++;
+		}
+	}
+	return n;
+}
+
+/* select and pselect through pl_poll when an RDS descriptor is in a set;
+ * any nfds. */
 static int
 pl_select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, int ms,
 	  const sigset_t *mask, bool *handled)
 {
-	struct pollfd pf[FD_SETSIZE];
-	int i, n = 0, ret, cnt = 0;
+	struct pollfd stack_pf[64], *pf = stack_pf;
+	int i, n, ret, cnt = 0, nbits, words;
 	bool any = false;
 
 	*handled = false;
 	if (__atomic_load_n(&pl_fds, __ATOMIC_ACQUIRE) == NULL || pl_inside ||
-	    nfds > FD_SETSIZE)
+	    nfds <= 0)
 		return 0;
-	for (i = 0; i < nfds; i++) {
-		short ev = 0;
-
-		if (rd != NULL && FD_ISSET(i, rd))
-			ev |= POLLIN;
-		if (wr != NULL && FD_ISSET(i, wr))
-			ev |= POLLOUT;
-		if (ex != NULL && FD_ISSET(i, ex))
-			ev |= POLLPRI;
-		if (ev == 0)
-			continue;
-		if (pl_get(i) != NULL)
-			any = true;
-		pf[n].fd = i;
-		pf[n].events = ev;
-		pf[n].revents = 0;
-		n++;
-	}
+	nbits = pl_select_bits(nfds);
+	words = (nbits + PL_NFDBITS - 1) / PL_NFDBITS;
+	n = pl_select_scan(nbits, rd, wr, ex, NULL, &any);
 	if (!any)
 		return 0;
 	*handled = true;
-	ret = pl_poll(pf, (nfds_t)n, ms, mask);
-	if (ret < 0)
-		return ret;
-	if (rd != NULL)
-		FD_ZERO(rd);
-	if (wr != NULL)
-		FD_ZERO(wr);
-	if (ex != NULL)
-		FD_ZERO(ex);
-	for (i = 0; i < n; i++) {
-		if (pf[i].revents & POLLNVAL) {
-			errno = EBADF;
+	if (n > (int)RTE_DIM(stack_pf)) {
+		pf = malloc(sizeof(*pf) * (size_t)n);
+		if (pf == NULL) {
+			errno = ENOMEM;
 			return -1;
 		}
-		if (rd != NULL && (pf[i].revents & (POLLIN | POLLHUP |
-						     POLLERR))) {
-			FD_SET(pf[i].fd, rd);
+	}
+	n = pl_select_scan(nbits, rd, wr, ex, pf, &any);
+	ret = pl_poll(pf, (nfds_t)n, ms, mask);
+	if (ret < 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		if (pf[i].revents & POLLNVAL) {
+			errno = EBADF;
+			ret = -1;
+			goto out;
+		}
+	/* As the kernel writes them back: every word up to nbits. */
+	if (rd != NULL)
+		memset(rd, 0, sizeof(long) * (size_t)words);
+	if (wr != NULL)
+		memset(wr, 0, sizeof(long) * (size_t)words);
+	if (ex != NULL)
+		memset(ex, 0, sizeof(long) * (size_t)words);
+	for (i = 0; i < n; i++) {
+		if (rd != NULL && (pf[i].events & POLLIN) &&
+		    (pf[i].revents & (POLLIN | POLLHUP | POLLERR))) {
+			pl_set_bit(rd, pf[i].fd);
 			cnt++;
 		}
-		if (wr != NULL && (pf[i].revents & (POLLOUT | POLLERR))) {
-			FD_SET(pf[i].fd, wr);
+		if (wr != NULL && (pf[i].events & POLLOUT) &&
+		    (pf[i].revents & (POLLOUT | POLLERR))) {
+			pl_set_bit(wr, pf[i].fd);
 			cnt++;
 		}
-		if (ex != NULL && (pf[i].revents & POLLPRI)) {
-			FD_SET(pf[i].fd, ex);
+		if (ex != NULL && (pf[i].events & POLLPRI) &&
+		    (pf[i].revents & POLLPRI)) {
+			pl_set_bit(ex, pf[i].fd);
 			cnt++;
 		}
 	}
-	return cnt;
+	ret = cnt;
+out:
+	if (pf != stack_pf)
+		free(pf);
+	return ret;
 }
 
 PL_EXPORT int
@@ -279,7 +397,7 @@ epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 	int ret;
 
 	if (p == NULL)
-		return REAL(epoll_ctl)(epfd, op, fd, ev);
+		return PL_LIBC(fd, REAL(epoll_ctl)(epfd, op, fd, ev));
 	if (p->stale)
 		return pl_stale();
 	if (op == EPOLL_CTL_DEL) {
@@ -297,8 +415,8 @@ epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 		errno = EFAULT;
 		return -1;
 	}
-	/* The kernel watches the eventfd for input, with data of ours that
-	 * names the descriptor; the program's data is given back. */
+	/* The kernel watches the wake-up descriptor for input, with data of
+	 * ours that names the descriptor; the program's data is given back. */
 	mine.events = EPOLLIN | (ev->events & (EPOLLET | EPOLLONESHOT));
 	mine.data.u64 = pl_tag | (uint32_t)fd;
 	ret = REAL(epoll_ctl)(epfd, op, fd, &mine);
@@ -423,8 +541,8 @@ pl_epoll(int epfd, struct epoll_event *evs, int max, int timeout_ms,
 				continue;
 			}
 			fd = (int)(uint32_t)d;
-			p = pl_get(fd);
 			pl_drain(fd);
+			p = pl_get(fd);
 			if (p == NULL || p->stale)
 				continue;
 			for (m = 0; m < npre && pre[m].fd != fd; m++)

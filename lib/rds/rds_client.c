@@ -252,8 +252,10 @@ rds_cl_free(struct rds_cl *cl)
 {
 	unsigned int c, i;
 
-	/* In a forked child the sockets' eventfds are the program's
-	 * descriptors (the preload library's RDS descriptors): left to it. */
+	/* In a forked child the sockets' wake-up descriptors are left
+	 * alone: the numbers may be another's by now (the preload library
+	 * closes the ones it hid from the program in the child, and the
+	 * program's own are the program's). */
 	for (i = 0; !cl->forked && i < RTE_DIM(cl->socks); i++)
 		if (cl->socks[i].efd >= 0)
 			close(cl->socks[i].efd);
@@ -364,6 +366,7 @@ rte_rds_attach(const char *path)
 	cl->pid = getpid();
 	pthread_mutex_init(&cl->ctl, NULL);
 	pthread_mutex_init(&cl->slot_lock, NULL);
+	pthread_mutex_init(&cl->move_lock, NULL);
 	rte_spinlock_init(&cl->tx_lock);
 	rte_spinlock_init(&cl->rxfree_lock);
 	cl->epoch = __atomic_add_fetch(&rds_cl_epoch, 1, __ATOMIC_ACQ_REL);

@@ -99,7 +99,7 @@ rds_cl_wait(struct rds_cl *cl, struct rds_cl_sock *cs, short events,
 {
 	struct pollfd p[2];
 	uint64_t now = rds_cl_now_ns();
-	int slice = 10;
+	int slice = 10, ret = 0;
 
 	if (__atomic_load_n(&cs->state, __ATOMIC_ACQUIRE) != RDS_SOCK_OPEN)
 		return -EBADF;
@@ -121,22 +121,29 @@ rds_cl_wait(struct rds_cl *cl, struct rds_cl_sock *cs, short events,
 	}
 	if (deadline != 0 && (deadline - now) / 1000000 < (uint64_t)slice)
 		slice = (int)((deadline - now) / 1000000) + 1;
-	p[0].fd = cs->efd;
+	p[0].fd = rds_cl_efd_get(cs);
+	if (p[0].fd < 0) {
+		/* Its wake-up descriptor is moving: nothing to sleep on for
+		 * a moment (left armed: other waiters may sleep on it). */
+		sched_yield();
+		return 0;
+	}
 	p[0].events = POLLIN;
 	p[1].fd = cl->fd;
 	p[1].events = 0;
 	if (poll(p, 2, slice) > 0) {
 		if (p[0].revents & POLLIN)
-			rds_cl_wake_drain(cs->efd);
+			rds_cl_wake_drain(p[0].fd);
 		if ((p[1].revents & (POLLHUP | POLLERR)) ||
 		    ((p[0].revents & POLLHUP) &&
 		     __atomic_load_n(&cs->state, __ATOMIC_ACQUIRE) ==
 		     RDS_SOCK_OPEN)) {
 			__atomic_store_n(&cl->dead, 1, __ATOMIC_RELEASE);
-			return -ECONNRESET;
+			ret = -ECONNRESET;
 		}
 	}
-	return 0;
+	rds_cl_efd_put(cs);
+	return ret;
 }
 
 static uint64_t

@@ -20,7 +20,10 @@ struct rds_cl_sock {
 	uint32_t state;			/* enum rds_slot_state (atomic) */
 	uint32_t refs;			/* calls inside (atomic) */
 	int32_t handle;			/* what the engine calls it: its slot */
-	int efd;
+	int efd;			/* the wake-up descriptor (atomic:
+					 * it can move) */
+	uint32_t efd_users;		/* calls using efd's number (atomic) */
+	uint32_t efd_moving;		/* rte_rds_event_fd_move (atomic) */
 	struct rds_csock *cs;
 	rte_spinlock_t lock;		/* request ring producer, options */
 	rte_spinlock_t rlock;		/* receive ring consumer */
@@ -46,6 +49,7 @@ struct rds_cl {
 	struct rds_region_layout lay;
 	struct rds_region_hdr *hdr;
 	pthread_mutex_t slot_lock;
+	pthread_mutex_t move_lock;	/* one rte_rds_event_fd_move at a time */
 	struct rds_cl_sock socks[RDS_REGION_MAX_LADDRS * 4];
 	unsigned int nb_socks;
 	rte_spinlock_t tx_lock;		/* TX pool and txfree */
@@ -83,6 +87,31 @@ static inline void
 rds_cl_put(struct rds_cl_sock *cs)
 {
 	__atomic_fetch_sub(&cs->refs, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * A call that polls, reads or shuts a socket's wake-up descriptor by its
+ * number does so between rds_cl_efd_get() and rds_cl_efd_put(), so that
+ * rte_rds_event_fd_move() knows when the old number is out of use and
+ * can be handed to its caller (who may put another file there at once).
+ * During a move there is no number (-1): the caller looks again instead
+ * of sleeping.
+ */
+static inline int
+rds_cl_efd_get(struct rds_cl_sock *cs)
+{
+	__atomic_fetch_add(&cs->efd_users, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&cs->efd_moving, __ATOMIC_SEQ_CST)) {
+		__atomic_fetch_sub(&cs->efd_users, 1, __ATOMIC_RELEASE);
+		return -1;
+	}
+	return __atomic_load_n(&cs->efd, __ATOMIC_ACQUIRE);
+}
+
+static inline void
+rds_cl_efd_put(struct rds_cl_sock *cs)
+{
+	__atomic_fetch_sub(&cs->efd_users, 1, __ATOMIC_RELEASE);
 }
 
 /* rds_client.c: the UNIX socket */

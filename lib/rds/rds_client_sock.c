@@ -2,13 +2,15 @@
 /*
  * An attached process, the socket calls other than sending and
  * receiving (rds_client.c has the whole picture): socket, bind, connect,
- * getsockname, close; options, RDS_INFO, statistics, event fds and
- * rte_rds_poll(). Most are one call on the UNIX socket to the engine.
+ * getsockname, close; options, RDS_INFO, statistics, event fds (and
+ * moving one to another number) and rte_rds_poll(). Most are one call on the UNIX socket to the engine.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -177,6 +179,19 @@ rds_cl_rx_back(struct rds_cl *cl, uint64_t off)
 	rte_spinlock_unlock(&cl->rxfree_lock);
 }
 
+/* Shut a socket's wake-up descriptor for reading (its waiters wake up
+ * for good), by its number once any move of it is over. */
+static void
+rds_cl_efd_shut(struct rds_cl_sock *cs)
+{
+	int fd;
+
+	while ((fd = rds_cl_efd_get(cs)) < 0)
+		sched_yield();
+	shutdown(fd, SHUT_RD);
+	rds_cl_efd_put(cs);
+}
+
 int
 rds_client_close(int s)
 {
@@ -195,7 +210,7 @@ rds_client_close(int s)
 		return RDS_ERR(EBADF);
 	/* Waiters inside wake up and leave with EBADF: its wake-up
 	 * descriptor, shut for reading, polls readable for good. */
-	shutdown(cs->efd, SHUT_RD);
+	rds_cl_efd_shut(cs);
 	while (__atomic_load_n(&cs->refs, __ATOMIC_SEQ_CST) != 0)
 		sched_yield();
 	ret = rds_cl_simple(cl, RDS_CTL_CLOSE, cs->handle, 0, 0, NULL, 0,
@@ -206,8 +221,10 @@ rds_client_close(int s)
 	cs->rx_head = 0;
 	while (rds_xring_get(&cs->rx, &off) > 0)
 		rds_cl_rx_back(cl, off);
+	/* No call holds it now, so none uses the wake-up descriptor or
+	 * moves it. */
 	close(cs->efd);
-	cs->efd = -1;
+	__atomic_store_n(&cs->efd, -1, __ATOMIC_RELEASE);
 	__atomic_store_n(&cs->state, RDS_SOCK_FREE, __ATOMIC_RELEASE);
 	/* An engine that went away closed it anyway. */
 	return ret < 0 && ret != -ECONNRESET ? RDS_ERR(-ret) : 0;
@@ -402,7 +419,47 @@ rds_client_event_fd(int s)
 
 	if (cs == NULL)
 		return RDS_ERR(EBADF);
-	fd = cs->efd;
+	fd = __atomic_load_n(&cs->efd, __ATOMIC_ACQUIRE);
+	rds_cl_put(cs);
+	return fd;
+}
+
+int
+rte_rds_event_fd_move(int s, int min_fd)
+{
+	struct rds_cl *cl = rds_cl;
+	struct rds_cl_sock *cs;
+	int old, fd, err;
+
+	/* The library's own sockets' event fds are written by its engines
+	 * by number, from other threads: they stay where they are. */
+	if (!rds_client_active())
+		return RDS_ERR(ENXIO);
+	cs = rds_cl_hold(cl, s);
+	if (cs == NULL)
+		return RDS_ERR(EBADF);
+	if (min_fd < 0) {
+		rds_cl_put(cs);
+		return RDS_ERR(EINVAL);
+	}
+	pthread_mutex_lock(&cl->move_lock);
+	old = cs->efd;
+	fd = fcntl(old, F_DUPFD_CLOEXEC, min_fd);
+	if (fd < 0) {
+		err = errno == EMFILE ? EMFILE : EINVAL;
+		pthread_mutex_unlock(&cl->move_lock);
+		rds_cl_put(cs);
+		return RDS_ERR(err);
+	}
+	/* New users find no number; the ones on the old number leave it
+	 * at the end of their sleep (at most a slice, 10 ms: nothing but
+	 * the engine can make the descriptor readable). */
+	__atomic_store_n(&cs->efd_moving, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&cs->efd_users, __ATOMIC_SEQ_CST) != 0)
+		nanosleep(&(struct timespec){ .tv_nsec = 100000 }, NULL);
+	__atomic_store_n(&cs->efd, fd, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&cs->efd_moving, 0, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&cl->move_lock);
 	rds_cl_put(cs);
 	return fd;
 }
@@ -427,6 +484,7 @@ int
 rds_client_poll(struct rte_rds_pollfd *fds, unsigned int nfds, int timeout_ms)
 {
 	struct rds_cl *cl = rds_cl;
+	struct rds_cl_sock *held[64];
 	struct pollfd pfd[65];
 	uint64_t deadline = 0, spin_until = 0, v, now;
 	unsigned int i, ready;
@@ -461,14 +519,29 @@ rds_client_poll(struct rte_rds_pollfd *fds, unsigned int nfds, int timeout_ms)
 			rte_pause();
 			continue;
 		}
+		/* Every socket held, and its wake-up descriptor's number in
+		 * use, for the whole sleep (rds_cl_efd_get). */
 		slice = 10;
 		for (i = 0; i < nfds; i++) {
+			struct rds_cl_sock *cs = rds_cl_hold(cl, fds[i].sock);
+
+			held[i] = cs;
 			pfd[i].fd = -1;
 			pfd[i].events = POLLIN;
-			if (rds_client_event_arm(fds[i].sock, fds[i].events) > 0)
+			if (cs == NULL) {
+				slice = 0;	/* closed: POLLNVAL next */
+				continue;
+			}
+			__atomic_store_n(&cs->cs->armed, 1, __ATOMIC_SEQ_CST);
+			if (rds_cl_revents(cs, fds[i].events) != 0) {
+				__atomic_store_n(&cs->cs->armed, 0,
+						 __ATOMIC_SEQ_CST);
 				slice = 0;
-			else
-				pfd[i].fd = rds_client_event_fd(fds[i].sock);
+				continue;
+			}
+			pfd[i].fd = rds_cl_efd_get(cs);
+			if (pfd[i].fd < 0)
+				slice = 0;	/* moving: look again */
 		}
 		pfd[nfds].fd = cl->fd;
 		pfd[nfds].events = 0;
@@ -477,5 +550,12 @@ rds_client_poll(struct rte_rds_pollfd *fds, unsigned int nfds, int timeout_ms)
 				if (pfd[i].fd >= 0 && (pfd[i].revents & POLLIN))
 					if (read(pfd[i].fd, &v, sizeof(v)) < 0)
 						v = 0;
+		for (i = 0; i < nfds; i++) {
+			if (held[i] == NULL)
+				continue;
+			if (pfd[i].fd >= 0)
+				rds_cl_efd_put(held[i]);
+			rds_cl_put(held[i]);
+		}
 	}
 }

@@ -93,6 +93,31 @@ int rte_rds_detach(void);
  */
 int rte_rds_attached(void);
 
+/**
+ * Move an attached socket's event fd (rte_rds_event_fd()) to another
+ * descriptor number: the library makes a duplicate of it at the lowest
+ * free number not below min_fd (close-on-exec, as fcntl F_DUPFD_CLOEXEC)
+ * and uses that one from then on. The old number stays open and is the
+ * caller's when the call returns, to close or to dup2 another file over:
+ * no call of the library reads, polls, shuts or closes it any more,
+ * calls of other threads blocked on the socket included (the move waits
+ * for them to end their sleep on it, at most 10 ms, and they go on with
+ * the new number). For a process that must keep the
+ * library's descriptors out of a program's way (the preload library
+ * gives the program the old number and keeps the new one hidden).
+ *
+ * @param s
+ *   Socket handle.
+ * @param min_fd
+ *   The lowest number the new descriptor may have.
+ * @return
+ *   The new descriptor, or -1 with rte_errno: ENXIO (not attached: the
+ *   event fds of the library's own sockets do not move), EBADF (no such
+ *   socket), EINVAL (min_fd negative, or not below RLIMIT_NOFILE),
+ *   EMFILE (no free number from min_fd up).
+ */
+int rte_rds_event_fd_move(int s, int min_fd);
+
 /** How an engine process serves others (rte_rds_server_start). */
 struct rte_rds_server_conf {
 	/** UNIX socket path to listen on (removed first if stale). */

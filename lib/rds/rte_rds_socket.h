@@ -321,7 +321,8 @@ int rte_rds_poll(struct rte_rds_pollfd *fds, unsigned int nfds,
  * @param s
  *   Socket handle.
  * @return
- *   The file descriptor (owned by the socket, closed with it), or -1 with
+ *   The file descriptor (owned by the socket, closed with it; after
+ *   rte_rds_event_fd_move(), the one it moved to), or -1 with
  *   rte_errno: EBADF, EMFILE or ENOMEM (eventfd failed).
  */
 int rte_rds_event_fd(int s);

@@ -3,8 +3,11 @@
  * The socket API (suite 'api', binary api_poll; api_common.h says how).
  *
  * Congestion and readiness: ENOBUFS and RDS_CONG_MONITOR
- * (RDS_CMSG_CONG_UPDATE), rte_rds_poll() and the event fds.
+ * (RDS_CMSG_CONG_UPDATE), rte_rds_poll() and the event fds (which do not
+ * move in the library's own process: rte_rds_event_fd_move is ENXIO).
  */
+
+#include <rte_rds_attach.h>
 
 #include "api_common.h"
 
@@ -179,6 +182,9 @@ test_poll_and_event_fd(void)
 	CU_ASSERT(fd >= 0);
 	fd2 = rte_rds_event_fd(r);
 	CU_ASSERT_EQUAL(fd2, fd);
+	/* Only an attached process's event fds move. */
+	EXPECT_ERR(rte_rds_event_fd_move(r, 0), ENXIO);
+	CU_ASSERT_EQUAL(rte_rds_event_fd(r), fd);
 	/* Ready now: not armed, the ready events come back. */
 	EXPECT_RET(rte_rds_event_arm(s, POLLOUT) > 0, 1);
 	/* Nothing to read: armed. */

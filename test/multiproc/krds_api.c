@@ -17,12 +17,23 @@
  * message; dup and dup2 (both descriptors work; closing one leaves the
  * other); getsockopt SO_SNDBUF and RDS_INFO_COUNTERS; fork: the child's
  * inherited descriptor fails with EBADF (librte_rds; a kernel shares it),
- * a socket the child makes works; close, then EBADF.
+ * a socket the child makes works; close, then EBADF. Descriptors as the
+ * kernel's: O_NONBLOCK set through a dup shows on the original; a second
+ * close is EBADF; a file put at an RDS descriptor's number (dup2 over it,
+ * or after a close) is never written to or closed by anyone but this
+ * program; a descriptor this program never opened (librte_rds's own, when
+ * there are any) is nothing to it (close, dup, fcntl, read, write and
+ * epoll_ctl EBADF, poll POLLNVAL) and can be dup2'd over; select
+ * on a bitmap of more than FD_SETSIZE bits; a recv racing a close on
+ * another thread ends with EBADF, and a number another thread takes the
+ * moment it is closed is that thread's file.
  * Prints one line per check; exit 0 when all passed.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -34,6 +45,7 @@
 #include <netinet/in.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -114,6 +126,523 @@ readable(int fd, int ms)
 	return poll(&p, 1, ms) == 1 && (p.revents & POLLIN);
 }
 
+/* Send one byte from s to port at ip and receive it on r (blocking). */
+static bool
+pass_one(int s, const char *ip, uint16_t port, int r)
+{
+	struct sockaddr_in to = sin_of(ip, port);
+	char c;
+
+	return sendto(s, "p", 1, 0, (struct sockaddr *)&to, sizeof(to)) == 1 &&
+	       readable(r, 5000) && recv(r, &c, 1, 0) == 1 && c == 'p';
+}
+
+/* What a pipe's read end holds now (non-blocking), as a string. */
+static const char *
+pipe_has(int rfd, char *buf, size_t len)
+{
+	int fl = fcntl(rfd, F_GETFL);
+	ssize_t n;
+
+	fcntl(rfd, F_SETFL, fl | O_NONBLOCK);
+	n = read(rfd, buf, len - 1);
+	fcntl(rfd, F_SETFL, fl);
+	buf[n < 0 ? 0 : n] = '\0';
+	return buf;
+}
+
+/*
+ * A pipe put at the number of an RDS descriptor (dup2 over it while a dup
+ * of the socket lives on, so the socket stays) is the program's: the
+ * socket keeps working through the dup, and closing the dup (the socket
+ * goes) neither writes into the pipe nor closes it.
+ */
+static void
+check_dup2_over(const char *ipb, uint16_t port, int sa)
+{
+	int s = rds_sock(ipb, port), d, pp[2];
+	char got[64];
+
+	CHECK(s >= 0 && pipe(pp) == 0, "dup2 over: socket and pipe");
+	d = dup(s);
+	CHECK(d >= 0 && dup2(pp[1], s) == s, "dup2 a pipe over an RDS "
+	      "descriptor whose socket has a dup");
+	CHECK(pass_one(sa, ipb, port, d), "dup2 over: the socket lives on "
+	      "in the dup");
+	CHECK(close(d) == 0, "dup2 over: close the dup (the socket goes)");
+	CHECK(write(s, "z", 1) == 1, "dup2 over: the pipe at the number is "
+	      "still open");
+	CHECK(strcmp(pipe_has(pp[0], got, sizeof(got)), "z") == 0,
+	      "dup2 over: nothing but the program's data went into the pipe");
+	close(s);
+	/* dup2 over the only descriptor closes the socket (its port can
+	 * be bound again) and the pipe is untouched. */
+	s = rds_sock(ipb, port);
+	CHECK(s >= 0 && dup2(pp[1], s) == s && write(s, "y", 1) == 1 &&
+	      strcmp(pipe_has(pp[0], got, sizeof(got)), "y") == 0,
+	      "dup2 a pipe over the only descriptor of a socket");
+	close(s);
+	s = rds_sock(ipb, port);
+	CHECK(s >= 0 && pass_one(sa, ipb, port, s),
+	      "dup2 over: the socket's port can be bound again");
+	close(s);
+	close(pp[0]);
+	close(pp[1]);
+}
+
+/*
+ * A second close is EBADF, with or without a dup; a pipe then put at the
+ * number is never touched by the socket's end.
+ */
+static void
+check_double_close(const char *ipb, uint16_t port, int sa)
+{
+	int pp[2], s, d;
+	char got[64];
+
+	/* The pipe first, so that neither end takes the number. */
+	CHECK(pipe(pp) == 0, "double close: pipe");
+	s = rds_sock(ipb, port);
+	CHECK(s >= 0 && close(s) == 0, "double close: first close");
+	errno = 0;
+	CHECK(close(s) < 0 && errno == EBADF, "double close: the second is "
+	      "EBADF");
+	s = rds_sock(ipb, port);
+	d = dup(s);
+	CHECK(s >= 0 && d >= 0 && close(s) == 0, "double close with a dup: "
+	      "first close");
+	errno = 0;
+	CHECK(close(s) < 0 && errno == EBADF, "double close with a dup: the "
+	      "second is EBADF");
+	CHECK(dup2(pp[1], s) == s, "double close: a pipe at the number");
+	CHECK(pass_one(sa, ipb, port, d), "double close: the socket lives on "
+	      "in the dup");
+	CHECK(close(d) == 0, "double close: close the dup");
+	CHECK(write(s, "w", 1) == 1 &&
+	      strcmp(pipe_has(pp[0], got, sizeof(got)), "w") == 0,
+	      "double close: the pipe at the number is untouched");
+	close(s);
+	close(pp[0]);
+	close(pp[1]);
+}
+
+/* O_NONBLOCK is the open file's: set through a dup, the original has it. */
+static void
+check_nonblock_shared(const char *ipb, uint16_t port)
+{
+	int s = rds_sock(ipb, port), d = s < 0 ? -1 : dup(s), fl;
+	char c;
+
+	fl = d < 0 ? -1 : fcntl(d, F_GETFL);
+	CHECK(fl >= 0 && fcntl(d, F_SETFL, fl | O_NONBLOCK) == 0 &&
+	      (fcntl(s, F_GETFL) & O_NONBLOCK),
+	      "O_NONBLOCK set through a dup shows on the original");
+	if (fcntl(s, F_GETFL) & O_NONBLOCK) {
+		errno = 0;
+		CHECK(recv(s, &c, 1, 0) < 0 && errno == EAGAIN,
+		      "O_NONBLOCK set through a dup: recv on the original is "
+		      "EAGAIN");
+	}
+	close(d);
+	close(s);
+}
+
+/* The descriptors open now (/proc/self/fd), as flags in open[0..max). */
+static void
+fds_open(bool *open, int max)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *e;
+	int fd;
+
+	memset(open, 0, sizeof(*open) * (size_t)max);
+	if (dir == NULL)
+		return;
+	while ((e = readdir(dir)) != NULL) {
+		fd = atoi(e->d_name);
+		if (e->d_name[0] != '.' && fd != dirfd(dir) && fd < max)
+			open[fd] = true;
+	}
+	closedir(dir);
+}
+
+/*
+ * The descriptors a socket() opened besides the one it returned are not
+ * the program's (librte_rds's own; the kernel has none): to the program
+ * they are numbers with nothing open (EBADF, POLLNVAL), and one dup2'd
+ * over is the program's from then on, untouched when the socket goes.
+ */
+#define KRDS_FDS 65536
+static void
+check_not_mine(const char *ipb, uint16_t port, int sa)
+{
+	static bool before[KRDS_FDS], after[KRDS_FDS];
+	char got[64], want[64];
+	int s, fd, pp[2], mine[8], n = 0, i, ep = epoll_create1(0);
+	struct epoll_event ev;
+	struct pollfd pf;
+	uint64_t v = 1;
+
+	CHECK(pipe(pp) == 0, "not the program's: pipe");
+	fds_open(before, KRDS_FDS);
+	s = rds_sock(ipb, port);
+	fds_open(after, KRDS_FDS);
+	CHECK(s >= 0, "not the program's: socket");
+	for (fd = 0; fd < KRDS_FDS && n < (int)(sizeof(mine) / sizeof(*mine));
+	     fd++) {
+		if (!after[fd] || before[fd] || fd == s)
+			continue;
+		errno = 0;
+		CHECK(close(fd) < 0 && errno == EBADF,
+		      "a descriptor the program never opened: close is EBADF");
+		errno = 0;
+		CHECK(dup(fd) < 0 && errno == EBADF,
+		      "a descriptor the program never opened: dup is EBADF");
+		errno = 0;
+		CHECK(fcntl(fd, F_GETFD) < 0 && errno == EBADF,
+		      "a descriptor the program never opened: fcntl is EBADF");
+		errno = 0;
+		CHECK(write(fd, &v, sizeof(v)) < 0 && errno == EBADF &&
+		      read(fd, &v, sizeof(v)) < 0 && errno == EBADF,
+		      "a descriptor the program never opened: read and write "
+		      "are EBADF");
+		pf.fd = fd;
+		pf.events = POLLIN;
+		pf.revents = 0;
+		CHECK(poll(&pf, 1, 0) == 1 && pf.revents == POLLNVAL &&
+		      pf.fd == fd, "a descriptor the program never opened: "
+		      "poll says POLLNVAL");
+		ev.events = EPOLLIN;
+		ev.data.u64 = 0;
+		errno = 0;
+		CHECK(ep >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0 &&
+		      errno == EBADF, "a descriptor the program never opened: "
+		      "epoll_ctl is EBADF");
+		CHECK(pass_one(sa, ipb, port, s), "not the program's: the "
+		      "socket still works");
+		errno = 0;
+		CHECK(dup2(KRDS_FDS - 1, fd) < 0 && errno == EBADF &&
+		      close(fd) < 0 && errno == EBADF,
+		      "a failed dup2 over a descriptor the program never opened "
+		      "leaves nothing open there");
+		CHECK(pass_one(sa, ipb, port, s), "not the program's: the "
+		      "socket works after the failed dup2");
+		CHECK(dup2(pp[1], fd) == fd && write(fd, "a", 1) == 1,
+		      "dup2 over a descriptor the program never opened");
+		CHECK(pass_one(sa, ipb, port, s), "not the program's: the "
+		      "socket works after the dup2");
+		mine[n++] = fd;
+	}
+	if (n == 0)
+		printf("note: socket() opened nothing but its descriptor\n");
+	CHECK(close(s) == 0, "not the program's: close the socket");
+	memset(want, 'a', (size_t)n);
+	want[n] = '\0';
+	for (i = 0; i < n; i++)
+		if (write(mine[i], "b", 1) != 1)
+			break;
+	memset(want + n, 'b', (size_t)n);
+	want[2 * n] = '\0';
+	CHECK(i == n && strcmp(pipe_has(pp[0], got, sizeof(got)), want) == 0,
+	      "not the program's: the pipes dup2'd there are open and "
+	      "untouched when the socket goes");
+	for (i = 0; i < n; i++)
+		close(mine[i]);
+	close(pp[0]);
+	close(pp[1]);
+	close(ep);
+}
+
+/* The kernel's descriptor table size (FDSize), 0 if unknown. */
+static int
+fd_table_size(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	int n = 0;
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "FDSize: %d", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/*
+ * select on a bitmap of more than FD_SETSIZE bits (the kernel takes any
+ * nfds): an RDS descriptor numbered above 1024 times out while nothing
+ * came, and is reported once a message is in; pselect too; and with an
+ * nfds far beyond the descriptor table, only the table's bits are read.
+ */
+static void
+check_select_big(const char *ipb, uint16_t port, int sa)
+{
+	const int nb = 8 * (int)sizeof(unsigned long);
+	struct rlimit rl;
+	struct timeval tv;
+	struct timespec ts;
+	struct sockaddr_in to = sin_of(ipb, port);
+	unsigned long *bits;
+	int s, d, nfds, words, r = -1, k;
+	char c;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 2048) {
+		rl.rlim_cur = 2048;
+		if (rl.rlim_max < 2048)
+			rl.rlim_max = 2048;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+			printf("note: cannot raise RLIMIT_NOFILE to 2048 (%s): "
+			       "select above FD_SETSIZE not checked\n",
+			       strerror(errno));
+			return;
+		}
+	}
+	s = rds_sock(ipb, port);
+	d = s < 0 ? -1 : fcntl(s, F_DUPFD, 1500);
+	CHECK(d >= 1500, "an RDS descriptor above FD_SETSIZE (F_DUPFD 1500)");
+	if (d < 0) {
+		close(s);
+		return;
+	}
+	nfds = d + 1;
+	words = (nfds + nb - 1) / nb;
+	bits = calloc((size_t)words, sizeof(*bits));
+	for (k = 0; k < 3; k++) {
+		memset(bits, 0, sizeof(*bits) * (size_t)words);
+		bits[d / nb] |= 1UL << (d % nb);
+		tv.tv_sec = 0;
+		tv.tv_usec = 50000;
+		r = select(nfds, (fd_set *)bits, NULL, NULL, &tv);
+		if (r != 1 || !cong_spurious(d))
+			break;
+	}
+	CHECK(r == 0, "select above FD_SETSIZE: times out on an empty socket");
+	CHECK(sendto(sa, "B", 1, 0, (struct sockaddr *)&to, sizeof(to)) == 1,
+	      "send for select above FD_SETSIZE");
+	memset(bits, 0, sizeof(*bits) * (size_t)words);
+	bits[d / nb] |= 1UL << (d % nb);
+	tv.tv_sec = 5;
+	tv.tv_usec = 0;
+	CHECK(select(nfds, (fd_set *)bits, NULL, NULL, &tv) == 1 &&
+	      (bits[d / nb] & (1UL << (d % nb))),
+	      "select above FD_SETSIZE: the socket is reported readable");
+	memset(bits, 0, sizeof(*bits) * (size_t)words);
+	bits[d / nb] |= 1UL << (d % nb);
+	ts.tv_sec = 5;
+	ts.tv_nsec = 0;
+	CHECK(pselect(nfds, (fd_set *)bits, NULL, NULL, &ts, NULL) == 1 &&
+	      (bits[d / nb] & (1UL << (d % nb))),
+	      "pselect above FD_SETSIZE: the socket is reported readable");
+	/* nfds far beyond the descriptor table, the bitmap only as large
+	 * as the table (FDSize): the kernel reads no more than the table,
+	 * and neither may the preload (an ASan build sees any read past the
+	 * bitmap). */
+	free(bits);
+	words = (fd_table_size() + nb - 1) / nb;
+	bits = calloc((size_t)words, sizeof(*bits));
+	CHECK(words * nb > d, "the descriptor table (FDSize) covers the "
+	      "descriptor");
+	if (words * nb > d) {
+		bits[d / nb] |= 1UL << (d % nb);
+		tv.tv_sec = 5;
+		tv.tv_usec = 0;
+		CHECK(select(1 << 20, (fd_set *)bits, NULL, NULL, &tv) == 1 &&
+		      (bits[d / nb] & (1UL << (d % nb))),
+		      "select with nfds 1 << 20 and a bitmap of the "
+		      "descriptor table's size: the socket is readable");
+	}
+	CHECK(recv(d, &c, 1, 0) == 1 && c == 'B', "recv above FD_SETSIZE");
+	free(bits);
+	close(d);
+	close(s);
+}
+
+/*
+ * closefrom over RDS descriptors (and, under the preload, over the
+ * library's own descriptors): the RDS descriptor in the range is closed
+ * (its socket's port can be bound again), a socket outside it works, and
+ * files the program then puts at every number of the range are never
+ * written to or closed when that socket goes.
+ */
+static void
+check_closefrom(const char *ipb, uint16_t port, int sa)
+{
+	const int lo = 900;
+	int keep = rds_sock(ipb, port), gone = rds_sock(ipb, port + 1);
+	int pp[2], hi, s, fd, top, bad = 0;
+	char got[64];
+
+	CHECK(keep >= 0 && gone >= 0 && pipe(pp) == 0 && keep < lo &&
+	      pp[1] < lo, "closefrom: sockets and a pipe below it");
+	hi = fcntl(gone, F_DUPFD, lo);
+	CHECK(hi >= lo && close(gone) == 0, "closefrom: a socket whose only "
+	      "descriptor is in the range");
+	closefrom(lo);
+	errno = 0;
+	CHECK(close(hi) < 0 && errno == EBADF,
+	      "closefrom: the RDS descriptor in the range is closed");
+	s = rds_sock(ipb, port + 1);
+	CHECK(s >= 0, "closefrom: its socket's port can be bound again");
+	close(s);
+	CHECK(pass_one(sa, ipb, port, keep),
+	      "closefrom: a socket below the range works");
+	top = fd_table_size();
+	if (top > 4096)
+		top = 4096;
+	for (fd = lo; fd < top; fd++)
+		if (dup2(pp[1], fd) != fd)
+			bad++;
+	CHECK(top > lo && bad == 0, "closefrom: a pipe at every number of "
+	      "the range");
+	CHECK(pass_one(sa, ipb, port, keep),
+	      "closefrom: the socket works with pipes all over the range");
+	CHECK(close(keep) == 0, "closefrom: close the socket");
+	for (fd = lo; fd < top; fd++)
+		if (fcntl(fd, F_GETFD) < 0)
+			bad++;
+	CHECK(bad == 0 && strcmp(pipe_has(pp[0], got, sizeof(got)), "") == 0,
+	      "closefrom: the pipes in the range are open and untouched when "
+	      "the socket goes");
+	closefrom(lo);
+	close(pp[0]);
+	close(pp[1]);
+}
+
+struct racer {
+	int fd;
+	volatile bool go;
+	int err;		/* errno of the call that failed otherwise */
+	long calls;
+};
+
+static void *
+race_recv(void *arg)
+{
+	struct racer *r = arg;
+	char c;
+
+	while (!r->go)
+		;
+	for (;;) {
+		r->calls++;
+		if (recv(r->fd, &c, 1, MSG_DONTWAIT) >= 0)
+			continue;
+		if (errno != EAGAIN) {
+			r->err = errno;
+			return NULL;
+		}
+	}
+}
+
+/*
+ * close racing non-blocking recvs on another thread: once the descriptor
+ * is closed the other thread's calls fail with EBADF (the number has
+ * nothing open), never with another errno.
+ */
+static void
+check_close_race(const char *ipb, uint16_t port)
+{
+	struct racer r;
+	pthread_t t;
+	int i, bad = 0, err = 0;
+
+	for (i = 0; i < 50; i++) {
+		memset(&r, 0, sizeof(r));
+		r.fd = rds_sock(ipb, port);
+		if (r.fd < 0 || pthread_create(&t, NULL, race_recv, &r) != 0) {
+			bad++;
+			break;
+		}
+		r.go = true;
+		usleep(1000 + 100 * i);
+		close(r.fd);
+		pthread_join(t, NULL);
+		if (r.err != EBADF) {
+			bad++;
+			err = r.err;
+		}
+	}
+	errno = err;
+	CHECK(bad == 0, "recv racing close on another thread: EBADF (50 "
+	      "rounds)");
+}
+
+struct reuser {
+	int rfd;		/* a pipe's read end, with data */
+	int num;		/* the number to take once it is free */
+	volatile bool go;
+	ssize_t got;		/* what a read at num gave */
+	int err;
+};
+
+static void *
+reuse_num(void *arg)
+{
+	struct reuser *u = arg;
+	char c;
+	int fd;
+
+	while (!u->go)
+		;
+	for (;;) {
+		fd = fcntl(u->rfd, F_DUPFD, u->num);
+		if (fd < 0) {
+			u->got = -1;
+			u->err = errno;
+			return NULL;
+		}
+		if (fd == u->num)
+			break;
+		close(fd);
+	}
+	u->got = read(fd, &c, 1);
+	u->err = errno;
+	close(fd);
+	return NULL;
+}
+
+/*
+ * A descriptor that takes the number of an RDS descriptor the moment it
+ * is closed (F_DUPFD on another thread, in a loop) is that thread's file:
+ * a read on it gives the pipe's data, never the closed socket's answer.
+ */
+static void
+check_close_reuse(const char *ipb, uint16_t port)
+{
+	struct reuser u;
+	pthread_t t;
+	int i, bad = 0, pp[2];
+
+	if (pipe(pp) != 0) {
+		CHECK(false, "close and reuse: pipe");
+		return;
+	}
+	for (i = 0; i < 50; i++) {
+		memset(&u, 0, sizeof(u));
+		u.rfd = pp[0];
+		u.num = rds_sock(ipb, port);
+		if (u.num < 0 || write(pp[1], "r", 1) != 1 ||
+		    pthread_create(&t, NULL, reuse_num, &u) != 0) {
+			bad++;
+			break;
+		}
+		u.go = true;
+		usleep(500 + 50 * i);
+		close(u.num);
+		pthread_join(t, NULL);
+		if (u.got != 1) {
+			bad++;
+			errno = u.err;
+		}
+	}
+	CHECK(bad == 0, "a number taken on another thread the moment its RDS "
+	      "descriptor closes is that thread's file (50 rounds)");
+	close(pp[0]);
+	close(pp[1]);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -135,6 +664,9 @@ main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* A write into a pipe closed behind the program fails (EPIPE) and
+	 * is reported, rather than ending the run. */
+	signal(SIGPIPE, SIG_IGN);
 	kernel = getenv("KRDS_API_KERNEL") != NULL;
 	port = argc > 3 ? (uint16_t)atoi(argv[3]) : 19500;
 	a = sin_of(argv[1], port);
@@ -335,6 +867,16 @@ main(int argc, char **argv)
 	sc = rds_sock(argv[2], port + 1);
 	CHECK(sc >= 0, "the port can be bound again");
 	close(sc);
+
+	/* Descriptors: numbers are the program's. */
+	check_nonblock_shared(argv[2], port + 3);
+	check_dup2_over(argv[2], port + 4, sa);
+	check_double_close(argv[2], port + 5, sa);
+	check_not_mine(argv[2], port + 6, sa);
+	check_select_big(argv[2], port + 7, sa);
+	check_close_race(argv[2], port + 8);
+	check_close_reuse(argv[2], port + 9);
+	check_closefrom(argv[2], port + 10, sa);
 	close(sa);
 	close(pp[0]);
 	close(pp[1]);

@@ -35,6 +35,14 @@
  *       the loop transport delivers as it transmits). Prints
  *       "SNAP sends N conn_misses M msg_misses K sock_misses J"; exit 0
  *       only when nothing was missed.
+ *   mp_client move PATH ID
+ *       rte_rds_event_fd_move(): EBADF and EINVAL; then a socket on
+ *       mp_addr(ID):mp_port(ID) whose event fd moves while another
+ *       thread sleeps on it (in recvfrom, then in rte_rds_poll), with
+ *       one end of a socket pair holding data dup2'd over the old
+ *       number at once: the sleeper gets the next message, and neither
+ *       it nor the socket's close reads from, writes into or closes the
+ *       socket pair. Prints "MOVED"; exit 0 only when all is well.
  *   mp_client hold PATH ID MSGS
  *       traffic for rds-info to show: a socket on mp_addr(ID):mp_port(ID)
  *       connected to one on mp_addr(ID + 1):mp_port(ID + 1), MSGS
@@ -43,7 +51,9 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -541,6 +551,110 @@ do_snap(unsigned int id, uint64_t iters)
 	return conn_misses == 0 && msg_misses == 0 && sock_misses == 0 ? 0 : 1;
 }
 
+struct sleeper {
+	int s;
+	bool poll;		/* rte_rds_poll, else recvfrom */
+	int ret;
+};
+
+static void *
+move_sleeper(void *arg)
+{
+	struct sleeper *sl = arg;
+	struct rte_rds_pollfd p = { .sock = sl->s, .events = POLLIN };
+	char buf[16];
+
+	if (sl->poll)
+		sl->ret = rte_rds_poll(&p, 1, 10000) == 1 &&
+			  (p.revents & POLLIN) ? 1 : -1;
+	else
+		sl->ret = (int)rte_rds_recvfrom(sl->s, buf, sizeof(buf), 0,
+						NULL, NULL);
+	return NULL;
+}
+
+/* Move s's event fd while a thread sleeps on it, sp[0] over the old
+ * number at once; a message wakes the sleeper. */
+static int
+move_under(int a, int s, const struct sockaddr_in *to, bool poll, int *sp)
+{
+	struct sleeper sl = { .s = s, .poll = poll, .ret = 0 };
+	pthread_t t;
+	int old = rte_rds_event_fd(s), fd;
+	char buf[16];
+
+	if (pthread_create(&t, NULL, move_sleeper, &sl) != 0)
+		return -1;
+	usleep(100000);		/* past its spinning: asleep on old */
+	fd = rte_rds_event_fd_move(s, 100);
+	if (fd < 100 || rte_rds_event_fd(s) != fd ||
+	    dup2(sp[0], old) != old) {
+		printf("FAIL move: %d (%s), now %d\n", fd,
+		       rte_strerror(rte_errno), rte_rds_event_fd(s));
+		return -1;
+	}
+	if (rte_rds_sendto(a, "m", 1, 0, (const struct sockaddr *)to,
+			   sizeof(*to)) != 1)
+		return -1;
+	pthread_join(t, NULL);
+	if (sl.ret != 1) {
+		printf("FAIL the sleeper (%s) after the move: %d\n",
+		       poll ? "rte_rds_poll" : "recvfrom", sl.ret);
+		return -1;
+	}
+	if (poll && rte_rds_recvfrom(s, buf, sizeof(buf), 0, NULL, NULL) != 1)
+		return -1;
+	return old;
+}
+
+static int
+do_move(unsigned int id)
+{
+	static const char data[] = "0123456789abcdef";
+	struct sockaddr_in to = mp_sin(id);
+	int a, s, sp[2], old1, old2;
+	char buf[64];
+	ssize_t n;
+
+	a = rds_test_socket(mp_ip(id), mp_port(id) + 1, 0, 0);
+	s = rds_test_socket(mp_ip(id), mp_port(id), 0, 0);
+	if (a < 0 || s < 0 || socketpair(AF_UNIX, SOCK_STREAM, 0, sp) != 0)
+		return 1;
+	if (rte_rds_event_fd_move(-1, 0) >= 0 || rte_errno != EBADF ||
+	    rte_rds_event_fd_move(s, -1) >= 0 || rte_errno != EINVAL) {
+		printf("FAIL errno of rte_rds_event_fd_move\n");
+		return 1;
+	}
+	/* Data for a stray read of an old number to take. */
+	if (write(sp[1], data, 16) != 16)
+		return 1;
+	old1 = move_under(a, s, &to, false, sp);
+	old2 = old1 < 0 ? -1 : move_under(a, s, &to, true, sp);
+	if (old2 < 0)
+		return 1;
+	rte_rds_close(s);
+	/* Both old numbers are the socket pair's, open; its data is all
+	 * there and nothing else came through them. */
+	if (write(old1, "1", 1) != 1 || write(old2, "2", 1) != 1) {
+		printf("FAIL the socket pair at an old number was closed\n");
+		return 1;
+	}
+	n = recv(sp[0], buf, sizeof(buf), MSG_DONTWAIT);
+	if (n != 16 || memcmp(buf, data, 16) != 0) {
+		printf("FAIL the socket pair holds %zd bytes, not its 16\n", n);
+		return 1;
+	}
+	n = recv(sp[1], buf, sizeof(buf), MSG_DONTWAIT);
+	if (n != 2 || memcmp(buf, "12", 2) != 0) {
+		printf("FAIL %zd bytes came through the old numbers, not "
+		       "\"12\"\n", n);
+		return 1;
+	}
+	rte_rds_close(a);
+	printf("MOVED\n");
+	return 0;
+}
+
 static int
 do_hold(unsigned int id, uint64_t msgs)
 {
@@ -601,6 +715,8 @@ main(int argc, char **argv)
 		return do_hold(id, strtoull(argv[4], NULL, 0));
 	if (strcmp(argv[1], "block") == 0)
 		return do_block(argv[2], id);
+	if (strcmp(argv[1], "move") == 0)
+		return do_move(id);
 	fprintf(stderr, "bad arguments\n");
 	return 1;
 }

@@ -27,6 +27,10 @@
  *   snapshot:    a client's RDS_INFO snapshots reflect every call of its
  *                that returned before (mp_client snap), with the engine
  *                sleeping when idle and yielding.
+ *   event_fd_move: a client's event fd moves (rte_rds_event_fd_move)
+ *                under a thread asleep on it and a pipe is dup2'd over
+ *                the old number: the sleeper wakes on the next message,
+ *                the pipe is never written to or closed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -342,10 +346,31 @@ test_engine_gone(void)
 	rds_test_watchdog(0, NULL);
 }
 
+/* A client's event fd moved under a thread asleep on it, a pipe over the
+ * old number at once (mp_client move has the checks). */
+static void
+test_event_fd_move(void)
+{
+	struct child c;
+	char *args[] = { client_bin, (char *)"move", sock_path, (char *)"4",
+			 NULL };
+
+	rds_test_watchdog(120, "multiproc/event_fd_move");
+	CU_ASSERT_FATAL(lib_up() == 0);
+	CU_ASSERT_FATAL(child_spawn(&c, client_bin, args) == 0);
+	CU_ASSERT(serve_until(&c, 1, all_exited, 60));
+	printf("  client: %s", c.buf);
+	CU_ASSERT(c.exited && c.ok && strstr(c.buf, "MOVED") != NULL);
+	child_reap(&c);
+	lib_down();
+	rds_test_watchdog(0, NULL);
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct rds_test_case cases[] = {
+		{ "event_fd_move", test_event_fd_move },
 		{ "engine_gone", test_engine_gone },
 		{ "streams", test_streams },
 		{ "kill", test_kill },

@@ -5,8 +5,10 @@
 # against the kernel's headers only, never linked with librte_rds) run
 # under librte_rds_preload.so against an rds-engined of this build with
 # two loop addresses:
-#   krds_api      every descriptor call, poll/select/epoll on mixed sets,
-#                 dup, fcntl, fork
+#   krds_api      every descriptor call, poll/select/epoll on mixed sets
+#                 (select above FD_SETSIZE too), dup and close with the
+#                 kernel's semantics, the library's own numbers hidden,
+#                 races of close with calls, fcntl, fork
 #   krds_pingpong blocking and busy-polling round trips
 #   krds_peer     the interop exchange, both ways, SHA-256 per direction
 #   krds_stress   a TCP control connection and one forked child per task
