@@ -85,6 +85,7 @@ int (*real_close)(int);
 int (*real_bind)(int, const struct sockaddr *, socklen_t);
 int (*real_connect)(int, const struct sockaddr *, socklen_t);
 int (*real_getsockname)(int, struct sockaddr *, socklen_t *);
+int (*real_shutdown)(int, int);
 ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
 ssize_t (*real_sendto)(int, const void *, size_t, int,
 			      const struct sockaddr *, socklen_t);
@@ -240,7 +241,9 @@ pl_atfork_child(void)
 		if (pl_fds[i].handle >= 0)
 			pl_fds[i].stale = true;
 		if (pl_fds[i].hidden >= 0) {
-			REAL(close)((int)i);
+			/* (The library closes its connection itself.) */
+			if (pl_fds[i].hidden != PL_HIDDEN_CTL)
+				REAL(close)((int)i);
 			pl_fds[i].hidden = -1;
 		}
 		pl_fds[i].closing = 0;

@@ -77,20 +77,28 @@ pl_unhide(int fd)
 	int nfd;
 
 	PL_ENTER();
-	nfd = rte_rds_event_fd_move(h, pl_hide_base());
-	if (nfd < 0 && rte_errno != EBADF)	/* the limit went down */
-		nfd = rte_rds_event_fd_move(h, 0);
+	if (h == PL_HIDDEN_CTL) {
+		/* The library's connection to the engine. */
+		nfd = rte_rds_attach_fd_move(pl_hide_base());
+		if (nfd < 0 && rte_errno != ENXIO)
+			nfd = rte_rds_attach_fd_move(0);
+	} else {
+		nfd = rte_rds_event_fd_move(h, pl_hide_base());
+		if (nfd < 0 && rte_errno != EBADF) /* the limit went down */
+			nfd = rte_rds_event_fd_move(h, 0);
+	}
 	PL_LEAVE();
 	if (nfd < 0) {
 		errno = rte_errno == EINVAL ? EMFILE : rte_errno;
 		return -1;
 	}
 	/* Beyond the table only when every number below it is taken; the
-	 * wake-up descriptor then works on unguarded. */
+	 * descriptor then works on unguarded. */
 	if (nfd < PL_MAX_FDS)
 		pl_hide(nfd, h);
 	pl_hide(fd, -1);
-	pl_socks[h].efd = nfd;
+	if (h != PL_HIDDEN_CTL)
+		pl_socks[h].efd = nfd;
 	return 0;
 }
 

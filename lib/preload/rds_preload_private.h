@@ -43,12 +43,17 @@ struct pl_fd {
 	int32_t handle;			/* the program's RDS descriptor of
 					 * this socket, -1: not one */
 	int32_t hidden;			/* the library's wake-up descriptor
-					 * of this socket, -1: not one */
+					 * of this socket, PL_HIDDEN_CTL its
+					 * connection to the engine, -1:
+					 * not one */
 	uint32_t closing;		/* being closed or replaced (atomic,
 					 * set only under pl_lock) */
 	bool stale;			/* inherited from the parent: dead */
 	uint64_t ep_data;		/* the program's epoll data */
 };
+
+/* pl_fd.hidden of the library's connection to the engine. */
+#define PL_HIDDEN_CTL INT32_MAX
 
 /* What an RDS socket is to the preload. */
 struct pl_sock {
@@ -87,6 +92,7 @@ extern int (*real_close)(int);
 extern int (*real_bind)(int, const struct sockaddr *, socklen_t);
 extern int (*real_connect)(int, const struct sockaddr *, socklen_t);
 extern int (*real_getsockname)(int, struct sockaddr *, socklen_t *);
+extern int (*real_shutdown)(int, int);
 extern ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
 extern ssize_t (*real_sendto)(int, const void *, size_t, int,
 			      const struct sockaddr *, socklen_t);
@@ -135,6 +141,7 @@ PL_REAL_FN(close)
 PL_REAL_FN(bind)
 PL_REAL_FN(connect)
 PL_REAL_FN(getsockname)
+PL_REAL_FN(shutdown)
 PL_REAL_FN(sendmsg)
 PL_REAL_FN(sendto)
 PL_REAL_FN(send)

@@ -34,6 +34,21 @@ pl_attach(void)
 	if (rte_rds_attached())
 		return 0;
 	ret = rte_rds_attach(NULL);
+	if (ret == 0) {
+		/* Its connection to the engine is the library's: hidden from
+		 * the program as its wake-up descriptors are. A connection of
+		 * before (an engine that went) is closed by now. */
+		int ctl = rte_rds_attach_fd();
+		unsigned int i;
+
+		pthread_mutex_lock(&pl_lock);
+		for (i = 0; i < PL_MAX_FDS; i++)
+			if (pl_fds[i].hidden == PL_HIDDEN_CTL)
+				pl_hide((int)i, -1);
+		if (ctl >= 0 && ctl < PL_MAX_FDS)
+			pl_hide(ctl, PL_HIDDEN_CTL);
+		pthread_mutex_unlock(&pl_lock);
+	}
 	if (ret != 0 && !told) {
 		const char *p = getenv("RTE_RDS_ENGINE");
 
@@ -115,6 +130,22 @@ bind(int fd, const struct sockaddr *addr, socklen_t len)
 		return PL_LIBC(fd, REAL(bind)(fd, addr, len));
 	PL_HANDLE(p, h);
 	return PL_CALL(rte_rds_bind(h, addr, len));
+}
+
+/* As net/rds/af_rds.c (sock_no_shutdown): an RDS socket has no shutdown;
+ * the call must not reach the wake-up descriptor behind the number. */
+PL_EXPORT int
+shutdown(int fd, int how)
+{
+	struct pl_fd *p = pl_get(fd);
+	int32_t h;
+
+	if (p == NULL)
+		return PL_LIBC(fd, REAL(shutdown)(fd, how));
+	PL_HANDLE(p, h);
+	(void)h;
+	errno = EOPNOTSUPP;
+	return -1;
 }
 
 PL_EXPORT int

@@ -31,7 +31,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -49,9 +52,30 @@ static void
 rds_cl_atfork_child(void)
 {
 	/* The parent's sockets are not ours: this process attaches again
-	 * at its first call (rte_rds_attach.h). */
-	if (rds_cl != NULL)
+	 * at its first call (rte_rds_attach.h). Nor is its connection to
+	 * the engine: kept, it would hold the parent's sockets and ports
+	 * for as long as the child lives after the parent went. */
+	if (rds_cl != NULL) {
 		rds_cl->forked = true;
+		if (rds_cl->fd >= 0)
+			close(rds_cl->fd);
+		rds_cl->fd = -1;
+	}
+}
+
+/* Where the library keeps the descriptor of its connection to the engine:
+ * the lowest free number from FD_SETSIZE up, or from half the descriptor
+ * limit when that is lower: away from the numbers a program counts on
+ * (the preload library hides it from the program besides). */
+static int
+rds_cl_fd_base(void)
+{
+	struct rlimit rl;
+	rlim_t b = FD_SETSIZE;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur / 2 < b)
+		b = rl.rlim_cur / 2;
+	return b < 3 ? 3 : (int)b;
 }
 
 static void
@@ -313,6 +337,14 @@ rte_rds_attach(const char *path)
 		err = errno;
 		goto fail;
 	}
+	{
+		int fd = fcntl(cl->fd, F_DUPFD_CLOEXEC, rds_cl_fd_base());
+
+		if (fd >= 0) {
+			close(cl->fd);
+			cl->fd = fd;
+		}
+	}
 	hello.magic = RDS_REGION_MAGIC;
 	hello.version = RDS_REGION_VERSION;
 	hello.pid = getpid();
@@ -385,6 +417,42 @@ fail:
 	    err == ENOMEM || err == EINVAL || err == EMFILE || err == ENFILE)
 		return RDS_ERR(err);
 	return RDS_ERR(EPROTO);
+}
+
+int
+rte_rds_attach_fd(void)
+{
+	struct rds_cl *cl = rds_cl;
+
+	if (cl == NULL || cl->forked)
+		return RDS_ERR(ENXIO);
+	return cl->fd;
+}
+
+int
+rte_rds_attach_fd_move(int min_fd)
+{
+	struct rds_cl *cl = rds_cl;
+	int fd;
+
+	if (cl == NULL || cl->forked)
+		return RDS_ERR(ENXIO);
+	if (min_fd < 0)
+		return RDS_ERR(EINVAL);
+	/* Every use of the number is a call on it, under ctl (waits look
+	 * at the sockets' wake-up descriptors, which hang up too when the
+	 * engine goes). */
+	pthread_mutex_lock(&cl->ctl);
+	fd = fcntl(cl->fd, F_DUPFD_CLOEXEC, min_fd);
+	if (fd < 0) {
+		int err = errno == EMFILE ? EMFILE : EINVAL;
+
+		pthread_mutex_unlock(&cl->ctl);
+		return RDS_ERR(err);
+	}
+	__atomic_store_n(&cl->fd, fd, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&cl->ctl);
+	return fd;
 }
 
 int

@@ -51,8 +51,9 @@ rds_cl_now_coarse_ns(void)
 bool
 rds_cl_engine_gone(struct rds_cl *cl)
 {
-	struct pollfd p = { .fd = cl->fd, .events = POLLIN };
+	struct pollfd p = { .fd = -1, .events = POLLIN };
 	uint64_t now;
+	int r = 0;
 
 	if (__atomic_load_n(&cl->dead, __ATOMIC_ACQUIRE) ||
 	    __atomic_load_n(&cl->hdr->engine_gone, __ATOMIC_ACQUIRE))
@@ -65,7 +66,15 @@ rds_cl_engine_gone(struct rds_cl *cl)
 	    1000000)
 		return false;
 	__atomic_store_n(&cl->gone_checked, now, __ATOMIC_RELAXED);
-	if (poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR)))
+	/* Its number is in use only under ctl (rte_rds_attach_fd_move): a
+	 * call in progress finds out by itself. */
+	if (pthread_mutex_trylock(&cl->ctl) != 0)
+		return false;
+	p.fd = cl->fd;
+	if (p.fd >= 0)
+		r = poll(&p, 1, 0);
+	pthread_mutex_unlock(&cl->ctl);
+	if (r > 0 && (p.revents & (POLLHUP | POLLERR)))
 		goto gone;
 	return false;
 gone:
@@ -129,15 +138,14 @@ rds_cl_wait(struct rds_cl *cl, struct rds_cl_sock *cs, short events,
 		return 0;
 	}
 	p[0].events = POLLIN;
-	p[1].fd = cl->fd;
-	p[1].events = 0;
-	if (poll(p, 2, slice) > 0) {
+	/* The wake-up descriptor hangs up when the engine goes (its end
+	 * closes): the engine's connection need not be watched here. */
+	if (poll(p, 1, slice) > 0) {
 		if (p[0].revents & POLLIN)
 			rds_cl_wake_drain(p[0].fd);
-		if ((p[1].revents & (POLLHUP | POLLERR)) ||
-		    ((p[0].revents & POLLHUP) &&
-		     __atomic_load_n(&cs->state, __ATOMIC_ACQUIRE) ==
-		     RDS_SOCK_OPEN)) {
+		if ((p[0].revents & (POLLHUP | POLLERR)) &&
+		    __atomic_load_n(&cs->state, __ATOMIC_ACQUIRE) ==
+		    RDS_SOCK_OPEN) {
 			__atomic_store_n(&cl->dead, 1, __ATOMIC_RELEASE);
 			ret = -ECONNRESET;
 		}

@@ -485,8 +485,8 @@ rds_client_poll(struct rte_rds_pollfd *fds, unsigned int nfds, int timeout_ms)
 {
 	struct rds_cl *cl = rds_cl;
 	struct rds_cl_sock *held[64];
-	struct pollfd pfd[65];
-	uint64_t deadline = 0, spin_until = 0, v, now;
+	struct pollfd pfd[64];
+	uint64_t deadline = 0, spin_until = 0, now;
 	unsigned int i, ready;
 	int slice;
 
@@ -543,13 +543,21 @@ rds_client_poll(struct rte_rds_pollfd *fds, unsigned int nfds, int timeout_ms)
 			if (pfd[i].fd < 0)
 				slice = 0;	/* moving: look again */
 		}
-		pfd[nfds].fd = cl->fd;
-		pfd[nfds].events = 0;
-		if (slice != 0 && poll(pfd, nfds + 1, slice) > 0)
-			for (i = 0; i < nfds; i++)
-				if (pfd[i].fd >= 0 && (pfd[i].revents & POLLIN))
-					if (read(pfd[i].fd, &v, sizeof(v)) < 0)
-						v = 0;
+		/* An engine that goes hangs the wake-up descriptors up. */
+		if (slice != 0 && poll(pfd, nfds, slice) > 0)
+			for (i = 0; i < nfds; i++) {
+				if (pfd[i].fd < 0)
+					continue;
+				if (pfd[i].revents & POLLIN)
+					rds_cl_wake_drain(pfd[i].fd);
+				if ((pfd[i].revents & (POLLHUP | POLLERR)) &&
+				    held[i] != NULL &&
+				    __atomic_load_n(&held[i]->state,
+						    __ATOMIC_ACQUIRE) ==
+				    RDS_SOCK_OPEN)
+					__atomic_store_n(&cl->dead, 1,
+							 __ATOMIC_RELEASE);
+			}
 		for (i = 0; i < nfds; i++) {
 			if (held[i] == NULL)
 				continue;

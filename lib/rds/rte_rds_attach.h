@@ -118,6 +118,36 @@ int rte_rds_attached(void);
  */
 int rte_rds_event_fd_move(int s, int min_fd);
 
+/**
+ * The descriptor of this process's connection to the engine (a UNIX
+ * socket the library uses by number, kept at a number from FD_SETSIZE up,
+ * or from half the descriptor limit when that is lower). A program that
+ * closes or replaces descriptors it does not know of (closefrom,
+ * close_range, dup2 onto any number) must leave it alone, or move it
+ * first with rte_rds_attach_fd_move(); the preload library does so for
+ * the programs it runs. A forked child does not inherit it: the library
+ * closes it in the child.
+ *
+ * @return
+ *   The descriptor, or -1 with rte_errno ENXIO (not attached).
+ */
+int rte_rds_attach_fd(void);
+
+/**
+ * Move the descriptor of the connection to the engine to the lowest free
+ * number from min_fd up; the old number becomes the caller's (it may put
+ * another file there at once). Waits for a call on the connection in
+ * progress to end.
+ *
+ * @param min_fd
+ *   The lowest number it may take.
+ * @return
+ *   The new descriptor, or -1 with rte_errno: ENXIO (not attached),
+ *   EINVAL (min_fd negative, or not below RLIMIT_NOFILE), EMFILE (no
+ *   free number from min_fd up).
+ */
+int rte_rds_attach_fd_move(int min_fd);
+
 /** How an engine process serves others (rte_rds_server_start). */
 struct rte_rds_server_conf {
 	/** UNIX socket path to listen on (removed first if stale). */

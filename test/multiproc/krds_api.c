@@ -510,6 +510,112 @@ check_closefrom(const char *ipb, uint16_t port, int sa)
 	close(pp[1]);
 }
 
+/*
+ * A process that closes every descriptor above stdio (closefrom(3)), or
+ * puts a file at every number, after its first RDS socket: the RDS
+ * library's own descriptors (under the preload, its connection to the
+ * engine too) are none of the program's business: the next socket call,
+ * which talks to the engine, works, and the files are untouched. And
+ * shutdown, which RDS sockets do not have (EOPNOTSUPP), changes nothing.
+ * In a child, exit 0 when all held.
+ */
+static void
+check_own_numbers(const char *ipb, uint16_t port)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		int s = rds_sock(ipb, port), pp[2], fd, top, bad = 0, t;
+		char got[64];
+
+		fails = 0;
+		CHECK(s >= 0, "own numbers: a socket");
+		closefrom(3);
+		t = rds_sock(ipb, port + 1);
+		CHECK(t >= 0, "own numbers: after closefrom(3), a socket (a "
+		      "call on the engine's connection)");
+		CHECK(pass_one(t, ipb, port + 1, t),
+		      "own numbers: after closefrom(3), it sends to itself");
+		errno = 0;
+		CHECK(shutdown(t, SHUT_RDWR) < 0 && errno == EOPNOTSUPP,
+		      "own numbers: shutdown EOPNOTSUPP");
+		CHECK(pass_one(t, ipb, port + 1, t),
+		      "own numbers: after shutdown, it still works");
+		CHECK(pipe(pp) == 0, "own numbers: a pipe");
+		top = fd_table_size();
+		if (top > 4096)
+			top = 4096;
+		for (fd = pp[1] + 1; fd < top - 32; fd++)
+			if (fd != t && dup2(pp[1], fd) != fd)
+				bad++;
+		CHECK(bad == 0, "own numbers: a pipe at every number but the "
+		      "last 32");
+		s = rds_sock(ipb, port + 2);
+		CHECK(s >= 0, "own numbers: with pipes everywhere, a socket");
+		CHECK(pass_one(t, ipb, port + 1, t),
+		      "own numbers: with pipes everywhere, it sends to itself");
+		close(s);
+		close(t);
+		for (fd = pp[1] + 1; fd < top - 32; fd++)
+			if (fd != t && fd != s && fcntl(fd, F_GETFD) < 0)
+				bad++;
+		CHECK(bad == 0 && strcmp(pipe_has(pp[0], got, sizeof(got)),
+					 "") == 0,
+		      "own numbers: the pipes are open and untouched");
+		_exit(fails == 0 ? 0 : 1);
+	}
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0, "own numbers: every check of the child");
+}
+
+/*
+ * A forked child that never uses RDS does not keep its parent's sockets:
+ * once the parent is gone, its port is free at once, while the child
+ * lives on (it held the parent's connection to the engine, and with it
+ * every socket of the parent's, until it exited).
+ */
+static void
+check_child_keeps_nothing(const char *ipb, uint16_t port)
+{
+	int sync[2], st, s = -1, i;
+	pid_t parent;
+	char c;
+
+	CHECK(pipe(sync) == 0, "child keeps nothing: a pipe");
+	parent = fork();
+	if (parent == 0) {
+		int b = rds_sock(ipb, port);
+		pid_t kid = fork();
+
+		if (kid == 0) {
+			/* Holds what it inherited for 5 s. */
+			close(sync[0]);
+			sleep(5);
+			_exit(0);
+		}
+		c = b >= 0 && kid > 0 ? 'y' : 'n';
+		if (write(sync[1], &c, 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	close(sync[1]);
+	CHECK(read(sync[0], &c, 1) == 1 && c == 'y',
+	      "child keeps nothing: the parent bound, and forked");
+	close(sync[0]);
+	CHECK(waitpid(parent, &st, 0) == parent, "child keeps nothing: the "
+	      "parent exited");
+	for (i = 0; i < 100 && s < 0; i++) {
+		s = rds_sock(ipb, port);
+		if (s < 0)
+			usleep(10000);
+	}
+	CHECK(s >= 0, "child keeps nothing: the parent's port is free within "
+	      "a second, its child still there");
+	if (s >= 0)
+		close(s);
+}
+
 struct racer {
 	int fd;
 	volatile bool go;
@@ -877,6 +983,8 @@ main(int argc, char **argv)
 	check_close_race(argv[2], port + 8);
 	check_close_reuse(argv[2], port + 9);
 	check_closefrom(argv[2], port + 10, sa);
+	check_own_numbers(argv[2], port + 20);
+	check_child_keeps_nothing(argv[2], port + 25);
 	close(sa);
 	close(pp[0]);
 	close(pp[1]);
