@@ -13,7 +13,7 @@
  *                sender and receiver must match, every client exits 0,
  *                and the engine ends with no client and no socket.
  *   kill:        the same 8, plus a victim that sends without end to a
- *                socket of ours; SIGKILL mid-stream: within a second the
+ *                socket of ours; SIGKILL mid-stream: at its hang-up the
  *                engine has let it go and its port can be bound again
  *                (by us, and by a new client); the 8 streams are intact.
  *   evil:        hostile clients (forged offsets, bad lengths, ring
@@ -152,8 +152,12 @@ test_kill(void)
 	CU_ASSERT_FATAL(child_spawn(&victim, client_bin, args) == 0);
 	run_streams(8, rds_test_env_u64("RDS_TEST_MP_MSGS", 1500) / 2,
 		    NULL, 0, kill_during);
-	CU_ASSERT(kill_gone_s >= 0 && kill_gone_s < 1.0);
-	CU_ASSERT(kill_bind_s >= 0 && kill_bind_s < 1.0);
+	/* Noticed from the hang-up, not a timeout: milliseconds on a quiet
+	 * machine (the figure printed above); the bound leaves room for an
+	 * oversubscribed one, where the victim's own exit waits for a CPU
+	 * (3.5 s seen with three other builds on two cores). */
+	CU_ASSERT(kill_gone_s >= 0 && kill_gone_s < 5.0);
+	CU_ASSERT(kill_bind_s >= 0 && kill_bind_s < 5.0);
 	/* A new client binds the victim's port too. */
 	CU_ASSERT_FATAL(child_spawn(&rebind, client_bin, bargs) == 0);
 	CU_ASSERT(serve_until(&rebind, 1, all_exited, 30));
