@@ -325,6 +325,66 @@ rds_srv_rx_back(struct rds_client *cl, uint64_t off)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* TX buffers: whose they are */
+
+/*
+ * The client takes TX buffers back off txfree; what it took is its own
+ * again. Its consumer index is client input: it may only move forward,
+ * and not past what we put. The buffers it names are read from our own
+ * copy of the ring (the shadow), never from the region.
+ */
+void
+rds_srv_txfree_reap(struct rds_client *cl)
+{
+	uint32_t cons = __atomic_load_n(&cl->txfree.r->cons, __ATOMIC_ACQUIRE);
+	uint32_t mask = cl->txfree.size - 1, slot;
+	unsigned int c;
+	int k;
+
+	if (cons == cl->txfree_seen)
+		return;
+	if ((uint32_t)(cons - cl->txfree_seen) >
+	    (uint32_t)(cl->txfree.idx - cl->txfree_seen)) {
+		rds_client_violation(cl, "txfree consumer out of range");
+		return;
+	}
+	for (; cl->txfree_seen != cons; cl->txfree_seen++) {
+		uint64_t off = cl->txfree_shadow[cl->txfree_seen & mask];
+
+		k = rds_region_slot(&cl->lay, RDS_POOL_TX, off, &slot);
+		if (k < 0)
+			continue;	/* cannot be: we put it */
+		c = (unsigned int)k;
+		cl->tx_state[c][slot] = RDS_TXB_CLIENT;
+	}
+}
+
+/*
+ * The client hands TX buffer off to the engine: it must be one of its
+ * pool's, and the client's now (not given back and still on its way):
+ * 0 with its class and slot, or -EPROTO (a protocol violation: the
+ * caller says which). Engine of the client, or the control thread under
+ * an engine call.
+ */
+int
+rds_srv_tx_own(struct rds_client *cl, uint64_t off, unsigned int *c,
+	       uint32_t *slot)
+{
+	int k = rds_region_slot(&cl->lay, RDS_POOL_TX, off, slot);
+
+	if (k < 0)
+		return -EPROTO;
+	*c = (unsigned int)k;
+	if (cl->tx_state[*c][*slot] != RDS_TXB_CLIENT) {
+		/* It may have taken it back since we last looked. */
+		rds_srv_txfree_reap(cl);
+		if (cl->tx_state[*c][*slot] != RDS_TXB_CLIENT)
+			return -EPROTO;
+	}
+	return 0;
+}
+
 /* Onto txfree, and into our shadow of it (rds_srv_txfree_reap). */
 static int
 rds_srv_txfree_put(struct rds_client *cl, uint64_t off)

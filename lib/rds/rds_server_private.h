@@ -220,7 +220,7 @@ int rds_srv_reply(struct rds_client *cl, const struct rds_ctl_resp *r,
 int rds_srv_flush(struct rds_client *cl);
 void rds_srv_out_free(struct rds_client *cl);
 int rds_srv_handle(struct rds_client *cl);
-/* rds_server.c: TX buffers' ownership */
+/* rds_server_data.c: TX buffers' ownership */
 void rds_srv_txfree_reap(struct rds_client *cl);
 int rds_srv_tx_own(struct rds_client *cl, uint64_t off, unsigned int *c,
 		   uint32_t *slot);

@@ -120,28 +120,6 @@ open_fds(void)
 	return n;
 }
 
-/* What they are, for a report. */
-static void
-print_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	char path[300], link[256];
-	ssize_t n;
-
-	if (d == NULL)
-		return;
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
-		n = readlink(path, link, sizeof(link) - 1);
-		link[n > 0 ? n : 0] = '\0';
-		fprintf(stderr, "  fd %s: %s\n", e->d_name, link);
-	}
-	closedir(d);
-}
-
 /* The engine's record of a client, within its bounds. */
 static void
 check_client_state(void)
@@ -805,8 +783,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * reference to its memory descriptors with them). */
 	for (i = 0; i < 1000 && open_fds() != base_fds; i++)
 		pump(1);
-	if (open_fds() != base_fds)
-		print_fds();
 	FZ_CHECK(open_fds() == base_fds, "the engine holds %u descriptors, "
 		 "%u before", open_fds(), base_fds);
 	/* Messages A sent to our socket (allowed): not B's business. */
