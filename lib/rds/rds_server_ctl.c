@@ -323,6 +323,7 @@ rds_srv_do_close(struct rds_client *cl, const struct rds_ctl_req *q,
  * engine after what the socket's ring holds. */
 struct rds_srv_send {
 	struct rds_srv_sock *ss;
+	struct rds_sock *rs;		/* ss's: only this thread closes it */
 	struct rds_msg *m;
 };
 
@@ -330,11 +331,9 @@ static void
 rds_srv_send_call(struct rds_engine *e, void *arg)
 {
 	struct rds_srv_send *sd = arg;
-	struct rds_sock *rs = sd->ss->rs;
-
-	if (rs != NULL && rs->client != NULL)
-		rds_srv_drain(e, rs->client, sd->ss);
-	rds_send_request(e, sd->ss->rs != NULL ? sd->ss->rs : rs, sd->m);
+	if (sd->rs->client != NULL)
+		rds_srv_drain(e, sd->rs->client, sd->ss);
+	rds_send_request(e, sd->rs, sd->m);
 }
 
 static void
@@ -399,6 +398,7 @@ rds_srv_do_sendmsg(struct rds_client *cl, const struct rds_ctl_req *q,
 		return;
 	}
 	sd.ss = &cl->socks[q->handle];
+	sd.rs = rs;
 	sd.m = m;
 	if (rds_engine_call_wait(cl->engine, rds_srv_send_call, &sd) != 0) {
 		rds_send_unmake(rs, m, mapped, cookie);

@@ -292,8 +292,13 @@ rds_srv_pump(struct rds_client *cl)
 			TAILQ_REMOVE(&cl->ovf_socks, ss, ovf_link);
 			ss->on_ovf = false;
 		}
-		if (n != 0 && ss->rs != NULL)
-			rds_server_wake(ss->rs);
+		if (n != 0) {
+			struct rds_sock *rs = __atomic_load_n(&ss->rs,
+							      __ATOMIC_ACQUIRE);
+
+			if (rs != NULL)
+				rds_server_wake(rs);
+		}
 	}
 	return n;
 }
@@ -304,6 +309,7 @@ rds_srv_rx_back(struct rds_client *cl, uint64_t off)
 {
 	uint32_t slot, own, idx;
 	struct rds_srv_sock *ss;
+	struct rds_sock *rs;
 	int c = rds_region_slot(&cl->lay, RDS_POOL_RX, off, &slot);
 
 	if (c < 0)
@@ -315,12 +321,15 @@ rds_srv_rx_back(struct rds_client *cl, uint64_t off)
 	cl->rx_free[c][cl->rx_nfree[c]++] = slot;
 	idx = own & 0xffff;
 	ss = &cl->socks[idx];
-	if (ss->rs != NULL && (ss->gen & 0xffff) == (own >> 16)) {
-		__atomic_fetch_sub(&ss->rs->rcv_bytes,
+	/* Read once: the control thread clears it when the socket closes
+	 * (the socket itself stays until every engine is past this pass). */
+	rs = __atomic_load_n(&ss->rs, __ATOMIC_ACQUIRE);
+	if (rs != NULL && (ss->gen & 0xffff) == (own >> 16)) {
+		__atomic_fetch_sub(&rs->rcv_bytes,
 				   rds_srv_rcv_charge(cl->rx_len[c][slot]),
 				   __ATOMIC_RELEASE);
-		if (__atomic_load_n(&ss->rs->congested, __ATOMIC_ACQUIRE))
-			rds_cong_sock_check(ss->rs);
+		if (__atomic_load_n(&rs->congested, __ATOMIC_ACQUIRE))
+			rds_cong_sock_check(rs);
 	}
 	return 0;
 }
@@ -494,9 +503,9 @@ rds_srv_fcong(struct rds_srv_sock *ss, uint32_t addr)
  * stop (throttled). */
 static bool
 rds_srv_take(struct rds_engine *e, struct rds_client *cl,
-	     struct rds_srv_sock *ss, const struct rds_srv_req *rq)
+	     struct rds_srv_sock *ss, struct rds_sock *rs,
+	     const struct rds_srv_req *rq)
 {
-	struct rds_sock *rs = ss->rs;
 	const struct rds_cbuf *h = &rq->h;
 	struct rds_cong_map *fc;
 	struct in6_addr faddr;
@@ -557,18 +566,21 @@ rds_srv_drain(struct rds_engine *e, struct rds_client *cl,
 {
 	struct rds_cong_map *fc;
 	struct rds_srv_req rq;
+	struct rds_sock *rs;
 	unsigned int n = 0;
 	int r;
 
+	/* Read once (as rds_srv_rx_back). */
+	rs = __atomic_load_n(&ss->rs, __ATOMIC_ACQUIRE);
 	ss->throttled = false;
-	if (ss->rs == NULL)
+	if (rs == NULL)
 		return 0;
 	/* The congestion of the destination is waited for here: a
 	 * client's send never fails with ENOBUFS (rte_rds_attach.h). The
 	 * socket's later requests wait behind it, as behind a blocking
 	 * sendmsg. */
 	for (;;) {
-		if (rds_srv_sock_full(ss->rs)) {
+		if (rds_srv_sock_full(rs)) {
 			ss->throttled = true;
 			break;
 		}
@@ -582,7 +594,7 @@ rds_srv_drain(struct rds_engine *e, struct rds_client *cl,
 		}
 		rds_xring_skip(&ss->req);
 		n++;
-		if (!rds_srv_take(e, cl, ss, &rq)) {
+		if (!rds_srv_take(e, cl, ss, rs, &rq)) {
 			ss->throttled = !__atomic_load_n(&cl->bad,
 							 __ATOMIC_ACQUIRE);
 			break;
@@ -598,8 +610,10 @@ rds_srv_drain_call(struct rds_engine *e, void *arg)
 {
 	struct rds_srv_sock *ss = arg;
 
-	if (ss->rs != NULL && ss->rs->client != NULL)
-		rds_srv_drain(e, ss->rs->client, ss);
+	struct rds_sock *rs = __atomic_load_n(&ss->rs, __ATOMIC_ACQUIRE);
+
+	if (rs != NULL && rs->client != NULL)
+		rds_srv_drain(e, rs->client, ss);
 }
 
 static unsigned int
@@ -651,10 +665,15 @@ rds_srv_service_one(struct rds_engine *e, struct rds_client *cl)
 		}
 	}
 	/* Sockets that waited for their ACKs. */
-	for (i = 0; i < cl->lay.nb_socks; i++)
-		if (cl->socks[i].throttled && cl->socks[i].rs != NULL &&
-		    !rds_srv_sock_full(cl->socks[i].rs))
+	for (i = 0; i < cl->lay.nb_socks; i++) {
+		struct rds_sock *rs;
+
+		if (!cl->socks[i].throttled)
+			continue;
+		rs = __atomic_load_n(&cl->socks[i].rs, __ATOMIC_ACQUIRE);
+		if (rs != NULL && !rds_srv_sock_full(rs))
 			work += rds_srv_drain(e, cl, &cl->socks[i]);
+	}
 	return work;
 }
 

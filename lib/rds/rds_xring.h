@@ -77,25 +77,6 @@ rds_xring_put(struct rds_xring_end *x, uint64_t v)
 	return 0;
 }
 
-/* Consumer: 1 with *v, 0 when empty, -EPROTO when the producer reports
- * more entries than the ring holds. */
-static inline int
-rds_xring_get(struct rds_xring_end *x, uint64_t *v)
-{
-	uint32_t prod = __atomic_load_n(&x->r->prod, __ATOMIC_ACQUIRE);
-	uint32_t n = prod - x->idx;
-
-	if (n == 0)
-		return 0;
-	if (unlikely(n > x->size))
-		return -EPROTO;
-	*v = __atomic_load_n(&x->r->slot[x->idx & (x->size - 1)],
-			     __ATOMIC_RELAXED);
-	x->idx++;
-	__atomic_store_n(&x->r->cons, x->idx, __ATOMIC_RELEASE);
-	return 1;
-}
-
 /* Consumer: the next entry without taking it: 1 with *v, 0 when empty,
  * -EPROTO as rds_xring_get. The slot is the producer's to rewrite until
  * taken: take it with rds_xring_skip, and use the value read here. */
@@ -120,6 +101,18 @@ rds_xring_skip(struct rds_xring_end *x)
 {
 	x->idx++;
 	__atomic_store_n(&x->r->cons, x->idx, __ATOMIC_RELEASE);
+}
+
+/* Consumer: 1 with *v, 0 when empty, -EPROTO when the producer reports
+ * more entries than the ring holds. */
+static inline int
+rds_xring_get(struct rds_xring_end *x, uint64_t *v)
+{
+	int r = rds_xring_peek(x, v);
+
+	if (r > 0)
+		rds_xring_skip(x);
+	return r;
 }
 
 /* Entries waiting, as the consumer sees them (0 on nonsense). */

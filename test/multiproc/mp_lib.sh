@@ -31,6 +31,13 @@ mp_start_engine() {
 		--log-level=lib.eal:error -- "${addrs[@]}" \
 		--listen "$SOCK" > "$TMP/engine.log" 2>&1 &
 	epid=$!
+	mp_wait_socket
+}
+
+# mp_wait_socket: up to 10 s for $SOCK (FAIL with the engine's log and
+# exit 1 if it never comes).
+mp_wait_socket() {
+	local i
 	for i in $(seq 100); do
 		[ -S "$SOCK" ] && break
 		sleep 0.1

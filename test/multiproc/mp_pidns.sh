@@ -42,15 +42,7 @@ unshare --pid --fork --kill-child "$ENGINED" -l 0 --no-pci --no-huge \
 	--addr 10.250.0.1=loop --addr 10.250.0.2=loop --listen "$SOCK" \
 	> "$TMP/engine.log" 2>&1 &
 epid=$!
-for i in $(seq 100); do
-	[ -S "$SOCK" ] && break
-	sleep 0.1
-done
-if [ ! -S "$SOCK" ]; then
-	echo "$NAME: FAIL: rds-engined did not come up:"
-	cat "$TMP/engine.log"
-	exit 1
-fi
+mp_wait_socket
 
 fail=0
 echo "--- a client the engine cannot see: mp_attack unseen"
