@@ -146,7 +146,7 @@ man1=$(find "$root_prefix" -path '*/man1/rds-perf.1' -print -quit)
 { [ -n "$man1" ] && cmp -s "$source_dir/doc/rds-perf.1" "$man1"; } ||
 	missing+=("man page man1/rds-perf.1 (from doc/rds-perf.1)")
 
-# The programs, the preload library and the man pages (issue 11).
+# The programs, the preload library and the man pages.
 for p in rds-engined rds-info; do
 	[ -x "$destdir$bindir/$p" ] || missing+=("program $bindir/$p")
 done

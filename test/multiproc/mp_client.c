@@ -25,7 +25,7 @@
  *       binds mp_addr(ID):mp_port(ID) once: exit 0 on success, 2 on
  *       EADDRINUSE, 1 otherwise.
  *   mp_client snap PATH ID ITERS
- *       snapshot consistency through the engine (issue 11): a socket
+ *       snapshot consistency through the engine: a socket
  *       made and bound shows in the next RDS_INFO_SOCKETS; then ITERS
  *       sends from mp_addr(ID):mp_port(ID) to mp_addr(ID + 1), each
  *       followed at once by RDS_INFO_CONNECTIONS (the connection is

@@ -243,7 +243,7 @@ test_evil(void)
 }
 
 /*
- * snapshot: a client's snapshots reflect its calls (issue 11). The
+ * snapshot: a client's snapshots reflect its calls. The
  * client's sends wait in its region until the engine takes them, and
  * its RDS_INFO calls are answered by this thread; the engine sleeps
  * when idle, so a send and the snapshot after it often come in the same

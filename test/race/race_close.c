@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Suite 'race', binary race_close: rte_rds_close() racing the calls that
- * are inside the socket (issue 8, found items 1 and 2), as deterministic
+ * are inside the socket, as deterministic
  * reproducers. Each round has a helper thread make one call (or a loop
  * of calls) on a socket while the test thread closes it, and, in the
  * reuse cases, at once opens a new socket on the same handle.

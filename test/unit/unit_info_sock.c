@@ -342,7 +342,7 @@ test_recv_messages(void)
  * engine's connection pass, which comes after the info requests in an
  * engine iteration. A snapshot that asks an inline engine runs exactly
  * one iteration and is answered in it after the engine took what the
- * sockets queued (issue 11: a snapshot reflects every call that returned
+ * sockets queued (a snapshot reflects every call that returned
  * before it) and before it transmits. So the first snapshot after the
  * sends finds the batch on the send queue and none of it awaiting an
  * ACK; its iteration transmits the batch, and the next snapshot finds

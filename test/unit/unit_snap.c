@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Snapshot consistency (suite 'unit', binary unit_snap), issue 11: a
+ * Snapshot consistency (suite 'unit', binary unit_snap): a
  * snapshot reflects every call that returned before it was asked for.
  *
  * A send returns once its message is queued on the socket; the engine
