@@ -85,6 +85,7 @@ int (*real_close)(int);
 int (*real_bind)(int, const struct sockaddr *, socklen_t);
 int (*real_connect)(int, const struct sockaddr *, socklen_t);
 int (*real_getsockname)(int, struct sockaddr *, socklen_t *);
+int (*real_getpeername)(int, struct sockaddr *, socklen_t *);
 int (*real_shutdown)(int, int);
 ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
 ssize_t (*real_sendto)(int, const void *, size_t, int,
@@ -126,6 +127,7 @@ pl_init(void)
 	PL_RESOLVE(bind);
 	PL_RESOLVE(connect);
 	PL_RESOLVE(getsockname);
+	PL_RESOLVE(getpeername);
 	PL_RESOLVE(sendmsg);
 	PL_RESOLVE(sendto);
 	PL_RESOLVE(send);

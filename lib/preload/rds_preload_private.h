@@ -92,6 +92,7 @@ extern int (*real_close)(int);
 extern int (*real_bind)(int, const struct sockaddr *, socklen_t);
 extern int (*real_connect)(int, const struct sockaddr *, socklen_t);
 extern int (*real_getsockname)(int, struct sockaddr *, socklen_t *);
+extern int (*real_getpeername)(int, struct sockaddr *, socklen_t *);
 extern int (*real_shutdown)(int, int);
 extern ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
 extern ssize_t (*real_sendto)(int, const void *, size_t, int,
@@ -141,6 +142,7 @@ PL_REAL_FN(close)
 PL_REAL_FN(bind)
 PL_REAL_FN(connect)
 PL_REAL_FN(getsockname)
+PL_REAL_FN(getpeername)
 PL_REAL_FN(shutdown)
 PL_REAL_FN(sendmsg)
 PL_REAL_FN(sendto)

@@ -160,6 +160,20 @@ connect(int fd, const struct sockaddr *addr, socklen_t len)
 	return PL_CALL(rte_rds_connect(h, addr, len));
 }
 
+/* As net/rds/af_rds.c rds_getname with peer: the address connect gave,
+ * ENOTCONN before it. */
+PL_EXPORT int
+getpeername(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	struct pl_fd *p = pl_get(fd);
+	int32_t h;
+
+	if (p == NULL)
+		return PL_LIBC(fd, REAL(getpeername)(fd, addr, len));
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_getpeername(h, addr, len));
+}
+
 PL_EXPORT int
 getsockname(int fd, struct sockaddr *addr, socklen_t *len)
 {

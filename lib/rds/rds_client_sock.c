@@ -163,6 +163,30 @@ rds_client_getsockname(int s, struct sockaddr *addr, socklen_t *addrlen)
 	return 0;
 }
 
+/* The connected peer, as the engine's own sockets (rte_rds_getpeername):
+ * kept here at connect. */
+int
+rds_client_getpeername(int s, struct sockaddr *addr, socklen_t *addrlen)
+{
+	struct rds_cl_sock *cs = rds_cl_hold(rds_cl, s);
+	struct sockaddr_in sin;
+	bool connected;
+	int ret;
+
+	if (cs == NULL)
+		return RDS_ERR(EBADF);
+	connected = cs->connected;
+	memset(&sin, 0, sizeof(sin));
+	if (connected) {
+		sin.sin_family = AF_INET;
+		sin.sin_addr = cs->conn_sin.sin_addr;
+		sin.sin_port = cs->conn_sin.sin_port;
+	}
+	rds_cl_put(cs);
+	ret = connected ? rds_uarg_name_out(&sin, addr, addrlen) : -ENOTCONN;
+	return ret == 0 ? 0 : RDS_ERR(-ret);
+}
+
 /* Give an RX buffer back to the engine. */
 void
 rds_cl_rx_back(struct rds_cl *cl, uint64_t off)

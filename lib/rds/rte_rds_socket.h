@@ -101,6 +101,25 @@ int rte_rds_connect(int s, const struct sockaddr *addr, socklen_t addrlen);
 int rte_rds_getsockname(int s, struct sockaddr *addr, socklen_t *addrlen);
 
 /**
+ * Address of the socket's default destination (rte_rds_connect()), as
+ * the kernel's getpeername(2) on an RDS socket (net/rds rds_getname):
+ * the errors in its order.
+ *
+ * @param s
+ *   Socket handle.
+ * @param addr
+ *   Buffer for a struct sockaddr_in (may be NULL when *addrlen is 0).
+ * @param addrlen
+ *   In: size of *addr; out: size of the address (a short buffer gets
+ *   what fits).
+ * @return
+ *   0, or -1 with rte_errno: EBADF, ENOTCONN (no rte_rds_connect()
+ *   yet), EFAULT (NULL addrlen, or NULL addr with a non-zero *addrlen),
+ *   EINVAL (*addrlen negative as an int).
+ */
+int rte_rds_getpeername(int s, struct sockaddr *addr, socklen_t *addrlen);
+
+/**
  * Close a socket. Messages it queued and that were not yet acknowledged
  * are cancelled (they may or may not arrive); messages queued to it are
  * dropped. Blocks until every engine has let go of the socket.
