@@ -347,17 +347,33 @@ int rte_rds_poll(struct rte_rds_pollfd *fds, unsigned int nfds,
 int rte_rds_event_fd(int s);
 
 /**
+ * rte_rds_event_arm() flag: stay armed even when something is ready now,
+ * so that the next change of the socket's state (a message in, room to
+ * send) writes the event fd: for an edge-triggered waiter, which wants
+ * to hear of each new event, not of the state it already saw. Not a
+ * poll(2) event bit.
+ */
+#define RTE_RDS_ARM_EDGE 0x4000
+
+/**
  * Ask for the socket's event fd to be written when its state may have
  * changed. Arms only when nothing is ready now, so the caller never
- * sleeps on an event that already happened.
+ * sleeps on an event that already happened (unless RTE_RDS_ARM_EDGE is
+ * given). The engines write it once per arming.
+ *
+ * In an attached process (rte_rds_attach.h) whose engine went, the
+ * socket reports POLLERR | POLLHUP and the POLLIN and POLLOUT asked for,
+ * as a socket whose peer went: the calls that follow fail with
+ * ECONNRESET.
  *
  * @param s
  *   Socket handle.
  * @param events
- *   POLLIN and/or POLLOUT.
+ *   POLLIN and/or POLLOUT, and RTE_RDS_ARM_EDGE.
  * @return
- *   The events ready now (> 0: do not sleep), 0 when armed, or -1 with
- *   rte_errno EBADF.
+ *   The events ready now (> 0: do not sleep; with RTE_RDS_ARM_EDGE the
+ *   socket is armed all the same), 0 when armed, or -1 with rte_errno
+ *   EBADF.
  */
 int rte_rds_event_arm(int s, short events);
 
