@@ -515,11 +515,12 @@ rds_cl_attach_locked(const char *path)
 		cl->retired = old->retired;
 		old->retired = NULL;
 		rds_cl_free_all(old);
+		old = NULL;
 	} else if (old != NULL) {
 		cl->retired = old;
 	}
 	__atomic_store_n(&rds_cl, cl, __ATOMIC_SEQ_CST);
-	if (old != NULL && !old->forked)
+	if (old != NULL)
 		rds_cl_retire(old);
 	return 0;
 fail:
