@@ -13,7 +13,9 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 # Everything the project needs. libasan8 and libubsan1 are gcc-12's sanitizer
-# runtimes (the ASan+UBSan build links against them). clang and
+# runtimes (the ASan+UBSan build links against them).
+# libpython3.11-testsuite is CPython's own test package (test.test_socket,
+# whose RDS cases mp_python runs under the preload). clang and
 # libclang-rt-14-dev (libFuzzer, clang's ASan/UBSan runtimes) build the
 # fuzz targets (build-fuzz, suite 'fuzz'); the other builds use gcc.
 packages=(
@@ -21,7 +23,7 @@ packages=(
 	dpdk dpdk-dev libdpdk-dev libnuma-dev
 	libcunit1-dev libssl-dev
 	libibverbs-dev librdmacm-dev rdma-core ibverbs-providers
-	python3 python3-pyelftools
+	python3 python3-pyelftools libpython3.11-testsuite
 	valgrind iproute2 linux-libc-dev doxygen
 	libasan8 libubsan1
 	clang libclang-rt-14-dev

@@ -10,21 +10,29 @@
  *               [--listen PATH] [--daemon] [--group NAME] [--mode OCTAL]
  *               [--idle busy|pause|yield|sleep] [--region-mb N]
  *               [--max-clients N] [--max-clients-per-uid N]
- *               [--keep-mb N] [--pid-file PATH]
+ *               [--keep-mb N] [--pid-file PATH] [--log-file PATH]
  *
  * Engines: one per worker lcore of -l; with only the main lcore, one
  * engine runs inline on the main thread, which then serves the socket
  * between engine passes. See doc/rds-engined.8.
+ *
+ * Where its messages go: standard output and error; with --log-file,
+ * that file (the EAL's and the library's log too); with --daemon and no
+ * --log-file, syslog (ident rds-engined, facility daemon), where the
+ * EAL sends its log anyway.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <sched.h>
 #include <grp.h>
 #include <ifaddrs.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <net/if.h>
@@ -46,6 +54,26 @@
 #define MAX_ADDR_ARGS 256
 
 static volatile sig_atomic_t stop_now;
+/* Detached without a log file: our messages go to syslog. */
+static bool use_syslog;
+
+/* One message of ours: an error (LOG_ERR) to standard error, anything
+ * else to standard output, or to syslog once detached without a file. */
+static void __attribute__((format(printf, 2, 3)))
+say(int prio, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (use_syslog) {
+		vsyslog(prio, fmt, ap);
+	} else {
+		vfprintf(prio <= LOG_ERR ? stderr : stdout, fmt, ap);
+		fputc('\n', prio <= LOG_ERR ? stderr : stdout);
+		fflush(prio <= LOG_ERR ? stderr : stdout);
+	}
+	va_end(ap);
+}
 
 static void
 on_signal(int sig)
@@ -81,6 +109,9 @@ usage(const char *prog)
 	       "  --group NAME       its group\n"
 	       "  --daemon           detach from the terminal (before the EAL)\n"
 	       "  --pid-file PATH    write the process id there\n"
+	       "  --log-file PATH    append every message there (the EAL's\n"
+	       "                     too); with --daemon and no --log-file,\n"
+	       "                     messages go to syslog\n"
 	       "  --idle POLICY      engines when idle: busy, pause, yield\n"
 	       "                     (default), sleep\n"
 	       "  --region-mb N      shared region per client (default 32)\n"
@@ -133,8 +164,9 @@ default_addrs(struct rte_rds_conf *conf)
 				  ip, sizeof(ip));
 			if (rte_rds_conf_add_addr(conf, ip, "ib",
 				ibv_get_device_name(devs[d])) == 0) {
-				printf("rds-engined: %s=ib (device %s, %s)\n", ip,
-				       ibv_get_device_name(devs[d]), ifname);
+				say(LOG_NOTICE, "rds-engined: %s=ib (device "
+				    "%s, %s)", ip, ibv_get_device_name(devs[d]),
+				    ifname);
 				n++;
 			}
 		}
@@ -146,6 +178,43 @@ default_addrs(struct rte_rds_conf *conf)
 	(void)conf;
 	return 0;
 #endif
+}
+
+/*
+ * An option of ours among the EAL's (before "--", or with no "--" at
+ * all): the EAL would print its whole usage for it, which does not say
+ * what went wrong. Its name, or NULL.
+ */
+static const char *
+ours_before_dashes(int argc, char **argv, const struct option *longopts)
+{
+	const struct option *o;
+	size_t n;
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strncmp(argv[i], "--", 2) != 0)
+			continue;
+		n = strcspn(argv[i] + 2, "=");
+		for (o = longopts; o->name != NULL; o++)
+			if (strlen(o->name) == n &&
+			    strncmp(o->name, argv[i] + 2, n) == 0 &&
+			    strcmp(o->name, "help") != 0)
+				return argv[i];
+	}
+	return NULL;
+}
+
+/* Did the EAL's arguments say to run without hugepages? */
+static bool
+eal_no_huge(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--no-huge") == 0)
+			return true;
+	return false;
 }
 
 static int
@@ -174,6 +243,7 @@ main(int argc, char **argv)
 		{ "group", required_argument, NULL, 'g' },
 		{ "daemon", no_argument, NULL, 'd' },
 		{ "pid-file", required_argument, NULL, 'p' },
+		{ "log-file", required_argument, NULL, 'o' },
 		{ "idle", required_argument, NULL, 'i' },
 		{ "region-mb", required_argument, NULL, 'r' },
 		{ "max-clients", required_argument, NULL, 'c' },
@@ -183,7 +253,8 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *addrs[MAX_ADDR_ARGS];
-	const char *pid_file = NULL, *group = NULL;
+	const char *pid_file = NULL, *group = NULL, *log_file = NULL;
+	const char *misplaced;
 	struct rte_rds_server_conf sc;
 	struct rte_rds_conf conf;
 	enum rte_rds_idle_policy idle = RTE_RDS_IDLE_YIELD;
@@ -207,6 +278,14 @@ main(int argc, char **argv)
 			usage(argv[0]);
 			return 0;
 		}
+	misplaced = ours_before_dashes(argc, argv, longopts);
+	if (misplaced != NULL) {
+		fprintf(stderr, "rds-engined: %s is an option of rds-engined, "
+			"not of the EAL: put it after \"--\" (rds-engined "
+			"[EAL options] -- [options]; --help lists them)\n",
+			misplaced);
+		return 1;
+	}
 	if (dd < argc) {
 		int n = argc - dd;
 		char **av = argv + dd;
@@ -241,6 +320,9 @@ main(int argc, char **argv)
 				break;
 			case 'p':
 				pid_file = optarg;
+				break;
+			case 'o':
+				log_file = optarg;
 				break;
 			case 'i':
 				if (parse_idle(optarg, &idle) != 0) {
@@ -308,28 +390,81 @@ main(int argc, char **argv)
 		}
 		sc.gid = gr->gr_gid;
 	}
-	if (daemonize && daemon(0, 0) != 0) {
-		perror("daemon");
-		return 1;
+	/* The log file is opened on the terminal's watch (an error is seen
+	 * there), then takes standard output and error: ours, the EAL's
+	 * and the library's log (which the EAL writes to standard output)
+	 * go there, detached or not. */
+	if (log_file != NULL) {
+		int lfd = open(log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+			       0640);
+
+		if (lfd < 0) {
+			fprintf(stderr, "rds-engined: cannot open --log-file "
+				"%s: %s\n", log_file, strerror(errno));
+			return 1;
+		}
+		fflush(stdout);
+		fflush(stderr);
+		if (dup2(lfd, STDOUT_FILENO) < 0 ||
+		    dup2(lfd, STDERR_FILENO) < 0) {
+			perror("dup2");
+			return 1;
+		}
+		close(lfd);
+		setvbuf(stdout, NULL, _IOLBF, 0);
+	}
+	if (daemonize) {
+		if (daemon(0, log_file != NULL) != 0) {
+			perror("daemon");
+			return 1;
+		}
+		if (log_file != NULL) {
+			/* daemon() left the terminal as standard input. */
+			int nfd = open("/dev/null", O_RDONLY);
+
+			if (nfd >= 0 && nfd != STDIN_FILENO) {
+				dup2(nfd, STDIN_FILENO);
+				close(nfd);
+			}
+		}
+		if (log_file == NULL) {
+			openlog("rds-engined", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+			use_syslog = true;
+		}
 	}
 	raise_fd_limit();
 	eal_argc = dd;
 	ret = rte_eal_init(eal_argc, argv);
 	if (ret < 0) {
-		fprintf(stderr, "rte_eal_init: %s\n", rte_strerror(rte_errno));
+		int err = rte_errno;
+
+		say(LOG_ERR, "rte_eal_init: %s", rte_strerror(err));
+		/* Most often: no hugepages this user may take. */
+		if ((err == ENOMEM || err == EACCES || err == EPERM) &&
+		    !eal_no_huge(argc, argv))
+			say(LOG_ERR, "rds-engined: the EAL could not set up its "
+			    "memory: reserve and mount 2 MB hugepages that this "
+			    "user may use (config/setup.sh does, as root), or "
+			    "run without them: rds-engined -l 0 --no-pci "
+			    "--no-huge -m 512 -- ... (rds-engined(8), RUNNING "
+			    "IT)");
 		return 1;
 	}
+	/* With a log file, the EAL's log goes there only (not to syslog
+	 * besides, as its default does). */
+	if (log_file != NULL)
+		rte_openlog_stream(stdout);
 	rte_rds_conf_init(&conf);
 	for (i = 0; i < nb_addrs; i++) {
 		if (rte_rds_conf_add_addr_str(&conf, addrs[i]) != 0) {
-			fprintf(stderr, "bad --addr '%s': %s\n", addrs[i],
-				rte_strerror(rte_errno));
+			say(LOG_ERR, "bad --addr '%s': %s", addrs[i],
+			    rte_strerror(rte_errno));
 			goto out_eal;
 		}
 	}
 	if (nb_addrs == 0 && default_addrs(&conf) == 0) {
-		fprintf(stderr, "no --addr given, and no RDMA device with an "
-			"IPv4 address found: nothing to serve\n");
+		say(LOG_ERR, "no --addr given, and no RDMA device with an "
+		    "IPv4 address found: nothing to serve");
 		goto out_eal;
 	}
 	/* One engine per worker lcore; none: one inline engine. */
@@ -349,23 +484,23 @@ main(int argc, char **argv)
 		conf.nb_engines = (uint16_t)nb_workers;
 	}
 	if (rte_rds_init(&conf) != 0) {
-		fprintf(stderr, "rte_rds_init: %s\n", rte_strerror(rte_errno));
+		say(LOG_ERR, "rte_rds_init: %s", rte_strerror(rte_errno));
 		goto out_conf;
 	}
 	if (rte_rds_start() != 0) {
-		fprintf(stderr, "rte_rds_start: %s\n", rte_strerror(rte_errno));
+		say(LOG_ERR, "rte_rds_start: %s", rte_strerror(rte_errno));
 		goto out_lib;
 	}
 	if (rte_rds_server_start(&sc) != 0) {
-		fprintf(stderr, "cannot listen on %s: %s\n", sc.path,
-			rte_strerror(rte_errno));
+		say(LOG_ERR, "cannot listen on %s: %s", sc.path,
+		    rte_strerror(rte_errno));
 		goto out_lib;
 	}
 	if (pid_file != NULL) {
 		FILE *f = fopen(pid_file, "w");
 
 		if (f == NULL || fprintf(f, "%d\n", (int)getpid()) < 0) {
-			fprintf(stderr, "cannot write %s\n", pid_file);
+			say(LOG_ERR, "cannot write %s", pid_file);
 			if (f != NULL)
 				fclose(f);
 			goto out_srv;
@@ -375,10 +510,9 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
-	printf("rds-engined: %u address(es), %u engine(s)%s, listening on "
-	       "%s\n", conf.nb_addrs, (unsigned int)conf.nb_engines,
-	       inline_engine ? " (inline on the main thread)" : "", sc.path);
-	fflush(stdout);
+	say(LOG_NOTICE, "rds-engined: %u address(es), %u engine(s)%s, "
+	    "listening on %s", conf.nb_addrs, (unsigned int)conf.nb_engines,
+	    inline_engine ? " (inline on the main thread)" : "", sc.path);
 	/* The main thread serves the socket; with an inline engine it
 	 * drives it too, and looks at the socket once a millisecond (or
 	 * sleeps in poll(2) while the engine has had nothing to do). */
@@ -407,7 +541,7 @@ main(int argc, char **argv)
 		last_srv = rte_rdtsc();
 		rte_rds_server_poll(0);
 	}
-	printf("rds-engined: stopping\n");
+	say(LOG_NOTICE, "rds-engined: stopping");
 	rc = 0;
 out_srv:
 	rte_rds_server_stop();

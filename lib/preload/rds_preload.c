@@ -79,12 +79,16 @@ unsigned int pl_nb_ep;
 /* Inside a call of ours: the library's own calls go straight through. */
 __thread int pl_inside;
 
+/* The process the table is of (pl_foreign). */
+static pid_t pl_pid;
+
 /* The C library's functions. */
 int (*real_socket)(int, int, int);
 int (*real_close)(int);
 int (*real_bind)(int, const struct sockaddr *, socklen_t);
 int (*real_connect)(int, const struct sockaddr *, socklen_t);
 int (*real_getsockname)(int, struct sockaddr *, socklen_t *);
+int (*real_getpeername)(int, struct sockaddr *, socklen_t *);
 int (*real_shutdown)(int, int);
 ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
 ssize_t (*real_sendto)(int, const void *, size_t, int,
@@ -126,6 +130,7 @@ pl_init(void)
 	PL_RESOLVE(bind);
 	PL_RESOLVE(connect);
 	PL_RESOLVE(getsockname);
+	PL_RESOLVE(getpeername);
 	PL_RESOLVE(sendmsg);
 	PL_RESOLVE(sendto);
 	PL_RESOLVE(send);
@@ -150,6 +155,7 @@ pl_init(void)
 	PL_RESOLVE(dup3);
 	PL_RESOLVE(close_range);
 	pl_tag = (0x52445350ULL << 32);	/* "RDSP" */
+	pl_pid = getpid();
 	pthread_atfork(NULL, NULL, pl_atfork_child);
 }
 
@@ -172,8 +178,7 @@ pl_table(void)
 				t[i].handle = -1;
 				t[i].hidden = -1;
 				t[i].closing = 0;
-				t[i].stale = false;
-				t[i].ep_data = 0;
+				t[i].stale = PL_LIVE;
 			}
 			__atomic_store_n(&pl_fds, t, __ATOMIC_RELEASE);
 		}
@@ -184,12 +189,11 @@ pl_table(void)
 
 /* fd is the program's descriptor of the socket handle (under pl_lock). */
 void
-pl_set(int fd, int32_t handle, bool stale)
+pl_set(int fd, int32_t handle, uint8_t stale)
 {
 	struct pl_fd *t = pl_table();
 
 	t[fd].stale = stale;
-	t[fd].ep_data = 0;
 	__atomic_store_n(&t[fd].handle, handle, __ATOMIC_RELEASE);
 }
 
@@ -235,11 +239,13 @@ pl_atfork_child(void)
 	unsigned int i;
 
 	pthread_mutex_init(&pl_lock, NULL);
+	pl_pid = getpid();
+	pl_attach_atfork_child();
 	if (pl_fds == NULL)
 		return;
 	for (i = 0; i < PL_MAX_FDS; i++) {
 		if (pl_fds[i].handle >= 0)
-			pl_fds[i].stale = true;
+			pl_fds[i].stale = PL_FORKED;
 		if (pl_fds[i].hidden >= 0) {
 			/* (The library closes its connection itself.) */
 			if (pl_fds[i].hidden != PL_HIDDEN_CTL)
@@ -257,4 +263,40 @@ pl_stale(void)
 {
 	errno = EBADF;
 	return -1;
+}
+
+/* A socket call on a stale RDS descriptor: -1 with its errno. */
+int
+pl_stale_call(const struct pl_fd *p)
+{
+	errno = p->stale == PL_DEAD ? ECONNRESET : EBADF;
+	return -1;
+}
+
+/* What a wait reports of a stale RDS descriptor asked for events: a
+ * forked child's is nothing of the child's (POLLNVAL); one of an engine
+ * that went is a socket whose peer went, as the library reports it
+ * (rte_rds_event_arm): the calls that follow say ECONNRESET. */
+short
+pl_stale_revents(const struct pl_fd *p, short events)
+{
+	if (p->stale != PL_DEAD)
+		return POLLNVAL;
+	return POLLERR | POLLHUP |
+	       (events & (POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM));
+}
+
+/*
+ * Is this a process the table is not of? A child made by vfork(2) (or
+ * clone with CLONE_VM: posix_spawn, CPython's subprocess) runs in its
+ * parent's memory, with no fork handler run, until it execs: the
+ * descriptor calls it makes there (closing every descriptor, dup2 onto
+ * 0..2) are on its own descriptor table and must not change the
+ * parent's table or close the parent's sockets. They go to the C
+ * library as they are.
+ */
+bool
+pl_foreign(void)
+{
+	return getpid() != pl_pid;
 }

@@ -119,11 +119,11 @@ pl_unref(int32_t h)
 	pl_socks[h].efd = -1;
 }
 
-/* fd, an RDS descriptor of h (stale: of the parent's h), was closed
- * (under pl_lock, fd marked closing): its entry goes, and the socket
- * loses a descriptor. */
+/* fd, an RDS descriptor of h (stale: h names no socket of ours), was
+ * closed (under pl_lock, fd marked closing): its entry goes, and the
+ * socket loses a descriptor. */
 static void
-pl_drop(int fd, int32_t h, bool stale)
+pl_drop(int fd, int32_t h, uint8_t stale)
 {
 	pl_clear(fd);
 	if (!stale)
@@ -136,7 +136,7 @@ pl_close_rds(int fd)
 {
 	struct pl_fd *p = &pl_fds[fd];
 	int32_t h = p->handle;
-	bool stale = p->stale;
+	uint8_t stale = p->stale;
 	int ret, err;
 
 	__atomic_store_n(&p->closing, 1, __ATOMIC_RELEASE);
@@ -155,7 +155,7 @@ close(int fd)
 {
 	int ret;
 
-	if (!pl_known(fd))
+	if (!pl_known(fd) || pl_foreign())
 		return REAL(close)(fd);
 	pthread_mutex_lock(&pl_lock);
 	switch (pl_kind(fd)) {
@@ -201,7 +201,7 @@ close_range(unsigned int first, unsigned int last, int flags)
 	int ret = 0;
 
 	if (__atomic_load_n(&pl_fds, __ATOMIC_ACQUIRE) == NULL || pl_inside ||
-	    first > last || (flags & CLOSE_RANGE_CLOEXEC))
+	    first > last || (flags & CLOSE_RANGE_CLOEXEC) || pl_foreign())
 		return pl_sys_close_range(first, last, flags);
 	pthread_mutex_lock(&pl_lock);
 	end = last < PL_MAX_FDS - 1 ? last : PL_MAX_FDS - 1;
@@ -273,7 +273,7 @@ dup(int fd)
 {
 	int ret;
 
-	if (!pl_known(fd))
+	if (!pl_known(fd) || pl_foreign())
 		return REAL(dup)(fd);
 	pthread_mutex_lock(&pl_lock);
 	switch (pl_kind(fd)) {
@@ -298,7 +298,7 @@ pl_dup_onto(int oldfd, int newfd, int flags)
 	enum pl_kind ko, kn;
 	struct pl_fd *n = NULL;
 	int32_t nh = -1;
-	bool nstale = false;
+	uint8_t nstale = PL_LIVE;
 	int ret, err;
 
 	pthread_mutex_lock(&pl_lock);
@@ -362,7 +362,7 @@ out:
 PL_EXPORT int
 dup2(int oldfd, int newfd)
 {
-	if (!pl_known(oldfd) && !pl_known(newfd))
+	if ((!pl_known(oldfd) && !pl_known(newfd)) || pl_foreign())
 		return REAL(dup2)(oldfd, newfd);
 	return pl_dup_onto(oldfd, newfd, -1);
 }
@@ -370,7 +370,7 @@ dup2(int oldfd, int newfd)
 PL_EXPORT int
 dup3(int oldfd, int newfd, int flags)
 {
-	if (!pl_known(oldfd) && !pl_known(newfd))
+	if ((!pl_known(oldfd) && !pl_known(newfd)) || pl_foreign())
 		return REAL(dup3)(oldfd, newfd, flags);
 	if (flags < 0) {
 		errno = EINVAL;
@@ -379,19 +379,14 @@ dup3(int oldfd, int newfd, int flags)
 	return pl_dup_onto(oldfd, newfd, flags);
 }
 
-PL_EXPORT int
-fcntl(int fd, int cmd, ...)
+static int
+pl_fcntl(int fd, int cmd, long arg)
 {
 	struct pl_fd *p;
-	va_list ap;
-	long arg;
 	int32_t h;
 	int ret;
 
-	va_start(ap, cmd);
-	arg = va_arg(ap, long);
-	va_end(ap);
-	if (!pl_known(fd))
+	if (!pl_known(fd) || pl_foreign())
 		return REAL(fcntl)(fd, cmd, arg);
 	p = pl_get(fd);
 	if (p == NULL) {
@@ -400,6 +395,10 @@ fcntl(int fd, int cmd, ...)
 			return pl_stale();
 		return REAL(fcntl)(fd, cmd, arg);
 	}
+	/* A socket of an engine that went: a descriptor still, whose flags
+	 * are its own. */
+	if (p->stale == PL_DEAD && (cmd == F_GETFL || cmd == F_SETFL))
+		return REAL(fcntl)(fd, cmd, arg);
 	switch (cmd) {
 	case F_GETFL:
 		PL_HANDLE(p, h);
@@ -428,4 +427,39 @@ fcntl(int fd, int cmd, ...)
 	default:
 		return REAL(fcntl)(fd, cmd, arg);
 	}
+}
+
+/*
+ * fcntl under both of the C library's names: a program built with
+ * _FILE_OFFSET_BITS=64 (as CPython and meson build theirs) calls
+ * fcntl64, which <fcntl.h> then names fcntl for it, one built without
+ * calls fcntl; on 64-bit systems they are the same call. Declared here
+ * by their symbol names, as the header's renaming would make a
+ * definition of either name the other.
+ */
+PL_EXPORT int pl_fcntl_export(int fd, int cmd, ...) __asm__("fcntl");
+PL_EXPORT int pl_fcntl64_export(int fd, int cmd, ...) __asm__("fcntl64");
+
+PL_EXPORT int
+pl_fcntl_export(int fd, int cmd, ...)
+{
+	va_list ap;
+	long arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, long);
+	va_end(ap);
+	return pl_fcntl(fd, cmd, arg);
+}
+
+PL_EXPORT int
+pl_fcntl64_export(int fd, int cmd, ...)
+{
+	va_list ap;
+	long arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, long);
+	va_end(ap);
+	return pl_fcntl(fd, cmd, arg);
 }

@@ -48,8 +48,23 @@ struct pl_fd {
 					 * not one */
 	uint32_t closing;		/* being closed or replaced (atomic,
 					 * set only under pl_lock) */
-	bool stale;			/* inherited from the parent: dead */
-	uint64_t ep_data;		/* the program's epoll data */
+	uint8_t stale;			/* enum pl_stale: not a socket of
+					 * this attachment's any more */
+};
+
+/*
+ * A stale RDS descriptor names no socket: every call on it fails, and
+ * closing it only takes it out of the table (its handle may be another
+ * socket's by now, of the attachment after).
+ */
+enum pl_stale {
+	PL_LIVE = 0,
+	PL_FORKED,			/* the parent's socket, in a forked
+					 * child: EBADF, POLLNVAL */
+	PL_DEAD,			/* a socket of an engine that went,
+					 * the process attached again since:
+					 * ECONNRESET, POLLERR | POLLHUP, as
+					 * before the new attach */
 };
 
 /* pl_fd.hidden of the library's connection to the engine. */
@@ -75,10 +90,17 @@ extern struct pl_sock pl_socks[PL_MAX_HANDLES];	/* [handle] */
 extern pthread_mutex_t pl_lock;
 extern uint64_t pl_tag;			/* epoll data of ours: tag | fd */
 
-/* (epoll fd, RDS fd) pairs, to arm the sockets before a wait. */
+/* (epoll fd, RDS fd) pairs, to arm the sockets before a wait, with what
+ * the program registered (under pl_lock). */
 struct pl_ep {
 	int epfd, fd;
-	uint32_t events;
+	uint32_t events;		/* the program's, EPOLLET and
+					 * EPOLLONESHOT included */
+	uint64_t data;			/* the program's epoll data */
+	bool pending;			/* EPOLLET: ready when registered,
+					 * reported at the next wait */
+	bool off;			/* EPOLLONESHOT: reported, off until
+					 * the next EPOLL_CTL_MOD */
 };
 extern struct pl_ep pl_ep[PL_EPOLL_MAX];
 extern unsigned int pl_nb_ep;
@@ -92,6 +114,7 @@ extern int (*real_close)(int);
 extern int (*real_bind)(int, const struct sockaddr *, socklen_t);
 extern int (*real_connect)(int, const struct sockaddr *, socklen_t);
 extern int (*real_getsockname)(int, struct sockaddr *, socklen_t *);
+extern int (*real_getpeername)(int, struct sockaddr *, socklen_t *);
 extern int (*real_shutdown)(int, int);
 extern ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
 extern ssize_t (*real_sendto)(int, const void *, size_t, int,
@@ -141,6 +164,7 @@ PL_REAL_FN(close)
 PL_REAL_FN(bind)
 PL_REAL_FN(connect)
 PL_REAL_FN(getsockname)
+PL_REAL_FN(getpeername)
 PL_REAL_FN(shutdown)
 PL_REAL_FN(sendmsg)
 PL_REAL_FN(sendto)
@@ -221,8 +245,10 @@ pl_is_hidden(int fd)
  * stale one). */
 #define PL_HANDLE(p, h) do { \
 		(h) = __atomic_load_n(&(p)->handle, __ATOMIC_ACQUIRE); \
-		if ((p)->stale || (h) < 0) \
+		if ((h) < 0) \
 			return pl_stale(); \
+		if ((p)->stale) \
+			return pl_stale_call(p); \
 	} while (0)
 
 #define PL_CALL(expr) ({ \
@@ -238,13 +264,19 @@ pl_is_hidden(int fd)
 
 /* rds_preload.c: the descriptor table (the changes under pl_lock) */
 struct pl_fd *pl_table(void);
-void pl_set(int fd, int32_t handle, bool stale);
+void pl_set(int fd, int32_t handle, uint8_t stale);
 void pl_clear(int fd);
 void pl_hide(int fd, int32_t handle);
 int pl_stale(void);
+int pl_stale_call(const struct pl_fd *p);
+short pl_stale_revents(const struct pl_fd *p, short events);
+bool pl_foreign(void);
 
 /* rds_preload_fd.c: the program's descriptor numbers */
 int pl_hide_base(void);
+
+/* rds_preload_sock.c: attaching (a forked child's lock made anew) */
+void pl_attach_atfork_child(void);
 
 #pragma GCC visibility pop
 

@@ -25,38 +25,81 @@
 /* ------------------------------------------------------------------ */
 /* Sockets */
 
+/* One attach at a time: the threads of a program whose engine went may
+ * all make a socket at once. */
+static pthread_mutex_t pl_attach_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void
+pl_attach_atfork_child(void)
+{
+	pthread_mutex_init(&pl_attach_lock, NULL);
+}
+
+/*
+ * Attach (again): the first time, in a forked child, or after the engine
+ * went (a restarted one takes us). Under pl_lock, with every entry of
+ * the attachment before marked closing meanwhile, so that a call on one
+ * of its numbers on another thread waits for the change: its RDS
+ * descriptors become PL_DEAD (they name sockets of an engine that went:
+ * their handles may be the new attachment's sockets' soon, and must not
+ * reach them), and the library's own descriptors of it, which the new
+ * attach closed, are nothing of the library's any more (a number among
+ * them may be the new connection's already).
+ */
+static int
+pl_attach_again(void)
+{
+	unsigned int i;
+	int ret, ctl;
+
+	pthread_mutex_lock(&pl_lock);
+	for (i = 0; i < PL_MAX_FDS; i++)
+		if (pl_fds[i].hidden >= 0 ||
+		    (pl_fds[i].handle >= 0 && !pl_fds[i].stale))
+			__atomic_store_n(&pl_fds[i].closing, 1,
+					 __ATOMIC_RELEASE);
+	ret = rte_rds_attach(NULL);
+	for (i = 0; i < PL_MAX_FDS; i++) {
+		if (!pl_fds[i].closing)
+			continue;
+		if (ret == 0) {
+			if (pl_fds[i].handle >= 0)
+				pl_fds[i].stale = PL_DEAD;
+			pl_hide((int)i, -1);
+		}
+		__atomic_store_n(&pl_fds[i].closing, 0, __ATOMIC_RELEASE);
+	}
+	if (ret == 0) {
+		/* Its connection to the engine is the library's: hidden
+		 * from the program as its wake-up descriptors are. */
+		memset(pl_socks, 0, sizeof(pl_socks));
+		ctl = rte_rds_attach_fd();
+		if (ctl >= 0 && ctl < PL_MAX_FDS)
+			pl_hide(ctl, PL_HIDDEN_CTL);
+	}
+	pthread_mutex_unlock(&pl_lock);
+	return ret;
+}
+
 static int
 pl_attach(void)
 {
 	static bool told;
-	int ret;
+	int ret = 0, err;
 
-	if (rte_rds_attached())
-		return 0;
-	ret = rte_rds_attach(NULL);
-	if (ret == 0) {
-		/* Its connection to the engine is the library's: hidden from
-		 * the program as its wake-up descriptors are. A connection of
-		 * before (an engine that went) is closed by now. */
-		int ctl = rte_rds_attach_fd();
-		unsigned int i;
-
-		pthread_mutex_lock(&pl_lock);
-		for (i = 0; i < PL_MAX_FDS; i++)
-			if (pl_fds[i].hidden == PL_HIDDEN_CTL)
-				pl_hide((int)i, -1);
-		if (ctl >= 0 && ctl < PL_MAX_FDS)
-			pl_hide(ctl, PL_HIDDEN_CTL);
-		pthread_mutex_unlock(&pl_lock);
-	}
+	pthread_mutex_lock(&pl_attach_lock);
+	if (!rte_rds_attached())
+		ret = pl_attach_again();
+	err = errno;
 	if (ret != 0 && !told) {
 		const char *p = getenv("RTE_RDS_ENGINE");
 
 		fprintf(stderr, "librte_rds_preload: cannot attach to the RDS "
 			"engine at %s: %s\n", p != NULL && *p != '\0' ? p :
-			RTE_RDS_ENGINE_PATH, strerror(errno));
+			RTE_RDS_ENGINE_PATH, strerror(err));
 		told = true;
 	}
+	pthread_mutex_unlock(&pl_attach_lock);
 	return ret;
 }
 
@@ -158,6 +201,20 @@ connect(int fd, const struct sockaddr *addr, socklen_t len)
 		return PL_LIBC(fd, REAL(connect)(fd, addr, len));
 	PL_HANDLE(p, h);
 	return PL_CALL(rte_rds_connect(h, addr, len));
+}
+
+/* As net/rds/af_rds.c rds_getname with peer: the address connect gave,
+ * ENOTCONN before it. */
+PL_EXPORT int
+getpeername(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	struct pl_fd *p = pl_get(fd);
+	int32_t h;
+
+	if (p == NULL)
+		return PL_LIBC(fd, REAL(getpeername)(fd, addr, len));
+	PL_HANDLE(p, h);
+	return PL_CALL(rte_rds_getpeername(h, addr, len));
 }
 
 PL_EXPORT int
@@ -324,6 +381,11 @@ ioctl(int fd, unsigned long req, ...)
 	va_end(ap);
 	if (p == NULL)
 		return PL_LIBC(fd, REAL(ioctl)(fd, req, arg));
+	/* The descriptor's own flag (the kernel's do_vfs_ioctl, before
+	 * any socket sees the call): the program's descriptor is a real
+	 * one. */
+	if (req == FIOCLEX || req == FIONCLEX)
+		return REAL(ioctl)(fd, req, arg);
 	PL_HANDLE(p, h);
 	switch (req) {
 	case FIONBIO:

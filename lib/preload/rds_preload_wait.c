@@ -41,6 +41,27 @@ pl_arm(const struct pl_fd *p, short events)
 	return r < 0 ? POLLNVAL : (short)r;
 }
 
+/* What a wait reports of an RDS descriptor: a stale one's (PL_DEAD: a
+ * peer that went; a forked child's: POLLNVAL), a hung-up one's (the
+ * kernel saw its wake-up socket hang up, hup: the engine went, as the
+ * library says too once it looks), else the socket's, armed (edge:
+ * armed even when ready, for the next change). */
+static short
+pl_revents(const struct pl_fd *p, short events, bool hup, bool edge)
+{
+	if (p->stale)
+		return pl_stale_revents(p, events);
+	if (hup) {
+		/* The library looks at its connection now, not at its next
+		 * look (at most one a millisecond): the call the program
+		 * makes next says ECONNRESET, not EAGAIN. */
+		PL_CALL(rte_rds_attached());
+		return POLLERR | POLLHUP |
+		       (events & (POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM));
+	}
+	return pl_arm(p, edge ? (short)(events | RTE_RDS_ARM_EDGE) : events);
+}
+
 /* Take what the engine sent to an RDS descriptor's wake-up descriptor (a
  * SOCK_SEQPACKET socket of the engine's: a byte a message) after the
  * kernel saw it readable: only while the number is still that socket's
@@ -76,6 +97,7 @@ pl_poll(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset_t *mask)
 	nfds_t i;
 	int ready, rds_ready, left = timeout_ms, r;
 	struct timespec ts;
+	bool hup;
 
 	want = n <= 64 ? stack_want : malloc(sizeof(*want) * n);
 	if (want == NULL) {
@@ -100,8 +122,8 @@ pl_poll(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset_t *mask)
 				continue;
 			}
 			want[i] = fds[i].events;
-			fds[i].revents = p->stale ? POLLNVAL :
-				pl_arm(p, fds[i].events);
+			fds[i].revents = pl_revents(p, fds[i].events, false,
+						    false);
 			if (fds[i].revents != 0)
 				rds_ready++;
 			/* The kernel sees the wake-up descriptor: readable
@@ -134,18 +156,16 @@ pl_poll(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset_t *mask)
 					ready++;
 				continue;
 			}
+			hup = r > 0 && (fds[i].revents & (POLLHUP | POLLERR));
 			if (r > 0 && (fds[i].revents & POLLIN))
 				pl_drain(fds[i].fd);
 			p = pl_get(fds[i].fd);
 			fds[i].events = want[i];
-			if (p == NULL) {
+			if (p == NULL)
 				fds[i].revents = POLLNVAL;
-			} else if (p->stale) {
-				fds[i].revents = POLLNVAL;
-			} else {
-				/* Looked at again (and disarmed if ready). */
-				fds[i].revents = pl_arm(p, want[i]);
-			}
+			else	/* looked at again (and disarmed if ready) */
+				fds[i].revents = pl_revents(p, want[i], hup,
+							    false);
 			if (fds[i].revents != 0)
 				ready++;
 		}
@@ -388,59 +408,16 @@ pselect(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 	return ret;
 }
 
-PL_EXPORT int
-epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
+/* The entry of (epfd, fd), or pl_nb_ep (under pl_lock). */
+static unsigned int
+pl_ep_find(int epfd, int fd)
 {
-	struct pl_fd *p = pl_get(fd);
-	struct epoll_event mine;
 	unsigned int i;
-	int ret;
 
-	if (p == NULL)
-		return PL_LIBC(fd, REAL(epoll_ctl)(epfd, op, fd, ev));
-	if (p->stale)
-		return pl_stale();
-	if (op == EPOLL_CTL_DEL) {
-		ret = REAL(epoll_ctl)(epfd, op, fd, ev);
-		pthread_mutex_lock(&pl_lock);
-		for (i = 0; i < pl_nb_ep; i++)
-			if (pl_ep[i].epfd == epfd && pl_ep[i].fd == fd) {
-				pl_ep[i] = pl_ep[--pl_nb_ep];
-				break;
-			}
-		pthread_mutex_unlock(&pl_lock);
-		return ret;
-	}
-	if (ev == NULL) {
-		errno = EFAULT;
-		return -1;
-	}
-	/* The kernel watches the wake-up descriptor for input, with data of
-	 * ours that names the descriptor; the program's data is given back. */
-	mine.events = EPOLLIN | (ev->events & (EPOLLET | EPOLLONESHOT));
-	mine.data.u64 = pl_tag | (uint32_t)fd;
-	ret = REAL(epoll_ctl)(epfd, op, fd, &mine);
-	if (ret != 0)
-		return ret;
-	pthread_mutex_lock(&pl_lock);
-	p->ep_data = ev->data.u64;
 	for (i = 0; i < pl_nb_ep; i++)
 		if (pl_ep[i].epfd == epfd && pl_ep[i].fd == fd)
 			break;
-	if (i == pl_nb_ep) {
-		if (pl_nb_ep == PL_EPOLL_MAX) {
-			pthread_mutex_unlock(&pl_lock);
-			REAL(epoll_ctl)(epfd, EPOLL_CTL_DEL, fd, &mine);
-			errno = ENOSPC;
-			return -1;
-		}
-		pl_nb_ep++;
-	}
-	pl_ep[i].epfd = epfd;
-	pl_ep[i].fd = fd;
-	pl_ep[i].events = ev->events;
-	pthread_mutex_unlock(&pl_lock);
-	return 0;
+	return i;
 }
 
 static short
@@ -454,14 +431,111 @@ static uint32_t
 pl_poll2ep(short r)
 {
 	return ((r & POLLIN) ? EPOLLIN : 0) | ((r & POLLOUT) ? EPOLLOUT : 0) |
-	       ((r & POLLNVAL) ? EPOLLERR : 0);
+	       ((r & (POLLNVAL | POLLERR)) ? EPOLLERR : 0) |
+	       ((r & POLLHUP) ? EPOLLHUP : 0);
 }
 
-/* An RDS descriptor of the set that was ready before the wait. */
+/*
+ * The kernel watches the wake-up descriptor for input (a byte from the
+ * engine, or its hang-up), with data of ours that names the descriptor
+ * and the program's EPOLLET and EPOLLONESHOT; what the program asked for
+ * and its data are kept in pl_ep. An edge-triggered one is armed to stay
+ * armed (RTE_RDS_ARM_EDGE): each change of the socket after it makes the
+ * engine send a byte, which is an edge for the kernel, and so an event
+ * for the program, once. What is ready at the moment it is registered is
+ * reported once, at the next wait, as the kernel's first look at a
+ * descriptor added to an epoll set does.
+ */
+PL_EXPORT int
+epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
+{
+	struct pl_fd *p = pl_get(fd);
+	struct epoll_event mine;
+	unsigned int i;
+	short r = 0;
+	int ret;
+
+	if (p == NULL)
+		return PL_LIBC(fd, REAL(epoll_ctl)(epfd, op, fd, ev));
+	if (p->stale == PL_FORKED)
+		return pl_stale();
+	if (op == EPOLL_CTL_DEL) {
+		ret = REAL(epoll_ctl)(epfd, op, fd, ev);
+		pthread_mutex_lock(&pl_lock);
+		i = pl_ep_find(epfd, fd);
+		if (i < pl_nb_ep)
+			pl_ep[i] = pl_ep[--pl_nb_ep];
+		pthread_mutex_unlock(&pl_lock);
+		return ret;
+	}
+	if (ev == NULL) {
+		errno = EFAULT;
+		return -1;
+	}
+	mine.events = EPOLLIN | (ev->events & (EPOLLET | EPOLLONESHOT));
+	mine.data.u64 = pl_tag | (uint32_t)fd;
+	ret = REAL(epoll_ctl)(epfd, op, fd, &mine);
+	if (ret != 0)
+		return ret;
+	pthread_mutex_lock(&pl_lock);
+	i = pl_ep_find(epfd, fd);
+	if (i == pl_nb_ep) {
+		if (pl_nb_ep == PL_EPOLL_MAX) {
+			pthread_mutex_unlock(&pl_lock);
+			REAL(epoll_ctl)(epfd, EPOLL_CTL_DEL, fd, &mine);
+			errno = ENOSPC;
+			return -1;
+		}
+		pl_nb_ep++;
+	}
+	pl_ep[i].epfd = epfd;
+	pl_ep[i].fd = fd;
+	pl_ep[i].events = ev->events;
+	pl_ep[i].data = ev->data.u64;
+	pl_ep[i].off = false;
+	pl_ep[i].pending = false;
+	if (ev->events & EPOLLET) {
+		r = pl_revents(p, pl_ep2poll(ev->events), false, true);
+		pl_ep[i].pending = (r & (pl_ep2poll(ev->events) | POLLERR |
+					 POLLHUP | POLLNVAL)) != 0;
+	}
+	pthread_mutex_unlock(&pl_lock);
+	return 0;
+}
+
+/* An event of an RDS descriptor reported by a wait. */
 struct pl_ep_ready {
 	int fd;
 	short r;
+	uint64_t data;
 };
+
+/*
+ * What entry j has to report now (0: nothing), the kernel having said
+ * that its wake-up descriptor was readable (kev: its events) or not
+ * (kev 0: the look before the wait, which reports level-triggered
+ * entries and edge-triggered ones ready when registered). Marks a
+ * one-shot entry off. Under pl_lock.
+ */
+static short
+pl_ep_look(unsigned int j, uint32_t kev)
+{
+	struct pl_ep *e = &pl_ep[j];
+	struct pl_fd *p = pl_get(e->fd);
+	bool et = (e->events & EPOLLET) != 0;
+	short want = pl_ep2poll(e->events), r;
+
+	if (p == NULL || p->stale == PL_FORKED || e->off)
+		return 0;
+	if (kev == 0 && et && !e->pending)
+		return 0;
+	e->pending = false;
+	r = pl_revents(p, want, (kev & (EPOLLHUP | EPOLLERR)) != 0, et);
+	r &= want | POLLERR | POLLHUP | POLLNVAL;
+	if (r != 0 && (e->events & EPOLLONESHOT))
+		e->off = true;
+	return r;
+}
 
 static int
 pl_epoll(int epfd, struct epoll_event *evs, int max, int timeout_ms,
@@ -483,25 +557,25 @@ pl_epoll(int epfd, struct epoll_event *evs, int max, int timeout_ms,
 		npre = 0;
 		pthread_mutex_lock(&pl_lock);
 		for (j = 0; j < pl_nb_ep; j++) {
-			struct pl_fd *p;
 			short r;
 
 			if (pl_ep[j].epfd != epfd)
 				continue;
 			ours = true;
-			p = pl_get(pl_ep[j].fd);
-			if (p == NULL || p->stale)
+			if (npre == max)
 				continue;
-			r = pl_arm(p, pl_ep2poll(pl_ep[j].events));
-			r &= pl_ep2poll(pl_ep[j].events) | POLLNVAL;
-			if (r == 0 || npre == max)
+			r = pl_ep_look(j, 0);
+			if (r == 0)
 				continue;
 			if (npre == cap_pre) {
 				struct pl_ep_ready *np = malloc(sizeof(*np) *
 						(size_t)cap_pre * 2);
 
-				if (np == NULL)
+				if (np == NULL) {
+					pl_ep[j].pending = true;
+					pl_ep[j].off = false;
 					continue;
+				}
 				memcpy(np, pre, sizeof(*np) * (size_t)npre);
 				if (pre != stack_pre)
 					free(pre);
@@ -510,6 +584,7 @@ pl_epoll(int epfd, struct epoll_event *evs, int max, int timeout_ms,
 			}
 			pre[npre].fd = pl_ep[j].fd;
 			pre[npre].r = r;
+			pre[npre].data = pl_ep[j].data;
 			npre++;
 		}
 		pthread_mutex_unlock(&pl_lock);
@@ -532,7 +607,7 @@ pl_epoll(int epfd, struct epoll_event *evs, int max, int timeout_ms,
 		}
 		for (i = 0, k = 0; i < n; i++) {
 			uint64_t d = evs[i].data.u64;
-			struct pl_fd *p;
+			uint32_t kev = evs[i].events;
 			int fd, m;
 			short r;
 
@@ -542,32 +617,35 @@ pl_epoll(int epfd, struct epoll_event *evs, int max, int timeout_ms,
 			}
 			fd = (int)(uint32_t)d;
 			pl_drain(fd);
-			p = pl_get(fd);
-			if (p == NULL || p->stale)
-				continue;
 			for (m = 0; m < npre && pre[m].fd != fd; m++)
 				;
 			if (m < npre)
 				continue;	/* reported below */
-			r = pl_arm(p, POLLIN | POLLOUT);
-			for (j = 0; j < pl_nb_ep; j++)
-				if (pl_ep[j].epfd == epfd && pl_ep[j].fd == fd)
-					break;
-			r &= j < pl_nb_ep ? pl_ep2poll(pl_ep[j].events) | POLLNVAL :
-			     (short)(POLLIN | POLLOUT);
-			if (r == 0)
-				continue;	/* nothing after all */
-			evs[k].events = pl_poll2ep(r);
-			evs[k].data.u64 = p->ep_data;
-			k++;
+			pthread_mutex_lock(&pl_lock);
+			j = pl_ep_find(epfd, fd);
+			r = j < pl_nb_ep ? pl_ep_look(j, kev | EPOLLIN) : 0;
+			if (r == 0 && j < pl_nb_ep &&
+			    (pl_ep[j].events & EPOLLONESHOT) && !pl_ep[j].off) {
+				/* Nothing after all: the kernel's one shot
+				 * is not the program's. */
+				struct epoll_event again = {
+					.events = EPOLLIN | EPOLLONESHOT |
+						(pl_ep[j].events & EPOLLET),
+					.data.u64 = d,
+				};
+
+				REAL(epoll_ctl)(epfd, EPOLL_CTL_MOD, fd, &again);
+			}
+			if (r != 0) {
+				evs[k].events = pl_poll2ep(r);
+				evs[k].data.u64 = pl_ep[j].data;
+				k++;
+			}
+			pthread_mutex_unlock(&pl_lock);
 		}
 		for (i = 0; i < npre && k < max; i++) {
-			struct pl_fd *p = pl_get(pre[i].fd);
-
-			if (p == NULL || p->stale)
-				continue;
 			evs[k].events = pl_poll2ep(pre[i].r);
-			evs[k].data.u64 = p->ep_data;
+			evs[k].data.u64 = pre[i].data;
 			k++;
 		}
 		if (k != 0 || timeout_ms == 0)

@@ -47,10 +47,14 @@
 struct rds_cl *rds_cl;
 static uint32_t rds_cl_epoch;
 static pthread_once_t rds_cl_once = PTHREAD_ONCE_INIT;
+/* One rte_rds_attach at a time (threads of a program whose engine went
+ * may all try at once: one attaches, the others find it done). */
+static pthread_mutex_t rds_cl_attach_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void
 rds_cl_atfork_child(void)
 {
+	pthread_mutex_init(&rds_cl_attach_lock, NULL);
 	/* The parent's sockets are not ours: this process attaches again
 	 * at its first call (rte_rds_attach.h). Nor is its connection to
 	 * the engine: kept, it would hold the parent's sockets and ports
@@ -93,10 +97,17 @@ rds_client_active(void)
 	return cl != NULL && !cl->forked;
 }
 
+/* Attached, and to an engine that is there: one that went (killed, or
+ * stopped) is seen at once, so that the caller can attach again to an
+ * engine started since. */
 int
 rte_rds_attached(void)
 {
-	return rds_client_active() ? 1 : 0;
+	struct rds_cl *cl = rds_cl;
+
+	if (cl == NULL || cl->forked)
+		return 0;
+	return rds_cl_engine_gone_now(cl) ? 0 : 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -292,8 +303,96 @@ rds_cl_free(struct rds_cl *cl)
 	free(cl);
 }
 
+/*
+ * An attachment whose engine went, replaced by a new one (its dead flag
+ * is set, so every call on it fails with ECONNRESET before it touches
+ * the region or the connection): each of its sockets is closed for good
+ * (a call on one of its handles is EBADF, and the handles name no socket
+ * of the new attachment, rds_cl_slot), the calls still inside them are
+ * waited for (they end at once: the engine went, rds_cl_wait), then its
+ * region, its buffers and its descriptors go. The structure itself stays
+ * (on the new one's retired list): a thread that read rds_cl before the
+ * new attachment was set, and is about to hold a socket of the old one,
+ * finds the socket closed rather than memory given back. Some 50 KiB an
+ * engine restart.
+ */
+static void
+rds_cl_retire(struct rds_cl *cl)
+{
+	unsigned int c, i;
+	uint32_t st;
+
+	for (i = 0; i < cl->nb_socks; i++) {
+		struct rds_cl_sock *cs = &cl->socks[i];
+
+		for (;;) {
+			/* A socket being made or closed on another thread is
+			 * left to it: it fails (the engine went) or closes. */
+			pthread_mutex_lock(&cl->slot_lock);
+			st = __atomic_load_n(&cs->state, __ATOMIC_SEQ_CST);
+			if (st != RDS_SOCK_CLOSING)
+				__atomic_store_n(&cs->state, RDS_SOCK_CLOSING,
+						 __ATOMIC_SEQ_CST);
+			pthread_mutex_unlock(&cl->slot_lock);
+			if (st != RDS_SOCK_CLOSING)
+				break;
+			sched_yield();
+		}
+		/* Sleepers inside woke: its wake-up descriptor hung up
+		 * when the engine went. */
+		while (__atomic_load_n(&cs->refs, __ATOMIC_SEQ_CST) != 0)
+			sched_yield();
+		if (cs->efd >= 0)
+			close(cs->efd);
+		__atomic_store_n(&cs->efd, -1, __ATOMIC_RELEASE);
+	}
+	for (c = 0; c < RDS_REGION_NB_CLASSES; c++) {
+		free(cl->tx_free[c]);
+		cl->tx_free[c] = NULL;
+	}
+	if (cl->base != NULL && cl->base != MAP_FAILED)
+		munmap(cl->base, cl->size);
+	cl->base = NULL;
+	/* A call that looked at the dead flag before it was set may be
+	 * about to use the connection's number: it finds none (-1). */
+	pthread_mutex_lock(&cl->ctl);
+	if (cl->fd >= 0)
+		close(cl->fd);
+	__atomic_store_n(&cl->fd, -1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&cl->ctl);
+}
+
+/* An attachment and the ones it replaced (detach). */
+static void
+rds_cl_free_all(struct rds_cl *cl)
+{
+	struct rds_cl *next;
+
+	for (; cl != NULL; cl = next) {
+		next = cl->retired;
+		if (cl->base == NULL)	/* retired: what is left of it */
+			free(cl);
+		else
+			rds_cl_free(cl);
+	}
+}
+
+static int rds_cl_attach_locked(const char *path);
+
 int
 rte_rds_attach(const char *path)
+{
+	int ret;
+
+	pthread_once(&rds_cl_once, rds_cl_once_init);
+	pthread_mutex_lock(&rds_cl_attach_lock);
+	ret = rds_cl_attach_locked(path);
+	pthread_mutex_unlock(&rds_cl_attach_lock);
+	return ret;
+}
+
+static int
+rds_cl_attach_locked(const char *path)
 {
 	struct sockaddr_un sa;
 	struct rds_ctl_hello hello;
@@ -307,14 +406,14 @@ rte_rds_attach(const char *path)
 	struct msghdr mh;
 	struct cmsghdr *cm;
 	int memfd = -1, err;
+	unsigned int i;
 	uint64_t size;
 	ssize_t n;
 
-	pthread_once(&rds_cl_once, rds_cl_once_init);
 	/* Again after a fork (the parent's attachment is not ours) or
 	 * after the engine went away (a restarted engine takes us). */
 	if (rds_lib != NULL || (old != NULL && !old->forked &&
-				!__atomic_load_n(&old->dead, __ATOMIC_ACQUIRE)))
+				!rds_cl_engine_gone_now(old)))
 		return RDS_ERR(EEXIST);
 	if (path == NULL)
 		path = getenv("RTE_RDS_ENGINE");
@@ -325,6 +424,10 @@ rte_rds_attach(const char *path)
 	cl = calloc(1, sizeof(*cl));
 	if (cl == NULL)
 		return RDS_ERR(ENOMEM);
+	/* No wake-up descriptor yet: a failed attach must not close the
+	 * caller's descriptor 0 (rds_cl_free). */
+	for (i = 0; i < RTE_DIM(cl->socks); i++)
+		cl->socks[i].efd = -1;
 	cl->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (cl->fd < 0) {
 		err = errno;
@@ -402,11 +505,23 @@ rte_rds_attach(const char *path)
 	rte_spinlock_init(&cl->tx_lock);
 	rte_spinlock_init(&cl->rxfree_lock);
 	cl->epoch = __atomic_add_fetch(&rds_cl_epoch, 1, __ATOMIC_ACQ_REL);
+	cl->hgen = (cl->epoch - 1) & RDS_CL_GEN_MASK;
 	/* A forked child lets its parent's copy go (unmapping it here does
-	 * not touch the parent's); so does a process whose engine went. */
+	 * not touch the parent's; no thread of the child uses it: calls
+	 * of a forked child never reach it). A process whose engine went
+	 * retires its attachment once the new one is in place: its threads
+	 * may still be inside calls of the old one. */
+	if (old != NULL && old->forked) {
+		cl->retired = old->retired;
+		old->retired = NULL;
+		rds_cl_free_all(old);
+		old = NULL;
+	} else if (old != NULL) {
+		cl->retired = old;
+	}
+	__atomic_store_n(&rds_cl, cl, __ATOMIC_SEQ_CST);
 	if (old != NULL)
-		rds_cl_free(old);
-	__atomic_store_n(&rds_cl, cl, __ATOMIC_RELEASE);
+		rds_cl_retire(old);
 	return 0;
 fail:
 	if (memfd >= 0)
@@ -466,8 +581,8 @@ rte_rds_detach(void)
 	for (i = 0; i < cl->nb_socks; i++)
 		if (__atomic_load_n(&cl->socks[i].state, __ATOMIC_ACQUIRE) ==
 		    RDS_SOCK_OPEN)
-			rte_rds_close((int)i);
+			rte_rds_close(rds_cl_handle(cl, i));
 	rds_cl = NULL;
-	rds_cl_free(cl);
+	rds_cl_free_all(cl);
 	return 0;
 }

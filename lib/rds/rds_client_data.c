@@ -48,36 +48,101 @@ rds_cl_now_coarse_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* The engine's connection hung up (it was killed: it says nothing).
+ * Its number is in use only under ctl (rte_rds_attach_fd_move): with
+ * wait, the call in progress is waited for (it ends at once when the
+ * engine went); without, it finds out by itself. */
+static bool
+rds_cl_ctl_hup(struct rds_cl *cl, bool wait)
+{
+	struct pollfd p = { .fd = -1, .events = POLLIN };
+	int r = 0;
+
+	if (wait)
+		pthread_mutex_lock(&cl->ctl);
+	else if (pthread_mutex_trylock(&cl->ctl) != 0)
+		return false;
+	p.fd = cl->fd;
+	if (p.fd >= 0)
+		r = poll(&p, 1, 0);
+	pthread_mutex_unlock(&cl->ctl);
+	return r > 0 && (p.revents & (POLLHUP | POLLERR));
+}
+
+static bool
+rds_cl_gone_said(struct rds_cl *cl)
+{
+	return __atomic_load_n(&cl->dead, __ATOMIC_ACQUIRE) ||
+	       __atomic_load_n(&cl->hdr->engine_gone, __ATOMIC_ACQUIRE);
+}
+
 bool
 rds_cl_engine_gone(struct rds_cl *cl)
 {
-	struct pollfd p = { .fd = -1, .events = POLLIN };
 	uint64_t now;
-	int r = 0;
 
-	if (__atomic_load_n(&cl->dead, __ATOMIC_ACQUIRE) ||
-	    __atomic_load_n(&cl->hdr->engine_gone, __ATOMIC_ACQUIRE))
+	if (rds_cl_gone_said(cl))
 		goto gone;
-	/* An engine that was killed says nothing: its socket hangs up.
-	 * Looked at once a millisecond at most (a non-blocking receive in
+	/* Looked at once a millisecond at most (a non-blocking receive in
 	 * a loop must not cost a system call each time). */
 	now = rds_cl_now_coarse_ns();
 	if (now - __atomic_load_n(&cl->gone_checked, __ATOMIC_RELAXED) <
 	    1000000)
 		return false;
 	__atomic_store_n(&cl->gone_checked, now, __ATOMIC_RELAXED);
-	/* Its number is in use only under ctl (rte_rds_attach_fd_move): a
-	 * call in progress finds out by itself. */
-	if (pthread_mutex_trylock(&cl->ctl) != 0)
-		return false;
-	p.fd = cl->fd;
-	if (p.fd >= 0)
-		r = poll(&p, 1, 0);
-	pthread_mutex_unlock(&cl->ctl);
-	if (r > 0 && (p.revents & (POLLHUP | POLLERR)))
+	if (rds_cl_ctl_hup(cl, false))
 		goto gone;
 	return false;
 gone:
+	__atomic_store_n(&cl->dead, 1, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* Has the wake-up descriptor of an open socket hung up? The engine's end
+ * of each closes as it goes, and may close before its end of the
+ * connection does (a killed process's descriptors close one by one). */
+static bool
+rds_cl_wake_hup(struct rds_cl *cl)
+{
+	struct rds_cl_sock *held[RTE_DIM(cl->socks)];
+	struct pollfd pfd[RTE_DIM(cl->socks)];
+	unsigned int i, n = 0;
+	bool hup = false;
+
+	for (i = 0; i < cl->nb_socks; i++) {
+		struct rds_cl_sock *cs = rds_cl_hold(cl, rds_cl_handle(cl, i));
+
+		if (cs == NULL)
+			continue;
+		pfd[n].fd = rds_cl_efd_get(cs);
+		if (pfd[n].fd < 0) {
+			rds_cl_put(cs);
+			continue;
+		}
+		pfd[n].events = POLLIN;
+		held[n++] = cs;
+	}
+	if (n != 0 && poll(pfd, n, 0) > 0)
+		for (i = 0; i < n; i++)
+			if (pfd[i].revents & (POLLHUP | POLLERR))
+				hup = true;
+	for (i = 0; i < n; i++) {
+		rds_cl_efd_put(held[i]);
+		rds_cl_put(held[i]);
+	}
+	return hup;
+}
+
+/* The same, looked at now, the sockets' wake-up descriptors too
+ * (rte_rds_attached: a caller about to attach again, or that saw a
+ * wake-up descriptor hang up, must not be told of an engine that went a
+ * moment ago that it is there). */
+bool
+rds_cl_engine_gone_now(struct rds_cl *cl)
+{
+	if (!rds_cl_gone_said(cl) && !rds_cl_ctl_hup(cl, true) &&
+	    !rds_cl_wake_hup(cl))
+		return false;
 	__atomic_store_n(&cl->dead, 1, __ATOMIC_RELEASE);
 	return true;
 }

@@ -59,22 +59,56 @@ struct rds_cl {
 	rte_spinlock_t rxfree_lock;
 	struct rds_xring_end rxfree;
 	uint32_t epoch;			/* this attach, for threads' bells */
+	uint32_t hgen;			/* this attach, in its handles */
 	uint32_t dead;			/* the engine went away (atomic) */
 	uint64_t gone_checked;		/* when the socket was last looked at */
+	struct rds_cl *retired;		/* the attachment before this one */
 };
 
 _Static_assert(RDS_REGION_MAX_LADDRS * 4 >= 256, "client socket slots");
 
+/*
+ * A handle is the socket's slot in its attachment and the attachment's
+ * generation (4 bits above the slot's 8): a handle of an attachment that
+ * went (its engine stopped, or this process is a forked child) never
+ * names a socket of the one after it on the same slot (EBADF). Handles
+ * stay below 4096.
+ */
+#define RDS_CL_SLOT_BITS 8
+#define RDS_CL_GEN_MASK 0xfu
+_Static_assert(RDS_REGION_MAX_LADDRS * 4 <= (1u << RDS_CL_SLOT_BITS),
+	       "client slots fit their bits of a handle");
+
 extern struct rds_cl *rds_cl;
+
+/* The handle of slot i. */
+static inline int
+rds_cl_handle(const struct rds_cl *cl, unsigned int i)
+{
+	return (int)(i | (cl->hgen << RDS_CL_SLOT_BITS));
+}
+
+/* The slot a handle names in cl, or -1 (not one of cl's). */
+static inline int
+rds_cl_slot(const struct rds_cl *cl, int s)
+{
+	unsigned int i = (unsigned int)s & ((1u << RDS_CL_SLOT_BITS) - 1);
+
+	if (s < 0 || ((unsigned int)s >> RDS_CL_SLOT_BITS) != cl->hgen ||
+	    i >= cl->nb_socks)
+		return -1;
+	return (int)i;
+}
 
 static inline struct rds_cl_sock *
 rds_cl_hold(struct rds_cl *cl, int s)
 {
 	struct rds_cl_sock *cs;
+	int i = rds_cl_slot(cl, s);
 
-	if (s < 0 || (unsigned int)s >= cl->nb_socks)
+	if (i < 0)
 		return NULL;
-	cs = &cl->socks[s];
+	cs = &cl->socks[i];
 	__atomic_fetch_add(&cs->refs, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&cs->state, __ATOMIC_SEQ_CST) != RDS_SOCK_OPEN) {
 		__atomic_fetch_sub(&cs->refs, 1, __ATOMIC_RELEASE);
@@ -128,6 +162,7 @@ int rds_cl_simple(struct rds_cl *cl, uint32_t op, int32_t handle, int level,
 /* rds_client_data.c: waiting, sending, receiving */
 uint64_t rds_cl_now_ns(void);
 bool rds_cl_engine_gone(struct rds_cl *cl);
+bool rds_cl_engine_gone_now(struct rds_cl *cl);
 short rds_cl_revents(struct rds_cl_sock *cs, short events);
 
 /* rds_client_sock.c: sockets, options, readiness */

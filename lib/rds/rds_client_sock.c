@@ -83,7 +83,7 @@ rds_client_socket(void)
 	free(q);
 	free(r);
 	__atomic_store_n(&cs->state, RDS_SOCK_OPEN, __ATOMIC_RELEASE);
-	return (int)i;
+	return rds_cl_handle(cl, i);
 fail:
 	if (efd >= 0)
 		close(efd);
@@ -163,6 +163,30 @@ rds_client_getsockname(int s, struct sockaddr *addr, socklen_t *addrlen)
 	return 0;
 }
 
+/* The connected peer, as the engine's own sockets (rte_rds_getpeername):
+ * kept here at connect. */
+int
+rds_client_getpeername(int s, struct sockaddr *addr, socklen_t *addrlen)
+{
+	struct rds_cl_sock *cs = rds_cl_hold(rds_cl, s);
+	struct sockaddr_in sin;
+	bool connected;
+	int ret;
+
+	if (cs == NULL)
+		return RDS_ERR(EBADF);
+	connected = cs->connected;
+	memset(&sin, 0, sizeof(sin));
+	if (connected) {
+		sin.sin_family = AF_INET;
+		sin.sin_addr = cs->conn_sin.sin_addr;
+		sin.sin_port = cs->conn_sin.sin_port;
+	}
+	rds_cl_put(cs);
+	ret = connected ? rds_uarg_name_out(&sin, addr, addrlen) : -ENOTCONN;
+	return ret == 0 ? 0 : RDS_ERR(-ret);
+}
+
 /* Give an RX buffer back to the engine. */
 void
 rds_cl_rx_back(struct rds_cl *cl, uint64_t off)
@@ -199,11 +223,11 @@ rds_client_close(int s)
 	struct rds_cl_sock *cs;
 	uint32_t open = RDS_SOCK_OPEN;
 	uint64_t off;
-	int ret;
+	int ret, i = rds_cl_slot(cl, s);
 
-	if (s < 0 || (unsigned int)s >= cl->nb_socks)
+	if (i < 0)
 		return RDS_ERR(EBADF);
-	cs = &cl->socks[s];
+	cs = &cl->socks[i];
 	if (!__atomic_compare_exchange_n(&cs->state, &open, RDS_SOCK_CLOSING,
 					 false, __ATOMIC_SEQ_CST,
 					 __ATOMIC_RELAXED))
@@ -467,14 +491,24 @@ rte_rds_event_fd_move(int s, int min_fd)
 int
 rds_client_event_arm(int s, short events)
 {
-	struct rds_cl_sock *cs = rds_cl_hold(rds_cl, s);
+	struct rds_cl *cl = rds_cl;
+	struct rds_cl_sock *cs = rds_cl_hold(cl, s);
 	short rev;
 
 	if (cs == NULL)
 		return RDS_ERR(EBADF);
+	/* An engine that went is a peer that went: an error and a hang-up,
+	 * and readable and writable as asked, so that a waiter on either
+	 * wakes and its call says ECONNRESET (a TCP socket reset by its
+	 * peer polls so). Its wake-up descriptor hangs up by itself. */
+	if (rds_cl_engine_gone(cl)) {
+		rds_cl_put(cs);
+		return POLLERR | POLLHUP | (events & (POLLIN | POLLRDNORM |
+						      POLLOUT | POLLWRNORM));
+	}
 	__atomic_store_n(&cs->cs->armed, 1, __ATOMIC_SEQ_CST);
-	rev = rds_cl_revents(cs, events);
-	if (rev != 0)
+	rev = rds_cl_revents(cs, events & ~RTE_RDS_ARM_EDGE);
+	if (rev != 0 && !(events & RTE_RDS_ARM_EDGE))
 		__atomic_store_n(&cs->cs->armed, 0, __ATOMIC_SEQ_CST);
 	rds_cl_put(cs);
 	return rev;

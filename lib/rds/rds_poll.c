@@ -118,9 +118,11 @@ rds_event_arm(struct rds_sock *rs, short events)
 	short rev;
 
 	__atomic_store_n(&rs->armed, 1, __ATOMIC_SEQ_CST);
-	rev = rds_sock_revents(rs, events);
+	rev = rds_sock_revents(rs, events & ~RTE_RDS_ARM_EDGE);
 	if (rev & (events | POLLWRBAND)) {
-		__atomic_store_n(&rs->armed, 0, __ATOMIC_SEQ_CST);
+		/* An edge-triggered waiter wants the next change too. */
+		if (!(events & RTE_RDS_ARM_EDGE))
+			__atomic_store_n(&rs->armed, 0, __ATOMIC_SEQ_CST);
 		return rev;
 	}
 	return 0;

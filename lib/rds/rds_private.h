@@ -147,6 +147,8 @@ int rds_client_connect(int s, const struct sockaddr *addr,
 		       socklen_t addrlen);
 int rds_client_getsockname(int s, struct sockaddr *addr,
 			   socklen_t *addrlen);
+int rds_client_getpeername(int s, struct sockaddr *addr,
+			   socklen_t *addrlen);
 int rds_client_close(int s);
 ssize_t rds_client_sendmsg(int s, const struct msghdr *msg, int flags);
 ssize_t rds_client_recvmsg(int s, struct msghdr *msg, int flags);

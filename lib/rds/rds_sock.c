@@ -380,6 +380,34 @@ rte_rds_getsockname(int s, struct sockaddr *addr, socklen_t *addrlen)
 	return 0;
 }
 
+/* As net/rds/af_rds.c rds_getname with peer: ENOTCONN before the
+ * address is looked at (an unconnected socket's checks end there). */
+int
+rte_rds_getpeername(int s, struct sockaddr *addr, socklen_t *addrlen)
+{
+	struct rds_sock *rs = rds_sock_hold(s);
+	struct sockaddr_in sin;
+	bool connected;
+	int ret;
+
+	if (rs == NULL) {
+		RDS_CLIENT_OR(rds_client_getpeername(s, addr, addrlen));
+		return RDS_ERR(EBADF);
+	}
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	rte_spinlock_lock(&rs->lock);
+	connected = rs->connected;
+	if (connected) {
+		sin.sin_addr.s_addr = rds_addr_v4(&rs->conn_addr);
+		sin.sin_port = htons(rs->conn_port);
+	}
+	rte_spinlock_unlock(&rs->lock);
+	rds_sock_put(rs);
+	ret = connected ? rds_uarg_name_out(&sin, addr, addrlen) : -ENOTCONN;
+	return ret == 0 ? 0 : RDS_ERR(-ret);
+}
+
 /* rds_sock_request() found no room at once: wait for some (if asked),
  * then queue and ring. */
 int

@@ -86,6 +86,12 @@ const struct rds_transport *rds_transport_by_name(const char *name);
 const struct rds_transport *rds_transport_by_id(uint32_t id);
 unsigned int rds_transport_count(void);
 const struct rds_transport *rds_transport_at(unsigned int i);
+/* An address's options (devargs style) against the keys its transport
+ * takes (NULL-terminated; "dev" is every transport's): 0, or -EINVAL
+ * with an error logged that names the first key not among them (or the
+ * options, when they do not parse). */
+int rds_transport_args_check(const char *trans, const char *args,
+			     const char *const keys[]);
 
 #define RDS_TRANSPORT_REGISTER(t) \
 	RTE_INIT(rds_transport_register_ ## t) \

@@ -173,6 +173,34 @@ rds_uarg_name_v4(struct msghdr *msg, uint32_t addr_be, uint16_t port)
 	msg->msg_namelen = sizeof(*sin);
 }
 
+/*
+ * An address handed back by getpeername, as the kernel's
+ * move_addr_to_user: *addrlen read as an int (negative: -EINVAL), what
+ * fits of *sin copied (a NULL addr with room for it: -EFAULT, as a bad
+ * user pointer), *addrlen set to the full size; NULL addrlen: -EFAULT.
+ */
+static __rte_always_inline int
+rds_uarg_name_out(const struct sockaddr_in *sin, struct sockaddr *addr,
+		  socklen_t *addrlen)
+{
+	int len;
+
+	if (addrlen == NULL)
+		return -EFAULT;
+	len = (int)*addrlen;
+	if (len > (int)sizeof(*sin))
+		len = (int)sizeof(*sin);
+	if (len < 0)
+		return -EINVAL;
+	if (len != 0) {
+		if (addr == NULL)
+			return -EFAULT;
+		memcpy(addr, sin, (size_t)len);
+	}
+	*addrlen = sizeof(*sin);
+	return 0;
+}
+
 /* END caller-argument checks. */
 /* ================================================================== */
 

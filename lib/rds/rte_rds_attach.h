@@ -43,8 +43,12 @@
  *   library does so);
  * - rte_rds_engine_poll() and the zero-copy receive calls are not
  *   available (ENXIO, 0).
- * When the engine stops, calls fail with ECONNRESET (never hang); a new
- * rte_rds_attach() reaches a restarted engine.
+ * When the engine stops or is killed, calls fail with ECONNRESET (never
+ * hang), rte_rds_event_arm() reports POLLERR | POLLHUP, and
+ * rte_rds_attached() says 0; a new rte_rds_attach() reaches a restarted
+ * engine. The sockets of the engine that went stay closed: after the new
+ * attach their handles are EBADF, and never name a socket of the new
+ * attachment (a handle carries its attachment).
  */
 
 #include <stdint.h>
@@ -86,10 +90,15 @@ int rte_rds_attach(const char *path);
 int rte_rds_detach(void);
 
 /**
- * Is this process attached to an engine?
+ * Is this process attached to an engine that is there? Looks at once
+ * (the engine's connection and the sockets' wake-up descriptors, with a
+ * system call): an engine that stopped or was killed a moment ago is
+ * seen, so that the caller may attach again (the preload library asks
+ * at each socket()).
  *
  * @return
- *   1 when attached (and not a child forked since), 0 otherwise.
+ *   1 when attached (not a child forked since, and the engine has not
+ *   gone), 0 otherwise.
  */
 int rte_rds_attached(void);
 

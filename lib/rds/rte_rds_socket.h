@@ -101,6 +101,25 @@ int rte_rds_connect(int s, const struct sockaddr *addr, socklen_t addrlen);
 int rte_rds_getsockname(int s, struct sockaddr *addr, socklen_t *addrlen);
 
 /**
+ * Address of the socket's default destination (rte_rds_connect()), as
+ * the kernel's getpeername(2) on an RDS socket (net/rds rds_getname):
+ * the errors in its order.
+ *
+ * @param s
+ *   Socket handle.
+ * @param addr
+ *   Buffer for a struct sockaddr_in (may be NULL when *addrlen is 0).
+ * @param addrlen
+ *   In: size of *addr; out: size of the address (a short buffer gets
+ *   what fits).
+ * @return
+ *   0, or -1 with rte_errno: EBADF, ENOTCONN (no rte_rds_connect()
+ *   yet), EFAULT (NULL addrlen, or NULL addr with a non-zero *addrlen),
+ *   EINVAL (*addrlen negative as an int).
+ */
+int rte_rds_getpeername(int s, struct sockaddr *addr, socklen_t *addrlen);
+
+/**
  * Close a socket. Messages it queued and that were not yet acknowledged
  * are cancelled (they may or may not arrive); messages queued to it are
  * dropped. Blocks until every engine has let go of the socket.
@@ -328,17 +347,33 @@ int rte_rds_poll(struct rte_rds_pollfd *fds, unsigned int nfds,
 int rte_rds_event_fd(int s);
 
 /**
+ * rte_rds_event_arm() flag: stay armed even when something is ready now,
+ * so that the next change of the socket's state (a message in, room to
+ * send) writes the event fd: for an edge-triggered waiter, which wants
+ * to hear of each new event, not of the state it already saw. Not a
+ * poll(2) event bit.
+ */
+#define RTE_RDS_ARM_EDGE 0x4000
+
+/**
  * Ask for the socket's event fd to be written when its state may have
  * changed. Arms only when nothing is ready now, so the caller never
- * sleeps on an event that already happened.
+ * sleeps on an event that already happened (unless RTE_RDS_ARM_EDGE is
+ * given). The engines write it once per arming.
+ *
+ * In an attached process (rte_rds_attach.h) whose engine went, the
+ * socket reports POLLERR | POLLHUP and the POLLIN and POLLOUT asked for,
+ * as a socket whose peer went: the calls that follow fail with
+ * ECONNRESET.
  *
  * @param s
  *   Socket handle.
  * @param events
- *   POLLIN and/or POLLOUT.
+ *   POLLIN and/or POLLOUT, and RTE_RDS_ARM_EDGE.
  * @return
- *   The events ready now (> 0: do not sleep), 0 when armed, or -1 with
- *   rte_errno EBADF.
+ *   The events ready now (> 0: do not sleep; with RTE_RDS_ARM_EDGE the
+ *   socket is armed all the same), 0 when armed, or -1 with rte_errno
+ *   EBADF.
  */
 int rte_rds_event_arm(int s, short events);
 

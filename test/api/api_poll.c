@@ -195,7 +195,22 @@ test_poll_and_event_fd(void)
 	CU_ASSERT_EQUAL(read(fd, &v, sizeof(v)), (ssize_t)sizeof(v));
 	CU_ASSERT(v >= 1);
 	CU_ASSERT(rte_rds_event_arm(r, POLLIN) & POLLIN);
+	/* Ready: not armed, so the next message writes nothing... */
+	EXPECT_RET(send_to(s, "e2", 2, RDS_TEST_IP2, 5000, MSG_DONTWAIT), 2);
+	rds_test_kick_n(64);
+	CU_ASSERT(read(fd, &v, sizeof(v)) < 0 && errno == EAGAIN);
+	/* ...unless RTE_RDS_ARM_EDGE asks to stay armed (an edge-triggered
+	 * waiter): the events ready come back and the next message writes
+	 * the event fd. */
+	CU_ASSERT(rte_rds_event_arm(r, POLLIN | RTE_RDS_ARM_EDGE) == POLLIN);
+	EXPECT_RET(send_to(s, "e3", 2, RDS_TEST_IP2, 5000, MSG_DONTWAIT), 2);
+	rds_test_kick_n(64);
+	v = 0;
+	CU_ASSERT_EQUAL(read(fd, &v, sizeof(v)), (ssize_t)sizeof(v));
+	CU_ASSERT(v >= 1);
 	expect_msg(r, "ev", 2, RDS_TEST_IP1, 4000);
+	expect_msg(r, "e2", 2, RDS_TEST_IP1, 4000);
+	expect_msg(r, "e3", 2, RDS_TEST_IP1, 4000);
 
 	/* EMFILE: no descriptor left for the eventfd. */
 	ctx = "event fd EMFILE";

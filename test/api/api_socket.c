@@ -4,7 +4,8 @@
  *
  * Sockets: the socket table full, bad handles (EBADF everywhere), the
  * binding rules and their errnos, port 0 and getsockname, connect() as a
- * default destination, close and reuse of a handle and an address.
+ * default destination and getpeername, close and reuse of a handle and an
+ * address.
  */
 
 #include "api_common.h"
@@ -92,6 +93,7 @@ expect_ebadf_everywhere(int h)
 	EXPECT_ERR(rte_rds_bind(h, NULL, 0), EBADF);
 	EXPECT_ERR(rte_rds_sendmsg(h, NULL, 0), EBADF);
 	EXPECT_ERR(rte_rds_getsockname(h, NULL, NULL), EBADF);
+	EXPECT_ERR(rte_rds_getpeername(h, NULL, NULL), EBADF);
 	EXPECT_ERR(rte_rds_close(h), EBADF);
 	CU_ASSERT_EQUAL(rte_rds_recv_burst(h, m, 4), 0);
 }
@@ -376,6 +378,70 @@ test_connect(void)
 	lib_down();
 }
 
+/*
+ * getpeername: KERNEL (net/rds/af_rds.c rds_getname with peer, then
+ * move_addr_to_user): ENOTCONN until a connect recorded a destination,
+ * whatever the buffer; then the destination, what fits of it copied and
+ * the full length reported; a negative length EINVAL, no length or no
+ * buffer for a non-zero length EFAULT. A failed connect records nothing;
+ * a second one replaces the first.
+ */
+static void
+test_getpeername(void)
+{
+	struct sockaddr_in dst = rds_test_sin(RDS_TEST_IP2, 5000), got, bad;
+	struct sockaddr_in dst3 = rds_test_sin(RDS_TEST_IP3, 6000);
+	unsigned char raw[sizeof(got) + 4];
+	socklen_t len;
+	int s;
+
+	ctx = "getpeername";
+	lib_up();
+	s = sock_at(RDS_TEST_IP1, 4000);
+	len = sizeof(got);
+	EXPECT_ERR(rte_rds_getpeername(s, SA(&got), &len), ENOTCONN);
+	EXPECT_ERR(rte_rds_getpeername(s, NULL, NULL), ENOTCONN);
+	bad = rds_test_sin("0.0.0.0", 5000);
+	EXPECT_ERR(rte_rds_connect(s, CSA(&bad), sizeof(bad)), EDESTADDRREQ);
+	EXPECT_ERR(rte_rds_getpeername(s, SA(&got), &len), ENOTCONN);
+
+	EXPECT_OK(rte_rds_connect(s, CSA(&dst), sizeof(dst)));
+	memset(raw, 0xa5, sizeof(raw));
+	len = sizeof(raw);
+	EXPECT_OK(rte_rds_getpeername(s, (struct sockaddr *)raw, &len));
+	memcpy(&got, raw, sizeof(got));
+	CU_ASSERT_EQUAL(len, sizeof(got));
+	CU_ASSERT_EQUAL(got.sin_family, AF_INET);
+	CU_ASSERT_EQUAL(got.sin_addr.s_addr, dst.sin_addr.s_addr);
+	CU_ASSERT_EQUAL(got.sin_port, dst.sin_port);
+	CU_ASSERT_EQUAL(raw[sizeof(got)], 0xa5);
+
+	memset(raw, 0xa5, sizeof(raw));
+	len = 4;
+	EXPECT_OK(rte_rds_getpeername(s, (struct sockaddr *)raw, &len));
+	CU_ASSERT_EQUAL(len, sizeof(got));
+	CU_ASSERT(memcmp(raw, &got, 4) == 0);
+	CU_ASSERT_EQUAL(raw[4], 0xa5);
+	len = 0;
+	EXPECT_OK(rte_rds_getpeername(s, NULL, &len));
+	CU_ASSERT_EQUAL(len, sizeof(got));
+	len = (socklen_t)-1;
+	EXPECT_ERR(rte_rds_getpeername(s, SA(&got), &len), EINVAL);
+	EXPECT_ERR(rte_rds_getpeername(s, SA(&got), NULL), EFAULT);
+	len = sizeof(got);
+	EXPECT_ERR(rte_rds_getpeername(s, NULL, &len), EFAULT);
+
+	EXPECT_OK(rte_rds_connect(s, CSA(&dst3), sizeof(dst3)));
+	len = sizeof(got);
+	EXPECT_OK(rte_rds_getpeername(s, SA(&got), &len));
+	CU_ASSERT_EQUAL(got.sin_addr.s_addr, dst3.sin_addr.s_addr);
+	CU_ASSERT_EQUAL(got.sin_port, dst3.sin_port);
+	EXPECT_OK(rte_rds_close(s));
+	len = sizeof(got);
+	EXPECT_ERR(rte_rds_getpeername(s, SA(&got), &len), EBADF);
+	lib_down();
+}
+
 /* ------------------------------------------------------------------ */
 /* close */
 
@@ -437,6 +503,7 @@ main(void)
 		{ "bind_port0_and_getsockname",
 		  test_bind_port0_and_getsockname },
 		{ "connect", test_connect },
+		{ "getpeername", test_getpeername },
 		{ "close_and_reuse", test_close_and_reuse },
 		{ NULL, NULL },
 	};

@@ -20,10 +20,12 @@
 #     by the .so, every symbol of lib/rds/version.map is declared in a
 #     header and exported, and the .so exports nothing but rte_rds_*
 #     (besides version nodes and linker symbols);
-#  d. examples/hello built against the installed copy only (pkg-config
-#     pointed at TMP; the script checks that the headers and the library
-#     used come from TMP), with -Wall -Wextra -Werror -std=gnu11, then run
-#     with LD_LIBRARY_PATH into TMP. Its Makefile is built as well.
+#  d. examples/hello built against the installed copy only, found as its
+#     README says, with PKG_CONFIG_PATH=TMP/<prefix>/<libdir>/pkgconfig
+#     alone (librte_rds.pc is relocatable; the script checks that the
+#     headers and the library used come from TMP), with -Wall -Wextra
+#     -Werror -std=gnu11, then run with LD_LIBRARY_PATH into TMP. Its
+#     Makefile is built as well, the same way.
 #
 # Prints "install_check: PASS ..." and exits 0, or prints what is wrong and
 # exits 1. Environment: HELLO_TIMEOUT (seconds, default 60) bounds the run
@@ -397,30 +399,19 @@ unset PKG_CONFIG_LIBDIR PKG_CONFIG_SYSROOT_DIR
 pc_found=$(pkg-config --path librte_rds) || die "pkg-config does not find librte_rds in $pcdir"
 [ "$pc_found" = "$pcdir/librte_rds.pc" ] ||
 	die "pkg-config finds $pc_found, not the installed $pcdir/librte_rds.pc"
+# The README's (examples/hello/README.md) way to a copy installed with
+# --destdir: PKG_CONFIG_PATH alone. librte_rds.pc is relocatable
+# (prefix=${pcfiledir}/...): its prefix is where the copy is.
 pc_prefix=$(pkg-config --variable=prefix librte_rds)
-[ "$pc_prefix" = "$prefix" ] || die "librte_rds.pc has prefix=$pc_prefix, the build $prefix"
-
-# librte_rds.pc says prefix=$prefix: relocate it into DESTDIR. Neither
-# --define-variable=prefix= nor --define-prefix can be given to the whole
-# query, because both apply to every package of it, libdpdk too (whose
-# prefix is /usr). So: librte_rds's own flags relocated (traversal depth 2
-# is the package itself, without its Requires), and the flags of its
-# Requires (libdpdk) as the system has them.
-rds_flags=$(pkg-config --maximum-traverse-depth=2 \
-	--define-variable=prefix="$root_prefix" --cflags --libs librte_rds) ||
+[ "$(realpath -m "$pc_prefix")" = "$(realpath -m "$root_prefix")" ] ||
+	die "librte_rds.pc's prefix is $pc_prefix, not the installed copy's $root_prefix (not relocatable?)"
+# librte_rds's own flags (traversal depth 2 is the package itself,
+# without its Requires) must point into DESTDIR; the Requires' (libdpdk)
+# are the system's.
+rds_flags=$(pkg-config --maximum-traverse-depth=2 --cflags --libs librte_rds) ||
 	die "pkg-config --cflags --libs librte_rds failed"
 requires=$(pkg-config --print-requires librte_rds)
-req_cflags=
-req_libs=
-if [ -n "$requires" ]; then
-	# shellcheck disable=SC2086  # one "name [op version]" per line
-	req_cflags=$(pkg-config --cflags $requires) ||
-		die "pkg-config --cflags $requires failed"
-	# shellcheck disable=SC2086
-	req_libs=$(pkg-config --libs $requires) ||
-		die "pkg-config --libs $requires failed"
-fi
-note "pkg-config librte_rds (relocated): $rds_flags"
+note "pkg-config librte_rds (PKG_CONFIG_PATH=$pcdir): $rds_flags"
 note "pkg-config requires: ${requires//$'\n'/ }"
 
 # Every -I and -L of librte_rds's own flags must point into DESTDIR, and
@@ -442,13 +433,8 @@ case " $rds_flags " in
 *) bad+=("no -lrte_rds") ;;
 esac
 [ ${#bad[@]} -eq 0 ] || die "pkg-config flags of librte_rds do not point into the installed copy: ${bad[*]}"
-rds_cflags=$(pkg-config --maximum-traverse-depth=2 \
-	--define-variable=prefix="$root_prefix" --cflags librte_rds)
-rds_libs=$(pkg-config --maximum-traverse-depth=2 \
-	--define-variable=prefix="$root_prefix" --libs librte_rds)
-
-cflags="$rds_cflags $req_cflags"
-libs="$rds_libs $req_libs"
+cflags=$(pkg-config --cflags librte_rds) || die "pkg-config --cflags librte_rds failed"
+libs=$(pkg-config --libs librte_rds) || die "pkg-config --libs librte_rds failed"
 warn="-Wall -Wextra -Werror -std=gnu11"
 san=
 if [ "$sanitize" != none ]; then
@@ -477,11 +463,12 @@ if ! $cmd >"$work/cc.log" 2>&1; then
 	die "examples/hello does not build against the installed librte_rds"
 fi
 
-# The Makefile too, with the same (relocated) flags and -Werror.
+# The Makefile too, with -Werror, finding librte_rds as the README says:
+# with PKG_CONFIG_PATH only.
 make=${MAKE:-make}
 if command -v "$make" >/dev/null; then
 	if ! "$make" -C "$work/make" CC="$cc" CFLAGS="-O2 $san" WARNFLAGS="$warn" \
-		RDS_CFLAGS="$cflags" RDS_LIBS="$libs" hello >"$work/make.log" 2>&1; then
+		hello >"$work/make.log" 2>&1; then
 		cat "$work/make.log" >&2
 		die "examples/hello/Makefile does not build against the installed librte_rds"
 	fi

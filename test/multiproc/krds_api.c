@@ -26,7 +26,12 @@
  * epoll_ctl EBADF, poll POLLNVAL) and can be dup2'd over; select
  * on a bitmap of more than FD_SETSIZE bits; a recv racing a close on
  * another thread ends with EBADF, and a number another thread takes the
- * moment it is closed is that thread's file.
+ * moment it is closed is that thread's file. getpeername (ENOTCONN, then
+ * the connected peer, the kernel's length rules); a vfork(2) child that
+ * closes every descriptor leaves the parent's sockets working; ioctl
+ * FIOCLEX/FIONCLEX; edge-triggered and one-shot epoll (an event per new
+ * message, one until EPOLL_CTL_MOD) and two epoll sets with their own
+ * data.
  * Prints one line per check; exit 0 when all passed.
  */
 #include <dirent.h>
@@ -616,6 +621,210 @@ check_child_keeps_nothing(const char *ipb, uint16_t port)
 		close(s);
 }
 
+/*
+ * getpeername, as net/rds rds_getname with peer: ENOTCONN before connect
+ * (whatever the buffer), then the address connect gave, cut to a short
+ * buffer with the full length reported, and nothing copied into none.
+ */
+static void
+check_getpeername(const char *ipb, uint16_t port, const char *ipa,
+		  uint16_t aport)
+{
+	struct sockaddr_in peer = sin_of(ipa, aport), got;
+	unsigned char raw[sizeof(got) + 8];
+	socklen_t fl = sizeof(got);
+	int s = rds_sock(ipb, port);
+
+	CHECK(s >= 0, "getpeername: a socket");
+	errno = 0;
+	CHECK(getpeername(s, (struct sockaddr *)&got, &fl) < 0 &&
+	      errno == ENOTCONN, "getpeername before connect: ENOTCONN");
+	errno = 0;
+	CHECK(getpeername(s, NULL, NULL) < 0 && errno == ENOTCONN,
+	      "getpeername before connect, no buffer: ENOTCONN first");
+	CHECK(connect(s, (struct sockaddr *)&peer, sizeof(peer)) == 0,
+	      "getpeername: connect");
+	memset(raw, 0xa5, sizeof(raw));
+	fl = sizeof(raw);
+	memcpy(&got, raw, sizeof(got));
+	CHECK(getpeername(s, (struct sockaddr *)raw, &fl) == 0 &&
+	      fl == sizeof(got) && (memcpy(&got, raw, sizeof(got)), 1) &&
+	      got.sin_family == AF_INET &&
+	      got.sin_addr.s_addr == peer.sin_addr.s_addr &&
+	      got.sin_port == peer.sin_port && raw[sizeof(got)] == 0xa5,
+	      "getpeername after connect: the peer, sizeof(sockaddr_in)");
+	memset(raw, 0xa5, sizeof(raw));
+	fl = 4;
+	CHECK(getpeername(s, (struct sockaddr *)raw, &fl) == 0 &&
+	      fl == sizeof(got) && memcmp(raw, &got, 4) == 0 &&
+	      raw[4] == 0xa5, "getpeername with 4 bytes of room: what fits, "
+	      "the full length");
+	fl = 0;
+	CHECK(getpeername(s, NULL, &fl) == 0 && fl == sizeof(got),
+	      "getpeername with no room: the length only");
+	errno = 0;
+	CHECK(getpeername(s, (struct sockaddr *)&got, NULL) < 0 &&
+	      errno == EFAULT, "getpeername with no length: EFAULT");
+	close(s);
+}
+
+/*
+ * A child made with vfork(2), as CPython's subprocess and posix_spawn
+ * make them, closes every descriptor (close, close_range) and dup2s
+ * onto one of the parent's RDS descriptors before it exits: that is on
+ * the child's own descriptor table, and the parent's sockets, which
+ * share its memory meanwhile, go on working.
+ */
+static void
+check_vfork(const char *ipb, uint16_t port, int sa)
+{
+	int s = rds_sock(ipb, port), pp[2], st = -1, t;
+	pid_t pid;
+
+	CHECK(s >= 0 && pipe(pp) == 0, "vfork: a socket and a pipe");
+	pid = vfork();
+	if (pid == 0) {
+		close(s);
+		dup2(pp[1], s);
+		close_range(3, ~0U, 0);
+		_exit(0);
+	}
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st),
+	      "vfork: the child closed every descriptor and exited");
+	CHECK(pass_one(sa, ipb, port, s), "vfork: the parent's socket works "
+	      "after the child's close");
+	t = rds_sock(ipb, port + 1);
+	CHECK(t >= 0 && pass_one(sa, ipb, port + 1, t), "vfork: and a new "
+	      "socket (the engine's connection) too");
+	close(t);
+	close(s);
+	close(pp[0]);
+	close(pp[1]);
+}
+
+/* FIOCLEX and FIONCLEX act on the descriptor (the kernel's do_vfs_ioctl,
+ * before any socket sees them), as F_SETFD does; CPython's
+ * os.set_inheritable uses them. */
+static void
+check_fioclex(const char *ipb, uint16_t port)
+{
+	int s = rds_sock(ipb, port);
+
+	CHECK(s >= 0 && ioctl(s, FIOCLEX) == 0 &&
+	      (fcntl(s, F_GETFD) & FD_CLOEXEC), "ioctl FIOCLEX");
+	CHECK(ioctl(s, FIONCLEX) == 0 && !(fcntl(s, F_GETFD) & FD_CLOEXEC),
+	      "ioctl FIONCLEX");
+	close(s);
+}
+
+/*
+ * An epoll_wait that must report nothing: 0, or under the kernel (only)
+ * an event of its congestion map updates (cong_spurious, which has the
+ * data unread to tell apart: any extra event is let go there, with a
+ * note).
+ */
+static bool
+ep_none(int ep, int ms)
+{
+	struct epoll_event out[4];
+	int r = epoll_wait(ep, out, 4, ms);
+
+	if (r > 0 && kernel) {
+		printf("note: an epoll event with nothing new (the kernel's "
+		       "congestion map updates wake a socket too)\n");
+		return true;
+	}
+	return r == 0;
+}
+
+/* One epoll event, for data, within 5 s. */
+static bool
+ep_one(int ep, uint64_t data, uint32_t want)
+{
+	struct epoll_event out[4];
+
+	return epoll_wait(ep, out, 4, 5000) == 1 && out[0].data.u64 == data &&
+	       (out[0].events & want) == want;
+}
+
+/*
+ * Edge-triggered epoll (EPOLLET) reports an RDS socket once per new
+ * message, as the kernel's wake-ups do: not again while the message
+ * lies unread, again for the next one though the first is unread, never
+ * for a read; and once when registered (or modified) while a message is
+ * waiting. EPOLLONESHOT: one event, then none until EPOLL_CTL_MOD, which
+ * reports the socket again if it is still readable. Two epoll sets each
+ * give their own data for the socket.
+ */
+static void
+check_epoll_edge(const char *ipb, uint16_t port, int sa)
+{
+	struct sockaddr_in to = sin_of(ipb, port);
+	struct epoll_event ev;
+	int s = rds_sock(ipb, port), ep = epoll_create1(0), ep2, i;
+	char buf[8];
+
+#define SEND1(c) (sendto(sa, c, 1, 0, (struct sockaddr *)&to, \
+			 sizeof(to)) == 1)
+	CHECK(s >= 0 && ep >= 0, "EPOLLET: a socket and an epoll set");
+	ev.events = EPOLLIN | EPOLLET;
+	ev.data.u64 = 7;
+	CHECK(epoll_ctl(ep, EPOLL_CTL_ADD, s, &ev) == 0 && ep_none(ep, 50),
+	      "EPOLLET: registered, nothing yet");
+	CHECK(SEND1("1") && ep_one(ep, 7, EPOLLIN),
+	      "EPOLLET: an event for a message");
+	CHECK(ep_none(ep, 100), "EPOLLET: no other while it lies unread");
+	CHECK(SEND1("2") && ep_one(ep, 7, EPOLLIN),
+	      "EPOLLET: an event for the next message, the first unread");
+	CHECK(ep_none(ep, 100), "EPOLLET: and then none");
+	CHECK(recv(s, buf, sizeof(buf), 0) == 1 &&
+	      recv(s, buf, sizeof(buf), 0) == 1 && ep_none(ep, 100),
+	      "EPOLLET: reading both makes no event");
+	CHECK(SEND1("3") && readable(s, 5000), "EPOLLET: a message waits");
+	ev.events = EPOLLIN | EPOLLET;
+	ev.data.u64 = 8;
+	CHECK(epoll_ctl(ep, EPOLL_CTL_MOD, s, &ev) == 0 && ep_one(ep, 8,
+								  EPOLLIN) &&
+	      ep_none(ep, 100), "EPOLLET: modified while a message waits: "
+	      "one event, with the new data");
+	CHECK(recv(s, buf, sizeof(buf), 0) == 1, "EPOLLET: read it");
+	ev.events = EPOLLIN | EPOLLONESHOT;
+	ev.data.u64 = 9;
+	CHECK(epoll_ctl(ep, EPOLL_CTL_MOD, s, &ev) == 0 && ep_none(ep, 50),
+	      "EPOLLONESHOT: nothing yet");
+	CHECK(SEND1("4") && ep_one(ep, 9, EPOLLIN),
+	      "EPOLLONESHOT: an event for a message");
+	CHECK(ep_none(ep, 100) && SEND1("5") && ep_none(ep, 100),
+	      "EPOLLONESHOT: then none, readable or not, new message or not");
+	CHECK(epoll_ctl(ep, EPOLL_CTL_MOD, s, &ev) == 0 &&
+	      ep_one(ep, 9, EPOLLIN) && ep_none(ep, 100),
+	      "EPOLLONESHOT: EPOLL_CTL_MOD, still readable: one event more");
+	CHECK(recv(s, buf, sizeof(buf), 0) == 1 &&
+	      recv(s, buf, sizeof(buf), 0) == 1, "EPOLLONESHOT: read both");
+	ev.events = EPOLLIN | EPOLLET | EPOLLONESHOT;
+	CHECK(epoll_ctl(ep, EPOLL_CTL_MOD, s, &ev) == 0 && SEND1("6") &&
+	      ep_one(ep, 9, EPOLLIN) && SEND1("7") && ep_none(ep, 100),
+	      "EPOLLET | EPOLLONESHOT: one event, none for the next message");
+	for (i = 0; i < 2; i++)
+		CHECK(recv(s, buf, sizeof(buf), 0) == 1,
+		      "EPOLLET | EPOLLONESHOT: read");
+	/* Two sets, level-triggered, each with its data. */
+	ep2 = epoll_create1(0);
+	ev.events = EPOLLIN;
+	ev.data.u64 = 21;
+	CHECK(epoll_ctl(ep, EPOLL_CTL_MOD, s, &ev) == 0, "two sets: the first");
+	ev.data.u64 = 22;
+	CHECK(ep2 >= 0 && epoll_ctl(ep2, EPOLL_CTL_ADD, s, &ev) == 0,
+	      "two sets: the second, other data");
+	CHECK(SEND1("8") && ep_one(ep, 21, EPOLLIN) && ep_one(ep2, 22, EPOLLIN),
+	      "two sets: each reports the socket with its own data");
+	CHECK(recv(s, buf, sizeof(buf), 0) == 1, "two sets: read");
+#undef SEND1
+	close(ep2);
+	close(ep);
+	close(s);
+}
+
 struct racer {
 	int fd;
 	volatile bool go;
@@ -985,6 +1194,10 @@ main(int argc, char **argv)
 	check_closefrom(argv[2], port + 10, sa);
 	check_own_numbers(argv[2], port + 20);
 	check_child_keeps_nothing(argv[2], port + 25);
+	check_getpeername(argv[2], port + 30, argv[1], port);
+	check_vfork(argv[2], port + 31, sa);
+	check_fioclex(argv[2], port + 33);
+	check_epoll_edge(argv[2], port + 34, sa);
 	close(sa);
 	close(pp[0]);
 	close(pp[1]);

@@ -18,9 +18,11 @@
  *   mp_client block PATH ID
  *       blocks in recvmsg on mp_addr(ID):mp_port(ID) ("READY" first):
  *       the engine's going away must end it with ECONNRESET ("GONE"),
- *       a send must fail the same way, then rte_rds_attach() again
- *       until a restarted engine takes it (10 s), and a socket bound on
- *       the same port works ("REATTACHED"); exit 0 then
+ *       a send must fail the same way and rte_rds_attached() say 0,
+ *       then rte_rds_attach() again until a restarted engine takes it
+ *       (10 s), and a socket bound on the same port works while the
+ *       old socket's handle, never closed, is EBADF and does not
+ *       close it ("REATTACHED"); exit 0 then
  *   mp_client bind PATH ID
  *       binds mp_addr(ID):mp_port(ID) once: exit 0 on success, 2 on
  *       EADDRINUSE, 1 otherwise.
@@ -332,7 +334,7 @@ do_block(const char *path, unsigned int id)
 	char buf[64];
 	uint64_t t0;
 	ssize_t r;
-	int s = rds_test_socket(mp_ip(id), mp_port(id), 0, 0);
+	int s = rds_test_socket(mp_ip(id), mp_port(id), 0, 0), s2;
 
 	if (s < 0)
 		return 1;
@@ -350,9 +352,14 @@ do_block(const char *path, unsigned int id)
 		       rte_strerror(rte_errno));
 		return 1;
 	}
+	if (rte_rds_attached()) {
+		printf("FAIL: rte_rds_attached() says 1 after the engine went\n");
+		return 1;
+	}
 	printf("GONE\n");
 	fflush(stdout);
-	rte_rds_close(s);
+	/* s stays open: its handle must never reach the socket the new
+	 * attachment makes on the same slot. */
 	t0 = rds_test_now_ns();
 	while (rte_rds_attach(path) != 0) {
 		if (rds_test_now_ns() - t0 > 10000000000ULL) {
@@ -362,16 +369,33 @@ do_block(const char *path, unsigned int id)
 		}
 		rds_test_usleep(20000);
 	}
-	s = rds_test_socket(mp_ip(id), mp_port(id), 0, 0);
-	if (s < 0 || rte_rds_sendto(s, "y", 1, 0, (struct sockaddr *)&to,
-				    sizeof(to)) != 1 ||
-	    rte_rds_recvfrom(s, buf, sizeof(buf), 0, NULL, NULL) != 1) {
+	s2 = rds_test_socket(mp_ip(id), mp_port(id), 0, 0);
+	if (s2 < 0 || !rte_rds_attached() ||
+	    rte_rds_sendto(s2, "y", 1, 0, (struct sockaddr *)&to,
+			   sizeof(to)) != 1 ||
+	    rte_rds_recvfrom(s2, buf, sizeof(buf), 0, NULL, NULL) != 1) {
 		printf("FAIL: after the new attach: %s\n",
 		       rte_strerror(rte_errno));
 		return 1;
 	}
+	if (s2 == s ||
+	    rte_rds_sendto(s, "z", 1, 0, (struct sockaddr *)&to,
+			   sizeof(to)) >= 0 || rte_errno != EBADF ||
+	    rte_rds_close(s) >= 0 || rte_errno != EBADF) {
+		printf("FAIL: the old handle %d (the new socket's %d) is not "
+		       "EBADF: %s\n", s, s2, rte_strerror(rte_errno));
+		return 1;
+	}
+	if (rte_rds_sendto(s2, "w", 1, 0, (struct sockaddr *)&to,
+			   sizeof(to)) != 1 ||
+	    rte_rds_recvfrom(s2, buf, sizeof(buf), 0, NULL, NULL) != 1 ||
+	    buf[0] != 'w') {
+		printf("FAIL: the new socket after a close of the old handle: "
+		       "%s\n", rte_strerror(rte_errno));
+		return 1;
+	}
 	printf("REATTACHED\n");
-	rte_rds_close(s);
+	rte_rds_close(s2);
 	return 0;
 }
 

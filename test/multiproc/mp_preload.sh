@@ -6,9 +6,12 @@
 # under librte_rds_preload.so against an rds-engined of this build with
 # two loop addresses:
 #   krds_api      every descriptor call, poll/select/epoll on mixed sets
-#                 (select above FD_SETSIZE too), dup and close with the
-#                 kernel's semantics, the library's own numbers hidden,
-#                 races of close with calls, fcntl, fork
+#                 (select above FD_SETSIZE too, edge-triggered and
+#                 one-shot epoll), dup and close with the kernel's
+#                 semantics, the library's own numbers hidden, races of
+#                 close with calls, fcntl, fork and vfork, getpeername;
+#                 and again as krds_api_plain, built without large-file
+#                 names (fcntl, not fcntl64)
 #   krds_pingpong blocking and busy-polling round trips
 #   krds_peer     the interop exchange, both ways, SHA-256 per direction
 #   krds_stress   a TCP control connection and one forked child per task
@@ -60,6 +63,9 @@ step() {
 
 step krds_api env LD_PRELOAD="$PRELOAD" timeout 120 \
 	"$T/multiproc/krds_api" $IPA $IPB
+# Built without _FILE_OFFSET_BITS=64: fcntl under its own name.
+step krds_api_plain env LD_PRELOAD="$PRELOAD" timeout 120 \
+	"$T/multiproc/krds_api_plain" $IPA $IPB 19600
 
 pingpong() {
 	local mode=$1

@@ -168,6 +168,38 @@ test_bad_init(void)
 	CU_ASSERT_NOT_EQUAL(err, EINVAL);
 }
 
+/* A key ib does not take is named in the error (a typo, eth's port=). */
+static void
+test_unknown_key_named(void)
+{
+	static const char *const cases[][2] = {
+		{ "stall_ms=5,port=1", "'port'" },
+		{ "recv_wr=64,sendwr=64", "'sendwr'" },
+	};
+	struct rds_ib_opts o;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		char *log = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&log, &len);
+
+		CU_ASSERT_FATAL(f != NULL);
+		rte_openlog_stream(f);
+		CU_ASSERT_EQUAL(rds_ib_opts_parse(cases[i][0], &o), -EINVAL);
+		rte_openlog_stream(NULL);
+		fclose(f);
+		if (log == NULL || strstr(log, "unknown option") == NULL ||
+		    strstr(log, cases[i][1]) == NULL) {
+			printf("  '%s': the error does not name %s: %s\n",
+			       cases[i][0], cases[i][1],
+			       log != NULL ? log : "(nothing)");
+			CU_FAIL("unknown key not named");
+		}
+		free(log);
+	}
+}
+
 int
 main(void)
 {
@@ -176,6 +208,7 @@ main(void)
 		{ "every_key", test_every_key },
 		{ "bad_keys_and_values", test_bad_parse },
 		{ "bad_options_fail_init", test_bad_init },
+		{ "unknown_key_named", test_unknown_key_named },
 		{ NULL, NULL },
 	};
 

@@ -74,6 +74,8 @@ rds_eth_opts_parse(const struct rds_laddr *la, struct rds_eth_opts *o)
 	snprintf(o->port, sizeof(o->port), "%s", la->dev);
 	if (la->args[0] == '\0')
 		goto check;
+	if (rds_transport_args_check("eth", la->args, keys) != 0)
+		return -EINVAL;
 	kv = rte_kvargs_parse(la->args, keys);
 	if (kv == NULL) {
 		ETH_LOG(ERR, "bad options '%s'", la->args);

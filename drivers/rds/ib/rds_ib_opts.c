@@ -64,6 +64,8 @@ rds_ib_opts_parse(const char *args, struct rds_ib_opts *o)
 	o->zc_min = RDS_IB_DEF_ZC_MIN;
 	if (args == NULL || args[0] == '\0')
 		return 0;
+	if (rds_transport_args_check("ib", args, keys) != 0)
+		return -EINVAL;
 	kv = rte_kvargs_parse(args, keys);
 	if (kv == NULL) {
 		IB_LOG(ERR, "bad options '%s' (keys: dev, cm_port, send_wr, "

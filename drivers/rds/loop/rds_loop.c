@@ -303,11 +303,13 @@ loop_xmit_ack(struct rds_conn *c)
 	return 0;
 }
 
+/* loop has no options of its own. */
 static int
 loop_laddr_check(struct rds_laddr *la)
 {
-	RTE_SET_USED(la);
-	return 0;
+	static const char *const keys[] = { NULL };
+
+	return rds_transport_args_check("loop", la->args, keys);
 }
 
 /* Counters, in the order of struct rte_rds_loop_stats. */
