@@ -172,12 +172,13 @@ int rds_client_poll(struct rte_rds_pollfd *fds, unsigned int nfds,
 			return call; \
 	} while (0)
 
-/* rds_send.c */
+/* rds_send.c (the application's half) */
 ssize_t rds_send_make(struct rds_sock *rs, const struct msghdr *msg,
 		      int flags, struct rds_msg **mp, uint64_t *dest_cookie,
 		      bool *mapped);
 void rds_send_unmake(struct rds_sock *rs, struct rds_msg *m, bool mapped,
 		     uint64_t dest_cookie);
+/* rds_xmit.c (the engine's half) */
 void rds_send_request(struct rds_engine *e, struct rds_sock *rs,
 		      struct rds_msg *m);
 void rds_send_queue(struct rds_engine *e, struct rds_msg *m);
@@ -197,7 +198,7 @@ void rds_msg_hdr_info(struct rds_conn *c, const struct rds_msg *m,
 void rds_ack_hdr(struct rds_conn *c, struct rds_header *h);
 void rds_ack_hdr_info(struct rds_conn *c, struct rds_hdr_info *h);
 
-/* rds_recv.c */
+/* rds_deliver.c (the engine's half of receiving) */
 /* One frame from the wire (header to decode, payload copied if kept). */
 int rds_recv_frame(struct rds_conn *c, const struct rds_header *wire,
 		   const void *payload, uint32_t len);
