@@ -115,7 +115,6 @@ struct rds_conn *rds_conn_lookup(struct rds_engine *e,
 struct rds_conn *rds_conn_get(struct rds_engine *e,
 			      const struct rds_conn_key *key);
 void rds_conn_destroy(struct rds_conn *c);
-void rds_conn_connect_complete(struct rds_conn *c);
 void rds_conn_drop(struct rds_conn *c);
 /* A transport reports a fatal error on c: the engine drops and
  * reconnects it at its next pass (as net/rds drivers call

@@ -193,6 +193,19 @@ rds_recv_hdr(struct rds_conn *c, const struct rds_hdr_info *h,
 	return 0;
 }
 
+void
+rds_recv_bad_frame(struct rds_conn *c, const char *why)
+{
+	rds_stat_inc(c->eng, s_recv_drop_bad_hdr);
+	RDS_LOG(DEBUG, "frame dropped: %s", why != NULL ? why : "?");
+}
+
+void
+rds_recv_no_memory(struct rds_conn *c)
+{
+	rds_stat_inc(c->eng, s_recv_drop_nomem);
+}
+
 static int
 rds_recv_decode(struct rds_conn *c, const struct rds_header *wire,
 		struct rds_hdr_info *h)
@@ -200,8 +213,7 @@ rds_recv_decode(struct rds_conn *c, const struct rds_header *wire,
 	const char *why = NULL;
 
 	if (rds_hdr_decode(wire, sizeof(*wire), h, &why) != 0) {
-		rds_stat_inc(c->eng, s_recv_drop_bad_hdr);
-		RDS_LOG(DEBUG, "frame dropped: %s", why != NULL ? why : "?");
+		rds_recv_bad_frame(c, why);
 		return -EBADMSG;
 	}
 	return 0;

@@ -3,15 +3,17 @@
 #define RDS_PRIVATE_H
 
 /*
- * librte_rds internals. One header for the library and its transports;
- * prototypes are grouped by the file that defines them.
+ * librte_rds internals. One header for the library (drivers include
+ * rds_driver.h, which brings it in); prototypes are grouped by the file
+ * that defines them.
  *
  * Its parts, one per concern, are included below in the order they
  * depend on each other, and only from here: addresses (rds_addr.h),
  * threads (rds_thread.h), messages and buffers (rds_msg.h), queues
- * (rds_queue.h), sockets (rds_sock.h), RDMA (rds_rdma.h), transports
- * (rds_transport.h), timers (rds_timer.h), connections (rds_conn.h),
- * engines (rds_engine.h), caller-argument checks (rds_uarg.h). This
+ * (rds_queue.h), sockets (rds_sock.h), RDMA (rds_rdma.h), timers
+ * (rds_timer.h), connections (rds_conn.h), engines (rds_engine.h),
+ * caller-argument checks (rds_uarg.h) and, last, what drivers see
+ * (rds_driver.h: the transport table and their calls). This
  * file keeps the base (logging, errors, limits), info requests, the
  * attached-process calls, sending and receiving, the library instance
  * and the inline functions that need it.
@@ -117,7 +119,6 @@ void rds_info_engine_answer(struct rds_engine *e, struct rds_msg *m);
 int rds_info_get(int name, void *buf, size_t *len, uint64_t timeout_ns);
 
 #include "rds_rdma.h"
-#include "rds_transport.h"
 #include "rds_timer.h"
 #include "rds_conn.h"
 #include "rds_engine.h"
@@ -295,5 +296,8 @@ rds_conn_engine_of_hash(uint32_t lhash, uint32_t fhash)
 }
 
 #include "rds_uarg.h"
+/* Last: the transport table and the calls of drivers (it includes this
+ * header itself, for a driver that includes only it). */
+#include "rds_driver.h"
 
 #endif /* RDS_PRIVATE_H */

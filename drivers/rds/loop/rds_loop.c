@@ -15,7 +15,7 @@
 
 #include <rte_malloc.h>
 
-#include "rds_private.h"
+#include "rds_driver.h"
 #include "rte_rds_loop.h"
 
 RTE_LOG_REGISTER(rds_loop_logtype, pmd.rds.loop, INFO);

@@ -1,15 +1,25 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Transports: the ops table a driver fills (struct rds_transport), its
- * flags and the registry (rds_transport.c). Part of rds_private.h, which
- * includes it after rds_rdma.h: include that, not this.
+ * What a transport driver (drivers/rds/<name>) sees of the core: the ops
+ * table it fills (struct rds_transport), its flags and registry, and the
+ * calls it may make. A driver includes this header only.
+ *
+ * The rule: a driver reads the core's structures (struct rds_conn's key,
+ * state, engine and queues; struct rds_engine's id, now and tp[]; a
+ * message's payload, length and operation) but writes nothing of them
+ * except the tp pointers that are its own; every change of core state
+ * goes through a call below, so that the core keeps what follows from it
+ * (the ready list, counters, the kernel's rules). The engine's halves of
+ * sending and receiving, which these calls reach, are rds_xmit.c and
+ * rds_deliver.c.
+ *
+ * It brings in rds_private.h for the types; rds_private.h in turn
+ * includes this header last, so that the core sees the same table.
  */
-#ifndef RDS_TRANSPORT_H
-#define RDS_TRANSPORT_H
+#ifndef RDS_DRIVER_H
+#define RDS_DRIVER_H
 
-#ifndef RDS_PRIVATE_H
-#error "include rds_private.h, not rds_transport.h"
-#endif
+#include "rds_private.h"
 
 /* ------------------------------------------------------------------ */
 /* Transports: an ops table per driver. The core calls every op from the
@@ -93,4 +103,68 @@ const struct rds_transport *rds_transport_at(unsigned int i);
 		rds_transport_register(&(t)); \
 	}
 
-#endif /* RDS_TRANSPORT_H */
+/* ------------------------------------------------------------------ */
+/* Calls a driver makes. Every one runs on the engine that owns the
+ * connection (or, for the engine calls, on engine e). */
+
+/* Connections (rds_conn.c). */
+/* The transport connection is up (possibly from inside conn_connect). */
+void rds_conn_connect_complete(struct rds_conn *c);
+/* The transport accepted a connect of the peer (the passive side): c is
+ * connecting, and no active attempt of ours starts meanwhile. */
+void rds_conn_accepting(struct rds_conn *c);
+/* The transport's peer stopped answering, or answers again: a report
+ * (info, telemetry), nothing is dropped for it. */
+void rds_conn_set_unresponsive(struct rds_conn *c, bool on);
+/* An ACK-only frame should go out at the connection's next run (ib: the
+ * credits it would carry). */
+void rds_conn_ack_request(struct rds_conn *c);
+
+/* Anything for the connection to send when the transport has room again:
+ * messages, an ACK asked for or due, the congestion map. The transport
+ * that held back puts it on the ready list with rds_conn_ready() when
+ * this is true. */
+static inline bool
+rds_conn_has_work(const struct rds_conn *c)
+{
+	return !TAILQ_EMPTY(&c->send_q) || c->ack_requested ||
+	       c->map_queued || (c->ack_due && c->ack_next > c->ack_sent);
+}
+
+/* Receiving (rds_deliver.c): a frame the transport could not use, before
+ * it reached rds_recv_*(): a header that does not decode, a length that
+ * does not fit; or no memory to reassemble it. Counted; the caller
+ * decides what becomes of the connection. */
+void rds_recv_bad_frame(struct rds_conn *c, const char *why);
+void rds_recv_no_memory(struct rds_conn *c);
+
+/* RDMA operations (rds_rdma_exec.c). A transport that keeps op beyond
+ * its xmit call holds a reference, dropped with rds_rdma_op_free(). */
+static inline void
+rds_rdma_op_hold(struct rds_rdma_op *op)
+{
+	op->refs++;
+}
+/* The operation ran at the target (its work request completed): it is
+ * never run again, a reset resends its message alone. */
+static inline void
+rds_rdma_op_ran(struct rds_rdma_op *op)
+{
+	op->executed = true;
+}
+/* The target answered that it did not run it: it ends DROPPED. */
+static inline void
+rds_rdma_op_not_run(struct rds_rdma_op *op)
+{
+	op->status = RDS_RDMA_DROPPED;
+}
+
+/* The rest a driver calls is declared with its concern: frame headers
+ * and acknowledgements (rds_msg_hdr, rds_ack_hdr, rds_send_drop_acked),
+ * received frames (rds_recv_frame, rds_recv_frame_msg, rds_recv_hdr),
+ * connection errors (rds_conn_error, rds_conn_drop, rds_conn_get), the
+ * engine (rds_engine_call, rds_engine_poll_transport, timers), RDMA
+ * (rds_rdma_notify, the software executor) and buffers
+ * (rds_msg_alloc, rds_msg_free). */
+
+#endif /* RDS_DRIVER_H */
