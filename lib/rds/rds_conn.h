@@ -109,6 +109,16 @@ struct rds_conn {
 	void *tp;			/* transport private */
 };
 
+/* A frame carries the connection's cumulative ACK: nothing is owed until
+ * a new message arrives. */
+static inline void
+rds_conn_ack_taken(struct rds_conn *c)
+{
+	c->ack_sent = c->ack_next;
+	c->ack_requested = false;
+	c->ack_due = false;
+}
+
 /* rds_conn.c */
 struct rds_conn *rds_conn_lookup(struct rds_engine *e,
 				 const struct rds_conn_key *key);

@@ -193,6 +193,81 @@ rds_recv_hdr(struct rds_conn *c, const struct rds_hdr_info *h,
 	return 0;
 }
 
+/*
+ * Within the process, a message that counts as acknowledged once
+ * delivered (the loop transport without faults, as the kernel's loop
+ * transport) needs neither a copy, nor a second buffer lending the
+ * payload, nor a header: the sender's buffer becomes the receiver's.
+ * This is rds_msg_hdr_info() and rds_recv_hdr() (h->acked) folded into
+ * one for the common case only: a DATA message without RDMA between two
+ * bound ports, not a retransmission, to a socket of this process whose
+ * receive queue has room now. Anything else returns 0 before touching
+ * anything, and the transport goes the general way, which applies the
+ * rest of the rules (pings, duplicates, unbound ports, attached clients,
+ * a full queue).
+ */
+int
+rds_recv_take(struct rds_conn *c, struct rds_conn *peer, struct rds_msg *m)
+{
+	struct rds_engine *e = c->eng;
+	bool locked = rds_lib->nb_engines > 1;
+	struct rds_sock *rs;
+	uint64_t ack, seq;
+	int64_t rcv;
+
+	if (unlikely(m->type != RDS_MSG_DATA) || unlikely(m->op != NULL) ||
+	    unlikely(m->owner != NULL) || unlikely(m->sport == 0) ||
+	    unlikely(m->dport == 0) ||
+	    unlikely(m->h_flags & RDS_FLAG_RETRANSMITTED))
+		return 0;
+	rs = rds_sock_lookup_bound(peer->la, m->dport);
+	if (unlikely(rs == NULL) || unlikely(rs->client != NULL))
+		return 0;
+	if (locked)
+		rte_spinlock_lock(&rs->rx_prod_lock);
+	if (unlikely(!rds_queue_has_room(&rs->rxq))) {
+		if (locked)
+			rte_spinlock_unlock(&rs->rx_prod_lock);
+		return 0;
+	}
+	/* Committed. The sender's side first: m leaves c's send queue and
+	 * its bytes the sender's buffer, and the frame carries c's ACK. */
+	ack = c->ack_next;
+	rds_conn_ack_taken(c);
+	TAILQ_REMOVE(&c->send_q, m, link);
+	rds_send_unaccount(m);
+	/* The receiver's message (as rds_recv_hdr fills one): the same
+	 * ports, length, flags, sequence and RDMA_DEST cookie. */
+	seq = m->seq;
+	m->type = RDS_MSG_RECV;
+	m->sock = rs->id;
+	m->sock_gen = rs->gen;
+	m->laddr = peer->key.laddr;
+	m->faddr = peer->key.faddr;
+	rcv = __atomic_add_fetch(&rs->rcv_bytes, (int64_t)m->len,
+				 __ATOMIC_ACQ_REL);
+	/* Room was there and this engine is the only producer: cannot
+	 * fail. From here on m is the receiver's. */
+	rds_queue_put(&rs->rxq, m);
+	if (locked)
+		rte_spinlock_unlock(&rs->rx_prod_lock);
+	rds_stat_inc(e, s_recv_delivered);
+	if (unlikely(rcv > (int64_t)rs->rcvbuf) ||
+	    unlikely(__atomic_load_n(&rs->congested, __ATOMIC_ACQUIRE)))
+		rds_cong_sock_check(rs);
+	rds_sock_wake(rs);
+	/* The receiving end, as rds_recv_hdr with an acknowledged frame. */
+	if (ack != 0)
+		rds_send_drop_acked(peer, ack);
+	/* rds_recv_hdr's three cases of ack_next (above, below: the peer
+	 * started again, equal) all end at seq, and an acknowledged frame
+	 * owes no ACK. */
+	peer->next_rx_seq = seq + 1;
+	peer->ack_next = seq;
+	peer->ack_sent = seq;
+	return RDS_XMIT_TAKEN;
+}
+
 void
 rds_recv_bad_frame(struct rds_conn *c, const char *why)
 {

@@ -60,8 +60,9 @@ struct rds_transport {
 	 * instance, rds_msg_hdr_info()). Returns 0 when the message is on
 	 * its way (kept until acknowledged), RDS_XMIT_ACKED when it was
 	 * delivered within the process and counts as acknowledged (the
-	 * kernel's loop transport), -EAGAIN when there is no room now (the
-	 * core retries later), another -errno to fail the connection. */
+	 * kernel's loop transport), RDS_XMIT_TAKEN when rds_recv_take()
+	 * took it, -EAGAIN when there is no room now (the core retries
+	 * later), another -errno to fail the connection. */
 	int (*xmit)(struct rds_conn *c, struct rds_msg *m);
 	/* Send an ACK-only frame with the header from rds_ack_hdr().
 	 * 0, -EAGAIN or -errno as xmit. */
@@ -89,6 +90,9 @@ struct rds_transport {
 };
 
 #define RDS_XMIT_ACKED 1
+/* xmit's message was taken by rds_recv_take(): off the send queue,
+ * acknowledged, now the receiver's (the core does not touch it again). */
+#define RDS_XMIT_TAKEN 2
 
 /* rds_transport.c */
 void rds_transport_register(const struct rds_transport *t);
@@ -137,6 +141,15 @@ rds_conn_has_work(const struct rds_conn *c)
  * decides what becomes of the connection. */
 void rds_recv_bad_frame(struct rds_conn *c, const char *why);
 void rds_recv_no_memory(struct rds_conn *c);
+
+/* Delivery within the process of a message that counts as acknowledged
+ * once delivered (rds_deliver.c): c's message m, the head of its send
+ * queue, becomes the received message of c's other end, peer, without a
+ * copy or a header. RDS_XMIT_TAKEN, which xmit returns, when it was
+ * taken; 0 when m is not of the common case this serves (the transport
+ * then goes the general way, rds_msg_hdr_info() and rds_recv_hdr()). */
+int rds_recv_take(struct rds_conn *c, struct rds_conn *peer,
+		  struct rds_msg *m);
 
 /* RDMA operations (rds_rdma_exec.c). A transport that keeps op beyond
  * its xmit call holds a reference, dropped with rds_rdma_op_free(). */

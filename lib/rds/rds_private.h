@@ -267,6 +267,28 @@ rds_sock_engine_get(int id, uint32_t gen)
 	return sl->body;
 }
 
+/* A sent message leaves the engine (acknowledged, cancelled, delivered
+ * within the process): its bytes return to the sender's send buffer,
+ * if the sender is still there (its slot may have been reused while a
+ * transport held the message: the generation tells). */
+static __rte_always_inline void
+rds_send_unaccount(const struct rds_msg *m)
+{
+	struct rds_sock *rs;
+
+	if (m->type != RDS_MSG_DATA || m->sock < 0)
+		return;
+	rs = rds_sock_engine_get(m->sock, m->sock_gen);
+	if (rs == NULL)
+		return;
+	__atomic_fetch_sub(&rs->snd_bytes, (int64_t)m->len, __ATOMIC_RELEASE);
+	__atomic_fetch_sub(&rs->snd_msgs, 1, __ATOMIC_RELEASE);
+	if (unlikely(rs->client != NULL))
+		rds_server_released(rs, m->len);
+	else
+		rds_sock_wake(rs);
+}
+
 static inline int
 rds_sock_request(struct rds_sock *rs, struct rds_msg *m, bool wait)
 {

@@ -58,6 +58,13 @@ rds_queue_put(struct rds_queue *q, struct rds_msg *m)
 	return rds_queue_put_slow(q, m);
 }
 
+/* A put would succeed now without allocating (producer side). */
+static inline bool
+rds_queue_has_room(const struct rds_queue *q)
+{
+	return likely(q->prod != NULL) && rte_ring_free_count(&q->prod->ring) != 0;
+}
+
 /* Up to n messages; consumer side. */
 static __rte_always_inline unsigned int
 rds_queue_get_burst(struct rds_queue *q, struct rds_msg **ms, unsigned int n)

@@ -19,23 +19,8 @@
 void
 rds_send_release(struct rds_engine *e, struct rds_msg *m)
 {
-	struct rds_sock *rs;
-
 	RTE_SET_USED(e);
-	if (m->type == RDS_MSG_DATA && m->sock >= 0) {
-		/* The sender may have closed (and its slot been reused)
-		 * while a transport still held the message. */
-		rs = rds_sock_engine_get(m->sock, m->sock_gen);
-		if (rs != NULL) {
-			__atomic_fetch_sub(&rs->snd_bytes, (int64_t)m->len,
-					   __ATOMIC_RELEASE);
-			__atomic_fetch_sub(&rs->snd_msgs, 1, __ATOMIC_RELEASE);
-			if (unlikely(rs->client != NULL))
-				rds_server_released(rs, m->len);
-			else
-				rds_sock_wake(rs);
-		}
-	}
+	rds_send_unaccount(m);
 	rds_msg_free(m);
 }
 
@@ -136,14 +121,6 @@ rds_send_pong(struct rds_conn *c, uint16_t dport)
 	rds_stat_inc(c->eng, s_send_pong);
 }
 
-static inline void
-rds_ack_taken(struct rds_conn *c)
-{
-	c->ack_sent = c->ack_next;
-	c->ack_requested = false;
-	c->ack_due = false;
-}
-
 /* Header of a message's frames, carrying the current cumulative ACK. */
 void
 rds_msg_hdr(struct rds_conn *c, const struct rds_msg *m, struct rds_header *h)
@@ -162,7 +139,7 @@ rds_msg_hdr(struct rds_conn *c, const struct rds_msg *m, struct rds_header *h)
 
 		rds_hdr_add_ext(h, RDS_EXTHDR_RDMA, &k, sizeof(k));
 	}
-	rds_ack_taken(c);
+	rds_conn_ack_taken(c);
 }
 
 /* The same header as decoded fields: nothing to encode, checksum or
@@ -189,7 +166,7 @@ rds_msg_hdr_info(struct rds_conn *c, const struct rds_msg *m,
 		h->ext_mask |= 1u << RDS_EXTHDR_RDMA;
 		h->ext_rdma_rkey = (uint32_t)m->op->cookie;
 	}
-	rds_ack_taken(c);
+	rds_conn_ack_taken(c);
 }
 
 /* Header of an ACK-only frame: no ports, no length, no sequence. */
@@ -197,7 +174,7 @@ void
 rds_ack_hdr(struct rds_conn *c, struct rds_header *h)
 {
 	rds_hdr_encode(h, 0, c->ack_next, 0, 0, 0, 0, 0);
-	rds_ack_taken(c);
+	rds_conn_ack_taken(c);
 }
 
 void
@@ -205,7 +182,7 @@ rds_ack_hdr_info(struct rds_conn *c, struct rds_hdr_info *h)
 {
 	memset(h, 0, sizeof(*h));
 	h->ack = c->ack_next;
-	rds_ack_taken(c);
+	rds_conn_ack_taken(c);
 }
 
 /* The kernel's ACK_REQUIRED policy at transmit time: every
@@ -267,6 +244,7 @@ rds_send_xmit(struct rds_conn *c)
 	struct rds_engine *e = c->eng;
 	struct rds_msg *m;
 	unsigned int n = 0;
+	uint8_t flags;
 	int ret;
 
 	/* A map goes between messages, never inside one. */
@@ -284,6 +262,9 @@ rds_send_xmit(struct rds_conn *c)
 		if (c->xmit_cur != m)
 			rds_send_ack_policy(c, m);
 		c->xmit_cur = m;	/* the transport may take several calls */
+		/* Read before the call: a message taken (RDS_XMIT_TAKEN) is
+		 * the receiver's once xmit returns. */
+		flags = m->h_flags;
 		ret = c->trans->xmit(c, m);
 		if (ret == -EAGAIN)
 			break;
@@ -292,19 +273,23 @@ rds_send_xmit(struct rds_conn *c)
 			rds_conn_error(c, "transmit failed");
 			break;
 		}
-		TAILQ_REMOVE(&c->send_q, m, link);
 		rds_stat_inc(e, s_send_xmit);
-		if (ret == RDS_XMIT_ACKED) {
-			/* Delivered within the process, as acknowledged. */
-			if (m->h_flags & RDS_FLAG_ACK_REQUIRED)
+		if (ret == RDS_XMIT_TAKEN || ret == RDS_XMIT_ACKED) {
+			/* Delivered within the process, as acknowledged;
+			 * taken: off the queue and released already. */
+			if (flags & RDS_FLAG_ACK_REQUIRED)
 				rds_stat_inc(e, s_send_ack_required);
 			rds_stat_inc(e, s_send_acked);
-			rds_send_release(e, m);
+			if (ret == RDS_XMIT_ACKED) {
+				TAILQ_REMOVE(&c->send_q, m, link);
+				rds_send_release(e, m);
+			}
 			n++;
 			if (c->state != RDS_CONN_UP || c->drop_pending)
 				break;
 			continue;
 		}
+		TAILQ_REMOVE(&c->send_q, m, link);
 		TAILQ_INSERT_TAIL(&c->retrans_q, m, link);
 		if (m->h_flags & RDS_FLAG_ACK_REQUIRED)
 			rds_stat_inc(e, s_send_ack_required);

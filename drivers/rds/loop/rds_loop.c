@@ -282,6 +282,11 @@ loop_xmit(struct rds_conn *c, struct rds_msg *m)
 			rds_rdma_notify(c->eng, m, st);
 		return ret;
 	}
+	if (loop_acks_at_once(le) &&
+	    rds_recv_take(c, lc->peer, m) == RDS_XMIT_TAKEN) {
+		loop_after_frame(c, le);
+		return RDS_XMIT_TAKEN;
+	}
 	return loop_deliver(c, le, m);
 }
 
