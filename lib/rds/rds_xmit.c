@@ -34,36 +34,6 @@ rds_send_enqueue(struct rds_conn *c, struct rds_msg *m)
 		rds_conn_ready(c);
 }
 
-/*
- * A socket's message (rds_send_request, rds_send_queue). On a wire, it
- * waits for the end of the pass (rds_conn_run, from the ready list):
- * its frames then carry the ACK of what the pass received and leave in
- * the pass's burst. Within the process (RDS_TRANS_F_LOOPBACK) there is
- * neither to wait for: on a connection that is up with nothing ahead
- * of the message, nothing else to run and no reset to make, it goes at
- * once, as the kernel's rds_sendmsg calls rds_send_xmit, without the
- * round trip through the ready list. What is left (no room, an error)
- * puts the connection on the list as rds_conn_run would.
- */
-static __rte_always_inline void
-rds_send_enqueue_app(struct rds_conn *c, struct rds_msg *m)
-{
-	bool idle = TAILQ_EMPTY(&c->send_q) && !c->ready &&
-		    c->state == RDS_CONN_UP && !c->drop_pending;
-
-	if (!idle || !(c->trans->flags & RDS_TRANS_F_LOOPBACK)) {
-		rds_send_enqueue(c, m);
-		return;
-	}
-	m->seq = c->next_tx_seq++;
-	TAILQ_INSERT_TAIL(&c->send_q, m, link);
-	rds_stat_inc(c->eng, s_send_queued);
-	rds_send_xmit(c);
-	if (c->drop_pending ||
-	    (c->state == RDS_CONN_UP && rds_conn_has_work(c)))
-		rds_conn_ready(c);
-}
-
 static struct rds_conn *
 rds_send_conn(struct rds_engine *e, const struct rds_msg *m)
 {
@@ -102,7 +72,7 @@ rds_send_queue(struct rds_engine *e, struct rds_msg *m)
 	if (c == NULL)
 		rds_send_no_conn(e, m);
 	else
-		rds_send_enqueue_app(c, m);
+		rds_send_enqueue(c, m);
 }
 
 /* A message from a socket's queue, on its home engine. */
@@ -132,7 +102,7 @@ rds_send_request(struct rds_engine *e, struct rds_sock *rs, struct rds_msg *m)
 		}
 		rs->last_conn = c;
 	}
-	rds_send_enqueue_app(c, m);
+	rds_send_enqueue(c, m);
 }
 
 void
