@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# The core's figures over the loop transport (issue 9, "Benchmarks"; the
-# table of doc/perf.md, section "Core (loop transport)"). Each figure is
+# The core's figures over the loop transport (the table of doc/perf.md,
+# section "Core (loop transport)"). Each figure is
 # printed with the command that produced it. Benchmarks, not tests: no
 # figure fails the script; the targets are printed beside what is reached.
 #
