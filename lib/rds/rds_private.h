@@ -291,7 +291,7 @@ rds_send_unaccount(const struct rds_msg *m)
 		rds_sock_wake(rs);
 }
 
-static inline int
+static __rte_always_inline int
 rds_sock_request(struct rds_sock *rs, struct rds_msg *m, bool wait)
 {
 	int ret;

@@ -35,7 +35,7 @@ rds_recv_consumed(struct rds_sock *rs, struct rds_msg *m)
 		rds_cong_sock_check(rs);
 }
 
-static size_t
+static __rte_always_inline size_t
 rds_copy_to_iov(const struct msghdr *msg, const uint8_t *src, size_t len)
 {
 	size_t i, off = 0, n;
@@ -161,7 +161,7 @@ rds_recv_dest_cmsg(struct msghdr *msg, const struct rds_msg *m)
 	msg->msg_controllen = RTE_MIN(space, CMSG_SPACE(sizeof(uint64_t)));
 }
 
-static ssize_t
+static __rte_always_inline ssize_t
 rds_recvmsg(struct rds_sock *rs, struct msghdr *msg, int flags)
 {
 	uint64_t deadline = 0, spins = 0;
@@ -225,8 +225,11 @@ rds_recvmsg(struct rds_sock *rs, struct msghdr *msg, int flags)
 	return ret;
 }
 
-ssize_t
-rte_rds_recvmsg(int s, struct msghdr *msg, int flags)
+/* The body of rte_rds_recvmsg, inline in rte_rds_recvfrom too (one
+ * iovec, no control buffer: the compiler drops the tests it makes
+ * known, with no second call). */
+static __rte_always_inline ssize_t
+rds_recvmsg_call(int s, struct msghdr *msg, int flags)
 {
 	struct rds_sock *rs = rds_sock_hold(s);
 	ssize_t ret;
@@ -243,6 +246,12 @@ rte_rds_recvmsg(int s, struct msghdr *msg, int flags)
 }
 
 ssize_t
+rte_rds_recvmsg(int s, struct msghdr *msg, int flags)
+{
+	return rds_recvmsg_call(s, msg, flags);
+}
+
+ssize_t
 rte_rds_recvfrom(int s, void *buf, size_t len, int flags,
 		 struct sockaddr *from, socklen_t *fromlen)
 {
@@ -255,7 +264,7 @@ rte_rds_recvfrom(int s, void *buf, size_t len, int flags,
 	};
 	ssize_t ret;
 
-	ret = rte_rds_recvmsg(s, &msg, flags);
+	ret = rds_recvmsg_call(s, &msg, flags);
 	if (ret >= 0 && from != NULL && fromlen != NULL)
 		*fromlen = msg.msg_namelen;
 	return ret;

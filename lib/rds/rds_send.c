@@ -244,7 +244,7 @@ rds_send_unmake(struct rds_sock *rs, struct rds_msg *m, bool mapped,
 		rds_rdma_unmap(rs, dest_cookie);
 }
 
-static ssize_t
+static __rte_always_inline ssize_t
 rds_sendmsg(struct rds_sock *rs, const struct msghdr *msg, int flags)
 {
 	struct rds_msg *m = NULL;
@@ -264,8 +264,11 @@ rds_sendmsg(struct rds_sock *rs, const struct msghdr *msg, int flags)
 	return ret == -ENOBUFS ? -EAGAIN : ret;
 }
 
-ssize_t
-rte_rds_sendmsg(int s, const struct msghdr *msg, int flags)
+/* The body of rte_rds_sendmsg, inline in rte_rds_sendto too: there the
+ * msghdr is built in place (one iovec, no control messages) and the
+ * compiler drops the tests it makes known, with no second call. */
+static __rte_always_inline ssize_t
+rds_sendmsg_call(int s, const struct msghdr *msg, int flags)
 {
 	struct rds_sock *rs = rds_sock_hold(s);
 	ssize_t ret;
@@ -282,6 +285,12 @@ rte_rds_sendmsg(int s, const struct msghdr *msg, int flags)
 }
 
 ssize_t
+rte_rds_sendmsg(int s, const struct msghdr *msg, int flags)
+{
+	return rds_sendmsg_call(s, msg, flags);
+}
+
+ssize_t
 rte_rds_sendto(int s, const void *buf, size_t len, int flags,
 	       const struct sockaddr *to, socklen_t tolen)
 {
@@ -294,5 +303,5 @@ rte_rds_sendto(int s, const void *buf, size_t len, int flags,
 		.msg_iovlen = 1,
 	};
 
-	return rte_rds_sendmsg(s, &msg, flags);
+	return rds_sendmsg_call(s, &msg, flags);
 }
