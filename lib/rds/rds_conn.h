@@ -110,7 +110,9 @@ struct rds_conn {
 };
 
 /* A frame carries the connection's cumulative ACK: nothing is owed until
- * a new message arrives. */
+ * a new message arrives. The header builders (rds_msg_hdr, rds_ack_hdr
+ * and their _info forms) call it; a driver calls it alone for a frame
+ * that left without one it built (loop's lost frame). */
 static inline void
 rds_conn_ack_taken(struct rds_conn *c)
 {

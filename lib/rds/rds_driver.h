@@ -173,7 +173,8 @@ rds_rdma_op_not_run(struct rds_rdma_op *op)
 }
 
 /* The rest a driver calls is declared with its concern: frame headers
- * and acknowledgements (rds_msg_hdr, rds_ack_hdr, rds_send_drop_acked),
+ * and acknowledgements (rds_msg_hdr, rds_ack_hdr, rds_conn_ack_taken,
+ * rds_send_drop_acked),
  * received frames (rds_recv_frame, rds_recv_frame_msg, rds_recv_hdr),
  * connection errors (rds_conn_error, rds_conn_drop, rds_conn_get), the
  * engine (rds_engine_call, rds_engine_poll_transport, timers), RDMA

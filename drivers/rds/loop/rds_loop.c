@@ -256,9 +256,7 @@ loop_xmit(struct rds_conn *c, struct rds_msg *m)
 	loop_faults_refresh(le);
 	if (!loop_frame_survives(c, le)) {
 		/* The frame carried the ACK all the same, as on a wire. */
-		struct rds_hdr_info h;
-
-		rds_msg_hdr_info(c, m, &h);
+		rds_conn_ack_taken(c);
 		return 0;
 	}
 	if (m->op != NULL) {
