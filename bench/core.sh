@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# The core's figures over the loop transport (the
-# table of doc/perf.md, section "Core (loop transport)"). Each figure is
+# The core's figures over the loop transport (the table of doc/perf.md,
+# section "Core (loop transport)"). Each figure is
 # printed with the command that produced it. Benchmarks, not tests: no
 # figure fails the script; the targets are printed beside what is reached.
 #
@@ -17,6 +17,11 @@
 #    target <= 600 instructions with none). Then the functions that take
 #    the instructions, per message (the same difference, per function),
 #    and with several cases the functions that differ most between them.
+#    Beside it, when valgrind's headers were there at build time,
+#    rds-bench-probe (bench/core_probe.c): the public API as an
+#    application calls it (blocking sendmsg/recvmsg with msghdrs and
+#    addresses), N messages counted between callgrind client requests
+#    after a warm-up, total / N with nothing subtracted.
 #    Without valgrind this part is skipped and says so (nothing is
 #    installed).
 # 2. Time per message of the same loop: RUNS rounds, each running every
@@ -71,6 +76,7 @@ BUILD=${1:-build}
 C=$(readlink -f "$BUILD/bench/rds-bench-core")
 P=$(readlink -f "$BUILD/app/rds-perf/rds-perf")
 S=$(readlink -f "$BUILD/test/scale/scale_many" 2>/dev/null)
+PROBE=$(readlink -f "$BUILD/bench/rds-bench-probe" 2>/dev/null)
 RUNS=${RUNS:-5}
 MSGS=${MSGS:-200000}
 CG_N=${CG_N:-20000}
@@ -194,6 +200,17 @@ if has cg; then
 		done
 		echo "command: valgrind --tool=callgrind --toggle-collect='bench_loop*' $C $E1 -- --msgs N --runs 1 [--idle-socks K | --idle-conns | --peers P], N = $CG_N and $((2 * CG_N))"
 		echo "targets: <= 600 instructions with none; <= 1.2x with idle sockets or connections"
+		if [ -x "$PROBE" ]; then
+			run 900 valgrind --tool=callgrind --collect-atstart=no \
+				--callgrind-out-file="$OUT/cg.probe" "$PROBE" $E1 -- "$CG_N" \
+				> "$OUT/cg.probe.log" 2>&1 ||
+				echo "  (callgrind run of the probe failed: $OUT/cg.probe.log)"
+			pr=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$OUT/cg.probe.log")
+			[ -n "$pr" ] && pr=$(python3 -c "print('%.1f' % ($pr / $CG_N))")
+			printf '%-22s %8s instructions/message  (public API only: blocking sendmsg/recvmsg with addresses; total / N)\n' \
+				"probe" "${pr:-?}"
+			echo "command: valgrind --tool=callgrind --collect-atstart=no $PROBE $E1 -- $CG_N"
+		fi
 		echo
 		echo "-- where the instructions go ($(case_name "$c0"); self instructions per message, inlined parts summed per function)"
 		if command -v callgrind_annotate > /dev/null; then

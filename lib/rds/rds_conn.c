@@ -260,6 +260,25 @@ rds_conn_error(struct rds_conn *c, const char *why)
 }
 
 void
+rds_conn_accepting(struct rds_conn *c)
+{
+	c->state = RDS_CONN_CONNECTING;
+}
+
+void
+rds_conn_set_unresponsive(struct rds_conn *c, bool on)
+{
+	c->unresponsive = on;
+}
+
+void
+rds_conn_ack_request(struct rds_conn *c)
+{
+	c->ack_requested = true;
+	rds_conn_ready(c);
+}
+
+void
 rds_conn_ack_later(struct rds_conn *c)
 {
 	if (!c->ack_timer.armed)
@@ -310,9 +329,7 @@ rds_conn_run(struct rds_conn *c, uint64_t now)
 		}
 	}
 	if (c->drop_pending ||
-	    (c->state == RDS_CONN_UP &&
-	     (!TAILQ_EMPTY(&c->send_q) || c->ack_requested || c->map_queued ||
-	      (c->ack_due && c->ack_next > c->ack_sent))))
+	    (c->state == RDS_CONN_UP && rds_conn_has_work(c)))
 		rds_conn_ready(c);
 	return work;
 }

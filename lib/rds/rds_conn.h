@@ -109,13 +109,24 @@ struct rds_conn {
 	void *tp;			/* transport private */
 };
 
+/* A frame carries the connection's cumulative ACK: nothing is owed until
+ * a new message arrives. The header builders (rds_msg_hdr, rds_ack_hdr
+ * and their _info forms) call it; a driver calls it alone for a frame
+ * that left without one it built (loop's lost frame). */
+static inline void
+rds_conn_ack_taken(struct rds_conn *c)
+{
+	c->ack_sent = c->ack_next;
+	c->ack_requested = false;
+	c->ack_due = false;
+}
+
 /* rds_conn.c */
 struct rds_conn *rds_conn_lookup(struct rds_engine *e,
 				 const struct rds_conn_key *key);
 struct rds_conn *rds_conn_get(struct rds_engine *e,
 			      const struct rds_conn_key *key);
 void rds_conn_destroy(struct rds_conn *c);
-void rds_conn_connect_complete(struct rds_conn *c);
 void rds_conn_drop(struct rds_conn *c);
 /* A transport reports a fatal error on c: the engine drops and
  * reconnects it at its next pass (as net/rds drivers call

@@ -3,15 +3,18 @@
 #define RDS_PRIVATE_H
 
 /*
- * librte_rds internals. One header for the library and its transports;
- * prototypes are grouped by the file that defines them.
+ * librte_rds internals. One header for the library (drivers include
+ * rds_driver.h, which brings it in); prototypes are grouped by the file
+ * that defines them.
  *
  * Its parts, one per concern, are included below in the order they
  * depend on each other, and only from here: addresses (rds_addr.h),
- * threads (rds_thread.h), messages and buffers (rds_msg.h), queues
- * (rds_queue.h), sockets (rds_sock.h), RDMA (rds_rdma.h), transports
- * (rds_transport.h), timers (rds_timer.h), connections (rds_conn.h),
- * engines (rds_engine.h), caller-argument checks (rds_uarg.h). This
+ * single-producer single-consumer rings (rds_ring.h), threads
+ * (rds_thread.h), messages and buffers (rds_msg.h), queues
+ * (rds_queue.h), sockets (rds_sock.h), RDMA (rds_rdma.h), timers
+ * (rds_timer.h), connections (rds_conn.h), engines (rds_engine.h),
+ * caller-argument checks (rds_uarg.h) and, last, what drivers see
+ * (rds_driver.h: the transport table and their calls). This
  * file keeps the base (logging, errors, limits), info requests, the
  * attached-process calls, sending and receiving, the library instance
  * and the inline functions that need it.
@@ -95,6 +98,7 @@ typedef void (*rds_engine_fn)(struct rds_engine *e, void *arg);
 })
 
 #include "rds_addr.h"
+#include "rds_ring.h"
 #include "rds_thread.h"
 #include "rds_msg.h"
 #include "rds_queue.h"
@@ -117,7 +121,6 @@ void rds_info_engine_answer(struct rds_engine *e, struct rds_msg *m);
 int rds_info_get(int name, void *buf, size_t *len, uint64_t timeout_ns);
 
 #include "rds_rdma.h"
-#include "rds_transport.h"
 #include "rds_timer.h"
 #include "rds_conn.h"
 #include "rds_engine.h"
@@ -174,12 +177,13 @@ int rds_client_poll(struct rte_rds_pollfd *fds, unsigned int nfds,
 			return call; \
 	} while (0)
 
-/* rds_send.c */
+/* rds_send.c (the application's half) */
 ssize_t rds_send_make(struct rds_sock *rs, const struct msghdr *msg,
 		      int flags, struct rds_msg **mp, uint64_t *dest_cookie,
 		      bool *mapped);
 void rds_send_unmake(struct rds_sock *rs, struct rds_msg *m, bool mapped,
 		     uint64_t dest_cookie);
+/* rds_xmit.c (the engine's half) */
 void rds_send_request(struct rds_engine *e, struct rds_sock *rs,
 		      struct rds_msg *m);
 void rds_send_queue(struct rds_engine *e, struct rds_msg *m);
@@ -199,7 +203,7 @@ void rds_msg_hdr_info(struct rds_conn *c, const struct rds_msg *m,
 void rds_ack_hdr(struct rds_conn *c, struct rds_header *h);
 void rds_ack_hdr_info(struct rds_conn *c, struct rds_hdr_info *h);
 
-/* rds_recv.c */
+/* rds_deliver.c (the engine's half of receiving) */
 /* One frame from the wire (header to decode, payload copied if kept). */
 int rds_recv_frame(struct rds_conn *c, const struct rds_header *wire,
 		   const void *payload, uint32_t len);
@@ -267,7 +271,29 @@ rds_sock_engine_get(int id, uint32_t gen)
 	return sl->body;
 }
 
-static inline int
+/* A sent message leaves the engine (acknowledged, cancelled, delivered
+ * within the process): its bytes return to the sender's send buffer,
+ * if the sender is still there (its slot may have been reused while a
+ * transport held the message: the generation tells). */
+static __rte_always_inline void
+rds_send_unaccount(const struct rds_msg *m)
+{
+	struct rds_sock *rs;
+
+	if (m->type != RDS_MSG_DATA || m->sock < 0)
+		return;
+	rs = rds_sock_engine_get(m->sock, m->sock_gen);
+	if (rs == NULL)
+		return;
+	__atomic_fetch_sub(&rs->snd_bytes, (int64_t)m->len, __ATOMIC_RELEASE);
+	__atomic_fetch_sub(&rs->snd_msgs, 1, __ATOMIC_RELEASE);
+	if (unlikely(rs->client != NULL))
+		rds_server_released(rs, m->len);
+	else
+		rds_sock_wake(rs);
+}
+
+static __rte_always_inline int
 rds_sock_request(struct rds_sock *rs, struct rds_msg *m, bool wait)
 {
 	int ret;
@@ -296,5 +322,8 @@ rds_conn_engine_of_hash(uint32_t lhash, uint32_t fhash)
 }
 
 #include "rds_uarg.h"
+/* Last: the transport table and the calls of drivers (it includes this
+ * header itself, for a driver that includes only it). */
+#include "rds_driver.h"
 
 #endif /* RDS_PRIVATE_H */

@@ -4,7 +4,7 @@
  * the operations riding on messages, the memory of an attached client
  * (rds_xmem.c) and the calls of rds_rdma*.c (what only those files share
  * is in rds_rdma_private.h). Part of rds_private.h, which includes it
- * before rds_transport.h: include that, not this.
+ * after rds_sock.h: include that, not this.
  */
 #ifndef RDS_RDMA_H
 #define RDS_RDMA_H

@@ -1,241 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Receiving (net/rds/recv.c). Engines decode frames, apply the
- * piggybacked ACK, drop retransmitted duplicates, answer pings, take
- * congestion maps, and queue messages to the bound socket's channel. The
- * application side copies them out (recvmsg) or borrows them
- * (rte_rds_recv_burst).
+ * Receiving, the application's half (net/rds/recv.c): recvmsg copies
+ * messages out (notifications and congestion updates first),
+ * rte_rds_recv_burst lends them. What the engine does to queue them is
+ * in rds_deliver.c.
  */
 #include <errno.h>
 #include <sys/uio.h>
 
 #include "rds_private.h"
-
-/* ---------------------------------------------------------------- */
-/* Engine side. */
-
-/* Queue m to rs; -ENOMEM when the queue cannot take it (the frame is
- * then not accepted: the peer sends it again after the reset). */
-static int
-rds_recv_deliver(struct rds_engine *e, struct rds_sock *rs, struct rds_msg *m)
-{
-	int64_t rcv;
-	int ret;
-
-	if (unlikely(rs->client != NULL))
-		return rds_server_deliver(e, rs, m);
-	rcv = __atomic_add_fetch(&rs->rcv_bytes, (int64_t)m->len,
-				 __ATOMIC_ACQ_REL);
-	if (rds_lib->nb_engines > 1) {
-		rte_spinlock_lock(&rs->rx_prod_lock);
-		ret = rds_queue_put(&rs->rxq, m);
-		rte_spinlock_unlock(&rs->rx_prod_lock);
-	} else {
-		ret = rds_queue_put(&rs->rxq, m);
-	}
-	if (unlikely(ret != 0)) {
-		__atomic_fetch_sub(&rs->rcv_bytes, (int64_t)m->len,
-				   __ATOMIC_RELEASE);
-		return -ENOMEM;
-	}
-	rds_stat_inc(e, s_recv_delivered);
-	/* Below rcvbuf and not congested (the common case): nothing for
-	 * rds_cong_sock_check to do. The last of racing deliveries sees
-	 * their sum. */
-	if (unlikely(rcv > (int64_t)rs->rcvbuf) ||
-	    unlikely(__atomic_load_n(&rs->congested, __ATOMIC_ACQUIRE)))
-		rds_cong_sock_check(rs);
-	rds_sock_wake(rs);
-	return 0;
-}
-
-/*
- * One complete message (or ACK-only frame, or congestion map) arrived on
- * connection c, its header decoded in h, its payload either at payload
- * (copied if kept) or already in own, a buffer the transport filled
- * (reassembly, or a payload borrowed within the process) and hands over
- * in every case. Returns 0 when the frame was consumed (delivered or
- * dropped on purpose), -EBADMSG for a malformed frame (dropped and
- * counted), -ENOMEM when it could not be kept: the transport must then
- * fail the connection so that the peer retransmits. Nothing is
- * acknowledged that was not delivered or dropped on purpose.
- */
-int
-rds_recv_hdr(struct rds_conn *c, const struct rds_hdr_info *h,
-	     const void *payload, uint32_t len, struct rds_msg *own)
-{
-	struct rds_engine *e = c->eng;
-	struct rds_sock *rs;
-	struct rds_msg *m;
-
-	if (unlikely(h->len != len)) {
-		rds_stat_inc(e, s_recv_drop_bad_hdr);
-		RDS_LOG(DEBUG, "frame dropped: length mismatch");
-		rds_msg_free(own);
-		return -EBADMSG;
-	}
-	if (h->ack != 0)
-		rds_send_drop_acked(c, h->ack);
-
-	/* ACK-only frame. */
-	if (h->sport == 0 && h->dport == 0 && h->len == 0 &&
-	    !(h->flags & RDS_FLAG_CONG_BITMAP)) {
-		rds_stat_inc(e, s_recv_ack);
-		rds_msg_free(own);
-		return 0;
-	}
-	/* Congestion map: not sequenced, not delivered. */
-	if (unlikely(h->flags == RDS_FLAG_CONG_BITMAP)) {
-		if (h->len != RDS_CONG_MAP_BYTES) {
-			rds_stat_inc(e, s_recv_drop_bad_hdr);
-			rds_msg_free(own);
-			return -EBADMSG;
-		}
-		/* The map of one of our own addresses (a transport pinned
-		 * between two local addresses) is ours to keep. */
-		if (c->fcong->la == NULL)
-			rds_cong_map_changed(rds_cong_map_update(c->fcong,
-				own != NULL ? rds_msg_data(own) : payload));
-		rds_stat_inc(e, s_recv_cong_map);
-		rds_msg_free(own);
-		return 0;
-	}
-	/* The kernel's duplicate rule: only old and retransmitted. */
-	if (h->seq < c->next_rx_seq && (h->flags & RDS_FLAG_RETRANSMITTED)) {
-		rds_stat_inc(e, s_recv_drop_old_seq);
-		if (h->flags & RDS_FLAG_ACK_REQUIRED) {
-			c->ack_requested = true;
-			rds_conn_ready(c);
-		}
-		rds_msg_free(own);
-		return 0;
-	}
-
-	rs = NULL;
-	m = NULL;
-	if (h->dport != 0) {
-		rs = rds_sock_lookup_bound(c->la, h->dport);
-		if (rs != NULL) {
-			m = own;
-			own = NULL;
-			if (m == NULL) {
-				m = rds_msg_alloc(len);
-				if (unlikely(m == NULL)) {
-					rds_stat_inc(e, s_recv_drop_nomem);
-					return -ENOMEM;
-				}
-				if (len != 0)
-					memcpy(m->buf, payload, len);
-			}
-			m->type = RDS_MSG_RECV;
-			m->len = len;
-			m->sock = rs->id;
-			m->sock_gen = rs->gen;
-			m->laddr = c->key.laddr;
-			m->faddr = c->key.faddr;
-			m->sport = h->sport;
-			m->dport = h->dport;
-			m->h_flags = h->flags;
-			m->seq = h->seq;
-			m->op = NULL;
-			m->has_dest = (h->ext_mask &
-				       (1u << RDS_EXTHDR_RDMA_DEST)) != 0;
-			m->rdma_dest = (uint64_t)h->ext_rdma_dest_rkey |
-				((uint64_t)h->ext_rdma_dest_offset << 32);
-			if (unlikely(rds_recv_deliver(e, rs, m) != 0)) {
-				rds_stat_inc(e, s_recv_drop_nomem);
-				rds_msg_free(m);
-				return -ENOMEM;
-			}
-			/* The peer used a region of that socket: USE_ONCE
-			 * ends it. */
-			if (unlikely(h->ext_mask & (1u << RDS_EXTHDR_RDMA)))
-				rds_mr_unuse_sock(rs, h->ext_rdma_rkey);
-		}
-	}
-	rds_msg_free(own);
-
-	/* Accepted: gaps are allowed (the sender may have cancelled). */
-	c->next_rx_seq = h->seq + 1;
-	if (h->seq > c->ack_next) {
-		c->ack_next = h->seq;
-	} else if (h->seq < c->ack_next) {
-		/* A new message below what we acknowledged: the peer
-		 * started its sequence again (it restarted, as eth sees a
-		 * new epoch), or a sender skipped back. As the kernel
-		 * (rds_ib_set_ack: the last sequence received), the ACK
-		 * names this one; keeping the old, higher one would
-		 * acknowledge the new incarnation's next messages before
-		 * they came. */
-		c->ack_next = h->seq;
-		c->ack_sent = 0;
-	}
-	if (h->acked) {
-		/* Delivered within the process: the sender knows. */
-		c->ack_sent = c->ack_next;
-	} else if (h->flags & RDS_FLAG_ACK_REQUIRED) {
-		c->ack_requested = true;
-		rds_conn_ready(c);
-	} else {
-		rds_conn_ack_later(c);
-	}
-
-	if (h->dport == 0) {
-		/* A ping: answered with a pong, unless it came from port 0. */
-		rds_stat_inc(e, s_recv_ping);
-		if (h->sport != 0)
-			rds_send_pong(c, h->sport);
-		return 0;
-	}
-	if (h->sport == 0)
-		rds_stat_inc(e, s_recv_pong);
-	if (rs == NULL) {
-		/* No socket on that port: silently discarded (rds(7)). */
-		rds_stat_inc(e, s_recv_drop_no_sock);
-	}
-	return 0;
-}
-
-static int
-rds_recv_decode(struct rds_conn *c, const struct rds_header *wire,
-		struct rds_hdr_info *h)
-{
-	const char *why = NULL;
-
-	if (rds_hdr_decode(wire, sizeof(*wire), h, &why) != 0) {
-		rds_stat_inc(c->eng, s_recv_drop_bad_hdr);
-		RDS_LOG(DEBUG, "frame dropped: %s", why != NULL ? why : "?");
-		return -EBADMSG;
-	}
-	return 0;
-}
-
-int
-rds_recv_frame(struct rds_conn *c, const struct rds_header *wire,
-	       const void *payload, uint32_t len)
-{
-	struct rds_hdr_info h;
-
-	if (rds_recv_decode(c, wire, &h) != 0)
-		return -EBADMSG;
-	return rds_recv_hdr(c, &h, payload, len, NULL);
-}
-
-int
-rds_recv_frame_msg(struct rds_conn *c, const struct rds_header *wire,
-		   struct rds_msg *m)
-{
-	struct rds_hdr_info h;
-
-	if (rds_recv_decode(c, wire, &h) != 0) {
-		rds_msg_free(m);
-		return -EBADMSG;
-	}
-	return rds_recv_hdr(c, &h, NULL, m->len, m);
-}
-
-/* ---------------------------------------------------------------- */
-/* Application side. */
 
 /* The next message of a socket, left in rs->rx_head. Under rs->rlock. */
 static inline struct rds_msg *
@@ -262,7 +35,7 @@ rds_recv_consumed(struct rds_sock *rs, struct rds_msg *m)
 		rds_cong_sock_check(rs);
 }
 
-static size_t
+static __rte_always_inline size_t
 rds_copy_to_iov(const struct msghdr *msg, const uint8_t *src, size_t len)
 {
 	size_t i, off = 0, n;
@@ -388,7 +161,7 @@ rds_recv_dest_cmsg(struct msghdr *msg, const struct rds_msg *m)
 	msg->msg_controllen = RTE_MIN(space, CMSG_SPACE(sizeof(uint64_t)));
 }
 
-static ssize_t
+static __rte_always_inline ssize_t
 rds_recvmsg(struct rds_sock *rs, struct msghdr *msg, int flags)
 {
 	uint64_t deadline = 0, spins = 0;
@@ -452,8 +225,11 @@ rds_recvmsg(struct rds_sock *rs, struct msghdr *msg, int flags)
 	return ret;
 }
 
-ssize_t
-rte_rds_recvmsg(int s, struct msghdr *msg, int flags)
+/* The body of rte_rds_recvmsg, inline in rte_rds_recvfrom too (one
+ * iovec, no control buffer: the compiler drops the tests it makes
+ * known, with no second call). */
+static __rte_always_inline ssize_t
+rds_recvmsg_call(int s, struct msghdr *msg, int flags)
 {
 	struct rds_sock *rs = rds_sock_hold(s);
 	ssize_t ret;
@@ -470,6 +246,12 @@ rte_rds_recvmsg(int s, struct msghdr *msg, int flags)
 }
 
 ssize_t
+rte_rds_recvmsg(int s, struct msghdr *msg, int flags)
+{
+	return rds_recvmsg_call(s, msg, flags);
+}
+
+ssize_t
 rte_rds_recvfrom(int s, void *buf, size_t len, int flags,
 		 struct sockaddr *from, socklen_t *fromlen)
 {
@@ -482,7 +264,7 @@ rte_rds_recvfrom(int s, void *buf, size_t len, int flags,
 	};
 	ssize_t ret;
 
-	ret = rte_rds_recvmsg(s, &msg, flags);
+	ret = rds_recvmsg_call(s, &msg, flags);
 	if (ret >= 0 && from != NULL && fromlen != NULL)
 		*fromlen = msg.msg_namelen;
 	return ret;

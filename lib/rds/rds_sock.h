@@ -191,8 +191,8 @@ int rds_sock_request_slow(struct rds_sock *rs, struct rds_msg *m, bool wait);
  * peer never crosses engines. -ENOBUFS when the queue is full (and
  * !wait), -EBADF when the socket is closing (and m is not its CLOSE).
  */
-static inline int rds_sock_request(struct rds_sock *rs, struct rds_msg *m,
-				   bool wait);
+static __rte_always_inline int rds_sock_request(struct rds_sock *rs,
+						 struct rds_msg *m, bool wait);
 /* Send a control request (CANCEL, CLOSE) and wait for the engines. */
 int rds_sock_request_wait(struct rds_sock *rs, struct rds_msg *m);
 void rds_notify_queue(struct rds_engine *e, struct rds_sock *rs,

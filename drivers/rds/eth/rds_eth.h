@@ -60,7 +60,7 @@
 #include <rte_mbuf.h>
 #include <rte_spinlock.h>
 
-#include "rds_private.h"
+#include "rds_driver.h"
 #include "rte_rds_eth.h"
 
 extern int rds_eth_logtype;

@@ -205,7 +205,7 @@ rds_eth_msg_xmit(struct rds_eth_conn *ec, struct rds_msg *m)
 				 * does not answer); room again: the peer is
 				 * there. */
 				if (ec->op_wait != op) {
-					op->refs++;	/* the transport's */
+					rds_rdma_op_hold(op); /* ours */
 					ec->op_wait = op;
 					ec->op_check_tsc = e->now;
 				}
@@ -542,7 +542,7 @@ rds_eth_resp_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
 		return;
 	if (ec->rs_status == RDS_RDMA_DROPPED) {
 		/* Not run there (rds_eth_req_run). */
-		op->status = RDS_RDMA_DROPPED;
+		rds_rdma_op_not_run(op);
 	} else {
 		if (ec->rs_status != RDS_RDMA_SUCCESS)
 			ec->rs_status = RDS_RDMA_REMOTE_ERROR;
@@ -574,7 +574,7 @@ rds_eth_data_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
 		    f->len < RDS_HEADER_SIZE)
 			goto bad;
 		if (rds_hdr_decode(f->payload, RDS_HEADER_SIZE, &h, &why) != 0) {
-			rds_stat_inc(c->eng, s_recv_drop_bad_hdr);
+			rds_recv_bad_frame(c, why);
 			goto bad;
 		}
 		dl = f->len - RDS_HEADER_SIZE;
@@ -592,7 +592,7 @@ rds_eth_data_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
 			goto bad;
 		m = rds_msg_alloc(h.len);
 		if (m == NULL) {
-			rds_stat_inc(c->eng, s_recv_drop_nomem);
+			rds_recv_no_memory(c);
 			rds_eth_rel_rx_reset(ec);
 			return;
 		}

@@ -161,7 +161,7 @@ rds_eth_set_unresponsive(struct rds_eth_conn *ec, bool on)
 	if (ec->unresponsive == on)
 		return;
 	ec->unresponsive = on;
-	ec->c->unresponsive = on;
+	rds_conn_set_unresponsive(ec->c, on);
 	if (on) {
 		char a[INET_ADDRSTRLEN];
 
@@ -596,8 +596,7 @@ rds_eth_ack_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
 		rds_timer_arm(e, &ec->rto_timer, e->now + ec->rto);
 	/* Room again: what waited for it goes on. */
 	rds_eth_msg_pump(ec);
-	if (!TAILQ_EMPTY(&ec->c->send_q) || ec->c->ack_requested ||
-	    ec->c->map_queued)
+	if (rds_conn_has_work(ec->c))
 		rds_conn_ready(ec->c);
 }
 

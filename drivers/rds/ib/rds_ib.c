@@ -302,8 +302,7 @@ rds_ib_watch(struct rds_ib_engine *ie, struct rds_ib_conn *ic)
 		return;
 	now = c->eng->now;	/* this pass's start: no rdtsc a connection */
 	waiting = ic->s_sig > ic->s_tail ||
-		  (ic->tx_blocked && (!TAILQ_EMPTY(&c->send_q) ||
-				      c->map_queued || c->ack_requested));
+		  (ic->tx_blocked && rds_conn_has_work(c));
 	if (!waiting || (int64_t)(now - ic->progress_tsc) < 0) {
 		ic->progress_tsc = now;
 		return;

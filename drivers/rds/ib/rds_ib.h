@@ -19,7 +19,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
-#include "rds_private.h"
+#include "rds_driver.h"
 #include "rte_rds_ib.h"
 
 extern int rds_ib_logtype;

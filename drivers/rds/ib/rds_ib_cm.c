@@ -480,7 +480,7 @@ rds_ib_accept(struct rds_engine *e, struct rds_ib_handoff *h)
 				     cp.initiator_depth);
 	ic->cstate = RDS_IB_CONNECTING;
 	ic->connect_tsc = rte_rdtsc();
-	c->state = RDS_CONN_CONNECTING;	/* no active attempt meanwhile */
+	rds_conn_accepting(c);	/* no active attempt meanwhile */
 	if (rdma_accept(ic->cm_id, &cp) != 0) {
 		IB_LOG(ERR, "rdma_accept: %s", strerror(errno));
 		rds_conn_error(c, NULL);

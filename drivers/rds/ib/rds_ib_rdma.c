@@ -388,7 +388,7 @@ rds_ib_post_op(struct rds_ib_conn *ic, struct rds_rdma_op *op)
 		return -ret;
 	ic->bounce_free &= ~(1u << b);
 	op->tp_mr = (void *)(uintptr_t)(b + 1);
-	op->refs++;		/* the slot holds it until the completion */
+	rds_rdma_op_hold(op);	/* the slot, until the completion */
 	ic->op_slots[ic->s_head % ic->nsend] = op;
 	ic->s_sig = wr.wr_id;
 	ic->s_head++;
@@ -410,7 +410,7 @@ rds_ib_op_complete(struct rds_ib_conn *ic, struct rds_rdma_op *op,
 		/* It ran: never again. A reset before its SEND got through
 		 * retransmits the message alone (rds_send_path_reset, and
 		 * rds_ib_xmit does not post the op again). */
-		op->executed = true;
+		rds_rdma_op_ran(op);
 		if (op->kind == RDS_OP_READ) {
 			for (i = 0; i < op->nr_local; i++) {
 				memcpy(op->local[i].iov_base, buf + off,

@@ -109,7 +109,7 @@ rds_ib_recv_refill(struct rds_ib_conn *ic)
 	 * as the kernel; half of a smaller ring, whose sender may run dry
 	 * first). */
 	if (ic->flowctl && ic->posted_adv >= RTE_MIN(16u, ic->nrecv / 2))
-		ic->c->ack_requested = true;
+		rds_conn_ack_request(ic->c);
 }
 
 int
@@ -175,7 +175,7 @@ rds_ib_process(struct rds_ib_conn *ic, const uint8_t *slot, uint32_t len)
 	uint32_t want;
 
 	if (rds_hdr_decode(wire, RDS_IB_HDR_SIZE, &h, &why) != 0) {
-		rds_stat_inc(c->eng, s_recv_drop_bad_hdr);
+		rds_recv_bad_frame(c, why);
 		rds_ib_conn_error(ic, why);
 		return;
 	}
@@ -206,7 +206,7 @@ rds_ib_process(struct rds_ib_conn *ic, const uint8_t *slot, uint32_t len)
 		/* A whole message in one SEND. */
 		if (h.len <= RDS_FRAG_SIZE) {
 			if (len != h.len) {
-				rds_stat_inc(c->eng, s_recv_drop_bad_hdr);
+				rds_recv_bad_frame(c, "fragment length");
 				rds_ib_conn_error(ic, "fragment length");
 				return;
 			}
@@ -222,7 +222,7 @@ rds_ib_process(struct rds_ib_conn *ic, const uint8_t *slot, uint32_t len)
 		}
 		ic->rx_msg = rds_msg_alloc(h.len);
 		if (ic->rx_msg == NULL) {
-			rds_stat_inc(c->eng, s_recv_drop_nomem);
+			rds_recv_no_memory(c);
 			rds_ib_conn_error(ic, "no memory");
 			return;
 		}

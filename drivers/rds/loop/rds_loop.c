@@ -15,7 +15,7 @@
 
 #include <rte_malloc.h>
 
-#include "rds_private.h"
+#include "rds_driver.h"
 #include "rte_rds_loop.h"
 
 RTE_LOG_REGISTER(rds_loop_logtype, pmd.rds.loop, INFO);
@@ -256,9 +256,7 @@ loop_xmit(struct rds_conn *c, struct rds_msg *m)
 	loop_faults_refresh(le);
 	if (!loop_frame_survives(c, le)) {
 		/* The frame carried the ACK all the same, as on a wire. */
-		struct rds_hdr_info h;
-
-		rds_msg_hdr_info(c, m, &h);
+		rds_conn_ack_taken(c);
 		return 0;
 	}
 	if (m->op != NULL) {
@@ -281,6 +279,11 @@ loop_xmit(struct rds_conn *c, struct rds_msg *m)
 		if (ret >= 0)
 			rds_rdma_notify(c->eng, m, st);
 		return ret;
+	}
+	if (loop_acks_at_once(le) &&
+	    rds_recv_take(c, lc->peer, m) == RDS_XMIT_TAKEN) {
+		loop_after_frame(c, le);
+		return RDS_XMIT_TAKEN;
 	}
 	return loop_deliver(c, le, m);
 }

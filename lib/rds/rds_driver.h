@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What a transport driver (drivers/rds/<name>) sees of the core: the ops
+ * table it fills (struct rds_transport), its flags and registry, and the
+ * calls it may make. A driver includes this header only.
+ *
+ * The rule: a driver reads the core's structures (struct rds_conn's key,
+ * state, engine and queues; struct rds_engine's id, now and tp[]; a
+ * message's payload, length and operation) but writes nothing of them
+ * except the tp pointers that are its own; every change of core state
+ * goes through a call below, so that the core keeps what follows from it
+ * (the ready list, counters, the kernel's rules). The engine's halves of
+ * sending and receiving, which these calls reach, are rds_xmit.c and
+ * rds_deliver.c.
+ *
+ * It brings in rds_private.h for the types; rds_private.h in turn
+ * includes this header last, so that the core sees the same table.
+ */
+#ifndef RDS_DRIVER_H
+#define RDS_DRIVER_H
+
+#include "rds_private.h"
+
+/* ------------------------------------------------------------------ */
+/* Transports: an ops table per driver. The core calls every op from the
+ * engine that owns the connection. */
+
+#define RDS_TRANS_F_LOOPBACK 0x1	/* delivers within this instance: no
+					 * congestion map on the wire */
+#define RDS_TRANS_F_RDMA 0x2		/* RDMA and atomics (hardware, or the
+					 * software executor) */
+#define RDS_TRANS_F_MASKED_ATOMICS 0x4	/* masked atomics too */
+
+struct rds_transport {
+	const char *name;
+	const char *info_name;		/* RDS_INFO_CONNECTIONS: the kernel's
+					 * name ("infiniband", "loopback") */
+	uint32_t trans_id;		/* SO_RDS_TRANSPORT value */
+	uint32_t flags;			/* RDS_TRANS_F_* */
+	/* Library set-up and tear-down (optional). 0 or -errno. */
+	int (*init)(const struct rte_rds_conf *conf);
+	void (*fini)(void);
+	/* Can this transport serve local address la? 0 or -errno. */
+	int (*laddr_check)(struct rds_laddr *la);
+	/* Per-engine state (optional). 0 or -errno. */
+	int (*engine_init)(struct rds_engine *e);
+	void (*engine_fini)(struct rds_engine *e);
+	/* Per-connection state; 0 or -errno. */
+	int (*conn_alloc)(struct rds_conn *c);
+	void (*conn_free)(struct rds_conn *c);
+	/* Start connecting. When the connection is up the transport calls
+	 * rds_conn_connect_complete(), possibly from inside this call.
+	 * 0 or -errno (the core then backs off and retries). */
+	int (*conn_connect)(struct rds_conn *c);
+	/* Tear the transport connection down; the core resets and
+	 * reconnects afterwards. */
+	void (*conn_shutdown)(struct rds_conn *c);
+	/* Send one whole message (fragmenting as the transport needs),
+	 * taking each frame's header from rds_msg_hdr() (or, within the
+	 * instance, rds_msg_hdr_info()). Returns 0 when the message is on
+	 * its way (kept until acknowledged), RDS_XMIT_ACKED when it was
+	 * delivered within the process and counts as acknowledged (the
+	 * kernel's loop transport), RDS_XMIT_TAKEN when rds_recv_take()
+	 * took it, -EAGAIN when there is no room now (the core retries
+	 * later), another -errno to fail the connection. */
+	int (*xmit)(struct rds_conn *c, struct rds_msg *m);
+	/* Send an ACK-only frame with the header from rds_ack_hdr().
+	 * 0, -EAGAIN or -errno as xmit. */
+	int (*xmit_ack)(struct rds_conn *c);
+	/* Poll receive and completion queues of engine e; returns work
+	 * done. Received frames go to rds_recv_frame(). Called every pass
+	 * of an engine on which the transport is active (optional). */
+	unsigned int (*poll)(struct rds_engine *e);
+	/* End of an engine pass in which the transport was polled: send
+	 * what xmit batched (one rte_eth_tx_burst, one post list).
+	 * Optional. */
+	void (*flush)(struct rds_engine *e);
+	/* Hardware memory registration (optional): fill mr->key and
+	 * mr->tp for the region mr->base, mr->len. 0 or -errno. */
+	int (*mr_reg)(const struct rds_laddr *la, struct rds_mr *mr);
+	void (*mr_free)(struct rds_mr *mr);
+	/* RDS_INFO_* records the transport keeps (RDS_INFO_IB_CONNECTIONS,
+	 * ...) for the connections of engine e (optional). */
+	void (*info)(struct rds_engine *e, struct rds_info_req *r);
+	/* Counters: nb_xstats names, and e's values added to values[]
+	 * (optional); rte_rds_xstats_get() sums them over engines. */
+	const char *const *xstat_names;
+	unsigned int nb_xstats;
+	void (*xstats)(struct rds_engine *e, uint64_t *values);
+};
+
+#define RDS_XMIT_ACKED 1
+/* xmit's message was taken by rds_recv_take(): off the send queue,
+ * acknowledged, now the receiver's (the core does not touch it again). */
+#define RDS_XMIT_TAKEN 2
+
+/* rds_transport.c */
+void rds_transport_register(const struct rds_transport *t);
+const struct rds_transport *rds_transport_by_name(const char *name);
+const struct rds_transport *rds_transport_by_id(uint32_t id);
+unsigned int rds_transport_count(void);
+const struct rds_transport *rds_transport_at(unsigned int i);
+/* An address's options (devargs style) against the keys its transport
+ * takes (NULL-terminated; "dev" is every transport's): 0, or -EINVAL
+ * with an error logged that names the first key not among them (or the
+ * options, when they do not parse). */
+int rds_transport_args_check(const char *trans, const char *args,
+			     const char *const keys[]);
+
+#define RDS_TRANSPORT_REGISTER(t) \
+	RTE_INIT(rds_transport_register_ ## t) \
+	{ \
+		rds_transport_register(&(t)); \
+	}
+
+/* ------------------------------------------------------------------ */
+/* Calls a driver makes. Every one runs on the engine that owns the
+ * connection (or, for the engine calls, on engine e). */
+
+/* Connections (rds_conn.c). */
+/* The transport connection is up (possibly from inside conn_connect). */
+void rds_conn_connect_complete(struct rds_conn *c);
+/* The transport accepted a connect of the peer (the passive side): c is
+ * connecting, and no active attempt of ours starts meanwhile. */
+void rds_conn_accepting(struct rds_conn *c);
+/* The transport's peer stopped answering, or answers again: a report
+ * (info, telemetry), nothing is dropped for it. */
+void rds_conn_set_unresponsive(struct rds_conn *c, bool on);
+/* An ACK-only frame should go out at the connection's next run (ib: the
+ * credits it would carry). */
+void rds_conn_ack_request(struct rds_conn *c);
+
+/* Anything for the connection to send when the transport has room again:
+ * messages, an ACK asked for or due, the congestion map. The transport
+ * that held back puts it on the ready list with rds_conn_ready() when
+ * this is true. */
+static inline bool
+rds_conn_has_work(const struct rds_conn *c)
+{
+	return !TAILQ_EMPTY(&c->send_q) || c->ack_requested ||
+	       c->map_queued || (c->ack_due && c->ack_next > c->ack_sent);
+}
+
+/* Receiving (rds_deliver.c): a frame the transport could not use, before
+ * it reached rds_recv_*(): a header that does not decode, a length that
+ * does not fit; or no memory to reassemble it. Counted; the caller
+ * decides what becomes of the connection. */
+void rds_recv_bad_frame(struct rds_conn *c, const char *why);
+void rds_recv_no_memory(struct rds_conn *c);
+
+/* Delivery within the process of a message that counts as acknowledged
+ * once delivered (rds_deliver.c): c's message m, the head of its send
+ * queue, becomes the received message of c's other end, peer, without a
+ * copy or a header. RDS_XMIT_TAKEN, which xmit returns, when it was
+ * taken; 0 when m is not of the common case this serves (the transport
+ * then goes the general way, rds_msg_hdr_info() and rds_recv_hdr()). */
+int rds_recv_take(struct rds_conn *c, struct rds_conn *peer,
+		  struct rds_msg *m);
+
+/* RDMA operations (rds_rdma_exec.c). A transport that keeps op beyond
+ * its xmit call holds a reference, dropped with rds_rdma_op_free(). */
+static inline void
+rds_rdma_op_hold(struct rds_rdma_op *op)
+{
+	op->refs++;
+}
+/* The operation ran at the target (its work request completed): it is
+ * never run again, a reset resends its message alone. */
+static inline void
+rds_rdma_op_ran(struct rds_rdma_op *op)
+{
+	op->executed = true;
+}
+/* The target answered that it did not run it: it ends DROPPED. */
+static inline void
+rds_rdma_op_not_run(struct rds_rdma_op *op)
+{
+	op->status = RDS_RDMA_DROPPED;
+}
+
+/* The rest a driver calls is declared with its concern: frame headers
+ * and acknowledgements (rds_msg_hdr, rds_ack_hdr, rds_conn_ack_taken,
+ * rds_send_drop_acked),
+ * received frames (rds_recv_frame, rds_recv_frame_msg, rds_recv_hdr),
+ * connection errors (rds_conn_error, rds_conn_drop, rds_conn_get), the
+ * engine (rds_engine_call, rds_engine_poll_transport, timers), RDMA
+ * (rds_rdma_notify, the software executor) and buffers
+ * (rds_msg_alloc, rds_msg_free). */
+
+#endif /* RDS_DRIVER_H */

@@ -1,0 +1,398 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Sending, the engine's half (net/rds/send.c): a message from a socket's
+ * queue is routed to the engine that owns its connection, stamped with
+ * its sequence number and transmitted; it is kept until the peer
+ * acknowledges it, put back on a reset and dropped on a cancel. The
+ * headers of the frames a transport builds come from here. Drivers
+ * depend on this file (rds_driver.h); the application's half, the
+ * socket calls, is rds_send.c.
+ */
+#include <errno.h>
+
+#include "rds_private.h"
+
+/* Messages transmitted per connection per engine pass. */
+#define RDS_SEND_BATCH 1024
+
+/* Give a message back: its bytes return to the sender's send buffer. */
+void
+rds_send_release(struct rds_engine *e, struct rds_msg *m)
+{
+	RTE_SET_USED(e);
+	rds_send_unaccount(m);
+	rds_msg_free(m);
+}
+
+static void
+rds_send_enqueue(struct rds_conn *c, struct rds_msg *m)
+{
+	m->seq = c->next_tx_seq++;
+	TAILQ_INSERT_TAIL(&c->send_q, m, link);
+	rds_stat_inc(c->eng, s_send_queued);
+	if (c->state == RDS_CONN_UP)
+		rds_conn_ready(c);
+}
+
+static struct rds_conn *
+rds_send_conn(struct rds_engine *e, const struct rds_msg *m)
+{
+	struct rds_conn_key key;
+
+	memset(&key, 0, sizeof(key));
+	key.laddr = m->laddr;
+	key.faddr = m->faddr;
+	key.trans_id = m->trans_id;
+	return rds_conn_get(e, &key);
+}
+
+static inline bool
+rds_conn_matches(const struct rds_conn *c, const struct rds_msg *m)
+{
+	return c != NULL && c->key.trans_id == m->trans_id &&
+	       rds_addr_eq(&c->key.faddr, &m->faddr) &&
+	       rds_addr_eq(&c->key.laddr, &m->laddr);
+}
+
+static void
+rds_send_no_conn(struct rds_engine *e, struct rds_msg *m)
+{
+	/* No memory for a connection: the message cannot be kept. */
+	RDS_LOG(ERR, "no connection for a message, dropped");
+	rds_stat_inc(e, s_send_cancelled);
+	rds_send_release(e, m);
+}
+
+/* A message handed over by another engine (rds_send_queue_rm). */
+void
+rds_send_queue(struct rds_engine *e, struct rds_msg *m)
+{
+	struct rds_conn *c = rds_send_conn(e, m);
+
+	if (c == NULL)
+		rds_send_no_conn(e, m);
+	else
+		rds_send_enqueue(c, m);
+}
+
+/* A message from a socket's queue, on its home engine. */
+void
+rds_send_request(struct rds_engine *e, struct rds_sock *rs, struct rds_msg *m)
+{
+	struct rds_conn *c = rs->last_conn;
+
+	if (unlikely(m->eng != e->id)) {
+		rds_engine_handoff(e, m->eng, m);
+		return;
+	}
+	/* Most sockets talk to one peer: skip the hash lookup then. A
+	 * socket sending to several in turn mostly finds the connection in
+	 * the engine's cache (rds_conn_lookup's), tested here against the
+	 * message's fields without building a key. */
+	if (unlikely(!rds_conn_matches(c, m))) {
+		c = e->conn_cache[rds_conn_cache_slot_of(&m->laddr, &m->faddr,
+							 m->trans_id)];
+		if (unlikely(!rds_conn_matches(c, m))) {
+			c = rds_send_conn(e, m);
+			if (c == NULL) {
+				rs->last_conn = NULL;
+				rds_send_no_conn(e, m);
+				return;
+			}
+		}
+		rs->last_conn = c;
+	}
+	rds_send_enqueue(c, m);
+}
+
+void
+rds_send_pong(struct rds_conn *c, uint16_t dport)
+{
+	struct rds_msg *m = rds_msg_alloc(0);
+
+	if (m == NULL)
+		return;
+	m->type = RDS_MSG_PONG;
+	m->laddr = c->key.laddr;
+	m->faddr = c->key.faddr;
+	m->sport = 0;
+	m->dport = dport;
+	rds_send_enqueue(c, m);
+	rds_stat_inc(c->eng, s_send_pong);
+}
+
+/* Header of a message's frames, carrying the current cumulative ACK. */
+void
+rds_msg_hdr(struct rds_conn *c, const struct rds_msg *m, struct rds_header *h)
+{
+	rds_hdr_encode(h, m->seq, c->ack_next, m->len, m->sport, m->dport,
+		       m->h_flags, 0);
+	if (m->has_dest) {
+		rte_be32_t v[2] = { rte_cpu_to_be_32((uint32_t)m->rdma_dest),
+				    rte_cpu_to_be_32(m->rdma_dest >> 32) };
+
+		rds_hdr_add_ext(h, RDS_EXTHDR_RDMA_DEST, v, sizeof(v));
+	}
+	if (m->op != NULL) {
+		/* The region's key, so that the target can apply USE_ONCE. */
+		rte_be32_t k = rte_cpu_to_be_32((uint32_t)m->op->cookie);
+
+		rds_hdr_add_ext(h, RDS_EXTHDR_RDMA, &k, sizeof(k));
+	}
+	rds_conn_ack_taken(c);
+}
+
+/* The same header as decoded fields: nothing to encode, checksum or
+ * decode when the frame never leaves the process. */
+void
+rds_msg_hdr_info(struct rds_conn *c, const struct rds_msg *m,
+		 struct rds_hdr_info *h)
+{
+	h->seq = m->seq;
+	h->ack = c->ack_next;
+	h->len = m->len;
+	h->sport = m->sport;
+	h->dport = m->dport;
+	h->flags = m->h_flags;
+	h->credit = 0;
+	h->acked = false;
+	h->ext_mask = 0;
+	if (unlikely(m->has_dest)) {
+		h->ext_mask |= 1u << RDS_EXTHDR_RDMA_DEST;
+		h->ext_rdma_dest_rkey = (uint32_t)m->rdma_dest;
+		h->ext_rdma_dest_offset = (uint32_t)(m->rdma_dest >> 32);
+	}
+	if (unlikely(m->op != NULL)) {
+		h->ext_mask |= 1u << RDS_EXTHDR_RDMA;
+		h->ext_rdma_rkey = (uint32_t)m->op->cookie;
+	}
+	rds_conn_ack_taken(c);
+}
+
+/* Header of an ACK-only frame: no ports, no length, no sequence. */
+void
+rds_ack_hdr(struct rds_conn *c, struct rds_header *h)
+{
+	rds_hdr_encode(h, 0, c->ack_next, 0, 0, 0, 0, 0);
+	rds_conn_ack_taken(c);
+}
+
+void
+rds_ack_hdr_info(struct rds_conn *c, struct rds_hdr_info *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->ack = c->ack_next;
+	rds_conn_ack_taken(c);
+}
+
+/* The kernel's ACK_REQUIRED policy at transmit time: every
+ * max_unacked_packets messages or max_unacked_bytes bytes. */
+static void
+rds_send_ack_policy(struct rds_conn *c, struct rds_msg *m)
+{
+	if (!(m->h_flags & RDS_FLAG_ACK_REQUIRED) &&
+	    c->unacked_packets > 1 && c->unacked_bytes >= m->len) {
+		c->unacked_packets--;
+		c->unacked_bytes -= m->len;
+		return;
+	}
+	m->h_flags |= RDS_FLAG_ACK_REQUIRED;
+	c->unacked_packets = rds_lib->conf.max_unacked_packets;
+	c->unacked_bytes = rds_lib->conf.max_unacked_bytes;
+}
+
+static int
+rds_send_cong_map(struct rds_conn *c)
+{
+	struct rds_msg *m = c->map_cur;
+	int ret;
+
+	if (m == NULL) {
+		m = rds_msg_alloc(RDS_CONG_MAP_BYTES);
+		if (m == NULL)
+			return -EAGAIN;
+		c->map_cur_gen = __atomic_load_n(&c->la->cong->gen,
+						 __ATOMIC_ACQUIRE);
+		m->type = RDS_MSG_CONG;
+		m->laddr = c->key.laddr;
+		m->faddr = c->key.faddr;
+		m->h_flags = RDS_FLAG_CONG_BITMAP;
+		m->seq = 0;	/* maps are not sequenced */
+		rds_cong_map_copy_out(c->la->cong, rds_msg_data(m));
+		c->map_cur = m;
+	}
+	ret = c->trans->xmit(c, m);
+	/* The transport may have sent part of it (as of any message): the
+	 * same copy goes on at the next call. */
+	if (ret == -EAGAIN)
+		return ret;
+	c->map_cur = NULL;
+	rds_msg_free(m);
+	if (ret == 0) {
+		c->map_queued = false;
+		c->map_gen_sent = c->map_cur_gen;
+		rds_stat_inc(c->eng, s_send_cong_map);
+	}
+	return ret;
+}
+
+/* Transmit what the connection has queued (rds_send_xmit). Returns the
+ * number of frames handed to the transport. */
+unsigned int
+rds_send_xmit(struct rds_conn *c)
+{
+	struct rds_engine *e = c->eng;
+	struct rds_msg *m;
+	unsigned int n = 0;
+	uint8_t flags;
+	int ret;
+
+	/* A map goes between messages, never inside one. */
+	if (c->map_queued && c->xmit_cur == NULL) {
+		ret = rds_send_cong_map(c);
+		if (ret == -EAGAIN)
+			return 0;
+		if (ret < 0) {
+			rds_conn_error(c, "congestion map transmit failed");
+			return 0;
+		}
+		n++;
+	}
+	while (n < RDS_SEND_BATCH && (m = TAILQ_FIRST(&c->send_q)) != NULL) {
+		if (c->xmit_cur != m)
+			rds_send_ack_policy(c, m);
+		c->xmit_cur = m;	/* the transport may take several calls */
+		/* Read before the call: a message taken (RDS_XMIT_TAKEN) is
+		 * the receiver's once xmit returns. */
+		flags = m->h_flags;
+		ret = c->trans->xmit(c, m);
+		if (ret == -EAGAIN)
+			break;
+		c->xmit_cur = NULL;
+		if (ret < 0) {
+			rds_conn_error(c, "transmit failed");
+			break;
+		}
+		rds_stat_inc(e, s_send_xmit);
+		if (ret == RDS_XMIT_TAKEN || ret == RDS_XMIT_ACKED) {
+			/* Delivered within the process, as acknowledged;
+			 * taken: off the queue and released already. */
+			if (flags & RDS_FLAG_ACK_REQUIRED)
+				rds_stat_inc(e, s_send_ack_required);
+			rds_stat_inc(e, s_send_acked);
+			if (ret == RDS_XMIT_ACKED) {
+				TAILQ_REMOVE(&c->send_q, m, link);
+				rds_send_release(e, m);
+			}
+			n++;
+			if (c->state != RDS_CONN_UP || c->drop_pending)
+				break;
+			continue;
+		}
+		TAILQ_REMOVE(&c->send_q, m, link);
+		TAILQ_INSERT_TAIL(&c->retrans_q, m, link);
+		if (m->h_flags & RDS_FLAG_ACK_REQUIRED)
+			rds_stat_inc(e, s_send_ack_required);
+		if (m->h_flags & RDS_FLAG_RETRANSMITTED)
+			rds_stat_inc(e, s_send_retransmit);
+		n++;
+		if (c->state != RDS_CONN_UP || c->drop_pending)
+			break;
+	}
+	return n;
+}
+
+/* Free everything the peer has acknowledged (rds_send_drop_acked). */
+void
+rds_send_drop_acked(struct rds_conn *c, uint64_t ack)
+{
+	struct rds_msg *m;
+
+	while ((m = TAILQ_FIRST(&c->retrans_q)) != NULL && m->seq <= ack) {
+		TAILQ_REMOVE(&c->retrans_q, m, link);
+		rds_stat_inc(c->eng, s_send_acked);
+		rds_send_release(c->eng, m);
+	}
+}
+
+/* After a reset, what was sent and not acknowledged goes out again first,
+ * marked RETRANSMITTED and ACK_REQUIRED (rds_send_path_reset). */
+void
+rds_send_path_reset(struct rds_conn *c)
+{
+	struct rds_msg *m, *next;
+
+	c->xmit_cur = NULL;
+	/* An RDMA operation is never sent twice: dropped (rds_send_xmit).
+	 * But one that ran (the software executor's, loop and eth; ib's
+	 * whose work request completed) never runs again: its message
+	 * alone goes again (the receiver drops it if it had it), else the
+	 * operation succeeded and its message was lost. */
+	for (m = TAILQ_FIRST(&c->retrans_q); m != NULL; m = next) {
+		next = TAILQ_NEXT(m, link);
+		if (m->op == NULL || m->op->executed)
+			continue;
+		TAILQ_REMOVE(&c->retrans_q, m, link);
+		rds_rdma_notify(c->eng, m, RDS_RDMA_DROPPED);
+		rds_send_release(c->eng, m);
+	}
+	TAILQ_FOREACH(m, &c->retrans_q, link)
+		m->h_flags |= RDS_FLAG_ACK_REQUIRED | RDS_FLAG_RETRANSMITTED;
+	TAILQ_CONCAT(&c->retrans_q, &c->send_q, link);
+	TAILQ_INIT(&c->send_q);
+	TAILQ_CONCAT(&c->send_q, &c->retrans_q, link);
+	c->unacked_packets = rds_lib->conf.max_unacked_packets;
+	c->unacked_bytes = rds_lib->conf.max_unacked_bytes;
+	c->map_queued = false;
+	rds_msg_free(c->map_cur);
+	c->map_cur = NULL;
+}
+
+static unsigned int
+rds_send_cancel_list(struct rds_engine *e, struct rds_conn *c,
+		     struct rds_msg_list *l, const struct rds_msg *req)
+{
+	struct rds_msg *m, *next;
+	unsigned int n = 0;
+
+	for (m = TAILQ_FIRST(l); m != NULL; m = next) {
+		next = TAILQ_NEXT(m, link);
+		if (m->type != RDS_MSG_DATA || m->sock != req->sock ||
+		    m->sock_gen != req->sock_gen)
+			continue;
+		/* Half handed to the transport: it goes out whole (and its
+		 * bytes are released then, as the socket's gen says). */
+		if (m == c->xmit_cur)
+			continue;
+		if (!req->all && m->dport != req->dport)
+			continue;
+		TAILQ_REMOVE(l, m, link);
+		/* As rds_send_drop_to: CANCELED only to NOTIFY_ME, not to
+		 * RDS_RECVERR alone (__rds_send_complete). */
+		if (m->op != NULL && (m->op->flags & RDS_RDMA_NOTIFY_ME))
+			rds_rdma_notify(e, m, RDS_RDMA_CANCELED);
+		rds_send_release(e, m);
+		n++;
+	}
+	return n;
+}
+
+/* RDS_CANCEL_SENT_TO and close: drop the socket's queued and
+ * unacknowledged messages to one destination (address and port) or to
+ * all, on this engine's connections (rds_send_drop_to). */
+void
+rds_send_cancel(struct rds_engine *e, const struct rds_msg *req)
+{
+	struct rds_conn *c;
+	unsigned int n = 0;
+
+	TAILQ_FOREACH(c, &e->conns, link) {
+		if (!rds_addr_eq(&c->key.laddr, &req->laddr))
+			continue;
+		if (!req->all && !rds_addr_eq(&c->key.faddr, &req->faddr))
+			continue;
+		n += rds_send_cancel_list(e, c, &c->send_q, req);
+		n += rds_send_cancel_list(e, c, &c->retrans_q, req);
+	}
+	rds_stat_add(e, s_send_cancelled, n);
+}
