@@ -162,7 +162,7 @@ test_build_invalid(void)
 	CU_ASSERT_EQUAL(rds_eth_frame_build(m, &mac_a, &mac_b, ip, ip, 1, 2,
 					    &f, false), -EINVAL);
 	f.type = RDS_ETH_F_DATA;
-	f.flags = 0x10;
+	f.flags = 0x20;	/* the first unknown flag */
 	CU_ASSERT_EQUAL(rds_eth_frame_build(m, &mac_a, &mac_b, ip, ip, 1, 2,
 					    &f, false), -EINVAL);
 	CU_ASSERT_EQUAL(rds_eth_frame_build(NULL, &mac_a, &mac_b, ip, ip, 1, 2,
@@ -538,9 +538,11 @@ test_bad_ip(void)
 void
 test_bad_header(void)
 {
-	static const uint8_t versions[] = { 0, 2, 0x81, 0xff };
+	/* 1: the wire before the frame ACKs acknowledged RDS messages (a
+	 * peer that would wait for RDS ACKs that never come). */
+	static const uint8_t versions[] = { 0, 1, 3, 0x81, 0xff };
 	static const uint8_t types[] = { 0, 5, 6, 0x80, 0xff };
-	static const uint16_t flags[] = { 0x10, 0x20, 0x100, 0x8000, 0xffff };
+	static const uint16_t flags[] = { 0x20, 0x40, 0x100, 0x8000, 0xffff };
 	struct rds_eth_frame g;
 	unsigned int i;
 	uint8_t *b, *c;

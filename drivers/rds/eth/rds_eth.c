@@ -622,12 +622,6 @@ rds_eth_xmit(struct rds_conn *c, struct rds_msg *m)
 	return rds_eth_msg_xmit(c->tp, m);
 }
 
-static int
-rds_eth_xmit_ack(struct rds_conn *c)
-{
-	return rds_eth_msg_xmit_ack(c->tp);
-}
-
 /* ------------------------------------------------------------------ */
 /* Counters */
 
@@ -677,7 +671,10 @@ const struct rds_transport rds_eth_transport = {
 	.name = "eth",
 	.info_name = "eth",
 	.trans_id = RTE_RDS_TRANS_ETH,
-	.flags = RDS_TRANS_F_RDMA | RDS_TRANS_F_MASKED_ATOMICS,
+	/* Acknowledged by the frame layer (rds_eth.h): one stream of
+	 * ACKs, no RDS ACK frames. */
+	.flags = RDS_TRANS_F_RDMA | RDS_TRANS_F_MASKED_ATOMICS |
+		 RDS_TRANS_F_ACKS,
 	.init = rds_eth_init,
 	.fini = rds_eth_fini,
 	.laddr_check = rds_eth_laddr_check,
@@ -688,7 +685,6 @@ const struct rds_transport rds_eth_transport = {
 	.conn_connect = rds_eth_conn_connect,
 	.conn_shutdown = rds_eth_conn_shutdown,
 	.xmit = rds_eth_xmit,
-	.xmit_ack = rds_eth_xmit_ack,
 	.poll = rds_eth_poll,
 	.flush = rds_eth_flush,
 	.xstat_names = rds_eth_xstat_names,

@@ -50,6 +50,19 @@
  * the fragment's offset within the unit. ACK frames carry no payload and
  * no sequence. Every frame carries the sender's cumulative ACK, SACK
  * bitmap and receive window for the reverse direction.
+ *
+ * These ACKs are the only acknowledgement of a connection (version 2 of
+ * the wire): an RDS message counts as acknowledged once the cumulative
+ * ACK covers the last frame of its unit (the receiver acknowledges a
+ * frame only once its RDS core took what the frame completed), as the
+ * kernel's rds_tcp counts one once TCP has its last byte; no RDS
+ * ACK-only frames, no ACK in the RDS headers (RDS_TRANS_F_ACKS). A
+ * message with ACK_REQUIRED (its sender's buffer half full, or sent
+ * again after a reset) asks for the frame ACK at once: RDS_ETH_FL_ACKREQ
+ * on its last frame. Version 1 peers freed messages on RDS ACKs only
+ * and would wait for ever on a version 2 peer: the version byte tells
+ * them apart, and a frame of another version is refused and counted
+ * (rx_drop_version).
  */
 
 #include <stdbool.h>
@@ -78,7 +91,7 @@ extern int rds_eth_logtype;
 /* mbufs of a port's pool (16383) kept for receiving: a connection with
  * 128 frames in flight or more sends no more below this. */
 #define RDS_ETH_POOL_RESERVE 4096
-#define RDS_ETH_VERSION 1
+#define RDS_ETH_VERSION 2
 #define RDS_ETH_L2L3L4 (14 + 20 + 8)	/* Ethernet + IPv4 + UDP */
 /* Every header of a frame: what rds_eth_frame_build() fills (82). */
 #define RDS_ETH_HDRS (RDS_ETH_L2L3L4 + RDS_ETH_HDR_SIZE)
@@ -101,8 +114,12 @@ enum rds_eth_ftype {
 #define RDS_ETH_FL_LAST 0x04	/* last fragment of a unit */
 #define RDS_ETH_FL_RESET 0x08	/* (ACK) no state for the dst_epoch the
 				 * receiver sent: start again */
+#define RDS_ETH_FL_ACKREQ 0x10	/* (last frame of a message) acknowledge
+				 * now, not after the delay: its sender
+				 * waits for the message's buffer */
 #define RDS_ETH_FL_ALL (RDS_ETH_FL_OPEN | RDS_ETH_FL_FIRST | \
-			RDS_ETH_FL_LAST | RDS_ETH_FL_RESET)
+			RDS_ETH_FL_LAST | RDS_ETH_FL_RESET | \
+			RDS_ETH_FL_ACKREQ)
 
 struct rds_eth_hdr {
 	uint8_t version;		/* RDS_ETH_VERSION */
@@ -534,6 +551,8 @@ void rds_eth_arp_input(struct rds_engine *e, struct rds_eth_port *p,
 struct rds_eth_sent {
 	struct rte_mbuf *m;		/* kept (a reference) for resending */
 	uint64_t tsc;			/* last transmission */
+	uint64_t rds_seq;		/* the RDS message whose last frame this
+					 * is (0: none): acknowledged with it */
 	uint16_t tx_count;		/* transmissions so far */
 	bool sacked;
 };
@@ -678,9 +697,9 @@ void rds_eth_rel_flush_acks(struct rds_engine *e);
 /* Messages over frames (rds_eth_msg.c) */
 
 /* xmit: send message m (fragments, RDMA request first). As the ops
- * table's xmit. */
+ * table's xmit. The frame layer acknowledges it with its last frame
+ * (struct rds_eth_sent.rds_seq). */
 int rds_eth_msg_xmit(struct rds_eth_conn *ec, struct rds_msg *m);
-int rds_eth_msg_xmit_ack(struct rds_eth_conn *ec);
 /* A sequenced frame in order: a fragment of an RDS frame, an RDMA
  * request or response. */
 void rds_eth_msg_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f);

@@ -41,12 +41,12 @@ rds_eth_frag_max(const struct rds_eth_conn *ec)
 }
 
 /* Send fragments of the unit [hdr (hl bytes) | data (dl bytes)] from
- * *off on, as room allows. 0 when all went, -EAGAIN otherwise (*off
- * tells how far). */
+ * *off on, as room allows, the last one with last_flags too. 0 when all
+ * went, -EAGAIN otherwise (*off tells how far). */
 static int
 rds_eth_unit_send(struct rds_eth_conn *ec, uint8_t type, const void *hdr,
 		  uint32_t hl, const uint8_t *data, uint32_t dl, uint32_t *off,
-		  struct rds_msg *zc)
+		  struct rds_msg *zc, uint16_t last_flags)
 {
 	uint32_t total = hl + dl, max = rds_eth_frag_max(ec), n, l1;
 	const uint8_t *p1, *p2;
@@ -56,7 +56,7 @@ rds_eth_unit_send(struct rds_eth_conn *ec, uint8_t type, const void *hdr,
 	while (*off < total) {
 		n = RTE_MIN(max, total - *off);
 		flags = (*off == 0 ? RDS_ETH_FL_FIRST : 0) |
-			(*off + n == total ? RDS_ETH_FL_LAST : 0);
+			(*off + n == total ? RDS_ETH_FL_LAST | last_flags : 0);
 		if (*off < hl) {
 			p1 = (const uint8_t *)hdr + *off;
 			l1 = RTE_MIN(hl - *off, n);
@@ -106,7 +106,7 @@ rds_eth_req_send(struct rds_eth_conn *ec, struct rds_msg *m)
 	h.mask1 = rte_cpu_to_be_64(op->mask1);
 	h.mask2 = rte_cpu_to_be_64(op->mask2);
 	return rds_eth_unit_send(ec, RDS_ETH_F_RDMA_REQ, &h, sizeof(h),
-				 op->data, wl, &ec->rq_tx_off, NULL);
+				 op->data, wl, &ec->rq_tx_off, NULL, 0);
 }
 
 static void
@@ -238,32 +238,18 @@ rds_eth_msg_xmit(struct rds_eth_conn *ec, struct rds_msg *m)
 		rds_msg_hdr(ec->c, m, &ec->tx_hdr);
 	ret = rds_eth_unit_send(ec, RDS_ETH_F_DATA, &ec->tx_hdr,
 				RDS_HEADER_SIZE, rds_msg_data(m), m->len,
-				&ec->tx_off, m);
+				&ec->tx_off, m,
+				m->h_flags & RDS_FLAG_ACK_REQUIRED ?
+				RDS_ETH_FL_ACKREQ : 0);
 	if (ret != 0)
 		return ret;
+	/* Acknowledged when its last frame is (rds_eth_rel.c). A map
+	 * (sequence 0) is not kept: nothing to acknowledge. */
+	ec->sent[(ec->snd_nxt - 1) & (ec->wnd - 1)].rds_seq = m->seq;
 	if (unlikely(op != NULL))
 		rds_rdma_notify(e, m, RDS_RDMA_SUCCESS);
 	rds_eth_tx_done(ec);
 	return 0;
-}
-
-int
-rds_eth_msg_xmit_ack(struct rds_eth_conn *ec)
-{
-	struct rds_header h;
-	uint32_t off = 0;
-
-	if (!ec->resolved)
-		return -EAGAIN;
-	/* Never inside a message's fragments; its header carries the ACK
-	 * soon enough. */
-	if (ec->tx_msg != NULL && ec->tx_off != 0)
-		return -EAGAIN;
-	if (rds_eth_rel_room(ec) == 0)
-		return -EAGAIN;
-	rds_ack_hdr(ec->c, &h);
-	return rds_eth_unit_send(ec, RDS_ETH_F_DATA, &h, sizeof(h), NULL, 0,
-				 &off, NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -284,7 +270,7 @@ rds_eth_msg_pump(struct rds_eth_conn *ec)
 		return;
 	if (rds_eth_unit_send(ec, RDS_ETH_F_RDMA_RESP, ec->resp_hdr, hl,
 			      ec->resp_data, ec->resp_len - hl,
-			      &ec->resp_off, NULL) != 0)
+			      &ec->resp_off, NULL, 0) != 0)
 		return;		/* the rest when the window opens */
 	/* All out; kept until the next request (sent again if our stream
 	 * starts again before the initiator acknowledged it). */

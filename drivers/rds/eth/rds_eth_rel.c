@@ -24,7 +24,16 @@
  * duplicates and frames past the window are dropped and answered with
  * an ACK. ACKs ride on every frame we send; an ACK-only frame goes out
  * at the end of the pass when a frame came out of order or a duplicate
- * came, every 16 frames, or after a short delay.
+ * came, a hole was filled, a frame asked for it (RDS_ETH_FL_ACKREQ),
+ * every 16 frames, or after a short delay.
+ *
+ * These ACKs acknowledge the RDS messages too (RDS_TRANS_F_ACKS): a
+ * frame counts as received once what it completed was handed to the
+ * core and taken (a frame the core could not keep resets the stream
+ * instead, rds_eth_rel_rx_reset), and a message is acknowledged, and
+ * freed (rds_send_drop_acked), when the cumulative ACK passes its last
+ * frame; a selective ACK frees no message (the peer drops the frames it
+ * holds out of order when its stream of ours starts again).
  *
  * Epochs: each side's sending stream has an epoch, new after a reset of
  * that side. A frame names its stream (src) and the stream of ours the
@@ -384,6 +393,7 @@ rds_eth_rel_send_zc(struct rds_eth_conn *ec, uint8_t type, uint16_t flags,
 	st->tsc = e->now;
 	st->tx_count = 1;
 	st->sacked = false;
+	st->rds_seq = 0;	/* rds_eth_msg_xmit marks a message's last */
 	/* One reference for the PMD, one kept for sending it again. */
 	rds_eth_mbuf_ref(m);
 	ec->snd_nxt++;
@@ -511,7 +521,7 @@ rds_eth_ack_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
 	struct rds_eth_engine *ee = ec_ee(ec);
 	struct rds_eth_sent *st;
 	uint32_t ack = f->ack, s, i, above;
-	uint64_t rtt = 0, reo;
+	uint64_t rtt = 0, reo, rds_acked = 0;
 	bool progress = false;
 
 	ec->peer_wnd = f->wnd;
@@ -535,6 +545,8 @@ rds_eth_ack_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
 			if (s + 1 == ack && clean && st->m != NULL &&
 			    !st->sacked && st->tx_count == 1)
 				rtt = e->now - st->tsc;
+			if (st->rds_seq != 0)
+				rds_acked = st->rds_seq;
 			done[nd++] = st->m;	/* NULL if SACKed: skipped */
 			if (nd == RTE_DIM(done)) {
 				rte_pktmbuf_free_bulk(done, nd);
@@ -546,6 +558,10 @@ rds_eth_ack_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
 			rte_pktmbuf_free_bulk(done, nd);
 		ec->snd_una = ack;
 		progress = true;
+		/* The messages whose last frame that was: the peer's core
+		 * has them. */
+		if (rds_acked != 0)
+			rds_send_drop_acked(ec->c, rds_acked);
 	}
 	if (f->sack != 0) {
 		for (i = 0; i < RDS_ETH_SACK_BITS; i++) {
@@ -624,6 +640,7 @@ rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
 	struct rds_eth_engine *ee = ec_ee(ec);
 	struct rds_eth_frame f2;
 	struct rte_mbuf *m2;
+	bool ack_now;
 	int32_t d;
 	uint32_t idx;
 
@@ -710,6 +727,8 @@ rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
 		return;
 	}
 	rte_pktmbuf_free(m);
+	/* Asked for, or a hole filled: the sender waits for this ACK. */
+	ack_now = (f->flags & RDS_ETH_FL_ACKREQ) || ec->nb_ooo != 0;
 	/* What was waiting behind the hole. */
 	while (ec->nb_ooo != 0) {
 		idx = ec->rcv_nxt & (ec->wnd - 1);
@@ -731,7 +750,7 @@ rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
 		}
 		rte_pktmbuf_free(m2);
 	}
-	if (ec->unacked_rx >= RDS_ETH_ACK_EVERY)
+	if (ec->unacked_rx >= RDS_ETH_ACK_EVERY || ack_now)
 		rds_eth_mark_ack(ec);
 	else if (!ec->ack_timer.armed)
 		rds_timer_arm(e, &ec->ack_timer,
