@@ -2,7 +2,7 @@
 /*
  * eth_ack: RDS messages acknowledged by eth's frame ACKs (one stream of
  * acknowledgements per connection, RDS_TRANS_F_ACKS; rds_eth.h has the
- * wire's rules), frame by frame.
+ * wire's rules), and the frames that carry them, frame by frame.
  *
  * Most cases play the peer themselves: the library's address 10.254.3.1
  * is on a net_ring port whose receive ring the test fills and whose
@@ -26,7 +26,10 @@
  *                    RETRANSMITTED;
  *   dup_filter:      after the peer's stream starts again, the messages
  *                    it sends again (RETRANSMITTED) that the library had
- *                    are dropped, the new one delivered.
+ *                    are dropped, the new one delivered;
+ *   peer_mac:        the peer's frames come from a new MAC: the
+ *                    library's next frames, ACKs and messages, go there
+ *                    (the connection's frame template is made again).
  *
  * end_to_end: two addresses of the library on two net_ring ports whose
  * rings cross (10.254.3.11 and .12); every frame of the receiver is taken
@@ -72,6 +75,7 @@
 
 /* A frame the library sent to the peer, decoded. */
 struct lf {
+	struct rte_ether_addr dst;	/* Ethernet destination */
 	struct rds_eth_frame f;
 	bool rds;		/* first fragment of an RDS frame: hdr */
 	struct rds_hdr_info hdr;
@@ -205,6 +209,7 @@ decode(const struct rte_mbuf *m, struct lf *l)
 		m = c;
 	}
 	memset(l, 0, sizeof(*l));
+	memcpy(&l->dst, rte_pktmbuf_mtod(m, const void *), sizeof(l->dst));
 	ok = rds_eth_frame_parse(m, RDS_ETH_UDP_PORT, &l->f) ==
 	     RDS_ETH_DROP_NONE;
 	if (ok && l->f.type == RDS_ETH_F_DATA &&
@@ -582,6 +587,46 @@ test_dup_filter(void)
 	lib_down();
 }
 
+static void
+test_peer_mac(void)
+{
+	struct rte_ether_addr mac1 = h.peer_mac, mac2 = h.peer_mac;
+	unsigned int i, n, data = 0;
+	char buf[64];
+	int s;
+
+	lib_up();
+	s = lib_socket(H_LIB_IP, 0);
+	peer_send(1, 10, 0, RDS_ETH_FL_ACKREQ);
+	poll_n(4);
+	CU_ASSERT_FATAL(h.nb_log > 0);
+	for (i = 0; i < h.nb_log; i++)
+		CU_ASSERT(rte_is_same_ether_addr(&h.log[i].dst, &mac1));
+	/* From now on the peer is at another MAC. */
+	mac2.addr_bytes[5] ^= 0x40;
+	h.peer_mac = mac2;
+	n = h.nb_log;
+	peer_send(2, 10, 0, RDS_ETH_FL_ACKREQ);
+	poll_n(1);
+	lib_send(s, H_PEER_IP, PEER_PORT, 100, 7);
+	poll_n(2);
+	CU_ASSERT_FATAL(h.nb_log >= n + 2);
+	for (i = n; i < h.nb_log; i++) {
+		CU_ASSERT(rte_is_same_ether_addr(&h.log[i].dst, &mac2));
+		if (h.log[i].rds && h.log[i].hdr.len == 100)
+			data++;
+	}
+	CU_ASSERT_EQUAL(h.log[n].f.type, RDS_ETH_F_ACK);
+	CU_ASSERT_EQUAL(data, 1);
+	CU_ASSERT_EQUAL(rte_rds_recvfrom(s, buf, sizeof(buf), MSG_DONTWAIT,
+					 NULL, NULL), 10);
+	CU_ASSERT_EQUAL(rte_rds_recvfrom(s, buf, sizeof(buf), MSG_DONTWAIT,
+					 NULL, NULL), 10);
+	CU_ASSERT(rte_rds_close(s) == 0);
+	h.peer_mac = mac1;
+	lib_down();
+}
+
 /* A's epoch, from the frames it has in its ring (left as they are). */
 static uint32_t
 a_epoch(void)
@@ -673,6 +718,7 @@ main(void)
 		{ "no_rds_acks", test_no_rds_acks },
 		{ "reset_resends_unacked", test_reset_resends_unacked },
 		{ "dup_filter", test_dup_filter },
+		{ "peer_mac", test_peer_mac },
 		{ "end_to_end", test_end_to_end },
 		{ NULL, NULL },
 	};

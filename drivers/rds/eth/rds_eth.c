@@ -220,6 +220,17 @@ rds_eth_send_reset(struct rds_engine *e, struct rds_eth_port *p,
 	rds_eth_tx(e, p, m);
 }
 
+void
+rds_eth_conn_peer(struct rds_eth_conn *ec, const struct rte_ether_addr *mac)
+{
+	struct rds_eth_port *p = ec->port;
+
+	ec->peer_mac = *mac;
+	ec->resolved = true;
+	rds_eth_tmpl_init(&ec->tmpl, &p->mac, mac, ec->lip, ec->fip,
+			  p->udp_port, p->udp_port, p->ip_cksum_offload);
+}
+
 /* A frame for local address la of p, on the engine that owns its
  * connection. */
 static void
@@ -264,8 +275,9 @@ rds_eth_rx_frame_la(struct rds_engine *e, struct rds_eth_port *p,
 		     e->now - ec->learn_tsc >= p->learn_gap_tsc)) {
 		rds_eth_neigh_learn(e, p->neigh, f->src_ip, &f->src_mac);
 		ec->learn_tsc = e->now;
-		ec->peer_mac = f->src_mac;
-		ec->resolved = true;
+		if (!ec->resolved ||
+		    !rte_is_same_ether_addr(&ec->peer_mac, &f->src_mac))
+			rds_eth_conn_peer(ec, &f->src_mac);
 	}
 	rds_eth_rel_input(ec, m, f);
 }
@@ -558,10 +570,12 @@ rds_eth_try_resolve(struct rds_eth_conn *ec)
 {
 	struct rds_conn *c = ec->c;
 
+	struct rte_ether_addr mac;
+
 	if (!ec->resolved &&
 	    rds_eth_neigh_resolve(c->eng, ec->port, ec->lip, ec->fip,
-				  &ec->peer_mac) == 0)
-		ec->resolved = true;
+				  &mac) == 0)
+		rds_eth_conn_peer(ec, &mac);
 	if (!ec->resolved)
 		return false;
 	rds_conn_connect_complete(c);

@@ -205,6 +205,30 @@ int rds_eth_frame_build(struct rte_mbuf *m, const struct rte_ether_addr *src,
 			uint32_t dip, uint16_t sport, uint16_t dport,
 			const struct rds_eth_frame *f, bool ip_offload);
 
+/* The outer headers of every frame from one endpoint to another,
+ * written once (rds_eth_tmpl_init): Ethernet, IPv4 with total length
+ * and checksum 0, UDP with length and checksum 0, as
+ * rds_eth_frame_build writes them; and the sum that the IPv4 checksum
+ * starts from. */
+struct rds_eth_tmpl {
+	uint8_t hdr[RDS_ETH_L2L3L4];
+	bool ip_offload;
+	uint32_t ip_sum;		/* one's complement, not folded, of the
+					 * IPv4 header but its total length */
+};
+
+/* A template for rds_eth_frame_build's arguments of the same names. */
+void rds_eth_tmpl_init(struct rds_eth_tmpl *t, const struct rte_ether_addr *src,
+		       const struct rte_ether_addr *dst, uint32_t sip,
+		       uint32_t dip, uint16_t sport, uint16_t dport,
+		       bool ip_offload);
+
+/* rds_eth_frame_build from a template: the same frame byte for byte,
+ * without its checks, which the caller's frames pass by construction
+ * (the driver's own). */
+void rds_eth_frame_build_tmpl(struct rte_mbuf *m, const struct rds_eth_tmpl *t,
+			      const struct rds_eth_frame *f);
+
 /* Parse a received frame: Ethernet, IPv4 (to one of our addresses is
  * checked by the caller, with f->dst_ip), UDP to udp_port, eth header,
  * CRC. Fills f (only when the frame is accepted; f->payload points into
@@ -429,6 +453,11 @@ void rds_eth_send_reset(struct rds_engine *e, struct rds_eth_port *p,
 void rds_eth_tx(struct rds_engine *e, struct rds_eth_port *p,
 		struct rte_mbuf *m);
 
+/* The peer's MAC is mac (resolved, learnt, or changed): the
+ * connection's frames go there (their template is made again). */
+void rds_eth_conn_peer(struct rds_eth_conn *ec,
+		       const struct rte_ether_addr *mac);
+
 /* A frame for a connection of engine e arrived (after parsing). */
 void rds_eth_rx_frame(struct rds_engine *e, struct rds_eth_port *p,
 		      struct rte_mbuf *m, const struct rds_eth_frame *f);
@@ -564,6 +593,8 @@ struct rds_eth_conn {
 	uint32_t lip, fip;		/* network order */
 	struct rte_ether_addr peer_mac;
 	bool resolved;
+	struct rds_eth_tmpl tmpl;	/* our frames' outer headers (made with
+					 * peer_mac: rds_eth_conn_peer) */
 	uint64_t learn_tsc;		/* peer_mac last put in the neighbour
 					 * table from a frame */
 	struct rte_flow *flow;		/* steering rule (rds_eth_steer.c) */
@@ -668,19 +699,32 @@ void rds_eth_rel_fini(struct rds_eth_conn *ec);
 void rds_eth_rel_new_epoch(struct rds_eth_conn *ec);
 /* Frames the window lets us send now. */
 uint32_t rds_eth_rel_room(struct rds_eth_conn *ec);
-/* Send one sequenced frame: type, flags, fragment offset, payload
- * (len bytes copied into a new mbuf after the headers). 0, -EAGAIN (no
- * room, no mbuf) or -errno. */
-int rds_eth_rel_send(struct rds_eth_conn *ec, uint8_t type, uint16_t flags,
-		     uint32_t frag_off, const void *p1, uint32_t l1,
-		     const void *p2, uint32_t l2);
-/* The same, p2 inside the payload of message zc (not NULL): where the
- * port takes chains and l2 >= RDS_ETH_ZC_MIN, p2 is not copied but
- * attached (rds_eth_zc_attach), the frame a chain. */
+/* Send one sequenced frame: type, flags, fragment offset, payload p1
+ * (l1 bytes) then p2 (l2 bytes), copied into a new mbuf after the
+ * headers, or, p2 inside the payload of message zc (not NULL) where the
+ * port takes chains and l2 >= RDS_ETH_ZC_MIN, attached
+ * (rds_eth_zc_attach), the frame a chain. rds_seq: the RDS message whose
+ * last frame this is (acknowledged with it), or 0. 0, or -EAGAIN (no
+ * room, no mbuf). */
 int rds_eth_rel_send_zc(struct rds_eth_conn *ec, uint8_t type,
 			uint16_t flags, uint32_t frag_off, const void *p1,
 			uint32_t l1, const void *p2, uint32_t l2,
-			struct rds_msg *zc);
+			struct rds_msg *zc, uint64_t rds_seq);
+/* The same in two steps, for a caller that writes the payload itself:
+ * a frame for len payload bytes (at rds_eth_rel_payload), or NULL (no
+ * room, no mbuf: counted), then its sending, as rds_eth_rel_send_zc's
+ * (the payload's length is the mbuf's). */
+struct rte_mbuf *rds_eth_rel_frame(struct rds_eth_conn *ec, uint32_t len);
+void rds_eth_rel_commit(struct rds_eth_conn *ec, struct rte_mbuf *m,
+			uint8_t type, uint16_t flags, uint32_t frag_off,
+			uint64_t rds_seq);
+
+static inline uint8_t *
+rds_eth_rel_payload(struct rte_mbuf *m)
+{
+	return rte_pktmbuf_mtod_offset(m, uint8_t *, RDS_ETH_HDRS);
+}
+
 /* A frame of this connection arrived (parsed, CRC checked): process its
  * ACK fields, then deliver it (and what it makes in order) to
  * rds_eth_msg_input. Takes m. */

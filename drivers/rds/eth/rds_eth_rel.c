@@ -302,50 +302,84 @@ rds_eth_mbuf_ref(struct rte_mbuf *m)
 		rte_mbuf_refcnt_update(m, 1);
 }
 
-static struct rte_mbuf *
+static inline struct rte_mbuf *
 rds_eth_frame_alloc(struct rds_eth_conn *ec, uint32_t len)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(ec->port->pool);
+	uint32_t total = RDS_ETH_HDRS + len;
 
-	if (m == NULL)
+	if (unlikely(m == NULL))
 		return NULL;
-	if (rte_pktmbuf_append(m, (uint16_t)(RDS_ETH_L2L3L4 +
-					     RDS_ETH_HDR_SIZE + len)) == NULL) {
+	/* rte_pktmbuf_append's work, on a new mbuf. */
+	if (unlikely(total > rte_pktmbuf_tailroom(m))) {
 		rte_pktmbuf_free(m);
 		return NULL;
 	}
+	m->data_len = (uint16_t)total;
+	m->pkt_len = total;
 	return m;
 }
 
-static int
+/* Our frames' headers from the connection's template (made when the
+ * peer's MAC became known: every frame we send comes after). */
+static inline void
 rds_eth_frame_finish(struct rds_eth_conn *ec, struct rte_mbuf *m,
 		     const struct rds_eth_frame *f)
 {
-	struct rds_eth_port *p = ec->port;
-
-	return rds_eth_frame_build(m, &p->mac, &ec->peer_mac, ec->lip, ec->fip,
-				   p->udp_port, p->udp_port, f,
-				   p->ip_cksum_offload);
+	rds_eth_frame_build_tmpl(m, &ec->tmpl, f);
 }
 
-int
-rds_eth_rel_send(struct rds_eth_conn *ec, uint8_t type, uint16_t flags,
-		 uint32_t frag_off, const void *p1, uint32_t l1,
-		 const void *p2, uint32_t l2)
+struct rte_mbuf *
+rds_eth_rel_frame(struct rds_eth_conn *ec, uint32_t len)
 {
-	return rds_eth_rel_send_zc(ec, type, flags, frag_off, p1, l1, p2, l2,
-				   NULL);
+	struct rte_mbuf *m;
+
+	if (unlikely(rds_eth_rel_room(ec) == 0)) {
+		ec_ee(ec)->stats.tx_window_full++;
+		return NULL;
+	}
+	m = rds_eth_frame_alloc(ec, len);
+	if (unlikely(m == NULL))
+		ec_ee(ec)->stats.tx_no_mbuf++;
+	return m;
+}
+
+void
+rds_eth_rel_commit(struct rds_eth_conn *ec, struct rte_mbuf *m, uint8_t type,
+		   uint16_t flags, uint32_t frag_off, uint64_t rds_seq)
+{
+	struct rds_engine *e = ec_eng(ec);
+	struct rds_eth_sent *st;
+	struct rds_eth_frame f;
+
+	f.type = type;
+	f.flags = flags | (ec->epoch_acked ? 0 : RDS_ETH_FL_OPEN);
+	f.seq = ec->snd_nxt;
+	f.frag_off = frag_off;
+	f.len = (uint16_t)(rte_pktmbuf_pkt_len(m) - RDS_ETH_HDRS);
+	rds_eth_ack_fields(ec, &f);
+	rds_eth_frame_finish(ec, m, &f);
+	st = &ec->sent[ec->snd_nxt & (ec->wnd - 1)];
+	st->m = m;
+	st->tsc = e->now;
+	st->rds_seq = rds_seq;
+	st->tx_count = 1;
+	st->sacked = false;
+	/* One reference for the PMD, one kept for sending it again. */
+	rds_eth_mbuf_ref(m);
+	ec->snd_nxt++;
+	rds_eth_tx(e, ec->port, m);
+	if (!ec->rto_timer.armed)
+		rds_timer_arm(e, &ec->rto_timer, e->now + ec->rto);
 }
 
 int
 rds_eth_rel_send_zc(struct rds_eth_conn *ec, uint8_t type, uint16_t flags,
 		    uint32_t frag_off, const void *p1, uint32_t l1,
-		    const void *p2, uint32_t l2, struct rds_msg *zc)
+		    const void *p2, uint32_t l2, struct rds_msg *zc,
+		    uint64_t rds_seq)
 {
-	struct rds_engine *e = ec_eng(ec);
 	struct rds_eth_engine *ee = ec_ee(ec);
-	struct rds_eth_sent *st;
-	struct rds_eth_frame f;
 	struct rte_mbuf *m, *seg = NULL;
 	uint8_t *data;
 
@@ -361,8 +395,7 @@ rds_eth_rel_send_zc(struct rds_eth_conn *ec, uint8_t type, uint16_t flags,
 		ee->stats.tx_no_mbuf++;
 		return -EAGAIN;
 	}
-	data = rte_pktmbuf_mtod_offset(m, uint8_t *,
-				       RDS_ETH_L2L3L4 + RDS_ETH_HDR_SIZE);
+	data = rds_eth_rel_payload(m);
 	if (l1 != 0)
 		memcpy(data, p1, l1);
 	if (seg != NULL) {
@@ -377,29 +410,7 @@ rds_eth_rel_send_zc(struct rds_eth_conn *ec, uint8_t type, uint16_t flags,
 	} else if (l2 != 0) {
 		memcpy(data + l1, p2, l2);
 	}
-	memset(&f, 0, sizeof(f));
-	f.type = type;
-	f.flags = flags | (ec->epoch_acked ? 0 : RDS_ETH_FL_OPEN);
-	f.seq = ec->snd_nxt;
-	f.frag_off = frag_off;
-	f.len = (uint16_t)(l1 + l2);
-	rds_eth_ack_fields(ec, &f);
-	if (rds_eth_frame_finish(ec, m, &f) != 0) {
-		rte_pktmbuf_free(m);
-		return -EINVAL;
-	}
-	st = &ec->sent[ec->snd_nxt & (ec->wnd - 1)];
-	st->m = m;
-	st->tsc = e->now;
-	st->tx_count = 1;
-	st->sacked = false;
-	st->rds_seq = 0;	/* rds_eth_msg_xmit marks a message's last */
-	/* One reference for the PMD, one kept for sending it again. */
-	rds_eth_mbuf_ref(m);
-	ec->snd_nxt++;
-	rds_eth_tx(e, ec->port, m);
-	if (!ec->rto_timer.armed)
-		rds_timer_arm(e, &ec->rto_timer, e->now + ec->rto);
+	rds_eth_rel_commit(ec, m, type, flags, frag_off, rds_seq);
 	return 0;
 }
 
@@ -416,15 +427,14 @@ rds_eth_send_ack(struct rds_eth_conn *ec)
 		ec_ee(ec)->stats.tx_no_mbuf++;
 		return;
 	}
-	memset(&f, 0, sizeof(f));
 	f.type = RDS_ETH_F_ACK;
+	f.seq = 0;
+	f.frag_off = 0;
+	f.len = 0;
 	/* Until the peer takes our stream: it takes it from an ACK too. */
 	f.flags = ec->epoch_acked ? 0 : RDS_ETH_FL_OPEN;
 	rds_eth_ack_fields(ec, &f);
-	if (rds_eth_frame_finish(ec, m, &f) != 0) {
-		rte_pktmbuf_free(m);
-		return;
-	}
+	rds_eth_frame_finish(ec, m, &f);
 	ec_ee(ec)->stats.ack_tx++;
 	rds_eth_tx(ec_eng(ec), ec->port, m);
 }

@@ -55,21 +55,25 @@ rds_eth_crc(const struct rds_eth_hdr *h, const void *payload, uint32_t len)
 /* ------------------------------------------------------------------ */
 /* Build */
 
-/* The IPv4 header checksum of a header as rds_eth_frame_build writes it
- * (no options, TOS, ID and checksum 0, DF, TTL RDS_ETH_IP_TTL, UDP)
- * from the fields that vary: the one's complement sum of its ten words
- * as they are in memory, as rte_ipv4_cksum computes it, without the
- * loop (the constant words fold at compile time). be_tot is the total
- * length as stored, sip and dip the addresses as stored. */
-static inline uint16_t
-rds_eth_ip_cksum(uint16_t be_tot, uint32_t sip, uint32_t dip)
+/* The one's complement sum (not folded) of the IPv4 header as
+ * rds_eth_tmpl_init writes it (no options, TOS, ID and checksum 0, DF,
+ * TTL RDS_ETH_IP_TTL, UDP), its ten words as they are in memory, as
+ * rte_ipv4_cksum adds them, but the total length: the constant words
+ * fold at compile time. sip and dip as stored. */
+static inline uint32_t
+rds_eth_ip_sum(uint32_t sip, uint32_t dip)
 {
-	uint32_t sum;
+	return (uint32_t)rte_cpu_to_be_16(RTE_IPV4_VHL_DEF << 8) +
+	       rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG) +
+	       rte_cpu_to_be_16(RDS_ETH_IP_TTL << 8 | IPPROTO_UDP) +
+	       (sip & 0xffff) + (sip >> 16) + (dip & 0xffff) + (dip >> 16);
+}
 
-	sum = (uint32_t)rte_cpu_to_be_16(RTE_IPV4_VHL_DEF << 8) +
-	      rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG) +
-	      rte_cpu_to_be_16(RDS_ETH_IP_TTL << 8 | IPPROTO_UDP) + be_tot +
-	      (sip & 0xffff) + (sip >> 16) + (dip & 0xffff) + (dip >> 16);
+/* The checksum from that sum and the total length as stored. */
+static inline uint16_t
+rds_eth_ip_cksum(uint32_t sum, uint16_t be_tot)
+{
+	sum += be_tot;
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	return (uint16_t)~sum;
@@ -85,67 +89,61 @@ rds_eth_type_ok(uint8_t type, uint16_t flags, uint32_t len)
 	return type != RDS_ETH_F_ACK || len == 0;
 }
 
-int
-rds_eth_frame_build(struct rte_mbuf *m, const struct rte_ether_addr *src,
-		    const struct rte_ether_addr *dst, uint32_t sip,
-		    uint32_t dip, uint16_t sport, uint16_t dport,
-		    const struct rds_eth_frame *f, bool ip_offload)
+void
+rds_eth_tmpl_init(struct rds_eth_tmpl *t, const struct rte_ether_addr *src,
+		  const struct rte_ether_addr *dst, uint32_t sip, uint32_t dip,
+		  uint16_t sport, uint16_t dport, bool ip_offload)
 {
-	struct rte_ether_hdr eh;
-	struct rte_ipv4_hdr *ip;
-	struct rte_udp_hdr *udp;
-	struct rds_eth_hdr *h;
-	const struct rte_mbuf *s;
-	uint8_t *p;
-	uint32_t crc;
+	struct rte_ether_hdr *eh = (struct rte_ether_hdr *)(void *)t->hdr;
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(void *)(eh + 1);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(void *)(ip + 1);
 
-	if (m == NULL || src == NULL || dst == NULL || f == NULL)
-		return -EINVAL;
-	if (rte_pktmbuf_data_len(m) < RDS_ETH_HDRS ||
-	    rte_pktmbuf_pkt_len(m) != (uint32_t)RDS_ETH_HDRS + f->len ||
-	    f->len > RDS_ETH_MAX_PAYLOAD ||
-	    !rds_eth_type_ok(f->type, f->flags, f->len))
-		return -EINVAL;
-
-	p = rte_pktmbuf_mtod(m, uint8_t *);
-
-	rte_ether_addr_copy(dst, &eh.dst_addr);
-	rte_ether_addr_copy(src, &eh.src_addr);
-	eh.ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	memcpy(p, &eh, sizeof(eh));
-
-	ip = (struct rte_ipv4_hdr *)(void *)(p + RTE_ETHER_HDR_LEN);
+	memset(t, 0, sizeof(*t));
+	rte_ether_addr_copy(dst, &eh->dst_addr);
+	rte_ether_addr_copy(src, &eh->src_addr);
+	eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->type_of_service = 0;
-	ip->total_length = rte_cpu_to_be_16((uint16_t)(RDS_ETH_HDRS -
-						       RTE_ETHER_HDR_LEN +
-						       f->len));
-	ip->packet_id = 0;
 	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
 	ip->time_to_live = RDS_ETH_IP_TTL;
 	ip->next_proto_id = IPPROTO_UDP;
-	ip->hdr_checksum = 0;
 	ip->src_addr = sip;
 	ip->dst_addr = dip;
-	if (ip_offload) {
+	udp->src_port = rte_cpu_to_be_16(sport);
+	udp->dst_port = rte_cpu_to_be_16(dport);
+	t->ip_sum = rds_eth_ip_sum(sip, dip);
+	t->ip_offload = ip_offload;
+}
+
+void
+rds_eth_frame_build_tmpl(struct rte_mbuf *m, const struct rds_eth_tmpl *t,
+			 const struct rds_eth_frame *f)
+{
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(void *)
+		(p + RTE_ETHER_HDR_LEN);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(void *)(ip + 1);
+	struct rds_eth_hdr *h = (struct rds_eth_hdr *)(void *)(udp + 1);
+	uint16_t be_tot = rte_cpu_to_be_16((uint16_t)(RDS_ETH_HDRS -
+						      RTE_ETHER_HDR_LEN +
+						      f->len));
+	const struct rte_mbuf *s;
+	uint32_t crc;
+
+	/* Outer headers: the template, then the three fields that vary. */
+	memcpy(p, t->hdr, RDS_ETH_L2L3L4);
+	ip->total_length = be_tot;
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof(*udp) +
+						     RDS_ETH_HDR_SIZE +
+						     f->len));
+	if (t->ip_offload) {
 		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
 		m->l2_len = RTE_ETHER_HDR_LEN;
 		m->l3_len = sizeof(struct rte_ipv4_hdr);
 	} else {
 		m->ol_flags &= ~(RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM);
-		ip->hdr_checksum = rds_eth_ip_cksum(ip->total_length, sip,
-						    dip);
+		ip->hdr_checksum = rds_eth_ip_cksum(t->ip_sum, be_tot);
 	}
 
-	udp = (struct rte_udp_hdr *)(void *)(ip + 1);
-	udp->src_port = rte_cpu_to_be_16(sport);
-	udp->dst_port = rte_cpu_to_be_16(dport);
-	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof(*udp) +
-						     RDS_ETH_HDR_SIZE +
-						     f->len));
-	udp->dgram_cksum = 0;
-
-	h = (struct rds_eth_hdr *)(void *)(udp + 1);
 	h->version = RDS_ETH_VERSION;
 	h->type = f->type;
 	h->flags = rte_cpu_to_be_16(f->flags);
@@ -167,6 +165,25 @@ rds_eth_frame_build(struct rte_mbuf *m, const struct rte_ether_addr *src,
 		crc = rds_eth_crc_update(crc, rte_pktmbuf_mtod(s, void *),
 					 rte_pktmbuf_data_len(s));
 	h->crc = rte_cpu_to_be_32(~crc);
+}
+
+int
+rds_eth_frame_build(struct rte_mbuf *m, const struct rte_ether_addr *src,
+		    const struct rte_ether_addr *dst, uint32_t sip,
+		    uint32_t dip, uint16_t sport, uint16_t dport,
+		    const struct rds_eth_frame *f, bool ip_offload)
+{
+	struct rds_eth_tmpl t;
+
+	if (m == NULL || src == NULL || dst == NULL || f == NULL)
+		return -EINVAL;
+	if (rte_pktmbuf_data_len(m) < RDS_ETH_HDRS ||
+	    rte_pktmbuf_pkt_len(m) != (uint32_t)RDS_ETH_HDRS + f->len ||
+	    f->len > RDS_ETH_MAX_PAYLOAD ||
+	    !rds_eth_type_ok(f->type, f->flags, f->len))
+		return -EINVAL;
+	rds_eth_tmpl_init(&t, src, dst, sip, dip, sport, dport, ip_offload);
+	rds_eth_frame_build_tmpl(m, &t, f);
 	return 0;
 }
 
