@@ -231,6 +231,11 @@ rds_eth_conn_peer(struct rds_eth_conn *ec, const struct rte_ether_addr *mac)
 			  p->udp_port, p->udp_port, p->ip_cksum_offload);
 }
 
+static inline void rds_eth_rx_conn(struct rds_engine *e,
+				   struct rds_eth_port *p, struct rte_mbuf *m,
+				   const struct rds_eth_frame *f,
+				   struct rds_eth_conn *ec);
+
 /* A frame for local address la of p, on the engine that owns its
  * connection. */
 static void
@@ -265,6 +270,18 @@ rds_eth_rx_frame_la(struct rds_engine *e, struct rds_eth_port *p,
 		ee->stats.conn_opened++;
 	}
 	ec = c->tp;
+	/* The next frames on this port are most likely this connection's
+	 * too (rds_eth_rx_one). */
+	ee->tx[rds_eth_port_index(p)].rx_last = ec;
+	rds_eth_rx_conn(e, p, m, f, ec);
+}
+
+/* A frame of connection ec, which engine e owns, arrived on port p. */
+static inline void
+rds_eth_rx_conn(struct rds_engine *e, struct rds_eth_port *p,
+		struct rte_mbuf *m, const struct rds_eth_frame *f,
+		struct rds_eth_conn *ec)
+{
 	/* A valid frame from the peer: its MAC (followed if it changed),
 	 * into the neighbour table too. A MAC that is the connection's
 	 * already goes there once per RDS_ETH_LEARN_GAP_US, not per frame:
@@ -301,6 +318,7 @@ rds_eth_rx_one(struct rds_engine *e, struct rds_eth_port *p,
 	       struct rte_mbuf *m)
 {
 	struct rds_eth_engine *ee = rds_eth_engine(e);
+	struct rds_eth_conn *ec;
 	struct rds_eth_frame f;
 	enum rds_eth_drop why;
 	struct rds_laddr *la;
@@ -321,15 +339,16 @@ rds_eth_rx_one(struct rds_engine *e, struct rds_eth_port *p,
 		}
 		m = c;
 	}
-	if (rds_eth_is_arp(m)) {
-		rds_eth_arp_input(e, p, m);
-		return;
-	}
 	why = rds_eth_frame_parse(m, p->udp_port, &f);
 	switch (why) {
 	case RDS_ETH_DROP_NONE:
 		break;
 	case RDS_ETH_DROP_NOT_OURS:
+		/* Not IPv4 to our port: ARP, or someone else's. */
+		if (rds_eth_is_arp(m)) {
+			rds_eth_arp_input(e, p, m);
+			return;
+		}
 		ee->stats.rx_not_ours++;
 		rte_pktmbuf_free(m);
 		return;
@@ -350,6 +369,15 @@ rds_eth_rx_one(struct rds_engine *e, struct rds_eth_port *p,
 		return;
 	}
 	ee->stats.rx_frames++;
+	/* The connection of the last frame here (one of this engine's):
+	 * no address to look up, no owner to compute. */
+	ec = ee->tx[rds_eth_port_index(p)].rx_last;
+	if (likely(ec != NULL) && ec->fip == f.src_ip && ec->lip == f.dst_ip) {
+		if (p->nb_rxq > 1)
+			ee->stats.rx_steered++;
+		rds_eth_rx_conn(e, p, m, &f, ec);
+		return;
+	}
 	la = rds_eth_port_laddr(p, f.dst_ip);
 	if (la == NULL) {
 		ee->stats.rx_not_ours++;
@@ -553,9 +581,15 @@ static void
 rds_eth_conn_free(struct rds_conn *c)
 {
 	struct rds_eth_conn *ec = c->tp;
+	struct rds_eth_engine *ee;
+	unsigned int i;
 
 	if (ec == NULL)
 		return;
+	ee = rds_eth_engine(c->eng);
+	for (i = 0; ee != NULL && i < rds_eth_nb_ports; i++)
+		if (ee->tx[i].rx_last == ec)
+			ee->tx[i].rx_last = NULL;
 	rds_timer_cancel(c->eng, &ec->resolve_timer);
 	rds_eth_steer_conn_del(ec);
 	rds_eth_msg_reset(ec);

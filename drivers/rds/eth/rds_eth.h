@@ -382,13 +382,15 @@ rds_eth_laddr(const struct rds_laddr *la)
 	return la->tp;
 }
 
-/* Frames queued for transmission in this pass, per port. */
+/* Per port and engine: the frames queued for transmission in this
+ * pass, and the connection the last frame received there came for. */
 #define RDS_ETH_TX_BURST 64
 struct rds_eth_txq {
 	struct rte_mbuf *pkts[RDS_ETH_TX_BURST];
 	uint16_t n;
 	uint16_t refused;		/* the first of them the PMD refused
 					 * already (counted in tx_full once) */
+	struct rds_eth_conn *rx_last;	/* one of this engine's, or NULL */
 };
 
 struct rds_eth_conn;
