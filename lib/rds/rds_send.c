@@ -172,13 +172,14 @@ rds_msg_hdr(struct rds_conn *c, const struct rds_msg *m, struct rds_header *h)
 }
 
 /* The same header as decoded fields: nothing to encode, checksum or
- * decode when the frame never leaves the process. */
+ * decode when the frame never leaves the process (or to encode as the
+ * transport needs, rds_hdr_encode_info). */
 void
 rds_msg_hdr_info(struct rds_conn *c, const struct rds_msg *m,
 		 struct rds_hdr_info *h)
 {
 	h->seq = m->seq;
-	h->ack = c->ack_next;
+	h->ack = c->trans->flags & RDS_TRANS_F_ACKS ? 0 : c->ack_next;
 	h->len = m->len;
 	h->sport = m->sport;
 	h->dport = m->dport;

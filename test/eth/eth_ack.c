@@ -216,6 +216,10 @@ decode(const struct rte_mbuf *m, struct lf *l)
 	    (l->f.flags & RDS_ETH_FL_FIRST)) {
 		CU_ASSERT_FATAL(rds_hdr_decode(l->f.payload, RDS_HEADER_SIZE,
 					       &l->hdr, NULL) == 0);
+		/* Its Internet checksum is not computed: the CRC32C covers
+		 * the header. */
+		CU_ASSERT_EQUAL(((const struct rds_header *)(const void *)
+				 l->f.payload)->h_csum, 0);
 		l->rds = true;
 	}
 	l->f.payload = NULL;

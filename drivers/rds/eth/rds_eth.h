@@ -56,7 +56,8 @@
  * ACK covers the last frame of its unit (the receiver acknowledges a
  * frame only once its RDS core took what the frame completed), as the
  * kernel's rds_tcp counts one once TCP has its last byte; no RDS
- * ACK-only frames, no ACK in the RDS headers (RDS_TRANS_F_ACKS). A
+ * ACK-only frames, no ACK in the RDS headers (RDS_TRANS_F_ACKS), whose
+ * Internet checksum is 0 (not computed: the CRC32C covers them). A
  * message with ACK_REQUIRED (its sender's buffer half full, or sent
  * again after a reset) asks for the frame ACK at once: RDS_ETH_FL_ACKREQ
  * on its last frame. Version 1 peers freed messages on RDS ACKs only

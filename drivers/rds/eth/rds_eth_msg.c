@@ -168,6 +168,19 @@ rds_eth_op_lost(struct rds_eth_conn *ec)
 	       now - ec->op_tsc > (uint64_t)p->dead_after * p->rto_max_tsc;
 }
 
+/* The RDS header of m's unit, without its Internet checksum: the
+ * frame's CRC32C covers it (0: not computed, which every receiver
+ * takes, the kernel's too). */
+static inline void
+rds_eth_msg_hdr(struct rds_eth_conn *ec, const struct rds_msg *m,
+		struct rds_header *h)
+{
+	struct rds_hdr_info hi;
+
+	rds_msg_hdr_info(ec->c, m, &hi);
+	rds_hdr_encode_info(h, &hi, false);
+}
+
 int
 rds_eth_msg_xmit(struct rds_eth_conn *ec, struct rds_msg *m)
 {
@@ -251,13 +264,13 @@ rds_eth_msg_xmit(struct rds_eth_conn *ec, struct rds_msg *m)
 		if (f == NULL)
 			return -EAGAIN;
 		p = rds_eth_rel_payload(f);
-		rds_msg_hdr(ec->c, m, (struct rds_header *)(void *)p);
+		rds_eth_msg_hdr(ec, m, (struct rds_header *)(void *)p);
 		memcpy(p + RDS_HEADER_SIZE, rds_msg_data(m), m->len);
 		rds_eth_rel_commit(ec, f, RDS_ETH_F_DATA, RDS_ETH_FL_FIRST |
 				   RDS_ETH_FL_LAST | last, 0, m->seq);
 	} else {
 		if (ec->tx_off == 0)
-			rds_msg_hdr(ec->c, m, &ec->tx_hdr);
+			rds_eth_msg_hdr(ec, m, &ec->tx_hdr);
 		ret = rds_eth_unit_send(ec, RDS_ETH_F_DATA, &ec->tx_hdr,
 					RDS_HEADER_SIZE, rds_msg_data(m),
 					m->len, &ec->tx_off, m, last, m->seq);
