@@ -269,7 +269,8 @@ uint32_t rds_eth_crc(const struct rds_eth_hdr *h, const void *payload,
 
 /* Buffers of at least this many bytes take the interleaved code (three
  * chains of at least 2 words each: rds-bench-crc found 64 bytes 1.2x
- * the serial code, 48 bytes even); shorter ones the serial code. */
+ * the serial code, 48 bytes even); shorter ones one chain of crc32
+ * instructions (where the CPU has them), or the serial code. */
 #define RDS_ETH_CRC_MIN 64
 /* Words (8 bytes) per chain and round of the interleaved code: a round
  * covers at most 3 * 8 * 512 = 12 KiB. */
@@ -286,6 +287,11 @@ enum rds_eth_crc_impl {
  * rds_eth_crc_impl_get() says (the interleaved one from start-up where
  * the CPU has SSE4.2 and PCLMULQDQ). */
 uint32_t rds_eth_crc_update(uint32_t crc, const void *buf, uint32_t len);
+
+/* rds_eth_crc_update(rds_eth_crc_hdr0(h), buf, len) in one call: a
+ * frame's header and (the first part of) its payload. */
+uint32_t rds_eth_crc_hdr_update(const struct rds_eth_hdr *h, const void *buf,
+				uint32_t len);
 
 /* The same, always the serial code (the reference, and the fallback). */
 uint32_t rds_eth_crc_update_serial(uint32_t crc, const void *buf,

@@ -39,17 +39,10 @@
  * receiver once in parse (a frame kept out of order is decoded again
  * with rds_eth_frame_reparse, without the CRC). */
 
-/* The header with its crc field as 0. */
-static inline uint32_t
-rds_eth_crc_hdr(const struct rds_eth_hdr *h)
-{
-	return rds_eth_crc_hdr0(h);
-}
-
 uint32_t
 rds_eth_crc(const struct rds_eth_hdr *h, const void *payload, uint32_t len)
 {
-	return ~rds_eth_crc_update(rds_eth_crc_hdr(h), payload, len);
+	return ~rds_eth_crc_hdr_update(h, payload, len);
 }
 
 /* ------------------------------------------------------------------ */
@@ -157,10 +150,10 @@ rds_eth_frame_build_tmpl(struct rte_mbuf *m, const struct rds_eth_tmpl *t,
 	h->frag_off = rte_cpu_to_be_32(f->frag_off);
 	h->crc = 0;
 
-	/* CRC: the header, then the payload wherever its segments are. */
-	crc = rds_eth_crc_hdr(h);
-	crc = rds_eth_crc_update(crc, p + RDS_ETH_HDRS,
-				 rte_pktmbuf_data_len(m) - RDS_ETH_HDRS);
+	/* CRC: the header (its crc field 0 by now) and the payload after
+	 * it in one run, then the payload's further segments. */
+	crc = rds_eth_crc_update(UINT32_MAX, h, rte_pktmbuf_data_len(m) -
+				 RDS_ETH_L2L3L4);
 	for (s = m->next; s != NULL; s = s->next)
 		crc = rds_eth_crc_update(crc, rte_pktmbuf_mtod(s, void *),
 					 rte_pktmbuf_data_len(s));
