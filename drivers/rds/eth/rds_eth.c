@@ -56,6 +56,7 @@ static int
 rds_eth_engine_init(struct rds_engine *e)
 {
 	struct rds_eth_engine *ee;
+	unsigned int i;
 
 	e->tp[rds_eth_slot] = NULL;
 	if (!rds_eth_wanted)
@@ -64,11 +65,28 @@ rds_eth_engine_init(struct rds_engine *e)
 	if (ee == NULL)
 		return -ENOMEM;
 	e->tp[rds_eth_slot] = ee;
-	ee->tx = rds_mem_zalloc("rds_eth_tx",
-				sizeof(*ee->tx) * RTE_MAX(rds_eth_nb_ports, 1u));
+	ee->port = rds_mem_zalloc("rds_eth_eport", sizeof(*ee->port) *
+				  RTE_MAX(rds_eth_nb_ports, 1u));
+	ee->poll = rds_mem_zalloc("rds_eth_poll", sizeof(*ee->poll) *
+				  RTE_MAX(rds_eth_nb_ports, 1u));
 	ee->fault = rds_eth_fault_create(0x5eed0000ULL + e->id);
-	if (ee->tx == NULL || ee->fault == NULL)
+	if (ee->port == NULL || ee->poll == NULL || ee->fault == NULL)
 		return -ENOMEM;
+	for (i = 0; i < rds_eth_nb_ports; i++) {
+		struct rds_eth_eport *ep = &ee->port[i];
+		struct rds_eth_port *p = rds_eth_ports[i];
+
+		ep->p = p;
+		ep->rxq = p->rxq_of[e->id];
+		ep->home = p->home == e->id;
+		ep->txq = (uint16_t)(p->txq_base + e->id % p->nb_txq);
+		ep->tx_lock = &p->tx_lock[ep->txq - p->txq_base];
+		ep->watch = ep->home && p->relink;
+		/* The home engine polls a port's first queue: every port
+		 * it watches is polled. */
+		if (ep->rxq >= 0)
+			ee->poll[ee->nb_poll++] = ep;
+	}
 	ee->faults_gen = UINT32_MAX;
 	TAILQ_INIT(&ee->acks);
 	if (rds_eth_steer_engine_init(e, ee) != 0)
@@ -86,57 +104,54 @@ rds_eth_engine_fini(struct rds_engine *e)
 
 	if (ee == NULL)
 		return;
-	for (i = 0; ee->tx != NULL && i < rds_eth_nb_ports; i++)
-		for (k = 0; k < ee->tx[i].n; k++)
-			rte_pktmbuf_free(ee->tx[i].pkts[k]);
+	for (i = 0; ee->port != NULL && i < rds_eth_nb_ports; i++)
+		for (k = 0; k < ee->port[i].n; k++)
+			rte_pktmbuf_free(ee->port[i].pkts[k]);
 	if (ee->fault != NULL) {
 		rds_eth_fault_flush(ee->fault);
 		rds_eth_fault_free(ee->fault);
 	}
 	rds_eth_steer_engine_fini(ee);
-	rds_mem_free(ee->tx);
+	rds_mem_free(ee->port);
+	rds_mem_free(ee->poll);
 	rds_mem_free(ee);
 	e->tp[rds_eth_slot] = NULL;
 }
 
-/* Send what is queued on port index pi. Frames the PMD does not take
- * stay queued for the next flush, in order. */
+/* Send what is queued on port index pi (something is). Frames the PMD
+ * does not take stay queued for the next flush, in order. */
 static void
-rds_eth_tx_flush_port(struct rds_engine *e, struct rds_eth_engine *ee,
-		      unsigned int pi)
+rds_eth_tx_flush_port(struct rds_eth_engine *ee, unsigned int pi)
 {
-	struct rds_eth_txq *tq = &ee->tx[pi];
-	struct rds_eth_port *p = rds_eth_ports[pi];
-	uint16_t q = (uint16_t)(p->txq_base + e->id % p->nb_txq), sent;
-	rte_spinlock_t *lock = &p->tx_lock[q - p->txq_base];
+	struct rds_eth_eport *ep = &ee->port[pi];
+	struct rds_eth_port *p = ep->p;
+	uint16_t sent;
 
-	if (tq->n == 0)
-		return;
 	/* Never on a port being restarted (rds_eth_link_check): its frames
 	 * wait here. The lock also serialises engines sharing a queue. */
 	if (unlikely(__atomic_load_n(&p->restarting, __ATOMIC_ACQUIRE)))
 		return;
-	rte_spinlock_lock(lock);
+	rte_spinlock_lock(ep->tx_lock);
 	if (unlikely(__atomic_load_n(&p->restarting, __ATOMIC_ACQUIRE))) {
-		rte_spinlock_unlock(lock);
+		rte_spinlock_unlock(ep->tx_lock);
 		return;
 	}
-	sent = rte_eth_tx_burst(p->port_id, q, tq->pkts, tq->n);
-	rte_spinlock_unlock(lock);
+	sent = rte_eth_tx_burst(p->port_id, ep->txq, ep->pkts, ep->n);
+	rte_spinlock_unlock(ep->tx_lock);
 	ee->stats.tx_frames += sent;
-	if (sent < tq->n) {
+	if (unlikely(sent < ep->n)) {
 		/* Each frame counts once, however many passes it waits (a
 		 * peer gone: the PMD refuses every burst for seconds). */
-		uint16_t old = tq->refused > sent ? tq->refused - sent : 0;
+		uint16_t old = ep->refused > sent ? ep->refused - sent : 0;
 
-		ee->stats.tx_full += tq->n - sent - old;
-		tq->refused = tq->n - sent;
-		memmove(tq->pkts, tq->pkts + sent,
-			sizeof(tq->pkts[0]) * (tq->n - sent));
+		ee->stats.tx_full += ep->n - sent - old;
+		ep->refused = ep->n - sent;
+		memmove(ep->pkts, ep->pkts + sent,
+			sizeof(ep->pkts[0]) * (ep->n - sent));
 	} else {
-		tq->refused = 0;
+		ep->refused = 0;
 	}
-	tq->n -= sent;
+	ep->n -= sent;
 }
 
 void
@@ -144,10 +159,10 @@ rds_eth_tx(struct rds_engine *e, struct rds_eth_port *p, struct rte_mbuf *m)
 {
 	struct rds_eth_engine *ee = rds_eth_engine(e);
 	unsigned int pi = rds_eth_port_index(p);
-	struct rds_eth_txq *tq = &ee->tx[pi];
+	struct rds_eth_eport *tq = &ee->port[pi];
 
 	if (unlikely(tq->n == RDS_ETH_TX_BURST)) {
-		rds_eth_tx_flush_port(e, ee, pi);
+		rds_eth_tx_flush_port(ee, pi);
 		if (tq->n == RDS_ETH_TX_BURST) {
 			/* The PMD takes nothing: the frame is lost here;
 			 * sequenced ones go again by the retransmit timer. */
@@ -168,9 +183,11 @@ rds_eth_flush(struct rds_engine *e)
 
 	if (ee == NULL)
 		return;
-	rds_eth_rel_flush_acks(e);
+	if (!TAILQ_EMPTY(&ee->acks))
+		rds_eth_rel_flush_acks(e);
 	for (i = 0; i < rds_eth_nb_ports; i++)
-		rds_eth_tx_flush_port(e, ee, i);
+		if (ee->port[i].n != 0)
+			rds_eth_tx_flush_port(ee, i);
 }
 
 /* ------------------------------------------------------------------ */
@@ -272,7 +289,7 @@ rds_eth_rx_frame_la(struct rds_engine *e, struct rds_eth_port *p,
 	ec = c->tp;
 	/* The next frames on this port are most likely this connection's
 	 * too (rds_eth_rx_one). */
-	ee->tx[rds_eth_port_index(p)].rx_last = ec;
+	ee->port[rds_eth_port_index(p)].rx_last = ec;
 	rds_eth_rx_conn(e, p, m, f, ec);
 }
 
@@ -371,7 +388,7 @@ rds_eth_rx_one(struct rds_engine *e, struct rds_eth_port *p,
 	ee->stats.rx_frames++;
 	/* The connection of the last frame here (one of this engine's):
 	 * no address to look up, no owner to compute. */
-	ec = ee->tx[rds_eth_port_index(p)].rx_last;
+	ec = ee->port[rds_eth_port_index(p)].rx_last;
 	if (likely(ec != NULL) && ec->fip == f.src_ip && ec->lip == f.dst_ip) {
 		if (p->nb_rxq > 1)
 			ee->stats.rx_steered++;
@@ -499,21 +516,19 @@ rds_eth_poll(struct rds_engine *e)
 	rds_eth_faults_refresh(ee);
 	if (ee->inbox != NULL)
 		work += rds_eth_steer_drain(e);
-	for (i = 0; i < rds_eth_nb_ports; i++) {
-		struct rds_eth_port *p = rds_eth_ports[i];
+	for (i = 0; i < ee->nb_poll; i++) {
+		struct rds_eth_eport *ep = ee->poll[i];
+		struct rds_eth_port *p = ep->p;
 
-		if (p->home == e->id && unlikely(p->relink &&
-						 e->now >= p->link_check_tsc))
+		if (unlikely(ep->watch) && e->now >= p->link_check_tsc)
 			rds_eth_link_check(e, ee, p);
-		q = p->rxq_of[e->id];
-		if (q < 0)
-			continue;
 		if (unlikely(!p->started))
 			continue;	/* a restart failed: later */
-		if (p->home == e->id) {
+		if (likely(ep->home)) {
 			n = rte_eth_rx_burst(p->port_id, p->rxq, in,
 					     RDS_ETH_RX_BURST);
 		} else {
+			q = ep->rxq;
 			/* Not while the home engine restarts the port (it
 			 * takes these locks once restarting is set). */
 			if (unlikely(__atomic_load_n(&p->restarting,
@@ -588,8 +603,8 @@ rds_eth_conn_free(struct rds_conn *c)
 		return;
 	ee = rds_eth_engine(c->eng);
 	for (i = 0; ee != NULL && i < rds_eth_nb_ports; i++)
-		if (ee->tx[i].rx_last == ec)
-			ee->tx[i].rx_last = NULL;
+		if (ee->port[i].rx_last == ec)
+			ee->port[i].rx_last = NULL;
 	rds_timer_cancel(c->eng, &ec->resolve_timer);
 	rds_eth_steer_conn_del(ec);
 	rds_eth_msg_reset(ec);

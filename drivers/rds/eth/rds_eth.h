@@ -389,22 +389,35 @@ rds_eth_laddr(const struct rds_laddr *la)
 	return la->tp;
 }
 
-/* Per port and engine: the frames queued for transmission in this
- * pass, and the connection the last frame received there came for. */
+/* A port as one engine uses it: where it receives and transmits
+ * (worked out once, at the engine's start), the frames queued for
+ * transmission in this pass, and the connection the last frame received
+ * there came for. */
 #define RDS_ETH_TX_BURST 64
-struct rds_eth_txq {
+struct rds_eth_eport {
 	struct rte_mbuf *pkts[RDS_ETH_TX_BURST];
 	uint16_t n;
 	uint16_t refused;		/* the first of them the PMD refused
 					 * already (counted in tx_full once) */
 	struct rds_eth_conn *rx_last;	/* one of this engine's, or NULL */
+	struct rds_eth_port *p;
+	int16_t rxq;			/* the receive queue polled (index from
+					 * p->rxq), or -1: none */
+	bool home;			/* the port's home engine (polls rxq,
+					 * watches the link, no lock) */
+	bool watch;			/* ... and the link is watched
+					 * (relink=1) */
+	uint16_t txq;			/* the transmit queue */
+	rte_spinlock_t *tx_lock;	/* ... and its lock */
 };
 
 struct rds_eth_conn;
 
 /* Per engine (rds_engine.tp). */
 struct rds_eth_engine {
-	struct rds_eth_txq *tx;		/* [port index] */
+	struct rds_eth_eport *port;	/* [port index] */
+	struct rds_eth_eport **poll;	/* those this engine receives on */
+	unsigned int nb_poll;
 	struct rte_rds_eth_stats stats;
 	uint32_t faults_gen;
 	bool faults_on;
