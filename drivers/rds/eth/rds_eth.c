@@ -104,9 +104,14 @@ rds_eth_engine_fini(struct rds_engine *e)
 
 	if (ee == NULL)
 		return;
-	for (i = 0; ee->port != NULL && i < rds_eth_nb_ports; i++)
+	for (i = 0; ee->port != NULL && i < rds_eth_nb_ports; i++) {
 		for (k = 0; k < ee->port[i].n; k++)
 			rte_pktmbuf_free(ee->port[i].pkts[k]);
+		if (ee->port[i].nb_stash != 0)
+			rte_mempool_put_bulk(ee->port[i].p->pool,
+					     (void **)ee->port[i].stash,
+					     ee->port[i].nb_stash);
+	}
 	if (ee->fault != NULL) {
 		rds_eth_fault_flush(ee->fault);
 		rds_eth_fault_free(ee->fault);

@@ -394,6 +394,8 @@ rds_eth_laddr(const struct rds_laddr *la)
  * transmission in this pass, and the connection the last frame received
  * there came for. */
 #define RDS_ETH_TX_BURST 64
+/* mbufs an engine takes from a port's pool at once for its frames. */
+#define RDS_ETH_STASH 16
 struct rds_eth_eport {
 	struct rte_mbuf *pkts[RDS_ETH_TX_BURST];
 	uint16_t n;
@@ -409,6 +411,8 @@ struct rds_eth_eport {
 					 * (relink=1) */
 	uint16_t txq;			/* the transmit queue */
 	rte_spinlock_t *tx_lock;	/* ... and its lock */
+	uint16_t nb_stash;		/* mbufs of p's pool taken for frames */
+	struct rte_mbuf *stash[RDS_ETH_STASH];
 };
 
 struct rds_eth_conn;

@@ -302,16 +302,45 @@ rds_eth_mbuf_ref(struct rte_mbuf *m)
 		rte_mbuf_refcnt_update(m, 1);
 }
 
-static inline struct rte_mbuf *
+/* The engine's mbufs for port p are gone: RDS_ETH_STASH more at once,
+ * or one (the pool is short). */
+static __rte_noinline struct rte_mbuf *
+rds_eth_stash_refill(struct rds_eth_eport *ep, struct rte_mempool *pool)
+{
+	if (rte_mempool_get_bulk(pool, (void **)ep->stash,
+				 RDS_ETH_STASH) == 0) {
+		ep->nb_stash = RDS_ETH_STASH - 1;
+		return ep->stash[RDS_ETH_STASH - 1];
+	}
+	return rte_mbuf_raw_alloc(pool);
+}
+
+static __rte_always_inline struct rte_mbuf *
 rds_eth_frame_alloc(struct rds_eth_conn *ec, uint32_t len)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(ec->port->pool);
+	struct rds_eth_port *p = ec->port;
+	struct rds_eth_eport *ep = &ec_ee(ec)->port[p->index];
 	uint32_t total = RDS_ETH_HDRS + len;
+	struct rte_mbuf *m;
 
-	if (unlikely(m == NULL))
-		return NULL;
-	/* rte_pktmbuf_append's work, on a new mbuf. */
-	if (unlikely(total > rte_pktmbuf_tailroom(m))) {
+	/* From the engine's few for this port, taken from the pool a
+	 * burst at a time (one get, not one per frame), raw: a pool's
+	 * mbufs come with refcnt 1, next NULL and one segment, and of the
+	 * rest a frame needs only what is set here (rte_pktmbuf_reset's
+	 * dozen stores are most of an allocation's work); the build sets
+	 * or clears the offload fields it uses. The pool's buffers hold
+	 * the headroom and more (rds_eth_port.c). */
+	if (likely(ep->nb_stash != 0)) {
+		m = ep->stash[--ep->nb_stash];
+	} else {
+		m = rds_eth_stash_refill(ep, p->pool);
+		if (unlikely(m == NULL))
+			return NULL;
+	}
+	m->data_off = RTE_PKTMBUF_HEADROOM;
+	m->ol_flags = 0;
+	m->packet_type = 0;
+	if (unlikely(total > (uint32_t)m->buf_len - RTE_PKTMBUF_HEADROOM)) {
 		rte_pktmbuf_free(m);
 		return NULL;
 	}
