@@ -583,6 +583,7 @@ rds_eth_conn_alloc(struct rds_conn *c)
 	if (ec == NULL)
 		return -ENOMEM;
 	ec->c = c;
+	ec->ee = rds_eth_engine(c->eng);
 	ec->port = el->port;
 	ec->lip = el->ip;
 	ec->fip = rds_addr_v4(&c->key.faddr);

@@ -615,6 +615,7 @@ struct rds_eth_sent {
 /* Per connection (rds_conn.tp). */
 struct rds_eth_conn {
 	struct rds_conn *c;
+	struct rds_eth_engine *ee;	/* of the engine that owns c */
 	struct rds_eth_port *port;
 	uint32_t lip, fip;		/* network order */
 	struct rte_ether_addr peer_mac;

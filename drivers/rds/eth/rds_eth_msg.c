@@ -348,7 +348,7 @@ rds_eth_resp_start(struct rds_eth_conn *ec, uint32_t op_id, int status,
 static void
 rds_eth_req_run(struct rds_eth_conn *ec)
 {
-	struct rds_eth_engine *ee = rds_eth_engine(ec->c->eng);
+	struct rds_eth_engine *ee = ec->ee;
 	struct rds_eth_rdma_req_h *rq = ec->rq;
 	uint8_t *rdata = NULL;
 	struct iovec iov;

@@ -72,7 +72,20 @@ ec_eng(const struct rds_eth_conn *ec)
 static inline struct rds_eth_engine *
 ec_ee(const struct rds_eth_conn *ec)
 {
-	return rds_eth_engine(ec->c->eng);
+	return ec->ee;
+}
+
+/* rds_eth_tx for a frame of ec: the engine's batch for the port, when
+ * it has room (no lookup of the engine's state). */
+static inline void
+ec_tx(struct rds_eth_conn *ec, struct rte_mbuf *m)
+{
+	struct rds_eth_eport *ep = &ec->ee->port[ec->port->index];
+
+	if (likely(ep->n < RDS_ETH_TX_BURST))
+		ep->pkts[ep->n++] = m;
+	else
+		ec_tx(ec, m);
 }
 
 static uint32_t
@@ -397,7 +410,7 @@ rds_eth_rel_commit(struct rds_eth_conn *ec, struct rte_mbuf *m, uint8_t type,
 	/* One reference for the PMD, one kept for sending it again. */
 	rds_eth_mbuf_ref(m);
 	ec->snd_nxt++;
-	rds_eth_tx(e, ec->port, m);
+	ec_tx(ec, m);
 	if (!ec->rto_timer.armed)
 		rds_timer_arm(e, &ec->rto_timer, e->now + ec->rto);
 }
@@ -465,7 +478,7 @@ rds_eth_send_ack(struct rds_eth_conn *ec)
 	rds_eth_ack_fields(ec, &f);
 	rds_eth_frame_finish(ec, m, &f);
 	ec_ee(ec)->stats.ack_tx++;
-	rds_eth_tx(ec_eng(ec), ec->port, m);
+	ec_tx(ec, m);
 }
 
 void
@@ -504,7 +517,7 @@ rds_eth_rexmit(struct rds_eth_conn *ec, uint32_t seq)
 	rds_eth_mbuf_ref(st->m);
 	st->tsc = ec_eng(ec)->now;
 	st->tx_count++;
-	rds_eth_tx(ec_eng(ec), ec->port, st->m);
+	ec_tx(ec, st->m);
 	return true;
 }
 
