@@ -29,7 +29,10 @@
  *                    are dropped, the new one delivered;
  *   peer_mac:        the peer's frames come from a new MAC: the
  *                    library's next frames, ACKs and messages, go there
- *                    (the connection's frame template is made again).
+ *                    (the connection's frame template is made again);
+ *   batch_full:      a message of more frames than a pass's batch for a
+ *                    port (RDS_ETH_TX_BURST) goes out whole in one pass,
+ *                    in order, none lost or refused.
  *
  * end_to_end: two addresses of the library on two net_ring ports whose
  * rings cross (10.254.3.11 and .12); every frame of the receiver is taken
@@ -389,9 +392,10 @@ lib_socket(const char *ip, int sndbuf)
 static void
 lib_send(int s, const char *ip, uint16_t port, uint32_t len, uint8_t fill)
 {
-	static uint8_t buf[1 << 16];
+	static uint8_t buf[1 << 20];
 	struct sockaddr_in to = rds_test_sin(ip, port);
 
+	CU_ASSERT_FATAL(len <= sizeof(buf));
 	memset(buf, fill, len);
 	CU_ASSERT_EQUAL(rte_rds_sendto(s, buf, len, MSG_DONTWAIT,
 				       (struct sockaddr *)&to, sizeof(to)),
@@ -631,6 +635,32 @@ test_peer_mac(void)
 	lib_down();
 }
 
+static void
+test_batch_full(void)
+{
+	struct rte_rds_eth_stats st;
+	unsigned int i, n = 0;
+	int s;
+
+	lib_up();
+	s = lib_socket(H_LIB_IP, 4 << 20);
+	/* 100 KiB: 72 frames, and the congestion map's 6 before them. */
+	lib_send(s, H_PEER_IP, PEER_PORT, 100 * 1024, 3);
+	poll_n(1);
+	for (i = 0; i < h.nb_log; i++) {
+		if (h.log[i].f.type != RDS_ETH_F_DATA)
+			continue;
+		CU_ASSERT_EQUAL(h.log[i].f.seq, n);
+		n++;
+	}
+	CU_ASSERT(n > RDS_ETH_TX_BURST);
+	CU_ASSERT(last_frame(h.lib_epoch, 1) == (int64_t)n - 1);
+	CU_ASSERT_EQUAL(rte_rds_eth_stats_get(&st), 0);
+	CU_ASSERT_EQUAL(st.tx_full, 0);
+	CU_ASSERT(rte_rds_close(s) == 0);
+	lib_down();
+}
+
 /* A's epoch, from the frames it has in its ring (left as they are). */
 static uint32_t
 a_epoch(void)
@@ -723,6 +753,7 @@ main(void)
 		{ "reset_resends_unacked", test_reset_resends_unacked },
 		{ "dup_filter", test_dup_filter },
 		{ "peer_mac", test_peer_mac },
+		{ "batch_full", test_batch_full },
 		{ "end_to_end", test_end_to_end },
 		{ NULL, NULL },
 	};

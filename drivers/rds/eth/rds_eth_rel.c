@@ -85,7 +85,7 @@ ec_tx(struct rds_eth_conn *ec, struct rte_mbuf *m)
 	if (likely(ep->n < RDS_ETH_TX_BURST))
 		ep->pkts[ep->n++] = m;
 	else
-		ec_tx(ec, m);
+		rds_eth_tx(ec_eng(ec), ec->port, m);
 }
 
 static uint32_t
