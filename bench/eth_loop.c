@@ -49,6 +49,7 @@
 
 #include <rte_rds.h>
 #include <rte_rds_eth.h>
+#include <rte_rds_stats.h>
 
 #define IP_A "10.253.0.1"
 #define IP_B "10.253.0.2"
@@ -400,6 +401,7 @@ main(int argc, char **argv)
 	       (double)ns[0] / (double)(n * k));
 	if (!raw) {
 		struct rte_rds_eth_stats st;
+		struct rte_rds_stats rs;
 
 		if (rte_rds_eth_stats_get(&st) == 0)
 			fprintf(stderr, "eth: tx_frames %" PRIu64 ", rx_frames %" PRIu64
@@ -407,6 +409,11 @@ main(int argc, char **argv)
 				", rexmit_fast %" PRIu64 ", rexmit_timeout %" PRIu64
 				"\n", st.tx_frames, st.rx_frames, st.ack_tx,
 				st.ack_rx, st.rexmit_fast, st.rexmit_timeout);
+		/* RDS ACK-only frames (the core's), besides eth's own. */
+		if (rte_rds_stats_get(-1, &rs) == 0)
+			fprintf(stderr, "rds: s_send_ack %" PRIu64
+				", s_send_xmit %" PRIu64 "\n", rs.s_send_ack,
+				rs.s_send_xmit);
 		rte_rds_close(a);
 		rte_rds_close(b);
 		rte_rds_fini();

@@ -64,6 +64,7 @@ rds_recv_hdr(struct rds_conn *c, const struct rds_hdr_info *h,
 	struct rds_engine *e = c->eng;
 	struct rds_sock *rs;
 	struct rds_msg *m;
+	bool acks;
 
 	if (unlikely(h->len != len)) {
 		rds_stat_inc(e, s_recv_drop_bad_hdr);
@@ -71,7 +72,10 @@ rds_recv_hdr(struct rds_conn *c, const struct rds_hdr_info *h,
 		rds_msg_free(own);
 		return -EBADMSG;
 	}
-	if (h->ack != 0)
+	/* The piggybacked ACK; a transport that acknowledges by itself
+	 * is the only one to free what we sent (one stream of ACKs). */
+	acks = (c->trans->flags & RDS_TRANS_F_ACKS) != 0;
+	if (h->ack != 0 && !acks)
 		rds_send_drop_acked(c, h->ack);
 
 	/* ACK-only frame. */
@@ -100,7 +104,7 @@ rds_recv_hdr(struct rds_conn *c, const struct rds_hdr_info *h,
 	/* The kernel's duplicate rule: only old and retransmitted. */
 	if (h->seq < c->next_rx_seq && (h->flags & RDS_FLAG_RETRANSMITTED)) {
 		rds_stat_inc(e, s_recv_drop_old_seq);
-		if (h->flags & RDS_FLAG_ACK_REQUIRED) {
+		if ((h->flags & RDS_FLAG_ACK_REQUIRED) && !acks) {
 			c->ack_requested = true;
 			rds_conn_ready(c);
 		}
@@ -167,8 +171,10 @@ rds_recv_hdr(struct rds_conn *c, const struct rds_hdr_info *h,
 		c->ack_next = h->seq;
 		c->ack_sent = 0;
 	}
-	if (h->acked) {
-		/* Delivered within the process: the sender knows. */
+	if (h->acked || acks) {
+		/* Delivered within the process, or acknowledged by the
+		 * transport (ACK_REQUIRED was its to answer): the sender
+		 * knows. */
 		c->ack_sent = c->ack_next;
 	} else if (h->flags & RDS_FLAG_ACK_REQUIRED) {
 		c->ack_requested = true;

@@ -30,6 +30,19 @@
 #define RDS_TRANS_F_RDMA 0x2		/* RDMA and atomics (hardware, or the
 					 * software executor) */
 #define RDS_TRANS_F_MASKED_ATOMICS 0x4	/* masked atomics too */
+/* The transport acknowledges messages itself, as the kernel's rds_tcp
+ * (rds_tcp_is_acked: a message counts as acknowledged once TCP has its
+ * last byte): it calls rds_send_drop_acked(c, seq) once the peer's
+ * transport took every frame of the messages up to seq, and took them
+ * only as the peer's core accepted them. On its connections the core
+ * sends no ACK-only frames (xmit_ack is never called and may be NULL),
+ * arms no delayed ACK, ignores the ACK field of what it receives and
+ * writes 0 there; ACK_REQUIRED asks the transport, not the peer's core,
+ * for a prompt acknowledgement (the core no longer sets it every
+ * max_unacked_packets messages: the transport's own acknowledgements
+ * bound what is outstanding). One acknowledgement stream per
+ * connection. */
+#define RDS_TRANS_F_ACKS 0x8
 
 struct rds_transport {
 	const char *name;
@@ -65,7 +78,8 @@ struct rds_transport {
 	 * later), another -errno to fail the connection. */
 	int (*xmit)(struct rds_conn *c, struct rds_msg *m);
 	/* Send an ACK-only frame with the header from rds_ack_hdr().
-	 * 0, -EAGAIN or -errno as xmit. */
+	 * 0, -EAGAIN or -errno as xmit. Never called on a transport with
+	 * RDS_TRANS_F_ACKS (may be NULL there). */
 	int (*xmit_ack)(struct rds_conn *c);
 	/* Poll receive and completion queues of engine e; returns work
 	 * done. Received frames go to rds_recv_frame(). Called every pass

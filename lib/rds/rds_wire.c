@@ -61,6 +61,39 @@ rds_hdr_encode(struct rds_header *h, uint64_t seq, uint64_t ack,
 }
 
 void
+rds_hdr_encode_info(struct rds_header *h, const struct rds_hdr_info *i,
+		    bool csum)
+{
+	uint8_t *x = h->h_exthdr;
+
+	memset(h, 0, sizeof(*h));
+	h->h_sequence = rte_cpu_to_be_64(i->seq);
+	h->h_ack = rte_cpu_to_be_64(i->ack);
+	h->h_len = rte_cpu_to_be_32(i->len);
+	h->h_sport = rte_cpu_to_be_16(i->sport);
+	h->h_dport = rte_cpu_to_be_16(i->dport);
+	h->h_flags = i->flags;
+	h->h_credit = i->credit;
+	/* As rds_msg_hdr adds them: RDMA_DEST (9 bytes), then RDMA (5). */
+	if (unlikely(i->ext_mask & (1u << RDS_EXTHDR_RDMA_DEST))) {
+		rte_be32_t v[2] = { rte_cpu_to_be_32(i->ext_rdma_dest_rkey),
+				    rte_cpu_to_be_32(i->ext_rdma_dest_offset) };
+
+		*x++ = RDS_EXTHDR_RDMA_DEST;
+		memcpy(x, v, sizeof(v));
+		x += sizeof(v);
+	}
+	if (unlikely(i->ext_mask & (1u << RDS_EXTHDR_RDMA))) {
+		rte_be32_t k = rte_cpu_to_be_32(i->ext_rdma_rkey);
+
+		*x++ = RDS_EXTHDR_RDMA;
+		memcpy(x, &k, sizeof(k));
+	}
+	if (csum)
+		rds_hdr_csum_set(h);
+}
+
+void
 rds_hdr_set_ack(struct rds_header *h, uint64_t ack, uint8_t credit)
 {
 	h->h_ack = rte_cpu_to_be_64(ack);

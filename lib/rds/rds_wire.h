@@ -90,6 +90,15 @@ void rds_hdr_encode(struct rds_header *h, uint64_t seq, uint64_t ack,
 		    uint32_t len, uint16_t sport, uint16_t dport,
 		    uint8_t flags, uint8_t credit);
 
+/* Fill a header from decoded fields (acked is not on the wire), the
+ * extensions of ext_mask among RDMA_DEST and RDMA (in that order, as
+ * rds_msg_hdr writes them; the others are not encoded). The checksum
+ * only when csum: a transport whose frames carry a stronger one leaves
+ * it 0, which receivers take as not computed (rds_hdr_csum_ok, as the
+ * kernel's rds_message_verify_checksum). */
+void rds_hdr_encode_info(struct rds_header *h, const struct rds_hdr_info *i,
+			 bool csum);
+
 /* Add an extension after those already present and recompute the
  * checksum. Returns 0, or -ENOSPC when it does not fit, -EINVAL for an
  * unknown type or a wrong data length. */

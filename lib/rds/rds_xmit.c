@@ -121,11 +121,14 @@ rds_send_pong(struct rds_conn *c, uint16_t dport)
 	rds_stat_inc(c->eng, s_send_pong);
 }
 
-/* Header of a message's frames, carrying the current cumulative ACK. */
+/* Header of a message's frames, carrying the current cumulative ACK
+ * (none where the transport acknowledges: RDS_TRANS_F_ACKS). */
 void
 rds_msg_hdr(struct rds_conn *c, const struct rds_msg *m, struct rds_header *h)
 {
-	rds_hdr_encode(h, m->seq, c->ack_next, m->len, m->sport, m->dport,
+	uint64_t ack = c->trans->flags & RDS_TRANS_F_ACKS ? 0 : c->ack_next;
+
+	rds_hdr_encode(h, m->seq, ack, m->len, m->sport, m->dport,
 		       m->h_flags, 0);
 	if (m->has_dest) {
 		rte_be32_t v[2] = { rte_cpu_to_be_32((uint32_t)m->rdma_dest),
@@ -143,13 +146,14 @@ rds_msg_hdr(struct rds_conn *c, const struct rds_msg *m, struct rds_header *h)
 }
 
 /* The same header as decoded fields: nothing to encode, checksum or
- * decode when the frame never leaves the process. */
+ * decode when the frame never leaves the process (or to encode as the
+ * transport needs, rds_hdr_encode_info). */
 void
 rds_msg_hdr_info(struct rds_conn *c, const struct rds_msg *m,
 		 struct rds_hdr_info *h)
 {
 	h->seq = m->seq;
-	h->ack = c->ack_next;
+	h->ack = c->trans->flags & RDS_TRANS_F_ACKS ? 0 : c->ack_next;
 	h->len = m->len;
 	h->sport = m->sport;
 	h->dport = m->dport;
@@ -259,7 +263,10 @@ rds_send_xmit(struct rds_conn *c)
 		n++;
 	}
 	while (n < RDS_SEND_BATCH && (m = TAILQ_FIRST(&c->send_q)) != NULL) {
-		if (c->xmit_cur != m)
+		/* A transport that acknowledges by itself bounds what is
+		 * outstanding with its own ACKs. */
+		if (c->xmit_cur != m &&
+		    !(c->trans->flags & RDS_TRANS_F_ACKS))
 			rds_send_ack_policy(c, m);
 		c->xmit_cur = m;	/* the transport may take several calls */
 		/* Read before the call: a message taken (RDS_XMIT_TAKEN) is
@@ -302,7 +309,10 @@ rds_send_xmit(struct rds_conn *c)
 	return n;
 }
 
-/* Free everything the peer has acknowledged (rds_send_drop_acked). */
+/* Free everything the peer has acknowledged (rds_send_drop_acked): in
+ * an RDS ACK, or, RDS_TRANS_F_ACKS, through its transport (the driver
+ * calls this when its acknowledgements cover a message's last frame, as
+ * the kernel's rds_tcp when TCP's covers its last byte). */
 void
 rds_send_drop_acked(struct rds_conn *c, uint64_t ack)
 {

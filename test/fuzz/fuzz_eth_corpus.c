@@ -173,8 +173,8 @@ main(int argc, char **argv)
 	memcpy(buf, b, n);			/* another port */
 	buf[37] ^= 1;
 	put("port", buf, n);
-	memcpy(buf, b, n);			/* version */
-	buf[42] = 2;
+	memcpy(buf, b, n);			/* version: the one before */
+	buf[42] = RDS_ETH_VERSION - 1;
 	put("version", buf, n);
 	memcpy(buf, b, n);			/* type */
 	buf[43] = 9;

@@ -43,6 +43,23 @@
  *   counted (rx_drop_crc, rx_drop_type) by the end of the input;
  * - the harness's mbufs all come back by rte_rds_fini (the driver
  *   frees what it took); ASan/UBSan; LeakSanitizer at exit.
+ *
+ * And on what the driver sends, whose only acknowledgement is the
+ * harness's frame ACKs (RDS_TRANS_F_ACKS; the model follows the
+ * driver's stream frame by frame, each frame's flags and the RDS
+ * message its unit carries, and every ACK the harness sends):
+ * - no RDS ACK-only frame, and no ACK in an RDS header;
+ * - the socket's messages are freed (s_send_acked) only when an ACK of
+ *   the harness's covered the last frame of each, cumulatively, in the
+ *   stream it went in (they are freed in order: message k is freed only
+ *   once k's last frame was acknowledged);
+ * - a message is never sent again once freed; one sent again (in a new
+ *   stream, after a reset) is marked RETRANSMITTED; new ones go in
+ *   order;
+ * - at the end, with the harness acknowledging all the driver sends
+ *   (from a new stream of its own, which the driver always takes),
+ *   every message the socket sent is freed: none was lost to a reset
+ *   unsent.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -80,6 +97,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define POOL_SIZE 4095
 #define FRAG_MAX 1400		/* payload of one frame, at most */
 #define SLEEP_BUDGET_US 3000
+#define MAX_TX_FRAMES 4096	/* of one stream of the driver's */
+#define TX_FIRST 0x1		/* first frame of a unit */
+#define TX_LAST 0x2		/* last frame of a unit */
+#define TX_DATA 0x4		/* ... of an RDS frame (not the map) */
 
 /* A frame of the schedule. */
 struct sframe {
@@ -110,6 +131,20 @@ static struct {
 	uint32_t nb_sch;
 	struct sframe sch_prev[MAX_FRAMES];	/* previous epoch's */
 	uint32_t nb_sch_prev, first_prev;
+	/* The driver's stream as the harness saw it last (its epoch, and
+	 * per frame TX_* and the RDS sequence of its unit). */
+	uint32_t tx_epoch;
+	uint32_t tx_nb;
+	uint8_t tx_fl[MAX_TX_FRAMES];
+	uint64_t tx_seq[MAX_TX_FRAMES];
+	uint64_t tx_acked;		/* highest message whose last frame
+					 * an ACK of ours covered */
+	uint64_t tx_max;		/* highest message seen sent */
+	uint64_t tx_whole;		/* ... with its last frame too */
+	uint64_t freed;			/* s_send_acked before the poll */
+	uint32_t sent_ok;		/* messages the socket sent */
+	uint32_t epochs[MAX_STEPS + 2];	/* every epoch of the harness's */
+	uint32_t nb_epochs;
 	/* The oracle. */
 	bool delivered[MAX_MSGS];
 	bool tainted;			/* an undetectable lie was sent */
@@ -276,6 +311,24 @@ send_frame(const struct sframe *s, uint32_t seq, uint32_t epoch, uint8_t mut,
 		rte_pktmbuf_free(m);
 }
 
+/* The messages an ACK of ours lets the driver free: those whose last
+ * frame it covers cumulatively (a selective ACK frees none), if it
+ * names the driver's stream and no more than it sent (else the driver
+ * ignores it). */
+static void
+ack_model(const struct rds_eth_frame *f)
+{
+	uint32_t i;
+
+	if (f->flags & RDS_ETH_FL_RESET || f->dst_epoch == 0 ||
+	    f->dst_epoch != w.tx_epoch || f->ack > w.tx_nb)
+		return;
+	for (i = 0; i < f->ack; i++)
+		if ((w.tx_fl[i] & (TX_LAST | TX_DATA)) == (TX_LAST | TX_DATA) &&
+		    w.tx_seq[i] > w.tx_acked)
+			w.tx_acked = w.tx_seq[i];
+}
+
 static void
 send_ack(struct fz_in *in)
 {
@@ -292,6 +345,7 @@ send_ack(struct fz_in *in)
 	f.ack = fz_u8(in) % 64;
 	f.sack = fz_u64(in);
 	f.wnd = fz_u16(in);
+	ack_model(&f);
 	memset(&m, 0, sizeof(m));
 	m.buf_addr = b;
 	m.buf_len = sizeof(b);
@@ -307,29 +361,125 @@ send_ack(struct fz_in *in)
 	inject(b, sizeof(b));
 }
 
-/* What the driver sent: learn its epoch and whether it took ours. */
+/* A sequenced frame of the driver's stream: the unit it belongs to, and
+ * the oracles on the RDS frames it sends. */
+static void
+tx_frame(const struct rds_eth_frame *f)
+{
+	struct fz_hdr h;
+	uint32_t i = f->seq;
+	uint8_t fl = 0;
+
+	if (f->type != RDS_ETH_F_DATA && f->type != RDS_ETH_F_RDMA_REQ &&
+	    f->type != RDS_ETH_F_RDMA_RESP)
+		return;
+	FZ_CHECK(i < MAX_TX_FRAMES, "driver frame %u: too many", i);
+	if (i < w.tx_nb)
+		return;		/* sent again by the frame layer */
+	FZ_CHECK(i == w.tx_nb, "driver frame %u after %u", i, w.tx_nb);
+	w.tx_nb++;
+	if (f->flags & RDS_ETH_FL_FIRST)
+		fl |= TX_FIRST;
+	if (f->flags & RDS_ETH_FL_LAST)
+		fl |= TX_LAST;
+	w.tx_seq[i] = 0;
+	if (f->type == RDS_ETH_F_DATA && (fl & TX_FIRST)) {
+		FZ_CHECK(f->len >= FZ_HDR_SIZE && fz_hdr_csum_ok(f->payload),
+			 "driver frame %u: bad RDS header", i);
+		fz_hdr_decode(f->payload, &h);
+		FZ_CHECK(h.ack == 0, "an ACK (%llu) in the driver's RDS header",
+			 (unsigned long long)h.ack);
+		FZ_CHECK(h.len != 0 || h.sport != 0 || h.dport != 0 ||
+			 (h.flags & FZ_FLAG_CONG_BITMAP),
+			 "an RDS ACK-only frame from the driver");
+		if (!(h.flags & FZ_FLAG_CONG_BITMAP)) {
+			fl |= TX_DATA;
+			w.tx_seq[i] = h.seq;
+			FZ_CHECK(h.seq > w.freed, "message %llu sent again after "
+				 "it was acknowledged and freed (%llu freed)",
+				 (unsigned long long)h.seq,
+				 (unsigned long long)w.freed);
+			/* Marked when it went whole before (the peer may
+			 * have it); one cut short by a reset may go
+			 * unmarked (the peer cannot have it). */
+			if (h.seq <= w.tx_whole)
+				FZ_CHECK(h.flags & FZ_FLAG_RETRANSMITTED,
+					 "message %llu sent again unmarked",
+					 (unsigned long long)h.seq);
+			else if (h.seq > w.tx_max)
+				FZ_CHECK(h.seq == w.tx_max + 1,
+					 "message %llu after %llu",
+					 (unsigned long long)h.seq,
+					 (unsigned long long)w.tx_max);
+			if (h.seq > w.tx_max)
+				w.tx_max = h.seq;
+			FZ_TRACE("driver message %llu from frame %u%s",
+				 (unsigned long long)h.seq, i,
+				 h.flags & FZ_FLAG_RETRANSMITTED ?
+				 " (retransmitted)" : "");
+		}
+	} else if (!(fl & TX_FIRST) && i > 0) {
+		fl |= w.tx_fl[i - 1] & TX_DATA;
+		w.tx_seq[i] = w.tx_seq[i - 1];
+	}
+	if ((fl & (TX_DATA | TX_LAST)) == (TX_DATA | TX_LAST) &&
+	    w.tx_seq[i] > w.tx_whole)
+		w.tx_whole = w.tx_seq[i];
+	w.tx_fl[i] = fl;
+}
+
+static uint64_t
+send_acked(void)
+{
+	struct rte_rds_stats st;
+
+	FZ_CHECK(rte_rds_stats_get(-1, &st) == 0, "stats");
+	return st.s_send_acked;
+}
+
+/* What the driver sent: learn its epoch and whether it took ours, and
+ * follow its stream. */
 static void
 drain_tx(void)
 {
-	struct rte_mbuf *m;
+	struct rte_mbuf *m, *c;
 	struct rds_eth_frame f;
 
 	while (rte_ring_dequeue(w.tx, (void **)&m) == 0) {
-		if (rds_eth_frame_parse(m, RDS_ETH_UDP_PORT, &f) ==
+		/* Large fragments go zero-copy: a chain, parsed flat. */
+		c = m;
+		if (m->nb_segs != 1) {
+			c = rte_pktmbuf_copy(m, w.pool, 0, UINT32_MAX);
+			FZ_CHECK(c != NULL, "harness pool empty");
+		}
+		if (rds_eth_frame_parse(c, RDS_ETH_UDP_PORT, &f) ==
 		    RDS_ETH_DROP_NONE) {
 			if (f.src_epoch != 0)
 				w.our_epoch = f.src_epoch;
+			if (f.src_epoch != 0 && f.src_epoch != w.tx_epoch) {
+				/* A new stream of the driver's. */
+				w.tx_epoch = f.src_epoch;
+				w.tx_nb = 0;
+			}
 			if (f.dst_epoch == w.epoch)
 				w.acked = true;
 			w.rx_ack = f.ack;
+			if (f.src_epoch != 0)
+				tx_frame(&f);
 		}
+		if (c != m)
+			rte_pktmbuf_free(c);
 		rte_pktmbuf_free(m);
 	}
+	FZ_CHECK(send_acked() <= w.tx_acked, "%llu messages freed, only %llu "
+		 "acknowledged", (unsigned long long)send_acked(),
+		 (unsigned long long)w.tx_acked);
 }
 
 static void
 poll_once(void)
 {
+	w.freed = send_acked();
 	rte_rds_engine_poll(0);
 	drain_tx();
 }
@@ -408,8 +558,9 @@ sock_send(struct fz_in *in)
 	to.sin_addr.s_addr = w.peer_ip;
 	to.sin_port = htons(PEER_PORT);
 	memset(rbuf, 0xa5, len);
-	(void)rte_rds_sendto(w.s, rbuf, len, MSG_DONTWAIT,
-			     (struct sockaddr *)&to, sizeof(to));
+	if (rte_rds_sendto(w.s, rbuf, len, MSG_DONTWAIT,
+			   (struct sockaddr *)&to, sizeof(to)) == (ssize_t)len)
+		w.sent_ok++;
 }
 
 /* ------------------------------------------------------------------ */
@@ -499,10 +650,67 @@ world_up(struct fz_in *in)
 		w.delivered[i] = false;
 	}
 	w.tainted = false;
+	w.tx_epoch = w.tx_nb = 0;
+	w.tx_acked = w.tx_max = w.tx_whole = w.freed = 0;
+	w.sent_ok = 0;
+	w.epochs[0] = w.epoch;
+	w.nb_epochs = 1;
 	w.bad_crc = w.bad_type = 0;
 	w.slept_us = 0;
 	w.nb_sch_prev = 0;
 	schedule(0, false);
+}
+
+/* The harness takes everything the driver sends, from a stream of its
+ * own the driver has not seen (so it takes it, whatever it made of the
+ * earlier ones), naming the driver's: every message the socket sent is
+ * acknowledged and freed. */
+static void
+ack_all(void)
+{
+	struct rte_rds_stats st;
+	struct rds_eth_frame f;
+	struct rte_mbuf *m;
+	unsigned int k, i;
+	uint64_t pongs;
+
+	do {
+		w.epoch = w.epoch * 2654435761u + 0x9e3779b9u;
+		for (i = 0; i < w.nb_epochs && w.epochs[i] != w.epoch; i++)
+			;
+	} while (w.epoch == 0 || i < w.nb_epochs);
+	w.acked = false;
+	FZ_TRACE("acknowledging all from stream %08x", w.epoch);
+	FZ_CHECK(rte_rds_stats_get(-1, &st) == 0, "stats");
+	/* (No frame of the harness's is a ping; were one made, its pong is
+	 * freed as the socket's messages are.) */
+	pongs = st.s_send_pong;
+	for (k = 0; k < 4 * MAX_STEPS + 64 &&
+	     send_acked() < w.sent_ok + pongs; k++) {
+		memset(&f, 0, sizeof(f));
+		f.type = RDS_ETH_F_ACK;
+		f.flags = w.acked ? 0 : RDS_ETH_FL_OPEN;
+		f.src_epoch = w.epoch;
+		f.dst_epoch = w.tx_epoch;
+		f.ack = w.tx_nb;
+		f.wnd = WINDOW;
+		ack_model(&f);
+		m = rte_pktmbuf_alloc(w.pool);
+		FZ_CHECK(m != NULL, "harness pool empty");
+		FZ_CHECK(rte_pktmbuf_append(m, RDS_ETH_HDRS) != NULL, "append");
+		FZ_CHECK(rds_eth_frame_build(m, &w.peer_mac, &w.our_mac,
+					     w.peer_ip, w.our_ip,
+					     RDS_ETH_UDP_PORT, RDS_ETH_UDP_PORT,
+					     &f, false) == 0, "ack build");
+		if (rte_ring_enqueue(w.rx, m) != 0)
+			rte_pktmbuf_free(m);
+		poll_once();
+		recv_some(16);
+	}
+	FZ_CHECK(send_acked() == w.sent_ok + pongs, "%u messages sent "
+		 "(and %llu pongs), %llu freed with all acknowledged",
+		 w.sent_ok, (unsigned long long)pongs,
+		 (unsigned long long)send_acked());
 }
 
 static void
@@ -515,6 +723,7 @@ world_down(void)
 		poll_once();
 		recv_some(16);
 	}
+	ack_all();
 	recv_some(64);
 	FZ_CHECK(xstat("rx_drop_crc") >= w.bad_crc,
 		 "%llu frames with a bad CRC, rx_drop_crc %llu",
@@ -593,6 +802,7 @@ op_restart(struct fz_in *in)
 		w.epoch_prev = 0;
 	}
 	w.epoch = (w.epoch + 2 + (uint32_t)a * 2) | 1;
+	w.epochs[w.nb_epochs++] = w.epoch;
 	w.acked = false;
 	if (a & 1)
 		w.our_epoch = 0;	/* a restarted peer knows ours no more */

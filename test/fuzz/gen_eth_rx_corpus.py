@@ -110,6 +110,26 @@ def seeds():
                  ack(8, 0, 0, 8) + burst(2) + poll() + recv())
     s["window"] = (prologue(0x61, 48, [2000]) + frame(9) + frame(11) +
                    frame(7) + burst(64) + poll() + recv())
+    # The driver's messages acknowledged frame by frame (window 8: its
+    # congestion map is frames 0-5, then 100 B in 6, 3000 B in 7-9, 20 B
+    # in 10): a message's earlier frames, its last one selectively, then
+    # cumulatively.
+    s["send-acked"] = (prologue(0x71, 100, [10]) + send(100) + send(3000) +
+                       send(20) + poll() + ack(0, 7, 0, 8) + poll() +
+                       ack(0, 8, 0x2, 8) + poll() + ack(0, 10, 0, 8) +
+                       poll() + ack(0, 11, 0, 8) + poll())
+    # A reset of the driver's stream after 100 B is acknowledged, 3000 B
+    # not all: the 3000 B message alone goes again, marked.
+    s["send-reset"] = (prologue(0x73, 100, [10]) + send(100) + send(3000) +
+                       poll() + ack(0, 7, 0, 8) + poll() + ack(8, 0, 0, 8) +
+                       poll() + poll() + ack(0, 9, 0, 8) + poll())
+    # The peer restarts and forgets the driver's stream (restart a=1):
+    # the driver starts its own again and resends what was not
+    # acknowledged.
+    s["send-restart-forget"] = (prologue(0x75, 100, [10, 20]) + send(500) +
+                                send(40) + poll() + ack(0, 7, 0, 8) + poll() +
+                                restart(1, 0) + burst(2) + poll() + poll() +
+                                recv())
     return s
 
 

@@ -9,7 +9,10 @@
  * rds_conn_error(), after which the core resets and reconnects; its
  * per-address options reach it as given (rte_rds_conf_add_addr_str);
  * the calls of rds_driver.h that stand for writes to core state do what
- * the core needs (an ACK asked for goes out at the next pass).
+ * the core needs (an ACK asked for goes out at the next pass). A
+ * second one ("contract_acks") acknowledges messages itself
+ * (RDS_TRANS_F_ACKS): the core then sends and requests no RDS ACK on its
+ * connections and frees what it sent only as the transport says.
  */
 #include <errno.h>
 #include <string.h>
@@ -21,8 +24,11 @@
 #include "rds_private.h"
 
 #define CT_TRANS_ID 0x7e
+#define CT_ACKS_TRANS_ID 0x7d
 #define CT_IP "10.255.0.1"
+#define CT_ACKS_IP "10.255.0.3"
 #define CT_PEER "10.9.9.1"
+#define CT_MAX_HDRS 64
 
 static struct {
 	unsigned int flushes[RTE_RDS_MAX_ENGINES];
@@ -32,7 +38,9 @@ static struct {
 	unsigned int nb_calls;
 	char args[RTE_RDS_ARGSIZE];
 	int xmits;
-	int acks;
+	int acks;			/* xmit_ack calls */
+	unsigned int nb_hdrs;		/* DATA headers sent, decoded */
+	struct rds_hdr_info hdrs[CT_MAX_HDRS];
 } ct;
 
 static int
@@ -78,8 +86,13 @@ ct_xmit(struct rds_conn *c, struct rds_msg *m)
 	struct rds_header h;
 
 	rds_msg_hdr(c, m, &h);
-	if (m->type == RDS_MSG_DATA)	/* not the congestion map */
+	if (m->type == RDS_MSG_DATA) {	/* not the congestion map */
 		ct.xmits++;
+		if (ct.nb_hdrs < CT_MAX_HDRS &&
+		    rds_hdr_decode(&h, sizeof(h), &ct.hdrs[ct.nb_hdrs],
+				   NULL) == 0)
+			ct.nb_hdrs++;
+	}
 	return 0;
 }
 
@@ -136,6 +149,31 @@ const struct rds_transport ct_transport = {
 
 RDS_TRANSPORT_REGISTER(ct_transport);
 
+/* The same, acknowledging messages itself (the test calls
+ * rds_send_drop_acked as its driver would). Its xmit_ack counts calls,
+ * which must not come. */
+static int
+ct_acks_engine_init(struct rds_engine *e)
+{
+	extern const struct rds_transport ct_acks_transport;
+
+	rds_engine_poll_transport(e, &ct_acks_transport);
+	return 0;
+}
+
+const struct rds_transport ct_acks_transport = {
+	.name = "contract_acks",
+	.trans_id = CT_ACKS_TRANS_ID,
+	.flags = RDS_TRANS_F_ACKS,
+	.engine_init = ct_acks_engine_init,
+	.conn_connect = ct_connect,
+	.conn_shutdown = ct_shutdown,
+	.xmit = ct_xmit,
+	.xmit_ack = ct_xmit_ack,
+};
+
+RDS_TRANSPORT_REGISTER(ct_acks_transport);
+
 static void
 lib_up(unsigned int engines)
 {
@@ -151,6 +189,8 @@ lib_up(unsigned int engines)
 		CT_IP "=contract,dev=ctdev0,depth=7,mode=x") == 0);
 	CU_ASSERT_FATAL(rte_rds_conf_add_addr(&conf, "10.255.0.2", "loop",
 					      NULL) == 0);
+	CU_ASSERT_FATAL(rte_rds_conf_add_addr(&conf, CT_ACKS_IP,
+					      "contract_acks", NULL) == 0);
 	CU_ASSERT_FATAL(rte_rds_init(&conf) == 0);
 	rte_rds_conf_free(&conf);
 }
@@ -365,6 +405,120 @@ test_driver_calls(void)
 	CU_ASSERT(rte_rds_fini() == 0);
 }
 
+static uint64_t
+ct_send_acked(void)
+{
+	struct rte_rds_stats st;
+
+	CU_ASSERT_FATAL(rte_rds_stats_get(0, &st) == 0);
+	return st.s_send_acked;
+}
+
+/*
+ * Who acknowledges. The peer sends a message that asks for an ACK
+ * (ACK_REQUIRED) and acknowledges, in its header, all 20 we sent. Over
+ * the plain transport the core answers with an ACK-only frame, frees the
+ * 20 and sets ACK_REQUIRED on every max_unacked_packets-th message. Over
+ * one that acknowledges itself none of that: no ACK-only frame (not
+ * even after the delayed-ACK time), no ACK in our headers, no
+ * ACK_REQUIRED of the policy, the peer's ACK field changes nothing;
+ * messages are freed when the transport says (rds_send_drop_acked), and
+ * after a reset exactly those it did not acknowledge go again, marked
+ * RETRANSMITTED.
+ */
+static void
+ack_case(bool by_transport)
+{
+	const char *ip = by_transport ? CT_ACKS_IP : CT_IP;
+	struct sockaddr_in to = rds_test_sin(CT_PEER, 9);
+	struct rds_header wire;
+	struct rds_conn_key k;
+	struct rds_conn *c;
+	unsigned int i, ack_req = 0;
+	uint64_t deadline;
+	char buf[8];
+	int s;
+
+	lib_up(1);
+	s = rds_test_socket(ip, 4000, 0, 0);
+	CU_ASSERT_FATAL(s >= 0);
+	for (i = 0; i < 20; i++)
+		CU_ASSERT_EQUAL(rte_rds_sendto(s, "x", 1, 0,
+					       (struct sockaddr *)&to,
+					       sizeof(to)), 1);
+	for (i = 0; i < 4; i++)
+		rte_rds_engine_poll(0);
+	CU_ASSERT_EQUAL_FATAL(ct.nb_hdrs, 20);
+	for (i = 0; i < 20; i++) {
+		CU_ASSERT_EQUAL(ct.hdrs[i].seq, i + 1);
+		CU_ASSERT_EQUAL(ct.hdrs[i].ack, 0);	/* nothing received */
+		if (ct.hdrs[i].flags & RDS_FLAG_ACK_REQUIRED)
+			ack_req++;
+	}
+	/* None, or every 8 (the kernel's sysctl default). */
+	CU_ASSERT(by_transport ? ack_req == 0 : ack_req >= 2);
+
+	memset(&k, 0, sizeof(k));
+	rds_addr_from_v4(&k.laddr, inet_addr(ip));
+	rds_addr_from_v4(&k.faddr, inet_addr(CT_PEER));
+	k.trans_id = by_transport ? CT_ACKS_TRANS_ID : CT_TRANS_ID;
+	c = rds_conn_lookup(rds_engine_get(0), &k);
+	CU_ASSERT_FATAL(c != NULL);
+	rds_hdr_encode(&wire, 1, 20, 1, 9, 4000, RDS_FLAG_ACK_REQUIRED, 0);
+	CU_ASSERT_EQUAL(rds_recv_frame(c, &wire, "y", 1), 0);
+	CU_ASSERT_EQUAL(rte_rds_recvfrom(s, buf, sizeof(buf), MSG_DONTWAIT,
+					 NULL, NULL), 1);
+	rte_rds_engine_poll(0);
+	if (!by_transport) {
+		CU_ASSERT_EQUAL(ct.acks, 1);
+		CU_ASSERT_EQUAL(ct_send_acked(), 20);
+		goto out;
+	}
+	/* Past the delayed ACK too. */
+	deadline = rte_get_tsc_cycles() + 3 * rds_lib->delayed_ack_tsc +
+		   rte_get_tsc_hz() / 1000;
+	while (rte_get_tsc_cycles() < deadline)
+		rte_rds_engine_poll(0);
+	CU_ASSERT_EQUAL(ct.acks, 0);
+	CU_ASSERT_EQUAL(ct_send_acked(), 0);
+	/* The transport acknowledges 12: those go, the rest stay. */
+	rds_send_drop_acked(c, 12);
+	CU_ASSERT_EQUAL(ct_send_acked(), 12);
+	CU_ASSERT_EQUAL(rte_rds_sendto(s, "x", 1, 0, (struct sockaddr *)&to,
+				       sizeof(to)), 1);
+	rte_rds_engine_poll(0);
+	CU_ASSERT_EQUAL_FATAL(ct.nb_hdrs, 21);
+	CU_ASSERT_EQUAL(ct.hdrs[20].seq, 21);
+	CU_ASSERT_EQUAL(ct.hdrs[20].ack, 0);	/* one received: still none */
+	/* A reset: 13 .. 21 again, in order, marked; nothing else. */
+	rds_conn_error(c, "test");
+	for (i = 0; i < 4; i++)
+		rte_rds_engine_poll(0);
+	CU_ASSERT_EQUAL_FATAL(ct.nb_hdrs, 30);
+	for (i = 21; i < 30; i++) {
+		CU_ASSERT_EQUAL(ct.hdrs[i].seq, i - 8);
+		CU_ASSERT(ct.hdrs[i].flags & RDS_FLAG_RETRANSMITTED);
+	}
+	CU_ASSERT_EQUAL(ct.acks, 0);
+	rds_send_drop_acked(c, 21);
+	CU_ASSERT_EQUAL(ct_send_acked(), 21);
+out:
+	CU_ASSERT(rte_rds_close(s) == 0);
+	CU_ASSERT(rte_rds_fini() == 0);
+}
+
+static void
+test_acks_rds(void)
+{
+	ack_case(false);
+}
+
+static void
+test_acks_by_transport(void)
+{
+	ack_case(true);
+}
+
 int
 main(void)
 {
@@ -376,6 +530,8 @@ main(void)
 		{ "engine_call", test_engine_call },
 		{ "conn_error", test_conn_error },
 		{ "driver_calls", test_driver_calls },
+		{ "acks_rds", test_acks_rds },
+		{ "acks_by_transport", test_acks_by_transport },
 		{ NULL, NULL },
 	};
 

@@ -279,6 +279,7 @@ main(void)
 		{ "build_layout", test_build_layout },
 		{ "build_invalid", test_build_invalid },
 		{ "build_ip_cksum", test_build_ip_cksum },
+		{ "parse_ip_cksum", test_parse_ip_cksum },
 		{ "roundtrip", test_roundtrip },
 		{ "chain", test_chain },
 		{ "truncated", test_truncated },

@@ -89,6 +89,7 @@ void test_crc_reparse(void);
 void test_build_layout(void);
 void test_build_invalid(void);
 void test_build_ip_cksum(void);
+void test_parse_ip_cksum(void);
 void test_roundtrip(void);
 void test_chain(void);
 void test_truncated(void);

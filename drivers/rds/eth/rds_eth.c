@@ -56,6 +56,7 @@ static int
 rds_eth_engine_init(struct rds_engine *e)
 {
 	struct rds_eth_engine *ee;
+	unsigned int i;
 
 	e->tp[rds_eth_slot] = NULL;
 	if (!rds_eth_wanted)
@@ -64,11 +65,28 @@ rds_eth_engine_init(struct rds_engine *e)
 	if (ee == NULL)
 		return -ENOMEM;
 	e->tp[rds_eth_slot] = ee;
-	ee->tx = rds_mem_zalloc("rds_eth_tx",
-				sizeof(*ee->tx) * RTE_MAX(rds_eth_nb_ports, 1u));
+	ee->port = rds_mem_zalloc("rds_eth_eport", sizeof(*ee->port) *
+				  RTE_MAX(rds_eth_nb_ports, 1u));
+	ee->poll = rds_mem_zalloc("rds_eth_poll", sizeof(*ee->poll) *
+				  RTE_MAX(rds_eth_nb_ports, 1u));
 	ee->fault = rds_eth_fault_create(0x5eed0000ULL + e->id);
-	if (ee->tx == NULL || ee->fault == NULL)
+	if (ee->port == NULL || ee->poll == NULL || ee->fault == NULL)
 		return -ENOMEM;
+	for (i = 0; i < rds_eth_nb_ports; i++) {
+		struct rds_eth_eport *ep = &ee->port[i];
+		struct rds_eth_port *p = rds_eth_ports[i];
+
+		ep->p = p;
+		ep->rxq = p->rxq_of[e->id];
+		ep->home = p->home == e->id;
+		ep->txq = (uint16_t)(p->txq_base + e->id % p->nb_txq);
+		ep->tx_lock = &p->tx_lock[ep->txq - p->txq_base];
+		ep->watch = ep->home && p->relink;
+		/* The home engine polls a port's first queue: every port
+		 * it watches is polled. */
+		if (ep->rxq >= 0)
+			ee->poll[ee->nb_poll++] = ep;
+	}
 	ee->faults_gen = UINT32_MAX;
 	TAILQ_INIT(&ee->acks);
 	if (rds_eth_steer_engine_init(e, ee) != 0)
@@ -86,57 +104,59 @@ rds_eth_engine_fini(struct rds_engine *e)
 
 	if (ee == NULL)
 		return;
-	for (i = 0; ee->tx != NULL && i < rds_eth_nb_ports; i++)
-		for (k = 0; k < ee->tx[i].n; k++)
-			rte_pktmbuf_free(ee->tx[i].pkts[k]);
+	for (i = 0; ee->port != NULL && i < rds_eth_nb_ports; i++) {
+		for (k = 0; k < ee->port[i].n; k++)
+			rte_pktmbuf_free(ee->port[i].pkts[k]);
+		if (ee->port[i].nb_stash != 0)
+			rte_mempool_put_bulk(ee->port[i].p->pool,
+					     (void **)ee->port[i].stash,
+					     ee->port[i].nb_stash);
+	}
 	if (ee->fault != NULL) {
 		rds_eth_fault_flush(ee->fault);
 		rds_eth_fault_free(ee->fault);
 	}
 	rds_eth_steer_engine_fini(ee);
-	rds_mem_free(ee->tx);
+	rds_mem_free(ee->port);
+	rds_mem_free(ee->poll);
 	rds_mem_free(ee);
 	e->tp[rds_eth_slot] = NULL;
 }
 
-/* Send what is queued on port index pi. Frames the PMD does not take
- * stay queued for the next flush, in order. */
+/* Send what is queued on port index pi (something is). Frames the PMD
+ * does not take stay queued for the next flush, in order. */
 static void
-rds_eth_tx_flush_port(struct rds_engine *e, struct rds_eth_engine *ee,
-		      unsigned int pi)
+rds_eth_tx_flush_port(struct rds_eth_engine *ee, unsigned int pi)
 {
-	struct rds_eth_txq *tq = &ee->tx[pi];
-	struct rds_eth_port *p = rds_eth_ports[pi];
-	uint16_t q = (uint16_t)(p->txq_base + e->id % p->nb_txq), sent;
-	rte_spinlock_t *lock = &p->tx_lock[q - p->txq_base];
+	struct rds_eth_eport *ep = &ee->port[pi];
+	struct rds_eth_port *p = ep->p;
+	uint16_t sent;
 
-	if (tq->n == 0)
-		return;
 	/* Never on a port being restarted (rds_eth_link_check): its frames
 	 * wait here. The lock also serialises engines sharing a queue. */
 	if (unlikely(__atomic_load_n(&p->restarting, __ATOMIC_ACQUIRE)))
 		return;
-	rte_spinlock_lock(lock);
+	rte_spinlock_lock(ep->tx_lock);
 	if (unlikely(__atomic_load_n(&p->restarting, __ATOMIC_ACQUIRE))) {
-		rte_spinlock_unlock(lock);
+		rte_spinlock_unlock(ep->tx_lock);
 		return;
 	}
-	sent = rte_eth_tx_burst(p->port_id, q, tq->pkts, tq->n);
-	rte_spinlock_unlock(lock);
+	sent = rte_eth_tx_burst(p->port_id, ep->txq, ep->pkts, ep->n);
+	rte_spinlock_unlock(ep->tx_lock);
 	ee->stats.tx_frames += sent;
-	if (sent < tq->n) {
+	if (unlikely(sent < ep->n)) {
 		/* Each frame counts once, however many passes it waits (a
 		 * peer gone: the PMD refuses every burst for seconds). */
-		uint16_t old = tq->refused > sent ? tq->refused - sent : 0;
+		uint16_t old = ep->refused > sent ? ep->refused - sent : 0;
 
-		ee->stats.tx_full += tq->n - sent - old;
-		tq->refused = tq->n - sent;
-		memmove(tq->pkts, tq->pkts + sent,
-			sizeof(tq->pkts[0]) * (tq->n - sent));
+		ee->stats.tx_full += ep->n - sent - old;
+		ep->refused = ep->n - sent;
+		memmove(ep->pkts, ep->pkts + sent,
+			sizeof(ep->pkts[0]) * (ep->n - sent));
 	} else {
-		tq->refused = 0;
+		ep->refused = 0;
 	}
-	tq->n -= sent;
+	ep->n -= sent;
 }
 
 void
@@ -144,10 +164,10 @@ rds_eth_tx(struct rds_engine *e, struct rds_eth_port *p, struct rte_mbuf *m)
 {
 	struct rds_eth_engine *ee = rds_eth_engine(e);
 	unsigned int pi = rds_eth_port_index(p);
-	struct rds_eth_txq *tq = &ee->tx[pi];
+	struct rds_eth_eport *tq = &ee->port[pi];
 
 	if (unlikely(tq->n == RDS_ETH_TX_BURST)) {
-		rds_eth_tx_flush_port(e, ee, pi);
+		rds_eth_tx_flush_port(ee, pi);
 		if (tq->n == RDS_ETH_TX_BURST) {
 			/* The PMD takes nothing: the frame is lost here;
 			 * sequenced ones go again by the retransmit timer. */
@@ -168,9 +188,11 @@ rds_eth_flush(struct rds_engine *e)
 
 	if (ee == NULL)
 		return;
-	rds_eth_rel_flush_acks(e);
+	if (!TAILQ_EMPTY(&ee->acks))
+		rds_eth_rel_flush_acks(e);
 	for (i = 0; i < rds_eth_nb_ports; i++)
-		rds_eth_tx_flush_port(e, ee, i);
+		if (ee->port[i].n != 0)
+			rds_eth_tx_flush_port(ee, i);
 }
 
 /* ------------------------------------------------------------------ */
@@ -220,6 +242,22 @@ rds_eth_send_reset(struct rds_engine *e, struct rds_eth_port *p,
 	rds_eth_tx(e, p, m);
 }
 
+void
+rds_eth_conn_peer(struct rds_eth_conn *ec, const struct rte_ether_addr *mac)
+{
+	struct rds_eth_port *p = ec->port;
+
+	ec->peer_mac = *mac;
+	ec->resolved = true;
+	rds_eth_tmpl_init(&ec->tmpl, &p->mac, mac, ec->lip, ec->fip,
+			  p->udp_port, p->udp_port, p->ip_cksum_offload);
+}
+
+static inline void rds_eth_rx_conn(struct rds_engine *e,
+				   struct rds_eth_port *p, struct rte_mbuf *m,
+				   const struct rds_eth_frame *f,
+				   struct rds_eth_conn *ec);
+
 /* A frame for local address la of p, on the engine that owns its
  * connection. */
 static void
@@ -254,6 +292,18 @@ rds_eth_rx_frame_la(struct rds_engine *e, struct rds_eth_port *p,
 		ee->stats.conn_opened++;
 	}
 	ec = c->tp;
+	/* The next frames on this port are most likely this connection's
+	 * too (rds_eth_rx_one). */
+	ee->port[rds_eth_port_index(p)].rx_last = ec;
+	rds_eth_rx_conn(e, p, m, f, ec);
+}
+
+/* A frame of connection ec, which engine e owns, arrived on port p. */
+static inline void
+rds_eth_rx_conn(struct rds_engine *e, struct rds_eth_port *p,
+		struct rte_mbuf *m, const struct rds_eth_frame *f,
+		struct rds_eth_conn *ec)
+{
 	/* A valid frame from the peer: its MAC (followed if it changed),
 	 * into the neighbour table too. A MAC that is the connection's
 	 * already goes there once per RDS_ETH_LEARN_GAP_US, not per frame:
@@ -264,8 +314,9 @@ rds_eth_rx_frame_la(struct rds_engine *e, struct rds_eth_port *p,
 		     e->now - ec->learn_tsc >= p->learn_gap_tsc)) {
 		rds_eth_neigh_learn(e, p->neigh, f->src_ip, &f->src_mac);
 		ec->learn_tsc = e->now;
-		ec->peer_mac = f->src_mac;
-		ec->resolved = true;
+		if (!ec->resolved ||
+		    !rte_is_same_ether_addr(&ec->peer_mac, &f->src_mac))
+			rds_eth_conn_peer(ec, &f->src_mac);
 	}
 	rds_eth_rel_input(ec, m, f);
 }
@@ -289,6 +340,7 @@ rds_eth_rx_one(struct rds_engine *e, struct rds_eth_port *p,
 	       struct rte_mbuf *m)
 {
 	struct rds_eth_engine *ee = rds_eth_engine(e);
+	struct rds_eth_conn *ec;
 	struct rds_eth_frame f;
 	enum rds_eth_drop why;
 	struct rds_laddr *la;
@@ -309,15 +361,16 @@ rds_eth_rx_one(struct rds_engine *e, struct rds_eth_port *p,
 		}
 		m = c;
 	}
-	if (rds_eth_is_arp(m)) {
-		rds_eth_arp_input(e, p, m);
-		return;
-	}
 	why = rds_eth_frame_parse(m, p->udp_port, &f);
 	switch (why) {
 	case RDS_ETH_DROP_NONE:
 		break;
 	case RDS_ETH_DROP_NOT_OURS:
+		/* Not IPv4 to our port: ARP, or someone else's. */
+		if (rds_eth_is_arp(m)) {
+			rds_eth_arp_input(e, p, m);
+			return;
+		}
 		ee->stats.rx_not_ours++;
 		rte_pktmbuf_free(m);
 		return;
@@ -338,6 +391,15 @@ rds_eth_rx_one(struct rds_engine *e, struct rds_eth_port *p,
 		return;
 	}
 	ee->stats.rx_frames++;
+	/* The connection of the last frame here (one of this engine's):
+	 * no address to look up, no owner to compute. */
+	ec = ee->port[rds_eth_port_index(p)].rx_last;
+	if (likely(ec != NULL) && ec->fip == f.src_ip && ec->lip == f.dst_ip) {
+		if (p->nb_rxq > 1)
+			ee->stats.rx_steered++;
+		rds_eth_rx_conn(e, p, m, &f, ec);
+		return;
+	}
 	la = rds_eth_port_laddr(p, f.dst_ip);
 	if (la == NULL) {
 		ee->stats.rx_not_ours++;
@@ -459,21 +521,19 @@ rds_eth_poll(struct rds_engine *e)
 	rds_eth_faults_refresh(ee);
 	if (ee->inbox != NULL)
 		work += rds_eth_steer_drain(e);
-	for (i = 0; i < rds_eth_nb_ports; i++) {
-		struct rds_eth_port *p = rds_eth_ports[i];
+	for (i = 0; i < ee->nb_poll; i++) {
+		struct rds_eth_eport *ep = ee->poll[i];
+		struct rds_eth_port *p = ep->p;
 
-		if (p->home == e->id && unlikely(p->relink &&
-						 e->now >= p->link_check_tsc))
+		if (unlikely(ep->watch) && e->now >= p->link_check_tsc)
 			rds_eth_link_check(e, ee, p);
-		q = p->rxq_of[e->id];
-		if (q < 0)
-			continue;
 		if (unlikely(!p->started))
 			continue;	/* a restart failed: later */
-		if (p->home == e->id) {
+		if (likely(ep->home)) {
 			n = rte_eth_rx_burst(p->port_id, p->rxq, in,
 					     RDS_ETH_RX_BURST);
 		} else {
+			q = ep->rxq;
 			/* Not while the home engine restarts the port (it
 			 * takes these locks once restarting is set). */
 			if (unlikely(__atomic_load_n(&p->restarting,
@@ -523,6 +583,7 @@ rds_eth_conn_alloc(struct rds_conn *c)
 	if (ec == NULL)
 		return -ENOMEM;
 	ec->c = c;
+	ec->ee = rds_eth_engine(c->eng);
 	ec->port = el->port;
 	ec->lip = el->ip;
 	ec->fip = rds_addr_v4(&c->key.faddr);
@@ -541,9 +602,15 @@ static void
 rds_eth_conn_free(struct rds_conn *c)
 {
 	struct rds_eth_conn *ec = c->tp;
+	struct rds_eth_engine *ee;
+	unsigned int i;
 
 	if (ec == NULL)
 		return;
+	ee = rds_eth_engine(c->eng);
+	for (i = 0; ee != NULL && i < rds_eth_nb_ports; i++)
+		if (ee->port[i].rx_last == ec)
+			ee->port[i].rx_last = NULL;
 	rds_timer_cancel(c->eng, &ec->resolve_timer);
 	rds_eth_steer_conn_del(ec);
 	rds_eth_msg_reset(ec);
@@ -558,10 +625,12 @@ rds_eth_try_resolve(struct rds_eth_conn *ec)
 {
 	struct rds_conn *c = ec->c;
 
+	struct rte_ether_addr mac;
+
 	if (!ec->resolved &&
 	    rds_eth_neigh_resolve(c->eng, ec->port, ec->lip, ec->fip,
-				  &ec->peer_mac) == 0)
-		ec->resolved = true;
+				  &mac) == 0)
+		rds_eth_conn_peer(ec, &mac);
 	if (!ec->resolved)
 		return false;
 	rds_conn_connect_complete(c);
@@ -622,12 +691,6 @@ rds_eth_xmit(struct rds_conn *c, struct rds_msg *m)
 	return rds_eth_msg_xmit(c->tp, m);
 }
 
-static int
-rds_eth_xmit_ack(struct rds_conn *c)
-{
-	return rds_eth_msg_xmit_ack(c->tp);
-}
-
 /* ------------------------------------------------------------------ */
 /* Counters */
 
@@ -677,7 +740,10 @@ const struct rds_transport rds_eth_transport = {
 	.name = "eth",
 	.info_name = "eth",
 	.trans_id = RTE_RDS_TRANS_ETH,
-	.flags = RDS_TRANS_F_RDMA | RDS_TRANS_F_MASKED_ATOMICS,
+	/* Acknowledged by the frame layer (rds_eth.h): one stream of
+	 * ACKs, no RDS ACK frames. */
+	.flags = RDS_TRANS_F_RDMA | RDS_TRANS_F_MASKED_ATOMICS |
+		 RDS_TRANS_F_ACKS,
 	.init = rds_eth_init,
 	.fini = rds_eth_fini,
 	.laddr_check = rds_eth_laddr_check,
@@ -688,7 +754,6 @@ const struct rds_transport rds_eth_transport = {
 	.conn_connect = rds_eth_conn_connect,
 	.conn_shutdown = rds_eth_conn_shutdown,
 	.xmit = rds_eth_xmit,
-	.xmit_ack = rds_eth_xmit_ack,
 	.poll = rds_eth_poll,
 	.flush = rds_eth_flush,
 	.xstat_names = rds_eth_xstat_names,

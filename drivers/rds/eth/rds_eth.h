@@ -50,6 +50,20 @@
  * the fragment's offset within the unit. ACK frames carry no payload and
  * no sequence. Every frame carries the sender's cumulative ACK, SACK
  * bitmap and receive window for the reverse direction.
+ *
+ * These ACKs are the only acknowledgement of a connection (version 2 of
+ * the wire): an RDS message counts as acknowledged once the cumulative
+ * ACK covers the last frame of its unit (the receiver acknowledges a
+ * frame only once its RDS core took what the frame completed), as the
+ * kernel's rds_tcp counts one once TCP has its last byte; no RDS
+ * ACK-only frames, no ACK in the RDS headers (RDS_TRANS_F_ACKS), whose
+ * Internet checksum is 0 (not computed: the CRC32C covers them). A
+ * message with ACK_REQUIRED (its sender's buffer half full, or sent
+ * again after a reset) asks for the frame ACK at once: RDS_ETH_FL_ACKREQ
+ * on its last frame. Version 1 peers freed messages on RDS ACKs only
+ * and would wait for ever on a version 2 peer: the version byte tells
+ * them apart, and a frame of another version is refused and counted
+ * (rx_drop_version).
  */
 
 #include <stdbool.h>
@@ -78,7 +92,7 @@ extern int rds_eth_logtype;
 /* mbufs of a port's pool (16383) kept for receiving: a connection with
  * 128 frames in flight or more sends no more below this. */
 #define RDS_ETH_POOL_RESERVE 4096
-#define RDS_ETH_VERSION 1
+#define RDS_ETH_VERSION 2
 #define RDS_ETH_L2L3L4 (14 + 20 + 8)	/* Ethernet + IPv4 + UDP */
 /* Every header of a frame: what rds_eth_frame_build() fills (82). */
 #define RDS_ETH_HDRS (RDS_ETH_L2L3L4 + RDS_ETH_HDR_SIZE)
@@ -101,8 +115,12 @@ enum rds_eth_ftype {
 #define RDS_ETH_FL_LAST 0x04	/* last fragment of a unit */
 #define RDS_ETH_FL_RESET 0x08	/* (ACK) no state for the dst_epoch the
 				 * receiver sent: start again */
+#define RDS_ETH_FL_ACKREQ 0x10	/* (last frame of a message) acknowledge
+				 * now, not after the delay: its sender
+				 * waits for the message's buffer */
 #define RDS_ETH_FL_ALL (RDS_ETH_FL_OPEN | RDS_ETH_FL_FIRST | \
-			RDS_ETH_FL_LAST | RDS_ETH_FL_RESET)
+			RDS_ETH_FL_LAST | RDS_ETH_FL_RESET | \
+			RDS_ETH_FL_ACKREQ)
 
 struct rds_eth_hdr {
 	uint8_t version;		/* RDS_ETH_VERSION */
@@ -188,6 +206,30 @@ int rds_eth_frame_build(struct rte_mbuf *m, const struct rte_ether_addr *src,
 			uint32_t dip, uint16_t sport, uint16_t dport,
 			const struct rds_eth_frame *f, bool ip_offload);
 
+/* The outer headers of every frame from one endpoint to another,
+ * written once (rds_eth_tmpl_init): Ethernet, IPv4 with total length
+ * and checksum 0, UDP with length and checksum 0, as
+ * rds_eth_frame_build writes them; and the sum that the IPv4 checksum
+ * starts from. */
+struct rds_eth_tmpl {
+	uint8_t hdr[RDS_ETH_L2L3L4];
+	bool ip_offload;
+	uint32_t ip_sum;		/* one's complement, not folded, of the
+					 * IPv4 header but its total length */
+};
+
+/* A template for rds_eth_frame_build's arguments of the same names. */
+void rds_eth_tmpl_init(struct rds_eth_tmpl *t, const struct rte_ether_addr *src,
+		       const struct rte_ether_addr *dst, uint32_t sip,
+		       uint32_t dip, uint16_t sport, uint16_t dport,
+		       bool ip_offload);
+
+/* rds_eth_frame_build from a template: the same frame byte for byte,
+ * without its checks, which the caller's frames pass by construction
+ * (the driver's own). */
+void rds_eth_frame_build_tmpl(struct rte_mbuf *m, const struct rds_eth_tmpl *t,
+			      const struct rds_eth_frame *f);
+
 /* Parse a received frame: Ethernet, IPv4 (to one of our addresses is
  * checked by the caller, with f->dst_ip), UDP to udp_port, eth header,
  * CRC. Fills f (only when the frame is accepted; f->payload points into
@@ -227,7 +269,8 @@ uint32_t rds_eth_crc(const struct rds_eth_hdr *h, const void *payload,
 
 /* Buffers of at least this many bytes take the interleaved code (three
  * chains of at least 2 words each: rds-bench-crc found 64 bytes 1.2x
- * the serial code, 48 bytes even); shorter ones the serial code. */
+ * the serial code, 48 bytes even); shorter ones one chain of crc32
+ * instructions (where the CPU has them), or the serial code. */
 #define RDS_ETH_CRC_MIN 64
 /* Words (8 bytes) per chain and round of the interleaved code: a round
  * covers at most 3 * 8 * 512 = 12 KiB. */
@@ -244,6 +287,11 @@ enum rds_eth_crc_impl {
  * rds_eth_crc_impl_get() says (the interleaved one from start-up where
  * the CPU has SSE4.2 and PCLMULQDQ). */
 uint32_t rds_eth_crc_update(uint32_t crc, const void *buf, uint32_t len);
+
+/* rds_eth_crc_update(rds_eth_crc_hdr0(h), buf, len) in one call: a
+ * frame's header and (the first part of) its payload. */
+uint32_t rds_eth_crc_hdr_update(const struct rds_eth_hdr *h, const void *buf,
+				uint32_t len);
 
 /* The same, always the serial code (the reference, and the fallback). */
 uint32_t rds_eth_crc_update_serial(uint32_t crc, const void *buf,
@@ -341,20 +389,39 @@ rds_eth_laddr(const struct rds_laddr *la)
 	return la->tp;
 }
 
-/* Frames queued for transmission in this pass, per port. */
+/* A port as one engine uses it: where it receives and transmits
+ * (worked out once, at the engine's start), the frames queued for
+ * transmission in this pass, and the connection the last frame received
+ * there came for. */
 #define RDS_ETH_TX_BURST 64
-struct rds_eth_txq {
+/* mbufs an engine takes from a port's pool at once for its frames. */
+#define RDS_ETH_STASH 16
+struct rds_eth_eport {
 	struct rte_mbuf *pkts[RDS_ETH_TX_BURST];
 	uint16_t n;
 	uint16_t refused;		/* the first of them the PMD refused
 					 * already (counted in tx_full once) */
+	struct rds_eth_conn *rx_last;	/* one of this engine's, or NULL */
+	struct rds_eth_port *p;
+	int16_t rxq;			/* the receive queue polled (index from
+					 * p->rxq), or -1: none */
+	bool home;			/* the port's home engine (polls rxq,
+					 * watches the link, no lock) */
+	bool watch;			/* ... and the link is watched
+					 * (relink=1) */
+	uint16_t txq;			/* the transmit queue */
+	rte_spinlock_t *tx_lock;	/* ... and its lock */
+	uint16_t nb_stash;		/* mbufs of p's pool taken for frames */
+	struct rte_mbuf *stash[RDS_ETH_STASH];
 };
 
 struct rds_eth_conn;
 
 /* Per engine (rds_engine.tp). */
 struct rds_eth_engine {
-	struct rds_eth_txq *tx;		/* [port index] */
+	struct rds_eth_eport *port;	/* [port index] */
+	struct rds_eth_eport **poll;	/* those this engine receives on */
+	unsigned int nb_poll;
 	struct rte_rds_eth_stats stats;
 	uint32_t faults_gen;
 	bool faults_on;
@@ -411,6 +478,11 @@ void rds_eth_send_reset(struct rds_engine *e, struct rds_eth_port *p,
  * flush, or at once when the batch is full). Takes m. */
 void rds_eth_tx(struct rds_engine *e, struct rds_eth_port *p,
 		struct rte_mbuf *m);
+
+/* The peer's MAC is mac (resolved, learnt, or changed): the
+ * connection's frames go there (their template is made again). */
+void rds_eth_conn_peer(struct rds_eth_conn *ec,
+		       const struct rte_ether_addr *mac);
 
 /* A frame for a connection of engine e arrived (after parsing). */
 void rds_eth_rx_frame(struct rds_engine *e, struct rds_eth_port *p,
@@ -534,6 +606,8 @@ void rds_eth_arp_input(struct rds_engine *e, struct rds_eth_port *p,
 struct rds_eth_sent {
 	struct rte_mbuf *m;		/* kept (a reference) for resending */
 	uint64_t tsc;			/* last transmission */
+	uint64_t rds_seq;		/* the RDS message whose last frame this
+					 * is (0: none): acknowledged with it */
 	uint16_t tx_count;		/* transmissions so far */
 	bool sacked;
 };
@@ -541,10 +615,13 @@ struct rds_eth_sent {
 /* Per connection (rds_conn.tp). */
 struct rds_eth_conn {
 	struct rds_conn *c;
+	struct rds_eth_engine *ee;	/* of the engine that owns c */
 	struct rds_eth_port *port;
 	uint32_t lip, fip;		/* network order */
 	struct rte_ether_addr peer_mac;
 	bool resolved;
+	struct rds_eth_tmpl tmpl;	/* our frames' outer headers (made with
+					 * peer_mac: rds_eth_conn_peer) */
 	uint64_t learn_tsc;		/* peer_mac last put in the neighbour
 					 * table from a frame */
 	struct rte_flow *flow;		/* steering rule (rds_eth_steer.c) */
@@ -649,19 +726,32 @@ void rds_eth_rel_fini(struct rds_eth_conn *ec);
 void rds_eth_rel_new_epoch(struct rds_eth_conn *ec);
 /* Frames the window lets us send now. */
 uint32_t rds_eth_rel_room(struct rds_eth_conn *ec);
-/* Send one sequenced frame: type, flags, fragment offset, payload
- * (len bytes copied into a new mbuf after the headers). 0, -EAGAIN (no
- * room, no mbuf) or -errno. */
-int rds_eth_rel_send(struct rds_eth_conn *ec, uint8_t type, uint16_t flags,
-		     uint32_t frag_off, const void *p1, uint32_t l1,
-		     const void *p2, uint32_t l2);
-/* The same, p2 inside the payload of message zc (not NULL): where the
- * port takes chains and l2 >= RDS_ETH_ZC_MIN, p2 is not copied but
- * attached (rds_eth_zc_attach), the frame a chain. */
+/* Send one sequenced frame: type, flags, fragment offset, payload p1
+ * (l1 bytes) then p2 (l2 bytes), copied into a new mbuf after the
+ * headers, or, p2 inside the payload of message zc (not NULL) where the
+ * port takes chains and l2 >= RDS_ETH_ZC_MIN, attached
+ * (rds_eth_zc_attach), the frame a chain. rds_seq: the RDS message whose
+ * last frame this is (acknowledged with it), or 0. 0, or -EAGAIN (no
+ * room, no mbuf). */
 int rds_eth_rel_send_zc(struct rds_eth_conn *ec, uint8_t type,
 			uint16_t flags, uint32_t frag_off, const void *p1,
 			uint32_t l1, const void *p2, uint32_t l2,
-			struct rds_msg *zc);
+			struct rds_msg *zc, uint64_t rds_seq);
+/* The same in two steps, for a caller that writes the payload itself:
+ * a frame for len payload bytes (at rds_eth_rel_payload), or NULL (no
+ * room, no mbuf: counted), then its sending, as rds_eth_rel_send_zc's
+ * (the payload's length is the mbuf's). */
+struct rte_mbuf *rds_eth_rel_frame(struct rds_eth_conn *ec, uint32_t len);
+void rds_eth_rel_commit(struct rds_eth_conn *ec, struct rte_mbuf *m,
+			uint8_t type, uint16_t flags, uint32_t frag_off,
+			uint64_t rds_seq);
+
+static inline uint8_t *
+rds_eth_rel_payload(struct rte_mbuf *m)
+{
+	return rte_pktmbuf_mtod_offset(m, uint8_t *, RDS_ETH_HDRS);
+}
+
 /* A frame of this connection arrived (parsed, CRC checked): process its
  * ACK fields, then deliver it (and what it makes in order) to
  * rds_eth_msg_input. Takes m. */
@@ -678,9 +768,9 @@ void rds_eth_rel_flush_acks(struct rds_engine *e);
 /* Messages over frames (rds_eth_msg.c) */
 
 /* xmit: send message m (fragments, RDMA request first). As the ops
- * table's xmit. */
+ * table's xmit. The frame layer acknowledges it with its last frame
+ * (struct rds_eth_sent.rds_seq). */
 int rds_eth_msg_xmit(struct rds_eth_conn *ec, struct rds_msg *m);
-int rds_eth_msg_xmit_ack(struct rds_eth_conn *ec);
 /* A sequenced frame in order: a fragment of an RDS frame, an RDMA
  * request or response. */
 void rds_eth_msg_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f);

@@ -41,12 +41,13 @@ rds_eth_frag_max(const struct rds_eth_conn *ec)
 }
 
 /* Send fragments of the unit [hdr (hl bytes) | data (dl bytes)] from
- * *off on, as room allows. 0 when all went, -EAGAIN otherwise (*off
- * tells how far). */
+ * *off on, as room allows, the last one with last_flags too and
+ * acknowledging RDS message rds_seq (0: none). 0 when all went, -EAGAIN
+ * otherwise (*off tells how far). */
 static int
 rds_eth_unit_send(struct rds_eth_conn *ec, uint8_t type, const void *hdr,
 		  uint32_t hl, const uint8_t *data, uint32_t dl, uint32_t *off,
-		  struct rds_msg *zc)
+		  struct rds_msg *zc, uint16_t last_flags, uint64_t rds_seq)
 {
 	uint32_t total = hl + dl, max = rds_eth_frag_max(ec), n, l1;
 	const uint8_t *p1, *p2;
@@ -56,7 +57,7 @@ rds_eth_unit_send(struct rds_eth_conn *ec, uint8_t type, const void *hdr,
 	while (*off < total) {
 		n = RTE_MIN(max, total - *off);
 		flags = (*off == 0 ? RDS_ETH_FL_FIRST : 0) |
-			(*off + n == total ? RDS_ETH_FL_LAST : 0);
+			(*off + n == total ? RDS_ETH_FL_LAST | last_flags : 0);
 		if (*off < hl) {
 			p1 = (const uint8_t *)hdr + *off;
 			l1 = RTE_MIN(hl - *off, n);
@@ -68,7 +69,8 @@ rds_eth_unit_send(struct rds_eth_conn *ec, uint8_t type, const void *hdr,
 			p2 = data + (*off - hl);
 		}
 		ret = rds_eth_rel_send_zc(ec, type, flags, *off, p1, l1, p2,
-					  n - l1, zc);
+					  n - l1, zc,
+					  *off + n == total ? rds_seq : 0);
 		if (ret != 0)
 			return ret;
 		*off += n;
@@ -106,7 +108,7 @@ rds_eth_req_send(struct rds_eth_conn *ec, struct rds_msg *m)
 	h.mask1 = rte_cpu_to_be_64(op->mask1);
 	h.mask2 = rte_cpu_to_be_64(op->mask2);
 	return rds_eth_unit_send(ec, RDS_ETH_F_RDMA_REQ, &h, sizeof(h),
-				 op->data, wl, &ec->rq_tx_off, NULL);
+				 op->data, wl, &ec->rq_tx_off, NULL, 0, 0);
 }
 
 static void
@@ -166,11 +168,25 @@ rds_eth_op_lost(struct rds_eth_conn *ec)
 	       now - ec->op_tsc > (uint64_t)p->dead_after * p->rto_max_tsc;
 }
 
+/* The RDS header of m's unit, without its Internet checksum: the
+ * frame's CRC32C covers it (0: not computed, which every receiver
+ * takes, the kernel's too). */
+static inline void
+rds_eth_msg_hdr(struct rds_eth_conn *ec, const struct rds_msg *m,
+		struct rds_header *h)
+{
+	struct rds_hdr_info hi;
+
+	rds_msg_hdr_info(ec->c, m, &hi);
+	rds_hdr_encode_info(h, &hi, false);
+}
+
 int
 rds_eth_msg_xmit(struct rds_eth_conn *ec, struct rds_msg *m)
 {
 	struct rds_engine *e = ec->c->eng;
 	struct rds_rdma_op *op = m->op;
+	uint16_t last;
 	int ret;
 
 	if (unlikely(!ec->resolved))
@@ -234,36 +250,37 @@ rds_eth_msg_xmit(struct rds_eth_conn *ec, struct rds_msg *m)
 		rds_eth_tx_done(ec);
 		return RDS_XMIT_ACKED;
 	}
-	if (ec->tx_off == 0)
-		rds_msg_hdr(ec->c, m, &ec->tx_hdr);
-	ret = rds_eth_unit_send(ec, RDS_ETH_F_DATA, &ec->tx_hdr,
-				RDS_HEADER_SIZE, rds_msg_data(m), m->len,
-				&ec->tx_off, m);
-	if (ret != 0)
-		return ret;
+	/* Acknowledged when its last frame is (rds_eth_rel.c; a map, of
+	 * sequence 0, is not kept: nothing to acknowledge), which asks for
+	 * the ACK at once when the message does. */
+	last = m->h_flags & RDS_FLAG_ACK_REQUIRED ? RDS_ETH_FL_ACKREQ : 0;
+	if (ec->tx_off == 0 && RDS_HEADER_SIZE + m->len <= rds_eth_frag_max(ec) &&
+	    (m->len < RDS_ETH_ZC_MIN || !ec->port->tx_multi_seg)) {
+		/* One frame, copied: header and payload straight into it. */
+		struct rte_mbuf *f = rds_eth_rel_frame(ec, RDS_HEADER_SIZE +
+						       m->len);
+		uint8_t *p;
+
+		if (f == NULL)
+			return -EAGAIN;
+		p = rds_eth_rel_payload(f);
+		rds_eth_msg_hdr(ec, m, (struct rds_header *)(void *)p);
+		memcpy(p + RDS_HEADER_SIZE, rds_msg_data(m), m->len);
+		rds_eth_rel_commit(ec, f, RDS_ETH_F_DATA, RDS_ETH_FL_FIRST |
+				   RDS_ETH_FL_LAST | last, 0, m->seq);
+	} else {
+		if (ec->tx_off == 0)
+			rds_eth_msg_hdr(ec, m, &ec->tx_hdr);
+		ret = rds_eth_unit_send(ec, RDS_ETH_F_DATA, &ec->tx_hdr,
+					RDS_HEADER_SIZE, rds_msg_data(m),
+					m->len, &ec->tx_off, m, last, m->seq);
+		if (ret != 0)
+			return ret;
+	}
 	if (unlikely(op != NULL))
 		rds_rdma_notify(e, m, RDS_RDMA_SUCCESS);
 	rds_eth_tx_done(ec);
 	return 0;
-}
-
-int
-rds_eth_msg_xmit_ack(struct rds_eth_conn *ec)
-{
-	struct rds_header h;
-	uint32_t off = 0;
-
-	if (!ec->resolved)
-		return -EAGAIN;
-	/* Never inside a message's fragments; its header carries the ACK
-	 * soon enough. */
-	if (ec->tx_msg != NULL && ec->tx_off != 0)
-		return -EAGAIN;
-	if (rds_eth_rel_room(ec) == 0)
-		return -EAGAIN;
-	rds_ack_hdr(ec->c, &h);
-	return rds_eth_unit_send(ec, RDS_ETH_F_DATA, &h, sizeof(h), NULL, 0,
-				 &off, NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -284,7 +301,7 @@ rds_eth_msg_pump(struct rds_eth_conn *ec)
 		return;
 	if (rds_eth_unit_send(ec, RDS_ETH_F_RDMA_RESP, ec->resp_hdr, hl,
 			      ec->resp_data, ec->resp_len - hl,
-			      &ec->resp_off, NULL) != 0)
+			      &ec->resp_off, NULL, 0, 0) != 0)
 		return;		/* the rest when the window opens */
 	/* All out; kept until the next request (sent again if our stream
 	 * starts again before the initiator acknowledged it). */
@@ -331,7 +348,7 @@ rds_eth_resp_start(struct rds_eth_conn *ec, uint32_t op_id, int status,
 static void
 rds_eth_req_run(struct rds_eth_conn *ec)
 {
-	struct rds_eth_engine *ee = rds_eth_engine(ec->c->eng);
+	struct rds_eth_engine *ee = ec->ee;
 	struct rds_eth_rdma_req_h *rq = ec->rq;
 	uint8_t *rdata = NULL;
 	struct iovec iov;

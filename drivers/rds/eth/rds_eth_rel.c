@@ -24,7 +24,16 @@
  * duplicates and frames past the window are dropped and answered with
  * an ACK. ACKs ride on every frame we send; an ACK-only frame goes out
  * at the end of the pass when a frame came out of order or a duplicate
- * came, every 16 frames, or after a short delay.
+ * came, a hole was filled, a frame asked for it (RDS_ETH_FL_ACKREQ),
+ * every 16 frames, or after a short delay.
+ *
+ * These ACKs acknowledge the RDS messages too (RDS_TRANS_F_ACKS): a
+ * frame counts as received once what it completed was handed to the
+ * core and taken (a frame the core could not keep resets the stream
+ * instead, rds_eth_rel_rx_reset), and a message is acknowledged, and
+ * freed (rds_send_drop_acked), when the cumulative ACK passes its last
+ * frame; a selective ACK frees no message (the peer drops the frames it
+ * holds out of order when its stream of ours starts again).
  *
  * Epochs: each side's sending stream has an epoch, new after a reset of
  * that side. A frame names its stream (src) and the stream of ours the
@@ -63,7 +72,20 @@ ec_eng(const struct rds_eth_conn *ec)
 static inline struct rds_eth_engine *
 ec_ee(const struct rds_eth_conn *ec)
 {
-	return rds_eth_engine(ec->c->eng);
+	return ec->ee;
+}
+
+/* rds_eth_tx for a frame of ec: the engine's batch for the port, when
+ * it has room (no lookup of the engine's state). */
+static inline void
+ec_tx(struct rds_eth_conn *ec, struct rte_mbuf *m)
+{
+	struct rds_eth_eport *ep = &ec->ee->port[ec->port->index];
+
+	if (likely(ep->n < RDS_ETH_TX_BURST))
+		ep->pkts[ep->n++] = m;
+	else
+		rds_eth_tx(ec_eng(ec), ec->port, m);
 }
 
 static uint32_t
@@ -293,50 +315,113 @@ rds_eth_mbuf_ref(struct rte_mbuf *m)
 		rte_mbuf_refcnt_update(m, 1);
 }
 
-static struct rte_mbuf *
+/* The engine's mbufs for port p are gone: RDS_ETH_STASH more at once,
+ * or one (the pool is short). */
+static __rte_noinline struct rte_mbuf *
+rds_eth_stash_refill(struct rds_eth_eport *ep, struct rte_mempool *pool)
+{
+	if (rte_mempool_get_bulk(pool, (void **)ep->stash,
+				 RDS_ETH_STASH) == 0) {
+		ep->nb_stash = RDS_ETH_STASH - 1;
+		return ep->stash[RDS_ETH_STASH - 1];
+	}
+	return rte_mbuf_raw_alloc(pool);
+}
+
+static __rte_always_inline struct rte_mbuf *
 rds_eth_frame_alloc(struct rds_eth_conn *ec, uint32_t len)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(ec->port->pool);
+	struct rds_eth_port *p = ec->port;
+	struct rds_eth_eport *ep = &ec_ee(ec)->port[p->index];
+	uint32_t total = RDS_ETH_HDRS + len;
+	struct rte_mbuf *m;
 
-	if (m == NULL)
-		return NULL;
-	if (rte_pktmbuf_append(m, (uint16_t)(RDS_ETH_L2L3L4 +
-					     RDS_ETH_HDR_SIZE + len)) == NULL) {
+	/* From the engine's few for this port, taken from the pool a
+	 * burst at a time (one get, not one per frame), raw: a pool's
+	 * mbufs come with refcnt 1, next NULL and one segment, and of the
+	 * rest a frame needs only what is set here (rte_pktmbuf_reset's
+	 * dozen stores are most of an allocation's work); the build sets
+	 * or clears the offload fields it uses. The pool's buffers hold
+	 * the headroom and more (rds_eth_port.c). */
+	if (likely(ep->nb_stash != 0)) {
+		m = ep->stash[--ep->nb_stash];
+	} else {
+		m = rds_eth_stash_refill(ep, p->pool);
+		if (unlikely(m == NULL))
+			return NULL;
+	}
+	m->data_off = RTE_PKTMBUF_HEADROOM;
+	m->ol_flags = 0;
+	m->packet_type = 0;
+	if (unlikely(total > (uint32_t)m->buf_len - RTE_PKTMBUF_HEADROOM)) {
 		rte_pktmbuf_free(m);
 		return NULL;
 	}
+	m->data_len = (uint16_t)total;
+	m->pkt_len = total;
 	return m;
 }
 
-static int
+/* Our frames' headers from the connection's template (made when the
+ * peer's MAC became known: every frame we send comes after). */
+static inline void
 rds_eth_frame_finish(struct rds_eth_conn *ec, struct rte_mbuf *m,
 		     const struct rds_eth_frame *f)
 {
-	struct rds_eth_port *p = ec->port;
-
-	return rds_eth_frame_build(m, &p->mac, &ec->peer_mac, ec->lip, ec->fip,
-				   p->udp_port, p->udp_port, f,
-				   p->ip_cksum_offload);
+	rds_eth_frame_build_tmpl(m, &ec->tmpl, f);
 }
 
-int
-rds_eth_rel_send(struct rds_eth_conn *ec, uint8_t type, uint16_t flags,
-		 uint32_t frag_off, const void *p1, uint32_t l1,
-		 const void *p2, uint32_t l2)
+struct rte_mbuf *
+rds_eth_rel_frame(struct rds_eth_conn *ec, uint32_t len)
 {
-	return rds_eth_rel_send_zc(ec, type, flags, frag_off, p1, l1, p2, l2,
-				   NULL);
+	struct rte_mbuf *m;
+
+	if (unlikely(rds_eth_rel_room(ec) == 0)) {
+		ec_ee(ec)->stats.tx_window_full++;
+		return NULL;
+	}
+	m = rds_eth_frame_alloc(ec, len);
+	if (unlikely(m == NULL))
+		ec_ee(ec)->stats.tx_no_mbuf++;
+	return m;
+}
+
+void
+rds_eth_rel_commit(struct rds_eth_conn *ec, struct rte_mbuf *m, uint8_t type,
+		   uint16_t flags, uint32_t frag_off, uint64_t rds_seq)
+{
+	struct rds_engine *e = ec_eng(ec);
+	struct rds_eth_sent *st;
+	struct rds_eth_frame f;
+
+	f.type = type;
+	f.flags = flags | (ec->epoch_acked ? 0 : RDS_ETH_FL_OPEN);
+	f.seq = ec->snd_nxt;
+	f.frag_off = frag_off;
+	f.len = (uint16_t)(rte_pktmbuf_pkt_len(m) - RDS_ETH_HDRS);
+	rds_eth_ack_fields(ec, &f);
+	rds_eth_frame_finish(ec, m, &f);
+	st = &ec->sent[ec->snd_nxt & (ec->wnd - 1)];
+	st->m = m;
+	st->tsc = e->now;
+	st->rds_seq = rds_seq;
+	st->tx_count = 1;
+	st->sacked = false;
+	/* One reference for the PMD, one kept for sending it again. */
+	rds_eth_mbuf_ref(m);
+	ec->snd_nxt++;
+	ec_tx(ec, m);
+	if (!ec->rto_timer.armed)
+		rds_timer_arm(e, &ec->rto_timer, e->now + ec->rto);
 }
 
 int
 rds_eth_rel_send_zc(struct rds_eth_conn *ec, uint8_t type, uint16_t flags,
 		    uint32_t frag_off, const void *p1, uint32_t l1,
-		    const void *p2, uint32_t l2, struct rds_msg *zc)
+		    const void *p2, uint32_t l2, struct rds_msg *zc,
+		    uint64_t rds_seq)
 {
-	struct rds_engine *e = ec_eng(ec);
 	struct rds_eth_engine *ee = ec_ee(ec);
-	struct rds_eth_sent *st;
-	struct rds_eth_frame f;
 	struct rte_mbuf *m, *seg = NULL;
 	uint8_t *data;
 
@@ -352,8 +437,7 @@ rds_eth_rel_send_zc(struct rds_eth_conn *ec, uint8_t type, uint16_t flags,
 		ee->stats.tx_no_mbuf++;
 		return -EAGAIN;
 	}
-	data = rte_pktmbuf_mtod_offset(m, uint8_t *,
-				       RDS_ETH_L2L3L4 + RDS_ETH_HDR_SIZE);
+	data = rds_eth_rel_payload(m);
 	if (l1 != 0)
 		memcpy(data, p1, l1);
 	if (seg != NULL) {
@@ -368,28 +452,7 @@ rds_eth_rel_send_zc(struct rds_eth_conn *ec, uint8_t type, uint16_t flags,
 	} else if (l2 != 0) {
 		memcpy(data + l1, p2, l2);
 	}
-	memset(&f, 0, sizeof(f));
-	f.type = type;
-	f.flags = flags | (ec->epoch_acked ? 0 : RDS_ETH_FL_OPEN);
-	f.seq = ec->snd_nxt;
-	f.frag_off = frag_off;
-	f.len = (uint16_t)(l1 + l2);
-	rds_eth_ack_fields(ec, &f);
-	if (rds_eth_frame_finish(ec, m, &f) != 0) {
-		rte_pktmbuf_free(m);
-		return -EINVAL;
-	}
-	st = &ec->sent[ec->snd_nxt & (ec->wnd - 1)];
-	st->m = m;
-	st->tsc = e->now;
-	st->tx_count = 1;
-	st->sacked = false;
-	/* One reference for the PMD, one kept for sending it again. */
-	rds_eth_mbuf_ref(m);
-	ec->snd_nxt++;
-	rds_eth_tx(e, ec->port, m);
-	if (!ec->rto_timer.armed)
-		rds_timer_arm(e, &ec->rto_timer, e->now + ec->rto);
+	rds_eth_rel_commit(ec, m, type, flags, frag_off, rds_seq);
 	return 0;
 }
 
@@ -406,17 +469,16 @@ rds_eth_send_ack(struct rds_eth_conn *ec)
 		ec_ee(ec)->stats.tx_no_mbuf++;
 		return;
 	}
-	memset(&f, 0, sizeof(f));
 	f.type = RDS_ETH_F_ACK;
+	f.seq = 0;
+	f.frag_off = 0;
+	f.len = 0;
 	/* Until the peer takes our stream: it takes it from an ACK too. */
 	f.flags = ec->epoch_acked ? 0 : RDS_ETH_FL_OPEN;
 	rds_eth_ack_fields(ec, &f);
-	if (rds_eth_frame_finish(ec, m, &f) != 0) {
-		rte_pktmbuf_free(m);
-		return;
-	}
+	rds_eth_frame_finish(ec, m, &f);
 	ec_ee(ec)->stats.ack_tx++;
-	rds_eth_tx(ec_eng(ec), ec->port, m);
+	ec_tx(ec, m);
 }
 
 void
@@ -455,7 +517,7 @@ rds_eth_rexmit(struct rds_eth_conn *ec, uint32_t seq)
 	rds_eth_mbuf_ref(st->m);
 	st->tsc = ec_eng(ec)->now;
 	st->tx_count++;
-	rds_eth_tx(ec_eng(ec), ec->port, st->m);
+	ec_tx(ec, st->m);
 	return true;
 }
 
@@ -511,7 +573,7 @@ rds_eth_ack_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
 	struct rds_eth_engine *ee = ec_ee(ec);
 	struct rds_eth_sent *st;
 	uint32_t ack = f->ack, s, i, above;
-	uint64_t rtt = 0, reo;
+	uint64_t rtt = 0, reo, rds_acked = 0;
 	bool progress = false;
 
 	ec->peer_wnd = f->wnd;
@@ -535,6 +597,8 @@ rds_eth_ack_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
 			if (s + 1 == ack && clean && st->m != NULL &&
 			    !st->sacked && st->tx_count == 1)
 				rtt = e->now - st->tsc;
+			if (st->rds_seq != 0)
+				rds_acked = st->rds_seq;
 			done[nd++] = st->m;	/* NULL if SACKed: skipped */
 			if (nd == RTE_DIM(done)) {
 				rte_pktmbuf_free_bulk(done, nd);
@@ -546,6 +610,10 @@ rds_eth_ack_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
 			rte_pktmbuf_free_bulk(done, nd);
 		ec->snd_una = ack;
 		progress = true;
+		/* The messages whose last frame that was: the peer's core
+		 * has them. */
+		if (rds_acked != 0)
+			rds_send_drop_acked(ec->c, rds_acked);
 	}
 	if (f->sack != 0) {
 		for (i = 0; i < RDS_ETH_SACK_BITS; i++) {
@@ -623,6 +691,7 @@ rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
 	struct rds_eth_engine *ee = ec_ee(ec);
 	struct rds_eth_frame f2;
 	struct rte_mbuf *m2;
+	bool ack_now;
 	int32_t d;
 	uint32_t idx;
 
@@ -709,6 +778,8 @@ rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
 		return;
 	}
 	rte_pktmbuf_free(m);
+	/* Asked for, or a hole filled: the sender waits for this ACK. */
+	ack_now = (f->flags & RDS_ETH_FL_ACKREQ) || ec->nb_ooo != 0;
 	/* What was waiting behind the hole. */
 	while (ec->nb_ooo != 0) {
 		idx = ec->rcv_nxt & (ec->wnd - 1);
@@ -730,7 +801,7 @@ rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
 		}
 		rte_pktmbuf_free(m2);
 	}
-	if (ec->unacked_rx >= RDS_ETH_ACK_EVERY)
+	if (ec->unacked_rx >= RDS_ETH_ACK_EVERY || ack_now)
 		rds_eth_mark_ack(ec);
 	else if (!ec->ack_timer.armed)
 		rds_timer_arm(e, &ec->ack_timer,

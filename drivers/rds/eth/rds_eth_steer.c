@@ -141,7 +141,7 @@ void
 rds_eth_steer_conn_add(struct rds_eth_conn *ec)
 {
 	struct rds_eth_port *p = ec->port;
-	struct rds_eth_engine *ee = rds_eth_engine(ec->c->eng);
+	struct rds_eth_engine *ee = ec->ee;
 	int q, ret;
 
 	if (!__atomic_load_n(&p->flow_ok, __ATOMIC_RELAXED) ||

@@ -39,37 +39,34 @@
  * receiver once in parse (a frame kept out of order is decoded again
  * with rds_eth_frame_reparse, without the CRC). */
 
-/* The header with its crc field as 0. */
-static inline uint32_t
-rds_eth_crc_hdr(const struct rds_eth_hdr *h)
-{
-	return rds_eth_crc_hdr0(h);
-}
-
 uint32_t
 rds_eth_crc(const struct rds_eth_hdr *h, const void *payload, uint32_t len)
 {
-	return ~rds_eth_crc_update(rds_eth_crc_hdr(h), payload, len);
+	return ~rds_eth_crc_hdr_update(h, payload, len);
 }
 
 /* ------------------------------------------------------------------ */
 /* Build */
 
-/* The IPv4 header checksum of a header as rds_eth_frame_build writes it
- * (no options, TOS, ID and checksum 0, DF, TTL RDS_ETH_IP_TTL, UDP)
- * from the fields that vary: the one's complement sum of its ten words
- * as they are in memory, as rte_ipv4_cksum computes it, without the
- * loop (the constant words fold at compile time). be_tot is the total
- * length as stored, sip and dip the addresses as stored. */
-static inline uint16_t
-rds_eth_ip_cksum(uint16_t be_tot, uint32_t sip, uint32_t dip)
+/* The one's complement sum (not folded) of the IPv4 header as
+ * rds_eth_tmpl_init writes it (no options, TOS, ID and checksum 0, DF,
+ * TTL RDS_ETH_IP_TTL, UDP), its ten words as they are in memory, as
+ * rte_ipv4_cksum adds them, but the total length: the constant words
+ * fold at compile time. sip and dip as stored. */
+static inline uint32_t
+rds_eth_ip_sum(uint32_t sip, uint32_t dip)
 {
-	uint32_t sum;
+	return (uint32_t)rte_cpu_to_be_16(RTE_IPV4_VHL_DEF << 8) +
+	       rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG) +
+	       rte_cpu_to_be_16(RDS_ETH_IP_TTL << 8 | IPPROTO_UDP) +
+	       (sip & 0xffff) + (sip >> 16) + (dip & 0xffff) + (dip >> 16);
+}
 
-	sum = (uint32_t)rte_cpu_to_be_16(RTE_IPV4_VHL_DEF << 8) +
-	      rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG) +
-	      rte_cpu_to_be_16(RDS_ETH_IP_TTL << 8 | IPPROTO_UDP) + be_tot +
-	      (sip & 0xffff) + (sip >> 16) + (dip & 0xffff) + (dip >> 16);
+/* The checksum from that sum and the total length as stored. */
+static inline uint16_t
+rds_eth_ip_cksum(uint32_t sum, uint16_t be_tot)
+{
+	sum += be_tot;
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	return (uint16_t)~sum;
@@ -85,67 +82,61 @@ rds_eth_type_ok(uint8_t type, uint16_t flags, uint32_t len)
 	return type != RDS_ETH_F_ACK || len == 0;
 }
 
-int
-rds_eth_frame_build(struct rte_mbuf *m, const struct rte_ether_addr *src,
-		    const struct rte_ether_addr *dst, uint32_t sip,
-		    uint32_t dip, uint16_t sport, uint16_t dport,
-		    const struct rds_eth_frame *f, bool ip_offload)
+void
+rds_eth_tmpl_init(struct rds_eth_tmpl *t, const struct rte_ether_addr *src,
+		  const struct rte_ether_addr *dst, uint32_t sip, uint32_t dip,
+		  uint16_t sport, uint16_t dport, bool ip_offload)
 {
-	struct rte_ether_hdr eh;
-	struct rte_ipv4_hdr *ip;
-	struct rte_udp_hdr *udp;
-	struct rds_eth_hdr *h;
-	const struct rte_mbuf *s;
-	uint8_t *p;
-	uint32_t crc;
+	struct rte_ether_hdr *eh = (struct rte_ether_hdr *)(void *)t->hdr;
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(void *)(eh + 1);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(void *)(ip + 1);
 
-	if (m == NULL || src == NULL || dst == NULL || f == NULL)
-		return -EINVAL;
-	if (rte_pktmbuf_data_len(m) < RDS_ETH_HDRS ||
-	    rte_pktmbuf_pkt_len(m) != (uint32_t)RDS_ETH_HDRS + f->len ||
-	    f->len > RDS_ETH_MAX_PAYLOAD ||
-	    !rds_eth_type_ok(f->type, f->flags, f->len))
-		return -EINVAL;
-
-	p = rte_pktmbuf_mtod(m, uint8_t *);
-
-	rte_ether_addr_copy(dst, &eh.dst_addr);
-	rte_ether_addr_copy(src, &eh.src_addr);
-	eh.ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	memcpy(p, &eh, sizeof(eh));
-
-	ip = (struct rte_ipv4_hdr *)(void *)(p + RTE_ETHER_HDR_LEN);
+	memset(t, 0, sizeof(*t));
+	rte_ether_addr_copy(dst, &eh->dst_addr);
+	rte_ether_addr_copy(src, &eh->src_addr);
+	eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->type_of_service = 0;
-	ip->total_length = rte_cpu_to_be_16((uint16_t)(RDS_ETH_HDRS -
-						       RTE_ETHER_HDR_LEN +
-						       f->len));
-	ip->packet_id = 0;
 	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
 	ip->time_to_live = RDS_ETH_IP_TTL;
 	ip->next_proto_id = IPPROTO_UDP;
-	ip->hdr_checksum = 0;
 	ip->src_addr = sip;
 	ip->dst_addr = dip;
-	if (ip_offload) {
+	udp->src_port = rte_cpu_to_be_16(sport);
+	udp->dst_port = rte_cpu_to_be_16(dport);
+	t->ip_sum = rds_eth_ip_sum(sip, dip);
+	t->ip_offload = ip_offload;
+}
+
+void
+rds_eth_frame_build_tmpl(struct rte_mbuf *m, const struct rds_eth_tmpl *t,
+			 const struct rds_eth_frame *f)
+{
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(void *)
+		(p + RTE_ETHER_HDR_LEN);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(void *)(ip + 1);
+	struct rds_eth_hdr *h = (struct rds_eth_hdr *)(void *)(udp + 1);
+	uint16_t be_tot = rte_cpu_to_be_16((uint16_t)(RDS_ETH_HDRS -
+						      RTE_ETHER_HDR_LEN +
+						      f->len));
+	const struct rte_mbuf *s;
+	uint32_t crc;
+
+	/* Outer headers: the template, then the three fields that vary. */
+	memcpy(p, t->hdr, RDS_ETH_L2L3L4);
+	ip->total_length = be_tot;
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof(*udp) +
+						     RDS_ETH_HDR_SIZE +
+						     f->len));
+	if (t->ip_offload) {
 		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
 		m->l2_len = RTE_ETHER_HDR_LEN;
 		m->l3_len = sizeof(struct rte_ipv4_hdr);
 	} else {
 		m->ol_flags &= ~(RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM);
-		ip->hdr_checksum = rds_eth_ip_cksum(ip->total_length, sip,
-						    dip);
+		ip->hdr_checksum = rds_eth_ip_cksum(t->ip_sum, be_tot);
 	}
 
-	udp = (struct rte_udp_hdr *)(void *)(ip + 1);
-	udp->src_port = rte_cpu_to_be_16(sport);
-	udp->dst_port = rte_cpu_to_be_16(dport);
-	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof(*udp) +
-						     RDS_ETH_HDR_SIZE +
-						     f->len));
-	udp->dgram_cksum = 0;
-
-	h = (struct rds_eth_hdr *)(void *)(udp + 1);
 	h->version = RDS_ETH_VERSION;
 	h->type = f->type;
 	h->flags = rte_cpu_to_be_16(f->flags);
@@ -159,14 +150,33 @@ rds_eth_frame_build(struct rte_mbuf *m, const struct rte_ether_addr *src,
 	h->frag_off = rte_cpu_to_be_32(f->frag_off);
 	h->crc = 0;
 
-	/* CRC: the header, then the payload wherever its segments are. */
-	crc = rds_eth_crc_hdr(h);
-	crc = rds_eth_crc_update(crc, p + RDS_ETH_HDRS,
-				 rte_pktmbuf_data_len(m) - RDS_ETH_HDRS);
+	/* CRC: the header (its crc field 0 by now) and the payload after
+	 * it in one run, then the payload's further segments. */
+	crc = rds_eth_crc_update(UINT32_MAX, h, rte_pktmbuf_data_len(m) -
+				 RDS_ETH_L2L3L4);
 	for (s = m->next; s != NULL; s = s->next)
 		crc = rds_eth_crc_update(crc, rte_pktmbuf_mtod(s, void *),
 					 rte_pktmbuf_data_len(s));
 	h->crc = rte_cpu_to_be_32(~crc);
+}
+
+int
+rds_eth_frame_build(struct rte_mbuf *m, const struct rte_ether_addr *src,
+		    const struct rte_ether_addr *dst, uint32_t sip,
+		    uint32_t dip, uint16_t sport, uint16_t dport,
+		    const struct rds_eth_frame *f, bool ip_offload)
+{
+	struct rds_eth_tmpl t;
+
+	if (m == NULL || src == NULL || dst == NULL || f == NULL)
+		return -EINVAL;
+	if (rte_pktmbuf_data_len(m) < RDS_ETH_HDRS ||
+	    rte_pktmbuf_pkt_len(m) != (uint32_t)RDS_ETH_HDRS + f->len ||
+	    f->len > RDS_ETH_MAX_PAYLOAD ||
+	    !rds_eth_type_ok(f->type, f->flags, f->len))
+		return -EINVAL;
+	rds_eth_tmpl_init(&t, src, dst, sip, dip, sport, dport, ip_offload);
+	rds_eth_frame_build_tmpl(m, &t, f);
 	return 0;
 }
 
@@ -186,7 +196,30 @@ rds_eth_be16_at(const uint8_t *p)
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
-static enum rds_eth_drop
+/* Is the IPv4 header's checksum right: its 16-bit words, as in
+ * memory, add up to 0xffff in one's complement (rte_raw_cksum's sum)?
+ * The header of our peers' frames (20 bytes, no options) as five
+ * 32-bit words added in 64 bits and folded, which is the same sum
+ * (RFC 1071's "parallel summation"), without the loop. */
+static inline bool
+rds_eth_ip_hdr_ok(const void *ip, uint32_t hl)
+{
+	const uint8_t *b = ip;
+	uint32_t w[5];
+	uint64_t sum;
+
+	if (unlikely(hl != sizeof(struct rte_ipv4_hdr)))
+		return rte_raw_cksum(ip, hl) == 0xffff;
+	memcpy(w, b, sizeof(w));
+	sum = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
+}
+
+static __rte_always_inline enum rds_eth_drop
 rds_eth_parse(const uint8_t *p, uint32_t len, uint16_t udp_port,
 	      enum rds_eth_cksum cksum, bool crc, struct rds_eth_frame *f)
 {
@@ -241,7 +274,7 @@ rds_eth_parse(const uint8_t *p, uint32_t len, uint16_t udp_port,
 	if ((frag & RTE_IPV4_HDR_MF_FLAG) != 0)
 		return RDS_ETH_DROP_IP;
 	if (cksum == RDS_ETH_CKSUM_BAD ||
-	    (cksum == RDS_ETH_CKSUM_VERIFY && rte_raw_cksum(ip, hl) != 0xffff))
+	    (cksum == RDS_ETH_CKSUM_VERIFY && !rds_eth_ip_hdr_ok(ip, hl)))
 		return RDS_ETH_DROP_IP;
 	ulen = rte_be_to_cpu_16(udp->dgram_len);
 	if (ulen != tot - hl)
@@ -292,7 +325,7 @@ rds_eth_frame_parse_buf(const uint8_t *p, uint32_t len, uint16_t udp_port,
 	return rds_eth_parse(p, len, udp_port, RDS_ETH_CKSUM_VERIFY, true, f);
 }
 
-static enum rds_eth_drop
+static __rte_always_inline enum rds_eth_drop
 rds_eth_parse_mbuf(const struct rte_mbuf *m, uint16_t udp_port, bool crc,
 		   struct rds_eth_frame *f)
 {
