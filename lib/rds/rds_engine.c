@@ -200,7 +200,8 @@ rds_engine_bells(struct rds_engine *e)
 	for (i = 0; i < e->nb_bells; i++) {
 		struct rds_bell *b = e->bell_arr[i];
 
-		n = rds_ring_get(b->r, (void **)socks, RDS_BURST);
+		n = rte_ring_sc_dequeue_burst(b->r, (void **)socks, RDS_BURST,
+					      NULL);
 		for (k = 0; k < n; k++) {
 			/* Cleared before the queue is read: a request put
 			 * after this rings again. */
@@ -210,7 +211,7 @@ rds_engine_bells(struct rds_engine *e)
 		}
 		if (n == 0 && unlikely(__atomic_load_n(&b->dead,
 						       __ATOMIC_ACQUIRE)) &&
-		    rds_ring_count(b->r) == 0) {
+		    rte_ring_empty(b->r)) {
 			rds_engine_bell_reap(e, b);
 			break;	/* the array changed: next pass */
 		}

@@ -9,8 +9,7 @@
  *
  * Its parts, one per concern, are included below in the order they
  * depend on each other, and only from here: addresses (rds_addr.h),
- * single-producer single-consumer rings (rds_ring.h), threads
- * (rds_thread.h), messages and buffers (rds_msg.h), queues
+ * threads (rds_thread.h), messages and buffers (rds_msg.h), queues
  * (rds_queue.h), sockets (rds_sock.h), RDMA (rds_rdma.h), timers
  * (rds_timer.h), connections (rds_conn.h), engines (rds_engine.h),
  * caller-argument checks (rds_uarg.h) and, last, what drivers see
@@ -98,7 +97,6 @@ typedef void (*rds_engine_fn)(struct rds_engine *e, void *arg);
 })
 
 #include "rds_addr.h"
-#include "rds_ring.h"
 #include "rds_thread.h"
 #include "rds_msg.h"
 #include "rds_queue.h"

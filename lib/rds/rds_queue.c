@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Socket queues: single-producer single-consumer queues of messages made
- * of ring segments (rds_ring.h), so that an idle socket holds none and a
- * busy one holds what it needs.
+ * of rte_ring segments, so that an idle socket holds none and a busy one
+ * holds what it needs.
  *
  * Nothing is allocated until the first message. When the producer finds
  * its segment full it makes one twice the size, puts the message there
@@ -10,9 +10,9 @@
  * follows the link and frees what it left. Entries are counted on both
  * sides (put and taken) so that anyone may read the length without
  * touching a segment, and the producer refuses beyond max entries.
- * The memory comes from libc and the rings are inline functions: no EAL
- * call, so the application side of a queue can run in a process without
- * EAL.
+ * The memory comes from libc and the rings are used through rte_ring's
+ * inline functions: no EAL call, so the application side of a queue can
+ * run in a process without EAL.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,13 +40,23 @@ rds_queue_init(struct rds_queue *q, uint32_t max)
 static struct rds_qseg *
 rds_qseg_new(uint32_t size)
 {
-	size_t bytes = offsetof(struct rds_qseg, ring) + rds_ring_bytes(size);
+	ssize_t rsz = rte_ring_get_memsize(size);
 	struct rds_qseg *s;
+	size_t bytes;
 
+	if (rsz < 0)
+		return NULL;
+	bytes = offsetof(struct rds_qseg, ring) + (size_t)rsz;
 	s = rds_mem_zalloc("rds_qseg", bytes);
 	if (s == NULL)
 		return NULL;
-	rds_ring_init(&s->ring, size);
+	/* The name only matters to rte_ring_lookup, which never sees it. */
+	if (rte_ring_init(&s->ring, "rds_q", size,
+			  RING_F_SP_ENQ | RING_F_SC_DEQ) != 0) {
+		rds_mem_free(s);
+		return NULL;
+	}
+	s->size = size;
 	s->bytes = bytes;
 	__atomic_fetch_add(&rds_queue_bytes, bytes, __ATOMIC_RELAXED);
 	return s;
@@ -66,17 +76,17 @@ rds_queue_put_slow(struct rds_queue *q, struct rds_msg *m)
 	struct rds_qseg *s = q->prod, *ns;
 	uint32_t size;
 
-	if (s != NULL && rds_ring_put(&s->ring, m) == 0)
+	if (s != NULL && rte_ring_sp_enqueue(&s->ring, m) == 0)
 		goto done;
 	if (q->nput - __atomic_load_n(&q->nget, __ATOMIC_ACQUIRE) >= q->max)
 		return -ENOBUFS;
 	size = s == NULL ? RDS_QUEUE_FIRST :
-	       RTE_MIN(s->ring.size * 2, (uint32_t)RDS_QUEUE_SEG_MAX);
+	       RTE_MIN(s->size * 2, (uint32_t)RDS_QUEUE_SEG_MAX);
 	size = RTE_MIN(size, rte_align32pow2(q->max));
 	ns = rds_qseg_new(RTE_MAX(size, 2u));
 	if (ns == NULL)
 		return -ENOMEM;
-	rds_ring_put(&ns->ring, m);
+	rte_ring_sp_enqueue(&ns->ring, m);
 	/* The consumer finds the segment only after its first entry. */
 	if (s != NULL)
 		__atomic_store_n(&s->next, ns, __ATOMIC_RELEASE);
@@ -101,7 +111,8 @@ rds_queue_get_slow(struct rds_queue *q, struct rds_msg **ms, unsigned int n,
 		if (s == NULL)
 			return 0;
 		q->cons = s;
-		got += rds_ring_get(&s->ring, (void **)ms + got, n - got);
+		got += rte_ring_sc_dequeue_burst(&s->ring, (void **)ms + got,
+						 n - got, NULL);
 	}
 	while (got < n) {
 		next = __atomic_load_n(&s->next, __ATOMIC_ACQUIRE);
@@ -109,31 +120,34 @@ rds_queue_get_slow(struct rds_queue *q, struct rds_msg **ms, unsigned int n,
 			break;
 		/* The producer moved on after its last entry here: what it
 		 * put before that is visible now. */
-		got += rds_ring_get(&s->ring, (void **)ms + got, n - got);
+		got += rte_ring_sc_dequeue_burst(&s->ring, (void **)ms + got,
+						 n - got, NULL);
 		if (got == n)
 			break;
 		q->cons = next;
 		rds_qseg_free(s);
 		s = next;
-		got += rds_ring_get(&s->ring, (void **)ms + got, n - got);
+		got += rte_ring_sc_dequeue_burst(&s->ring, (void **)ms + got,
+						 n - got, NULL);
 	}
 	if (got != 0)
 		__atomic_store_n(&q->nget, q->nget + got, __ATOMIC_RELEASE);
 	return got;
 }
 
-/* Entries between the consumer's tail and the producer's head, without
- * taking them. */
+/* Entries between the consumer's head and the producer's tail, without
+ * taking them (rte_ring_core.h: the slots follow struct rte_ring). */
 static void
 rds_qseg_peek(const struct rds_qseg *s,
 	      void (*fn)(void *arg, const struct rds_msg *m), void *arg)
 {
-	const struct rds_ring *r = &s->ring;
-	void *const *slots = rds_ring_slots(r);
-	uint32_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+	const struct rte_ring *r = &s->ring;
+	void *const *slots = (void *const *)(const void *)&r[1];
+	uint32_t head = r->cons.head;
+	uint32_t tail = __atomic_load_n(&r->prod.tail, __ATOMIC_ACQUIRE);
 	uint32_t i;
 
-	for (i = r->tail; i != head; i++)
+	for (i = head; i != tail; i++)
 		fn(arg, slots[i & r->mask]);
 }
 

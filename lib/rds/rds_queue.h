@@ -14,7 +14,7 @@
 
 /* ------------------------------------------------------------------ */
 /* Queues (rds_queue.c): single-producer single-consumer queues of
- * messages, made of ring segments (rds_ring.h). Nothing is allocated until the
+ * messages, made of rte_ring segments. Nothing is allocated until the
  * first message; a full segment is followed by one twice its size (up
  * to max entries in all), the consumer frees the segments it has left.
  * The producer side may be taken by several threads under a lock of the
@@ -23,8 +23,9 @@
 /* A segment: its ring, and the next segment once the producer moved on. */
 struct rds_qseg {
 	struct rds_qseg *next;		/* atomic */
+	uint32_t size;
 	size_t bytes;
-	struct rds_ring ring;		/* then its slots */
+	struct rte_ring ring;		/* then its slots */
 };
 
 struct rds_queue {
@@ -49,7 +50,8 @@ rds_queue_put(struct rds_queue *q, struct rds_msg *m)
 {
 	struct rds_qseg *s = q->prod;
 
-	if (likely(s != NULL) && likely(rds_ring_put(&s->ring, m) == 0)) {
+	if (likely(s != NULL) &&
+	    likely(rte_ring_sp_enqueue(&s->ring, m) == 0)) {
 		__atomic_store_n(&q->nput, q->nput + 1, __ATOMIC_RELEASE);
 		return 0;
 	}
@@ -58,9 +60,9 @@ rds_queue_put(struct rds_queue *q, struct rds_msg *m)
 
 /* A put would succeed now without allocating (producer side). */
 static inline bool
-rds_queue_has_room(struct rds_queue *q)
+rds_queue_has_room(const struct rds_queue *q)
 {
-	return likely(q->prod != NULL) && rds_ring_has_room(&q->prod->ring);
+	return likely(q->prod != NULL) && rte_ring_free_count(&q->prod->ring) != 0;
 }
 
 /* Up to n messages; consumer side. */
@@ -71,7 +73,7 @@ rds_queue_get_burst(struct rds_queue *q, struct rds_msg **ms, unsigned int n)
 	unsigned int got = 0;
 
 	if (likely(s != NULL)) {
-		got = rds_ring_get(&s->ring, (void **)ms, n);
+		got = rte_ring_sc_dequeue_burst(&s->ring, (void **)ms, n, NULL);
 		if (likely(got == n) ||
 		    __atomic_load_n(&s->next, __ATOMIC_ACQUIRE) == NULL) {
 			if (got != 0)

@@ -8,7 +8,7 @@
  * that rang them, never every socket, and no producer ever waits for
  * another (a shared multi-producer ring stalls every producer behind one
  * that was preempted mid-enqueue). The ring memory comes from libc and
- * the ring is rds_ring.h's inline functions: no EAL call here.
+ * is used through rte_ring's inline functions: no EAL call here.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,18 +102,24 @@ rds_thread_lib_fini(void)
 static struct rds_bell *
 rds_bell_new(struct rds_thread *t, struct rds_engine *e)
 {
+	char name[RTE_RING_NAMESIZE];
 	struct rds_bell *b;
+	ssize_t sz;
 
+	sz = rte_ring_get_memsize(RDS_BELL_RING_SIZE);
+	if (sz < 0)
+		return NULL;
 	b = rds_mem_zalloc("rds_bell", sizeof(*b));
 	if (b == NULL)
 		return NULL;
-	b->r = rds_mem_zalloc("rds_bell_ring",
-			      rds_ring_bytes(RDS_BELL_RING_SIZE));
-	if (b->r == NULL) {
+	b->r = rds_mem_zalloc("rds_bell_ring", (size_t)sz);
+	snprintf(name, sizeof(name), "rds_bell_%u_%p", e->id, (void *)t);
+	if (b->r == NULL || rte_ring_init(b->r, name, RDS_BELL_RING_SIZE,
+					  RING_F_SP_ENQ | RING_F_SC_DEQ) != 0) {
+		rds_mem_free(b->r);
 		rds_mem_free(b);
 		return NULL;
 	}
-	rds_ring_init(b->r, RDS_BELL_RING_SIZE);
 	rte_spinlock_lock(&e->bell_lock);
 	TAILQ_INSERT_TAIL(&e->bells, b, link);
 	__atomic_fetch_add(&e->bell_gen, 1, __ATOMIC_RELEASE);
@@ -141,7 +147,7 @@ rds_bell_ring_slow(struct rds_engine *e, struct rds_sock *rs)
 		if (b == NULL && t != NULL)
 			b = rds_bell_new(t, e);
 		if (likely(b != NULL) &&
-		    likely(rds_ring_put(b->r, rs) == 0))
+		    likely(rte_ring_sp_enqueue(b->r, rs) == 0))
 			return;
 		if (e->lcore_id == RTE_RDS_ENGINE_INLINE)
 			rds_engine_try_poll(e);

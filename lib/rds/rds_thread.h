@@ -27,8 +27,7 @@
 struct rds_free_buf;
 
 struct rds_bell {
-	struct rds_ring *r;		/* producer: the thread, consumer: the
-					 * engine */
+	struct rte_ring *r;		/* SP: the thread, SC: the engine */
 	uint32_t dead;			/* the thread exited (atomic) */
 	TAILQ_ENTRY(rds_bell) link;	/* engine's list, under bell_lock */
 };
@@ -73,7 +72,7 @@ rds_bell_ring(struct rds_engine *e, unsigned int eid, struct rds_sock *rs)
 	if (likely(t != NULL) &&
 	    likely(t->epoch == __atomic_load_n(&rds_epoch, __ATOMIC_RELAXED)) &&
 	    likely((b = t->bell[eid]) != NULL) &&
-	    likely(rds_ring_put(b->r, rs) == 0))
+	    likely(rte_ring_sp_enqueue(b->r, rs) == 0))
 		return;
 	rds_bell_ring_slow(e, rs);
 }
