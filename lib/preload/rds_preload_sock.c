@@ -395,32 +395,9 @@ ioctl(int fd, unsigned long req, ...)
 		}
 		pl_socks[h].nonblock = *(const int *)arg != 0;
 		return 0;
-	case SIOCINQ: {		/* FIONREAD: the next message's size */
-		char c;
-		ssize_t n;
-
-		if (arg == NULL) {
-			errno = EFAULT;
-			return -1;
-		}
-		n = PL_CALL(rte_rds_recvfrom(h, &c, 0,
-			    MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC, NULL, NULL));
-		*(int *)arg = n < 0 ? 0 : (int)n;
-		return 0;
-	}
-	case SIOCOUTQ: {	/* bytes in the send buffer */
-		struct rte_rds_pollfd pf;
-
-		if (arg == NULL) {
-			errno = EFAULT;
-			return -1;
-		}
-		pf.sock = h;
-		pf.events = POLLOUT;
-		pf.revents = 0;
-		*(int *)arg = PL_CALL(rte_rds_poll(&pf, 1, 0)) > 0 ? 0 : 1;
-		return 0;
-	}
+	case SIOCINQ:		/* FIONREAD: the next message's size */
+	case SIOCOUTQ:		/* TIOCOUTQ: bytes in the send buffer */
+		return PL_CALL(rte_rds_ioctl(h, req, arg));
 	default:
 		errno = ENOTTY;
 		return -1;

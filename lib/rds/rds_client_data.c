@@ -8,12 +8,15 @@
  * ring, copied and given back; notifications).
  */
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
 
 #include <rte_pause.h>
 
@@ -158,9 +161,15 @@ rds_cl_revents(struct rds_cl_sock *cs, short events)
 	if (cs->rx_head != 0 || rds_xring_count(&cs->rx) != 0 ||
 	    rds_xring_count(&cs->nt) >= 2)
 		rev |= POLLIN | POLLRDNORM;
+	/* Room in the send buffer, and in the ring a send goes through
+	 * (else a waiting sender would spin on a full ring: the engine
+	 * wakes it when it takes requests off). */
 	if (__atomic_load_n(&cs->cs->snd_queued, __ATOMIC_ACQUIRE) -
 	    __atomic_load_n(&cs->cs->snd_released, __ATOMIC_ACQUIRE) <
-	    cs->sndbuf)
+	    cs->sndbuf &&
+	    (uint32_t)(__atomic_load_n(&cs->req.idx, __ATOMIC_RELAXED) -
+		       __atomic_load_n(&cs->req.r->cons, __ATOMIC_ACQUIRE)) <
+	    cs->req.size)
 		rev |= POLLOUT | POLLWRNORM;
 	return rev & events;
 }
@@ -383,9 +392,11 @@ rds_cl_sendmsg_ctl(struct rds_cl *cl, struct rds_cl_sock *cs,
 		/* After what this socket's ring holds (the engine drains it
 		 * first), before what comes after. */
 		rte_spinlock_lock(&cs->lock);
+		/* Accounted before the engine queues it (as above). */
+		__atomic_fetch_add(&cs->cs->snd_queued, len, __ATOMIC_RELEASE);
 		ret = rds_cl_call(cl, q, r, -1, NULL);
-		if (ret >= 0)
-			__atomic_fetch_add(&cs->cs->snd_queued, len,
+		if (ret < 0)
+			__atomic_fetch_sub(&cs->cs->snd_queued, len,
 					   __ATOMIC_RELEASE);
 		rte_spinlock_unlock(&cs->lock);
 		if (ret != -EAGAIN || (flags & MSG_DONTWAIT))
@@ -485,8 +496,13 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 	}
 	rte_spinlock_lock(&cs->lock);
 	for (;;) {
+		/* Accounted before the engine can see it (and release it):
+		 * the send buffer holds it from here, as a local socket's
+		 * sendmsg counts it before queueing. */
+		__atomic_fetch_add(&cs->cs->snd_queued, len, __ATOMIC_RELEASE);
 		if (rds_xring_put(&cs->req, off) == 0)
 			break;
+		__atomic_fetch_sub(&cs->cs->snd_queued, len, __ATOMIC_RELEASE);
 		rte_spinlock_unlock(&cs->lock);
 		if (flags & MSG_DONTWAIT) {
 			rds_cl_tx_unalloc(cl, off);
@@ -499,7 +515,6 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 		}
 		rte_spinlock_lock(&cs->lock);
 	}
-	__atomic_fetch_add(&cs->cs->snd_queued, len, __ATOMIC_RELEASE);
 	rte_spinlock_unlock(&cs->lock);
 	if (__atomic_exchange_n(&cs->cs->queued, 1, __ATOMIC_SEQ_CST) == 0) {
 		ret = rds_cl_bell(cl, (uint32_t)(cs - cl->socks));
@@ -665,4 +680,56 @@ rds_client_recvmsg(int s, struct msghdr *msg, int flags)
 	ret = rds_cl_recvmsg(cl, cs, msg, flags);
 	rds_cl_put(cs);
 	return ret < 0 ? RDS_ERR((int)-ret) : ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* The socket's queues (rte_rds_ioctl) */
+
+/* The bytes of the socket's send buffer: every message a send returned
+ * for (in the socket's ring, or taken by the engine) not yet released
+ * by an ACK, a cancel or a drop. A sender's add may come a moment after
+ * the engine released it: never below 0. */
+static int
+rds_cl_outq(const struct rds_cl_sock *cs)
+{
+	int64_t q = (int64_t)(__atomic_load_n(&cs->cs->snd_queued,
+					      __ATOMIC_ACQUIRE) -
+			      __atomic_load_n(&cs->cs->snd_released,
+					      __ATOMIC_ACQUIRE));
+
+	return q < 0 ? 0 : q > INT_MAX ? INT_MAX : (int)q;
+}
+
+int
+rds_client_ioctl(int s, unsigned long request, int *val)
+{
+	struct rds_cl *cl = rds_cl;
+	struct rds_cl_sock *cs = rds_cl_hold(cl, s);
+	struct msghdr msg;
+	ssize_t n;
+	int ret = 0;
+
+	if (cs == NULL)
+		return RDS_ERR(EBADF);
+	if (val == NULL) {
+		ret = -EFAULT;
+	} else if (rds_cl_engine_gone(cl)) {
+		ret = -ECONNRESET;
+	} else if (request == SIOCOUTQ) {
+		*val = rds_cl_outq(cs);
+	} else if (request == SIOCINQ) {
+		memset(&msg, 0, sizeof(msg));
+		n = rds_cl_recvmsg(cl, cs, &msg,
+				   MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC);
+		if (n == -EAGAIN)
+			n = 0;
+		if (n < 0)
+			ret = (int)n;
+		else
+			*val = n > INT_MAX ? INT_MAX : (int)n;
+	} else {
+		ret = -ENOTTY;
+	}
+	rds_cl_put(cs);
+	return ret < 0 ? RDS_ERR(-ret) : 0;
 }

@@ -151,6 +151,7 @@ int rds_client_getsockname(int s, struct sockaddr *addr,
 int rds_client_getpeername(int s, struct sockaddr *addr,
 			   socklen_t *addrlen);
 int rds_client_close(int s);
+int rds_client_ioctl(int s, unsigned long request, int *val);
 ssize_t rds_client_sendmsg(int s, const struct msghdr *msg, int flags);
 ssize_t rds_client_recvmsg(int s, struct msghdr *msg, int flags);
 int rds_client_setsockopt(int s, int level, int optname, const void *optval,

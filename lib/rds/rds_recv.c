@@ -6,6 +6,9 @@
  * in rds_deliver.c.
  */
 #include <errno.h>
+#include <limits.h>
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
 #include <sys/uio.h>
 
 #include "rds_private.h"
@@ -330,4 +333,51 @@ rte_rds_msg_free(struct rte_rds_msg *h)
 		rds_msg_free(m);
 	if (rs != NULL)
 		rds_sock_put(rs);
+}
+
+/* ------------------------------------------------------------------ */
+/* The socket's queues (rte_rds_ioctl) */
+
+/* SIOCINQ: the size of the next message a recvmsg would return, 0 when
+ * none (a peek that truncates to nothing, never waits). */
+static int
+rds_ioctl_inq(struct rds_sock *rs, int *val)
+{
+	struct msghdr msg;
+	ssize_t n;
+
+	memset(&msg, 0, sizeof(msg));
+	n = rds_recvmsg(rs, &msg, MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC);
+	if (n == -EAGAIN)
+		n = 0;
+	if (n < 0)
+		return (int)n;
+	*val = n > INT_MAX ? INT_MAX : (int)n;
+	return 0;
+}
+
+int
+rte_rds_ioctl(int s, unsigned long request, int *val)
+{
+	struct rds_sock *rs = rds_sock_hold(s);
+	int64_t q;
+	int ret = 0;
+
+	if (rs == NULL) {
+		RDS_CLIENT_OR(rds_client_ioctl(s, request, val));
+		return RDS_ERR(EBADF);
+	}
+	if (val == NULL) {
+		ret = -EFAULT;
+	} else if (request == SIOCOUTQ) {
+		/* What sendmsg accounted and no ACK or cancel released. */
+		q = __atomic_load_n(&rs->snd_bytes, __ATOMIC_ACQUIRE);
+		*val = q < 0 ? 0 : q > INT_MAX ? INT_MAX : (int)q;
+	} else if (request == SIOCINQ) {
+		ret = rds_ioctl_inq(rs, val);
+	} else {
+		ret = -ENOTTY;
+	}
+	rds_sock_put(rs);
+	return ret < 0 ? RDS_ERR(-ret) : 0;
 }

@@ -141,6 +141,7 @@ rds_region_init(uint8_t *base, const struct rds_region_layout *l)
 void
 rds_client_violation(struct rds_client *cl, const char *what)
 {
+	__atomic_store_n(&cl->violated, 1, __ATOMIC_RELEASE);
 	if (__atomic_exchange_n(&cl->bad, 1, __ATOMIC_ACQ_REL) == 0) {
 		__atomic_fetch_add(&rds_srv->violations, 1, __ATOMIC_RELAXED);
 		RDS_LOG(WARNING, "client pid %d: %s: disconnecting it",
@@ -209,8 +210,12 @@ rds_srv_client_drop(struct rds_client *cl)
 	/* From now on nothing reaches its memory (RDMA in flight ends with
 	 * an error, as when a process exits). */
 	rds_xmem_revoke(cl->mem);
-	if (cl->on_engine)
+	/* Its sockets close as at its close(): the kernel's release of
+	 * the sockets of a process that exits (rds_srv_close_call). */
+	if (cl->on_engine) {
+		rds_engine_call_wait(cl->engine, rds_srv_gone_call, cl);
 		rds_engine_call_wait(cl->engine, rds_srv_detach_call, cl);
+	}
 	for (i = 0; i < RDS_SRV_SOCKS; i++) {
 		struct rds_srv_sock *ss = &cl->socks[i];
 		struct rds_sock *rs = ss->rs;

@@ -303,8 +303,9 @@ rds_srv_do_close(struct rds_client *cl, const struct rds_ctl_req *q,
 		return;
 	}
 	ss = &cl->socks[q->handle];
-	/* What it queued before the close goes first. */
-	rds_engine_call_wait(cl->engine, rds_srv_drain_call, ss);
+	/* What it queued before the close goes first; what the engine
+	 * cannot take is cancelled (rds_srv_close_call). */
+	rds_engine_call_wait(cl->engine, rds_srv_close_call, ss);
 	__atomic_store_n(&ss->rs, NULL, __ATOMIC_RELEASE);
 	r->ret = rte_rds_close(rs->id);
 	r->err = r->ret < 0 ? rte_errno : 0;

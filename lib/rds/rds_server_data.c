@@ -516,17 +516,19 @@ rds_srv_take(struct rds_engine *e, struct rds_client *cl,
 	if (m != NULL && h->len != 0)
 		memcpy(m->buf, cl->base + rq->off + RDS_CBUF_HDR, h->len);
 	rds_srv_tx_back(cl, rq->off, rq->c, rq->slot);
-	if (m == NULL) {
-		/* The client's call returned already: lost, and counted. */
-		rds_stat_inc(e, s_send_drop_nomem);
-		return true;
-	}
+	if (m == NULL)
+		goto nomem;
 	cl->msgs_in++;
 	rds_addr_from_v4(&faddr, h->addr);
 	fc = rds_srv_fcong(ss, h->addr);
-	if (fc == NULL || !rs->bound) {
+	if (fc == NULL) {
 		rds_msg_free(m);
-		return true;
+		goto nomem;
+	}
+	if (!rs->bound) {
+		/* The client checks it: a client's lie, its loss. */
+		rds_msg_free(m);
+		goto drop;
 	}
 	/* The same choice of transport as a local send (the client made
 	 * the same one to answer ENETUNREACH itself). */
@@ -535,8 +537,8 @@ rds_srv_take(struct rds_engine *e, struct rds_client *cl,
 	else if (rs->trans_pinned != (uint32_t)RDS_TRANS_NONE)
 		trans_id = (uint8_t)rs->trans_pinned;
 	else if (rs->la->trans->flags & RDS_TRANS_F_LOOPBACK) {
-		rds_msg_free(m);
-		return true;
+		rds_msg_free(m);	/* the client's ENETUNREACH */
+		goto drop;
 	} else
 		trans_id = (uint8_t)rs->la->trans->trans_id;
 	if (rs->trans_pinned != (uint32_t)RDS_TRANS_NONE && fc->la != rs->la)
@@ -558,6 +560,13 @@ rds_srv_take(struct rds_engine *e, struct rds_client *cl,
 	rds_send_request(e, rs, m);
 	/* A client over twice its send buffer waits for its ACKs. */
 	return !rds_srv_sock_full(rs);
+nomem:
+	/* The client's call returned already: lost, and counted. */
+	rds_stat_inc(e, s_send_drop_nomem);
+drop:
+	/* Out of the client's send buffer, as a cancelled message. */
+	rds_server_released(rs, h->len);
+	return true;
 }
 
 unsigned int
@@ -600,7 +609,57 @@ rds_srv_drain(struct rds_engine *e, struct rds_client *cl,
 			break;
 		}
 	}
+	/* A sender waiting for room in the ring. */
+	if (n != 0)
+		rds_server_wake(rs);
 	return n;
+}
+
+/*
+ * A client socket closes (its close, or its process went): what the
+ * engine can take of its ring is taken, as a drain before any CANCEL or
+ * CLOSE, and what is left (the engine holds twice the send buffer of a
+ * socket at most, or the destination is congested) is cancelled, as the
+ * kernel's close cancels what a socket had not sent yet
+ * (rds_send_drop_to): counted in s_send_cancelled, its bytes released,
+ * its TX buffers given back. Every one of these messages was counted in
+ * the socket's send buffer when its send returned (rds_client_data.c),
+ * so a close cancels no more than that buffer held, as the kernel's.
+ */
+void
+rds_srv_close_call(struct rds_engine *e, void *arg)
+{
+	struct rds_srv_sock *ss = arg;
+	struct rds_sock *rs = __atomic_load_n(&ss->rs, __ATOMIC_ACQUIRE);
+	struct rds_client *cl;
+	struct rds_srv_req rq;
+	unsigned int n = 0;
+
+	if (rs == NULL || rs->client == NULL)
+		return;
+	cl = rs->client;
+	if (__atomic_load_n(&cl->violated, __ATOMIC_ACQUIRE))
+		return;		/* nothing more of a violator's is read */
+	rds_srv_drain(e, cl, ss);
+	while (rds_srv_next(cl, ss, &rq) > 0) {
+		rds_xring_skip(&ss->req);
+		rds_srv_tx_back(cl, rq.off, rq.c, rq.slot);
+		rds_server_released(rs, rq.h.len);
+		n++;
+	}
+	if (n != 0)
+		rds_stat_add(e, s_send_cancelled, n);
+}
+
+/* A client's process went: each of its sockets as at its close. */
+void
+rds_srv_gone_call(struct rds_engine *e, void *arg)
+{
+	struct rds_client *cl = arg;
+	unsigned int i;
+
+	for (i = 0; i < cl->lay.nb_socks && i < RDS_SRV_SOCKS; i++)
+		rds_srv_close_call(e, &cl->socks[i]);
 }
 
 /* Drain one client socket at once (before a CANCEL or CLOSE, so that it

@@ -113,7 +113,9 @@ struct rds_client {
 	uint64_t kept_logged;		/* TSC of the last warning (atomic) */
 	TAILQ_HEAD(, rds_srv_sock) ovf_socks;	/* under rx_lock */
 	unsigned int engine;
-	uint32_t bad;			/* broke the protocol (atomic) */
+	uint32_t bad;			/* broke the protocol, or went
+					 * (atomic) */
+	uint32_t violated;		/* broke the protocol (atomic) */
 	bool on_engine;
 	uint64_t msgs_in, msgs_out;
 };
@@ -211,6 +213,8 @@ rds_srv_kept_cost(const struct rds_msg *m)
 unsigned int rds_srv_drain(struct rds_engine *e, struct rds_client *cl,
 			   struct rds_srv_sock *ss);
 void rds_srv_drain_call(struct rds_engine *e, void *arg);
+void rds_srv_close_call(struct rds_engine *e, void *arg);
+void rds_srv_gone_call(struct rds_engine *e, void *arg);
 void rds_srv_attach_call(struct rds_engine *e, void *arg);
 void rds_srv_detach_call(struct rds_engine *e, void *arg);
 

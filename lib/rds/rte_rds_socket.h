@@ -294,6 +294,28 @@ int rte_rds_setsockopt(int s, int level, int optname, const void *optval,
 int rte_rds_getsockopt(int s, int level, int optname, void *optval,
 		       socklen_t *optlen);
 
+/**
+ * The socket's queues, as ioctl(2) on a socket (the kernel's RDS has
+ * neither: rds_ioctl answers ENOTTY). SIOCOUTQ (TIOCOUTQ): the payload
+ * bytes in the socket's send buffer, every message a send returned for
+ * that has not been acknowledged or cancelled yet (what a close would
+ * cancel at most), the same count sendmsg waits on (0 once every message
+ * sent is acknowledged: wait for it before close to lose nothing).
+ * SIOCINQ (FIONREAD): the size of the next message recvmsg would return
+ * (0 when none, or when an RDMA notification comes first).
+ *
+ * @param s
+ *   Socket handle.
+ * @param request
+ *   SIOCOUTQ or SIOCINQ.
+ * @param val
+ *   The value (an int, as ioctl(2)'s argument).
+ * @return
+ *   0, or -1 with rte_errno: EBADF, EFAULT (val NULL), ENOTTY (another
+ *   request), ECONNRESET (an attached process whose engine went).
+ */
+int rte_rds_ioctl(int s, unsigned long request, int *val);
+
 /** One socket to wait on with rte_rds_poll(), as struct pollfd. */
 struct rte_rds_pollfd {
 	int sock;	/**< socket handle */
