@@ -22,7 +22,7 @@
  *   at most 256 sockets, RDMA on the program's memory through
  *   process_vm_readv/writev on loop and eth only, EOPNOTSUPP on ib);
  * - SIOCINQ gives the size of the next message, SIOCOUTQ the bytes in
- *   the send buffer (the kernel's RDS has neither);
+ *   the send buffer (the kernel's RDS has neither; rte_rds_ioctl);
  * - an RDS descriptor in two epoll sets keeps the data of the last
  *   epoll_ctl() only;
  * - an RDS descriptor passed over SCM_RIGHTS is not an RDS socket in the
