@@ -7,6 +7,9 @@
  * (EAGAIN, SO_SNDTIMEO), RDS_CANCEL_SENT_TO.
  */
 
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
+
 #include "api_common.h"
 
 /* ------------------------------------------------------------------ */
@@ -473,6 +476,54 @@ test_cancel_sent_to(void)
 	lib_down();
 }
 
+/* rte_rds_ioctl: SIOCOUTQ is the send buffer's bytes (what sendmsg
+ * counted, until acknowledged), SIOCINQ the next message's size. */
+static void
+test_ioctl_queues(void)
+{
+	uint8_t buf[64];
+	int s, r, v;
+
+	ctx = "rte_rds_ioctl";
+	rds_test_fill(buf, sizeof(buf), 4);
+	lib_up();
+	r = sock_at(RDS_TEST_IP2, 5100);
+	s = sock_at(RDS_TEST_IP1, 4100);
+	EXPECT_ERR(rte_rds_ioctl(s, SIOCOUTQ, NULL), EFAULT);
+	EXPECT_ERR(rte_rds_ioctl(s, SIOCATMARK, &v), ENOTTY);
+	EXPECT_ERR(rte_rds_ioctl(12345, SIOCOUTQ, &v), EBADF);
+	v = -1;
+	EXPECT_OK(rte_rds_ioctl(s, SIOCOUTQ, &v));
+	CU_ASSERT_EQUAL(v, 0);
+	EXPECT_OK(rte_rds_ioctl(r, SIOCINQ, &v));
+	CU_ASSERT_EQUAL(v, 0);
+	/* The engine idle: all three are in the send buffer. */
+	EXPECT_RET(send_to(s, buf, 10, RDS_TEST_IP2, 5100, MSG_DONTWAIT), 10);
+	EXPECT_RET(send_to(s, buf, 0, RDS_TEST_IP2, 5100, MSG_DONTWAIT), 0);
+	EXPECT_RET(send_to(s, buf, 12, RDS_TEST_IP2, 5100, MSG_DONTWAIT), 12);
+	EXPECT_OK(rte_rds_ioctl(s, SIOCOUTQ, &v));
+	CU_ASSERT_EQUAL(v, 22);
+	/* Delivered and acknowledged: out of it. */
+	settle();
+	EXPECT_OK(rte_rds_ioctl(s, SIOCOUTQ, &v));
+	CU_ASSERT_EQUAL(v, 0);
+	EXPECT_OK(rte_rds_ioctl(r, SIOCINQ, &v));
+	CU_ASSERT_EQUAL(v, 10);
+	expect_msg(r, buf, 10, RDS_TEST_IP1, 4100);
+	EXPECT_OK(rte_rds_ioctl(r, SIOCINQ, &v));
+	CU_ASSERT_EQUAL(v, 0);
+	expect_msg(r, buf, 0, RDS_TEST_IP1, 4100);
+	EXPECT_OK(rte_rds_ioctl(r, SIOCINQ, &v));
+	CU_ASSERT_EQUAL(v, 12);
+	expect_msg(r, buf, 12, RDS_TEST_IP1, 4100);
+	EXPECT_OK(rte_rds_ioctl(r, SIOCINQ, &v));
+	CU_ASSERT_EQUAL(v, 0);
+	EXPECT_OK(rte_rds_close(s));
+	EXPECT_ERR(rte_rds_ioctl(s, SIOCOUTQ, &v), EBADF);
+	EXPECT_OK(rte_rds_close(r));
+	lib_down();
+}
+
 int
 main(void)
 {
@@ -482,6 +533,7 @@ main(void)
 		{ "sendmsg_cmsgs", test_sendmsg_cmsgs },
 		{ "sendmsg_flow", test_sendmsg_flow },
 		{ "cancel_sent_to", test_cancel_sent_to },
+		{ "ioctl_queues", test_ioctl_queues },
 		{ NULL, NULL },
 	};
 
