@@ -36,6 +36,13 @@
 # 60,000 more (idle) bound sockets, and with the messages spread over
 # 4, 16, 64 peers (addresses, one connection each).
 #
+# Instructions per message (callgrind, deterministic; needs valgrind):
+# the loop path's from scale's case 0 (or bench/core.sh PARTS=cg CASES=0
+# with --no-scale), net_ring's from rds-bench-eth under callgrind, 64 B
+# one at a time and in bursts of 32 with the retransmit timers out
+# (rto 10 s: valgrind's slowness would fire them), as doc/perf.md counts
+# them; memif and af_packet run the same driver code as net_ring.
+#
 # --vm: test/rxe/bench-ib.sh (ib over rxe in a QEMU VM against
 # ib_send_lat/ib_send_bw and the kernel's RDS; ~5 min), its summary
 # folded into the report.
@@ -262,6 +269,28 @@ if [ "$SCALE" = 1 ]; then
 		CASES="0 100 1000 10000 60000 p4 p16 p64" \
 		bash "$HERE/core.sh" "$BUILD" > "$OUT/scale.log" 2>&1 ||
 		echo "core.sh failed: $OUT/scale.log" >&2
+fi
+
+echo "== instructions per message (callgrind)"
+mkdir -p "$OUT/instr"
+if ! command -v valgrind > /dev/null; then
+	echo "valgrind not found: no instruction counts (config/setup.sh installs it)" |
+		tee "$OUT/instr/none.txt"
+else
+	if [ "$SCALE" != 1 ]; then
+		echo "OUT=$OUT/instr/core PARTS=cg CASES=0 bash $HERE/core.sh $BUILD" >> "$OUT/cmds.txt"
+		OUT=$OUT/instr/core PARTS=cg CASES=0 bash "$HERE/core.sh" "$BUILD" \
+			> "$OUT/instr/core.log" 2>&1 ||
+			echo "core.sh failed: $OUT/instr/core.log" >&2
+	fi
+	for burst in 1 32; do
+		n=$([ $burst = 1 ] && echo 20000 || echo 2000)
+		c="valgrind --tool=callgrind --callgrind-out-file=$OUT/instr/eth.$burst.cg --toggle-collect=bench_eth_loop $B -l 0 --no-pci --no-huge -m 1024 --file-prefix ecg$$ --log-level=lib.eal:error -- --msgs $n --burst $burst --size 64 --runs 1 --eth-opts rto_min_us=10000000,rto_max_us=10000000"
+		echo "$c" >> "$OUT/cmds.txt"
+		$c > "$OUT/instr/eth.$burst.log" 2>&1 ||
+			echo "rds-bench-eth under callgrind failed: $OUT/instr/eth.$burst.log" >&2
+		echo "msgs=$n burst=$burst" >> "$OUT/instr/eth.$burst.log"
+	done
 fi
 
 if [ "$VM" = 1 ]; then

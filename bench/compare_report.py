@@ -113,13 +113,37 @@ p("Medians of %d runs of %s s each (%s); RTT: 64 B `--mode lat`, p50 and p99 in 
   "faster. `-`: not measured on that path." % (nruns, mach.get("secs", "?"),
                                                "runs interleaved, every other run in reverse order"))
 p("")
-p("| path | RTT p50 | RTT p99 | msgs/s 64 B | MB/s 64 KiB | vs its floor | vs kernel UDP blocking | vs kernel UDP busy-poll |")
-p("| --- | ---: | ---: | ---: | ---: | --- | --- | --- |")
+def cg_ir(log):
+    try:
+        return int(re.search(r"Collected : (\d+)", open(log).read()).group(1))
+    except Exception:
+        return None
+
+def instr(path):
+    """Instructions per 64 B message one way (callgrind), or None."""
+    if path == "loop":
+        for d in (out + "/scale", out + "/instr/core"):
+            a, b = cg_ir("%s/cg.0.20000.log" % d), cg_ir("%s/cg.0.40000.log" % d)
+            if a is not None and b is not None:
+                return (b - a) / 20000.0
+        return None
+    if path == "ring":
+        ir = cg_ir(out + "/instr/eth.1.log")
+        return ir / 21000.0 if ir is not None else None  # 20,000 + 1,000 warm-up steps
+    return None
+
+def instr32():
+    ir = cg_ir(out + "/instr/eth.32.log")
+    return ir / (3000.0 * 32) if ir is not None else None
+
+p("| path | RTT p50 | RTT p99 | msgs/s 64 B | MB/s 64 KiB | instructions/msg | vs its floor | vs kernel UDP blocking | vs kernel UDP busy-poll |")
+p("| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |")
 for path, label, floor, kref in PATHS:
     if path not in present and not (path == "loop_floor" and "loop" in present):
         continue
     f = figs(path)
-    cols = [label, num(f["rtt50"]), num(f["rtt99"]), num(f["rate"]), num(f["mbps"], 1)]
+    cols = [label, num(f["rtt50"]), num(f["rtt99"]), num(f["rate"]), num(f["mbps"], 1),
+            num(instr(path), 1)]
     if floor:
         g = figs(floor)
         cols.append(rtxt([("p50", ratio(f["rtt50"], g["rtt50"])),
@@ -136,6 +160,12 @@ for path, label, floor, kref in PATHS:
         else:
             cols.append("")
     p("| " + " | ".join(cols) + " |")
+p("")
+p("instructions/msg: callgrind, 64 B one way (loop: `bench/core.sh` PARTS=cg, case 0; "
+  "net_ring: `rds-bench-eth` one at a time, retransmit timers out; in bursts of 32: %s). "
+  "memif and af_packet run net_ring's driver code (and their PMD's own); two processes "
+  "are not counted. `-`: not counted (valgrind missing, or the path has none)." %
+  num(instr32(), 1))
 fails = [x for x in rows if x["r"].get("failed")]
 p("")
 p("Failed measurements: %d%s" % (len(fails), "".join(

@@ -45,6 +45,20 @@ perf_stalled(const struct perf_ctx *ctx, const char *phase)
 	exit(EXIT_FAILURE);
 }
 
+/* A window that saw nothing (no round trip; stream with the receiver in
+ * this process: no message) is extended past --secs until it does, so
+ * that a machine busy enough to stall the run for longer than the window
+ * gives a figure over the time it took, not an error; the stall watch
+ * (PERF_STALL_S without progress) still ends a run that does not move.
+ * The rates are over the window's real length (t_stop - t_start). */
+static bool
+perf_window_empty(const struct perf_ctx *ctx)
+{
+	if (perf_is_stream(ctx->o->mode))
+		return ctx->srv >= 0 && ctx->msgs == 0;
+	return ctx->msgs == 0;
+}
+
 /*
  * The run: warm-up (not counted), the measured window, then a drain in
  * which nothing new is sent, every request still in flight is answered,
@@ -73,7 +87,8 @@ perf_run(struct perf_ctx *ctx)
 			ctx->measuring = true;
 			ctx->t_start = now;
 			ctx->cpu_ns_start = perf_cpu_ns();
-		} else if (phase == MEASURE && now >= run_end) {
+		} else if (phase == MEASURE && now >= run_end &&
+			   !perf_window_empty(ctx)) {
 			phase = DRAIN;
 			ctx->measuring = false;
 			ctx->t_stop = now;

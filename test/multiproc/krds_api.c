@@ -95,7 +95,10 @@ rds_sock(const char *ip, uint16_t port)
 	if (fd < 0)
 		return -1;
 	if (bind(fd, (struct sockaddr *)&s, sizeof(s)) != 0) {
+		int e = errno;
+
 		close(fd);
+		errno = e;	/* bind's, for the caller */
 		return -1;
 	}
 	return fd;
@@ -578,7 +581,8 @@ check_own_numbers(const char *ipb, uint16_t port)
  * A forked child that never uses RDS does not keep its parent's sockets:
  * once the parent is gone, its port is free at once, while the child
  * lives on (it held the parent's connection to the engine, and with it
- * every socket of the parent's, until it exited).
+ * every socket of the parent's, until it exited). On the kernel
+ * (KRDS_API_KERNEL=1) the child shares the socket: the port stays bound.
  */
 static void
 check_child_keeps_nothing(const char *ipb, uint16_t port)
@@ -610,6 +614,19 @@ check_child_keeps_nothing(const char *ipb, uint16_t port)
 	close(sync[0]);
 	CHECK(waitpid(parent, &st, 0) == parent, "child keeps nothing: the "
 	      "parent exited");
+	if (kernel) {
+		/* The kernel's rule, which librte_rds departs from: the
+		 * child shares the parent's socket, which stays bound as
+		 * long as the child holds it (it sleeps 5 s). */
+		errno = 0;
+		s = rds_sock(ipb, port);
+		CHECK(s < 0 && errno == EADDRINUSE, "child keeps the socket "
+		      "(kernel): the parent's port stays bound while its "
+		      "child lives");
+		if (s >= 0)
+			close(s);
+		return;
+	}
 	for (i = 0; i < 100 && s < 0; i++) {
 		s = rds_sock(ipb, port);
 		if (s < 0)
