@@ -16,6 +16,9 @@ test_socket_table_full(void)
 	struct rte_rds_conf conf;
 	int s[4], extra, i, j;
 
+	API_IN_PROCESS_ONLY("conf.max_sockets is the engine's; a client "
+			    "has at most 256 sockets (doc/guide.md section 4)");
+
 	ctx = "EMFILE";
 	std_conf(&conf);
 	conf.max_sockets = 4;
