@@ -610,6 +610,10 @@ test_info(void)
 	len = 0;
 	EXPECT_ERR(rte_rds_info(9999, NULL, &len), ENOPROTOOPT);
 	len = 0;
+	EXPECT_ERR(rte_rds_info(RDS_INFO_FIRST - 1, NULL, &len), ENOPROTOOPT);
+	len = 0;
+	EXPECT_ERR(rte_rds_info(RDS_INFO_LAST + 1, NULL, &len), ENOPROTOOPT);
+	len = 0;
 	EXPECT_ERR(rte_rds_info(RDS_INFO_FIRST + 2, NULL, &len), ENOPROTOOPT);
 	len = 0;
 	EXPECT_ERR(rte_rds_info(RDS_INFO_COUNTERS, NULL, &len), ENOSPC);
