@@ -408,8 +408,9 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 	       const struct msghdr *msg, int flags)
 {
 	const struct sockaddr_in *sin;
+	struct rds_cmsg_iter it;
 	struct rds_cbuf *b;
-	struct cmsghdr *cm;
+	struct rds_cmsg c;
 	uint64_t deadline = 0, spin = 0, off, q;
 	uint32_t dst;
 	uint16_t dport;
@@ -442,20 +443,18 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 		return ret;
 	/* Control messages of ours (RDMA): the engine makes the send in
 	 * this call (its errno is the call's); other levels are ignored,
-	 * as the kernel does. */
-	if (msg->msg_controllen != 0 && msg->msg_control != NULL) {
-		struct msghdr *mh = (struct msghdr *)(uintptr_t)msg;
-
-		for (cm = CMSG_FIRSTHDR(mh); cm != NULL;
-		     cm = CMSG_NXTHDR(mh, cm)) {
-			if (cm->cmsg_len < sizeof(*cm) ||
-			    cm->cmsg_len > msg->msg_controllen)
-				return -EINVAL;
-			if (cm->cmsg_level == SOL_RDS)
-				return rds_cl_sendmsg_ctl(cl, cs, msg, flags,
-							  dst, dport, len);
-		}
-	}
+	 * as the kernel does. The walk is in-process's (rds_uarg.c):
+	 * ENOBUFS over INT_MAX, EFAULT without a buffer, EINVAL for a
+	 * header out of bounds, never a read past msg_controllen. */
+	ret = rds_uarg_cmsg_start(&it, msg);
+	if (ret < 0)
+		return ret;
+	while ((ret = rds_uarg_cmsg_next(&it, &c)) > 0)
+		if (c.level == SOL_RDS)
+			return rds_cl_sendmsg_ctl(cl, cs, msg, flags, dst,
+						  dport, len);
+	if (ret < 0)
+		return ret;
 	if (!(flags & MSG_DONTWAIT))
 		deadline = rds_cl_deadline(cs->sndtimeo_ns);
 	/* Send buffer: the last message may overshoot the limit. */
