@@ -293,6 +293,29 @@ test_recv_cmsg(void)
 	memcpy(&got, CMSG_DATA(&cbuf.h), sizeof(got));
 	CU_ASSERT_EQUAL(got, cookie);
 
+	/* MSG_PEEK: the cookie too, and the message stays. */
+	ctx = "RDMA_DEST, MSG_PEEK";
+	send_dest(s, cookie);
+	{
+		uint8_t pb[16];
+		struct iovec piov = { .iov_base = pb, .iov_len = sizeof(pb) };
+		struct msghdr pmh;
+
+		memset(&pmh, 0, sizeof(pmh));
+		memset(&cbuf, 0xa5, sizeof(cbuf));
+		pmh.msg_iov = &piov;
+		pmh.msg_iovlen = 1;
+		pmh.msg_control = cbuf.b;
+		pmh.msg_controllen = sizeof(cbuf.b);
+		EXPECT_RET(rte_rds_recvmsg(r, &pmh, MSG_PEEK), 3);
+		CU_ASSERT_EQUAL(pmh.msg_controllen,
+				CMSG_SPACE(sizeof(uint64_t)));
+		CU_ASSERT_EQUAL(cbuf.h.cmsg_type, RDS_CMSG_RDMA_DEST);
+		memcpy(&got, CMSG_DATA(&cbuf.h), sizeof(got));
+		CU_ASSERT_EQUAL(got, cookie);
+	}
+	recv_ctl(r, cbuf.b, sizeof(cbuf.b), CMSG_SPACE(sizeof(uint64_t)), 0);
+
 	/*
 	 * Where not even a header fits: MSG_CTRUNC, nothing written, the
 	 * message delivered. KERNEL (put_cmsg): with room for a header
@@ -322,12 +345,140 @@ test_recv_cmsg(void)
 	lib_down();
 }
 
+/* One RDMA WRITE of 64 bytes from s into r's region at cookie, with
+ * RDS_RDMA_NOTIFY_ME and token; its message ("abc") received on r. */
+static void
+rdma_write_notify(int s, int r, uint64_t cookie, uint64_t token)
+{
+	static uint8_t src[64];
+	union {
+		struct cmsghdr h;
+		uint8_t b[CMSG_SPACE(sizeof(struct rds_rdma_args))];
+	} cb;
+	struct sockaddr_in to = rds_test_sin(RDS_TEST_IP2, 5000);
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)"abc",
+			     .iov_len = 3 };
+	struct rds_iovec lv = { .addr = (uint64_t)(uintptr_t)src,
+				.bytes = sizeof(src) };
+	struct rds_rdma_args a;
+	struct msghdr mh;
+
+	memset(&a, 0, sizeof(a));
+	a.cookie = cookie;
+	a.remote_vec.bytes = sizeof(src);
+	a.local_vec_addr = (uint64_t)(uintptr_t)&lv;
+	a.nr_local = 1;
+	a.flags = RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME;
+	a.user_token = token;
+	memset(&cb, 0, sizeof(cb));
+	cb.h.cmsg_len = CMSG_LEN(sizeof(a));
+	cb.h.cmsg_level = SOL_RDS;
+	cb.h.cmsg_type = RDS_CMSG_RDMA_ARGS;
+	memcpy(CMSG_DATA(&cb.h), &a, sizeof(a));
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_name = &to;
+	mh.msg_namelen = sizeof(to);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cb.b;
+	mh.msg_controllen = sizeof(cb.b);
+	EXPECT_RET(rte_rds_sendmsg(s, &mh, 0), 3);
+	expect_msg(r, "abc", 3, RDS_TEST_IP1, 4000);
+}
+
+/* The next thing s receives must be a notification (return 0, no
+ * address, msg_controllen and msg_flags as wanted). */
+static void
+recv_notify(int s, void *control, size_t controllen, size_t want_len,
+	    int want_flags)
+{
+	struct sockaddr_in from;
+	uint8_t buf[16];
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct msghdr mh;
+
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_name = &from;
+	mh.msg_namelen = sizeof(from);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = control;
+	mh.msg_controllen = controllen;
+	EXPECT_RET(rte_rds_recvmsg(s, &mh, 0), 0);
+	CU_ASSERT_EQUAL(mh.msg_namelen, 0);
+	CU_ASSERT_EQUAL(mh.msg_controllen, want_len);
+	CU_ASSERT_EQUAL(mh.msg_flags, want_flags);
+	if (mh.msg_controllen != want_len || mh.msg_flags != want_flags)
+		printf("\n    [%s] msg_controllen %zu (was %zu), msg_flags "
+		       "%#x; want %zu, %#x", ctx, (size_t)mh.msg_controllen,
+		       controllen, (unsigned int)mh.msg_flags, want_len,
+		       (unsigned int)want_flags);
+}
+
+/* RDS_CMSG_RDMA_STATUS out (rds_notify_queue_get): with room, one
+ * control message and msg_controllen its space; with none (msg_control
+ * NULL, whatever msg_controllen said), MSG_CTRUNC, msg_controllen 0,
+ * and the notification consumed. */
+static void
+test_recv_notify(void)
+{
+	static uint8_t region[4096] __attribute__((aligned(4096)));
+	union {
+		struct cmsghdr h;
+		uint8_t b[64];
+	} cbuf;
+	struct rds_get_mr_args mr;
+	struct rds_rdma_notify n;
+	uint64_t cookie = 0;
+	int s, r;
+
+	lib_up();
+	r = sock_at(RDS_TEST_IP2, 5000);
+	s = sock_at(RDS_TEST_IP1, 4000);
+	memset(&mr, 0, sizeof(mr));
+	mr.vec.addr = (uint64_t)(uintptr_t)region;
+	mr.vec.bytes = sizeof(region);
+	mr.cookie_addr = (uint64_t)(uintptr_t)&cookie;
+	mr.flags = RDS_RDMA_READWRITE;
+	EXPECT_OK(rte_rds_setsockopt(r, SOL_RDS, RDS_GET_MR, &mr,
+				     sizeof(mr)));
+
+	ctx = "RDMA_STATUS, room";
+	rdma_write_notify(s, r, cookie, 0x1234);
+	memset(&cbuf, 0xa5, sizeof(cbuf));
+	recv_notify(s, cbuf.b, sizeof(cbuf.b),
+		    CMSG_SPACE(sizeof(struct rds_rdma_notify)), 0);
+	CU_ASSERT_EQUAL(cbuf.h.cmsg_len,
+			CMSG_LEN(sizeof(struct rds_rdma_notify)));
+	CU_ASSERT_EQUAL(cbuf.h.cmsg_level, SOL_RDS);
+	CU_ASSERT_EQUAL(cbuf.h.cmsg_type, RDS_CMSG_RDMA_STATUS);
+	memcpy(&n, CMSG_DATA(&cbuf.h), sizeof(n));
+	CU_ASSERT_EQUAL(n.user_token, 0x1234);
+	CU_ASSERT_EQUAL(n.status, RDS_RDMA_SUCCESS);
+
+	ctx = "RDMA_STATUS, msg_control NULL";
+	rdma_write_notify(s, r, cookie, 0x5678);
+	recv_notify(s, NULL, 77, 0, MSG_CTRUNC);
+	expect_nothing(s);
+
+	ctx = "RDMA_STATUS, a header's room less one";
+	rdma_write_notify(s, r, cookie, 0x9abc);
+	recv_notify(s, cbuf.b, sizeof(struct cmsghdr) - 1, 0, MSG_CTRUNC);
+	expect_nothing(s);
+	expect_nothing(r);
+
+	EXPECT_OK(rte_rds_close(s));
+	EXPECT_OK(rte_rds_close(r));
+	lib_down();
+}
+
 int
 main(void)
 {
 	static const struct rds_test_case cases[] = {
 		{ "recvmsg", test_recvmsg },
 		{ "recv_cmsg", test_recv_cmsg },
+		{ "recv_notify", test_recv_notify },
 		{ NULL, NULL },
 	};
 
