@@ -21,6 +21,7 @@
 #include <rte_pause.h>
 
 #include "rds_client_private.h"
+#include "rds_recv_out.h"
 #include "rte_rds_attach.h"
 
 /* This thread's doorbell ring. */
@@ -418,8 +419,9 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 	       const struct msghdr *msg, int flags)
 {
 	const struct sockaddr_in *sin;
+	struct rds_cmsg_iter it;
 	struct rds_cbuf *b;
-	struct cmsghdr *cm;
+	struct rds_cmsg c;
 	uint64_t deadline = 0, spin = 0, off, q;
 	uint32_t dst;
 	uint16_t dport;
@@ -452,20 +454,18 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 		return ret;
 	/* Control messages of ours (RDMA): the engine makes the send in
 	 * this call (its errno is the call's); other levels are ignored,
-	 * as the kernel does. */
-	if (msg->msg_controllen != 0 && msg->msg_control != NULL) {
-		struct msghdr *mh = (struct msghdr *)(uintptr_t)msg;
-
-		for (cm = CMSG_FIRSTHDR(mh); cm != NULL;
-		     cm = CMSG_NXTHDR(mh, cm)) {
-			if (cm->cmsg_len < sizeof(*cm) ||
-			    cm->cmsg_len > msg->msg_controllen)
-				return -EINVAL;
-			if (cm->cmsg_level == SOL_RDS)
-				return rds_cl_sendmsg_ctl(cl, cs, msg, flags,
-							  dst, dport, len);
-		}
-	}
+	 * as the kernel does. The walk is in-process's (rds_uarg.c):
+	 * ENOBUFS over INT_MAX, EFAULT without a buffer, EINVAL for a
+	 * header out of bounds, never a read past msg_controllen. */
+	ret = rds_uarg_cmsg_start(&it, msg);
+	if (ret < 0)
+		return ret;
+	while ((ret = rds_uarg_cmsg_next(&it, &c)) > 0)
+		if (c.level == SOL_RDS)
+			return rds_cl_sendmsg_ctl(cl, cs, msg, flags, dst,
+						  dport, len);
+	if (ret < 0)
+		return ret;
 	if (!(flags & MSG_DONTWAIT))
 		deadline = rds_cl_deadline(cs->sndtimeo_ns);
 	/* Send buffer: the last message may overshoot the limit. */
@@ -542,43 +542,24 @@ rds_client_sendmsg(int s, const struct msghdr *msg, int flags)
 /* ------------------------------------------------------------------ */
 /* Receiving */
 
-/* RDS_CMSG_RDMA_STATUS control messages from the nt ring, with the
- * rules of a local socket (rds_recv_notifications). Under rlock. */
-static void
-rds_cl_notifications(struct rds_cl_sock *cs, struct msghdr *msg, bool peek)
+/* rds_recv_out_notify's view of the nt ring (token, status pairs).
+ * Under rlock. */
+static bool
+rds_cl_notify_take(void *arg, struct rds_rdma_notify *n, bool take)
 {
-	size_t space = msg->msg_control != NULL ? msg->msg_controllen : 0;
-	size_t used = 0, need = CMSG_SPACE(sizeof(struct rds_rdma_notify));
-	uint8_t *base = msg->msg_control;
-	struct rds_rdma_notify n;
-	struct cmsghdr *cm;
+	struct rds_cl_sock *cs = arg;
 	uint64_t tok, st;
 
-	msg->msg_flags = 0;
-	while (rds_xring_count(&cs->nt) >= 2) {
-		if (used + CMSG_LEN(sizeof(n)) > space) {
-			msg->msg_flags |= MSG_CTRUNC;
-			if (used == 0 && !peek) {
-				rds_xring_get(&cs->nt, &tok);
-				rds_xring_get(&cs->nt, &st);
-			}
-			break;
-		}
-		if (peek)
-			break;
-		if (rds_xring_get(&cs->nt, &tok) <= 0 ||
-		    rds_xring_get(&cs->nt, &st) <= 0)
-			break;
-		n.user_token = tok;
-		n.status = (int32_t)(uint32_t)st;
-		cm = (struct cmsghdr *)(base + used);
-		cm->cmsg_len = CMSG_LEN(sizeof(n));
-		cm->cmsg_level = SOL_RDS;
-		cm->cmsg_type = RDS_CMSG_RDMA_STATUS;
-		memcpy(CMSG_DATA(cm), &n, sizeof(n));
-		used += RTE_MIN(need, space - used);
-	}
-	msg->msg_controllen = used;
+	if (rds_xring_count(&cs->nt) < 2)
+		return false;
+	if (!take)
+		return true;
+	if (rds_xring_get(&cs->nt, &tok) <= 0 ||
+	    rds_xring_get(&cs->nt, &st) <= 0)
+		return false;
+	n->user_token = tok;
+	n->status = (int32_t)(uint32_t)st;
+	return true;
 }
 
 static ssize_t
@@ -587,7 +568,7 @@ rds_cl_recvmsg(struct rds_cl *cl, struct rds_cl_sock *cs, struct msghdr *msg,
 {
 	const struct rds_cbuf *b;
 	uint64_t deadline = 0, spin = 0, off = 0;
-	size_t total, copied = 0, i, n;
+	size_t total;
 	ssize_t ret;
 	int r;
 
@@ -607,9 +588,9 @@ rds_cl_recvmsg(struct rds_cl *cl, struct rds_cl_sock *cs, struct msghdr *msg,
 	for (;;) {
 		if (unlikely(rds_xring_count(&cs->nt) >= 2)) {
 			/* RDMA notifications first, as a local socket. */
-			rds_cl_notifications(cs, msg, flags & MSG_PEEK);
+			rds_recv_out_notify(msg, flags & MSG_PEEK,
+					    rds_cl_notify_take, cs);
 			rte_spinlock_unlock(&cs->rlock);
-			msg->msg_namelen = 0;
 			return 0;
 		}
 		if (cs->rx_head != 0) {
@@ -632,31 +613,10 @@ rds_cl_recvmsg(struct rds_cl *cl, struct rds_cl_sock *cs, struct msghdr *msg,
 		return -EIO;	/* not from a sane engine */
 	}
 	b = (const void *)(cl->base + off);
-	for (i = 0; i < msg->msg_iovlen && copied < b->len; i++) {
-		n = RTE_MIN(msg->msg_iov[i].iov_len, b->len - copied);
-		if (n != 0)
-			memcpy(msg->msg_iov[i].iov_base,
-			       (const uint8_t *)b + RDS_CBUF_HDR + copied, n);
-		copied += n;
-	}
-	msg->msg_flags = copied < b->len ? MSG_TRUNC : 0;
-	ret = (flags & MSG_TRUNC) ? (ssize_t)b->len : (ssize_t)copied;
-	rds_uarg_name_v4(msg, b->addr, b->port);
-	if (msg->msg_control != NULL && msg->msg_controllen != 0) {
-		if (b->flags & RDS_CBUF_F_DEST &&
-		    msg->msg_controllen >= CMSG_LEN(sizeof(uint64_t))) {
-			struct cmsghdr *cm = msg->msg_control;
-
-			cm->cmsg_len = CMSG_LEN(sizeof(uint64_t));
-			cm->cmsg_level = SOL_RDS;
-			cm->cmsg_type = RDS_CMSG_RDMA_DEST;
-			memcpy(CMSG_DATA(cm), &b->rdma_dest, sizeof(uint64_t));
-			msg->msg_controllen = RTE_MIN(msg->msg_controllen,
-				CMSG_SPACE(sizeof(uint64_t)));
-		} else {
-			msg->msg_controllen = 0;
-		}
-	}
+	ret = rds_recv_out_msg(msg, flags, (const uint8_t *)b + RDS_CBUF_HDR,
+			       b->len, b->addr, b->port,
+			       (b->flags & RDS_CBUF_F_DEST) != 0,
+			       b->rdma_dest);
 	if (flags & MSG_PEEK) {
 		cs->rx_head = off;
 		rte_spinlock_unlock(&cs->rlock);

@@ -263,14 +263,24 @@ rds_client_setsockopt(int s, int level, int optname, const void *optval,
 {
 	struct rds_cl *cl = rds_cl;
 	struct rds_cl_sock *cs = rds_cl_hold(cl, s);
+	uint32_t null_len = optlen;
 	struct timeval tv;
 	int ret, v;
 
 	if (cs == NULL)
 		return RDS_ERR(EBADF);
-	if (optlen > RDS_CTL_MAX_DATA || (optval == NULL && optlen != 0)) {
+	if (optlen > RDS_CTL_MAX_DATA) {
 		rds_cl_put(cs);
 		return RDS_ERR(optval == NULL ? EFAULT : EINVAL);
+	}
+	if (optval == NULL && optlen != 0) {
+		/* The engine's call checks the length before the value, as
+		 * in-process (EINVAL before EFAULT): no data, the length in
+		 * the request's cap. */
+		ret = rds_cl_simple(cl, RDS_CTL_SETSOCKOPT, cs->handle, level,
+				    optname, NULL, 0, NULL, &null_len);
+		rds_cl_put(cs);
+		return ret < 0 ? RDS_ERR(-ret) : 0;
 	}
 	ret = rds_cl_simple(cl, RDS_CTL_SETSOCKOPT, cs->handle, level,
 			    optname, optval, optlen, NULL, NULL);
@@ -369,6 +379,10 @@ rds_client_info(int name, void *buf, socklen_t *len)
 
 	if (len == NULL)
 		return RDS_ERR(EINVAL);
+	/* Not an RDS_INFO name: as in-process (the engine would take the
+	 * request for a socket option without a socket: EBADF). */
+	if (name < RDS_INFO_FIRST || name > RDS_INFO_LAST)
+		return RDS_ERR(ENOPROTOOPT);
 	ret = rds_cl_info(rds_cl, -1, name, buf, len);
 	return ret < 0 ? RDS_ERR(-ret) : ret;
 }

@@ -12,6 +12,7 @@
 #include <sys/uio.h>
 
 #include "rds_private.h"
+#include "rds_recv_out.h"
 
 /* The next message of a socket, left in rs->rx_head. Under rs->rlock. */
 static inline struct rds_msg *
@@ -38,26 +39,6 @@ rds_recv_consumed(struct rds_sock *rs, struct rds_msg *m)
 		rds_cong_sock_check(rs);
 }
 
-static __rte_always_inline size_t
-rds_copy_to_iov(const struct msghdr *msg, const uint8_t *src, size_t len)
-{
-	size_t i, off = 0, n;
-
-	if (likely(msg->msg_iovlen == 1)) {	/* recvfrom: no loop */
-		n = RTE_MIN(msg->msg_iov[0].iov_len, len);
-		if (n != 0)
-			memcpy(msg->msg_iov[0].iov_base, src, n);
-		return n;
-	}
-	for (i = 0; i < msg->msg_iovlen && off < len; i++) {
-		n = RTE_MIN(msg->msg_iov[i].iov_len, len - off);
-		if (n != 0)
-			memcpy(msg->msg_iov[i].iov_base, src + off, n);
-		off += n;
-	}
-	return off;
-}
-
 /* Take the next queued notification. Under rs->rlock. */
 static struct rds_msg *
 rds_notify_next(struct rds_sock *rs)
@@ -73,95 +54,39 @@ rds_notify_pending(const struct rds_sock *rs)
 	return rds_queue_count(&rs->ntq) != 0;
 }
 
-/*
- * RDMA notifications as RDS_CMSG_RDMA_STATUS control messages, as many
- * as fit; when not all fit the rest stay queued and MSG_CTRUNC is set;
- * when none fits, one is consumed (the kernel's put_cmsg drops it) so
- * that a caller without a control buffer cannot spin. Under rs->rlock.
- */
-static void
-rds_recv_notifications(struct rds_sock *rs, struct msghdr *msg, bool peek)
+/* rds_recv_out_notify's view of the notification queue. Under
+ * rs->rlock. */
+static bool
+rds_notify_take(void *arg, struct rds_rdma_notify *n, bool take)
 {
-	size_t space = msg->msg_control != NULL ? msg->msg_controllen : 0;
-	size_t used = 0, need = CMSG_SPACE(sizeof(struct rds_rdma_notify));
-	struct rds_rdma_notify n;
-	struct cmsghdr *cm;
+	struct rds_sock *rs = arg;
 	struct rds_msg *m;
-	uint8_t *base = msg->msg_control;
 
-	msg->msg_flags = 0;
-	for (;;) {
-		if (!rds_notify_pending(rs))
-			break;
-		if (used + CMSG_LEN(sizeof(n)) > space) {
-			msg->msg_flags |= MSG_CTRUNC;
-			if (used == 0 && !peek)
-				rds_msg_free(rds_notify_next(rs));
-			break;
-		}
-		if (peek)
-			break;
-		m = rds_notify_next(rs);
-		if (m == NULL)
-			break;
-		n.user_token = m->token;
-		n.status = m->status;
-		cm = (struct cmsghdr *)(base + used);
-		cm->cmsg_len = CMSG_LEN(sizeof(n));
-		cm->cmsg_level = SOL_RDS;
-		cm->cmsg_type = RDS_CMSG_RDMA_STATUS;
-		memcpy(CMSG_DATA(cm), &n, sizeof(n));
-		used += RTE_MIN(need, space - used);
-		rds_msg_free(m);
-	}
-	msg->msg_controllen = used;
+	if (!take)
+		return rds_notify_pending(rs);
+	m = rds_notify_next(rs);
+	if (m == NULL)
+		return false;
+	n->user_token = m->token;
+	n->status = m->status;
+	rds_msg_free(m);
+	return true;
 }
 
-/* RDS_CMSG_CONG_UPDATE with the ports that became uncongested. */
+/* RDS_CMSG_CONG_UPDATE with the ports that became uncongested; as the
+ * kernel's put_cmsg, consumed when it does not fit. */
 static void
 rds_recv_cong_update(struct rds_sock *rs, struct msghdr *msg, bool peek)
 {
-	size_t space = msg->msg_control != NULL ? msg->msg_controllen : 0;
+	struct rds_cmsg_out o;
 	uint64_t mask;
-	struct cmsghdr *cm;
 
 	msg->msg_flags = 0;
-	msg->msg_controllen = 0;
 	mask = peek ? __atomic_load_n(&rs->cong_notify, __ATOMIC_ACQUIRE) :
 	       __atomic_exchange_n(&rs->cong_notify, 0, __ATOMIC_ACQ_REL);
-	if (space < CMSG_LEN(sizeof(mask))) {
-		/* As the kernel's put_cmsg: truncated, and consumed. */
-		msg->msg_flags |= MSG_CTRUNC;
-		return;
-	}
-	cm = msg->msg_control;
-	cm->cmsg_len = CMSG_LEN(sizeof(mask));
-	cm->cmsg_level = SOL_RDS;
-	cm->cmsg_type = RDS_CMSG_CONG_UPDATE;
-	memcpy(CMSG_DATA(cm), &mask, sizeof(mask));
-	msg->msg_controllen = CMSG_SPACE(sizeof(mask));
-}
-
-/* The RDMA_DEST cookie the peer shipped (RDS_CMSG_RDMA_DEST). */
-static void
-rds_recv_dest_cmsg(struct msghdr *msg, const struct rds_msg *m)
-{
-	size_t space = msg->msg_control != NULL ? msg->msg_controllen : 0;
-	struct cmsghdr *cm;
-
-	msg->msg_controllen = 0;
-	if (!m->has_dest)
-		return;
-	if (space < CMSG_LEN(sizeof(uint64_t))) {
-		msg->msg_flags |= MSG_CTRUNC;
-		return;
-	}
-	cm = msg->msg_control;
-	cm->cmsg_len = CMSG_LEN(sizeof(uint64_t));
-	cm->cmsg_level = SOL_RDS;
-	cm->cmsg_type = RDS_CMSG_RDMA_DEST;
-	memcpy(CMSG_DATA(cm), &m->rdma_dest, sizeof(uint64_t));
-	msg->msg_controllen = RTE_MIN(space, CMSG_SPACE(sizeof(uint64_t)));
+	rds_cmsg_out_init(&o, msg);
+	rds_cmsg_put(&o, msg, RDS_CMSG_CONG_UPDATE, &mask, sizeof(mask));
+	rds_cmsg_out_done(&o, msg);
 }
 
 static __rte_always_inline ssize_t
@@ -186,7 +111,8 @@ rds_recvmsg(struct rds_sock *rs, struct msghdr *msg, int flags)
 	rte_spinlock_lock(&rs->rlock);
 	for (;;) {
 		if (unlikely(rds_notify_pending(rs))) {
-			rds_recv_notifications(rs, msg, flags & MSG_PEEK);
+			rds_recv_out_notify(msg, flags & MSG_PEEK,
+					    rds_notify_take, rs);
 			break;
 		}
 		if (unlikely(rs->cong_monitor) &&
@@ -215,11 +141,9 @@ rds_recvmsg(struct rds_sock *rs, struct msghdr *msg, int flags)
 		msg->msg_namelen = 0;
 		return 0;
 	}
-	copied = rds_copy_to_iov(msg, rds_msg_data(m), m->len);
-	msg->msg_flags = copied < m->len ? MSG_TRUNC : 0;
-	ret = (flags & MSG_TRUNC) ? (ssize_t)m->len : (ssize_t)copied;
-	rds_uarg_name_v4(msg, rds_addr_v4(&m->faddr), m->sport);
-	rds_recv_dest_cmsg(msg, m);
+	ret = rds_recv_out_msg(msg, flags, rds_msg_data(m), m->len,
+			       rds_addr_v4(&m->faddr), m->sport, m->has_dest,
+			       m->rdma_dest);
 	if (!(flags & MSG_PEEK))
 		rs->rx_head = NULL;
 	rte_spinlock_unlock(&rs->rlock);

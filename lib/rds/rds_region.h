@@ -206,7 +206,10 @@ struct rds_ctl_req {
 	int32_t level;
 	int32_t name;
 	uint32_t len;			/* bytes of data */
-	uint32_t cap;			/* room for the answer's data */
+	uint32_t cap;			/* room for the answer's data;
+					 * SETSOCKOPT without data: the
+					 * length of the client's NULL
+					 * value */
 	uint32_t pad;
 	uint8_t data[RDS_CTL_MAX_DATA];
 };

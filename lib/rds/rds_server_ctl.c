@@ -496,9 +496,12 @@ rds_srv_do_opt(struct rds_client *cl, const struct rds_ctl_req *q,
 		if (q->level == SOL_RDS && q->name == RDS_CANCEL_SENT_TO)
 			rds_engine_call_wait(cl->engine, rds_srv_drain_call,
 					     &cl->socks[q->handle]);
+		/* No data with a cap: the client's value was NULL, cap
+		 * its length (the call checks the length first). */
 		ret = rte_rds_setsockopt(rs->id, q->level, q->name,
 					 q->len != 0 ? q->data : NULL,
-					 (socklen_t)q->len);
+					 (socklen_t)(q->len != 0 ? q->len :
+						     q->cap));
 		r->ret = ret;
 		r->err = ret < 0 ? rte_errno : 0;
 		return;

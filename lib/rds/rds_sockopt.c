@@ -277,6 +277,12 @@ rte_rds_getsockopt(int s, int level, int optname, void *optval,
 		RDS_CLIENT_OR(rds_client_getsockopt(s, level, optname, optval, optlen));
 		return RDS_ERR(EBADF);
 	}
+	/* As the kernel (sk_getsockopt, rds_getsockopt): the length is
+	 * read first, whatever the option (and as an attached process). */
+	if (optlen == NULL) {
+		rds_sock_put(rs);
+		return RDS_ERR(EFAULT);
+	}
 	if (level == SOL_SOCKET) {
 		switch (optname) {
 		case SO_SNDBUF:

@@ -7,6 +7,17 @@
 #include "api_common.h"
 
 const char *ctx = "";
+bool api_attached;
+static const char *api_engine;
+
+bool
+api_skip_attached(const char *why)
+{
+	if (!api_attached)
+		return false;
+	printf("\n    SKIP (attached): %s\n    ", why);
+	return true;
+}
 
 /* ------------------------------------------------------------------ */
 /* A stub transport with the kernel's TCP id. */
@@ -41,6 +52,14 @@ api_main(const char *name, const struct rds_test_case *cases)
 		return 1;
 	}
 	rds_transport_register(&fake_transport);
+	api_engine = getenv("RDS_API_ENGINE");
+	if (api_engine != NULL && api_engine[0] != '\0') {
+		/* A client of the run's rds-engined: no EAL, as any. */
+		api_attached = true;
+		printf("%s: attached to the rds-engined at %s\n", name,
+		       api_engine);
+		return rds_test_main(name, NULL, cases);
+	}
 	return rds_test_main(name, "0", cases);
 }
 
@@ -53,10 +72,35 @@ std_conf(struct rte_rds_conf *conf)
 	rds_test_conf(conf, RTE_RDS_ENGINE_INLINE, RTE_RDS_IDLE_BUSY);
 }
 
+static int
+lib_attach(void)
+{
+	int ret;
+
+	/* A case that failed before its lib_down left the attachment. */
+	if (rte_rds_attached() == 1) {
+		printf("\n    (a case left the attachment: detaching)");
+		rte_rds_detach();
+	}
+	ret = rte_rds_attach(api_engine);
+	if (ret != 0)
+		printf("\n    rte_rds_attach(%s): %s\n", api_engine,
+		       strerror(rte_errno));
+	CU_ASSERT_FATAL(ret == 0);
+	return ret;
+}
+
 int
 lib_up_conf(const struct rte_rds_conf *conf)
 {
-	int ret = rds_test_lib_init(conf);
+	int ret;
+
+	if (api_attached) {
+		printf("\n    lib_up_conf attached: the case needs its own "
+		       "conf and must be API_IN_PROCESS_ONLY\n");
+		CU_FAIL_FATAL("lib_up_conf in an attached run");
+	}
+	ret = rds_test_lib_init(conf);
 
 	CU_ASSERT_FATAL(ret == 0);
 	return ret;
@@ -67,6 +111,8 @@ lib_up(void)
 {
 	struct rte_rds_conf conf;
 
+	if (api_attached)
+		return lib_attach();
 	std_conf(&conf);
 	return lib_up_conf(&conf);
 }
@@ -75,6 +121,11 @@ void
 lib_down(void)
 {
 	rds_test_watchdog(0, NULL);
+	if (api_attached) {
+		CU_ASSERT_EQUAL(rte_rds_detach(), 0);
+		CU_ASSERT_EQUAL(rte_rds_attached(), 0);
+		return;
+	}
 	CU_ASSERT_EQUAL(rte_rds_fini(), 0);
 	CU_ASSERT_EQUAL(rte_rds_engine_count(), 0);
 }

@@ -40,6 +40,7 @@
  */
 
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -62,6 +63,7 @@
 #include <rte_lcore.h>
 #include <rte_memory.h>
 #include <rte_rds.h>
+#include <rte_rds_attach.h>
 #include <rte_rds_loop.h>
 
 #include "rds_private.h"
@@ -119,6 +121,29 @@ extern const char *ctx;
 #define EXPECT_OK(call) EXPECT_RET(call, 0)
 
 /*
+ * The back end. Every binary runs twice (test/api/meson.build): in-process
+ * (rte_rds_init, the inline engine above), and attached (rte_rds_attach)
+ * to an rds-engined that test/api/api_attached.sh starts for the run with
+ * the same four loop addresses, its socket named by RDS_API_ENGINE. The
+ * attached run has no EAL, as a real client. What rte_rds_attach.h and
+ * doc/guide.md section 4 document as different for a client (no
+ * rte_rds_engine_poll or zero-copy receive: ENXIO; a congested send waits
+ * in the engine, RDS_CONG_MONITOR is ENOPROTOOPT; at most 256 sockets; the
+ * engine's configuration, addresses and transports are its own) is
+ * skipped there, case by case, with the reason printed: never silently.
+ */
+extern bool api_attached;
+
+/* The reason is printed ("SKIP (attached): ...") and true returned when
+ * the run is attached: `if (api_skip_attached("...")) return;` at the
+ * top of a case, or around one check. */
+bool api_skip_attached(const char *why);
+#define API_IN_PROCESS_ONLY(why) do { \
+	if (api_skip_attached(why)) \
+		return; \
+} while (0)
+
+/*
  * The main() of every api binary: the stub transport registered (before
  * the EAL: transports register from constructors, and so does this one,
  * if there is room), then rds_test_main(name, "0", cases).
@@ -129,11 +154,14 @@ int api_main(const char *name, const struct rds_test_case *cases);
 
 /* rds_test_conf with one inline engine, busy idle policy. */
 void std_conf(struct rte_rds_conf *conf);
-/* The library up with conf (a fatal assertion if not); returns 0. */
+/* The library up with conf (a fatal assertion if not); returns 0.
+ * In-process only: an attached run fails the case (it has no conf of its
+ * own; the case must say API_IN_PROCESS_ONLY first). */
 int lib_up_conf(const struct rte_rds_conf *conf);
-/* The library up with std_conf. */
+/* The library up with std_conf, or attached to the run's engine. */
 int lib_up(void);
-/* The watchdog off, rte_rds_fini() asserted, no engine left. */
+/* The watchdog off, rte_rds_fini() asserted, no engine left; attached:
+ * rte_rds_detach() asserted (it closes the sockets left). */
 void lib_down(void);
 
 /* setsockopt of a timeval (SO_RCVTIMEO, SO_SNDTIMEO), or of an int;

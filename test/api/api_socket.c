@@ -10,11 +10,47 @@
 
 #include "api_common.h"
 
+/* A client has at most 256 sockets (doc/guide.md section 4): the next
+ * one is EMFILE, and a socket closed frees its slot. */
+static void
+table_full_attached(void)
+{
+	static int s[257];
+	int n, i, extra;
+
+	ctx = "EMFILE attached";
+	lib_up();
+	for (n = 0; n < 257; n++) {
+		s[n] = rte_rds_socket();
+		if (s[n] < 0)
+			break;
+	}
+	CU_ASSERT_EQUAL(n, 256);
+	if (n < 257)
+		CU_ASSERT_EQUAL(rte_errno, EMFILE);
+	EXPECT_ERR(rte_rds_socket(), EMFILE);
+	if (n > 2) {
+		EXPECT_OK(rte_rds_close(s[2]));
+		extra = rte_rds_socket();
+		CU_ASSERT(extra >= 0);
+		EXPECT_ERR(rte_rds_socket(), EMFILE);
+		s[2] = extra;
+	}
+	for (i = 0; i < n; i++)
+		EXPECT_OK(rte_rds_close(s[i]));
+	lib_down();
+}
+
 static void
 test_socket_table_full(void)
 {
 	struct rte_rds_conf conf;
 	int s[4], extra, i, j;
+
+	if (api_attached) {
+		table_full_attached();
+		API_IN_PROCESS_ONLY("conf.max_sockets is the engine's");
+	}
 
 	ctx = "EMFILE";
 	std_conf(&conf);
