@@ -163,6 +163,22 @@ vm_ib_send_bw() {
 	say "ib_send_bw_msgs_per_s $tag $rate"
 }
 
+# What rxe and the guest's kernel did around a run: rxe0's non-zero
+# counters (RNR NAKs, retries, completer work deferred to a tasklet:
+# ack_deferred), the tasklet softirqs and the CPU time of ksoftirqd, so
+# that a slow run shows whether rxe's deferred work was waiting for a CPU.
+vm_kstat() {
+	local f
+	for f in /sys/class/infiniband/rxe0/ports/1/hw_counters/*; do
+		printf '%s=%s ' "${f##*/}" "$(cat "$f")"
+	done
+	awk '/TASKLET/ { printf "TASKLET=%s/%s ", $2, $3 }' /proc/softirqs
+	for f in $(pgrep ksoftirqd); do
+		awk '{ printf "ksoftirqd_%s_ticks=%d ", $2, $14 + $15 }' "/proc/$f/stat"
+	done
+	echo
+}
+
 # (b), (c) rds-perf: server (-l 0, SRV_IP) in the background, client
 # (-l 1, CLI_IP) in the foreground; the server exits when the client is
 # done. Prints the client's output and the server's summary.
@@ -176,6 +192,7 @@ vm_rds_perf() {
 	[ -z "${5:-}" ] || opts=${opts:+$opts,}$5
 	[ -z "$opts" ] || ibo=(--ib-opts "$opts")
 
+	echo "kstat before $tag: $(vm_kstat)"
 	# shellcheck disable=SC2086 # eal_mem is a list of arguments
 	timeout -k 5 "$lim" \
 		"$perf" -l 0 $eal_mem --file-prefix=bench-srv-$tag -- \
@@ -192,6 +209,7 @@ vm_rds_perf() {
 	wait "$spid"
 	src=$?
 	note "rds-perf $tag: client status $crc, server status $src"
+	echo "kstat after $tag: $(vm_kstat)"
 	grep -v '^EAL: \|^TELEMETRY: ' "$clog"
 	echo "--- server ($tag):"
 	grep -v '^EAL: \|^TELEMETRY: ' "$slog" | grep -v '^  [a-z_]* *0$'
