@@ -197,7 +197,7 @@ rds_rdma_op_not_run(struct rds_rdma_op *op)
  * rds_send_drop_acked),
  * received frames (rds_recv_frame, rds_recv_frame_msg, rds_recv_hdr),
  * connection errors (rds_conn_error, rds_conn_drop, rds_conn_get), the
- * engine (rds_engine_call, rds_engine_poll_transport, timers), RDMA
+ * engine (rds_engine_poll_transport, timers), RDMA
  * (rds_rdma_notify, the software executor) and buffers
  * (rds_msg_alloc, rds_msg_free). */
 

@@ -105,13 +105,9 @@ void rds_engine_poll_transport(struct rds_engine *e,
 /* Hand a message to engine dst, in order with what e handed it before. */
 void rds_engine_handoff(struct rds_engine *e, unsigned int dst,
 			struct rds_msg *m);
-/* Run fn(dst engine, arg) on engine dst (in its pass, in order with what
- * e handed it before): how a transport gives work to the engine that
- * owns a connection. At once when dst is e. -ENOMEM. */
-int rds_engine_call(struct rds_engine *e, unsigned int dst, rds_engine_fn fn,
-		    void *arg);
-/* The same from a thread that is not an engine, waiting until it ran
- * (driving inline engines meanwhile). 0 or -ENOMEM. */
+/* Run fn(dst engine, arg) on engine dst, in its pass, from a thread that
+ * is not an engine, waiting until it ran (driving inline engines
+ * meanwhile). 0 or -ENOMEM. */
 int rds_engine_call_wait(unsigned int dst, rds_engine_fn fn, void *arg);
 /* Free a doorbell ring and its bell (rds_engine.c: a thread's that
  * exited; rds_engine_life.c: every one left at tear-down). */

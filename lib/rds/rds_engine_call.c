@@ -31,26 +31,6 @@ rds_engine_handoff(struct rds_engine *e, unsigned int dst, struct rds_msg *m)
 }
 
 int
-rds_engine_call(struct rds_engine *e, unsigned int dst, rds_engine_fn fn,
-		void *arg)
-{
-	struct rds_msg *m;
-
-	if (dst == e->id) {
-		fn(e, arg);
-		return 0;
-	}
-	m = rds_msg_alloc(0);
-	if (m == NULL)
-		return -ENOMEM;
-	m->type = RDS_MSG_CALL;
-	m->call = fn;
-	m->arg = arg;
-	rds_engine_handoff(e, dst, m);
-	return 0;
-}
-
-int
 rds_engine_call_wait(unsigned int dst, rds_engine_fn fn, void *arg)
 {
 	struct rds_engine *e = rds_lib->engines[dst];

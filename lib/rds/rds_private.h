@@ -70,7 +70,7 @@ struct rds_engine;
 struct rds_sock;
 struct rds_conn;
 
-/* Work handed to an engine (rds_engine_call). */
+/* Work handed to an engine (rds_engine_call_wait). */
 typedef void (*rds_engine_fn)(struct rds_engine *e, void *arg);
 
 #define RDS_MAX_TRANSPORTS 8

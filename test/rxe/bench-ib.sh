@@ -44,7 +44,8 @@
 # Ends with a summary: for each pair the ib_send_lat RTT and the rds-perf
 # p50 RTT; their medians, the ratio of the medians over the pairs that
 # have both (goal <= 1.3) and how many pairs meet it (the goal is every
-# pair); for each pair ib_send_bw's message rate and rds-perf stream's;
+# pair); the same for the tails: ib_send_lat's own 99% percentile (x 2,
+# it prints half round trips) against rds-perf's p99 RTT (goal <= 2); for each pair ib_send_bw's message rate and rds-perf stream's;
 # their medians, ratio and pairs meeting it (goal >= 0.5); the bw
 # figures, the loop reference and the kernel RDS p50 RTT. An ib_send_lat
 # run whose cycle clock fails under TCG (t_typical "inf") gives no
@@ -126,6 +127,10 @@ vm_ib_send_lat() {
 		return 0
 	fi
 	say "ib_send_lat_t_typical_us $tag $typ"
+	# Its own tail, the same way (half round trips): t_avg and the 99%
+	# percentile columns. Without these a tail of rds-perf's has nothing
+	# to be compared with (doc/ib.md, "The tail").
+	awk '/t_typical/ { getline; if ($8 ~ /^[0-9.]+$/) print "BENCH ib_send_lat_p99_us '"$tag"' " $8; if ($6 ~ /^[0-9.]+$/) print "BENCH ib_send_lat_t_avg_us '"$tag"' " $6; exit }' "/tmp/bench-lat-cli-$tag.txt"
 }
 
 # (e) perftest one-way: ib_send_bw, duration mode, server on CPU 0.
@@ -158,6 +163,22 @@ vm_ib_send_bw() {
 	say "ib_send_bw_msgs_per_s $tag $rate"
 }
 
+# What rxe and the guest's kernel did around a run: rxe0's non-zero
+# counters (RNR NAKs, retries, completer work deferred to a tasklet:
+# ack_deferred), the tasklet softirqs and the CPU time of ksoftirqd, so
+# that a slow run shows whether rxe's deferred work was waiting for a CPU.
+vm_kstat() {
+	local f
+	for f in /sys/class/infiniband/rxe0/ports/1/hw_counters/*; do
+		printf '%s=%s ' "${f##*/}" "$(cat "$f")"
+	done
+	awk '/TASKLET/ { printf "TASKLET=%s/%s ", $2, $3 }' /proc/softirqs
+	for f in $(pgrep ksoftirqd); do
+		awk '{ printf "ksoftirqd_%s_ticks=%d ", $2, $14 + $15 }' "/proc/$f/stat"
+	done
+	echo
+}
+
 # (b), (c) rds-perf: server (-l 0, SRV_IP) in the background, client
 # (-l 1, CLI_IP) in the foreground; the server exits when the client is
 # done. Prints the client's output and the server's summary.
@@ -171,6 +192,7 @@ vm_rds_perf() {
 	[ -z "${5:-}" ] || opts=${opts:+$opts,}$5
 	[ -z "$opts" ] || ibo=(--ib-opts "$opts")
 
+	echo "kstat before $tag: $(vm_kstat)"
 	# shellcheck disable=SC2086 # eal_mem is a list of arguments
 	timeout -k 5 "$lim" \
 		"$perf" -l 0 $eal_mem --file-prefix=bench-srv-$tag -- \
@@ -187,6 +209,7 @@ vm_rds_perf() {
 	wait "$spid"
 	src=$?
 	note "rds-perf $tag: client status $crc, server status $src"
+	echo "kstat after $tag: $(vm_kstat)"
 	grep -v '^EAL: \|^TELEMETRY: ' "$clog"
 	echo "--- server ($tag):"
 	grep -v '^EAL: \|^TELEMETRY: ' "$slog" | grep -v '^  [a-z_]* *0$'
@@ -375,6 +398,8 @@ function median(a, n,    s, i, j, t) {
 	return (n % 2) ? s[(n + 1) / 2] : (s[n / 2] + s[n / 2 + 1]) / 2
 }
 $2 == "ib_send_lat_t_typical_us" { lat[$3] = $4 }
+$2 == "ib_send_lat_p99_us" { lat99[$3] = $4 }
+$2 == "ib_send_lat_t_avg_us" { latavg[$3] = $4 }
 $2 == "rdsperf_lat_p50_ns" { p50[++np] = $4; tag[np] = $3 }
 $2 == "rdsperf_lat_p99_ns" { p99[$3] = $4 }
 $2 == "rdsperf_lat_msgs_per_s" { lmps[$3] = $4 }
@@ -393,7 +418,10 @@ END {
 		t = tag[i]
 		ref = (t in lat) ? 2000 * lat[t] : 0
 		if (ref > 0) { rtt[++nl] = ref; pv[nl] = p50[i]; if (p50[i] / ref <= 1.3) lok++ }
+		ref99 = (ref > 0 && (t in lat99)) ? 2000 * lat99[t] : 0
+		if (ref99 > 0) { rtt99[++nl99] = ref99; pv99[nl99] = p99[t]; if (p99[t] / ref99 <= 2) lok99++ }
 		printf "run %d: ib_send_lat RTT %s (2 x t_typical %s us), rds-perf p50 RTT %s (p99 %s, %.0f round trips/s), ratio %s\n", i, (ref > 0 ? ns(ref) : "n/a"), (ref > 0 ? lat[t] : "n/a"), ns(p50[i]), ns(p99[t]), lmps[t], (ref > 0 ? sprintf("%.2fx", p50[i] / ref) : "n/a")
+		printf "run %d: p99 RTT: ib_send_lat %s (2 x its 99%% percentile; 2 x t_avg %s), rds-perf %s, ratio %s\n", i, (ref99 > 0 ? ns(ref99) : "n/a"), ((t in latavg) && ref > 0 ? ns(2000 * latavg[t]) : "n/a"), ns(p99[t]), (ref99 > 0 ? sprintf("%.2fx", p99[t] / ref99) : "n/a")
 	}
 	if (nl > 0) {
 		mref = median(rtt, nl)
@@ -408,6 +436,14 @@ END {
 			med = median(pv, nl)
 			printf "%-40s %.2fx (goal <= 1.3x; %d pairs): %s\n", "median / ib_send_lat RTT median", med / mref, nl, (med / mref <= 1.3) ? "MET" : "NOT MET"
 		}
+	}
+	if (nl99 > 0) {
+		m99 = median(rtt99, nl99)
+		r99 = median(pv99, nl99)
+		printf "%-40s %s (of %d runs)\n", "ib_send_lat p99 RTT, median", ns(m99), nl99
+		printf "%-40s %s (of %d runs)\n", "rds-perf ib lat p99 RTT, median", ns(r99), nl99
+		printf "%-40s %d of %d\n", "pairs with p99 <= 2x ib_send_lat p99", lok99, nl99
+		printf "%-40s %.2fx (goal <= 2x; %d pairs): %s\n", "p99 median / ib_send_lat p99 median", r99 / m99, nl99, (r99 / m99 <= 2) ? "MET" : "NOT MET"
 	}
 	nb = 0
 	for (i = 1; i <= ns_; i++) {

@@ -4,8 +4,7 @@
  * here ("contract"): the core calls its flush op once at the end of every
  * pass of an engine on which it is active; it sums its counters over
  * engines (rte_rds_xstats_get); it asks it for the RDS_INFO records it
- * keeps; a driver hands work to the engine that owns a connection with
- * rds_engine_call(), in order; it reports a connection error with
+ * keeps; it reports a connection error with
  * rds_conn_error(), after which the core resets and reconnects; its
  * per-address options reach it as given (rte_rds_conf_add_addr_str);
  * the calls of rds_driver.h that stand for writes to core state do what
@@ -33,9 +32,6 @@
 static struct {
 	unsigned int flushes[RTE_RDS_MAX_ENGINES];
 	unsigned int connects, shutdowns;
-	unsigned int calls[RTE_RDS_MAX_ENGINES];
-	unsigned int call_seq[64];
-	unsigned int nb_calls;
 	char args[RTE_RDS_ARGSIZE];
 	int xmits;
 	int acks;			/* xmit_ack calls */
@@ -291,37 +287,6 @@ test_info(void)
 	CU_ASSERT(rte_rds_fini() == 0);
 }
 
-static void
-ct_call(struct rds_engine *e, void *arg)
-{
-	ct.calls[e->id]++;
-	if (ct.nb_calls < RTE_DIM(ct.call_seq))
-		ct.call_seq[ct.nb_calls++] = (unsigned int)(uintptr_t)arg;
-}
-
-/* Work handed to another engine runs there, in its pass, in order; to
- * the engine itself at once. */
-static void
-test_engine_call(void)
-{
-	struct rds_engine *e0;
-	unsigned int i;
-
-	lib_up(2);
-	e0 = rds_engine_get(0);
-	CU_ASSERT_EQUAL(rds_engine_call(e0, 0, ct_call, (void *)100), 0);
-	CU_ASSERT_EQUAL(ct.calls[0], 1);
-	for (i = 0; i < 20; i++)
-		CU_ASSERT_EQUAL(rds_engine_call(e0, 1, ct_call,
-						(void *)(uintptr_t)i), 0);
-	CU_ASSERT_EQUAL(ct.calls[1], 0);	/* not before engine 1 runs */
-	rte_rds_engine_poll(1);
-	CU_ASSERT_EQUAL(ct.calls[1], 20);
-	for (i = 0; i < 20; i++)
-		CU_ASSERT_EQUAL(ct.call_seq[1 + i], i);
-	CU_ASSERT(rte_rds_fini() == 0);
-}
-
 /* A driver's error report: the core shuts the transport connection down,
  * resets the send path and connects again; a queued message goes out. */
 static void
@@ -527,7 +492,6 @@ main(void)
 		{ "args_and_flush", test_args_and_flush },
 		{ "xstats", test_xstats },
 		{ "info", test_info },
-		{ "engine_call", test_engine_call },
 		{ "conn_error", test_conn_error },
 		{ "driver_calls", test_driver_calls },
 		{ "acks_rds", test_acks_rds },
