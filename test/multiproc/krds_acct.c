@@ -51,6 +51,8 @@
 #include <sys/wait.h>
 #include <linux/rds.h>
 
+#include "krds_sock.h"
+
 #ifndef AF_RDS
 #define AF_RDS 21
 #endif
@@ -78,16 +80,6 @@ static unsigned int fails;
 	} while (0)
 
 static const char *ip_a, *ip_b;
-
-static struct sockaddr_in
-sin_of(const char *ip, uint16_t port)
-{
-	struct sockaddr_in s = { .sin_family = AF_INET,
-				 .sin_port = htons(port) };
-
-	inet_pton(AF_INET, ip, &s.sin_addr);
-	return s;
-}
 
 static int
 rds_sock(const char *ip, uint16_t port)

@@ -56,6 +56,8 @@
 #include <sys/wait.h>
 #include <linux/rds.h>
 
+#include "krds_sock.h"
+
 #ifndef AF_RDS
 #define AF_RDS 21
 #endif
@@ -75,34 +77,6 @@ static bool kernel;	/* KRDS_API_KERNEL=1: the kernel's own sharing rules */
 			fails++; \
 		} \
 	} while (0)
-
-static struct sockaddr_in
-sin_of(const char *ip, uint16_t port)
-{
-	struct sockaddr_in s = { .sin_family = AF_INET,
-				 .sin_port = htons(port) };
-
-	inet_pton(AF_INET, ip, &s.sin_addr);
-	return s;
-}
-
-static int
-rds_sock(const char *ip, uint16_t port)
-{
-	struct sockaddr_in s = sin_of(ip, port);
-	int fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
-
-	if (fd < 0)
-		return -1;
-	if (bind(fd, (struct sockaddr *)&s, sizeof(s)) != 0) {
-		int e = errno;
-
-		close(fd);
-		errno = e;	/* bind's, for the caller */
-		return -1;
-	}
-	return fd;
-}
 
 /*
  * The kernel's rds_poll reports POLLIN once after each congestion map
@@ -168,7 +142,7 @@ pipe_has(int rfd, char *buf, size_t len)
 static void
 check_dup2_over(const char *ipb, uint16_t port, int sa)
 {
-	int s = rds_sock(ipb, port), d, pp[2];
+	int s = krds_bound(ipb, port), d, pp[2];
 	char got[64];
 
 	CHECK(s >= 0 && pipe(pp) == 0, "dup2 over: socket and pipe");
@@ -185,12 +159,12 @@ check_dup2_over(const char *ipb, uint16_t port, int sa)
 	close(s);
 	/* dup2 over the only descriptor closes the socket (its port can
 	 * be bound again) and the pipe is untouched. */
-	s = rds_sock(ipb, port);
+	s = krds_bound(ipb, port);
 	CHECK(s >= 0 && dup2(pp[1], s) == s && write(s, "y", 1) == 1 &&
 	      strcmp(pipe_has(pp[0], got, sizeof(got)), "y") == 0,
 	      "dup2 a pipe over the only descriptor of a socket");
 	close(s);
-	s = rds_sock(ipb, port);
+	s = krds_bound(ipb, port);
 	CHECK(s >= 0 && pass_one(sa, ipb, port, s),
 	      "dup2 over: the socket's port can be bound again");
 	close(s);
@@ -210,12 +184,12 @@ check_double_close(const char *ipb, uint16_t port, int sa)
 
 	/* The pipe first, so that neither end takes the number. */
 	CHECK(pipe(pp) == 0, "double close: pipe");
-	s = rds_sock(ipb, port);
+	s = krds_bound(ipb, port);
 	CHECK(s >= 0 && close(s) == 0, "double close: first close");
 	errno = 0;
 	CHECK(close(s) < 0 && errno == EBADF, "double close: the second is "
 	      "EBADF");
-	s = rds_sock(ipb, port);
+	s = krds_bound(ipb, port);
 	d = dup(s);
 	CHECK(s >= 0 && d >= 0 && close(s) == 0, "double close with a dup: "
 	      "first close");
@@ -238,7 +212,7 @@ check_double_close(const char *ipb, uint16_t port, int sa)
 static void
 check_nonblock_shared(const char *ipb, uint16_t port)
 {
-	int s = rds_sock(ipb, port), d = s < 0 ? -1 : dup(s), fl;
+	int s = krds_bound(ipb, port), d = s < 0 ? -1 : dup(s), fl;
 	char c;
 
 	fl = d < 0 ? -1 : fcntl(d, F_GETFL);
@@ -293,7 +267,7 @@ check_not_mine(const char *ipb, uint16_t port, int sa)
 
 	CHECK(pipe(pp) == 0, "not the program's: pipe");
 	fds_open(before, KRDS_FDS);
-	s = rds_sock(ipb, port);
+	s = krds_bound(ipb, port);
 	fds_open(after, KRDS_FDS);
 	CHECK(s >= 0, "not the program's: socket");
 	for (fd = 0; fd < KRDS_FDS && n < (int)(sizeof(mine) / sizeof(*mine));
@@ -407,7 +381,7 @@ check_select_big(const char *ipb, uint16_t port, int sa)
 			return;
 		}
 	}
-	s = rds_sock(ipb, port);
+	s = krds_bound(ipb, port);
 	d = s < 0 ? -1 : fcntl(s, F_DUPFD, 1500);
 	CHECK(d >= 1500, "an RDS descriptor above FD_SETSIZE (F_DUPFD 1500)");
 	if (d < 0) {
@@ -478,7 +452,7 @@ static void
 check_closefrom(const char *ipb, uint16_t port, int sa)
 {
 	const int lo = 900;
-	int keep = rds_sock(ipb, port), gone = rds_sock(ipb, port + 1);
+	int keep = krds_bound(ipb, port), gone = krds_bound(ipb, port + 1);
 	int pp[2], hi, s, fd, top, bad = 0;
 	char got[64];
 
@@ -491,7 +465,7 @@ check_closefrom(const char *ipb, uint16_t port, int sa)
 	errno = 0;
 	CHECK(close(hi) < 0 && errno == EBADF,
 	      "closefrom: the RDS descriptor in the range is closed");
-	s = rds_sock(ipb, port + 1);
+	s = krds_bound(ipb, port + 1);
 	CHECK(s >= 0, "closefrom: its socket's port can be bound again");
 	close(s);
 	CHECK(pass_one(sa, ipb, port, keep),
@@ -534,13 +508,13 @@ check_own_numbers(const char *ipb, uint16_t port)
 	int st;
 
 	if (pid == 0) {
-		int s = rds_sock(ipb, port), pp[2], fd, top, bad = 0, t;
+		int s = krds_bound(ipb, port), pp[2], fd, top, bad = 0, t;
 		char got[64];
 
 		fails = 0;
 		CHECK(s >= 0, "own numbers: a socket");
 		closefrom(3);
-		t = rds_sock(ipb, port + 1);
+		t = krds_bound(ipb, port + 1);
 		CHECK(t >= 0, "own numbers: after closefrom(3), a socket (a "
 		      "call on the engine's connection)");
 		CHECK(pass_one(t, ipb, port + 1, t),
@@ -559,7 +533,7 @@ check_own_numbers(const char *ipb, uint16_t port)
 				bad++;
 		CHECK(bad == 0, "own numbers: a pipe at every number but the "
 		      "last 32");
-		s = rds_sock(ipb, port + 2);
+		s = krds_bound(ipb, port + 2);
 		CHECK(s >= 0, "own numbers: with pipes everywhere, a socket");
 		CHECK(pass_one(t, ipb, port + 1, t),
 		      "own numbers: with pipes everywhere, it sends to itself");
@@ -594,7 +568,7 @@ check_child_keeps_nothing(const char *ipb, uint16_t port)
 	CHECK(pipe(sync) == 0, "child keeps nothing: a pipe");
 	parent = fork();
 	if (parent == 0) {
-		int b = rds_sock(ipb, port);
+		int b = krds_bound(ipb, port);
 		pid_t kid = fork();
 
 		if (kid == 0) {
@@ -619,7 +593,7 @@ check_child_keeps_nothing(const char *ipb, uint16_t port)
 		 * child shares the parent's socket, which stays bound as
 		 * long as the child holds it (it sleeps 5 s). */
 		errno = 0;
-		s = rds_sock(ipb, port);
+		s = krds_bound(ipb, port);
 		CHECK(s < 0 && errno == EADDRINUSE, "child keeps the socket "
 		      "(kernel): the parent's port stays bound while its "
 		      "child lives");
@@ -628,7 +602,7 @@ check_child_keeps_nothing(const char *ipb, uint16_t port)
 		return;
 	}
 	for (i = 0; i < 100 && s < 0; i++) {
-		s = rds_sock(ipb, port);
+		s = krds_bound(ipb, port);
 		if (s < 0)
 			usleep(10000);
 	}
@@ -650,7 +624,7 @@ check_getpeername(const char *ipb, uint16_t port, const char *ipa,
 	struct sockaddr_in peer = sin_of(ipa, aport), got;
 	unsigned char raw[sizeof(got) + 8];
 	socklen_t fl = sizeof(got);
-	int s = rds_sock(ipb, port);
+	int s = krds_bound(ipb, port);
 
 	CHECK(s >= 0, "getpeername: a socket");
 	errno = 0;
@@ -695,7 +669,7 @@ check_getpeername(const char *ipb, uint16_t port, const char *ipa,
 static void
 check_vfork(const char *ipb, uint16_t port, int sa)
 {
-	int s = rds_sock(ipb, port), pp[2], st = -1, t;
+	int s = krds_bound(ipb, port), pp[2], st = -1, t;
 	pid_t pid;
 
 	CHECK(s >= 0 && pipe(pp) == 0, "vfork: a socket and a pipe");
@@ -710,7 +684,7 @@ check_vfork(const char *ipb, uint16_t port, int sa)
 	      "vfork: the child closed every descriptor and exited");
 	CHECK(pass_one(sa, ipb, port, s), "vfork: the parent's socket works "
 	      "after the child's close");
-	t = rds_sock(ipb, port + 1);
+	t = krds_bound(ipb, port + 1);
 	CHECK(t >= 0 && pass_one(sa, ipb, port + 1, t), "vfork: and a new "
 	      "socket (the engine's connection) too");
 	close(t);
@@ -725,7 +699,7 @@ check_vfork(const char *ipb, uint16_t port, int sa)
 static void
 check_fioclex(const char *ipb, uint16_t port)
 {
-	int s = rds_sock(ipb, port);
+	int s = krds_bound(ipb, port);
 
 	CHECK(s >= 0 && ioctl(s, FIOCLEX) == 0 &&
 	      (fcntl(s, F_GETFD) & FD_CLOEXEC), "ioctl FIOCLEX");
@@ -778,7 +752,7 @@ check_epoll_edge(const char *ipb, uint16_t port, int sa)
 {
 	struct sockaddr_in to = sin_of(ipb, port);
 	struct epoll_event ev;
-	int s = rds_sock(ipb, port), ep = epoll_create1(0), ep2, i;
+	int s = krds_bound(ipb, port), ep = epoll_create1(0), ep2, i;
 	char buf[8];
 
 #define SEND1(c) (sendto(sa, c, 1, 0, (struct sockaddr *)&to, \
@@ -882,7 +856,7 @@ check_close_race(const char *ipb, uint16_t port)
 
 	for (i = 0; i < 50; i++) {
 		memset(&r, 0, sizeof(r));
-		r.fd = rds_sock(ipb, port);
+		r.fd = krds_bound(ipb, port);
 		if (r.fd < 0 || pthread_create(&t, NULL, race_recv, &r) != 0) {
 			bad++;
 			break;
@@ -954,7 +928,7 @@ check_close_reuse(const char *ipb, uint16_t port)
 	for (i = 0; i < 50; i++) {
 		memset(&u, 0, sizeof(u));
 		u.rfd = pp[0];
-		u.num = rds_sock(ipb, port);
+		u.num = krds_bound(ipb, port);
 		if (u.num < 0 || write(pp[1], "r", 1) != 1 ||
 		    pthread_create(&t, NULL, reuse_num, &u) != 0) {
 			bad++;
@@ -1004,8 +978,8 @@ main(int argc, char **argv)
 	a = sin_of(argv[1], port);
 	b = sin_of(argv[2], port + 1);
 
-	sa = rds_sock(argv[1], port);
-	sb = rds_sock(argv[2], port + 1);
+	sa = krds_bound(argv[1], port);
+	sb = krds_bound(argv[2], port + 1);
 	CHECK(sa >= 0 && sb >= 0, "socket(AF_RDS) and bind");
 	if (sa < 0 || sb < 0)
 		return 1;
@@ -1136,7 +1110,7 @@ main(int argc, char **argv)
 		r = send(sa, "inh", 3, 0);
 		if (kernel ? r != 3 : (r >= 0 || errno != EBADF))
 			_exit(3);
-		s2 = rds_sock(argv[1], port + 2);
+		s2 = krds_bound(argv[1], port + 2);
 		if (s2 < 0)
 			_exit(4);
 		if (sendto(s2, "child", 5, 0, (struct sockaddr *)&b,
@@ -1196,7 +1170,7 @@ main(int argc, char **argv)
 	errno = 0;
 	CHECK(recv(d2, buf, sizeof(buf), MSG_DONTWAIT) < 0 && errno == EBADF,
 	      "recv after close: EBADF");
-	sc = rds_sock(argv[2], port + 1);
+	sc = krds_bound(argv[2], port + 1);
 	CHECK(sc >= 0, "the port can be bound again");
 	close(sc);
 

@@ -50,6 +50,8 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 
+#include "krds_sock.h"
+
 #ifndef AF_RDS
 #define AF_RDS 21
 #endif
@@ -67,31 +69,6 @@ static unsigned int fails;
 		} \
 		printf("\n"); \
 	} while (0)
-
-static struct sockaddr_in
-sin_of(const char *ip, uint16_t port)
-{
-	struct sockaddr_in s = { .sin_family = AF_INET,
-				 .sin_port = htons(port) };
-
-	inet_pton(AF_INET, ip, &s.sin_addr);
-	return s;
-}
-
-static int
-rds_sock(const char *ip, uint16_t port)
-{
-	struct sockaddr_in s = sin_of(ip, port);
-	int fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
-
-	if (fd < 0)
-		return -1;
-	if (bind(fd, (struct sockaddr *)&s, sizeof(s)) != 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
 
 static double
 now_ms(void)
@@ -164,7 +141,7 @@ do_wait(const char *mode, int sig, pid_t engine, const char *ip,
 	pthread_t t;
 	fd_set rs;
 	char c;
-	int s = rds_sock(ip, port), r = 0, ep, err = 0;
+	int s = krds_bound(ip, port), r = 0, ep, err = 0;
 	short what = 0;
 	double dt;
 
@@ -255,7 +232,7 @@ do_restart(const char *ip, uint16_t port)
 	struct epoll_event ev, out;
 	socklen_t fl = sizeof(from);
 	struct pollfd pf;
-	int s1 = rds_sock(ip, port), d1, s2, s3, ep, one = 1;
+	int s1 = krds_bound(ip, port), d1, s2, s3, ep, one = 1;
 	char buf[16];
 
 	d1 = s1 < 0 ? -1 : dup(s1);
@@ -278,7 +255,7 @@ do_restart(const char *ip, uint16_t port)
 	printf("CHECKED\n");
 	if (!expect("BACK"))
 		return 1;
-	s2 = rds_sock(ip, port);
+	s2 = krds_bound(ip, port);
 	CHECK(s2 >= 0, "a restarted engine: a socket on the same %s:%u", ip,
 	      port);
 	if (s2 < 0)
@@ -319,7 +296,7 @@ do_restart(const char *ip, uint16_t port)
 		     sizeof(me)) == 5 &&
 	      recv(s2, buf, sizeof(buf), 0) == 5, "the new socket works after "
 	      "the old one's close");
-	s3 = rds_sock(ip, port + 1);
+	s3 = krds_bound(ip, port + 1);
 	CHECK(s3 >= 0 && sendto(s3, "3", 1, 0, (struct sockaddr *)&me,
 				sizeof(me)) == 1 &&
 	      recv(s2, buf, sizeof(buf), 0) == 1, "one more socket works");
