@@ -26,6 +26,9 @@
 #include "rds_test.h"
 #include "rds_test_mem.h"
 
+/* Heap a round may keep without being a leak (see many_sockets). */
+#define SCALE_HEAP_SLACK 4096
+
 #define NB_ADDRS 8
 #define NB_SOCKS 10000
 #define MSGS_PER_SOCK 6
@@ -322,9 +325,13 @@ test_many_sockets(void)
 		printf("  libc heap not measurable here (mallinfo2 reports 0, "
 		       "as under ASan): leaks are left to LeakSanitizer\n");
 	/* Back to where it started, and nothing left behind round after
-	 * round. */
-	CU_ASSERT(m2.libc <= m0.libc);
-	CU_ASSERT(m3.libc <= m2.libc);
+	 * round. The libc heap gets a little slack: the library's caches
+	 * (buffer slabs' index, free lists) keep the peak of the traffic,
+	 * and where timers fire depends on the machine's load (a CI run on
+	 * a busy host grew 1,280 bytes once, then stayed flat). A leak of
+	 * one byte per socket or per message would be 10 KB or 60 KB. */
+	CU_ASSERT(m2.libc <= m0.libc + SCALE_HEAP_SLACK);
+	CU_ASSERT(m3.libc <= m2.libc + SCALE_HEAP_SLACK);
 	CU_ASSERT(m2.dpdk <= m0.dpdk);
 	CU_ASSERT(m3.dpdk <= m2.dpdk);
 	st = rds_test_stats();
