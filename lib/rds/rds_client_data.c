@@ -18,7 +18,6 @@
 #include <sys/ioctl.h>
 #include <linux/sockios.h>
 
-#include <rte_pause.h>
 
 #include "rds_client_private.h"
 #include "rds_recv_out.h"
@@ -192,7 +191,7 @@ rds_cl_wait(struct rds_cl *cl, struct rds_cl_sock *cs, short events,
 	if (*spin_until == 0)
 		*spin_until = now + RDS_CL_SPIN_NS;
 	if (now < *spin_until) {
-		rte_pause();
+		rds_cl_spin_step();
 		return 0;
 	}
 	if (rds_cl_engine_gone(cl))

@@ -8,6 +8,7 @@
 #define RDS_CLIENT_PRIVATE_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 
@@ -15,6 +16,21 @@
 #include "rds_region.h"
 
 #define RDS_CL_SPIN_NS 20000		/* spin before sleeping */
+
+/*
+ * One step of that spin: sched_yield(), not a pause. The peer the caller
+ * waits for (the other end of a ping-pong, a process the engine just
+ * woke) is often runnable on the same core; a pause loop would keep it
+ * off that core for the whole spin, and a blocking ping-pong of two
+ * processes on one core took two spins a round trip (95 us RTT against
+ * 12 us with the yield, doc/perf.md "Multi-process"). With nothing else
+ * runnable the yield returns at once.
+ */
+static inline void
+rds_cl_spin_step(void)
+{
+	sched_yield();
+}
 
 struct rds_cl_sock {
 	uint32_t state;			/* enum rds_slot_state (atomic) */

@@ -15,7 +15,6 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 
-#include <rte_pause.h>
 
 #include "rds_client_private.h"
 #include "rte_rds_attach.h"
@@ -564,7 +563,7 @@ rds_client_poll(struct rte_rds_pollfd *fds, unsigned int nfds, int timeout_ms)
 		if (spin_until == 0)
 			spin_until = now + RDS_CL_SPIN_NS;
 		if (now < spin_until || nfds > 64) {
-			rte_pause();
+			rds_cl_spin_step();
 			continue;
 		}
 		/* Every socket held, and its wake-up descriptor's number in
