@@ -197,9 +197,9 @@ rds_cl_wait(struct rds_cl *cl, struct rds_cl_sock *cs, short events,
 	if (rds_cl_engine_gone(cl))
 		return -ECONNRESET;
 	/* Arm, look again, then sleep. */
-	__atomic_store_n(&cs->cs->armed, 1, __ATOMIC_SEQ_CST);
+	rds_cl_arm(&cs->cs->armed, events);
 	if (rds_cl_revents(cs, events) != 0) {
-		__atomic_store_n(&cs->cs->armed, 0, __ATOMIC_SEQ_CST);
+		rds_cl_disarm(&cs->cs->armed, events);
 		return 0;
 	}
 	if (deadline != 0 && (deadline - now) / 1000000 < (uint64_t)slice)

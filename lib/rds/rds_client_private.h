@@ -7,6 +7,7 @@
 #ifndef RDS_CLIENT_PRIVATE_H
 #define RDS_CLIENT_PRIVATE_H
 
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/socket.h>
@@ -16,6 +17,33 @@
 #include "rds_region.h"
 
 #define RDS_CL_SPIN_NS 20000		/* spin before sleeping */
+
+/* The armed bits (rds_region.h) a waiter for events sets: set and
+ * cleared with an OR and an AND, so that a waiter for room and one for
+ * data on the same socket do not undo each other's. */
+static inline uint32_t
+rds_cl_arm_bits(short events)
+{
+	uint32_t b = 0;
+
+	if (events & (POLLIN | POLLRDNORM | POLLRDBAND | POLLPRI))
+		b |= RDS_ARM_IN;
+	if (events & (POLLOUT | POLLWRNORM | POLLWRBAND))
+		b |= RDS_ARM_OUT;
+	return b != 0 ? b : RDS_ARM_ALL;
+}
+
+static inline void
+rds_cl_arm(uint32_t *armed, short events)
+{
+	__atomic_fetch_or(armed, rds_cl_arm_bits(events), __ATOMIC_SEQ_CST);
+}
+
+static inline void
+rds_cl_disarm(uint32_t *armed, short events)
+{
+	__atomic_fetch_and(armed, ~rds_cl_arm_bits(events), __ATOMIC_SEQ_CST);
+}
 
 /*
  * One step of that spin: sched_yield(), not a pause. The peer the caller

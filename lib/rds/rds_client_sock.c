@@ -519,10 +519,11 @@ rds_client_event_arm(int s, short events)
 		return POLLERR | POLLHUP | (events & (POLLIN | POLLRDNORM |
 						      POLLOUT | POLLWRNORM));
 	}
-	__atomic_store_n(&cs->cs->armed, 1, __ATOMIC_SEQ_CST);
+	rds_cl_arm(&cs->cs->armed, (short)(events & ~RTE_RDS_ARM_EDGE));
 	rev = rds_cl_revents(cs, events & ~RTE_RDS_ARM_EDGE);
 	if (rev != 0 && !(events & RTE_RDS_ARM_EDGE))
-		__atomic_store_n(&cs->cs->armed, 0, __ATOMIC_SEQ_CST);
+		rds_cl_disarm(&cs->cs->armed,
+			      (short)(events & ~RTE_RDS_ARM_EDGE));
 	rds_cl_put(cs);
 	return rev;
 }
@@ -579,10 +580,9 @@ rds_client_poll(struct rte_rds_pollfd *fds, unsigned int nfds, int timeout_ms)
 				slice = 0;	/* closed: POLLNVAL next */
 				continue;
 			}
-			__atomic_store_n(&cs->cs->armed, 1, __ATOMIC_SEQ_CST);
+			rds_cl_arm(&cs->cs->armed, fds[i].events);
 			if (rds_cl_revents(cs, fds[i].events) != 0) {
-				__atomic_store_n(&cs->cs->armed, 0,
-						 __ATOMIC_SEQ_CST);
+				rds_cl_disarm(&cs->cs->armed, fds[i].events);
 				slice = 0;
 				continue;
 			}
