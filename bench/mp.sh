@@ -44,8 +44,8 @@
 #         own     the engine on a core of its own: rds-engined -l 0-1
 #                 --idle busy (engine on lcore 1), callers on core 0
 #         shared  the engine on the callers' core: rds-engined -l 0
-#                 --idle yield (inline engine on core 0), callers on
-#                 core 0
+#                 --idle yield --idle-polls 1 (inline engine on core 0,
+#                 yielding at its first empty pass), callers on core 0
 #       and the ratio preload p50 / UDP p50 (the median of run i's
 #       ratios). No kernel RDS baseline (no rds module in this machine).
 #       --busy puts two (own) or three (shared) pollers on one core: each
@@ -181,7 +181,7 @@ run() {
 engine lcore 0-1
 engine inline 1
 if has e && [ "$PRELOAD" = 1 ]; then
-	case " $PP_LAYOUTS " in *" shared "*) engine shared 0 yield ;; esac
+	case " $PP_LAYOUTS " in *" shared "*) engine shared 0 "yield --idle-polls 1" ;; esac
 fi
 
 has a && echo "== (a) lat 64 B and (d) stream 32 B, $RUNS runs of $SECS s each"
@@ -376,7 +376,7 @@ for cs in ["in-lcore", "at-lcore", "at-inline", "in-inline"]:
         med(p50), med(p99), diff,
         "%.2f M" % (med(s) / 1e6) if s else ""))
 lays = {"own": "engine on its own core (rds-engined -l 0-1, lcore 1), callers on core 0",
-        "shared": "engine on the callers' core (rds-engined -l 0 --idle yield), callers on core 0"}
+        "shared": "engine on the callers' core (rds-engined -l 0 --idle yield --idle-polls 1), callers on core 0"}
 pp = [(l, b) for l in lays for b in ("", "-busy")
       if v("preload-" + l + b, "lat64", "rtt_ns_p50") or v("udp-" + l + b, "lat64", "rtt_ns_p50")]
 if pp:
