@@ -37,12 +37,24 @@
 #       /eal/heap_info), and each client's region mapping
 #   (d) stream, 32 B, one way: msgs/s received, medians
 #   (e) optional (PRELOAD=1, default): test/rxe/krds_pingpong under
-#       librte_rds_preload.so, client and server in two processes of
-#       their own (both on core 0; the engine on core 1), blocking
-#       (--busy would put three pollers on two cores); no kernel RDS
-#       baseline here (no rds module in this machine)
+#       librte_rds_preload.so (64 B), client and server in two processes
+#       of their own, beside kernel UDP on loopback (rds-bench-sockpp,
+#       64 B lat) in the same placement, run i of each one after the
+#       other, blocking and --busy, in two layouts:
+#         own     the engine on a core of its own: rds-engined -l 0-1
+#                 --idle busy (engine on lcore 1), callers on core 0
+#         shared  the engine on the callers' core: rds-engined -l 0
+#                 --idle yield --idle-polls 1 (inline engine on core 0,
+#                 yielding at its first empty pass), callers on core 0
+#       and the ratio preload p50 / UDP p50 (the median of run i's
+#       ratios). No kernel RDS baseline (no rds module in this machine).
+#       --busy puts two (own) or three (shared) pollers on one core: each
+#       hop waits for the scheduler, for both, so few round trips
+#       (PP_ITERS_BUSY; PP_ITERS blocking).
 #
 # Environment: RUNS=5 SECS=2 ATTACHES=200 CLIENTS=32 PRELOAD=1
+#   PARTS="a b c e" (which parts run; d runs with a)
+#   PP_ITERS=20000 PP_ITERS_BUSY=300 PP_LAYOUTS="own shared"
 #   HOLD_MSGS="0 1000" (messages each holding client sends itself)
 #   QUIET_PCT=20 QUIET_WAIT=60: before each measurement, wait up to
 #   QUIET_WAIT s until no other process took more than QUIET_PCT % of a
@@ -63,6 +75,11 @@ SECS=${SECS:-2}
 ATTACHES=${ATTACHES:-200}
 CLIENTS=${CLIENTS:-32}
 PRELOAD=${PRELOAD:-1}
+PARTS=${PARTS:-a b c e}
+PP_ITERS=${PP_ITERS:-20000}
+PP_ITERS_BUSY=${PP_ITERS_BUSY:-300}
+PP_LAYOUTS=${PP_LAYOUTS:-own shared}
+SP=$BUILD/bench/rds-bench-sockpp
 HOLD_MSGS=${HOLD_MSGS:-0 1000}
 QUIET_PCT=${QUIET_PCT:-20}
 QUIET_WAIT=${QUIET_WAIT:-60}
@@ -97,13 +114,17 @@ log_cmd() { echo "$*" >> "$OUT/cmds.txt"; }
 # busy_now and quiet (bench/quiet.sh), the benchmark's own processes
 # left out.
 HERE=$(dirname "$(readlink -f "$0")")
-QUIET_SKIP="rds-perf rds-engined rds-bench-attac krds_pingpong mp.sh python3 sleep timeout taskset"
+QUIET_SKIP="rds-perf rds-engined rds-bench-attac rds-bench-sockp krds_pingpong mp.sh python3 sleep timeout taskset"
 . "$HERE/quiet.sh"
 
-# engine NAME EAL_LCORES: start rds-engined, wait for its socket, stop it.
+# has PART: is PART in PARTS?
+has() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+
+# engine NAME EAL_LCORES [IDLE]: start rds-engined, wait for its socket,
+# stop it.
 engine() {
 	local name=$1 lcores=$2 sock=$OUT/$1.sock
-	local cmd="$ENG -l $lcores $EAL --file-prefix mp$1$$ -- --addr $IPA=loop --addr $IPB=loop --listen $sock --idle busy"
+	local cmd="$ENG -l $lcores $EAL --file-prefix mp$1$$ -- --addr $IPA=loop --addr $IPB=loop --listen $sock --idle ${3:-busy}"
 	log_cmd "engine $name: $cmd"
 	$cmd > "$OUT/engine-$name.log" 2>&1 &
 	EPID[$name]=$!
@@ -159,17 +180,20 @@ run() {
 
 engine lcore 0-1
 engine inline 1
+if has e && [ "$PRELOAD" = 1 ]; then
+	case " $PP_LAYOUTS " in *" shared "*) engine shared 0 "yield --idle-polls 1" ;; esac
+fi
 
-echo "== (a) lat 64 B and (d) stream 32 B, $RUNS runs of $SECS s each"
-for i in $(seq 1 "$RUNS"); do
+has a && echo "== (a) lat 64 B and (d) stream 32 B, $RUNS runs of $SECS s each"
+has a && for i in $(seq 1 "$RUNS"); do
 	for cs in in-lcore at-lcore at-inline in-inline; do
 		run $cs "--mode lat --size 64" "$i"
 		run $cs "--mode stream --size 32" "$i"
 	done
 done
 
-echo "== (b) attach time, $ATTACHES attaches"
-for n in lcore inline; do
+has b && echo "== (b) attach time, $ATTACHES attaches"
+has b && for n in lcore inline; do
 	only $n
 	cmd="taskset -c 0 $BA time ${ESOCK[$n]} $IPA $ATTACHES"
 	quiet "attach $n"
@@ -219,8 +243,8 @@ print(json.dumps({"regions": n_reg, "rss_kib": cat, "status_kib": st,
 PY
 }
 
-echo "== (c) memory per attached client, $CLIENTS clients"
-for n in lcore inline; do
+has c && echo "== (c) memory per attached client, $CLIENTS clients"
+has c && for n in lcore inline; do
 for msgs in $HOLD_MSGS; do
 	only $n
 	pid=${EPID[$n]}
@@ -258,24 +282,60 @@ for msgs in $HOLD_MSGS; do
 done
 done
 
-if [ "$PRELOAD" = 1 ] && [ -e "$PRE" ] && [ -x "$PP" ]; then
-	echo "== (e) krds_pingpong under the preload (engine lcore)"
-	only lcore
-	for mode in ""; do
-		for i in $(seq 1 "$RUNS"); do
-			s="env RTE_RDS_ENGINE=${ESOCK[lcore]} LD_PRELOAD=$PRE taskset -c 0 $PP server $IPB --no-pin $mode --wait 30"
-			c="env RTE_RDS_ENGINE=${ESOCK[lcore]} LD_PRELOAD=$PRE taskset -c 0 $PP client $IPA $IPB --no-pin $mode --iters 20000 --wait 30"
-			log_cmd "preload$mode run $i: server: $s"
-			log_cmd "preload$mode run $i: client: $c"
-			quiet "preload run $i"
-			$s > "$OUT/pp-s.log" 2>&1 &
-			sp=$!
-			timeout 120 $c > "$OUT/pp-c.log" 2>&1
-			wait $sp
-			p50=$(sed -n 's/^rtt p50: *\([0-9]*\) ns/\1/p' "$OUT/pp-c.log")
-			p99=$(sed -n 's/^rtt p99: *\([0-9]*\) ns/\1/p' "$OUT/pp-c.log")
-			echo "{\"case\":\"preload${mode:+-busy}\",\"m\":\"lat64\",\"run\":$i,\"r\":{\"rtt_ns_p50\":${p50:-null},\"rtt_ns_p99\":${p99:-null}}}" >> "$OUT/results.jsonl"
-			echo "preload${mode:+ busy} run $i: p50 ${p50:-?} ns p99 ${p99:-?} ns"
+# pp_run LAYOUT MODE RUN: krds_pingpong under the preload, then kernel
+# UDP (rds-bench-sockpp) in the same placement -> two lines of
+# results.jsonl.
+pp_run() {
+	local lay=$1 mode=$2 i=$3 eng cpus iters s c p50 p99 j
+	case $lay in
+	own) eng=lcore ;;
+	shared) eng=shared ;;
+	esac
+	cpus=0
+	iters=$PP_ITERS
+	[ -n "$mode" ] && iters=$PP_ITERS_BUSY
+	only $eng
+	s="env RTE_RDS_ENGINE=${ESOCK[$eng]} LD_PRELOAD=$PRE taskset -c $cpus $PP server $IPB --no-pin $mode --wait 30"
+	c="env RTE_RDS_ENGINE=${ESOCK[$eng]} LD_PRELOAD=$PRE taskset -c $cpus $PP client $IPA $IPB --no-pin $mode --iters $iters --wait 30"
+	log_cmd "preload-$lay$mode run $i: server: $s"
+	log_cmd "preload-$lay$mode run $i: client: $c"
+	quiet "preload $lay$mode run $i"
+	$s > "$OUT/pp-s.log" 2>&1 &
+	sp=$!
+	timeout 120 $c > "$OUT/pp-c.log" 2>&1
+	wait $sp
+	p50=$(sed -n 's/^rtt p50: *\([0-9]*\) ns/\1/p' "$OUT/pp-c.log")
+	p99=$(sed -n 's/^rtt p99: *\([0-9]*\) ns/\1/p' "$OUT/pp-c.log")
+	[ -n "$p50" ] || { echo "FAILED: preload $lay$mode run $i:" >&2; cat "$OUT/pp-c.log" >&2; }
+	echo "{\"case\":\"preload-$lay${mode:+-busy}\",\"m\":\"lat64\",\"run\":$i,\"r\":{\"rtt_ns_p50\":${p50:-null},\"rtt_ns_p99\":${p99:-null}}}" >> "$OUT/results.jsonl"
+	echo "preload $lay${mode:+ busy} run $i: p50 ${p50:-?} ns p99 ${p99:-?} ns"
+	# Kernel UDP on loopback, the same cores (the engine still up: it
+	# shares the machine as it did).
+	s="$SP --role server --local 127.0.0.1 --port 18790 --cpu $cpus"
+	c="$SP --role client --local 127.0.0.1 --peer 127.0.0.1 --port 18790 --cpu $cpus --proto udp --mode lat --size 64 --secs $SECS $mode --json"
+	log_cmd "udp-$lay$mode run $i: server: $s"
+	log_cmd "udp-$lay$mode run $i: client: $c"
+	$s > "$OUT/sp-s.log" 2>&1 &
+	sp=$!
+	sleep 0.2
+	j=$(timeout 120 $c 2> "$OUT/err.log" | tail -1)
+	wait $sp
+	if [ "${j:0:1}" != "{" ]; then
+		echo "FAILED: udp $lay$mode run $i: $c" >&2
+		cat "$OUT/err.log" >&2
+		j='{"failed":true}'
+	fi
+	echo "{\"case\":\"udp-$lay${mode:+-busy}\",\"m\":\"lat64\",\"run\":$i,\"r\":$j}" >> "$OUT/results.jsonl"
+	echo "udp $lay${mode:+ busy} run $i: $j"
+}
+
+if has e && [ "$PRELOAD" = 1 ] && [ -e "$PRE" ] && [ -x "$PP" ] && [ -x "$SP" ]; then
+	echo "== (e) krds_pingpong under the preload beside kernel UDP ($PP_LAYOUTS)"
+	for i in $(seq 1 "$RUNS"); do
+		for lay in $PP_LAYOUTS; do
+			for mode in "" "--busy"; do
+				pp_run "$lay" "$mode" "$i"
+			done
 		done
 	done
 fi
@@ -295,15 +355,14 @@ names = {"in-lcore": "in-process, engine on lcore 1 (rds-perf --engine lcore)",
          "at-lcore": "cross-process, rds-engined -l 0-1 (engine on lcore 1)",
          "at-inline": "cross-process, rds-engined -l 1 (engine inline, core 1)",
          "in-inline": "in-process, engine inline (one thread, reference)",
-         "preload": "krds_pingpong under the preload, blocking (2 processes)",
-         "preload-busy": "krds_pingpong under the preload, --busy (2 processes)"}
+}
 lat, stream = "--modelat--size64", "--modestream--size32"
 print("## rds-engined against in-process: medians of %s runs of %s s\n" % (runs, secs))
 print("| path | lat 64 B RTT p50 | p99 | p50 - in-process (paired) | stream 32 B msgs/s |")
 print("|---|---|---|---|---|")
 base = v("in-lcore", lat, "rtt_ns_p50")
-for cs in ["in-lcore", "at-lcore", "at-inline", "in-inline", "preload", "preload-busy"]:
-    m = lat if not cs.startswith("preload") else "lat64"
+for cs in ["in-lcore", "at-lcore", "at-inline", "in-inline"]:
+    m = lat
     p50, p99 = v(cs, m, "rtt_ns_p50"), v(cs, m, "rtt_ns_p99")
     if not p50:
         continue
@@ -316,6 +375,21 @@ for cs in ["in-lcore", "at-lcore", "at-inline", "in-inline", "preload", "preload
         names[cs], " (%d of %d runs failed)" % (bad, nrun) if bad else "",
         med(p50), med(p99), diff,
         "%.2f M" % (med(s) / 1e6) if s else ""))
+lays = {"own": "engine on its own core (rds-engined -l 0-1, lcore 1), callers on core 0",
+        "shared": "engine on the callers' core (rds-engined -l 0 --idle yield --idle-polls 1), callers on core 0"}
+pp = [(l, b) for l in lays for b in ("", "-busy")
+      if v("preload-" + l + b, "lat64", "rtt_ns_p50") or v("udp-" + l + b, "lat64", "rtt_ns_p50")]
+if pp:
+    print("\n## krds_pingpong under the preload against kernel UDP on loopback, 64 B (medians of %s runs)\n" % runs)
+    print("| layout | receive | preload RTT p50 | p99 | UDP RTT p50 | p99 | preload / UDP p50 (paired) |")
+    print("|---|---|---|---|---|---|---|")
+    for l, b in pp:
+        a50, a99 = v("preload-" + l + b, "lat64", "rtt_ns_p50"), v("preload-" + l + b, "lat64", "rtt_ns_p99")
+        u50, u99 = v("udp-" + l + b, "lat64", "rtt_ns_p50"), v("udp-" + l + b, "lat64", "rtt_ns_p99")
+        r = [a50[i] / u50[i] for i in a50 if i in u50 and u50[i]]
+        f = lambda d: "%.0f ns" % med(d) if d else "failed"
+        print("| %s | %s | %s | %s | %s | %s | %s |" % (lays[l], "busy-poll" if b else "blocking",
+              f(a50), f(a99), f(u50), f(u99), "%.2fx (%s)" % (st.median(r), ", ".join("%.2f" % x for x in r)) if r else ""))
 print("\n## attach (rds-bench-attach time, %s attaches, p50)\n" % natt)
 for n in ("lcore", "inline"):
     try:

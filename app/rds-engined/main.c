@@ -8,7 +8,8 @@
  *
  *   rds-engined [EAL args] -- --addr IP=transport[,key=value...] ...
  *               [--listen PATH] [--daemon] [--group NAME] [--mode OCTAL]
- *               [--idle busy|pause|yield|sleep] [--region-mb N]
+ *               [--idle busy|pause|yield|sleep] [--idle-polls N]
+ *               [--region-mb N]
  *               [--max-clients N] [--max-clients-per-uid N]
  *               [--keep-mb N] [--pid-file PATH] [--log-file PATH]
  *
@@ -114,6 +115,9 @@ usage(const char *prog)
 	       "                     messages go to syslog\n"
 	       "  --idle POLICY      engines when idle: busy, pause, yield\n"
 	       "                     (default), sleep\n"
+	       "  --idle-polls N     empty passes before the policy applies\n"
+	       "                     (default 1024; 1 for an engine that\n"
+	       "                     shares its core with its clients)\n"
 	       "  --region-mb N      shared region per client (default 32)\n"
 	       "  --max-clients N    clients at once (default 256)\n"
 	       "  --max-clients-per-uid N  clients of one user at once\n"
@@ -245,6 +249,7 @@ main(int argc, char **argv)
 		{ "pid-file", required_argument, NULL, 'p' },
 		{ "log-file", required_argument, NULL, 'o' },
 		{ "idle", required_argument, NULL, 'i' },
+		{ "idle-polls", required_argument, NULL, 'I' },
 		{ "region-mb", required_argument, NULL, 'r' },
 		{ "max-clients", required_argument, NULL, 'c' },
 		{ "max-clients-per-uid", required_argument, NULL, 'u' },
@@ -261,7 +266,7 @@ main(int argc, char **argv)
 	unsigned int nb_addrs = 0, i, lcore, nb_workers = 0;
 	bool daemonize = false, inline_engine;
 	int eal_argc, opt, ret, rc = 1;
-	uint64_t last_srv = 0, srv_every, empty = 0;
+	uint64_t last_srv = 0, srv_every, empty = 0, idle_polls = 1024;
 	char *end;
 	int dd;
 
@@ -328,6 +333,15 @@ main(int argc, char **argv)
 				if (parse_idle(optarg, &idle) != 0) {
 					fprintf(stderr, "bad --idle %s\n",
 						optarg);
+					return 1;
+				}
+				break;
+			case 'I':
+				idle_polls = strtoull(optarg, &end, 10);
+				if (*end != '\0' || idle_polls == 0 ||
+				    idle_polls > UINT32_MAX) {
+					fprintf(stderr, "bad --idle-polls %s "
+						"(1..4294967295)\n", optarg);
 					return 1;
 				}
 				break;
@@ -473,6 +487,7 @@ main(int argc, char **argv)
 			break;
 		conf.engine[nb_workers].lcore_id = lcore;
 		conf.engine[nb_workers].idle = idle;
+		conf.engine[nb_workers].idle_polls = (uint32_t)idle_polls;
 		nb_workers++;
 	}
 	inline_engine = nb_workers == 0;
@@ -524,7 +539,7 @@ main(int argc, char **argv)
 		}
 		ret = rte_rds_engine_poll(0);
 		empty = ret > 0 ? 0 : empty + 1;
-		if (empty > 1024) {
+		if (empty >= idle_polls) {
 			/* The idle policy of an inline engine is ours. */
 			if (idle == RTE_RDS_IDLE_YIELD)
 				sched_yield();

@@ -18,7 +18,6 @@
 #include <sys/ioctl.h>
 #include <linux/sockios.h>
 
-#include <rte_pause.h>
 
 #include "rds_client_private.h"
 #include "rds_recv_out.h"
@@ -192,15 +191,15 @@ rds_cl_wait(struct rds_cl *cl, struct rds_cl_sock *cs, short events,
 	if (*spin_until == 0)
 		*spin_until = now + RDS_CL_SPIN_NS;
 	if (now < *spin_until) {
-		rte_pause();
+		rds_cl_spin_step();
 		return 0;
 	}
 	if (rds_cl_engine_gone(cl))
 		return -ECONNRESET;
 	/* Arm, look again, then sleep. */
-	__atomic_store_n(&cs->cs->armed, 1, __ATOMIC_SEQ_CST);
+	rds_cl_arm(&cs->cs->armed, events);
 	if (rds_cl_revents(cs, events) != 0) {
-		__atomic_store_n(&cs->cs->armed, 0, __ATOMIC_SEQ_CST);
+		rds_cl_disarm(&cs->cs->armed, events);
 		return 0;
 	}
 	if (deadline != 0 && (deadline - now) / 1000000 < (uint64_t)slice)

@@ -15,7 +15,6 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 
-#include <rte_pause.h>
 
 #include "rds_client_private.h"
 #include "rte_rds_attach.h"
@@ -520,10 +519,11 @@ rds_client_event_arm(int s, short events)
 		return POLLERR | POLLHUP | (events & (POLLIN | POLLRDNORM |
 						      POLLOUT | POLLWRNORM));
 	}
-	__atomic_store_n(&cs->cs->armed, 1, __ATOMIC_SEQ_CST);
+	rds_cl_arm(&cs->cs->armed, (short)(events & ~RTE_RDS_ARM_EDGE));
 	rev = rds_cl_revents(cs, events & ~RTE_RDS_ARM_EDGE);
 	if (rev != 0 && !(events & RTE_RDS_ARM_EDGE))
-		__atomic_store_n(&cs->cs->armed, 0, __ATOMIC_SEQ_CST);
+		rds_cl_disarm(&cs->cs->armed,
+			      (short)(events & ~RTE_RDS_ARM_EDGE));
 	rds_cl_put(cs);
 	return rev;
 }
@@ -564,7 +564,7 @@ rds_client_poll(struct rte_rds_pollfd *fds, unsigned int nfds, int timeout_ms)
 		if (spin_until == 0)
 			spin_until = now + RDS_CL_SPIN_NS;
 		if (now < spin_until || nfds > 64) {
-			rte_pause();
+			rds_cl_spin_step();
 			continue;
 		}
 		/* Every socket held, and its wake-up descriptor's number in
@@ -580,10 +580,9 @@ rds_client_poll(struct rte_rds_pollfd *fds, unsigned int nfds, int timeout_ms)
 				slice = 0;	/* closed: POLLNVAL next */
 				continue;
 			}
-			__atomic_store_n(&cs->cs->armed, 1, __ATOMIC_SEQ_CST);
+			rds_cl_arm(&cs->cs->armed, fds[i].events);
 			if (rds_cl_revents(cs, fds[i].events) != 0) {
-				__atomic_store_n(&cs->cs->armed, 0,
-						 __ATOMIC_SEQ_CST);
+				rds_cl_disarm(&cs->cs->armed, fds[i].events);
 				slice = 0;
 				continue;
 			}

@@ -84,13 +84,25 @@ struct rds_region_hdr {
 	} laddr[RDS_REGION_MAX_LADDRS];
 };
 
+/* The bits of a socket's armed word: waiters for readability
+ * (deliveries, notifications) and for room (releases, requests taken
+ * off the ring); the engine wakes on a change only when a waiter waits
+ * for it, so that a receiver blocked in recv is not woken (a byte, a
+ * poll return and a drain: a system call each) when the engine releases
+ * what it sent. Anything else (close, errors) wakes every waiter. */
+#define RDS_ARM_IN	1u
+#define RDS_ARM_OUT	2u
+#define RDS_ARM_ALL	(RDS_ARM_IN | RDS_ARM_OUT)
+
 /* One client socket's shared state. Written by one side each, as
  * marked; the engine reads what the client writes only as hints. */
 struct rds_csock {
 	/* Client. */
 	uint32_t in_use;
 	int32_t handle;			/* the engine's socket handle */
-	uint32_t armed;			/* write the eventfd when ready */
+	uint32_t armed;			/* RDS_ARM_*: what waiters wait
+					 * for (the engine sends the wake
+					 * byte on a change of it) */
 	uint32_t queued;		/* a doorbell is out (client sets it,
 					 * the engine clears it) */
 	uint64_t snd_queued;		/* bytes queued in all */
