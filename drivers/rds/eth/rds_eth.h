@@ -2,6 +2,9 @@
 #ifndef RDS_ETH_H
 #define RDS_ETH_H
 
+/* The peer's earlier epochs an eth connection remembers as stale. */
+#define RDS_ETH_OLD_EPOCHS 4
+
 /*
  * The eth transport's internals: RDS over UDP/IPv4 on any DPDK ethdev
  * PMD, with a reliable frame layer of its own below RDS sequencing.
@@ -634,8 +637,13 @@ struct rds_eth_conn {
 	uint32_t epoch;			/* our stream's (random, never 0) */
 	uint32_t epoch_prev;		/* the one before (late frames) */
 	uint32_t peer_epoch;		/* the peer's stream we take, 0: none */
-	uint32_t peer_epoch_prev;	/* the one before (its late frames
-					 * are stale, OPEN or not) */
+	/* The peer's streams before it, the last RDS_ETH_OLD_EPOCHS: their
+	 * late frames are stale, OPEN or not. More than one, because a
+	 * stream we stop taking (a bad unit) retires too: with one, a late
+	 * OPEN frame of the stream before was taken for a new one and its
+	 * messages delivered again (fuzz_eth_rx). */
+	uint32_t peer_epoch_old[RDS_ETH_OLD_EPOCHS];
+	uint32_t peer_epoch_old_next;	/* the slot the next one takes */
 	bool epoch_acked;		/* the peer takes ours: no more OPEN */
 
 	/* Sending. */

@@ -215,6 +215,33 @@ rds_eth_rel_new_epoch(struct rds_eth_conn *ec)
 	rds_eth_set_unresponsive(ec, false);
 }
 
+/* The peer's stream e is over: its late frames are stale from now on. */
+static void
+rds_eth_peer_epoch_retire(struct rds_eth_conn *ec, uint32_t e)
+{
+	unsigned int i;
+
+	if (e == 0)
+		return;
+	for (i = 0; i < RDS_ETH_OLD_EPOCHS; i++)
+		if (ec->peer_epoch_old[i] == e)
+			return;
+	ec->peer_epoch_old[ec->peer_epoch_old_next] = e;
+	ec->peer_epoch_old_next = (ec->peer_epoch_old_next + 1) %
+				  RDS_ETH_OLD_EPOCHS;
+}
+
+static bool
+rds_eth_peer_epoch_is_old(const struct rds_eth_conn *ec, uint32_t e)
+{
+	unsigned int i;
+
+	for (i = 0; i < RDS_ETH_OLD_EPOCHS; i++)
+		if (ec->peer_epoch_old[i] == e)
+			return true;
+	return false;
+}
+
 /* Take the peer's stream again from its frame 0 (a new epoch of the
  * peer's), or none at all (epoch 0). */
 static void
@@ -257,7 +284,7 @@ rds_eth_rel_rx_reset(struct rds_eth_conn *ec)
 		ec->reset_tsc = ec_eng(ec)->now;
 		rds_eth_send_reset(ec_eng(ec), ec->port, &f);
 	}
-	ec->peer_epoch_prev = ec->peer_epoch;
+	rds_eth_peer_epoch_retire(ec, ec->peer_epoch);
 	rds_eth_rx_restart(ec, 0);
 }
 
@@ -709,7 +736,7 @@ rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
 		bool lost_ours;
 
 		if (!(f->flags & RDS_ETH_FL_OPEN) || f->src_epoch == 0 ||
-		    f->src_epoch == ec->peer_epoch_prev) {
+		    rds_eth_peer_epoch_is_old(ec, f->src_epoch)) {
 			ee->stats.rx_drop_stale++;
 			/* A stream we take no more: tell its sender, now
 			 * and then, so that it starts a new one. */
@@ -730,7 +757,7 @@ rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
 		lost_ours = ec->epoch_acked && f->dst_epoch != ec->epoch;
 		if (ec->peer_epoch != 0) {
 			ee->stats.peer_restarts++;
-			ec->peer_epoch_prev = ec->peer_epoch;
+			rds_eth_peer_epoch_retire(ec, ec->peer_epoch);
 		}
 		rds_eth_rx_restart(ec, f->src_epoch);
 		if (lost_ours)
