@@ -674,11 +674,11 @@ ack_all(void)
 	unsigned int k, i;
 	uint64_t pongs;
 
-	do {
-		w.epoch = w.epoch * 2654435761u + 0x9e3779b9u;
-		for (i = 0; i < w.nb_epochs && w.epochs[i] != w.epoch; i++)
-			;
-	} while (w.epoch == 0 || i < w.nb_epochs);
+	/* Newer than every epoch before (restarts only go forward):
+	 * epochs are ordered, an older one would be stale. */
+	w.epoch += 0x10000;
+	for (i = 0; i < w.nb_epochs; i++)
+		FZ_CHECK((int32_t)(w.epoch - w.epochs[i]) > 0, "epoch order");
 	w.acked = false;
 	FZ_TRACE("acknowledging all from stream %08x", w.epoch);
 	FZ_CHECK(rte_rds_stats_get(-1, &st) == 0, "stats");
@@ -786,12 +786,10 @@ op_restart(struct fz_in *in)
 {
 	uint8_t a = fz_u8(in);
 
-	/* Stale frames come only from the epoch just before the current
-	 * one, and only if the driver took it: an epoch it never saw, or
-	 * one from before the one it remembers as stale, is to it a restart
-	 * like any other (epochs are random, not ordered), and that
-	 * stream's copies of messages a later stream resent are new
-	 * messages to RDS (not RETRANSMITTED). */
+	/* Stale frames come from the epoch just before the current one,
+	 * if the driver took it (else there are none to send). Epochs go
+	 * forward (ordered: rds_eth_epoch.c), so the driver takes no
+	 * older stream, whatever it made of the ones between. */
 	if (w.acked) {
 		memcpy(w.sch_prev, w.sch, sizeof(w.sch[0]) * w.nb_sch);
 		w.nb_sch_prev = w.nb_sch;

@@ -2,9 +2,6 @@
 #ifndef RDS_ETH_H
 #define RDS_ETH_H
 
-/* The peer's earlier epochs an eth connection remembers as stale. */
-#define RDS_ETH_OLD_EPOCHS 4
-
 /*
  * The eth transport's internals: RDS over UDP/IPv4 on any DPDK ethdev
  * PMD, with a reliable frame layer of its own below RDS sequencing.
@@ -22,8 +19,10 @@
  *   rds_eth_rel.c    the reliable frame layer of a connection: sequence
  *                    numbers, window, cumulative + selective ACKs, fast
  *                    retransmit, retransmit timer from the measured RTT,
- *                    epochs (a restarted peer), connection set-up by the
- *                    first frame
+ *                    a restarted peer, connection set-up by the first
+ *                    frame
+ *   rds_eth_epoch.c  epochs, ordered by the clock: only a stream newer
+ *                    than every one taken before is taken
  *   rds_eth_msg.c    RDS messages over frames: fragmentation to the MTU,
  *                    reassembly, RDMA requests and responses
  *   rds_eth_fault.c  seeded fault injection below the transport (drop,
@@ -634,16 +633,13 @@ struct rds_eth_conn {
 	/* Epochs: each side's sending stream has one, new after a reset.
 	 * A frame names its stream (src) and the receiver's stream as the
 	 * sender takes it (dst: 0 when it takes none). */
-	uint32_t epoch;			/* our stream's (random, never 0) */
-	uint32_t epoch_prev;		/* the one before (late frames) */
+	uint32_t epoch;			/* our stream's (ordered, never 0) */
 	uint32_t peer_epoch;		/* the peer's stream we take, 0: none */
-	/* The peer's streams before it, the last RDS_ETH_OLD_EPOCHS: their
-	 * late frames are stale, OPEN or not. More than one, because a
-	 * stream we stop taking (a bad unit) retires too: with one, a late
-	 * OPEN frame of the stream before was taken for a new one and its
-	 * messages delivered again (fuzz_eth_rx). */
-	uint32_t peer_epoch_old[RDS_ETH_OLD_EPOCHS];
-	uint32_t peer_epoch_old_next;	/* the slot the next one takes */
+	/* The newest of the peer's epochs we took (kept when we stop
+	 * taking it after a bad unit), and when: only newer streams are
+	 * taken (rds_eth_epoch.c). */
+	uint32_t peer_epoch_hi;
+	uint64_t peer_epoch_hi_tsc;
 	bool epoch_acked;		/* the peer takes ours: no more OPEN */
 
 	/* Sending. */
@@ -732,6 +728,20 @@ void rds_eth_rel_fini(struct rds_eth_conn *ec);
 /* Start a new epoch of ours (connect, or after the peer restarted):
  * everything in flight is dropped, sequences start again at 0. */
 void rds_eth_rel_new_epoch(struct rds_eth_conn *ec);
+
+/* rds_eth_epoch.c: ordered epochs. The wall clock in 1/1024 s, 32 bits. */
+uint32_t rds_eth_epoch_now(void);
+/* The epoch after prev (0: none yet) at clock now: now, unless that is
+ * not newer than prev (then prev + 1); never 0. */
+uint32_t rds_eth_epoch_next(uint32_t prev, uint32_t now);
+/* Whether a new stream of the peer's in epoch e may be taken: newer than
+ * every epoch of the peer's taken before (or the last one is too old to
+ * compare, past the horizon). */
+bool rds_eth_peer_epoch_acceptable(const struct rds_eth_conn *ec, uint32_t e,
+				   uint64_t now_tsc);
+/* The peer's stream in epoch e is taken (at now_tsc). */
+void rds_eth_peer_epoch_taken(struct rds_eth_conn *ec, uint32_t e,
+			      uint64_t now_tsc);
 /* Frames the window lets us send now. */
 uint32_t rds_eth_rel_room(struct rds_eth_conn *ec);
 /* Send one sequenced frame: type, flags, fragment offset, payload p1

@@ -47,7 +47,6 @@
 #include <stdlib.h>
 #include <arpa/inet.h>
 
-#include <rte_random.h>
 
 #include "rds_eth.h"
 
@@ -88,17 +87,6 @@ ec_tx(struct rds_eth_conn *ec, struct rte_mbuf *m)
 		rds_eth_tx(ec_eng(ec), ec->port, m);
 }
 
-static uint32_t
-rds_eth_new_epoch_value(uint32_t avoid)
-{
-	uint32_t v;
-
-	do {
-		v = (uint32_t)rte_rand();
-	} while (v == 0 || v == avoid);
-	return v;
-}
-
 static void rds_eth_rto_fire(struct rds_engine *e, struct rds_timer *t);
 static void rds_eth_ack_fire(struct rds_engine *e, struct rds_timer *t);
 
@@ -117,7 +105,7 @@ rds_eth_rel_init(struct rds_eth_conn *ec, struct rds_eth_port *p)
 	rds_timer_init(&ec->ack_timer, rds_eth_ack_fire);
 	ec->rto = p->rto_init_tsc;
 	ec->rto_base = p->rto_init_tsc;
-	ec->epoch = rds_eth_new_epoch_value(0);
+	ec->epoch = rds_eth_epoch_next(0, rds_eth_epoch_now());
 	ec->peer_wnd = ec->wnd;
 	return 0;
 }
@@ -201,8 +189,7 @@ rds_eth_rel_new_epoch(struct rds_eth_conn *ec)
 {
 	rds_timer_cancel(ec_eng(ec), &ec->rto_timer);
 	rds_eth_sent_clear(ec);
-	ec->epoch_prev = ec->epoch;
-	ec->epoch = rds_eth_new_epoch_value(ec->epoch);
+	ec->epoch = rds_eth_epoch_next(ec->epoch, rds_eth_epoch_now());
 	ec->epoch_acked = false;
 	ec->snd_nxt = 0;
 	ec->snd_una = 0;
@@ -213,33 +200,6 @@ rds_eth_rel_new_epoch(struct rds_eth_conn *ec)
 	ec->rack_tsc = 0;
 	ec->timeouts = 0;
 	rds_eth_set_unresponsive(ec, false);
-}
-
-/* The peer's stream e is over: its late frames are stale from now on. */
-static void
-rds_eth_peer_epoch_retire(struct rds_eth_conn *ec, uint32_t e)
-{
-	unsigned int i;
-
-	if (e == 0)
-		return;
-	for (i = 0; i < RDS_ETH_OLD_EPOCHS; i++)
-		if (ec->peer_epoch_old[i] == e)
-			return;
-	ec->peer_epoch_old[ec->peer_epoch_old_next] = e;
-	ec->peer_epoch_old_next = (ec->peer_epoch_old_next + 1) %
-				  RDS_ETH_OLD_EPOCHS;
-}
-
-static bool
-rds_eth_peer_epoch_is_old(const struct rds_eth_conn *ec, uint32_t e)
-{
-	unsigned int i;
-
-	for (i = 0; i < RDS_ETH_OLD_EPOCHS; i++)
-		if (ec->peer_epoch_old[i] == e)
-			return true;
-	return false;
 }
 
 /* Take the peer's stream again from its frame 0 (a new epoch of the
@@ -284,7 +244,7 @@ rds_eth_rel_rx_reset(struct rds_eth_conn *ec)
 		ec->reset_tsc = ec_eng(ec)->now;
 		rds_eth_send_reset(ec_eng(ec), ec->port, &f);
 	}
-	rds_eth_peer_epoch_retire(ec, ec->peer_epoch);
+	/* (Its epoch stays the newest taken: its late frames are stale.) */
 	rds_eth_rx_restart(ec, 0);
 }
 
@@ -735,8 +695,10 @@ rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
 	if (f->src_epoch != ec->peer_epoch) {
 		bool lost_ours;
 
-		if (!(f->flags & RDS_ETH_FL_OPEN) || f->src_epoch == 0 ||
-		    rds_eth_peer_epoch_is_old(ec, f->src_epoch)) {
+		/* Only a stream newer than every one taken before
+		 * (rds_eth_epoch.c): never an older incarnation's. */
+		if (!(f->flags & RDS_ETH_FL_OPEN) ||
+		    !rds_eth_peer_epoch_acceptable(ec, f->src_epoch, e->now)) {
 			ee->stats.rx_drop_stale++;
 			/* A stream we take no more: tell its sender, now
 			 * and then, so that it starts a new one. */
@@ -755,10 +717,9 @@ rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
 		 * the peer's current stream never count here (their dst
 		 * may be 0 from before it took ours). */
 		lost_ours = ec->epoch_acked && f->dst_epoch != ec->epoch;
-		if (ec->peer_epoch != 0) {
+		if (ec->peer_epoch != 0)
 			ee->stats.peer_restarts++;
-			rds_eth_peer_epoch_retire(ec, ec->peer_epoch);
-		}
+		rds_eth_peer_epoch_taken(ec, f->src_epoch, e->now);
 		rds_eth_rx_restart(ec, f->src_epoch);
 		if (lost_ours)
 			rds_conn_drop(ec->c);

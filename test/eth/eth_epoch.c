@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * eth_epoch: epochs are ordered (rds_eth_epoch.c), so no frame of an
+ * older incarnation of a peer is ever taken for a new stream.
+ *
+ *   next:            the epoch after another: the clock, or one more when
+ *                    the clock is not ahead (serial arithmetic, never 0);
+ *   acceptable:      a peer's new epoch is taken only if newer than the
+ *                    newest taken before; past the horizon any new one;
+ *   older_never_taken: the test plays a peer that restarts seven times
+ *                    (more than the four earlier streams the receiver
+ *                    used to remember); then a late OPEN frame of its
+ *                    first stream, and one of an incarnation before it
+ *                    the library never saw, arrive with messages not
+ *                    marked retransmitted: both are stale (counted,
+ *                    nothing delivered, no restart), and the current
+ *                    stream goes on. With random epochs both were taken
+ *                    for new streams and delivered a message again;
+ *   own_ordered:     the library's own epochs, as a peer sees them, grow
+ *                    across restarts of the library (rte_rds_fini, init,
+ *                    5 ms apart) and across a reset of its stream within
+ *                    the same unit of the clock (a peer's RESET).
+ *
+ * The peer is played frame by frame (eth_wire_peer.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include <rte_cycles.h>
+#include <rte_rds.h>
+#include <rte_rds_eth.h>
+
+#include "rds_test.h"
+#include "eth_wire_peer.h"
+
+static bool
+newer(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) > 0;
+}
+
+static void
+test_next(void)
+{
+	uint32_t now = rds_eth_epoch_now(), e;
+
+	CU_ASSERT_EQUAL(rds_eth_epoch_next(0, 1000), 1000);
+	CU_ASSERT_EQUAL(rds_eth_epoch_next(5, 3), 6);	/* clock behind */
+	CU_ASSERT_EQUAL(rds_eth_epoch_next(5, 5), 6);	/* same unit */
+	CU_ASSERT_EQUAL(rds_eth_epoch_next(5, 9), 9);
+	CU_ASSERT_EQUAL(rds_eth_epoch_next(UINT32_MAX, UINT32_MAX), 1);
+	CU_ASSERT_EQUAL(rds_eth_epoch_next(0xfffffff0u, 0x10), 0x10);
+	CU_ASSERT_EQUAL(rds_eth_epoch_next(0, 0), 1);
+	/* The clock in 1/1024 s: a tenth of a second later, ~102 more. */
+	rte_delay_us_sleep(100000);
+	e = rds_eth_epoch_now();
+	CU_ASSERT(newer(e, now));
+	CU_ASSERT(e - now >= 90 && e - now < 1024 * 5);
+}
+
+static void
+test_acceptable(void)
+{
+	struct rds_eth_conn ec;
+	uint64_t hz = rte_get_tsc_hz(), t0 = 1000 * hz;
+
+	memset(&ec, 0, sizeof(ec));
+	CU_ASSERT(!rds_eth_peer_epoch_acceptable(&ec, 0, t0));
+	CU_ASSERT(rds_eth_peer_epoch_acceptable(&ec, 77, t0));
+	rds_eth_peer_epoch_taken(&ec, 0x80000010u, t0);
+	CU_ASSERT(rds_eth_peer_epoch_acceptable(&ec, 0x80000011u, t0));
+	CU_ASSERT(rds_eth_peer_epoch_acceptable(&ec, 0x80000010u + 0x7fffffffu,
+						t0));
+	CU_ASSERT(!rds_eth_peer_epoch_acceptable(&ec, 0x80000010u, t0));
+	CU_ASSERT(!rds_eth_peer_epoch_acceptable(&ec, 0x8000000fu, t0));
+	CU_ASSERT(!rds_eth_peer_epoch_acceptable(&ec, 0x10, t0));
+	/* Twelve days later still ordered; past 2^20 s any new epoch. */
+	CU_ASSERT(!rds_eth_peer_epoch_acceptable(&ec, 0x8000000fu,
+						 t0 + hz * 1000000));
+	CU_ASSERT(rds_eth_peer_epoch_acceptable(&ec, 0x8000000fu,
+						t0 + hz * ((1u << 20) + 1)));
+	CU_ASSERT(!rds_eth_peer_epoch_acceptable(&ec, 0x80000010u,
+						 t0 + hz * ((1u << 20) + 1)));
+}
+
+static struct rte_rds_eth_stats
+eth_stats(void)
+{
+	struct rte_rds_eth_stats st;
+
+	CU_ASSERT_FATAL(rte_rds_eth_stats_get(&st) == 0);
+	return st;
+}
+
+/* The peer's stream starts again in epoch e (a restarted peer). */
+static void
+peer_restart(uint32_t e)
+{
+	wp.epoch = e;
+	wp.acked = false;
+	wp.snd_nxt = 0;
+}
+
+static void
+expect_msg(int s, uint8_t v)
+{
+	struct sockaddr_in from;
+	uint8_t buf[64];
+
+	CU_ASSERT_EQUAL(rds_test_recv(s, buf, sizeof(buf), &from,
+				      MSG_DONTWAIT, NULL), 10);
+	CU_ASSERT_EQUAL(buf[0], v);
+}
+
+static void
+test_older_never_taken(void)
+{
+	struct rte_rds_eth_stats st0, st;
+	uint32_t base, first;
+	uint8_t buf[64];
+	unsigned int k;
+	int s;
+
+	lib_up();
+	s = lib_socket(H_LIB_IP, 0);
+	base = wp.epoch;
+	first = base + 100;
+	/* The first stream the library takes: messages 1 to 3. */
+	peer_restart(first);
+	peer_send(1, 10, 0, 0);
+	peer_send(2, 10, 0, 0);
+	peer_send(3, 10, 0, RDS_ETH_FL_ACKREQ);
+	poll_n(4);
+	CU_ASSERT(wp.acked);
+	for (k = 1; k <= 3; k++)
+		expect_msg(s, (uint8_t)k);
+	/* Seven restarts, a new message in each. */
+	for (k = 1; k <= 7; k++) {
+		peer_restart(first + 100 * k);
+		peer_send(3 + k, 10, 0, RDS_ETH_FL_ACKREQ);
+		poll_n(4);
+		CU_ASSERT(wp.acked);
+		expect_msg(s, (uint8_t)(3 + k));
+	}
+	st0 = eth_stats();
+	/* Late OPEN frames: message 2 of the first stream, message 1 of an
+	 * incarnation before it that the library never saw. Not marked
+	 * retransmitted: taken, they would be delivered again. */
+	peer_restart(first);
+	wp.snd_nxt = 1;
+	peer_send(2, 10, 0, RDS_ETH_FL_ACKREQ);
+	peer_restart(base);
+	peer_send(1, 10, 0, RDS_ETH_FL_ACKREQ);
+	poll_n(4);
+	CU_ASSERT_EQUAL(rte_rds_recvfrom(s, buf, sizeof(buf), MSG_DONTWAIT,
+					 NULL, NULL), -1);
+	st = eth_stats();
+	CU_ASSERT_EQUAL(st.rx_drop_stale - st0.rx_drop_stale, 2);
+	CU_ASSERT_EQUAL(st.peer_restarts, st0.peer_restarts);
+	/* The current stream goes on: its next frame is taken. */
+	peer_restart(first + 700);
+	wp.acked = true;
+	wp.snd_nxt = 1;
+	peer_send(11, 10, 0, RDS_ETH_FL_ACKREQ);
+	poll_n(4);
+	expect_msg(s, 11);
+	CU_ASSERT_EQUAL(rte_rds_recvfrom(s, buf, sizeof(buf), MSG_DONTWAIT,
+					 NULL, NULL), -1);
+	CU_ASSERT(rte_rds_close(s) == 0);
+	lib_down();
+}
+
+/* The library's epoch as the peer sees it once the library sends. */
+static uint32_t
+lib_epoch_now(int s, uint8_t fill)
+{
+	wp.lib_epoch = 0;
+	lib_send(s, H_PEER_IP, PEER_PORT, 10, fill);
+	poll_n(4);
+	CU_ASSERT_FATAL(wp.lib_epoch != 0);
+	return wp.lib_epoch;
+}
+
+static void
+test_own_ordered(void)
+{
+	uint32_t prev = 0, e;
+	unsigned int k;
+	int s;
+
+	for (k = 0; k < 4; k++) {
+		/* A restart takes longer than a unit of the clock (1/1024
+		 * s; an EAL's start alone takes 100s of ms): the one
+		 * assumption of ordered epochs (rds_eth_epoch.c). */
+		rte_delay_us_sleep(5000);
+		lib_up();
+		s = lib_socket(H_LIB_IP, 0);
+		e = lib_epoch_now(s, (uint8_t)k);
+		if (prev != 0)
+			CU_ASSERT(newer(e, prev));
+		prev = e;
+		/* A reset of its stream (the peer lost it): a newer one. */
+		reset_frame(wp.rx, e, &wp.peer_mac, &wp.lib_mac, wp.peer_ip,
+			    wp.lib_ip);
+		poll_n(4);
+		e = lib_epoch_now(s, (uint8_t)(k + 100));
+		CU_ASSERT(newer(e, prev));
+		prev = e;
+		CU_ASSERT(rte_rds_close(s) == 0);
+		lib_down();
+	}
+}
+
+int
+main(void)
+{
+	static const struct rds_test_case cases[] = {
+		{ "next", test_next },
+		{ "acceptable", test_acceptable },
+		{ "older_never_taken", test_older_never_taken },
+		{ "own_ordered", test_own_ordered },
+		{ NULL, NULL },
+	};
+
+	return rds_test_main("eth_epoch", "0", cases);
+}
