@@ -306,7 +306,9 @@ rds_client_setsockopt(int s, int level, int optname, const void *optval,
 				cs->rcvtimeo_ns = ns;
 		}
 	} else if (ret == 0 && level == SOL_RDS &&
-		   optname == SO_RDS_TRANSPORT && optlen >= sizeof(int)) {
+		   (optname == SO_RDS_TRANSPORT ||
+		    optname == RTE_RDS_SO_TRANSPORT_UEK) &&
+		   optlen == sizeof(int)) {
 		memcpy(&cs->trans_pinned, optval, sizeof(int));
 	}
 	rds_cl_put(cs);

@@ -182,6 +182,7 @@ rds_setsockopt(struct rds_sock *rs, int level, int optname,
 			ret = rds_cancel_sent_to(rs, optval, optlen);
 			break;
 		case SO_RDS_TRANSPORT:
+		case RTE_RDS_SO_TRANSPORT_UEK:
 			rte_spinlock_lock(&rs->lock);
 			ret = rds_set_transport(rs, optval, optlen);
 			rte_spinlock_unlock(&rs->lock);
@@ -319,7 +320,8 @@ rte_rds_getsockopt(int s, int level, int optname, void *optval,
 					(rs->so_flags & rds_so_flag(optname)) != 0);
 			break;
 		}
-	} else if (level == SOL_RDS && optname == SO_RDS_TRANSPORT) {
+	} else if (level == SOL_RDS && (optname == SO_RDS_TRANSPORT ||
+					optname == RTE_RDS_SO_TRANSPORT_UEK)) {
 		t = rs->trans_pinned;
 		if (t == (uint32_t)RDS_TRANS_NONE && rs->bound)
 			t = rs->la->trans->trans_id;

@@ -40,6 +40,12 @@ extern "C" {
  * the network datagram transport that needs no RDMA device). */
 #define RTE_RDS_TRANS_ETH RDS_TRANS_TCP
 
+/** SO_RDS_TRANSPORT's number in Oracle's UEK kernels and in the
+ * rds-tools header (9; mainline's is 8, where UEK has RDS_CONN_RESET):
+ * taken as SO_RDS_TRANSPORT too, so that a program built against either
+ * header works. */
+#define RTE_RDS_SO_TRANSPORT_UEK 9
+
 /** Largest message payload, as the kernel's RDS_MAX_MSG_SIZE. */
 #define RTE_RDS_MAX_MSG_SIZE (1u << 20)
 
@@ -238,7 +244,9 @@ ssize_t rte_rds_recvfrom(int s, void *buf, size_t len, int flags,
  * socket: kept for getsockopt, no effect on RDS. SOL_RDS:
  * RDS_CANCEL_SENT_TO (optional
  * struct sockaddr_in; none cancels every destination), SO_RDS_TRANSPORT
- * (int, before bind), RDS_RECVERR (int: also notify failed RDMA
+ * (int, before bind; also under UEK's number, RTE_RDS_SO_TRANSPORT_UEK;
+ * UEK's RDS_CONN_RESET, mainline's SO_RDS_TRANSPORT number with a
+ * 12-byte struct rds_reset, is EINVAL), RDS_RECVERR (int: also notify failed RDMA
  * operations), RDS_CONG_MONITOR (int: report ports that were congested
  * for this socket's sends and are no more, as RDS_CMSG_CONG_UPDATE with a
  * 64-bit mask, bit port % 64), RDS_GET_MR, RDS_GET_MR_FOR_DEST and
@@ -271,8 +279,8 @@ int rte_rds_setsockopt(int s, int level, int optname, const void *optval,
  * Read a socket option: SO_SNDBUF, SO_RCVBUF, SO_SNDTIMEO, SO_RCVTIMEO,
  * the generic options rte_rds_setsockopt() keeps, SO_TYPE
  * (SOCK_SEQPACKET), SO_DOMAIN (AF_RDS), SO_PROTOCOL (0), SO_ERROR (0),
- * SO_RDS_TRANSPORT (RDS_TRANS_NONE until bound or pinned), RDS_RECVERR,
- * and the RDS_INFO_* snapshots (see rte_rds_info(): the call then returns
+ * SO_RDS_TRANSPORT (RDS_TRANS_NONE until bound or pinned; also under
+ * RTE_RDS_SO_TRANSPORT_UEK), RDS_RECVERR, and the RDS_INFO_* snapshots (see rte_rds_info(): the call then returns
  * the record size, as the kernel's does).
  *
  * @param s

@@ -3,7 +3,8 @@
  * The socket API (suite 'api', binary api_sockopt; api_common.h says how).
  *
  * Socket options: SO_SNDBUF/SO_RCVBUF (doubling, limits), timeouts,
- * unknown and generic options, SO_RDS_TRANSPORT (the stub transport too),
+ * unknown and generic options, SO_RDS_TRANSPORT (the stub transport too,
+ * and UEK's number),
  * the flag options, and the RDS_INFO_* probe-then-fill contract.
  */
 
@@ -461,6 +462,54 @@ test_sockopt_transport(void)
 	lib_down();
 }
 
+/*
+ * UEK's numbering (and rds-tools' header): SO_RDS_TRANSPORT is 9, and 8
+ * is RDS_CONN_RESET with a 12-byte struct rds_reset. Both numbers name
+ * the transport here, told apart from a reset by optlen; the reset is
+ * refused (EINVAL, as mainline's optlen rule gives) and pins nothing.
+ */
+static void
+test_sockopt_transport_uek(void)
+{
+	struct {
+		uint8_t tos;
+		struct in_addr src, dst;
+	} reset;
+	int s, v;
+
+	ctx = "SO_RDS_TRANSPORT (UEK's 9)";
+	lib_up();
+	CU_ASSERT_EQUAL(sizeof(reset), 12);
+	s = rte_rds_socket();
+	CU_ASSERT_FATAL(s >= 0);
+	CU_ASSERT_EQUAL(get_int(s, SOL_RDS, RTE_RDS_SO_TRANSPORT_UEK),
+			RDS_TRANS_NONE);
+	memset(&reset, 0, sizeof(reset));
+	reset.src.s_addr = inet_addr(RDS_TEST_IP1);
+	reset.dst.s_addr = inet_addr(RDS_TEST_IP2);
+	EXPECT_ERR(rte_rds_setsockopt(s, SOL_RDS, SO_RDS_TRANSPORT, &reset,
+				      sizeof(reset)), EINVAL);
+	EXPECT_ERR(rte_rds_setsockopt(s, SOL_RDS, RTE_RDS_SO_TRANSPORT_UEK,
+				      &reset, sizeof(reset)), EINVAL);
+	CU_ASSERT_EQUAL(get_int(s, SOL_RDS, SO_RDS_TRANSPORT), RDS_TRANS_NONE);
+	v = 7;
+	EXPECT_ERR(rte_rds_setsockopt(s, SOL_RDS, RTE_RDS_SO_TRANSPORT_UEK, &v,
+				      sizeof(v)), EINVAL);
+	set_int(s, SOL_RDS, RTE_RDS_SO_TRANSPORT_UEK, RTE_RDS_TRANS_LOOP);
+	CU_ASSERT_EQUAL(get_int(s, SOL_RDS, SO_RDS_TRANSPORT),
+			RTE_RDS_TRANS_LOOP);
+	CU_ASSERT_EQUAL(get_int(s, SOL_RDS, RTE_RDS_SO_TRANSPORT_UEK),
+			RTE_RDS_TRANS_LOOP);
+	/* Pinned under one number: pinned under the other. */
+	v = RTE_RDS_TRANS_LOOP;
+	EXPECT_ERR(rte_rds_setsockopt(s, SOL_RDS, SO_RDS_TRANSPORT, &v,
+				      sizeof(v)), EOPNOTSUPP);
+	EXPECT_ERR(rte_rds_setsockopt(s, SOL_RDS, RTE_RDS_SO_TRANSPORT_UEK, &v,
+				      sizeof(v)), EOPNOTSUPP);
+	EXPECT_OK(rte_rds_close(s));
+	lib_down();
+}
+
 /* An address served by the stub transport: its id after bind. */
 static void
 test_sockopt_transport_other(void)
@@ -642,6 +691,7 @@ main(void)
 		{ "sockopt_generic", test_sockopt_generic },
 		{ "sockopt_transport", test_sockopt_transport },
 		{ "sockopt_transport_other", test_sockopt_transport_other },
+		{ "sockopt_transport_uek", test_sockopt_transport_uek },
 		{ "sockopt_flags", test_sockopt_flags },
 		{ "info", test_info },
 		{ NULL, NULL },
