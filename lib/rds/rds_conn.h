@@ -128,6 +128,11 @@ struct rds_conn *rds_conn_get(struct rds_engine *e,
 			      const struct rds_conn_key *key);
 void rds_conn_destroy(struct rds_conn *c);
 void rds_conn_drop(struct rds_conn *c);
+/* RDS_CONN_RESET (v6 false) / RDS6_CONN_RESET (true) on socket rs: drop
+ * the connections the request names (rds_conn_reset.c). 0 or -errno. */
+struct rds_sock;
+int rds_conn_user_reset(struct rds_sock *rs, const void *optval,
+			socklen_t optlen, bool v6);
 /* A transport reports a fatal error on c: the engine drops and
  * reconnects it at its next pass (as net/rds drivers call
  * rds_conn_drop). */

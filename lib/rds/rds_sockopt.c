@@ -182,10 +182,21 @@ rds_setsockopt(struct rds_sock *rs, int level, int optname,
 			ret = rds_cancel_sent_to(rs, optval, optlen);
 			break;
 		case SO_RDS_TRANSPORT:
+			/* UEK's RDS_CONN_RESET has mainline's number for
+			 * SO_RDS_TRANSPORT: told apart by its length. */
+			if (optlen == sizeof(struct rte_rds_reset)) {
+				ret = rds_conn_user_reset(rs, optval, optlen,
+							  false);
+				break;
+			}
+			/* fall through */
 		case RTE_RDS_SO_TRANSPORT_UEK:
 			rte_spinlock_lock(&rs->lock);
 			ret = rds_set_transport(rs, optval, optlen);
 			rte_spinlock_unlock(&rs->lock);
+			break;
+		case RTE_RDS6_CONN_RESET:
+			ret = rds_conn_user_reset(rs, optval, optlen, true);
 			break;
 		case RDS_GET_MR:
 		case RDS_GET_MR_FOR_DEST:

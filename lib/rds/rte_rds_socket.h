@@ -46,6 +46,27 @@ extern "C" {
  * header works. */
 #define RTE_RDS_SO_TRANSPORT_UEK 9
 
+/** UEK's RDS_CONN_RESET: SO_RDS_TRANSPORT's number (8) with a struct
+ * rte_rds_reset (12 bytes) instead of an int, told apart by optlen. */
+#define RTE_RDS_CONN_RESET 8
+/** UEK's RDS6_CONN_RESET, with a struct rte_rds6_reset. */
+#define RTE_RDS6_CONN_RESET 11
+
+/** The argument of RTE_RDS_CONN_RESET (UEK's struct rds_reset). */
+struct rte_rds_reset {
+	uint8_t tos;		/**< type of service (only 0 has connections) */
+	struct in_addr src;	/**< local address */
+	struct in_addr dst;	/**< peer address; 0: every peer of src */
+};
+
+/** The argument of RTE_RDS6_CONN_RESET (UEK's struct rds6_reset);
+ * IPv4 addresses v4-mapped. */
+struct rte_rds6_reset {
+	uint8_t tos;		/**< type of service (only 0 has connections) */
+	struct in6_addr src;	/**< local address */
+	struct in6_addr dst;	/**< peer address; :: every peer of src */
+};
+
 /** Largest message payload, as the kernel's RDS_MAX_MSG_SIZE. */
 #define RTE_RDS_MAX_MSG_SIZE (1u << 20)
 
@@ -244,9 +265,14 @@ ssize_t rte_rds_recvfrom(int s, void *buf, size_t len, int flags,
  * socket: kept for getsockopt, no effect on RDS. SOL_RDS:
  * RDS_CANCEL_SENT_TO (optional
  * struct sockaddr_in; none cancels every destination), SO_RDS_TRANSPORT
- * (int, before bind; also under UEK's number, RTE_RDS_SO_TRANSPORT_UEK;
- * UEK's RDS_CONN_RESET, mainline's SO_RDS_TRANSPORT number with a
- * 12-byte struct rds_reset, is EINVAL), RDS_RECVERR (int: also notify failed RDMA
+ * (int, before bind; also under UEK's number, RTE_RDS_SO_TRANSPORT_UEK),
+ * UEK's RTE_RDS_CONN_RESET and RTE_RDS6_CONN_RESET (struct
+ * rte_rds_reset, rte_rds6_reset: drop the connections from src to dst,
+ * or to every peer when dst is 0, of the socket's transport, or of
+ * every transport when dst is 0; they come back, and RDS sends again
+ * what was not acknowledged; 0 when none matches, as the kernel; an
+ * attached process only for the address its socket is bound to, else
+ * EPERM), RDS_RECVERR (int: also notify failed RDMA
  * operations), RDS_CONG_MONITOR (int: report ports that were congested
  * for this socket's sends and are no more, as RDS_CMSG_CONG_UPDATE with a
  * 64-bit mask, bit port % 64), RDS_GET_MR, RDS_GET_MR_FOR_DEST and

@@ -465,8 +465,7 @@ test_sockopt_transport(void)
 /*
  * UEK's numbering (and rds-tools' header): SO_RDS_TRANSPORT is 9, and 8
  * is RDS_CONN_RESET with a 12-byte struct rds_reset. Both numbers name
- * the transport here, told apart from a reset by optlen; the reset is
- * refused (EINVAL, as mainline's optlen rule gives) and pins nothing.
+ * the transport here, told apart from a reset by optlen.
  */
 static void
 test_sockopt_transport_uek(void)
@@ -484,11 +483,15 @@ test_sockopt_transport_uek(void)
 	CU_ASSERT_FATAL(s >= 0);
 	CU_ASSERT_EQUAL(get_int(s, SOL_RDS, RTE_RDS_SO_TRANSPORT_UEK),
 			RDS_TRANS_NONE);
+	/* 12 bytes under 8 are a reset (sockopt_conn_reset), not a
+	 * transport: nothing pinned; under 9 they are EINVAL. */
 	memset(&reset, 0, sizeof(reset));
+	reset.tos = 1;
 	reset.src.s_addr = inet_addr(RDS_TEST_IP1);
 	reset.dst.s_addr = inet_addr(RDS_TEST_IP2);
-	EXPECT_ERR(rte_rds_setsockopt(s, SOL_RDS, SO_RDS_TRANSPORT, &reset,
-				      sizeof(reset)), EINVAL);
+	if (!api_attached)
+		EXPECT_OK(rte_rds_setsockopt(s, SOL_RDS, SO_RDS_TRANSPORT,
+					     &reset, sizeof(reset)));
 	EXPECT_ERR(rte_rds_setsockopt(s, SOL_RDS, RTE_RDS_SO_TRANSPORT_UEK,
 				      &reset, sizeof(reset)), EINVAL);
 	CU_ASSERT_EQUAL(get_int(s, SOL_RDS, SO_RDS_TRANSPORT), RDS_TRANS_NONE);
@@ -507,6 +510,119 @@ test_sockopt_transport_uek(void)
 	EXPECT_ERR(rte_rds_setsockopt(s, SOL_RDS, RTE_RDS_SO_TRANSPORT_UEK, &v,
 				      sizeof(v)), EOPNOTSUPP);
 	EXPECT_OK(rte_rds_close(s));
+	lib_down();
+}
+
+static uint64_t
+conn_resets(void)
+{
+	return rds_test_stats().s_conn_reset;
+}
+
+static int
+reset4(int s, uint8_t tos, const char *src, const char *dst)
+{
+	struct rte_rds_reset r;
+
+	memset(&r, 0, sizeof(r));
+	r.tos = tos;
+	r.src.s_addr = src != NULL ? inet_addr(src) : 0;
+	r.dst.s_addr = dst != NULL ? inet_addr(dst) : 0;
+	return rte_rds_setsockopt(s, SOL_RDS, RTE_RDS_CONN_RESET, &r,
+				  sizeof(r));
+}
+
+static void
+mapped(struct in6_addr *a, const char *ip)
+{
+	memset(a, 0, sizeof(*a));
+	a->s6_addr[10] = a->s6_addr[11] = 0xff;
+	if (ip != NULL)
+		inet_pton(AF_INET, ip, &a->s6_addr[12]);
+}
+
+/*
+ * UEK's RDS_CONN_RESET / RDS6_CONN_RESET (rds_user_reset): the
+ * connection from src to dst (or every one from src, dst 0) is dropped
+ * (s_conn_reset: over loop, its peer's end too) and comes back; nothing matched is 0; a TOS other than
+ * 0 matches nothing; an unbound socket has no transport: no connection
+ * of it; lengths as the kernel's (EINVAL), NULL (EFAULT). Attached: only
+ * for the socket's bound address (EPERM otherwise).
+ */
+static void
+test_sockopt_conn_reset(void)
+{
+	struct rte_rds6_reset r6;
+	uint64_t n0;
+	int s, r, u;
+
+	ctx = "RDS_CONN_RESET";
+	lib_up();
+	r = sock_at(RDS_TEST_IP2, 5000);
+	s = sock_at(RDS_TEST_IP1, 4000);
+	EXPECT_RET(send_to(s, "one", 3, RDS_TEST_IP2, 5000, 0), 3);
+	expect_msg(r, "one", 3, RDS_TEST_IP1, 4000);
+
+	n0 = conn_resets();
+	EXPECT_OK(reset4(s, 0, RDS_TEST_IP1, RDS_TEST_IP2));
+	CU_ASSERT(conn_resets() > n0);
+	/* It comes back; what is sent after arrives. */
+	EXPECT_RET(send_to(s, "two", 3, RDS_TEST_IP2, 5000, 0), 3);
+	expect_msg(r, "two", 3, RDS_TEST_IP1, 4000);
+	/* Nothing of TOS 1; nothing from an address with no connection. */
+	n0 = conn_resets();
+	EXPECT_OK(reset4(s, 1, RDS_TEST_IP1, RDS_TEST_IP2));
+	if (!api_attached)
+		EXPECT_OK(reset4(s, 0, RDS_TEST_IP3, RDS_TEST_IP2));
+	CU_ASSERT_EQUAL(conn_resets(), n0);
+	/* Destination 0: every connection from the address. */
+	EXPECT_OK(reset4(s, 0, RDS_TEST_IP1, NULL));
+	CU_ASSERT(conn_resets() > n0);
+	EXPECT_RET(send_to(s, "three", 5, RDS_TEST_IP2, 5000, 0), 5);
+	expect_msg(r, "three", 5, RDS_TEST_IP1, 4000);
+
+	/* RDS6_CONN_RESET, IPv4 v4-mapped; an IPv6 source is none of
+	 * ours. */
+	memset(&r6, 0, sizeof(r6));
+	mapped(&r6.src, RDS_TEST_IP1);
+	mapped(&r6.dst, RDS_TEST_IP2);
+	n0 = conn_resets();
+	EXPECT_OK(rte_rds_setsockopt(s, SOL_RDS, RTE_RDS6_CONN_RESET, &r6,
+				     sizeof(r6)));
+	CU_ASSERT(conn_resets() > n0);
+	if (!api_attached) {
+		inet_pton(AF_INET6, "fd00::1", &r6.src);
+		EXPECT_OK(rte_rds_setsockopt(s, SOL_RDS, RTE_RDS6_CONN_RESET,
+					     &r6, sizeof(r6)));
+		CU_ASSERT(conn_resets() > n0);
+	}
+	/* Lengths and pointers. */
+	EXPECT_ERR(rte_rds_setsockopt(s, SOL_RDS, RTE_RDS6_CONN_RESET, &r6,
+				      sizeof(struct rte_rds_reset)), EINVAL);
+	EXPECT_ERR(rte_rds_setsockopt(s, SOL_RDS, RTE_RDS6_CONN_RESET, NULL,
+				      sizeof(r6)), EFAULT);
+	EXPECT_ERR(rte_rds_setsockopt(s, SOL_RDS, RTE_RDS_CONN_RESET, NULL,
+				      sizeof(struct rte_rds_reset)), EFAULT);
+	/* Neither a reset nor a transport: SO_RDS_TRANSPORT's rule (the
+	 * socket is bound: EOPNOTSUPP before the length). */
+	EXPECT_ERR(rte_rds_setsockopt(s, SOL_RDS, RTE_RDS_CONN_RESET, &r6,
+				      11), EOPNOTSUPP);
+
+	/* Unbound: no transport, no connection (the kernel's rs_transport
+	 * NULL); attached: not its address. */
+	u = rte_rds_socket();
+	CU_ASSERT_FATAL(u >= 0);
+	n0 = conn_resets();
+	if (api_attached) {
+		EXPECT_ERR(reset4(u, 0, RDS_TEST_IP1, RDS_TEST_IP2), EPERM);
+		EXPECT_ERR(reset4(s, 0, RDS_TEST_IP3, RDS_TEST_IP2), EPERM);
+	} else {
+		EXPECT_OK(reset4(u, 0, RDS_TEST_IP1, RDS_TEST_IP2));
+	}
+	CU_ASSERT_EQUAL(conn_resets(), n0);
+	EXPECT_OK(rte_rds_close(u));
+	EXPECT_OK(rte_rds_close(s));
+	EXPECT_OK(rte_rds_close(r));
 	lib_down();
 }
 
@@ -692,6 +808,7 @@ main(void)
 		{ "sockopt_transport", test_sockopt_transport },
 		{ "sockopt_transport_other", test_sockopt_transport_other },
 		{ "sockopt_transport_uek", test_sockopt_transport_uek },
+		{ "sockopt_conn_reset", test_sockopt_conn_reset },
 		{ "sockopt_flags", test_sockopt_flags },
 		{ "info", test_info },
 		{ NULL, NULL },
