@@ -80,77 +80,11 @@
 #include <rte_rds_stats.h>
 
 #include "fuzz_common.h"
-#include "rds_eth.h"
+#include "fuzz_eth_rx.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define OUR_IP "10.254.0.1"
-#define PEER_IP "10.254.0.2"
-#define OUR_MAC "02:00:0a:fe:00:01"
-#define PEER_MAC "02:00:0a:fe:00:02"
-#define OUR_PORT 4000
-#define PEER_PORT 5000
-#define WINDOW 8
-#define MAX_MSGS 8
-#define MAX_FRAMES 4096		/* of one schedule */
-#define MAX_STEPS 256
-#define POOL_SIZE 4095
-#define FRAG_MAX 1400		/* payload of one frame, at most */
-#define SLEEP_BUDGET_US 3000
-#define MAX_TX_FRAMES 4096	/* of one stream of the driver's */
-#define TX_FIRST 0x1		/* first frame of a unit */
-#define TX_LAST 0x2		/* last frame of a unit */
-#define TX_DATA 0x4		/* ... of an RDS frame (not the map) */
-
-/* A frame of the schedule. */
-struct sframe {
-	uint8_t msg;
-	uint8_t hflags;		/* of its RDS header */
-	uint16_t flags;		/* FIRST / LAST */
-	uint32_t off;		/* in the unit (header included) */
-	uint16_t len;
-};
-
-static struct {
-	struct rte_ring *rx, *tx;	/* the port's: we fill rx, drain tx */
-	uint16_t port;
-	struct rte_mempool *pool;	/* the peer's frames */
-	uint32_t our_ip, peer_ip;
-	struct rte_ether_addr our_mac, peer_mac;
-	int s;
-	/* The peer. */
-	uint32_t epoch, epoch_prev;	/* its stream's */
-	uint32_t our_epoch;		/* ours as it saw it, 0: not yet */
-	bool acked;			/* our side acknowledged its epoch */
-	uint32_t rx_ack;		/* our cumulative ACK, as last seen */
-	uint32_t next;			/* next sequence to send in order */
-	uint32_t nmsg, frag;
-	uint32_t len[MAX_MSGS];		/* RDS payload bytes */
-	uint32_t first;			/* the schedule's first message */
-	struct sframe sch[MAX_FRAMES];
-	uint32_t nb_sch;
-	struct sframe sch_prev[MAX_FRAMES];	/* previous epoch's */
-	uint32_t nb_sch_prev, first_prev;
-	/* The driver's stream as the harness saw it last (its epoch, and
-	 * per frame TX_* and the RDS sequence of its unit). */
-	uint32_t tx_epoch;
-	uint32_t tx_nb;
-	uint8_t tx_fl[MAX_TX_FRAMES];
-	uint64_t tx_seq[MAX_TX_FRAMES];
-	uint64_t tx_acked;		/* highest message whose last frame
-					 * an ACK of ours covered */
-	uint64_t tx_max;		/* highest message seen sent */
-	uint64_t tx_whole;		/* ... with its last frame too */
-	uint64_t freed;			/* s_send_acked before the poll */
-	uint32_t sent_ok;		/* messages the socket sent */
-	uint32_t epochs[MAX_STEPS + 2];	/* every epoch of the harness's */
-	uint32_t nb_epochs;
-	/* The oracle. */
-	bool delivered[MAX_MSGS];
-	bool tainted;			/* an undetectable lie was sent */
-	uint64_t bad_crc, bad_type;	/* frames sent so */
-	unsigned int slept_us;
-} w;
+struct fzrx_world w;
 
 static uint8_t rbuf[(1u << 20) + 64];
 
@@ -311,24 +245,6 @@ send_frame(const struct sframe *s, uint32_t seq, uint32_t epoch, uint8_t mut,
 		rte_pktmbuf_free(m);
 }
 
-/* The messages an ACK of ours lets the driver free: those whose last
- * frame it covers cumulatively (a selective ACK frees none), if it
- * names the driver's stream and no more than it sent (else the driver
- * ignores it). */
-static void
-ack_model(const struct rds_eth_frame *f)
-{
-	uint32_t i;
-
-	if (f->flags & RDS_ETH_FL_RESET || f->dst_epoch == 0 ||
-	    f->dst_epoch != w.tx_epoch || f->ack > w.tx_nb)
-		return;
-	for (i = 0; i < f->ack; i++)
-		if ((w.tx_fl[i] & (TX_LAST | TX_DATA)) == (TX_LAST | TX_DATA) &&
-		    w.tx_seq[i] > w.tx_acked)
-			w.tx_acked = w.tx_seq[i];
-}
-
 static void
 send_ack(struct fz_in *in)
 {
@@ -361,122 +277,7 @@ send_ack(struct fz_in *in)
 	inject(b, sizeof(b));
 }
 
-/* A sequenced frame of the driver's stream: the unit it belongs to, and
- * the oracles on the RDS frames it sends. */
-static void
-tx_frame(const struct rds_eth_frame *f)
-{
-	struct fz_hdr h;
-	uint32_t i = f->seq;
-	uint8_t fl = 0;
-
-	if (f->type != RDS_ETH_F_DATA && f->type != RDS_ETH_F_RDMA_REQ &&
-	    f->type != RDS_ETH_F_RDMA_RESP)
-		return;
-	FZ_CHECK(i < MAX_TX_FRAMES, "driver frame %u: too many", i);
-	if (i < w.tx_nb)
-		return;		/* sent again by the frame layer */
-	FZ_CHECK(i == w.tx_nb, "driver frame %u after %u", i, w.tx_nb);
-	w.tx_nb++;
-	if (f->flags & RDS_ETH_FL_FIRST)
-		fl |= TX_FIRST;
-	if (f->flags & RDS_ETH_FL_LAST)
-		fl |= TX_LAST;
-	w.tx_seq[i] = 0;
-	if (f->type == RDS_ETH_F_DATA && (fl & TX_FIRST)) {
-		FZ_CHECK(f->len >= FZ_HDR_SIZE && fz_hdr_csum_ok(f->payload),
-			 "driver frame %u: bad RDS header", i);
-		fz_hdr_decode(f->payload, &h);
-		FZ_CHECK(h.ack == 0, "an ACK (%llu) in the driver's RDS header",
-			 (unsigned long long)h.ack);
-		FZ_CHECK(h.len != 0 || h.sport != 0 || h.dport != 0 ||
-			 (h.flags & FZ_FLAG_CONG_BITMAP),
-			 "an RDS ACK-only frame from the driver");
-		if (!(h.flags & FZ_FLAG_CONG_BITMAP)) {
-			fl |= TX_DATA;
-			w.tx_seq[i] = h.seq;
-			FZ_CHECK(h.seq > w.freed, "message %llu sent again after "
-				 "it was acknowledged and freed (%llu freed)",
-				 (unsigned long long)h.seq,
-				 (unsigned long long)w.freed);
-			/* Marked when it went whole before (the peer may
-			 * have it); one cut short by a reset may go
-			 * unmarked (the peer cannot have it). */
-			if (h.seq <= w.tx_whole)
-				FZ_CHECK(h.flags & FZ_FLAG_RETRANSMITTED,
-					 "message %llu sent again unmarked",
-					 (unsigned long long)h.seq);
-			else if (h.seq > w.tx_max)
-				FZ_CHECK(h.seq == w.tx_max + 1,
-					 "message %llu after %llu",
-					 (unsigned long long)h.seq,
-					 (unsigned long long)w.tx_max);
-			if (h.seq > w.tx_max)
-				w.tx_max = h.seq;
-			FZ_TRACE("driver message %llu from frame %u%s",
-				 (unsigned long long)h.seq, i,
-				 h.flags & FZ_FLAG_RETRANSMITTED ?
-				 " (retransmitted)" : "");
-		}
-	} else if (!(fl & TX_FIRST) && i > 0) {
-		fl |= w.tx_fl[i - 1] & TX_DATA;
-		w.tx_seq[i] = w.tx_seq[i - 1];
-	}
-	if ((fl & (TX_DATA | TX_LAST)) == (TX_DATA | TX_LAST) &&
-	    w.tx_seq[i] > w.tx_whole)
-		w.tx_whole = w.tx_seq[i];
-	w.tx_fl[i] = fl;
-}
-
-static uint64_t
-send_acked(void)
-{
-	struct rte_rds_stats st;
-
-	FZ_CHECK(rte_rds_stats_get(-1, &st) == 0, "stats");
-	return st.s_send_acked;
-}
-
-/* What the driver sent: learn its epoch and whether it took ours, and
- * follow its stream. */
-static void
-drain_tx(void)
-{
-	struct rte_mbuf *m, *c;
-	struct rds_eth_frame f;
-
-	while (rte_ring_dequeue(w.tx, (void **)&m) == 0) {
-		/* Large fragments go zero-copy: a chain, parsed flat. */
-		c = m;
-		if (m->nb_segs != 1) {
-			c = rte_pktmbuf_copy(m, w.pool, 0, UINT32_MAX);
-			FZ_CHECK(c != NULL, "harness pool empty");
-		}
-		if (rds_eth_frame_parse(c, RDS_ETH_UDP_PORT, &f) ==
-		    RDS_ETH_DROP_NONE) {
-			if (f.src_epoch != 0)
-				w.our_epoch = f.src_epoch;
-			if (f.src_epoch != 0 && f.src_epoch != w.tx_epoch) {
-				/* A new stream of the driver's. */
-				w.tx_epoch = f.src_epoch;
-				w.tx_nb = 0;
-			}
-			if (f.dst_epoch == w.epoch)
-				w.acked = true;
-			w.rx_ack = f.ack;
-			if (f.src_epoch != 0)
-				tx_frame(&f);
-		}
-		if (c != m)
-			rte_pktmbuf_free(c);
-		rte_pktmbuf_free(m);
-	}
-	FZ_CHECK(send_acked() <= w.tx_acked, "%llu messages freed, only %llu "
-		 "acknowledged", (unsigned long long)send_acked(),
-		 (unsigned long long)w.tx_acked);
-}
-
-static void
+void
 poll_once(void)
 {
 	w.freed = send_acked();
@@ -520,7 +321,7 @@ check_msg(const uint8_t *b, uint32_t n, const struct sockaddr_in *from)
 	FZ_TRACE("received message %u (%u bytes)", i, n);
 }
 
-static void
+void
 recv_some(unsigned int max)
 {
 	struct sockaddr_in from;
@@ -659,58 +460,6 @@ world_up(struct fz_in *in)
 	w.slept_us = 0;
 	w.nb_sch_prev = 0;
 	schedule(0, false);
-}
-
-/* The harness takes everything the driver sends, from a stream of its
- * own the driver has not seen (so it takes it, whatever it made of the
- * earlier ones), naming the driver's: every message the socket sent is
- * acknowledged and freed. */
-static void
-ack_all(void)
-{
-	struct rte_rds_stats st;
-	struct rds_eth_frame f;
-	struct rte_mbuf *m;
-	unsigned int k, i;
-	uint64_t pongs;
-
-	/* Newer than every epoch before (restarts only go forward):
-	 * epochs are ordered, an older one would be stale. */
-	w.epoch += 0x10000;
-	for (i = 0; i < w.nb_epochs; i++)
-		FZ_CHECK((int32_t)(w.epoch - w.epochs[i]) > 0, "epoch order");
-	w.acked = false;
-	FZ_TRACE("acknowledging all from stream %08x", w.epoch);
-	FZ_CHECK(rte_rds_stats_get(-1, &st) == 0, "stats");
-	/* (No frame of the harness's is a ping; were one made, its pong is
-	 * freed as the socket's messages are.) */
-	pongs = st.s_send_pong;
-	for (k = 0; k < 4 * MAX_STEPS + 64 &&
-	     send_acked() < w.sent_ok + pongs; k++) {
-		memset(&f, 0, sizeof(f));
-		f.type = RDS_ETH_F_ACK;
-		f.flags = w.acked ? 0 : RDS_ETH_FL_OPEN;
-		f.src_epoch = w.epoch;
-		f.dst_epoch = w.tx_epoch;
-		f.ack = w.tx_nb;
-		f.wnd = WINDOW;
-		ack_model(&f);
-		m = rte_pktmbuf_alloc(w.pool);
-		FZ_CHECK(m != NULL, "harness pool empty");
-		FZ_CHECK(rte_pktmbuf_append(m, RDS_ETH_HDRS) != NULL, "append");
-		FZ_CHECK(rds_eth_frame_build(m, &w.peer_mac, &w.our_mac,
-					     w.peer_ip, w.our_ip,
-					     RDS_ETH_UDP_PORT, RDS_ETH_UDP_PORT,
-					     &f, false) == 0, "ack build");
-		if (rte_ring_enqueue(w.rx, m) != 0)
-			rte_pktmbuf_free(m);
-		poll_once();
-		recv_some(16);
-	}
-	FZ_CHECK(send_acked() == w.sent_ok + pongs, "%u messages sent "
-		 "(and %llu pongs), %llu freed with all acknowledged",
-		 w.sent_ok, (unsigned long long)pongs,
-		 (unsigned long long)send_acked());
 }
 
 static void
