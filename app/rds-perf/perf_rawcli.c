@@ -197,7 +197,11 @@ perf_raw_client_run(struct perf_ctx *ctx, struct perf_raw *r)
 			phase = MEASURE;
 			ctx->measuring = true;
 			ctx->t_start = now;
-		} else if (phase == MEASURE && now >= run_end) {
+		} else if (phase == MEASURE && now >= run_end &&
+			   (stream || ctx->msgs != 0)) {
+			/* A window without a round trip goes on until one
+			 * completes, as over RDS (perf_run.c); the stall
+			 * watch below still ends a run that does not move. */
 			phase = DRAIN;
 			ctx->measuring = false;
 			ctx->t_stop = now;
