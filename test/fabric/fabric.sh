@@ -121,13 +121,17 @@ net_up() {
 	ip -n $NSR link set fbr up
 }
 
-# faults_set HOST DROP% DUP% CORRUPT‰ (all 0: none): on host's egress.
+# faults_set HOST DROP% DUP% CORRUPT‰ (all 0: none): on the egress of
+# the bridge's port towards HOST (what reaches HOST). Not on the host's
+# own end: there a netfilter drop fails the af_packet PMD's sendto, and
+# the PMD reports the whole burst unsent (the driver sends it again:
+# duplicates, no loss).
 faults_set() {
-	local h=$1 ns=fab$1 dev=f${1}h out
-	ip netns exec $ns nft delete table netdev fabric 2>/dev/null
+	local h=$1 ns=$NSR dev=f${1}s out
+	ip netns exec $ns nft delete table netdev fabric$h 2>/dev/null
 	[ "$2$3$4" = 000 ] && return 0
 	out=$(ip netns exec $ns nft -f - 2>&1 <<EOF
-table netdev fabric {
+table netdev fabric$h {
 	chain egress {
 		type filter hook egress device "$dev" priority 0;
 		udp dport 18634 numgen random mod 100 < $2 counter drop
@@ -148,8 +152,8 @@ EOF
 faults_show() {
 	local h
 	for h in A B; do
-		ip netns exec fab$h nft list table netdev fabric 2>/dev/null |
-			sed -n "s/^[[:space:]]*udp dport 18634 numgen random mod \([0-9]*\) < \([0-9]*\) counter packets \([0-9]*\).* \(drop\|dup\|@th\).*/    host $h: \4 \2\/\1: \3 frames/p"
+		ip netns exec $NSR nft list table netdev fabric$h 2>/dev/null |
+			sed -n "s/^[[:space:]]*udp dport 18634 numgen random mod \([0-9]*\) < \([0-9]*\) counter packets \([0-9]*\).* \(drop\|dup\|@th\).*/    to host $h: \4 \2\/\1: \3 frames/p"
 	done
 }
 
@@ -186,7 +190,7 @@ counters() {
 	for h in A B; do
 		line="    host $h:"
 		for n in rexmit_fast rexmit_sack rexmit_timeout rexmit_probe \
-			 rx_dup rx_ooo rx_drop_crc tx_window_full; do
+			 rx_dup rx_ooo rx_drop_crc tx_full tx_window_full; do
 			v=$(xstat $h $n)
 			line="$line $n=${v:-?}"
 		done
