@@ -8,13 +8,14 @@
 # krds_stress, an unmodified AF_RDS program (kernel headers only), runs
 # under librte_rds_preload.so against each host's engine and checks every
 # message's order and bytes, with a SHA-256 per direction compared across
-# the two sides. Faults come from netfilter on each host's veth egress
-# (both directions): an nftables netdev egress chain with `numgen random`
+# the two sides. Faults come from netfilter on veth egress, both
+# directions: on the bridge's ports (a lossy network), and in case
+# hostfault on each host's own end (as issue 20 measured): an nftables netdev egress chain with `numgen random`
 # drops, `dup to` duplicates and a payload `set` that overwrites the
 # 16-bit field 12 bytes into the UDP payload (the eth header's seq: the
 # CRC32C must catch it). This kernel has no sch_netem.
 #
-#   fabric.sh BUILD_ROOT [case...]      cases: clean mixed restart (all)
+#   fabric.sh BUILD_ROOT [case...]  cases: clean mixed hostfault restart
 #
 # Printed per run: goodput (bytes received by both sides / wall time) and
 # the engines' retransmission counters by cause, the duplicates and
@@ -32,7 +33,7 @@
 set -u
 B=$(cd "${1:?usage: fabric.sh BUILD_ROOT [case...]}" && pwd)
 shift
-CASES=${*:-clean mixed restart}
+CASES=${*:-clean mixed hostfault restart}
 NAME=fabric
 ENGINED=$B/app/rds-engined/rds-engined
 INFO=$B/app/rds-info/rds-info
@@ -122,13 +123,17 @@ net_up() {
 }
 
 # faults_set HOST DROP% DUP% CORRUPT‰ (all 0: none): on the egress of
-# the bridge's port towards HOST (what reaches HOST). Not on the host's
-# own end: there a netfilter drop fails the af_packet PMD's sendto, and
-# the PMD reports the whole burst unsent (the driver sends it again:
-# duplicates, no loss).
+# the bridge's port towards HOST (what reaches HOST: a lossy network);
+# with FAULT_AT=host on HOST's own end, what it sends (case hostfault).
 faults_set() {
 	local h=$1 ns=$NSR dev=f${1}s out
-	ip netns exec $ns nft delete table netdev fabric$h 2>/dev/null
+	if [ "${FAULT_AT:-bridge}" = host ]; then
+		# On the host's own end, what it sends (case hostfault).
+		ns=fab$1
+		dev=f${1}h
+	fi
+	ip netns exec $NSR nft delete table netdev fabric$h 2>/dev/null
+	ip netns exec fab$h nft delete table netdev fabric$h 2>/dev/null
 	[ "$2$3$4" = 000 ] && return 0
 	out=$(ip netns exec $ns nft -f - 2>&1 <<EOF
 table netdev fabric$h {
@@ -150,10 +155,11 @@ EOF
 }
 
 faults_show() {
-	local h
+	local h ns=$NSR
+	[ "${FAULT_AT:-bridge}" = host ] && ns=
 	for h in A B; do
-		ip netns exec $NSR nft list table netdev fabric$h 2>/dev/null |
-			sed -n "s/^[[:space:]]*udp dport 18634 numgen random mod \([0-9]*\) < \([0-9]*\) counter packets \([0-9]*\).* \(drop\|dup\|@th\).*/    to host $h: \4 \2\/\1: \3 frames/p"
+		ip netns exec ${ns:-fab$h} nft list table netdev fabric$h 2>/dev/null |
+			sed -n "s/^[[:space:]]*udp dport 18634 numgen random mod \([0-9]*\) < \([0-9]*\) counter packets \([0-9]*\).* \(drop\|dup\|@th\).*/    at host $h (${FAULT_AT:-bridge}): \4 \2\/\1: \3 frames/p"
 	done
 }
 
@@ -291,7 +297,23 @@ case_mixed() {
 	fi
 }
 
-# A's engine killed mid-stream and started again.
+# The same faults on each host's own veth end (as the issue measured):
+# there a netfilter drop fails the kernel's transmit of the af_packet
+# ring (tpacket_snd stops at the frame dropped), so the frames queued
+# behind it leave only at the PMD's next transmit: a drop that also
+# stalls the rest of the burst.
+case_hostfault() {
+	echo "--- hostfault: the mixed faults on the hosts' own egress"
+	FAULT_AT=host
+	run_case hostfault "$DROP" "$DUP" "$CORRUPT"
+	local r=$?
+	faults_set A 0 0 0
+	faults_set B 0 0 0
+	FAULT_AT=bridge
+	return $r
+}
+
+# B's engine killed mid-stream and started again.
 case_restart() {
 	echo "--- restart: host B's engine killed mid-stream, started again"
 	faults_set A 0 0 0

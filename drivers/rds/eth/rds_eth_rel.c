@@ -8,16 +8,8 @@
  * most min(window, the peer's advertised window) are in flight, each
  * kept (an mbuf reference) until the peer acknowledges it, cumulatively
  * or selectively (a 64-frame SACK bitmap; a selectively acknowledged
- * frame is let go at once). A hole with three acknowledged frames above
- * it, and a frame sent after its last transmission acknowledged a
- * quarter round trip later than it (RACK, so that a lost retransmission
- * is found the same way), is sent again at once (fast retransmit);
- * otherwise the retransmit timer, RFC 6298 from the measured round trip
- * with a floor in microseconds, sends the oldest again and backs off
- * until the next progress. A peer that lets
- * dead_after timeouts pass in a row is reported unresponsive (its
- * messages stay queued until cancelled, as with the kernel) and is kept
- * trying.
+ * frame is let go at once). What the peer's ACKs say, the retransmit
+ * timer and the tail probe are rds_eth_rexmit.c's (loss recovery).
  *
  * Receiving: an in-order frame is handed to rds_eth_msg_input at once;
  * one ahead is kept (never go-back-N) until the hole is filled;
