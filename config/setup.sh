@@ -18,6 +18,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # whose RDS cases mp_python runs under the preload). clang and
 # libclang-rt-14-dev (libFuzzer, clang's ASan/UBSan runtimes) build the
 # fuzz targets (build-fuzz, suite 'fuzz'); the other builds use gcc.
+# nftables: the fabric suite's faults (netdev egress drop, dup, payload set).
 packages=(
 	build-essential pkgconf meson ninja-build
 	dpdk dpdk-dev libdpdk-dev libnuma-dev
@@ -27,6 +28,7 @@ packages=(
 	valgrind iproute2 linux-libc-dev doxygen
 	libasan8 libubsan1
 	clang libclang-rt-14-dev
+	nftables
 )
 
 want_hugepages=512

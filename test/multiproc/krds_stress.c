@@ -167,7 +167,7 @@ child(const struct opts *o, unsigned int task, unsigned int dir, int up,
 	uint8_t *sb = malloc(MAX_SIZE), *rb = malloc(MAX_SIZE),
 		*eb = malloc(MAX_SIZE);
 	uint32_t sent = 0, got = 0, len, elen;
-	uint64_t deadline;
+	uint64_t deadline, t0 = 0, rx_bytes = 0;
 	socklen_t fl;
 	char c;
 	int s;
@@ -200,7 +200,8 @@ child(const struct opts *o, unsigned int task, unsigned int dir, int up,
 	c = 'b';
 	if (write(up, &c, 1) != 1 || read(go, &c, 1) != 1)
 		goto out;
-	deadline = now_ms() + (uint64_t)o->wait_s * 1000;
+	t0 = now_ms();
+	deadline = t0 + (uint64_t)o->wait_s * 1000;
 	while (sent < o->msgs || got < o->msgs) {
 		struct pollfd p = { .fd = s, .events = POLLIN };
 		bool progress = false;
@@ -248,6 +249,7 @@ child(const struct opts *o, unsigned int task, unsigned int dir, int up,
 				goto out;
 			}
 			EVP_DigestUpdate(hrx, rb, (size_t)r);
+			rx_bytes += (uint64_t)r;
 			got++;
 			progress = true;
 		}
@@ -256,6 +258,12 @@ child(const struct opts *o, unsigned int task, unsigned int dir, int up,
 	}
 	res.ok = 1;
 out:
+	/* What this task took, for goodput (bench and test/fabric). */
+	if (t0 != 0)
+		printf("task %u: received %u messages, %" PRIu64 " bytes in "
+		       "%" PRIu64 " ms\n", task, got, rx_bytes,
+		       now_ms() - t0);
+	fflush(stdout);
 	res.sent = sent;
 	res.received = got;
 	EVP_DigestFinal_ex(htx, res.tx, NULL);

@@ -16,11 +16,14 @@
  *                    crc32 combined with PCLMULQDQ (x86)
  *   rds_eth_arp.c    neighbours: ARP requests and replies, static table,
  *                    learning (a peer whose MAC changes is followed)
+ *   rds_eth_wire.h   (header) frame layout and CRC32C declarations
  *   rds_eth_rel.c    the reliable frame layer of a connection: sequence
- *                    numbers, window, cumulative + selective ACKs, fast
- *                    retransmit, retransmit timer from the measured RTT,
- *                    a restarted peer, connection set-up by the first
- *                    frame
+ *                    numbers, window, sending and receiving frames,
+ *                    ACK and SACK fields, a restarted peer,
+ *                    connection set-up by the first frame
+ *   rds_eth_rexmit.c loss recovery: ACK input on the sending side, RTT
+ *                    samples (Karn), SACK/RACK retransmission, the tail
+ *                    probe and the retransmit timer
  *   rds_eth_epoch.c  epochs, ordered by the clock: only a stream newer
  *                    than every one taken before is taken
  *   rds_eth_msg.c    RDS messages over frames: fragmentation to the MTU,
@@ -78,13 +81,13 @@
 
 #include "rds_driver.h"
 #include "rte_rds_eth.h"
+#include "rds_eth_wire.h"
 
 extern int rds_eth_logtype;
 #define ETH_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_ ## level, rds_eth_logtype, "RDS eth: " fmt "\n", \
 		##__VA_ARGS__)
 
-#define RDS_ETH_UDP_PORT 18634
 /* window=: frames in flight per connection (a power of two). */
 #define RDS_ETH_WINDOW_MIN 8
 #define RDS_ETH_WINDOW_MAX 4096
@@ -94,227 +97,10 @@ extern int rds_eth_logtype;
 /* mbufs of a port's pool (16383) kept for receiving: a connection with
  * 128 frames in flight or more sends no more below this. */
 #define RDS_ETH_POOL_RESERVE 4096
-#define RDS_ETH_VERSION 2
-#define RDS_ETH_L2L3L4 (14 + 20 + 8)	/* Ethernet + IPv4 + UDP */
 /* Every header of a frame: what rds_eth_frame_build() fills (82). */
 #define RDS_ETH_HDRS (RDS_ETH_L2L3L4 + RDS_ETH_HDR_SIZE)
 /* Largest payload of one frame (IPv4 total length is 16 bits). */
 #define RDS_ETH_MAX_PAYLOAD (UINT16_MAX - 20 - 8 - RDS_ETH_HDR_SIZE)
-
-/* ------------------------------------------------------------------ */
-/* Wire (rds_eth_wire.c) */
-
-enum rds_eth_ftype {
-	RDS_ETH_F_DATA = 1,		/* sequenced: fragment of an RDS frame */
-	RDS_ETH_F_RDMA_REQ = 2,		/* sequenced: fragment of a request */
-	RDS_ETH_F_RDMA_RESP = 3,	/* sequenced: fragment of a response */
-	RDS_ETH_F_ACK = 4,		/* acknowledgement only */
-};
-
-#define RDS_ETH_FL_OPEN 0x01	/* the sender's epoch is not acknowledged
-				 * yet: the frame may create state */
-#define RDS_ETH_FL_FIRST 0x02	/* first fragment of a unit */
-#define RDS_ETH_FL_LAST 0x04	/* last fragment of a unit */
-#define RDS_ETH_FL_RESET 0x08	/* (ACK) no state for the dst_epoch the
-				 * receiver sent: start again */
-#define RDS_ETH_FL_ACKREQ 0x10	/* (last frame of a message) acknowledge
-				 * now, not after the delay: its sender
-				 * waits for the message's buffer */
-#define RDS_ETH_FL_ALL (RDS_ETH_FL_OPEN | RDS_ETH_FL_FIRST | \
-			RDS_ETH_FL_LAST | RDS_ETH_FL_RESET | \
-			RDS_ETH_FL_ACKREQ)
-
-struct rds_eth_hdr {
-	uint8_t version;		/* RDS_ETH_VERSION */
-	uint8_t type;			/* enum rds_eth_ftype */
-	rte_be16_t flags;		/* RDS_ETH_FL_* */
-	rte_be32_t src_epoch;		/* the sender's incarnation, never 0 */
-	rte_be32_t dst_epoch;		/* the receiver's, as the sender knows
-					 * it (0: not yet) */
-	rte_be32_t seq;			/* sequenced types: frame number from
-					 * 0 in each epoch */
-	rte_be32_t ack;			/* every frame of the peer's below this
-					 * arrived */
-	rte_be64_t sack;		/* bit i: frame ack + 1 + i arrived */
-	rte_be16_t wnd;			/* frames the sender of this can take
-					 * from ack on */
-	rte_be16_t len;			/* payload bytes after this header */
-	rte_be32_t frag_off;		/* the fragment's offset in its unit */
-	rte_be32_t crc;			/* CRC32C of this header (crc 0) and
-					 * the payload */
-} __rte_packed;
-
-#define RDS_ETH_HDR_SIZE 40
-_Static_assert(sizeof(struct rds_eth_hdr) == RDS_ETH_HDR_SIZE,
-	       "eth header size");
-
-/* A frame's header, decoded (host byte order). */
-struct rds_eth_frame {
-	uint8_t type;
-	uint16_t flags;
-	uint32_t src_epoch;
-	uint32_t dst_epoch;
-	uint32_t seq;
-	uint32_t ack;
-	uint64_t sack;
-	uint16_t wnd;
-	uint16_t len;
-	uint32_t frag_off;
-	/* From the outer headers. */
-	struct rte_ether_addr src_mac;
-	uint32_t src_ip;		/* network byte order */
-	uint32_t dst_ip;
-	uint16_t src_port;		/* UDP, host order */
-	const uint8_t *payload;		/* len bytes, inside the mbuf */
-};
-
-/* Why a frame was refused (counted per reason). */
-enum rds_eth_drop {
-	RDS_ETH_DROP_NONE = 0,
-	RDS_ETH_DROP_SHORT,		/* shorter than its headers say */
-	RDS_ETH_DROP_NOT_OURS,		/* other ethertype, protocol, port or
-					 * address: not for RDS (not an error) */
-	RDS_ETH_DROP_IP,		/* bad IPv4 header (version, length,
-					 * fragment, checksum) */
-	RDS_ETH_DROP_VERSION,		/* unknown eth header version */
-	RDS_ETH_DROP_TYPE,		/* unknown frame type or flags */
-	RDS_ETH_DROP_LEN,		/* payload length inconsistent */
-	RDS_ETH_DROP_CRC,		/* CRC32C mismatch */
-	RDS_ETH_DROP_MAX,
-};
-
-/* Build the outer headers and the eth header of a frame in m.
- *
- * Convention: the caller allocates m and reserves the first RDS_ETH_HDRS
- * (82) bytes of its data for the headers (rte_pktmbuf_append(m,
- * RDS_ETH_HDRS), contents unimportant), then appends the payload, f->len
- * bytes, after them (in the first segment or in further segments: a
- * chain is fine here, only the 82 header bytes must be in the first
- * one). So rte_pktmbuf_pkt_len(m) == RDS_ETH_HDRS + f->len, and
- * f->len <= RDS_ETH_MAX_PAYLOAD. Build fills the 82 bytes: Ethernet from
- * src to dst MAC (IPv4 ethertype, no VLAN tag), IPv4 from sip to dip
- * (network order; IHL 5, DF, TTL 64, id 0, total length), UDP from sport
- * to dport (host order; checksum 0, length), the eth header from f (type,
- * flags, epochs, seq, ack, sack, wnd, len, frag_off; the outer-header
- * fields of f are not used) with the CRC32C over header and payload. The
- * IPv4 checksum is computed in software, unless ip_offload: then the
- * field is 0, m->ol_flags gets RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM
- * and l2_len/l3_len are set (without it those two flags are cleared).
- * Returns 0, or -EINVAL (lengths do not match, the first segment holds
- * fewer than 82 bytes, a type or flag parse would refuse, an ACK with a
- * payload): build never makes a frame that rds_eth_frame_parse refuses. */
-int rds_eth_frame_build(struct rte_mbuf *m, const struct rte_ether_addr *src,
-			const struct rte_ether_addr *dst, uint32_t sip,
-			uint32_t dip, uint16_t sport, uint16_t dport,
-			const struct rds_eth_frame *f, bool ip_offload);
-
-/* The outer headers of every frame from one endpoint to another,
- * written once (rds_eth_tmpl_init): Ethernet, IPv4 with total length
- * and checksum 0, UDP with length and checksum 0, as
- * rds_eth_frame_build writes them; and the sum that the IPv4 checksum
- * starts from. */
-struct rds_eth_tmpl {
-	uint8_t hdr[RDS_ETH_L2L3L4];
-	bool ip_offload;
-	uint32_t ip_sum;		/* one's complement, not folded, of the
-					 * IPv4 header but its total length */
-};
-
-/* A template for rds_eth_frame_build's arguments of the same names. */
-void rds_eth_tmpl_init(struct rds_eth_tmpl *t, const struct rte_ether_addr *src,
-		       const struct rte_ether_addr *dst, uint32_t sip,
-		       uint32_t dip, uint16_t sport, uint16_t dport,
-		       bool ip_offload);
-
-/* rds_eth_frame_build from a template: the same frame byte for byte,
- * without its checks, which the caller's frames pass by construction
- * (the driver's own). */
-void rds_eth_frame_build_tmpl(struct rte_mbuf *m, const struct rds_eth_tmpl *t,
-			      const struct rds_eth_frame *f);
-
-/* Parse a received frame: Ethernet, IPv4 (to one of our addresses is
- * checked by the caller, with f->dst_ip), UDP to udp_port, eth header,
- * CRC. Fills f (only when the frame is accepted; f->payload points into
- * the mbuf's data, f->len bytes). Returns RDS_ETH_DROP_NONE or why it is
- * refused; never reads past the mbuf's data. A multi-segment mbuf is
- * refused (RDS_ETH_DROP_SHORT) unless linearised by the caller first.
- * The IPv4 checksum is verified in software unless m->ol_flags says
- * RTE_MBUF_F_RX_IP_CKSUM_GOOD (or _NONE); _BAD is RDS_ETH_DROP_IP.
- * Bytes after the IPv4 total length (Ethernet padding) are ignored. */
-enum rds_eth_drop rds_eth_frame_parse(const struct rte_mbuf *m,
-				      uint16_t udp_port,
-				      struct rds_eth_frame *f);
-
-/* The same for a frame that rds_eth_frame_parse accepted before and
- * that nothing changed since (the receiver's out-of-order frames, kept
- * as they came, decoded again in order): every check but the CRC32C,
- * which was checked then and would only cost the payload's bytes
- * again. */
-enum rds_eth_drop rds_eth_frame_reparse(const struct rte_mbuf *m,
-					uint16_t udp_port,
-					struct rds_eth_frame *f);
-
-/* The same on a flat buffer (the fuzz target uses it). */
-enum rds_eth_drop rds_eth_frame_parse_buf(const uint8_t *p, uint32_t len,
-					  uint16_t udp_port,
-					  struct rds_eth_frame *f);
-
-/* CRC32C (Castagnoli) of an eth header (its crc field taken as 0) and
- * payload: the standard CRC32C (initial value ~0, reflected, final
- * complement; "123456789" gives 0xe3069283), computed with
- * rds_eth_crc_update. Stored in the header big-endian. */
-uint32_t rds_eth_crc(const struct rds_eth_hdr *h, const void *payload,
-		     uint32_t len);
-
-/* ------------------------------------------------------------------ */
-/* CRC32C (rds_eth_crc.c; the math is in its header comment) */
-
-/* Buffers of at least this many bytes take the interleaved code (three
- * chains of at least 2 words each: rds-bench-crc found 64 bytes 1.2x
- * the serial code, 48 bytes even); shorter ones one chain of crc32
- * instructions (where the CPU has them), or the serial code. */
-#define RDS_ETH_CRC_MIN 64
-/* Words (8 bytes) per chain and round of the interleaved code: a round
- * covers at most 3 * 8 * 512 = 12 KiB. */
-#define RDS_ETH_CRC_WORDS_MAX 512
-
-enum rds_eth_crc_impl {
-	RDS_ETH_CRC_SERIAL,		/* one chain of rte_hash_crc_8byte */
-	RDS_ETH_CRC_INTERLEAVED,	/* x86 SSE4.2 + PCLMULQDQ, 3 chains */
-};
-
-/* The bare reflected CRC32C update of crc over len bytes at buf (any
- * alignment), no initial or final complement: the standard CRC32C is
- * ~rds_eth_crc_update(~0, buf, len). Takes the implementation that
- * rds_eth_crc_impl_get() says (the interleaved one from start-up where
- * the CPU has SSE4.2 and PCLMULQDQ). */
-uint32_t rds_eth_crc_update(uint32_t crc, const void *buf, uint32_t len);
-
-/* rds_eth_crc_update(rds_eth_crc_hdr0(h), buf, len) in one call: a
- * frame's header and (the first part of) its payload. */
-uint32_t rds_eth_crc_hdr_update(const struct rds_eth_hdr *h, const void *buf,
-				uint32_t len);
-
-/* The same, always the serial code (the reference, and the fallback). */
-uint32_t rds_eth_crc_update_serial(uint32_t crc, const void *buf,
-				   uint32_t len);
-
-/* The update from ~0 over the eth header h with its crc field taken as
- * 0 (what rds_eth_crc starts from): on the instructions directly where
- * the interleaved implementation is in use, else the serial code over a
- * copy. */
-uint32_t rds_eth_crc_hdr0(const struct rds_eth_hdr *h);
-enum rds_eth_crc_impl rds_eth_crc_impl_get(void);
-
-/* For tests and benchmarks (not thread-safe against CRCs under way):
- * take impl from now on (-ENOTSUP: the interleaved code on a CPU or
- * architecture without it; -EINVAL: no such impl); table: the serial
- * code uses DPDK's table code (CRC32_SW) instead of the CRC
- * instructions. Returns 0 or the negative errno. */
-int rds_eth_crc_impl_set(enum rds_eth_crc_impl impl, bool table);
-
-/* Is m an ARP frame? (ethertype), for rds_eth_arp_input. */
-bool rds_eth_is_arp(const struct rte_mbuf *m);
 
 /* ------------------------------------------------------------------ */
 /* Ports (rds_eth.c) */
@@ -651,11 +437,15 @@ struct rds_eth_conn {
 	uint32_t wnd;			/* ring size (a power of two) */
 	struct rds_eth_sent *sent;	/* [seq & (wnd - 1)] */
 	uint64_t srtt, rttvar;		/* TSC */
+	uint64_t min_rtt;		/* smallest sample (0: none yet) */
 	uint64_t rto_base;		/* from srtt and rttvar */
 	uint64_t rto;			/* rto_base, doubled per timeout
 					 * until progress */
 	uint64_t rack_tsc;		/* latest send time of a frame the
 					 * peer acknowledged (RACK) */
+	bool probe_sent;		/* the tail probe went out since the
+					 * last progress: the timer is the
+					 * RTO now (rds_eth_rexmit.c) */
 	uint32_t timeouts;		/* in a row, without progress */
 	bool unresponsive;
 	struct rds_timer rto_timer;
@@ -722,6 +512,42 @@ struct rds_eth_conn {
 	uint32_t resp_epoch;		/* ... in this epoch of ours */
 };
 
+#define RDS_ETH_SACK_BITS 64	/* frames a SACK bitmap covers */
+#define RDS_ETH_DUPTHRESH 3	/* acknowledged frames above a hole */
+#define RDS_ETH_REXMIT_BURST 16	/* frames one timeout sends again, at most */
+#define RDS_ETH_FREE_BULK 32	/* acknowledged frames freed at once */
+
+static inline bool
+rds_eth_seq_lt(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
+
+/* rds_eth_tx for a frame of ec: the engine's batch for the port, when
+ * it has room (no lookup of the engine's state). */
+static inline void
+rds_eth_ec_tx(struct rds_eth_conn *ec, struct rte_mbuf *m)
+{
+	struct rds_eth_eport *ep = &ec->ee->port[ec->port->index];
+
+	if (likely(ep->n < RDS_ETH_TX_BURST))
+		ep->pkts[ep->n++] = m;
+	else
+		rds_eth_tx(ec->c->eng, ec->port, m);
+}
+
+/* One more reference to a frame: on every segment (rte_pktmbuf_free
+ * drops one from each). */
+static inline void
+rds_eth_mbuf_ref(struct rte_mbuf *m)
+{
+	for (; m != NULL; m = m->next)
+		rte_mbuf_refcnt_update(m, 1);
+}
+
+/* The peer answers again (false), or let dead_after timeouts pass. */
+void rds_eth_set_unresponsive(struct rds_eth_conn *ec, bool on);
+
 /* Set up / tear down the frame layer of a connection. */
 int rds_eth_rel_init(struct rds_eth_conn *ec, struct rds_eth_port *p);
 void rds_eth_rel_fini(struct rds_eth_conn *ec);
@@ -781,6 +607,20 @@ void rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
 void rds_eth_rel_rx_reset(struct rds_eth_conn *ec);
 /* End of a pass: send the ACK frames due. */
 void rds_eth_rel_flush_acks(struct rds_engine *e);
+
+/* ------------------------------------------------------------------ */
+/* Loss recovery: ACKs of our stream, RTT, probe and RTO (rds_eth_rexmit.c) */
+
+/* The ACK fields of a frame that names our stream: frees what the peer
+ * has, measures the round trip, sends again what the peer's SACK says
+ * is missing. */
+void rds_eth_rexmit_ack_input(struct rds_eth_conn *ec,
+			      const struct rds_eth_frame *f);
+/* Arm the connection's timer for the frames in flight: the tail probe
+ * first, the RTO once the probe went out. */
+void rds_eth_rexmit_arm(struct rds_eth_conn *ec);
+/* The timer (rds_timer callback of rto_timer). */
+void rds_eth_rexmit_timer_fire(struct rds_engine *e, struct rds_timer *t);
 
 /* ------------------------------------------------------------------ */
 /* Messages over frames (rds_eth_msg.c) */

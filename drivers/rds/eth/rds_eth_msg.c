@@ -286,12 +286,6 @@ rds_eth_msg_xmit(struct rds_eth_conn *ec, struct rds_msg *m)
 /* ------------------------------------------------------------------ */
 /* Target side: requests, and their responses. */
 
-static inline bool
-rds_eth_seq_lt(uint32_t a, uint32_t b)
-{
-	return (int32_t)(a - b) < 0;
-}
-
 void
 rds_eth_msg_pump(struct rds_eth_conn *ec)
 {

@@ -8,16 +8,8 @@
  * most min(window, the peer's advertised window) are in flight, each
  * kept (an mbuf reference) until the peer acknowledges it, cumulatively
  * or selectively (a 64-frame SACK bitmap; a selectively acknowledged
- * frame is let go at once). A hole with three acknowledged frames above
- * it, and a frame sent after its last transmission acknowledged a
- * quarter round trip later than it (RACK, so that a lost retransmission
- * is found the same way), is sent again at once (fast retransmit);
- * otherwise the retransmit timer, RFC 6298 from the measured round trip
- * with a floor in microseconds, sends the oldest again and backs off
- * until the next progress. A peer that lets
- * dead_after timeouts pass in a row is reported unresponsive (its
- * messages stay queued until cancelled, as with the kernel) and is kept
- * trying.
+ * frame is let go at once). What the peer's ACKs say, the retransmit
+ * timer and the tail probe are rds_eth_rexmit.c's (loss recovery).
  *
  * Receiving: an in-order frame is handed to rds_eth_msg_input at once;
  * one ahead is kept (never go-back-N) until the hole is filled;
@@ -50,17 +42,7 @@
 
 #include "rds_eth.h"
 
-#define RDS_ETH_SACK_BITS 64
-#define RDS_ETH_DUPTHRESH 3
 #define RDS_ETH_ACK_EVERY 16
-#define RDS_ETH_REXMIT_BURST 16	/* frames sent again by one timeout */
-#define RDS_ETH_FREE_BULK 32	/* acknowledged frames freed at once */
-
-static inline bool
-seq_lt(uint32_t a, uint32_t b)
-{
-	return (int32_t)(a - b) < 0;
-}
 
 static inline struct rds_engine *
 ec_eng(const struct rds_eth_conn *ec)
@@ -74,20 +56,6 @@ ec_ee(const struct rds_eth_conn *ec)
 	return ec->ee;
 }
 
-/* rds_eth_tx for a frame of ec: the engine's batch for the port, when
- * it has room (no lookup of the engine's state). */
-static inline void
-ec_tx(struct rds_eth_conn *ec, struct rte_mbuf *m)
-{
-	struct rds_eth_eport *ep = &ec->ee->port[ec->port->index];
-
-	if (likely(ep->n < RDS_ETH_TX_BURST))
-		ep->pkts[ep->n++] = m;
-	else
-		rds_eth_tx(ec_eng(ec), ec->port, m);
-}
-
-static void rds_eth_rto_fire(struct rds_engine *e, struct rds_timer *t);
 static void rds_eth_ack_fire(struct rds_engine *e, struct rds_timer *t);
 
 int
@@ -101,7 +69,7 @@ rds_eth_rel_init(struct rds_eth_conn *ec, struct rds_eth_port *p)
 		rds_mem_free(ec->ooo);
 		return -ENOMEM;
 	}
-	rds_timer_init(&ec->rto_timer, rds_eth_rto_fire);
+	rds_timer_init(&ec->rto_timer, rds_eth_rexmit_timer_fire);
 	rds_timer_init(&ec->ack_timer, rds_eth_ack_fire);
 	ec->rto = p->rto_init_tsc;
 	ec->rto_base = p->rto_init_tsc;
@@ -165,7 +133,7 @@ rds_eth_rel_fini(struct rds_eth_conn *ec)
 	ec->ooo = NULL;
 }
 
-static void
+void
 rds_eth_set_unresponsive(struct rds_eth_conn *ec, bool on)
 {
 	if (ec->unresponsive == on)
@@ -198,6 +166,7 @@ rds_eth_rel_new_epoch(struct rds_eth_conn *ec)
 		ec->rto_base = ec->port->rto_init_tsc;
 	ec->rto = ec->rto_base;
 	ec->rack_tsc = 0;
+	ec->probe_sent = false;
 	ec->timeouts = 0;
 	rds_eth_set_unresponsive(ec, false);
 }
@@ -291,15 +260,6 @@ rds_eth_ack_fields(struct rds_eth_conn *ec, struct rds_eth_frame *f)
 	/* What we receive is acknowledged by this frame. */
 	ec->ack_now = false;
 	ec->unacked_rx = 0;
-}
-
-/* One more reference to a frame: on every segment (rte_pktmbuf_free
- * drops one from each). */
-static inline void
-rds_eth_mbuf_ref(struct rte_mbuf *m)
-{
-	for (; m != NULL; m = m->next)
-		rte_mbuf_refcnt_update(m, 1);
 }
 
 /* The engine's mbufs for port p are gone: RDS_ETH_STASH more at once,
@@ -397,9 +357,9 @@ rds_eth_rel_commit(struct rds_eth_conn *ec, struct rte_mbuf *m, uint8_t type,
 	/* One reference for the PMD, one kept for sending it again. */
 	rds_eth_mbuf_ref(m);
 	ec->snd_nxt++;
-	ec_tx(ec, m);
+	rds_eth_ec_tx(ec, m);
 	if (!ec->rto_timer.armed)
-		rds_timer_arm(e, &ec->rto_timer, e->now + ec->rto);
+		rds_eth_rexmit_arm(ec);
 }
 
 int
@@ -465,7 +425,7 @@ rds_eth_send_ack(struct rds_eth_conn *ec)
 	rds_eth_ack_fields(ec, &f);
 	rds_eth_frame_finish(ec, m, &f);
 	ec_ee(ec)->stats.ack_tx++;
-	ec_tx(ec, m);
+	rds_eth_ec_tx(ec, m);
 }
 
 void
@@ -491,168 +451,6 @@ rds_eth_ack_fire(struct rds_engine *e, struct rds_timer *t)
 	RTE_SET_USED(e);
 	if (ec->unacked_rx != 0)
 		rds_eth_mark_ack(ec);
-}
-
-/* Send frame seq again (it is kept, not acknowledged). */
-static bool
-rds_eth_rexmit(struct rds_eth_conn *ec, uint32_t seq)
-{
-	struct rds_eth_sent *st = &ec->sent[seq & (ec->wnd - 1)];
-
-	if (st->m == NULL || st->sacked)
-		return false;
-	rds_eth_mbuf_ref(st->m);
-	st->tsc = ec_eng(ec)->now;
-	st->tx_count++;
-	ec_tx(ec, st->m);
-	return true;
-}
-
-static void
-rds_eth_rtt_sample(struct rds_eth_conn *ec, uint64_t r)
-{
-	struct rds_eth_port *p = ec->port;
-	uint64_t d, rto;
-
-	ec_ee(ec)->stats.rtt_samples++;
-	if (ec->srtt == 0) {
-		ec->srtt = r;
-		ec->rttvar = r / 2;
-	} else {
-		d = ec->srtt > r ? ec->srtt - r : r - ec->srtt;
-		ec->rttvar = (3 * ec->rttvar + d) / 4;
-		ec->srtt = (7 * ec->srtt + r) / 8;
-	}
-	rto = ec->srtt + 4 * ec->rttvar;
-	ec->rto_base = RTE_MIN(RTE_MAX(rto, p->rto_min_tsc), p->rto_max_tsc);
-	ec->rto = ec->rto_base;
-}
-
-static void
-rds_eth_rto_fire(struct rds_engine *e, struct rds_timer *t)
-{
-	struct rds_eth_conn *ec = container_of(t, struct rds_eth_conn,
-					       rto_timer);
-	struct rds_eth_engine *ee = rds_eth_engine(e);
-	uint32_t s, n = 0;
-
-	if (ec->snd_una == ec->snd_nxt)
-		return;
-	ec->timeouts++;
-	ec->rto = RTE_MIN(ec->rto * 2, ec->port->rto_max_tsc);
-	for (s = ec->snd_una; s != ec->snd_nxt && n < RDS_ETH_REXMIT_BURST;
-	     s++) {
-		if (rds_eth_rexmit(ec, s)) {
-			ee->stats.rexmit_timeout++;
-			n++;
-		}
-	}
-	if (ec->timeouts >= ec->port->dead_after)
-		rds_eth_set_unresponsive(ec, true);
-	rds_timer_arm(e, t, e->now + ec->rto);
-}
-
-/* The ACK fields of a frame that names our stream. */
-static void
-rds_eth_ack_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
-{
-	struct rds_engine *e = ec_eng(ec);
-	struct rds_eth_engine *ee = ec_ee(ec);
-	struct rds_eth_sent *st;
-	uint32_t ack = f->ack, s, i, above;
-	uint64_t rtt = 0, reo, rds_acked = 0;
-	bool progress = false;
-
-	ec->peer_wnd = f->wnd;
-	if (seq_lt(ec->snd_una, ack) && !seq_lt(ec->snd_nxt, ack)) {
-		/* What the ACK lets go, back to the pool in bulks. */
-		struct rte_mbuf *done[RDS_ETH_FREE_BULK];
-		unsigned int nd = 0;
-		bool clean = true;
-
-		for (s = ec->snd_una; s != ack; s++) {
-			st = &ec->sent[s & (ec->wnd - 1)];
-			if (st->tx_count > 1)
-				clean = false;
-			if (st->m != NULL && !st->sacked &&
-			    st->tsc > ec->rack_tsc)
-				ec->rack_tsc = st->tsc;
-			/* Karn, and more: the newest frame measures the
-			 * round trip if nothing in the range was sent
-			 * twice (else the frames waited behind a hole at
-			 * the receiver, beyond the SACK's reach). */
-			if (s + 1 == ack && clean && st->m != NULL &&
-			    !st->sacked && st->tx_count == 1)
-				rtt = e->now - st->tsc;
-			if (st->rds_seq != 0)
-				rds_acked = st->rds_seq;
-			done[nd++] = st->m;	/* NULL if SACKed: skipped */
-			if (nd == RTE_DIM(done)) {
-				rte_pktmbuf_free_bulk(done, nd);
-				nd = 0;
-			}
-			memset(st, 0, sizeof(*st));
-		}
-		if (nd != 0)
-			rte_pktmbuf_free_bulk(done, nd);
-		ec->snd_una = ack;
-		progress = true;
-		/* The messages whose last frame that was: the peer's core
-		 * has them. */
-		if (rds_acked != 0)
-			rds_send_drop_acked(ec->c, rds_acked);
-	}
-	if (f->sack != 0) {
-		for (i = 0; i < RDS_ETH_SACK_BITS; i++) {
-			if (!((f->sack >> i) & 1))
-				continue;
-			s = ack + 1 + i;
-			if (seq_lt(s, ec->snd_una) || !seq_lt(s, ec->snd_nxt))
-				continue;
-			st = &ec->sent[s & (ec->wnd - 1)];
-			if (st->sacked)
-				continue;
-			st->sacked = true;
-			if (st->tsc > ec->rack_tsc)
-				ec->rack_tsc = st->tsc;
-			rte_pktmbuf_free(st->m);
-			st->m = NULL;
-			progress = true;
-		}
-		/* Holes with enough acknowledged frames above them: at
-		 * once if sent once; a retransmission if a frame sent well
-		 * after it (a quarter round trip) was acknowledged. */
-		reo = RTE_MAX(ec->srtt / 4, ec->port->rto_min_tsc / 8);
-		above = 0;
-		for (s = ec->snd_nxt; s != ec->snd_una; ) {
-			s--;
-			st = &ec->sent[s & (ec->wnd - 1)];
-			if (st->sacked) {
-				above++;
-			} else if (above >= RDS_ETH_DUPTHRESH &&
-				   st->m != NULL &&
-				   (st->tx_count == 1 ||
-				    st->tsc + reo < ec->rack_tsc)) {
-				if (rds_eth_rexmit(ec, s))
-					ee->stats.rexmit_fast++;
-			}
-		}
-	}
-	if (rtt != 0)
-		rds_eth_rtt_sample(ec, rtt);
-	if (!progress)
-		return;
-	ec->rto = ec->rto_base;
-	ec->timeouts = 0;
-	rds_eth_set_unresponsive(ec, false);
-	if (ec->snd_una == ec->snd_nxt)
-		rds_timer_cancel(e, &ec->rto_timer);
-	else
-		rds_timer_arm(e, &ec->rto_timer, e->now + ec->rto);
-	/* Room again: what waited for it goes on. */
-	rds_eth_msg_pump(ec);
-	if (rds_conn_has_work(ec->c))
-		rds_conn_ready(ec->c);
 }
 
 /* Deliver one in-order frame; false when the peer's stream was dropped
@@ -727,7 +525,7 @@ rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
 	/* Our stream, as the peer takes it. */
 	if (f->dst_epoch == ec->epoch) {
 		ec->epoch_acked = true;
-		rds_eth_ack_input(ec, f);
+		rds_eth_rexmit_ack_input(ec, f);
 	}
 	if (f->type == RDS_ETH_F_ACK) {
 		ee->stats.ack_rx++;

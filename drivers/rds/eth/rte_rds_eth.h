@@ -118,8 +118,9 @@ struct rte_rds_eth_stats {
 	uint64_t rx_handoff;		/**< frames handed to another engine */
 	uint64_t ack_tx;		/**< ACK-only frames sent */
 	uint64_t ack_rx;		/**< ACK-only frames received */
-	uint64_t rexmit_fast;		/**< fast retransmissions */
-	uint64_t rexmit_timeout;	/**< retransmissions by the timer */
+	uint64_t rexmit_fast;		/**< fast retransmissions (a frame sent
+					 * once, three SACKed above it) */
+	uint64_t rexmit_timeout;	/**< retransmissions by the RTO */
 	uint64_t rtt_samples;		/**< round trips measured */
 	uint64_t peer_restarts;		/**< peers seen with a new epoch */
 	uint64_t peer_unresponsive;	/**< peers reported unresponsive */
@@ -150,6 +151,13 @@ struct rte_rds_eth_stats {
 					 * in software) */
 	uint64_t tx_zc_frames;		/**< frames sent as a header chained to
 					 * the message's own buffer (no copy) */
+	uint64_t rexmit_sack;		/**< retransmissions of frames the
+					 * peer's SACK showed missing (a frame
+					 * sent a reordering window before
+					 * one acknowledged, RACK; also a lost
+					 * retransmission) */
+	uint64_t rexmit_probe;		/**< tail probes: the newest frame
+					 * sent again, once, before the RTO */
 };
 
 /**

@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * eth_rexmit: loss recovery of eth's frame layer (rds_eth_rexmit.c),
+ * frame by frame against a peer the test plays, as eth_ack does: the
+ * library's address 10.254.4.1 is on a net_ring port whose receive ring
+ * the test fills and whose transmit ring it drains; the test is
+ * 10.254.4.2 (a static neighbour) and decides what it acknowledges.
+ *
+ *   sack_holes_only: a message of N frames; the peer SACKs frames 1..8
+ *                    and says nothing of 9..N-1. Frame 0 goes again at
+ *                    once (fast: 8 SACKed above it), alone. Then, with no
+ *                    more ACKs, first the tail probe: one frame, the
+ *                    newest (N-1), no timeout; then the RTO sends again
+ *                    only the hole below the highest SACKed frame (0),
+ *                    never a SACKed frame and never the frames past it
+ *                    the peer may hold (the RTO of before sent 16 frames
+ *                    from the oldest on: 0 and 9..N-1). Once the peer
+ *                    acknowledges all, the message is freed.
+ */
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include <CUnit/CUnit.h>
+
+#include <rte_cycles.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_random.h>
+#include <rte_ring.h>
+#include <rte_rds.h>
+#include <rte_rds_eth.h>
+#include <rte_rds_stats.h>
+
+#include "rds_test.h"
+#include "rds_eth.h"
+
+#define LIB_IP "10.254.4.1"
+#define PEER_IP "10.254.4.2"
+#define LIB_MAC "02:00:0a:fe:04:01"
+#define PEER_MAC "02:00:0a:fe:04:02"
+#define LIB_PORT 4000
+#define PEER_PORT 5000
+#define MAX_LOG 256
+
+static struct {
+	struct rte_ring *rx, *tx;
+	uint16_t port;
+	struct rte_mempool *pool;
+	struct rte_ether_addr lib_mac, peer_mac;
+	uint32_t lib_ip, peer_ip;
+	uint32_t epoch, lib_epoch;
+	struct rds_eth_frame log[MAX_LOG];	/* the library's DATA frames */
+	unsigned int nb_log;
+} h;
+
+static void
+drain(void)
+{
+	struct rte_mbuf *m, *c;
+	struct rds_eth_frame f;
+
+	while (rte_ring_dequeue(h.tx, (void **)&m) == 0) {
+		c = m->nb_segs != 1 ? rte_pktmbuf_copy(m, h.pool, 0,
+						       UINT32_MAX) : NULL;
+		if (rds_eth_frame_parse(c != NULL ? c : m, RDS_ETH_UDP_PORT,
+					&f) == RDS_ETH_DROP_NONE) {
+			h.lib_epoch = f.src_epoch;
+			if (f.type == RDS_ETH_F_DATA) {
+				CU_ASSERT_FATAL(h.nb_log < MAX_LOG);
+				f.payload = NULL;
+				h.log[h.nb_log++] = f;
+			}
+		}
+		rte_pktmbuf_free(c);
+		rte_pktmbuf_free(m);
+	}
+}
+
+static void
+poll_n(unsigned int n)
+{
+	while (n-- != 0)
+		rte_rds_engine_poll(0);
+	drain();
+}
+
+static void
+peer_ack(uint32_t ack, uint64_t sack)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(h.pool);
+	struct rds_eth_frame f;
+
+	CU_ASSERT_FATAL(m != NULL);
+	CU_ASSERT_FATAL(rte_pktmbuf_append(m, RDS_ETH_HDRS) != NULL);
+	memset(&f, 0, sizeof(f));
+	f.type = RDS_ETH_F_ACK;
+	f.flags = RDS_ETH_FL_OPEN;
+	f.src_epoch = h.epoch;
+	f.dst_epoch = h.lib_epoch;
+	f.ack = ack;
+	f.sack = sack;
+	f.wnd = 128;
+	CU_ASSERT_FATAL(rds_eth_frame_build(m, &h.peer_mac, &h.lib_mac,
+					    h.peer_ip, h.lib_ip,
+					    RDS_ETH_UDP_PORT, RDS_ETH_UDP_PORT,
+					    &f, false) == 0);
+	CU_ASSERT_FATAL(rte_ring_enqueue(h.rx, m) == 0);
+}
+
+static struct rte_rds_eth_stats
+eth_stats(void)
+{
+	struct rte_rds_eth_stats st;
+
+	CU_ASSERT_FATAL(rte_rds_eth_stats_get(&st) == 0);
+	return st;
+}
+
+/* Poll until *counter (a field of the eth counters) reaches want, at
+ * most 5 s; false if it never does. */
+static bool
+poll_until(size_t field, uint64_t want)
+{
+	uint64_t end = rte_get_tsc_cycles() + 5 * rte_get_tsc_hz();
+	struct rte_rds_eth_stats st;
+
+	do {
+		poll_n(1);
+		st = eth_stats();
+		if (*(const uint64_t *)(const void *)
+		    ((const uint8_t *)&st + field) >= want)
+			return true;
+		rte_delay_us_sleep(100);
+	} while (rte_get_tsc_cycles() < end);
+	return false;
+}
+
+static void
+lib_up(void)
+{
+	struct rte_rds_conf conf;
+	char spec[256];
+	int ret;
+
+	if (h.pool == NULL) {
+		h.rx = rte_ring_create("rx_rx", 1024, 0,
+				       RING_F_SP_ENQ | RING_F_SC_DEQ);
+		h.tx = rte_ring_create("rx_tx", 1024, 0,
+				       RING_F_SP_ENQ | RING_F_SC_DEQ);
+		CU_ASSERT_FATAL(h.rx != NULL && h.tx != NULL);
+		ret = rte_eth_from_rings("rexmitH", &h.rx, 1, &h.tx, 1, 0);
+		CU_ASSERT_FATAL(ret >= 0);
+		h.port = (uint16_t)ret;
+		h.pool = rte_pktmbuf_pool_create("rexmit_peer", 1023, 0, 0,
+						 RTE_MBUF_DEFAULT_BUF_SIZE,
+						 SOCKET_ID_ANY);
+		CU_ASSERT_FATAL(h.pool != NULL);
+		rte_ether_unformat_addr(LIB_MAC, &h.lib_mac);
+		rte_ether_unformat_addr(PEER_MAC, &h.peer_mac);
+		h.lib_ip = inet_addr(LIB_IP);
+		h.peer_ip = inet_addr(PEER_IP);
+	}
+	rte_rds_conf_init(&conf);
+	conf.engine[0].lcore_id = RTE_RDS_ENGINE_INLINE;
+	/* 20 ms timers: the probe and the RTO come when the case waits
+	 * for them, not between two of its steps. */
+	snprintf(spec, sizeof(spec), LIB_IP "=eth,port=%u,mac=" LIB_MAC
+		 ",neigh=" PEER_IP "/" PEER_MAC
+		 ",rto_min_us=20000,rto_max_us=1000000", h.port);
+	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(&conf, spec) == 0);
+	CU_ASSERT_FATAL(rte_rds_init(&conf) == 0);
+	rte_rds_conf_free(&conf);
+	h.epoch = (uint32_t)rte_rand() | 1;
+	h.lib_epoch = 0;
+	h.nb_log = 0;
+}
+
+static void
+lib_down(void)
+{
+	struct rte_mbuf *m;
+
+	CU_ASSERT(rte_rds_fini() == 0);
+	while (rte_ring_dequeue(h.tx, (void **)&m) == 0)
+		rte_pktmbuf_free(m);
+	while (rte_ring_dequeue(h.rx, (void **)&m) == 0)
+		rte_pktmbuf_free(m);
+	CU_ASSERT_EQUAL(rte_mempool_avail_count(h.pool), 1023);
+}
+
+static void
+test_sack_holes_only(void)
+{
+	static uint8_t buf[40000];
+	struct sockaddr_in to = rds_test_sin(PEER_IP, PEER_PORT);
+	struct rte_rds_eth_stats st;
+	unsigned int i, n, mark;
+	int s;
+
+	lib_up();
+	s = rds_test_socket_trans(LIB_IP, LIB_PORT, 0, 0, RTE_RDS_TRANS_ETH);
+	CU_ASSERT_FATAL(s >= 0);
+	memset(buf, 7, sizeof(buf));
+	CU_ASSERT_EQUAL(rte_rds_sendto(s, buf, sizeof(buf), MSG_DONTWAIT,
+				       (struct sockaddr *)&to, sizeof(to)),
+			(ssize_t)sizeof(buf));
+	poll_n(4);
+	n = h.nb_log;
+	CU_ASSERT_FATAL(n >= 20);
+	for (i = 0; i < n; i++)
+		CU_ASSERT_FATAL(h.log[i].seq == i);
+
+	/* Frames 1..8 SACKed: frame 0 at once (fast), alone. */
+	peer_ack(0, 0xff);
+	poll_n(2);
+	st = eth_stats();
+	CU_ASSERT_EQUAL(st.rexmit_fast, 1);
+	CU_ASSERT_EQUAL_FATAL(h.nb_log, n + 1);
+	CU_ASSERT_EQUAL(h.log[n].seq, 0);
+
+	/* Silence: first the probe, the newest frame, before any RTO. */
+	mark = h.nb_log;
+	CU_ASSERT_FATAL(poll_until(offsetof(struct rte_rds_eth_stats,
+					    rexmit_probe), 1));
+	st = eth_stats();
+	CU_ASSERT_EQUAL(st.rexmit_timeout, 0);
+	CU_ASSERT_EQUAL_FATAL(h.nb_log, mark + 1);
+	CU_ASSERT_EQUAL(h.log[mark].seq, n - 1);
+
+	/* Then the RTO: the hole below the highest SACKed frame only. */
+	mark = h.nb_log;
+	CU_ASSERT_FATAL(poll_until(offsetof(struct rte_rds_eth_stats,
+					    rexmit_timeout), 1));
+	CU_ASSERT(h.nb_log > mark);
+	for (i = mark; i < h.nb_log; i++) {
+		if (h.log[i].seq != 0)
+			printf("\n    the RTO sent frame %u again (a SACKed "
+			       "one, or one past the SACK)", h.log[i].seq);
+		CU_ASSERT_EQUAL(h.log[i].seq, 0);
+	}
+	st = eth_stats();
+	CU_ASSERT_EQUAL(st.rexmit_timeout, h.nb_log - mark);
+
+	/* All acknowledged: the message is freed, nothing more goes. */
+	peer_ack(n, 0);
+	poll_n(2);
+	CU_ASSERT_EQUAL(rds_test_stats().s_send_acked, 1);
+	mark = h.nb_log;
+	rte_delay_us_sleep(50000);
+	poll_n(2);
+	CU_ASSERT_EQUAL(h.nb_log, mark);
+	CU_ASSERT(rte_rds_close(s) == 0);
+	lib_down();
+}
+
+int
+main(void)
+{
+	static const struct rds_test_case cases[] = {
+		{ "sack_holes_only", test_sack_holes_only },
+		{ NULL, NULL },
+	};
+
+	return rds_test_main("eth_rexmit", "0", cases);
+}
