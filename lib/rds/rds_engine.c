@@ -426,6 +426,7 @@ rds_engine_run_once(struct rds_engine *e)
 	if (unlikely(now - e->now > e->late_tsc))
 		e->stats.s_late_passes++;
 	e->now = now;
+	rds_server_wake_begin();
 	work = rds_engine_bells(e);
 	if (unlikely(!TAILQ_EMPTY(&e->pending)))
 		work += rds_engine_pending(e);
@@ -449,6 +450,9 @@ rds_engine_run_once(struct rds_engine *e)
 	for (t = 0; t < e->nb_polled; t++)
 		if (e->polled[t]->flush != NULL)
 			e->polled[t]->flush(e);
+	/* Attached clients' waiters, once each, before the pass counts as
+	 * done (the sockets are held until then). */
+	rds_server_wake_flush();
 	e->stats.s_polls++;
 	if (work == 0)
 		e->stats.s_idle_polls++;

@@ -130,6 +130,10 @@ unsigned int rds_server_service(struct rds_engine *e);
 int rds_server_deliver(struct rds_engine *e, struct rds_sock *rs,
 		       struct rds_msg *m);
 void rds_server_wake(struct rds_sock *rs);
+/* An engine's pass begins and ends: the wake-ups of attached clients'
+ * sockets asked for meanwhile are sent at its end (rds_server_wake.c). */
+void rds_server_wake_begin(void);
+void rds_server_wake_flush(void);
 void rds_server_released(struct rds_sock *rs, uint32_t len);
 void rds_server_notify(struct rds_engine *e, struct rds_sock *rs,
 		       uint64_t token, int32_t status);

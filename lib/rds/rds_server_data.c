@@ -22,52 +22,6 @@ struct rds_client_list rds_srv_eng_clients[RTE_RDS_MAX_ENGINES];
 /* ------------------------------------------------------------------ */
 /* Data plane (engines) */
 
-/* Wake the client's waiter: a byte on the socket's wake-up pair. Never
- * waits: when the client's end is full it is readable already. */
-static void
-rds_srv_wake_send(int fd)
-{
-	static const uint8_t one = 1;
-
-	if (fd >= 0)
-		(void)send(fd, &one, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
-}
-
-/* Wake the socket's waiters when one waits for what changed (RDS_ARM_*
- * bits): every waiter wakes (the byte makes the descriptor readable) and
- * arms again. */
-static void
-rds_server_wake_ev(struct rds_sock *rs, uint32_t ev)
-{
-	struct rds_srv_sock *ss = rs->client_sock;
-
-	if (ss == NULL)
-		return;
-	if ((__atomic_load_n(&ss->cs->armed, __ATOMIC_SEQ_CST) & ev) == 0)
-		return;
-	if (__atomic_exchange_n(&ss->cs->armed, 0, __ATOMIC_SEQ_CST) == 0)
-		return;
-	rds_srv_wake_send(ss->wfd);
-}
-
-/* Anything (a close, an error): every waiter. */
-void
-rds_server_wake(struct rds_sock *rs)
-{
-	rds_server_wake_ev(rs, RDS_ARM_ALL);
-}
-
-void
-rds_server_released(struct rds_sock *rs, uint32_t len)
-{
-	struct rds_srv_sock *ss = rs->client_sock;
-
-	if (ss == NULL)
-		return;
-	__atomic_fetch_add(&ss->cs->snd_released, len, __ATOMIC_RELEASE);
-	rds_server_wake_ev(rs, RDS_ARM_OUT);
-}
-
 /* Copy m into an RX buffer of the client and queue it: 0, or -ENOBUFS
  * (no buffer, or the ring is full). Under rx_lock. */
 static int
@@ -164,7 +118,7 @@ rds_server_deliver(struct rds_engine *e, struct rds_sock *rs,
 	rds_stat_inc(e, s_recv_delivered);
 	rds_msg_free(m);
 	rds_cong_sock_check(rs);
-	rds_server_wake_ev(rs, RDS_ARM_IN);
+	rds_srv_wake_ev(rs, RDS_ARM_IN);
 	return 0;
 }
 
@@ -269,7 +223,7 @@ rds_server_notify(struct rds_engine *e, struct rds_sock *rs, uint64_t token,
 		}
 	}
 	rte_spinlock_unlock(&cl->rx_lock);
-	rds_server_wake_ev(rs, RDS_ARM_IN);
+	rds_srv_wake_ev(rs, RDS_ARM_IN);
 }
 
 /* Move what waits into the region while there is room. Under rx_lock. */
@@ -307,7 +261,7 @@ rds_srv_pump(struct rds_client *cl)
 							      __ATOMIC_ACQUIRE);
 
 			if (rs != NULL)
-				rds_server_wake_ev(rs, RDS_ARM_IN);
+				rds_srv_wake_ev(rs, RDS_ARM_IN);
 		}
 	}
 	return n;
@@ -621,7 +575,7 @@ rds_srv_drain(struct rds_engine *e, struct rds_client *cl,
 	}
 	/* A sender waiting for room in the ring. */
 	if (n != 0)
-		rds_server_wake_ev(rs, RDS_ARM_OUT);
+		rds_srv_wake_ev(rs, RDS_ARM_OUT);
 	return n;
 }
 

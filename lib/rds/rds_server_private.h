@@ -229,4 +229,8 @@ void rds_srv_txfree_reap(struct rds_client *cl);
 int rds_srv_tx_own(struct rds_client *cl, uint64_t off, unsigned int *c,
 		   uint32_t *slot);
 
+/* rds_server_wake.c: wake the socket's waiters when one waits for ev
+ * (RDS_ARM_* bits); in an engine's pass, at its end. */
+void rds_srv_wake_ev(struct rds_sock *rs, uint32_t ev);
+
 #endif /* RDS_SERVER_PRIVATE_H */
