@@ -12,7 +12,8 @@
 
 #include "rds_private.h"
 
-static void
+/* Out of line: the delivery paths keep only the flag's test. */
+static __rte_noinline void
 rds_recv_stamp(const struct rds_sock *rs, struct rds_msg *m)
 {
 	struct timespec ts;

@@ -177,11 +177,30 @@ rds_recv_out_iov(const struct msghdr *msg, const uint8_t *src, size_t len)
 	return off;
 }
 
+/* The control messages of a data message that has some: its
+ * RDS_CMSG_RDMA_DEST cookie, its arrival time. Out of line: most
+ * messages have none. */
+static __rte_noinline void
+rds_recv_out_ctl(struct msghdr *msg, bool has_dest, uint64_t dest_cookie,
+		 uint8_t ts, uint64_t ts_ns)
+{
+	struct rds_cmsg_out o;
+
+	rds_cmsg_out_init(&o, msg);
+	if (has_dest)
+		rds_cmsg_put(&o, msg, RDS_CMSG_RDMA_DEST, &dest_cookie,
+			     sizeof(dest_cookie));
+	if (ts != 0)
+		rds_cmsg_put_tstamp(&o, msg, ts, ts_ns);
+	rds_cmsg_out_done(&o, msg);
+}
+
 /*
  * A data message out: payload, msg_flags, source address, its
  * RDS_CMSG_RDMA_DEST cookie when the sender shipped one, its arrival time
  * when it was stamped (ts: RDS_TS_*, 0 none; SO_TIMESTAMP),
- * msg_controllen. Returns what recvmsg returns.
+ * msg_controllen (0 when nothing was written). Returns what recvmsg
+ * returns.
  */
 static __rte_always_inline ssize_t
 rds_recv_out_msg(struct msghdr *msg, int flags, const uint8_t *data,
@@ -189,17 +208,13 @@ rds_recv_out_msg(struct msghdr *msg, int flags, const uint8_t *data,
 		 uint64_t dest_cookie, uint8_t ts, uint64_t ts_ns)
 {
 	size_t copied = rds_recv_out_iov(msg, data, len);
-	struct rds_cmsg_out o;
 
 	msg->msg_flags = copied < len ? MSG_TRUNC : 0;
 	rds_uarg_name_v4(msg, addr_be, port);
-	rds_cmsg_out_init(&o, msg);
-	if (unlikely(has_dest))
-		rds_cmsg_put(&o, msg, RDS_CMSG_RDMA_DEST, &dest_cookie,
-			     sizeof(dest_cookie));
-	if (unlikely(ts != 0))
-		rds_cmsg_put_tstamp(&o, msg, ts, ts_ns);
-	rds_cmsg_out_done(&o, msg);
+	if (likely(!has_dest && ts == 0))
+		msg->msg_controllen = 0;
+	else
+		rds_recv_out_ctl(msg, has_dest, dest_cookie, ts, ts_ns);
 	return (flags & MSG_TRUNC) ? (ssize_t)len : (ssize_t)copied;
 }
 
