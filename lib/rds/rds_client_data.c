@@ -615,7 +615,10 @@ rds_cl_recvmsg(struct rds_cl *cl, struct rds_cl_sock *cs, struct msghdr *msg,
 	ret = rds_recv_out_msg(msg, flags, (const uint8_t *)b + RDS_CBUF_HDR,
 			       b->len, b->addr, b->port,
 			       (b->flags & RDS_CBUF_F_DEST) != 0,
-			       b->rdma_dest);
+			       b->rdma_dest,
+			       (b->flags & RDS_CBUF_F_TS_NEW) ? RDS_TS_NEW :
+			       (b->flags & RDS_CBUF_F_TS_OLD) ? RDS_TS_OLD : 0,
+			       b->rx_tstamp);
 	if (flags & MSG_PEEK) {
 		cs->rx_head = off;
 		rte_spinlock_unlock(&cs->rlock);

@@ -8,8 +8,22 @@
  * the application's half, the socket calls, is rds_recv.c.
  */
 #include <errno.h>
+#include <time.h>
 
 #include "rds_private.h"
+
+/* Out of line: the delivery paths keep only the flag's test. */
+static __rte_noinline void
+rds_recv_stamp(const struct rds_sock *rs, struct rds_msg *m)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	m->rx_tstamp = (uint64_t)ts.tv_sec * 1000000000ULL +
+		       (uint64_t)ts.tv_nsec;
+	m->rx_ts = (__atomic_load_n(&rs->so_flags, __ATOMIC_RELAXED) &
+		    RDS_SO_F_TSTAMP_NEW) ? RDS_TS_NEW : RDS_TS_OLD;
+}
 
 /* Queue m to rs; -ENOMEM when the queue cannot take it (the frame is
  * then not accepted: the peer sends it again after the reset). */
@@ -19,6 +33,11 @@ rds_recv_deliver(struct rds_engine *e, struct rds_sock *rs, struct rds_msg *m)
 	int64_t rcv;
 	int ret;
 
+	/* SO_TIMESTAMP (net/rds/recv.c rds_recv_incoming): the arrival
+	 * time, if the socket asks for it when the message comes. */
+	if (unlikely(__atomic_load_n(&rs->so_flags, __ATOMIC_RELAXED) &
+		     RDS_SO_F_RCVTSTAMP))
+		rds_recv_stamp(rs, m);
 	if (unlikely(rs->client != NULL))
 		return rds_server_deliver(e, rs, m);
 	rcv = __atomic_add_fetch(&rs->rcv_bytes, (int64_t)m->len,
@@ -250,6 +269,9 @@ rds_recv_take(struct rds_conn *c, struct rds_conn *peer, struct rds_msg *m)
 	m->sock_gen = rs->gen;
 	m->laddr = peer->key.laddr;
 	m->faddr = peer->key.faddr;
+	if (unlikely(__atomic_load_n(&rs->so_flags, __ATOMIC_RELAXED) &
+		     RDS_SO_F_RCVTSTAMP))
+		rds_recv_stamp(rs, m);
 	rcv = __atomic_add_fetch(&rs->rcv_bytes, (int64_t)m->len,
 				 __ATOMIC_ACQ_REL);
 	/* Room was there and this engine is the only producer: cannot

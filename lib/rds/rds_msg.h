@@ -55,7 +55,8 @@ struct rds_msg {
 	uint8_t trans_id;		/* transport for the connection */
 	bool has_dest;			/* rdma_dest is set */
 	uint8_t eng;			/* DATA: engine owning its connection */
-	uint8_t pad;
+	uint8_t rx_ts;			/* RECV: rx_tstamp is set, as
+					 * RDS_TS_OLD or RDS_TS_NEW */
 	uint16_t sport;			/* host order */
 	uint16_t dport;
 	int32_t sock;			/* sending (or receiving) socket */
@@ -67,7 +68,11 @@ struct rds_msg {
 	struct in6_addr laddr;		/* local address */
 	struct in6_addr faddr;		/* peer: destination or source */
 	uint64_t rdma_dest;		/* DATA, RECV: cookie shipped */
-	uint64_t token;			/* NOTIFY: user token */
+	union {
+		uint64_t token;		/* NOTIFY: user token */
+		uint64_t rx_tstamp;	/* RECV (rx_ts): arrival, CLOCK_REALTIME
+					 * in ns (SO_TIMESTAMP) */
+	};
 	int32_t status;			/* NOTIFY: RDS_RDMA_* status */
 	uint32_t pad2;
 	rds_engine_fn call;		/* CALL: what to run, with */

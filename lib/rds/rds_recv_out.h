@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 
 #include <rte_common.h>
@@ -49,11 +50,11 @@ rds_cmsg_out_init(struct rds_cmsg_out *o, const struct msghdr *msg)
 	o->used = 0;
 }
 
-/* One SOL_RDS control message of len bytes of data: false, with
- * MSG_CTRUNC in msg_flags, when it does not fit. */
+/* One control message of level and type, len bytes of data: false,
+ * with MSG_CTRUNC in msg_flags, when it does not fit. */
 static inline bool
-rds_cmsg_put(struct rds_cmsg_out *o, struct msghdr *msg, int type,
-	     const void *data, size_t len)
+rds_cmsg_put_level(struct rds_cmsg_out *o, struct msghdr *msg, int level,
+		   int type, const void *data, size_t len)
 {
 	struct cmsghdr *cm;
 
@@ -63,11 +64,44 @@ rds_cmsg_put(struct rds_cmsg_out *o, struct msghdr *msg, int type,
 	}
 	cm = (struct cmsghdr *)(o->base + o->used);
 	cm->cmsg_len = CMSG_LEN(len);
-	cm->cmsg_level = SOL_RDS;
+	cm->cmsg_level = level;
 	cm->cmsg_type = type;
 	memcpy(CMSG_DATA(cm), data, len);
 	o->used += RTE_MIN(CMSG_SPACE(len), o->space - o->used);
 	return true;
+}
+
+/* One SOL_RDS control message. */
+static inline bool
+rds_cmsg_put(struct rds_cmsg_out *o, struct msghdr *msg, int type,
+	     const void *data, size_t len)
+{
+	return rds_cmsg_put_level(o, msg, SOL_RDS, type, data, len);
+}
+
+/* The arrival time (RDS_TS_OLD or RDS_TS_NEW, ns of CLOCK_REALTIME) as
+ * net/rds/recv.c rds_cmsg_recv writes it: SOL_SOCKET, SO_TIMESTAMP_OLD
+ * with a struct timeval, or SO_TIMESTAMP_NEW with a struct
+ * __kernel_sock_timeval (two 64-bit fields). */
+static inline void
+rds_cmsg_put_tstamp(struct rds_cmsg_out *o, struct msghdr *msg, uint8_t ts,
+		    uint64_t ns)
+{
+	if (ts == RDS_TS_NEW) {
+		int64_t v[2] = { (int64_t)(ns / 1000000000ULL),
+				 (int64_t)(ns % 1000000000ULL / 1000) };
+
+		rds_cmsg_put_level(o, msg, SOL_SOCKET, SO_TIMESTAMP_NEW, v,
+				   sizeof(v));
+	} else {
+		struct timeval tv = {
+			.tv_sec = (time_t)(ns / 1000000000ULL),
+			.tv_usec = (suseconds_t)(ns % 1000000000ULL / 1000),
+		};
+
+		rds_cmsg_put_level(o, msg, SOL_SOCKET, SO_TIMESTAMP_OLD, &tv,
+				   sizeof(tv));
+	}
 }
 
 /* Would a control message of len bytes of data fit? */
@@ -143,26 +177,44 @@ rds_recv_out_iov(const struct msghdr *msg, const uint8_t *src, size_t len)
 	return off;
 }
 
+/* The control messages of a data message that has some: its
+ * RDS_CMSG_RDMA_DEST cookie, its arrival time. Out of line: most
+ * messages have none. */
+static __rte_noinline void
+rds_recv_out_ctl(struct msghdr *msg, bool has_dest, uint64_t dest_cookie,
+		 uint8_t ts, uint64_t ts_ns)
+{
+	struct rds_cmsg_out o;
+
+	rds_cmsg_out_init(&o, msg);
+	if (has_dest)
+		rds_cmsg_put(&o, msg, RDS_CMSG_RDMA_DEST, &dest_cookie,
+			     sizeof(dest_cookie));
+	if (ts != 0)
+		rds_cmsg_put_tstamp(&o, msg, ts, ts_ns);
+	rds_cmsg_out_done(&o, msg);
+}
+
 /*
  * A data message out: payload, msg_flags, source address, its
- * RDS_CMSG_RDMA_DEST cookie when the sender shipped one, msg_controllen.
- * Returns what recvmsg returns.
+ * RDS_CMSG_RDMA_DEST cookie when the sender shipped one, its arrival time
+ * when it was stamped (ts: RDS_TS_*, 0 none; SO_TIMESTAMP),
+ * msg_controllen (0 when nothing was written). Returns what recvmsg
+ * returns.
  */
 static __rte_always_inline ssize_t
 rds_recv_out_msg(struct msghdr *msg, int flags, const uint8_t *data,
 		 size_t len, uint32_t addr_be, uint16_t port, bool has_dest,
-		 uint64_t dest_cookie)
+		 uint64_t dest_cookie, uint8_t ts, uint64_t ts_ns)
 {
 	size_t copied = rds_recv_out_iov(msg, data, len);
-	struct rds_cmsg_out o;
 
 	msg->msg_flags = copied < len ? MSG_TRUNC : 0;
 	rds_uarg_name_v4(msg, addr_be, port);
-	rds_cmsg_out_init(&o, msg);
-	if (unlikely(has_dest))
-		rds_cmsg_put(&o, msg, RDS_CMSG_RDMA_DEST, &dest_cookie,
-			     sizeof(dest_cookie));
-	rds_cmsg_out_done(&o, msg);
+	if (likely(!has_dest && ts == 0))
+		msg->msg_controllen = 0;
+	else
+		rds_recv_out_ctl(msg, has_dest, dest_cookie, ts, ts_ns);
 	return (flags & MSG_TRUNC) ? (ssize_t)len : (ssize_t)copied;
 }
 

@@ -159,11 +159,15 @@ struct rds_cbuf {
 	uint32_t pad2;
 	uint64_t rdma_dest;		/* RX: RDS_CMSG_RDMA_DEST cookie */
 	uint64_t seq;			/* RX: RDS sequence (info) */
-	uint8_t rsvd[RDS_CBUF_HDR - 40];
+	uint64_t rx_tstamp;		/* RX (RDS_CBUF_F_TS*): arrival,
+					 * CLOCK_REALTIME in ns */
+	uint8_t rsvd[RDS_CBUF_HDR - 48];
 };
 
 #define RDS_CBUF_F_DEST 0x1		/* RX: rdma_dest is set */
 #define RDS_CBUF_F_DONTWAIT 0x2		/* TX: the sender did not block */
+#define RDS_CBUF_F_TS_OLD 0x4		/* RX: rx_tstamp, SO_TIMESTAMP_OLD */
+#define RDS_CBUF_F_TS_NEW 0x8		/* RX: rx_tstamp, SO_TIMESTAMP_NEW */
 
 /* A notification (RDS_CMSG_RDMA_STATUS): two slots of the nt ring. */
 

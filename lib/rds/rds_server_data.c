@@ -47,7 +47,10 @@ rds_srv_copy_out(struct rds_client *cl, struct rds_srv_sock *ss,
 	b->ctl_len = 0;
 	b->addr = rds_addr_v4(&m->faddr);
 	b->port = m->sport;
-	b->flags = m->has_dest ? RDS_CBUF_F_DEST : 0;
+	b->flags = (m->has_dest ? RDS_CBUF_F_DEST : 0) |
+		   (m->rx_ts == RDS_TS_OLD ? RDS_CBUF_F_TS_OLD : 0) |
+		   (m->rx_ts == RDS_TS_NEW ? RDS_CBUF_F_TS_NEW : 0);
+	b->rx_tstamp = m->rx_ts != 0 ? m->rx_tstamp : 0;
 	b->csock = (int32_t)ss->idx;
 	b->rdma_dest = m->rdma_dest;
 	b->seq = m->seq;

@@ -31,6 +31,14 @@ struct rds_slot {
 	struct rds_sock *body;
 };
 
+/* so_flags of SO_TIMESTAMP_OLD/NEW (the kernel's SOCK_RCVTSTAMP,
+ * SOCK_TSTAMP_NEW); the generic flags below them (rds_sockopt.c). */
+#define RDS_SO_F_RCVTSTAMP (1u << 7)
+#define RDS_SO_F_TSTAMP_NEW (1u << 8)
+/* struct rds_msg rx_ts: which timestamp a received message carries. */
+#define RDS_TS_OLD 1
+#define RDS_TS_NEW 2
+
 struct rds_sock {
 	int id;
 	uint32_t gen;			/* its slot's generation */
@@ -54,7 +62,9 @@ struct rds_sock {
 	int recverr;			/* RDS_RECVERR */
 	int cong_monitor;		/* RDS_CONG_MONITOR */
 	uint32_t so_flags;		/* generic SOL_SOCKET flags set
-					 * (RDS_SO_F_*): kept, no effect */
+					 * (rds_sockopt.c): kept, no effect,
+					 * but RDS_SO_F_RCVTSTAMP (the engine
+					 * reads it: atomic) */
 	int so_priority;		/* SO_PRIORITY: kept, no effect */
 	int efd;			/* eventfd for poll/epoll, or -1 */
 	bool watched;			/* on the congestion watch list */

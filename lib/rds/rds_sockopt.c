@@ -120,6 +120,47 @@ rds_so_flag(int optname)
 	}
 }
 
+/*
+ * SO_TIMESTAMP_OLD/NEW (net/core/sock.c sock_set_timestamp; net/rds
+ * af_rds.c takes them at SOL_RDS too): on, the arrival time of each
+ * message as a control message of that type (SO_TIMESTAMP_NEW: struct
+ * __kernel_sock_timeval); off, none.
+ */
+static int
+rds_set_tstamp(struct rds_sock *rs, int optname, const void *optval,
+	       socklen_t optlen, bool sol_rds)
+{
+	uint32_t f;
+	int v, ret;
+
+	if (sol_rds) {
+		/* net/rds: anything but an int is EFAULT. */
+		if (optlen != sizeof(int))
+			return -EFAULT;
+		if (optval == NULL)
+			return -EFAULT;
+		memcpy(&v, optval, sizeof(v));
+	} else {
+		ret = rds_opt_int(optval, optlen, &v);
+		if (ret != 0)
+			return ret;
+	}
+	rte_spinlock_lock(&rs->lock);
+	f = rs->so_flags;
+	if (v != 0) {
+		f |= RDS_SO_F_RCVTSTAMP;
+		if (optname == SO_TIMESTAMP_NEW)
+			f |= RDS_SO_F_TSTAMP_NEW;
+		else
+			f &= ~RDS_SO_F_TSTAMP_NEW;
+	} else {
+		f &= ~RDS_SO_F_RCVTSTAMP;
+	}
+	__atomic_store_n(&rs->so_flags, f, __ATOMIC_RELAXED);
+	rte_spinlock_unlock(&rs->lock);
+	return 0;
+}
+
 static int
 rds_setsockopt(struct rds_sock *rs, int level, int optname,
 	       const void *optval, socklen_t optlen)
@@ -162,6 +203,11 @@ rds_setsockopt(struct rds_sock *rs, int level, int optname,
 			if (ret == 0)
 				rs->so_priority = v;
 			break;
+		case SO_TIMESTAMP_OLD:
+		case SO_TIMESTAMP_NEW:
+			ret = rds_set_tstamp(rs, optname, optval, optlen,
+					     false);
+			break;
 		default:
 			if (rds_so_flag(optname) == 0)
 				break;
@@ -170,9 +216,13 @@ rds_setsockopt(struct rds_sock *rs, int level, int optname,
 				break;
 			rte_spinlock_lock(&rs->lock);
 			if (v != 0)
-				rs->so_flags |= rds_so_flag(optname);
+				__atomic_fetch_or(&rs->so_flags,
+						  rds_so_flag(optname),
+						  __ATOMIC_RELAXED);
 			else
-				rs->so_flags &= ~rds_so_flag(optname);
+				__atomic_fetch_and(&rs->so_flags,
+						   ~rds_so_flag(optname),
+						   __ATOMIC_RELAXED);
 			rte_spinlock_unlock(&rs->lock);
 			break;
 		}
@@ -194,6 +244,11 @@ rds_setsockopt(struct rds_sock *rs, int level, int optname,
 			rte_spinlock_lock(&rs->lock);
 			ret = rds_set_transport(rs, optval, optlen);
 			rte_spinlock_unlock(&rs->lock);
+			break;
+		case SO_TIMESTAMP_OLD:
+		case SO_TIMESTAMP_NEW:
+			ret = rds_set_tstamp(rs, optname, optval, optlen,
+					     true);
 			break;
 		case RTE_RDS6_CONN_RESET:
 			ret = rds_conn_user_reset(rs, optval, optlen, true);
@@ -324,6 +379,14 @@ rte_rds_getsockopt(int s, int level, int optname, void *optval,
 		case SO_ERROR:
 			/* RDS reports errors per call, never pending. */
 			ret = rds_put_int(optval, optlen, 0);
+			break;
+		case SO_TIMESTAMP_OLD:
+		case SO_TIMESTAMP_NEW:
+			/* As sk_getsockopt: on, and of this type. */
+			ret = rds_put_int(optval, optlen,
+				(rs->so_flags & RDS_SO_F_RCVTSTAMP) &&
+				((rs->so_flags & RDS_SO_F_TSTAMP_NEW) != 0) ==
+				(optname == SO_TIMESTAMP_NEW));
 			break;
 		default:
 			if (rds_so_flag(optname) != 0)

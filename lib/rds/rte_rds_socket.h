@@ -262,7 +262,14 @@ ssize_t rte_rds_recvfrom(int s, void *buf, size_t len, int flags,
  * SO_RCVTIMEO (struct timeval); the socket layer's generic SO_REUSEADDR,
  * SO_REUSEPORT, SO_KEEPALIVE, SO_BROADCAST, SO_DONTROUTE, SO_OOBINLINE,
  * SO_DEBUG and SO_PRIORITY (int), which the kernel accepts for any
- * socket: kept for getsockopt, no effect on RDS. SOL_RDS:
+ * socket: kept for getsockopt, no effect on RDS; SO_TIMESTAMP_OLD and
+ * SO_TIMESTAMP_NEW (int, also at SOL_RDS as the kernel's RDS takes them,
+ * where a length other than an int's is EFAULT): each message that
+ * arrives while it is on carries its arrival time (CLOCK_REALTIME) to
+ * rte_rds_recvmsg() as a SOL_SOCKET control message of that type (a
+ * struct timeval, or two 64-bit fields for SO_TIMESTAMP_NEW), as
+ * net/rds/recv.c; SO_TIMESTAMPNS and SO_TIMESTAMPING are not taken
+ * (ENOPROTOOPT). SOL_RDS:
  * RDS_CANCEL_SENT_TO (optional
  * struct sockaddr_in; none cancels every destination), SO_RDS_TRANSPORT
  * (int, before bind; also under UEK's number, RTE_RDS_SO_TRANSPORT_UEK),
@@ -303,7 +310,8 @@ int rte_rds_setsockopt(int s, int level, int optname, const void *optval,
 
 /**
  * Read a socket option: SO_SNDBUF, SO_RCVBUF, SO_SNDTIMEO, SO_RCVTIMEO,
- * the generic options rte_rds_setsockopt() keeps, SO_TYPE
+ * the generic options rte_rds_setsockopt() keeps, SO_TIMESTAMP_OLD and
+ * _NEW (1 when on and of that type), SO_TYPE
  * (SOCK_SEQPACKET), SO_DOMAIN (AF_RDS), SO_PROTOCOL (0), SO_ERROR (0),
  * SO_RDS_TRANSPORT (RDS_TRANS_NONE until bound or pinned; also under
  * RTE_RDS_SO_TRANSPORT_UEK), RDS_RECVERR, and the RDS_INFO_* snapshots (see rte_rds_info(): the call then returns

@@ -472,6 +472,122 @@ test_recv_notify(void)
 	lib_down();
 }
 
+/* Until r has a message (2 s at most). */
+static void
+wait_in(int r)
+{
+	struct rte_rds_pollfd p = { .sock = r, .events = POLLIN };
+
+	CU_ASSERT_EQUAL(rte_rds_poll(&p, 1, 2000), 1);
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* The timestamp control message recv_ctl left in cbuf: of type, within
+ * [t0, t1] (microseconds: the kernel's timeval). */
+static void
+check_tstamp(const struct cmsghdr *h, int type, uint64_t t0, uint64_t t1)
+{
+	int64_t v[2];
+	uint64_t ns;
+
+	CU_ASSERT_EQUAL(h->cmsg_level, SOL_SOCKET);
+	CU_ASSERT_EQUAL(h->cmsg_type, type);
+	CU_ASSERT_EQUAL(h->cmsg_len, CMSG_LEN(sizeof(v)));
+	memcpy(v, CMSG_DATA(h), sizeof(v));
+	CU_ASSERT(v[1] >= 0 && v[1] < 1000000);
+	ns = (uint64_t)v[0] * 1000000000ULL + (uint64_t)v[1] * 1000ULL;
+	CU_ASSERT(ns + 1000 >= t0 && ns <= t1);
+	if (!(ns + 1000 >= t0 && ns <= t1))
+		printf("\n    [%s] stamp %" PRIu64 " not in [%" PRIu64
+		       ", %" PRIu64 "]", ctx, ns, t0, t1);
+}
+
+/*
+ * SO_TIMESTAMP (net/rds/recv.c: the arrival time of a message that came
+ * while the socket asked for it, as SOL_SOCKET SO_TIMESTAMP_OLD with a
+ * struct timeval or SO_TIMESTAMP_NEW with two 64-bit fields), set at
+ * SOL_SOCKET or SOL_RDS; getsockopt says which is on; whole or
+ * MSG_CTRUNC like every control message.
+ */
+static void
+test_recv_timestamp(void)
+{
+	union {
+		struct cmsghdr h;
+		uint8_t b[64];
+	} cbuf;
+	uint64_t t0, t1;
+	int s, r, v;
+
+	lib_up();
+	r = sock_at(RDS_TEST_IP2, 5000);
+	s = sock_at(RDS_TEST_IP1, 4000);
+	ctx = "SO_TIMESTAMP off";
+	CU_ASSERT_EQUAL(get_int(r, SOL_SOCKET, SO_TIMESTAMP_OLD), 0);
+	EXPECT_RET(send_to(s, "abc", 3, RDS_TEST_IP2, 5000, 0), 3);
+	recv_ctl(r, cbuf.b, sizeof(cbuf.b), 0, 0);
+
+	ctx = "SO_TIMESTAMP_OLD";
+	set_int(r, SOL_SOCKET, SO_TIMESTAMP_OLD, 1);
+	CU_ASSERT_EQUAL(get_int(r, SOL_SOCKET, SO_TIMESTAMP_OLD), 1);
+	CU_ASSERT_EQUAL(get_int(r, SOL_SOCKET, SO_TIMESTAMP_NEW), 0);
+	t0 = now_ns();
+	EXPECT_RET(send_to(s, "abc", 3, RDS_TEST_IP2, 5000, 0), 3);
+	wait_in(r);
+	t1 = now_ns();
+	recv_ctl(r, cbuf.b, sizeof(cbuf.b), CMSG_SPACE(16), 0);
+	check_tstamp(&cbuf.h, SO_TIMESTAMP_OLD, t0, t1);
+	/* No room for it: MSG_CTRUNC, nothing written. */
+	ctx = "SO_TIMESTAMP_OLD, no room";
+	EXPECT_RET(send_to(s, "abc", 3, RDS_TEST_IP2, 5000, 0), 3);
+	recv_ctl(r, cbuf.b, CMSG_LEN(8), 0, MSG_CTRUNC);
+
+	ctx = "SO_TIMESTAMP_NEW at SOL_RDS";
+	set_int(r, SOL_RDS, SO_TIMESTAMP_NEW, 1);
+	CU_ASSERT_EQUAL(get_int(r, SOL_SOCKET, SO_TIMESTAMP_OLD), 0);
+	CU_ASSERT_EQUAL(get_int(r, SOL_SOCKET, SO_TIMESTAMP_NEW), 1);
+	t0 = now_ns();
+	EXPECT_RET(send_to(s, "abc", 3, RDS_TEST_IP2, 5000, 0), 3);
+	wait_in(r);
+	t1 = now_ns();
+	recv_ctl(r, cbuf.b, sizeof(cbuf.b), CMSG_SPACE(16), 0);
+	check_tstamp(&cbuf.h, SO_TIMESTAMP_NEW, t0, t1);
+
+	/* Lengths: SOL_SOCKET as sock_setsockopt (EINVAL), SOL_RDS as
+	 * net/rds (EFAULT for anything but an int). */
+	ctx = "SO_TIMESTAMP lengths";
+	v = 1;
+	EXPECT_ERR(rte_rds_setsockopt(r, SOL_SOCKET, SO_TIMESTAMP_OLD, &v, 2),
+		   EINVAL);
+	EXPECT_ERR(rte_rds_setsockopt(r, SOL_RDS, SO_TIMESTAMP_OLD, &v, 2),
+		   EFAULT);
+	EXPECT_ERR(rte_rds_setsockopt(r, SOL_RDS, SO_TIMESTAMP_OLD, NULL,
+				      sizeof(v)), EFAULT);
+
+	/* Off: none; and a message that came while it was off has none
+	 * once it is on again (stamped on arrival, as the kernel's). */
+	ctx = "SO_TIMESTAMP off again";
+	set_int(r, SOL_SOCKET, SO_TIMESTAMP_NEW, 0);
+	CU_ASSERT_EQUAL(get_int(r, SOL_SOCKET, SO_TIMESTAMP_NEW), 0);
+	EXPECT_RET(send_to(s, "abc", 3, RDS_TEST_IP2, 5000, 0), 3);
+	recv_ctl(r, cbuf.b, sizeof(cbuf.b), 0, 0);
+	EXPECT_RET(send_to(s, "abc", 3, RDS_TEST_IP2, 5000, 0), 3);
+	wait_in(r);
+	set_int(r, SOL_SOCKET, SO_TIMESTAMP_OLD, 1);
+	recv_ctl(r, cbuf.b, sizeof(cbuf.b), 0, 0);
+	EXPECT_OK(rte_rds_close(s));
+	EXPECT_OK(rte_rds_close(r));
+	lib_down();
+}
+
 int
 main(void)
 {
@@ -479,6 +595,7 @@ main(void)
 		{ "recvmsg", test_recvmsg },
 		{ "recv_cmsg", test_recv_cmsg },
 		{ "recv_notify", test_recv_notify },
+		{ "recv_timestamp", test_recv_timestamp },
 		{ NULL, NULL },
 	};
 
