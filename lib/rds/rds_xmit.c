@@ -240,6 +240,52 @@ rds_send_cong_map(struct rds_conn *c)
 	return ret;
 }
 
+/*
+ * rds-rdma(7)'s rule for a message that carries an RDMA or atomic
+ * operation, for every transport (the kernel's rds_send_xmit and its
+ * drivers' completions): the operation runs first, once (the
+ * transport's xmit_op; a message sent again after a reset does not run
+ * it again); a failed one takes its message with it (not sent, counted
+ * as acknowledged: the receiver sees a gap in the sequence); an
+ * RDS_RDMA_SILENT one on a message without payload or RDMA_DEST sends no
+ * message at all; otherwise the message goes and, once it has, the
+ * operation's result is reported (NOTIFY_ME, or RDS_RECVERR on a
+ * failure; once: rds_rdma_op_notify). An operation in flight whose
+ * result comes later (RDS_XMIT_OP_POSTED) does not hold its message
+ * back: the transport reports the result (rds_rdma_op_completed), and a
+ * silent one's message stays on the retransmit queue, unsent, so that a
+ * reset that flushes the operation still ends it DROPPED. What xmit
+ * returns.
+ */
+static int
+rds_send_xmit_op(struct rds_conn *c, struct rds_msg *m)
+{
+	struct rds_rdma_op *op = m->op;
+	bool silent = (op->flags & RDS_RDMA_SILENT) && m->len == 0 &&
+		      !m->has_dest;
+	int ret;
+
+	if (!op->done && !op->posted) {
+		ret = c->trans->xmit_op(c, m);
+		if (ret < 0)
+			return ret;
+		if (ret == RDS_XMIT_OP_POSTED)
+			op->posted = true;
+		else
+			op->done = true;
+	}
+	if (!op->done)
+		return silent ? 0 : c->trans->xmit(c, m);
+	if (op->status != RDS_RDMA_SUCCESS || silent) {
+		rds_rdma_notify(c->eng, m, op->status);
+		return RDS_XMIT_ACKED;
+	}
+	ret = c->trans->xmit(c, m);
+	if (ret >= 0)
+		rds_rdma_notify(c->eng, m, op->status);
+	return ret;
+}
+
 /* Transmit what the connection has queued (rds_send_xmit). Returns the
  * number of frames handed to the transport. */
 unsigned int
@@ -272,7 +318,10 @@ rds_send_xmit(struct rds_conn *c)
 		/* Read before the call: a message taken (RDS_XMIT_TAKEN) is
 		 * the receiver's once xmit returns. */
 		flags = m->h_flags;
-		ret = c->trans->xmit(c, m);
+		if (likely(m->op == NULL))
+			ret = c->trans->xmit(c, m);
+		else
+			ret = rds_send_xmit_op(c, m);
 		if (ret == -EAGAIN)
 			break;
 		c->xmit_cur = NULL;

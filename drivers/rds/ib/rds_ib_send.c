@@ -199,6 +199,51 @@ rds_ib_post(struct rds_ib_conn *ic, uint32_t data_len, bool solicited,
 	return 0;
 }
 
+/*
+ * The RDMA or atomic work request of m's operation, posted before its
+ * SEND (the core's rds_send_xmit_op applies the rest of rds-rdma(7)'s
+ * rule): in flight, its completion reports it (rds_ib_op_complete).
+ * Nothing of m is half sent after it: the core may send no message (a
+ * silent operation), and the next SEND is fenced when it must be.
+ */
+int
+rds_ib_xmit_op(struct rds_conn *c, struct rds_msg *m)
+{
+	struct rds_ib_conn *ic = c->tp;
+	struct rds_ib_engine *ie = rds_ib_engine(c->eng);
+	struct rds_rdma_op *op = m->op;
+	int ret;
+
+	if (ic->qp == NULL || ic->cstate != RDS_IB_ESTABLISHED)
+		return -ENOTCONN;
+	if (rds_ib_send_room(ic) == 0) {
+		ie->stats.tx_ring_full++;
+		ic->tx_blocked = true;
+		return -EAGAIN;
+	}
+	/* An atomic on a target that is not 8-byte aligned: an HCA answers
+	 * Invalid Request (the QP in error), rxe never answers at all (the
+	 * op would hang there). The remote address of a zero-based region
+	 * is its offset: refuse it as the software executor's target does,
+	 * REMOTE_ERROR, and the message goes with it (as eth's refused
+	 * ops; the receiver sees a sequence gap). */
+	if (op->kind >= RDS_OP_FADD &&
+	    (((op->cookie >> 32) + op->remote_off) & 7) != 0) {
+		rds_rdma_op_fail(op, RDS_RDMA_REMOTE_ERROR);
+		return 0;
+	}
+	/* Its own ibv_post_send: what is queued goes first. */
+	rds_ib_send_post_chain(ic);
+	ret = rds_ib_post_op(ic, op);
+	if (ret != 0)
+		return ret;
+	/* A READ or atomic must land before the peer sees the message
+	 * (RDS_RDMA_FENCE is the kernel's advice). */
+	ic->tx_fence_next = op->kind != RDS_OP_WRITE ||
+			    (op->flags & RDS_RDMA_FENCE);
+	return RDS_XMIT_OP_POSTED;
+}
+
 int
 rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 {
@@ -213,8 +258,8 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 	if (ic->tx_msg != m) {
 		ic->tx_msg = m;
 		ic->tx_off = 0;
-		ic->tx_op_posted = false;
-		ic->tx_fence = false;
+		ic->tx_fence = ic->tx_fence_next;
+		ic->tx_fence_next = false;
 		ic->tx_zc_mr = NULL;
 		if (ic->la->opts.zerocopy && m->len >= ic->la->opts.zc_min &&
 		    RDS_IB_HDR_SIZE + m->len > ic->max_inline)
@@ -227,47 +272,6 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 		ic->tx_blocked = true;
 		ic->tx_msg = NULL;
 		return -EAGAIN;
-	}
-	/* The RDMA or atomic work request goes before the SEND. */
-	if (m->op != NULL && !ic->tx_op_posted) {
-		if (rds_ib_send_room(ic) == 0) {
-			ie->stats.tx_ring_full++;
-			ic->tx_blocked = true;
-			return -EAGAIN;
-		}
-		/* An atomic on a target that is not 8-byte aligned: an
-		 * HCA answers Invalid Request (the QP in error), rxe never
-		 * answers at all (the op would hang there). The remote
-		 * address of a zero-based region is its offset: refuse it
-		 * as the software executor's target does, REMOTE_ERROR,
-		 * and the message goes with it (as eth's refused ops; the
-		 * receiver sees a sequence gap). */
-		if (m->op->kind >= RDS_OP_FADD && !m->op->executed &&
-		    (((m->op->cookie >> 32) + m->op->remote_off) & 7) != 0) {
-			rds_rdma_notify(c->eng, m, RDS_RDMA_REMOTE_ERROR);
-			ic->tx_msg = NULL;
-			return RDS_XMIT_ACKED;
-		}
-		/* One that completed before a reset (the message is
-		 * retransmitted) is not posted again: it ran. */
-		if (!m->op->executed) {
-			/* Its own ibv_post_send: what is queued goes first. */
-			rds_ib_send_post_chain(ic);
-			ret = rds_ib_post_op(ic, m->op);
-			if (ret != 0)
-				return ret;
-			/* A READ or atomic must land before the peer
-			 * sees the message (RDS_RDMA_FENCE is the
-			 * kernel's advice). */
-			ic->tx_fence = m->op->kind != RDS_OP_WRITE ||
-				       (m->op->flags & RDS_RDMA_FENCE);
-		}
-		ic->tx_op_posted = true;
-		if ((m->op->flags & RDS_RDMA_SILENT) && m->len == 0 &&
-		    !m->has_dest) {
-			ic->tx_msg = NULL;
-			return 0;	/* no message at all */
-		}
 	}
 	do {
 		struct rds_ib_send_wr *w;

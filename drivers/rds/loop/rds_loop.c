@@ -249,7 +249,6 @@ loop_xmit(struct rds_conn *c, struct rds_msg *m)
 {
 	struct loop_engine *le = loop_engine(c->eng);
 	struct loop_conn *lc = c->tp;
-	int ret, st;
 
 	if (unlikely(lc->peer == NULL))
 		return -ENOTCONN;
@@ -259,33 +258,33 @@ loop_xmit(struct rds_conn *c, struct rds_msg *m)
 		rds_conn_ack_taken(c);
 		return 0;
 	}
-	if (m->op != NULL) {
-		/* The target's side runs the operation before it takes the
-		 * message; a failed operation takes the message with it.
-		 * It runs once, even if the message must go again. The
-		 * target's end of the connection answers for it (its wrong
-		 * keys count there, as they would on a wire). */
-		if (!m->op->executed)
-			rds_rdma_sw_exec(lc->peer, m->op);
-		st = m->op->status;
-		if (st != RDS_RDMA_SUCCESS ||
-		    ((m->op->flags & RDS_RDMA_SILENT) && m->len == 0 &&
-		     !m->has_dest)) {
-			rds_rdma_notify(c->eng, m, st);
-			loop_after_frame(c, le);
-			return loop_acks_at_once(le) ? RDS_XMIT_ACKED : 0;
-		}
-		ret = loop_deliver(c, le, m);
-		if (ret >= 0)
-			rds_rdma_notify(c->eng, m, st);
-		return ret;
-	}
 	if (loop_acks_at_once(le) &&
 	    rds_recv_take(c, lc->peer, m) == RDS_XMIT_TAKEN) {
 		loop_after_frame(c, le);
 		return RDS_XMIT_TAKEN;
 	}
 	return loop_deliver(c, le, m);
+}
+
+/* The target's side runs the operation before it takes the message (the
+ * core's rds_send_xmit_op applies the rest of the rule). The target's
+ * end of the connection answers for it: its wrong keys count there, as
+ * they would on a wire. Behind a lost frame it is flushed, as an RC QP
+ * in error flushes a work request: it does not run, and the reset ends
+ * it. */
+static int
+loop_xmit_op(struct rds_conn *c, struct rds_msg *m)
+{
+	struct loop_engine *le = loop_engine(c->eng);
+	struct loop_conn *lc = c->tp;
+
+	if (unlikely(lc->peer == NULL))
+		return -ENOTCONN;
+	loop_faults_refresh(le);
+	if (lc->broken)
+		return RDS_XMIT_OP_POSTED;
+	rds_rdma_sw_exec(lc->peer, m->op);
+	return 0;
 }
 
 static int
@@ -348,6 +347,7 @@ static const struct rds_transport rds_loop_transport = {
 	.conn_connect = loop_conn_connect,
 	.conn_shutdown = loop_conn_shutdown,
 	.xmit = loop_xmit,
+	.xmit_op = loop_xmit_op,
 	.xmit_ack = loop_xmit_ack,
 	.xstat_names = loop_xstat_names,
 	.nb_xstats = RTE_DIM(loop_xstat_names),
