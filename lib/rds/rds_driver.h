@@ -70,7 +70,9 @@ struct rds_transport {
 	void (*conn_shutdown)(struct rds_conn *c);
 	/* Send one whole message (fragmenting as the transport needs),
 	 * taking each frame's header from rds_msg_hdr() (or, within the
-	 * instance, rds_msg_hdr_info()). Returns 0 when the message is on
+	 * instance, rds_msg_hdr_info()) and, once a frame is queued, saying
+	 * that its ACK went (rds_conn_ack_sent() with the value the header
+	 * carries; not with RDS_TRANS_F_ACKS). Returns 0 when the message is on
 	 * its way (kept until acknowledged), RDS_XMIT_ACKED when it was
 	 * delivered within the process and counts as acknowledged (the
 	 * kernel's loop transport), RDS_XMIT_TAKEN when rds_recv_take()
@@ -95,7 +97,8 @@ struct rds_transport {
 	 * called again (no room; eth: waiting for the answer); another
 	 * -errno to fail the connection. It builds no header of m. */
 	int (*xmit_op)(struct rds_conn *c, struct rds_msg *m);
-	/* Send an ACK-only frame with the header from rds_ack_hdr().
+	/* Send an ACK-only frame with the header from rds_ack_hdr(), and
+	 * rds_conn_ack_sent() once it is queued.
 	 * 0, -EAGAIN or -errno as xmit. Never called on a transport with
 	 * RDS_TRANS_F_ACKS (may be NULL there). */
 	int (*xmit_ack)(struct rds_conn *c);
@@ -222,7 +225,7 @@ void rds_rdma_op_completed(struct rds_engine *e, struct rds_rdma_op *op,
 			   int status);
 
 /* The rest a driver calls is declared with its concern: frame headers
- * and acknowledgements (rds_msg_hdr, rds_ack_hdr, rds_conn_ack_taken,
+ * and acknowledgements (rds_msg_hdr, rds_ack_hdr, rds_conn_ack_sent,
  * rds_send_drop_acked),
  * received frames (rds_recv_frame, rds_recv_frame_msg, rds_recv_hdr),
  * connection errors (rds_conn_error, rds_conn_drop, rds_conn_get), the

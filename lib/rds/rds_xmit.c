@@ -122,9 +122,11 @@ rds_send_pong(struct rds_conn *c, uint16_t dport)
 }
 
 /* Header of a message's frames, carrying the current cumulative ACK
- * (none where the transport acknowledges: RDS_TRANS_F_ACKS). */
-void
-rds_msg_hdr(struct rds_conn *c, const struct rds_msg *m, struct rds_header *h)
+ * (none where the transport acknowledges: RDS_TRANS_F_ACKS), which it
+ * returns. */
+uint64_t
+rds_msg_hdr(const struct rds_conn *c, const struct rds_msg *m,
+	    struct rds_header *h)
 {
 	uint64_t ack = c->trans->flags & RDS_TRANS_F_ACKS ? 0 : c->ack_next;
 
@@ -142,14 +144,14 @@ rds_msg_hdr(struct rds_conn *c, const struct rds_msg *m, struct rds_header *h)
 
 		rds_hdr_add_ext(h, RDS_EXTHDR_RDMA, &k, sizeof(k));
 	}
-	rds_conn_ack_taken(c);
+	return ack;
 }
 
 /* The same header as decoded fields: nothing to encode, checksum or
  * decode when the frame never leaves the process (or to encode as the
  * transport needs, rds_hdr_encode_info). */
 void
-rds_msg_hdr_info(struct rds_conn *c, const struct rds_msg *m,
+rds_msg_hdr_info(const struct rds_conn *c, const struct rds_msg *m,
 		 struct rds_hdr_info *h)
 {
 	h->seq = m->seq;
@@ -170,23 +172,21 @@ rds_msg_hdr_info(struct rds_conn *c, const struct rds_msg *m,
 		h->ext_mask |= 1u << RDS_EXTHDR_RDMA;
 		h->ext_rdma_rkey = (uint32_t)m->op->cookie;
 	}
-	rds_conn_ack_taken(c);
 }
 
 /* Header of an ACK-only frame: no ports, no length, no sequence. */
-void
-rds_ack_hdr(struct rds_conn *c, struct rds_header *h)
+uint64_t
+rds_ack_hdr(const struct rds_conn *c, struct rds_header *h)
 {
 	rds_hdr_encode(h, 0, c->ack_next, 0, 0, 0, 0, 0);
-	rds_conn_ack_taken(c);
+	return c->ack_next;
 }
 
 void
-rds_ack_hdr_info(struct rds_conn *c, struct rds_hdr_info *h)
+rds_ack_hdr_info(const struct rds_conn *c, struct rds_hdr_info *h)
 {
 	memset(h, 0, sizeof(*h));
 	h->ack = c->ack_next;
-	rds_conn_ack_taken(c);
 }
 
 /* The kernel's ACK_REQUIRED policy at transmit time: every

@@ -38,7 +38,10 @@ static struct {
 	unsigned int connects, shutdowns;
 	char args[RTE_RDS_ARGSIZE];
 	int xmits;
-	int acks;			/* xmit_ack calls */
+	int acks;			/* ACK-only frames sent */
+	bool no_room;			/* xmit, xmit_ack: build the header,
+					 * then -EAGAIN (the frame did not
+					 * go) */
 	unsigned int nb_hdrs;		/* DATA headers sent, decoded */
 	struct rds_hdr_info hdrs[CT_MAX_HDRS];
 	/* contract_rdma's xmit_op: what it does with an operation. */
@@ -89,8 +92,13 @@ static int
 ct_xmit(struct rds_conn *c, struct rds_msg *m)
 {
 	struct rds_header h;
+	uint64_t ack;
 
-	rds_msg_hdr(c, m, &h);
+	ack = rds_msg_hdr(c, m, &h);
+	if (ct.no_room)
+		return -EAGAIN;
+	if (!(c->trans->flags & RDS_TRANS_F_ACKS))
+		rds_conn_ack_sent(c, ack);
 	if (m->type == RDS_MSG_DATA) {	/* not the congestion map */
 		ct.xmits++;
 		if (ct.nb_hdrs < CT_MAX_HDRS &&
@@ -105,8 +113,12 @@ static int
 ct_xmit_ack(struct rds_conn *c)
 {
 	struct rds_header h;
+	uint64_t ack;
 
-	rds_ack_hdr(c, &h);
+	ack = rds_ack_hdr(c, &h);
+	if (ct.no_room)
+		return -EAGAIN;
+	rds_conn_ack_sent(c, ack);
 	ct.acks++;
 	return 0;
 }
@@ -540,6 +552,74 @@ test_acks_by_transport(void)
 	ack_case(true);
 }
 
+/*
+ * The ACK is sent when a frame that carries it goes, not when its header
+ * is built: a header built for a frame that found no room (the driver's
+ * -EAGAIN) leaves the ACK owed, and the next frame that goes carries it.
+ * An ACK-only frame first (the peer asked, ACK_REQUIRED), then a DATA
+ * frame (the ACK of a second message rides on it).
+ */
+static void
+test_ack_owed(void)
+{
+	struct sockaddr_in to = rds_test_sin(CT_PEER, 9);
+	struct rds_header wire;
+	struct rds_conn_key k;
+	struct rds_conn *c;
+	char buf[8];
+	int s;
+
+	lib_up(1);
+	s = rds_test_socket(CT_IP, 4000, 0, 0);
+	CU_ASSERT_FATAL(s >= 0);
+	CU_ASSERT_EQUAL(rte_rds_sendto(s, "x", 1, 0, (struct sockaddr *)&to,
+				       sizeof(to)), 1);
+	rte_rds_engine_poll(0);
+	rte_rds_engine_poll(0);
+	memset(&k, 0, sizeof(k));
+	rds_addr_from_v4(&k.laddr, inet_addr(CT_IP));
+	rds_addr_from_v4(&k.faddr, inet_addr(CT_PEER));
+	k.trans_id = CT_TRANS_ID;
+	c = rds_conn_lookup(rds_engine_get(0), &k);
+	CU_ASSERT_FATAL(c != NULL);
+	CU_ASSERT_EQUAL_FATAL(ct.nb_hdrs, 1);
+	/* The peer's message 1 asks for an ACK; no room for it. */
+	ct.no_room = true;
+	rds_hdr_encode(&wire, 1, 0, 1, 9, 4000, RDS_FLAG_ACK_REQUIRED, 0);
+	CU_ASSERT_EQUAL(rds_recv_frame(c, &wire, "y", 1), 0);
+	rte_rds_engine_poll(0);
+	CU_ASSERT_EQUAL(ct.acks, 0);
+	CU_ASSERT_EQUAL(c->ack_sent, 0);
+	CU_ASSERT_TRUE(rds_conn_has_work(c));	/* still owed */
+	ct.no_room = false;
+	rte_rds_engine_poll(0);
+	CU_ASSERT_EQUAL(ct.acks, 1);
+	CU_ASSERT_EQUAL(c->ack_sent, 1);
+	CU_ASSERT_FALSE(rds_conn_has_work(c));
+	/* Message 2 without ACK_REQUIRED: the ACK waits for a frame; ours
+	 * finds no room first, then goes and carries it. */
+	rds_hdr_encode(&wire, 2, 0, 1, 9, 4000, 0, 0);
+	CU_ASSERT_EQUAL(rds_recv_frame(c, &wire, "z", 1), 0);
+	ct.no_room = true;
+	CU_ASSERT_EQUAL(rte_rds_sendto(s, "x", 1, 0, (struct sockaddr *)&to,
+				       sizeof(to)), 1);
+	rte_rds_engine_poll(0);
+	CU_ASSERT_EQUAL(ct.nb_hdrs, 1);
+	CU_ASSERT_EQUAL(c->ack_next, 2);
+	CU_ASSERT_EQUAL(c->ack_sent, 1);	/* not sent: owed */
+	ct.no_room = false;
+	rte_rds_engine_poll(0);
+	CU_ASSERT_EQUAL_FATAL(ct.nb_hdrs, 2);
+	CU_ASSERT_EQUAL(ct.hdrs[1].ack, 2);
+	CU_ASSERT_EQUAL(c->ack_sent, 2);
+	CU_ASSERT_EQUAL(ct.acks, 1);		/* no ACK-only frame */
+	while (rte_rds_recvfrom(s, buf, sizeof(buf), MSG_DONTWAIT, NULL,
+				NULL) > 0)
+		;
+	CU_ASSERT(rte_rds_close(s) == 0);
+	CU_ASSERT(rte_rds_fini() == 0);
+}
+
 /* Send len bytes (0 or more) with an RDMA WRITE of 8 bytes, NOTIFY_ME
  * and flags, token tok. */
 static ssize_t
@@ -703,6 +783,7 @@ main(void)
 		{ "acks_rds", test_acks_rds },
 		{ "acks_by_transport", test_acks_by_transport },
 		{ "rdma_rule", test_rdma_rule },
+		{ "ack_owed", test_ack_owed },
 		{ NULL, NULL },
 	};
 

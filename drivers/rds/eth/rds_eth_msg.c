@@ -171,7 +171,8 @@ rds_eth_op_lost(struct rds_eth_conn *ec)
 
 /* The RDS header of m's unit, without its Internet checksum: the
  * frame's CRC32C covers it (0: not computed, which every receiver
- * takes, the kernel's too). */
+ * takes, the kernel's too). No ACK in it (RDS_TRANS_F_ACKS: the frame
+ * layer acknowledges), so nothing for rds_conn_ack_sent. */
 static inline void
 rds_eth_msg_hdr(struct rds_eth_conn *ec, const struct rds_msg *m,
 		struct rds_header *h)

@@ -250,6 +250,7 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 	struct rds_ib_conn *ic = c->tp;
 	struct rds_ib_engine *ie = rds_ib_engine(c->eng);
 	struct rds_header *h;
+	uint64_t ack;
 	uint32_t n;
 	int ret;
 
@@ -285,11 +286,7 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 		n = RTE_MIN(m->len - ic->tx_off, RDS_FRAG_SIZE);
 		h = (struct rds_header *)rds_ib_send_slot(ic, ic->s_head);
 		w = &ic->swr[ic->s_head % ic->nsend];
-		rds_msg_hdr(c, m, h);	/* carries the ACK */
-		if (ic->ack_waiting) {
-			ic->ack_waiting = false;
-			ie->stats.tx_acks_piggybacked++;
-		}
+		ack = rds_msg_hdr(c, m, h);	/* carries the ACK */
 		zc = ic->tx_zc_mr != NULL && n >= ic->la->opts.zc_min &&
 		     RDS_IB_HDR_SIZE + n > ic->max_inline;
 		if (zc) {
@@ -307,6 +304,11 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 				  ic->tx_fence, false);
 		if (ret != 0)
 			return ret;
+		rds_conn_ack_sent(c, ack);
+		if (ic->ack_waiting) {
+			ic->ack_waiting = false;
+			ie->stats.tx_acks_piggybacked++;
+		}
 		if (zc) {
 			/* Held until the slot's completion (or teardown). */
 			__atomic_fetch_add(&ic->tx_zc_buf->refs, 1,
@@ -328,7 +330,7 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
  * A standalone ACK (the kernel's rds_ib_attempt_ack). The first call
  * only notes the request: the core calls again in the next passes, and
  * the ACK goes once RDS_IB_ACK_WAIT_PASSES passes and RDS_IB_ACK_WAIT_US
- * have gone by, unless a DATA frame took it meanwhile (rds_msg_hdr: an
+ * have gone by, unless a DATA frame took it meanwhile (rds_ib_xmit: an
  * application answering what it just received sends its reply in
  * between). Then it goes, signalled, unless the previous standalone ACK
  * is still in flight (IB_ACK_IN_FLIGHT): the next one waits for its
@@ -340,6 +342,7 @@ rds_ib_xmit_ack(struct rds_conn *c)
 	struct rds_ib_conn *ic = c->tp;
 	struct rds_ib_engine *ie = rds_ib_engine(c->eng);
 	struct rds_engine *e = c->eng;
+	uint64_t ack;
 	int ret;
 
 	if (ic->qp == NULL || ic->cstate != RDS_IB_ESTABLISHED)
@@ -364,10 +367,12 @@ rds_ib_xmit_ack(struct rds_conn *c)
 	}
 	if (rds_ib_send_room(ic) == 0)
 		return -EAGAIN;
-	rds_ack_hdr(c, (struct rds_header *)rds_ib_send_slot(ic, ic->s_head));
+	ack = rds_ack_hdr(c, (struct rds_header *)rds_ib_send_slot(ic,
+								   ic->s_head));
 	ret = rds_ib_post(ic, 0, true, false, true);
 	if (ret != 0)
 		return ret;
+	rds_conn_ack_sent(c, ack);
 	ic->ack_waiting = false;
 	ic->ack_wr = ic->s_head;	/* its wr_id */
 	ie->stats.tx_acks++;

@@ -237,9 +237,10 @@ loop_deliver(struct rds_conn *c, struct loop_engine *le, struct rds_msg *m)
 	/* The receiver cannot keep it now (a socket that does not read, of
 	 * a client at its limit): again in a later pass, as a NIC whose
 	 * peer has no receive buffer retries, instead of a reset that would
-	 * send everything after it again at once. */
+	 * send everything after it again at once. Its ACK is still owed. */
 	if (ret == -ENOMEM)
 		return -EAGAIN;
+	rds_conn_ack_sent(c, h.ack);
 	loop_after_frame(c, le);
 	return h.acked ? RDS_XMIT_ACKED : 0;
 }
@@ -255,7 +256,7 @@ loop_xmit(struct rds_conn *c, struct rds_msg *m)
 	loop_faults_refresh(le);
 	if (!loop_frame_survives(c, le)) {
 		/* The frame carried the ACK all the same, as on a wire. */
-		rds_conn_ack_taken(c);
+		rds_conn_ack_sent(c, c->ack_next);
 		return 0;
 	}
 	if (loop_acks_at_once(le) &&
@@ -298,6 +299,7 @@ loop_xmit_ack(struct rds_conn *c)
 		return -ENOTCONN;
 	loop_faults_refresh(le);
 	rds_ack_hdr_info(c, &h);
+	rds_conn_ack_sent(c, h.ack);	/* lost or not: it left */
 	if (!loop_frame_survives(c, le))
 		return 0;
 	rds_recv_hdr(lc->peer, &h, NULL, 0, NULL);
