@@ -109,16 +109,23 @@ struct rds_conn {
 	void *tp;			/* transport private */
 };
 
-/* A frame carries the connection's cumulative ACK: nothing is owed until
- * a new message arrives. The header builders (rds_msg_hdr, rds_ack_hdr
- * and their _info forms) call it; a driver calls it alone for a frame
- * that left without one it built (loop's lost frame). */
+/* A frame that carries the connection's cumulative ACK ack (its
+ * header's ACK field, as the header builders return it) is on its way:
+ * nothing is owed until a new message arrives. The driver calls it
+ * after the frame is queued (posted, delivered, in the ring), never
+ * when building the header: a header built for a frame that did not go
+ * (no room, a receiver that cannot take it) leaves the ACK owed. Also
+ * for a frame that left and was lost (loop's fault hooks: as on a
+ * wire). Not on a transport that acknowledges itself (RDS_TRANS_F_ACKS:
+ * its headers carry none). */
 static inline void
-rds_conn_ack_taken(struct rds_conn *c)
+rds_conn_ack_sent(struct rds_conn *c, uint64_t ack)
 {
-	c->ack_sent = c->ack_next;
-	c->ack_requested = false;
-	c->ack_due = false;
+	c->ack_sent = ack;
+	if (ack == c->ack_next) {
+		c->ack_requested = false;
+		c->ack_due = false;
+	}
 }
 
 /* rds_conn.c */

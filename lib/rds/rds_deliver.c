@@ -258,7 +258,7 @@ rds_recv_take(struct rds_conn *c, struct rds_conn *peer, struct rds_msg *m)
 	/* Committed. The sender's side first: m leaves c's send queue and
 	 * its bytes the sender's buffer, and the frame carries c's ACK. */
 	ack = c->ack_next;
-	rds_conn_ack_taken(c);
+	rds_conn_ack_sent(c, ack);
 	TAILQ_REMOVE(&c->send_q, m, link);
 	rds_send_unaccount(m);
 	/* The receiver's message (as rds_recv_hdr fills one): the same

@@ -70,14 +70,35 @@ struct rds_transport {
 	void (*conn_shutdown)(struct rds_conn *c);
 	/* Send one whole message (fragmenting as the transport needs),
 	 * taking each frame's header from rds_msg_hdr() (or, within the
-	 * instance, rds_msg_hdr_info()). Returns 0 when the message is on
+	 * instance, rds_msg_hdr_info()) and, once a frame is queued, saying
+	 * that its ACK went (rds_conn_ack_sent() with the value the header
+	 * carries; not with RDS_TRANS_F_ACKS). Returns 0 when the message is on
 	 * its way (kept until acknowledged), RDS_XMIT_ACKED when it was
 	 * delivered within the process and counts as acknowledged (the
 	 * kernel's loop transport), RDS_XMIT_TAKEN when rds_recv_take()
 	 * took it, -EAGAIN when there is no room now (the core retries
 	 * later), another -errno to fail the connection. */
 	int (*xmit)(struct rds_conn *c, struct rds_msg *m);
-	/* Send an ACK-only frame with the header from rds_ack_hdr().
+	/* Run the RDMA or atomic operation of m (m->op; RDS_TRANS_F_RDMA
+	 * transports), which goes before its message. The core calls it
+	 * until it returns 0 or RDS_XMIT_OP_POSTED, and never again for
+	 * that operation (a message sent again after a reset does not run
+	 * it twice); then it applies rds-rdma(7)'s rule itself
+	 * (rds_send_xmit_op): a failed operation takes its message with it,
+	 * a silent one on an empty message sends no message, a message
+	 * that goes is followed by the operation's notification. Returns 0
+	 * when the operation has its result, recorded with
+	 * rds_rdma_sw_exec(), rds_rdma_initiator_done(),
+	 * rds_rdma_op_not_run() or rds_rdma_op_fail() (loop's executor;
+	 * eth's answer); RDS_XMIT_OP_POSTED when it is in flight and its
+	 * result comes later, reported with rds_rdma_op_completed() (ib:
+	 * its work request goes before the SEND, in order; loop: flushed
+	 * behind a lost frame, its result the reset's); -EAGAIN to be
+	 * called again (no room; eth: waiting for the answer); another
+	 * -errno to fail the connection. It builds no header of m. */
+	int (*xmit_op)(struct rds_conn *c, struct rds_msg *m);
+	/* Send an ACK-only frame with the header from rds_ack_hdr(), and
+	 * rds_conn_ack_sent() once it is queued.
 	 * 0, -EAGAIN or -errno as xmit. Never called on a transport with
 	 * RDS_TRANS_F_ACKS (may be NULL there). */
 	int (*xmit_ack)(struct rds_conn *c);
@@ -107,6 +128,8 @@ struct rds_transport {
 /* xmit's message was taken by rds_recv_take(): off the send queue,
  * acknowledged, now the receiver's (the core does not touch it again). */
 #define RDS_XMIT_TAKEN 2
+/* xmit_op: the operation is in flight, its result comes later. */
+#define RDS_XMIT_OP_POSTED 3
 
 /* rds_transport.c */
 void rds_transport_register(const struct rds_transport *t);
@@ -178,27 +201,36 @@ rds_rdma_op_hold(struct rds_rdma_op *op)
 {
 	op->refs++;
 }
-/* The operation ran at the target (its work request completed): it is
- * never run again, a reset resends its message alone. */
-static inline void
-rds_rdma_op_ran(struct rds_rdma_op *op)
-{
-	op->executed = true;
-}
 /* The target answered that it did not run it: it ends DROPPED. */
 static inline void
 rds_rdma_op_not_run(struct rds_rdma_op *op)
 {
 	op->status = RDS_RDMA_DROPPED;
 }
+/* It failed before it could run, or it may have run but its answer will
+ * never come (status: RDS_RDMA_REMOTE_ERROR, RDS_RDMA_OTHER_ERROR, ...);
+ * xmit_op then returns 0, and the core drops its message. */
+static inline void
+rds_rdma_op_fail(struct rds_rdma_op *op, int status)
+{
+	op->status = status;
+}
+/* The result of an operation xmit_op left in flight (RDS_XMIT_OP_POSTED),
+ * from the engine of its connection: RDS_RDMA_SUCCESS when it ran at the
+ * target (its work request completed: a reset then resends its message
+ * alone, without the operation), another status when it failed;
+ * reported at once (rds_rdma_exec.c). One flushed by a reset is not
+ * reported: the reset ends it DROPPED. */
+void rds_rdma_op_completed(struct rds_engine *e, struct rds_rdma_op *op,
+			   int status);
 
 /* The rest a driver calls is declared with its concern: frame headers
- * and acknowledgements (rds_msg_hdr, rds_ack_hdr, rds_conn_ack_taken,
+ * and acknowledgements (rds_msg_hdr, rds_ack_hdr, rds_conn_ack_sent,
  * rds_send_drop_acked),
  * received frames (rds_recv_frame, rds_recv_frame_msg, rds_recv_hdr),
  * connection errors (rds_conn_error, rds_conn_drop, rds_conn_get), the
  * engine (rds_engine_poll_transport, timers), RDMA
- * (rds_rdma_notify, the software executor) and buffers
+ * (the software executor, rds_rdma_initiator_done) and buffers
  * (rds_msg_alloc, rds_msg_free). */
 
 #endif /* RDS_DRIVER_H */

@@ -198,13 +198,15 @@ void rds_send_release(struct rds_engine *e, struct rds_msg *m);
 void rds_send_pong(struct rds_conn *c, uint16_t dport);
 /* The header of m's frames, with the current ACK: encoded for a wire
  * (checksum included), or as decoded fields for a transport that never
- * leaves the process. */
-void rds_msg_hdr(struct rds_conn *c, const struct rds_msg *m,
-		 struct rds_header *h);
-void rds_msg_hdr_info(struct rds_conn *c, const struct rds_msg *m,
+ * leaves the process; and of an ACK-only frame. They change nothing of
+ * the connection: the ACK value they return (or put in h->ack) is the
+ * one the frame carries, for rds_conn_ack_sent() once it went. */
+uint64_t rds_msg_hdr(const struct rds_conn *c, const struct rds_msg *m,
+		     struct rds_header *h);
+void rds_msg_hdr_info(const struct rds_conn *c, const struct rds_msg *m,
 		      struct rds_hdr_info *h);
-void rds_ack_hdr(struct rds_conn *c, struct rds_header *h);
-void rds_ack_hdr_info(struct rds_conn *c, struct rds_hdr_info *h);
+uint64_t rds_ack_hdr(const struct rds_conn *c, struct rds_header *h);
+void rds_ack_hdr_info(const struct rds_conn *c, struct rds_hdr_info *h);
 
 /* rds_deliver.c (the engine's half of receiving) */
 /* One frame from the wire (header to decode, payload copied if kept). */

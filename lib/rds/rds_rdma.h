@@ -62,6 +62,10 @@ struct rds_rdma_op {
 	bool notified;
 	bool executed;			/* ran once (software executor; ib:
 					 * its work request completed) */
+	/* The core's (rds_send_xmit_op): xmit_op is called no more. */
+	bool done;			/* it returned 0: status is final */
+	bool posted;			/* RDS_XMIT_OP_POSTED: the result
+					 * comes with rds_rdma_op_completed */
 	int status;			/* its result */
 	int recverr;			/* RDS_RECVERR at sendmsg */
 	uint32_t refs;			/* the message, and a transport that

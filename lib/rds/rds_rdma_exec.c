@@ -323,6 +323,17 @@ rds_rdma_notify(struct rds_engine *e, const struct rds_msg *m, int status)
 }
 
 void
+rds_rdma_op_completed(struct rds_engine *e, struct rds_rdma_op *op,
+		      int status)
+{
+	op->status = status;
+	op->done = true;
+	if (status == RDS_RDMA_SUCCESS)
+		op->executed = true;
+	rds_rdma_op_notify(e, op, status);
+}
+
+void
 rds_rdma_op_notify(struct rds_engine *e, struct rds_rdma_op *op, int status)
 {
 	struct rds_sock *rs;

@@ -15,6 +15,8 @@ void
 rds_transport_register(const struct rds_transport *t)
 {
 	RTE_VERIFY(rds_nb_transports < RDS_MAX_TRANSPORTS);
+	/* Operations reach only a transport that runs them (xmit_op). */
+	RTE_VERIFY(!(t->flags & RDS_TRANS_F_RDMA) || t->xmit_op != NULL);
 	rds_transports[rds_nb_transports++] = t;
 }
 

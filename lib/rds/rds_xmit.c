@@ -122,9 +122,11 @@ rds_send_pong(struct rds_conn *c, uint16_t dport)
 }
 
 /* Header of a message's frames, carrying the current cumulative ACK
- * (none where the transport acknowledges: RDS_TRANS_F_ACKS). */
-void
-rds_msg_hdr(struct rds_conn *c, const struct rds_msg *m, struct rds_header *h)
+ * (none where the transport acknowledges: RDS_TRANS_F_ACKS), which it
+ * returns. */
+uint64_t
+rds_msg_hdr(const struct rds_conn *c, const struct rds_msg *m,
+	    struct rds_header *h)
 {
 	uint64_t ack = c->trans->flags & RDS_TRANS_F_ACKS ? 0 : c->ack_next;
 
@@ -142,14 +144,14 @@ rds_msg_hdr(struct rds_conn *c, const struct rds_msg *m, struct rds_header *h)
 
 		rds_hdr_add_ext(h, RDS_EXTHDR_RDMA, &k, sizeof(k));
 	}
-	rds_conn_ack_taken(c);
+	return ack;
 }
 
 /* The same header as decoded fields: nothing to encode, checksum or
  * decode when the frame never leaves the process (or to encode as the
  * transport needs, rds_hdr_encode_info). */
 void
-rds_msg_hdr_info(struct rds_conn *c, const struct rds_msg *m,
+rds_msg_hdr_info(const struct rds_conn *c, const struct rds_msg *m,
 		 struct rds_hdr_info *h)
 {
 	h->seq = m->seq;
@@ -170,23 +172,21 @@ rds_msg_hdr_info(struct rds_conn *c, const struct rds_msg *m,
 		h->ext_mask |= 1u << RDS_EXTHDR_RDMA;
 		h->ext_rdma_rkey = (uint32_t)m->op->cookie;
 	}
-	rds_conn_ack_taken(c);
 }
 
 /* Header of an ACK-only frame: no ports, no length, no sequence. */
-void
-rds_ack_hdr(struct rds_conn *c, struct rds_header *h)
+uint64_t
+rds_ack_hdr(const struct rds_conn *c, struct rds_header *h)
 {
 	rds_hdr_encode(h, 0, c->ack_next, 0, 0, 0, 0, 0);
-	rds_conn_ack_taken(c);
+	return c->ack_next;
 }
 
 void
-rds_ack_hdr_info(struct rds_conn *c, struct rds_hdr_info *h)
+rds_ack_hdr_info(const struct rds_conn *c, struct rds_hdr_info *h)
 {
 	memset(h, 0, sizeof(*h));
 	h->ack = c->ack_next;
-	rds_conn_ack_taken(c);
 }
 
 /* The kernel's ACK_REQUIRED policy at transmit time: every
@@ -240,6 +240,52 @@ rds_send_cong_map(struct rds_conn *c)
 	return ret;
 }
 
+/*
+ * rds-rdma(7)'s rule for a message that carries an RDMA or atomic
+ * operation, for every transport (the kernel's rds_send_xmit and its
+ * drivers' completions): the operation runs first, once (the
+ * transport's xmit_op; a message sent again after a reset does not run
+ * it again); a failed one takes its message with it (not sent, counted
+ * as acknowledged: the receiver sees a gap in the sequence); an
+ * RDS_RDMA_SILENT one on a message without payload or RDMA_DEST sends no
+ * message at all; otherwise the message goes and, once it has, the
+ * operation's result is reported (NOTIFY_ME, or RDS_RECVERR on a
+ * failure; once: rds_rdma_op_notify). An operation in flight whose
+ * result comes later (RDS_XMIT_OP_POSTED) does not hold its message
+ * back: the transport reports the result (rds_rdma_op_completed), and a
+ * silent one's message stays on the retransmit queue, unsent, so that a
+ * reset that flushes the operation still ends it DROPPED. What xmit
+ * returns.
+ */
+static int
+rds_send_xmit_op(struct rds_conn *c, struct rds_msg *m)
+{
+	struct rds_rdma_op *op = m->op;
+	bool silent = (op->flags & RDS_RDMA_SILENT) && m->len == 0 &&
+		      !m->has_dest;
+	int ret;
+
+	if (!op->done && !op->posted) {
+		ret = c->trans->xmit_op(c, m);
+		if (ret < 0)
+			return ret;
+		if (ret == RDS_XMIT_OP_POSTED)
+			op->posted = true;
+		else
+			op->done = true;
+	}
+	if (!op->done)
+		return silent ? 0 : c->trans->xmit(c, m);
+	if (op->status != RDS_RDMA_SUCCESS || silent) {
+		rds_rdma_notify(c->eng, m, op->status);
+		return RDS_XMIT_ACKED;
+	}
+	ret = c->trans->xmit(c, m);
+	if (ret >= 0)
+		rds_rdma_notify(c->eng, m, op->status);
+	return ret;
+}
+
 /* Transmit what the connection has queued (rds_send_xmit). Returns the
  * number of frames handed to the transport. */
 unsigned int
@@ -272,7 +318,10 @@ rds_send_xmit(struct rds_conn *c)
 		/* Read before the call: a message taken (RDS_XMIT_TAKEN) is
 		 * the receiver's once xmit returns. */
 		flags = m->h_flags;
-		ret = c->trans->xmit(c, m);
+		if (likely(m->op == NULL))
+			ret = c->trans->xmit(c, m);
+		else
+			ret = rds_send_xmit_op(c, m);
 		if (ret == -EAGAIN)
 			break;
 		c->xmit_cur = NULL;

@@ -11,7 +11,9 @@
  * the core needs (an ACK asked for goes out at the next pass). A
  * second one ("contract_acks") acknowledges messages itself
  * (RDS_TRANS_F_ACKS): the core then sends and requests no RDS ACK on its
- * connections and frees what it sent only as the transport says.
+ * connections and frees what it sent only as the transport says. A
+ * third ("contract_rdma") runs RDMA operations and nothing else of
+ * rds-rdma(7): the core applies the rule to their messages.
  */
 #include <errno.h>
 #include <string.h>
@@ -28,15 +30,25 @@
 #define CT_ACKS_IP "10.255.0.3"
 #define CT_PEER "10.9.9.1"
 #define CT_MAX_HDRS 64
+#define CT_RDMA_TRANS_ID 0x7c
+#define CT_RDMA_IP "10.255.0.4"
 
 static struct {
 	unsigned int flushes[RTE_RDS_MAX_ENGINES];
 	unsigned int connects, shutdowns;
 	char args[RTE_RDS_ARGSIZE];
 	int xmits;
-	int acks;			/* xmit_ack calls */
+	int acks;			/* ACK-only frames sent */
+	bool no_room;			/* xmit, xmit_ack: build the header,
+					 * then -EAGAIN (the frame did not
+					 * go) */
 	unsigned int nb_hdrs;		/* DATA headers sent, decoded */
 	struct rds_hdr_info hdrs[CT_MAX_HDRS];
+	/* contract_rdma's xmit_op: what it does with an operation. */
+	int op_calls;
+	bool op_posted;			/* leave it in flight (ct.op kept) */
+	int op_status;			/* else its result */
+	struct rds_rdma_op *op;		/* in flight, held */
 } ct;
 
 static int
@@ -80,8 +92,13 @@ static int
 ct_xmit(struct rds_conn *c, struct rds_msg *m)
 {
 	struct rds_header h;
+	uint64_t ack;
 
-	rds_msg_hdr(c, m, &h);
+	ack = rds_msg_hdr(c, m, &h);
+	if (ct.no_room)
+		return -EAGAIN;
+	if (!(c->trans->flags & RDS_TRANS_F_ACKS))
+		rds_conn_ack_sent(c, ack);
 	if (m->type == RDS_MSG_DATA) {	/* not the congestion map */
 		ct.xmits++;
 		if (ct.nb_hdrs < CT_MAX_HDRS &&
@@ -96,8 +113,12 @@ static int
 ct_xmit_ack(struct rds_conn *c)
 {
 	struct rds_header h;
+	uint64_t ack;
 
-	rds_ack_hdr(c, &h);
+	ack = rds_ack_hdr(c, &h);
+	if (ct.no_room)
+		return -EAGAIN;
+	rds_conn_ack_sent(c, ack);
 	ct.acks++;
 	return 0;
 }
@@ -170,6 +191,51 @@ const struct rds_transport ct_acks_transport = {
 
 RDS_TRANSPORT_REGISTER(ct_acks_transport);
 
+/* The same with RDMA: its xmit_op runs nothing, it only reports the
+ * result the test asks for (ct.op_status) or leaves the operation in
+ * flight (ct.op_posted) for the test to complete; its xmit sends every
+ * message it is given. Whatever rds-rdma(7) says of the message follows
+ * from the core alone. */
+static int
+ct_rdma_engine_init(struct rds_engine *e)
+{
+	extern const struct rds_transport ct_rdma_transport;
+
+	rds_engine_poll_transport(e, &ct_rdma_transport);
+	return 0;
+}
+
+static int
+ct_xmit_op(struct rds_conn *c, struct rds_msg *m)
+{
+	RTE_SET_USED(c);
+	ct.op_calls++;
+	if (ct.op_posted) {
+		rds_rdma_op_hold(m->op);
+		ct.op = m->op;
+		return RDS_XMIT_OP_POSTED;
+	}
+	if (ct.op_status == RDS_RDMA_SUCCESS)
+		rds_rdma_initiator_done(m->op, RDS_RDMA_SUCCESS, NULL, 0);
+	else
+		rds_rdma_op_fail(m->op, ct.op_status);
+	return 0;
+}
+
+const struct rds_transport ct_rdma_transport = {
+	.name = "contract_rdma",
+	.trans_id = CT_RDMA_TRANS_ID,
+	.flags = RDS_TRANS_F_RDMA,
+	.engine_init = ct_rdma_engine_init,
+	.conn_connect = ct_connect,
+	.conn_shutdown = ct_shutdown,
+	.xmit = ct_xmit,
+	.xmit_op = ct_xmit_op,
+	.xmit_ack = ct_xmit_ack,
+};
+
+RDS_TRANSPORT_REGISTER(ct_rdma_transport);
+
 static void
 lib_up(unsigned int engines)
 {
@@ -187,6 +253,8 @@ lib_up(unsigned int engines)
 					      NULL) == 0);
 	CU_ASSERT_FATAL(rte_rds_conf_add_addr(&conf, CT_ACKS_IP,
 					      "contract_acks", NULL) == 0);
+	CU_ASSERT_FATAL(rte_rds_conf_add_addr(&conf, CT_RDMA_IP,
+					      "contract_rdma", NULL) == 0);
 	CU_ASSERT_FATAL(rte_rds_init(&conf) == 0);
 	rte_rds_conf_free(&conf);
 }
@@ -484,6 +552,224 @@ test_acks_by_transport(void)
 	ack_case(true);
 }
 
+/*
+ * The ACK is sent when a frame that carries it goes, not when its header
+ * is built: a header built for a frame that found no room (the driver's
+ * -EAGAIN) leaves the ACK owed, and the next frame that goes carries it.
+ * An ACK-only frame first (the peer asked, ACK_REQUIRED), then a DATA
+ * frame (the ACK of a second message rides on it).
+ */
+static void
+test_ack_owed(void)
+{
+	struct sockaddr_in to = rds_test_sin(CT_PEER, 9);
+	struct rds_header wire;
+	struct rds_conn_key k;
+	struct rds_conn *c;
+	char buf[8];
+	int s;
+
+	lib_up(1);
+	s = rds_test_socket(CT_IP, 4000, 0, 0);
+	CU_ASSERT_FATAL(s >= 0);
+	CU_ASSERT_EQUAL(rte_rds_sendto(s, "x", 1, 0, (struct sockaddr *)&to,
+				       sizeof(to)), 1);
+	rte_rds_engine_poll(0);
+	rte_rds_engine_poll(0);
+	memset(&k, 0, sizeof(k));
+	rds_addr_from_v4(&k.laddr, inet_addr(CT_IP));
+	rds_addr_from_v4(&k.faddr, inet_addr(CT_PEER));
+	k.trans_id = CT_TRANS_ID;
+	c = rds_conn_lookup(rds_engine_get(0), &k);
+	CU_ASSERT_FATAL(c != NULL);
+	CU_ASSERT_EQUAL_FATAL(ct.nb_hdrs, 1);
+	/* The peer's message 1 asks for an ACK; no room for it. */
+	ct.no_room = true;
+	rds_hdr_encode(&wire, 1, 0, 1, 9, 4000, RDS_FLAG_ACK_REQUIRED, 0);
+	CU_ASSERT_EQUAL(rds_recv_frame(c, &wire, "y", 1), 0);
+	rte_rds_engine_poll(0);
+	CU_ASSERT_EQUAL(ct.acks, 0);
+	CU_ASSERT_EQUAL(c->ack_sent, 0);
+	CU_ASSERT_TRUE(rds_conn_has_work(c));	/* still owed */
+	ct.no_room = false;
+	rte_rds_engine_poll(0);
+	CU_ASSERT_EQUAL(ct.acks, 1);
+	CU_ASSERT_EQUAL(c->ack_sent, 1);
+	CU_ASSERT_FALSE(rds_conn_has_work(c));
+	/* Message 2 without ACK_REQUIRED: the ACK waits for a frame; ours
+	 * finds no room first, then goes and carries it. */
+	rds_hdr_encode(&wire, 2, 0, 1, 9, 4000, 0, 0);
+	CU_ASSERT_EQUAL(rds_recv_frame(c, &wire, "z", 1), 0);
+	ct.no_room = true;
+	CU_ASSERT_EQUAL(rte_rds_sendto(s, "x", 1, 0, (struct sockaddr *)&to,
+				       sizeof(to)), 1);
+	rte_rds_engine_poll(0);
+	CU_ASSERT_EQUAL(ct.nb_hdrs, 1);
+	CU_ASSERT_EQUAL(c->ack_next, 2);
+	CU_ASSERT_EQUAL(c->ack_sent, 1);	/* not sent: owed */
+	ct.no_room = false;
+	rte_rds_engine_poll(0);
+	CU_ASSERT_EQUAL_FATAL(ct.nb_hdrs, 2);
+	CU_ASSERT_EQUAL(ct.hdrs[1].ack, 2);
+	CU_ASSERT_EQUAL(c->ack_sent, 2);
+	CU_ASSERT_EQUAL(ct.acks, 1);		/* no ACK-only frame */
+	while (rte_rds_recvfrom(s, buf, sizeof(buf), MSG_DONTWAIT, NULL,
+				NULL) > 0)
+		;
+	CU_ASSERT(rte_rds_close(s) == 0);
+	CU_ASSERT(rte_rds_fini() == 0);
+}
+
+/* Send len bytes (0 or more) with an RDMA WRITE of 8 bytes, NOTIFY_ME
+ * and flags, token tok. */
+static ssize_t
+ct_send_op(int s, size_t len, uint64_t flags, uint64_t tok)
+{
+	static uint8_t src[8];
+	struct sockaddr_in to = rds_test_sin(CT_PEER, 9);
+	struct rds_iovec local = { .addr = (uintptr_t)src, .bytes = 8 };
+	struct rds_rdma_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.cookie = 0x1234;
+	a.remote_vec.bytes = 8;
+	a.local_vec_addr = (uintptr_t)&local;
+	a.nr_local = 1;
+	a.flags = RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME | flags;
+	a.user_token = tok;
+	return rds_test_send_cmsg(s, "abcd", len, &to, SOL_RDS,
+				  RDS_CMSG_RDMA_ARGS, &a, sizeof(a), 0);
+}
+
+/* The notifications queued on s: each token's status in st[token] (-100
+ * for none); how many came. */
+static unsigned int
+ct_notes(int s, int32_t *st, unsigned int n)
+{
+	union {
+		struct cmsghdr align;
+		uint8_t b[1024];
+	} ctl;
+	struct rds_rdma_notify nt;
+	struct cmsghdr *cm;
+	struct msghdr mh;
+	unsigned int got = 0, i;
+	size_t clen;
+	char buf[8];
+
+	for (i = 0; i < n; i++)
+		st[i] = -100;
+	for (;;) {
+		clen = sizeof(ctl);
+		if (rds_test_recv_ctl(s, buf, sizeof(buf), NULL, MSG_DONTWAIT,
+				      &ctl, &clen, NULL) < 0)
+			break;
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_control = &ctl;
+		mh.msg_controllen = clen;
+		for (cm = CMSG_FIRSTHDR(&mh); cm != NULL;
+		     cm = CMSG_NXTHDR(&mh, cm)) {
+			if (cm->cmsg_level != SOL_RDS ||
+			    cm->cmsg_type != RDS_CMSG_RDMA_STATUS)
+				continue;
+			memcpy(&nt, CMSG_DATA(cm), sizeof(nt));
+			if (nt.user_token < n)
+				st[nt.user_token] = nt.status;
+			got++;
+		}
+	}
+	return got;
+}
+
+/*
+ * rds-rdma(7)'s rule, applied by the core for every transport: a driver
+ * that only runs operations (contract_rdma's xmit_op) sees it kept. An
+ * operation that succeeded: its message goes, then NOTIFY_ME's SUCCESS;
+ * one that failed: no message, its status; a silent one on an empty
+ * message: no message, SUCCESS; one in flight (RDS_XMIT_OP_POSTED): the
+ * message goes at once, the result when the driver reports it
+ * (rds_rdma_op_completed). Operations run once: after a reset the
+ * unacknowledged messages go again without their operation running
+ * again, and the one that never got its result ends DROPPED.
+ */
+static void
+test_rdma_rule(void)
+{
+	struct rds_conn_key k;
+	struct rds_conn *c;
+	int32_t st[8];
+	int s, x;
+
+	lib_up(1);
+	s = rds_test_socket(CT_RDMA_IP, 4000, 0, 0);
+	CU_ASSERT_FATAL(s >= 0);
+	/* 1: succeeds, with a payload. */
+	ct.op_status = RDS_RDMA_SUCCESS;
+	CU_ASSERT_EQUAL(ct_send_op(s, 4, 0, 1), 4);
+	rte_rds_engine_poll(0);
+	rte_rds_engine_poll(0);
+	CU_ASSERT_EQUAL(ct.op_calls, 1);
+	CU_ASSERT_EQUAL(ct.xmits, 1);
+	CU_ASSERT_EQUAL(ct_notes(s, st, 8), 1);
+	CU_ASSERT_EQUAL(st[1], RDS_RDMA_SUCCESS);
+	/* 2: fails at the target: the message goes with it. */
+	ct.op_status = RDS_RDMA_REMOTE_ERROR;
+	CU_ASSERT_EQUAL(ct_send_op(s, 4, 0, 2), 4);
+	rte_rds_engine_poll(0);
+	CU_ASSERT_EQUAL(ct.op_calls, 2);
+	CU_ASSERT_EQUAL(ct.xmits, 1);
+	CU_ASSERT_EQUAL(ct_notes(s, st, 8), 1);
+	CU_ASSERT_EQUAL(st[2], RDS_RDMA_REMOTE_ERROR);
+	/* 3: silent, no payload: no message at all. */
+	ct.op_status = RDS_RDMA_SUCCESS;
+	CU_ASSERT_EQUAL(ct_send_op(s, 0, RDS_RDMA_SILENT, 3), 0);
+	rte_rds_engine_poll(0);
+	CU_ASSERT_EQUAL(ct.op_calls, 3);
+	CU_ASSERT_EQUAL(ct.xmits, 1);
+	CU_ASSERT_EQUAL(ct_notes(s, st, 8), 1);
+	CU_ASSERT_EQUAL(st[3], RDS_RDMA_SUCCESS);
+	/* 4: in flight; its message goes at once, the result later. */
+	ct.op_posted = true;
+	CU_ASSERT_EQUAL(ct_send_op(s, 4, 0, 4), 4);
+	rte_rds_engine_poll(0);
+	CU_ASSERT_EQUAL(ct.op_calls, 4);
+	CU_ASSERT_EQUAL(ct.xmits, 2);
+	CU_ASSERT_EQUAL(ct_notes(s, st, 8), 0);
+	CU_ASSERT_FATAL(ct.op != NULL);
+	rds_rdma_op_completed(rds_engine_get(0), ct.op, RDS_RDMA_SUCCESS);
+	rds_rdma_op_free(ct.op);
+	ct.op = NULL;
+	CU_ASSERT_EQUAL(ct_notes(s, st, 8), 1);
+	CU_ASSERT_EQUAL(st[4], RDS_RDMA_SUCCESS);
+	/* 5: in flight, silent: no message, no result yet. */
+	CU_ASSERT_EQUAL(ct_send_op(s, 0, RDS_RDMA_SILENT, 5), 0);
+	rte_rds_engine_poll(0);
+	CU_ASSERT_EQUAL(ct.op_calls, 5);
+	CU_ASSERT_EQUAL(ct.xmits, 2);
+	CU_ASSERT_EQUAL(ct_notes(s, st, 8), 0);
+	/* A reset: 1 and 4 (they ran) go again, their operations do not
+	 * run again; 5 never had a result: DROPPED (the flushed work
+	 * request's end); 2 and 3 were never kept. */
+	memset(&k, 0, sizeof(k));
+	rds_addr_from_v4(&k.laddr, inet_addr(CT_RDMA_IP));
+	rds_addr_from_v4(&k.faddr, inet_addr(CT_PEER));
+	k.trans_id = CT_RDMA_TRANS_ID;
+	c = rds_conn_lookup(rds_engine_get(0), &k);
+	CU_ASSERT_FATAL(c != NULL);
+	x = ct.xmits;
+	rds_conn_error(c, "test");
+	rte_rds_engine_poll(0);
+	rte_rds_engine_poll(0);
+	CU_ASSERT_EQUAL(ct.op_calls, 5);
+	CU_ASSERT_EQUAL(ct.xmits, x + 2);
+	CU_ASSERT_EQUAL(ct_notes(s, st, 8), 1);
+	CU_ASSERT_EQUAL(st[5], RDS_RDMA_DROPPED);
+	rds_rdma_op_free(ct.op);	/* 5's, the driver's reference */
+	ct.op = NULL;
+	CU_ASSERT(rte_rds_close(s) == 0);
+	CU_ASSERT(rte_rds_fini() == 0);
+}
+
 int
 main(void)
 {
@@ -496,6 +782,8 @@ main(void)
 		{ "driver_calls", test_driver_calls },
 		{ "acks_rds", test_acks_rds },
 		{ "acks_by_transport", test_acks_by_transport },
+		{ "rdma_rule", test_rdma_rule },
+		{ "ack_owed", test_ack_owed },
 		{ NULL, NULL },
 	};
 

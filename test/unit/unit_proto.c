@@ -75,10 +75,16 @@ cap_xmit(struct rds_conn *c, struct rds_msg *m)
 {
 	struct rds_header h;
 
+	uint64_t ack;
+	int ret;
+
 	if (cap.n >= cap.room)
 		return -EAGAIN;
-	rds_msg_hdr(c, m, &h);
-	return cap_record(&h, rds_msg_data(m), m->len);
+	ack = rds_msg_hdr(c, m, &h);
+	ret = cap_record(&h, rds_msg_data(m), m->len);
+	if (ret == 0)
+		rds_conn_ack_sent(c, ack);
+	return ret;
 }
 
 static int
@@ -86,10 +92,16 @@ cap_xmit_ack(struct rds_conn *c)
 {
 	struct rds_header h;
 
+	uint64_t ack;
+	int ret;
+
 	if (cap.n >= cap.room)
 		return -EAGAIN;
-	rds_ack_hdr(c, &h);
-	return cap_record(&h, NULL, 0);
+	ack = rds_ack_hdr(c, &h);
+	ret = cap_record(&h, NULL, 0);
+	if (ret == 0)
+		rds_conn_ack_sent(c, ack);
+	return ret;
 }
 
 static const struct rds_transport cap_transport = {

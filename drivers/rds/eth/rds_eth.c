@@ -691,6 +691,12 @@ rds_eth_xmit(struct rds_conn *c, struct rds_msg *m)
 	return rds_eth_msg_xmit(c->tp, m);
 }
 
+static int
+rds_eth_xmit_op(struct rds_conn *c, struct rds_msg *m)
+{
+	return rds_eth_msg_xmit_op(c->tp, m);
+}
+
 /* ------------------------------------------------------------------ */
 /* Counters */
 
@@ -755,6 +761,7 @@ const struct rds_transport rds_eth_transport = {
 	.conn_connect = rds_eth_conn_connect,
 	.conn_shutdown = rds_eth_conn_shutdown,
 	.xmit = rds_eth_xmit,
+	.xmit_op = rds_eth_xmit_op,
 	.poll = rds_eth_poll,
 	.flush = rds_eth_flush,
 	.xstat_names = rds_eth_xstat_names,

@@ -625,10 +625,12 @@ void rds_eth_rexmit_timer_fire(struct rds_engine *e, struct rds_timer *t);
 /* ------------------------------------------------------------------ */
 /* Messages over frames (rds_eth_msg.c) */
 
-/* xmit: send message m (fragments, RDMA request first). As the ops
- * table's xmit. The frame layer acknowledges it with its last frame
- * (struct rds_eth_sent.rds_seq). */
+/* xmit: send message m (fragments). As the ops table's xmit. The frame
+ * layer acknowledges it with its last frame (struct
+ * rds_eth_sent.rds_seq). xmit_op: m's RDMA request, then -EAGAIN until
+ * its answer came (0), as the ops table's xmit_op. */
 int rds_eth_msg_xmit(struct rds_eth_conn *ec, struct rds_msg *m);
+int rds_eth_msg_xmit_op(struct rds_eth_conn *ec, struct rds_msg *m);
 /* A sequenced frame in order: a fragment of an RDS frame, an RDMA
  * request or response. */
 void rds_eth_msg_input(struct rds_eth_conn *ec, const struct rds_eth_frame *f);

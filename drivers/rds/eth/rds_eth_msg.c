@@ -13,7 +13,8 @@
  * executor's target half: cookie, bounds and rights checked), then
  * sends the message, as a NIC runs the operation before the SEND: the
  * message reaches the target only after the operation succeeded, and a
- * failed operation takes its message with it (REMOTE_ERROR).
+ * failed operation takes its message with it (REMOTE_ERROR): the core's
+ * rule (rds_send_xmit_op) once xmit_op has the answer.
  *
  * Operations run once, and report how they went, across resets of
  * either stream (rds_eth.h, struct rds_eth_rdma_req): a request or an
@@ -170,7 +171,8 @@ rds_eth_op_lost(struct rds_eth_conn *ec)
 
 /* The RDS header of m's unit, without its Internet checksum: the
  * frame's CRC32C covers it (0: not computed, which every receiver
- * takes, the kernel's too). */
+ * takes, the kernel's too). No ACK in it (RDS_TRANS_F_ACKS: the frame
+ * layer acknowledges), so nothing for rds_conn_ack_sent. */
 static inline void
 rds_eth_msg_hdr(struct rds_eth_conn *ec, const struct rds_msg *m,
 		struct rds_header *h)
@@ -181,11 +183,73 @@ rds_eth_msg_hdr(struct rds_eth_conn *ec, const struct rds_msg *m,
 	rds_hdr_encode_info(h, &hi, false);
 }
 
+/* m's operation: its request, then its answer (the core's
+ * rds_send_xmit_op applies the rest of the rule). */
 int
-rds_eth_msg_xmit(struct rds_eth_conn *ec, struct rds_msg *m)
+rds_eth_msg_xmit_op(struct rds_eth_conn *ec, struct rds_msg *m)
 {
 	struct rds_engine *e = ec->c->eng;
 	struct rds_rdma_op *op = m->op;
+	int ret;
+
+	if (unlikely(!ec->resolved))
+		return -EAGAIN;
+	if (op->tp_flags & RDS_ETH_OP_DONE)
+		return 0;	/* answered */
+	if (ec->tx_msg != m) {
+		rds_eth_tx_done(ec);
+		ec->tx_msg = m;
+	}
+	/* An operation we still wait for whose message is no longer the
+	 * head (cancelled, or its socket closed, after a reset): the core
+	 * reported it; its answer, if one comes, is skipped. */
+	if (ec->op_wait != NULL && ec->op_wait != op)
+		rds_eth_op_release(ec);
+	if (ec->op_wait == op && unlikely(rds_eth_op_lost(ec))) {
+		/* It may have run; it never runs again: our stream starts
+		 * again without the request. */
+		rds_eth_op_release(ec);
+		rds_rdma_op_fail(op, RDS_RDMA_OTHER_ERROR);
+		rds_eth_tx_done(ec);
+		rds_conn_error(ec->c, "RDMA request not answered");
+		return 0;
+	}
+	if (!(op->tp_flags & RDS_ETH_OP_SENT)) {
+		uint32_t off = ec->rq_tx_off;
+
+		ret = rds_eth_req_send(ec, m);
+		if (ec->rq_tx_off != off) {
+			/* In flight from its first fragment on (a peer that
+			 * takes no more of it is one that does not answer);
+			 * room again: the peer is there. */
+			if (ec->op_wait != op) {
+				rds_rdma_op_hold(op); /* ours */
+				ec->op_wait = op;
+				ec->op_check_tsc = e->now;
+			}
+			ec->op_tsc = e->now;
+		}
+		if (ret != 0)
+			return ret;
+		op->tp_flags |= RDS_ETH_OP_SENT;
+		ec->op_req_end = ec->snd_nxt;
+		ec->op_req_epoch = ec->epoch;
+		/* The request is out: nothing of m's is half sent (the core
+		 * may drop m without another call, the operation failed). */
+		rds_eth_tx_done(ec);
+		return -EAGAIN;	/* wait for the answer */
+	}
+	if (ec->op_wait == op)
+		return -EAGAIN;
+	/* Sent, and let go without an answer (not expected). */
+	rds_rdma_op_not_run(op);
+	rds_eth_tx_done(ec);
+	return 0;
+}
+
+int
+rds_eth_msg_xmit(struct rds_eth_conn *ec, struct rds_msg *m)
+{
 	uint16_t last;
 	int ret;
 
@@ -194,61 +258,6 @@ rds_eth_msg_xmit(struct rds_eth_conn *ec, struct rds_msg *m)
 	if (ec->tx_msg != m) {
 		rds_eth_tx_done(ec);
 		ec->tx_msg = m;
-	}
-	if (unlikely(op != NULL) && !(op->tp_flags & RDS_ETH_OP_DONE)) {
-		/* An operation we still wait for whose message is no longer
-		 * the head (cancelled, or its socket closed, after a reset):
-		 * the core reported it; its answer, if one comes, is
-		 * skipped. */
-		if (ec->op_wait != NULL && ec->op_wait != op)
-			rds_eth_op_release(ec);
-		if (ec->op_wait == op && unlikely(rds_eth_op_lost(ec))) {
-			/* It may have run; it never runs again: our stream
-			 * starts again without the request. */
-			rds_eth_op_release(ec);
-			rds_rdma_notify(e, m, RDS_RDMA_OTHER_ERROR);
-			rds_eth_tx_done(ec);
-			rds_conn_error(ec->c, "RDMA request not answered");
-			return RDS_XMIT_ACKED;
-		}
-		if (!(op->tp_flags & RDS_ETH_OP_SENT)) {
-			uint32_t off = ec->rq_tx_off;
-
-			ret = rds_eth_req_send(ec, m);
-			if (ec->rq_tx_off != off) {
-				/* In flight from its first fragment on (a
-				 * peer that takes no more of it is one that
-				 * does not answer); room again: the peer is
-				 * there. */
-				if (ec->op_wait != op) {
-					rds_rdma_op_hold(op); /* ours */
-					ec->op_wait = op;
-					ec->op_check_tsc = e->now;
-				}
-				ec->op_tsc = e->now;
-			}
-			if (ret != 0)
-				return ret;
-			op->tp_flags |= RDS_ETH_OP_SENT;
-			ec->op_req_end = ec->snd_nxt;
-			ec->op_req_epoch = ec->epoch;
-			return -EAGAIN;	/* wait for the answer */
-		}
-		if (ec->op_wait == op)
-			return -EAGAIN;
-		/* Sent, and let go without an answer (not expected). */
-		rds_rdma_notify(e, m, RDS_RDMA_DROPPED);
-		rds_eth_tx_done(ec);
-		return RDS_XMIT_ACKED;
-	}
-	if (unlikely(op != NULL) &&
-	    (op->status != RDS_RDMA_SUCCESS ||
-	     ((op->flags & RDS_RDMA_SILENT) && m->len == 0 && !m->has_dest))) {
-		/* Failed: the message goes with it; or silent: no message
-		 * at all. */
-		rds_rdma_notify(e, m, op->status);
-		rds_eth_tx_done(ec);
-		return RDS_XMIT_ACKED;
 	}
 	/* Acknowledged when its last frame is (rds_eth_rel.c; a map, of
 	 * sequence 0, is not kept: nothing to acknowledge), which asks for
@@ -277,8 +286,6 @@ rds_eth_msg_xmit(struct rds_eth_conn *ec, struct rds_msg *m)
 		if (ret != 0)
 			return ret;
 	}
-	if (unlikely(op != NULL))
-		rds_rdma_notify(e, m, RDS_RDMA_SUCCESS);
 	rds_eth_tx_done(ec);
 	return 0;
 }

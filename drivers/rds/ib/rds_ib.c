@@ -417,6 +417,7 @@ const struct rds_transport rds_ib_transport = {
 	.conn_connect = rds_ib_conn_connect,
 	.conn_shutdown = rds_ib_conn_shutdown,
 	.xmit = rds_ib_xmit,
+	.xmit_op = rds_ib_xmit_op,
 	.xmit_ack = rds_ib_xmit_ack,
 	.poll = rds_ib_poll,
 	.flush = rds_ib_flush,

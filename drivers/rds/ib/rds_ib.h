@@ -166,8 +166,10 @@ struct rds_ib_conn {
 	struct rds_msg **tx_zc;
 	uint32_t tx_zc_out;		/* non-NULL entries of tx_zc */
 	struct rds_buf_region *tx_zc_slab;	/* the last slab sent from */
-	bool tx_op_posted;		/* its RDMA/atomic WR is posted */
-	bool tx_fence;			/* fence its first SEND */
+	bool tx_fence;			/* fence its next SEND */
+	bool tx_fence_next;		/* fence the next message's first
+					 * SEND (rds_ib_xmit_op: a READ or
+					 * atomic must land first) */
 	struct rds_rdma_op **op_slots;	/* send slot -> operation in flight */
 	/* Registered bounce buffers for the local side of RDMA operations,
 	 * so that no operation registers memory on the data path. */
@@ -302,6 +304,7 @@ void rds_ib_send_free(struct rds_ib_conn *ic);
 void rds_ib_send_post_chain(struct rds_ib_conn *ic);
 void rds_ib_flush(struct rds_engine *e);
 int rds_ib_xmit(struct rds_conn *c, struct rds_msg *m);
+int rds_ib_xmit_op(struct rds_conn *c, struct rds_msg *m);
 int rds_ib_xmit_ack(struct rds_conn *c);
 unsigned int rds_ib_poll_send(struct rds_ib_conn *ic);
 

@@ -111,6 +111,7 @@ rds_ib_teardown(struct rds_ib_conn *ic)
 	rds_ib_recv_reset(ic);
 	ic->tx_msg = NULL;
 	ic->tx_off = 0;
+	ic->tx_fence_next = false;
 	ic->s_head = ic->s_tail = ic->s_sig = 0;
 	ic->s_unsignaled = 0;
 	ic->tx_blocked = false;

@@ -407,10 +407,6 @@ rds_ib_op_complete(struct rds_ib_conn *ic, struct rds_rdma_op *op,
 
 	op->tp_mr = NULL;
 	if (st == IBV_WC_SUCCESS) {
-		/* It ran: never again. A reset before its SEND got through
-		 * retransmits the message alone (rds_send_path_reset, and
-		 * rds_ib_xmit does not post the op again). */
-		rds_rdma_op_ran(op);
 		if (op->kind == RDS_OP_READ) {
 			for (i = 0; i < op->nr_local; i++) {
 				memcpy(op->local[i].iov_base, buf + off,
@@ -420,11 +416,14 @@ rds_ib_op_complete(struct rds_ib_conn *ic, struct rds_rdma_op *op,
 		} else if (op->kind >= RDS_OP_FADD) {
 			memcpy(op->atomic_result, buf, 8);
 		}
-		rds_rdma_op_notify(ic->c->eng, op, RDS_RDMA_SUCCESS);
+		/* It ran: never again. A reset before its SEND got through
+		 * retransmits the message alone (rds_send_path_reset; the
+		 * core calls xmit_op no more). */
+		rds_rdma_op_completed(ic->c->eng, op, RDS_RDMA_SUCCESS);
 	} else if (st == IBV_WC_REM_ACCESS_ERR) {
-		rds_rdma_op_notify(ic->c->eng, op, RDS_RDMA_REMOTE_ERROR);
+		rds_rdma_op_completed(ic->c->eng, op, RDS_RDMA_REMOTE_ERROR);
 	} else if (st != IBV_WC_WR_FLUSH_ERR) {
-		rds_rdma_op_notify(ic->c->eng, op, RDS_RDMA_OTHER_ERROR);
+		rds_rdma_op_completed(ic->c->eng, op, RDS_RDMA_OTHER_ERROR);
 	}
 	/* A flushed one is told DROPPED when its message is dropped. */
 	ic->bounce_free |= 1u << b;

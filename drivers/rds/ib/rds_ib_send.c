@@ -199,12 +199,58 @@ rds_ib_post(struct rds_ib_conn *ic, uint32_t data_len, bool solicited,
 	return 0;
 }
 
+/*
+ * The RDMA or atomic work request of m's operation, posted before its
+ * SEND (the core's rds_send_xmit_op applies the rest of rds-rdma(7)'s
+ * rule): in flight, its completion reports it (rds_ib_op_complete).
+ * Nothing of m is half sent after it: the core may send no message (a
+ * silent operation), and the next SEND is fenced when it must be.
+ */
+int
+rds_ib_xmit_op(struct rds_conn *c, struct rds_msg *m)
+{
+	struct rds_ib_conn *ic = c->tp;
+	struct rds_ib_engine *ie = rds_ib_engine(c->eng);
+	struct rds_rdma_op *op = m->op;
+	int ret;
+
+	if (ic->qp == NULL || ic->cstate != RDS_IB_ESTABLISHED)
+		return -ENOTCONN;
+	if (rds_ib_send_room(ic) == 0) {
+		ie->stats.tx_ring_full++;
+		ic->tx_blocked = true;
+		return -EAGAIN;
+	}
+	/* An atomic on a target that is not 8-byte aligned: an HCA answers
+	 * Invalid Request (the QP in error), rxe never answers at all (the
+	 * op would hang there). The remote address of a zero-based region
+	 * is its offset: refuse it as the software executor's target does,
+	 * REMOTE_ERROR, and the message goes with it (as eth's refused
+	 * ops; the receiver sees a sequence gap). */
+	if (op->kind >= RDS_OP_FADD &&
+	    (((op->cookie >> 32) + op->remote_off) & 7) != 0) {
+		rds_rdma_op_fail(op, RDS_RDMA_REMOTE_ERROR);
+		return 0;
+	}
+	/* Its own ibv_post_send: what is queued goes first. */
+	rds_ib_send_post_chain(ic);
+	ret = rds_ib_post_op(ic, op);
+	if (ret != 0)
+		return ret;
+	/* A READ or atomic must land before the peer sees the message
+	 * (RDS_RDMA_FENCE is the kernel's advice). */
+	ic->tx_fence_next = op->kind != RDS_OP_WRITE ||
+			    (op->flags & RDS_RDMA_FENCE);
+	return RDS_XMIT_OP_POSTED;
+}
+
 int
 rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 {
 	struct rds_ib_conn *ic = c->tp;
 	struct rds_ib_engine *ie = rds_ib_engine(c->eng);
 	struct rds_header *h;
+	uint64_t ack;
 	uint32_t n;
 	int ret;
 
@@ -213,8 +259,8 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 	if (ic->tx_msg != m) {
 		ic->tx_msg = m;
 		ic->tx_off = 0;
-		ic->tx_op_posted = false;
-		ic->tx_fence = false;
+		ic->tx_fence = ic->tx_fence_next;
+		ic->tx_fence_next = false;
 		ic->tx_zc_mr = NULL;
 		if (ic->la->opts.zerocopy && m->len >= ic->la->opts.zc_min &&
 		    RDS_IB_HDR_SIZE + m->len > ic->max_inline)
@@ -228,47 +274,6 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 		ic->tx_msg = NULL;
 		return -EAGAIN;
 	}
-	/* The RDMA or atomic work request goes before the SEND. */
-	if (m->op != NULL && !ic->tx_op_posted) {
-		if (rds_ib_send_room(ic) == 0) {
-			ie->stats.tx_ring_full++;
-			ic->tx_blocked = true;
-			return -EAGAIN;
-		}
-		/* An atomic on a target that is not 8-byte aligned: an
-		 * HCA answers Invalid Request (the QP in error), rxe never
-		 * answers at all (the op would hang there). The remote
-		 * address of a zero-based region is its offset: refuse it
-		 * as the software executor's target does, REMOTE_ERROR,
-		 * and the message goes with it (as eth's refused ops; the
-		 * receiver sees a sequence gap). */
-		if (m->op->kind >= RDS_OP_FADD && !m->op->executed &&
-		    (((m->op->cookie >> 32) + m->op->remote_off) & 7) != 0) {
-			rds_rdma_notify(c->eng, m, RDS_RDMA_REMOTE_ERROR);
-			ic->tx_msg = NULL;
-			return RDS_XMIT_ACKED;
-		}
-		/* One that completed before a reset (the message is
-		 * retransmitted) is not posted again: it ran. */
-		if (!m->op->executed) {
-			/* Its own ibv_post_send: what is queued goes first. */
-			rds_ib_send_post_chain(ic);
-			ret = rds_ib_post_op(ic, m->op);
-			if (ret != 0)
-				return ret;
-			/* A READ or atomic must land before the peer
-			 * sees the message (RDS_RDMA_FENCE is the
-			 * kernel's advice). */
-			ic->tx_fence = m->op->kind != RDS_OP_WRITE ||
-				       (m->op->flags & RDS_RDMA_FENCE);
-		}
-		ic->tx_op_posted = true;
-		if ((m->op->flags & RDS_RDMA_SILENT) && m->len == 0 &&
-		    !m->has_dest) {
-			ic->tx_msg = NULL;
-			return 0;	/* no message at all */
-		}
-	}
 	do {
 		struct rds_ib_send_wr *w;
 		bool zc;
@@ -281,11 +286,7 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 		n = RTE_MIN(m->len - ic->tx_off, RDS_FRAG_SIZE);
 		h = (struct rds_header *)rds_ib_send_slot(ic, ic->s_head);
 		w = &ic->swr[ic->s_head % ic->nsend];
-		rds_msg_hdr(c, m, h);	/* carries the ACK */
-		if (ic->ack_waiting) {
-			ic->ack_waiting = false;
-			ie->stats.tx_acks_piggybacked++;
-		}
+		ack = rds_msg_hdr(c, m, h);	/* carries the ACK */
 		zc = ic->tx_zc_mr != NULL && n >= ic->la->opts.zc_min &&
 		     RDS_IB_HDR_SIZE + n > ic->max_inline;
 		if (zc) {
@@ -303,6 +304,11 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 				  ic->tx_fence, false);
 		if (ret != 0)
 			return ret;
+		rds_conn_ack_sent(c, ack);
+		if (ic->ack_waiting) {
+			ic->ack_waiting = false;
+			ie->stats.tx_acks_piggybacked++;
+		}
 		if (zc) {
 			/* Held until the slot's completion (or teardown). */
 			__atomic_fetch_add(&ic->tx_zc_buf->refs, 1,
@@ -324,7 +330,7 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
  * A standalone ACK (the kernel's rds_ib_attempt_ack). The first call
  * only notes the request: the core calls again in the next passes, and
  * the ACK goes once RDS_IB_ACK_WAIT_PASSES passes and RDS_IB_ACK_WAIT_US
- * have gone by, unless a DATA frame took it meanwhile (rds_msg_hdr: an
+ * have gone by, unless a DATA frame took it meanwhile (rds_ib_xmit: an
  * application answering what it just received sends its reply in
  * between). Then it goes, signalled, unless the previous standalone ACK
  * is still in flight (IB_ACK_IN_FLIGHT): the next one waits for its
@@ -336,6 +342,7 @@ rds_ib_xmit_ack(struct rds_conn *c)
 	struct rds_ib_conn *ic = c->tp;
 	struct rds_ib_engine *ie = rds_ib_engine(c->eng);
 	struct rds_engine *e = c->eng;
+	uint64_t ack;
 	int ret;
 
 	if (ic->qp == NULL || ic->cstate != RDS_IB_ESTABLISHED)
@@ -360,10 +367,12 @@ rds_ib_xmit_ack(struct rds_conn *c)
 	}
 	if (rds_ib_send_room(ic) == 0)
 		return -EAGAIN;
-	rds_ack_hdr(c, (struct rds_header *)rds_ib_send_slot(ic, ic->s_head));
+	ack = rds_ack_hdr(c, (struct rds_header *)rds_ib_send_slot(ic,
+								   ic->s_head));
 	ret = rds_ib_post(ic, 0, true, false, true);
 	if (ret != 0)
 		return ret;
+	rds_conn_ack_sent(c, ack);
 	ic->ack_waiting = false;
 	ic->ack_wr = ic->s_head;	/* its wr_id */
 	ie->stats.tx_acks++;

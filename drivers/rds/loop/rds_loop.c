@@ -31,6 +31,7 @@ struct loop_conn {
 struct loop_engine {
 	uint64_t rng;
 	uint32_t faults_gen;
+	bool clean;		/* no fault hook set: loop_acks_at_once */
 	struct rte_rds_loop_faults faults;
 	struct rte_rds_loop_stats stats;
 };
@@ -172,6 +173,8 @@ loop_faults_refresh(struct loop_engine *le)
 	le->faults = loop_faults;
 	le->faults_gen = loop_faults_gen;
 	rte_spinlock_unlock(&loop_faults_lock);
+	le->clean = le->faults.drop_one_in == 0 &&
+		    le->faults.reset_one_in == 0 && !le->faults.explicit_ack;
 	if (le->faults.seed != 0)
 		le->rng = le->faults.seed;
 }
@@ -212,8 +215,7 @@ loop_after_frame(struct rds_conn *c, struct loop_engine *le)
 static inline bool
 loop_acks_at_once(const struct loop_engine *le)
 {
-	return le->faults.drop_one_in == 0 && le->faults.reset_one_in == 0 &&
-	       !le->faults.explicit_ack;
+	return le->clean;
 }
 
 /* Deliver m's frame to the peer connection: the header as decoded
@@ -237,9 +239,10 @@ loop_deliver(struct rds_conn *c, struct loop_engine *le, struct rds_msg *m)
 	/* The receiver cannot keep it now (a socket that does not read, of
 	 * a client at its limit): again in a later pass, as a NIC whose
 	 * peer has no receive buffer retries, instead of a reset that would
-	 * send everything after it again at once. */
+	 * send everything after it again at once. Its ACK is still owed. */
 	if (ret == -ENOMEM)
 		return -EAGAIN;
+	rds_conn_ack_sent(c, h.ack);
 	loop_after_frame(c, le);
 	return h.acked ? RDS_XMIT_ACKED : 0;
 }
@@ -249,43 +252,47 @@ loop_xmit(struct rds_conn *c, struct rds_msg *m)
 {
 	struct loop_engine *le = loop_engine(c->eng);
 	struct loop_conn *lc = c->tp;
-	int ret, st;
 
 	if (unlikely(lc->peer == NULL))
 		return -ENOTCONN;
 	loop_faults_refresh(le);
+	/* Without faults (the common case) no frame is lost or reset: one
+	 * flag for the fault hooks' tests (a frame lost before they were
+	 * turned off still flushes what follows it until the reset). */
+	if (likely(le->clean) && likely(!lc->broken)) {
+		if (rds_recv_take(c, lc->peer, m) == RDS_XMIT_TAKEN) {
+			le->stats.frames++;
+			return RDS_XMIT_TAKEN;
+		}
+		return loop_deliver(c, le, m);
+	}
 	if (!loop_frame_survives(c, le)) {
 		/* The frame carried the ACK all the same, as on a wire. */
-		rds_conn_ack_taken(c);
+		rds_conn_ack_sent(c, c->ack_next);
 		return 0;
 	}
-	if (m->op != NULL) {
-		/* The target's side runs the operation before it takes the
-		 * message; a failed operation takes the message with it.
-		 * It runs once, even if the message must go again. The
-		 * target's end of the connection answers for it (its wrong
-		 * keys count there, as they would on a wire). */
-		if (!m->op->executed)
-			rds_rdma_sw_exec(lc->peer, m->op);
-		st = m->op->status;
-		if (st != RDS_RDMA_SUCCESS ||
-		    ((m->op->flags & RDS_RDMA_SILENT) && m->len == 0 &&
-		     !m->has_dest)) {
-			rds_rdma_notify(c->eng, m, st);
-			loop_after_frame(c, le);
-			return loop_acks_at_once(le) ? RDS_XMIT_ACKED : 0;
-		}
-		ret = loop_deliver(c, le, m);
-		if (ret >= 0)
-			rds_rdma_notify(c->eng, m, st);
-		return ret;
-	}
-	if (loop_acks_at_once(le) &&
-	    rds_recv_take(c, lc->peer, m) == RDS_XMIT_TAKEN) {
-		loop_after_frame(c, le);
-		return RDS_XMIT_TAKEN;
-	}
 	return loop_deliver(c, le, m);
+}
+
+/* The target's side runs the operation before it takes the message (the
+ * core's rds_send_xmit_op applies the rest of the rule). The target's
+ * end of the connection answers for it: its wrong keys count there, as
+ * they would on a wire. Behind a lost frame it is flushed, as an RC QP
+ * in error flushes a work request: it does not run, and the reset ends
+ * it. */
+static int
+loop_xmit_op(struct rds_conn *c, struct rds_msg *m)
+{
+	struct loop_engine *le = loop_engine(c->eng);
+	struct loop_conn *lc = c->tp;
+
+	if (unlikely(lc->peer == NULL))
+		return -ENOTCONN;
+	loop_faults_refresh(le);
+	if (lc->broken)
+		return RDS_XMIT_OP_POSTED;
+	rds_rdma_sw_exec(lc->peer, m->op);
+	return 0;
 }
 
 static int
@@ -299,6 +306,7 @@ loop_xmit_ack(struct rds_conn *c)
 		return -ENOTCONN;
 	loop_faults_refresh(le);
 	rds_ack_hdr_info(c, &h);
+	rds_conn_ack_sent(c, h.ack);	/* lost or not: it left */
 	if (!loop_frame_survives(c, le))
 		return 0;
 	rds_recv_hdr(lc->peer, &h, NULL, 0, NULL);
@@ -348,6 +356,7 @@ static const struct rds_transport rds_loop_transport = {
 	.conn_connect = loop_conn_connect,
 	.conn_shutdown = loop_conn_shutdown,
 	.xmit = loop_xmit,
+	.xmit_op = loop_xmit_op,
 	.xmit_ack = loop_xmit_ack,
 	.xstat_names = loop_xstat_names,
 	.nb_xstats = RTE_DIM(loop_xstat_names),
