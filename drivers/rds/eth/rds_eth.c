@@ -2,8 +2,8 @@
 /*
  * The eth transport's ops table, the engine poll (receive: faults, ARP,
  * parse, hand-off to the owning engine) and flush (one rte_eth_tx_burst
- * per port per pass), the connection ops, counters and the
- * fault-injection API. Options and ports: rds_eth_port.c.
+ * per port per pass), the connection ops and the fault-injection API.
+ * Options and ports: rds_eth_port.c; counters: rds_eth_stats.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -698,50 +698,7 @@ rds_eth_xmit_op(struct rds_conn *c, struct rds_msg *m)
 }
 
 /* ------------------------------------------------------------------ */
-/* Counters */
-
-#define ETH_XSTAT(f) #f
-static const char *const rds_eth_xstat_names[] = {
-	ETH_XSTAT(tx_frames), ETH_XSTAT(tx_full), ETH_XSTAT(tx_no_mbuf),
-	ETH_XSTAT(tx_window_full), ETH_XSTAT(rx_frames),
-	ETH_XSTAT(rx_not_ours), ETH_XSTAT(rx_drop_short),
-	ETH_XSTAT(rx_drop_ip), ETH_XSTAT(rx_drop_version),
-	ETH_XSTAT(rx_drop_type), ETH_XSTAT(rx_drop_len),
-	ETH_XSTAT(rx_drop_crc), ETH_XSTAT(rx_drop_no_conn),
-	ETH_XSTAT(rx_drop_stale), ETH_XSTAT(rx_dup), ETH_XSTAT(rx_ooo),
-	ETH_XSTAT(rx_beyond_window), ETH_XSTAT(rx_bad_unit),
-	ETH_XSTAT(rx_handoff), ETH_XSTAT(ack_tx), ETH_XSTAT(ack_rx),
-	ETH_XSTAT(rexmit_fast), ETH_XSTAT(rexmit_timeout),
-	ETH_XSTAT(rtt_samples), ETH_XSTAT(peer_restarts),
-	ETH_XSTAT(peer_unresponsive), ETH_XSTAT(conn_opened),
-	ETH_XSTAT(arp_tx), ETH_XSTAT(arp_rx), ETH_XSTAT(neigh_changed),
-	ETH_XSTAT(rdma_exec), ETH_XSTAT(rdma_remote_error),
-	ETH_XSTAT(fault_dropped), ETH_XSTAT(fault_duplicated),
-	ETH_XSTAT(fault_reordered), ETH_XSTAT(fault_delayed),
-	ETH_XSTAT(fault_corrupted), ETH_XSTAT(port_restarts),
-	ETH_XSTAT(rx_steered), ETH_XSTAT(rx_handoff_drop),
-	ETH_XSTAT(flow_rules), ETH_XSTAT(flow_fail), ETH_XSTAT(tx_zc_frames),
-	ETH_XSTAT(rexmit_sack), ETH_XSTAT(rexmit_probe),
-};
-#undef ETH_XSTAT
-
-_Static_assert(RTE_DIM(rds_eth_xstat_names) ==
-	       sizeof(struct rte_rds_eth_stats) / sizeof(uint64_t),
-	       "a name per counter");
-
-static void
-rds_eth_xstats(struct rds_engine *e, uint64_t *v)
-{
-	struct rds_eth_engine *ee = rds_eth_engine(e);
-	const uint64_t *s;
-	unsigned int i;
-
-	if (ee == NULL)
-		return;
-	s = (const uint64_t *)&ee->stats;
-	for (i = 0; i < RTE_DIM(rds_eth_xstat_names); i++)
-		v[i] += s[i];
-}
+/* The transport (its counters: rds_eth_stats.c) */
 
 const struct rds_transport rds_eth_transport = {
 	.name = "eth",
@@ -765,29 +722,11 @@ const struct rds_transport rds_eth_transport = {
 	.poll = rds_eth_poll,
 	.flush = rds_eth_flush,
 	.xstat_names = rds_eth_xstat_names,
-	.nb_xstats = RTE_DIM(rds_eth_xstat_names),
+	.nb_xstats = RDS_ETH_NB_XSTATS,
 	.xstats = rds_eth_xstats,
 };
 
 RDS_TRANSPORT_REGISTER(rds_eth_transport);
-
-int
-rte_rds_eth_stats_get(struct rte_rds_eth_stats *st)
-{
-	struct rte_rds_xstat xs[RTE_DIM(rds_eth_xstat_names)];
-	uint64_t *v = (uint64_t *)st;
-	unsigned int i;
-
-	if (rds_lib == NULL)
-		return RDS_ERR(ENXIO);
-	if (st == NULL)
-		return RDS_ERR(EINVAL);
-	if (rte_rds_xstats_get("eth", xs, RTE_DIM(xs)) < 0)
-		return -1;
-	for (i = 0; i < RTE_DIM(xs); i++)
-		v[i] = xs[i].value;
-	return 0;
-}
 
 int
 rte_rds_eth_set_faults(const struct rte_rds_eth_faults *faults)

@@ -8,7 +8,8 @@
  *
  * Modules (one file each):
  *   rds_eth.c        ops table, engine poll (receive, dispatch) and
- *                    flush (transmit), connection ops, counters, faults
+ *                    flush (transmit), connection ops, faults
+ *   rds_eth_stats.c  counters: names, the sum over engines
  *   rds_eth_port.c   options, ports and queues, transport init and fini
  *   rds_eth_wire.c   frame layout: Ethernet / IPv4 / UDP / eth header,
  *                    build and parse, checksum offloads
@@ -553,6 +554,12 @@ int rds_eth_rel_init(struct rds_eth_conn *ec, struct rds_eth_port *p);
 void rds_eth_rel_fini(struct rds_eth_conn *ec);
 /* Start a new epoch of ours (connect, or after the peer restarted):
  * everything in flight is dropped, sequences start again at 0. */
+/* rds_eth_stats.c: the counters' names and their sum over engines. */
+#define RDS_ETH_NB_XSTATS \
+	(sizeof(struct rte_rds_eth_stats) / sizeof(uint64_t))
+extern const char *const rds_eth_xstat_names[];
+void rds_eth_xstats(struct rds_engine *e, uint64_t *v);
+
 void rds_eth_rel_new_epoch(struct rds_eth_conn *ec);
 
 /* rds_eth_epoch.c: ordered epochs. The wall clock in 1/1024 s, 32 bits. */
