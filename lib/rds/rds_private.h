@@ -132,6 +132,9 @@ int rds_server_deliver(struct rds_engine *e, struct rds_sock *rs,
 void rds_server_wake(struct rds_sock *rs);
 /* An engine's pass begins and ends: the wake-ups of attached clients'
  * sockets asked for meanwhile are sent at its end (rds_server_wake.c). */
+/* The process serves attached clients when set (rds_server.c). */
+struct rds_server;
+extern struct rds_server *rds_srv;
 void rds_server_wake_begin(void);
 void rds_server_wake_flush(void);
 void rds_server_released(struct rds_sock *rs, uint32_t len);
