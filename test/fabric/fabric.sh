@@ -10,7 +10,7 @@
 # message's order and bytes, with a SHA-256 per direction compared across
 # the two sides. Faults come from netfilter on veth egress, both
 # directions: on the bridge's ports (a lossy network), and in case
-# hostfault on each host's own end (as issue 20 measured): an nftables netdev egress chain with `numgen random`
+# hostfault on each host's own end (where the faults were first measured): an nftables netdev egress chain with `numgen random`
 # drops, `dup to` duplicates and a payload `set` that overwrites the
 # 16-bit field 12 bytes into the UDP payload (the eth header's seq: the
 # CRC32C must catch it). This kernel has no sch_netem.
