@@ -122,6 +122,6 @@ rds_conn_user_reset(struct rds_sock *rs, const void *optval, socklen_t optlen,
 		if (ret != 0)
 			return ret;
 	}
-	RDS_LOG(INFO, "connection reset asked for: %u dropped", q.dropped);
+	RDS_LOG(DEBUG, "connection reset asked for: %u dropped", q.dropped);
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * race_stress: the random calls on options and snapshots (setsockopt,
+ * SO_TIMESTAMP and RDS_CONN_RESET among them,
  * getsockopt, RDS_INFO_*, bind of a bound socket, rte_rds_engine_poll).
  */
 
@@ -20,7 +21,7 @@ op_setopt(struct worker *w)
 
 	if (h < 0)
 		return;
-	switch (rnd(w, 0, 7)) {
+	switch (rnd(w, 0, 9)) {
 	case 0:
 		v = (int)rnd(w, 2304, 256 << 10);
 		r = rte_rds_setsockopt(h, SOL_SOCKET, SO_SNDBUF, &v,
@@ -50,6 +51,33 @@ op_setopt(struct worker *w)
 		r = rte_rds_setsockopt(h, SOL_RDS, SO_RDS_TRANSPORT, &v,
 				       sizeof(v));
 		allowed |= E(EI_OPNOTSUPP);
+		break;
+	case 6:
+		/* Arrival stamps on and off while messages come. */
+		v = (int)rnd(w, 0, 1);
+		r = rte_rds_setsockopt(h, SOL_SOCKET,
+				       rnd(w, 0, 1) ? SO_TIMESTAMP_OLD :
+						      SO_TIMESTAMP_NEW,
+				       &v, sizeof(v));
+		break;
+	case 7:
+		/* Now and then, UEK's connection reset of every connection
+		 * from one address: RDS sends again what was not
+		 * acknowledged; nothing lost or twice. */
+		if (rnd(w, 0, 15) != 0) {
+			v = 0;
+			r = rte_rds_setsockopt(h, SOL_RDS, RDS_RECVERR, &v,
+					       sizeof(v));
+			break;
+		}
+		{
+			struct rte_rds_reset rr;
+
+			memset(&rr, 0, sizeof(rr));
+			rr.src.s_addr = inet_addr(ips[rnd(w, 0, NADDR - 1)]);
+			r = rte_rds_setsockopt(h, SOL_RDS, RTE_RDS_CONN_RESET,
+					       &rr, sizeof(rr));
+		}
 		break;
 	default:
 		/* Cancel what was sent to one destination (rarely all):
