@@ -51,7 +51,14 @@ struct rds_msg {
 	uint8_t type;			/* enum rds_msg_type */
 	uint8_t cls;			/* size class (rds_buf.c) */
 	uint8_t h_flags;		/* wire flags to send / received */
-	uint8_t all;			/* CANCEL: every destination */
+	union {
+		uint8_t all;		/* CANCEL: every destination */
+		uint8_t cancelled;	/* DATA: cancelled (close or
+					 * RDS_CANCEL_SENT_TO) while half
+					 * handed to the transport: it goes
+					 * out whole, but never again after a
+					 * reset */
+	};
 	uint8_t trans_id;		/* transport for the connection */
 	bool has_dest;			/* rdma_dest is set */
 	uint8_t eng;			/* DATA: engine owning its connection */

@@ -374,6 +374,23 @@ rds_send_drop_acked(struct rds_conn *c, uint64_t ack)
 	}
 }
 
+static void
+rds_send_drop_cancelled(struct rds_conn *c, struct rds_msg_list *l)
+{
+	struct rds_msg *m, *next;
+
+	for (m = TAILQ_FIRST(l); m != NULL; m = next) {
+		next = TAILQ_NEXT(m, link);
+		if (m->type != RDS_MSG_DATA || !m->cancelled)
+			continue;
+		TAILQ_REMOVE(l, m, link);
+		if (m->op != NULL && (m->op->flags & RDS_RDMA_NOTIFY_ME))
+			rds_rdma_notify(c->eng, m, RDS_RDMA_CANCELED);
+		rds_send_release(c->eng, m);
+		rds_stat_inc(c->eng, s_send_cancelled);
+	}
+}
+
 /* After a reset, what was sent and not acknowledged goes out again first,
  * marked RETRANSMITTED and ACK_REQUIRED (rds_send_path_reset). */
 void
@@ -387,6 +404,11 @@ rds_send_path_reset(struct rds_conn *c)
 	 * whose work request completed) never runs again: its message
 	 * alone goes again (the receiver drops it if it had it), else the
 	 * operation succeeded and its message was lost. */
+	/* A message cancelled while it was half sent went whole or not at
+	 * all; either way it never goes again. Only the one that was
+	 * xmit_cur can be marked, on either queue. */
+	rds_send_drop_cancelled(c, &c->send_q);
+	rds_send_drop_cancelled(c, &c->retrans_q);
 	for (m = TAILQ_FIRST(&c->retrans_q); m != NULL; m = next) {
 		next = TAILQ_NEXT(m, link);
 		if (m->op == NULL || m->op->executed)
@@ -419,12 +441,17 @@ rds_send_cancel_list(struct rds_engine *e, struct rds_conn *c,
 		if (m->type != RDS_MSG_DATA || m->sock != req->sock ||
 		    m->sock_gen != req->sock_gen)
 			continue;
-		/* Half handed to the transport: it goes out whole (and its
-		 * bytes are released then, as the socket's gen says). */
-		if (m == c->xmit_cur)
-			continue;
 		if (!req->all && m->dport != req->dport)
 			continue;
+		/* Half handed to the transport: it goes out whole (and its
+		 * bytes are released then, as the socket's gen says), but a
+		 * reset drops it (rds_send_path_reset), as the kernel's
+		 * rds_send_drop_to takes it off c_retrans, where its
+		 * c_xmit_rm already is. */
+		if (m == c->xmit_cur) {
+			m->cancelled = 1;
+			continue;
+		}
 		TAILQ_REMOVE(l, m, link);
 		/* As rds_send_drop_to: CANCELED only to NOTIFY_ME, not to
 		 * RDS_RECVERR alone (__rds_send_complete). */

@@ -620,6 +620,82 @@ test_ack_owed(void)
 	CU_ASSERT(rte_rds_fini() == 0);
 }
 
+/*
+ * A message its socket cancels (close, or RDS_CANCEL_SENT_TO) while the
+ * transport holds it half sent (its xmit returned -EAGAIN: the message
+ * is the connection's xmit_cur) still goes out whole if the connection
+ * stays up, as in the kernel (c_xmit_rm). After a reset it never goes:
+ * the kernel's rds_send_drop_to took it off c_retrans, and a peer that
+ * restarted meanwhile would otherwise take a closed socket's message
+ * for the first one of whoever binds that port next.
+ */
+static void
+cancel_half_sent(bool reset)
+{
+	struct sockaddr_in to = rds_test_sin(CT_PEER, 9);
+	struct rds_conn_key k;
+	struct rds_conn *c;
+	uint64_t cancelled;
+	int s;
+
+	lib_up(1);
+	s = rds_test_socket(CT_IP, 4000, 0, 0);
+	CU_ASSERT_FATAL(s >= 0);
+	/* The connection up and its congestion map sent, one message gone
+	 * (unacknowledged: the close takes it off retrans_q). */
+	CU_ASSERT_EQUAL(rte_rds_sendto(s, "x", 1, 0, (struct sockaddr *)&to,
+				       sizeof(to)), 1);
+	rte_rds_engine_poll(0);
+	rte_rds_engine_poll(0);
+	CU_ASSERT_EQUAL_FATAL(ct.xmits, 1);
+	ct.no_room = true;
+	CU_ASSERT_EQUAL(rte_rds_sendto(s, "y", 1, 0, (struct sockaddr *)&to,
+				       sizeof(to)), 1);
+	rte_rds_engine_poll(0);
+	rte_rds_engine_poll(0);
+	memset(&k, 0, sizeof(k));
+	rds_addr_from_v4(&k.laddr, inet_addr(CT_IP));
+	rds_addr_from_v4(&k.faddr, inet_addr(CT_PEER));
+	k.trans_id = CT_TRANS_ID;
+	c = rds_conn_lookup(rds_engine_get(0), &k);
+	CU_ASSERT_FATAL(c != NULL);
+	CU_ASSERT_FATAL(c->xmit_cur != NULL);	/* half handed over */
+	CU_ASSERT_EQUAL(ct.xmits, 1);
+	CU_ASSERT(rte_rds_close(s) == 0);
+	rte_rds_engine_poll(0);
+	CU_ASSERT_PTR_EQUAL(TAILQ_FIRST(&c->send_q), c->xmit_cur);
+	if (reset) {
+		rds_conn_error(c, "test");
+		rte_rds_engine_poll(0);
+	}
+	ct.no_room = false;
+	rte_rds_engine_poll(0);
+	rte_rds_engine_poll(0);
+	cancelled = rds_engine_get(0)->stats.s_send_cancelled;
+	/* The close took the first one off retrans_q either way. */
+	if (reset) {
+		CU_ASSERT_EQUAL(ct.xmits, 1);
+		CU_ASSERT_TRUE(TAILQ_EMPTY(&c->send_q));
+		CU_ASSERT_EQUAL(cancelled, 2);
+	} else {
+		CU_ASSERT_EQUAL(ct.xmits, 2);
+		CU_ASSERT_EQUAL(cancelled, 1);
+	}
+	CU_ASSERT(rte_rds_fini() == 0);
+}
+
+static void
+test_cancel_half_sent(void)
+{
+	cancel_half_sent(false);
+}
+
+static void
+test_cancel_half_sent_reset(void)
+{
+	cancel_half_sent(true);
+}
+
 /* Send len bytes (0 or more) with an RDMA WRITE of 8 bytes, NOTIFY_ME
  * and flags, token tok. */
 static ssize_t
@@ -784,6 +860,8 @@ main(void)
 		{ "acks_by_transport", test_acks_by_transport },
 		{ "rdma_rule", test_rdma_rule },
 		{ "ack_owed", test_ack_owed },
+		{ "cancel_half_sent", test_cancel_half_sent },
+		{ "cancel_half_sent_reset", test_cancel_half_sent_reset },
 		{ NULL, NULL },
 	};
 
