@@ -10,7 +10,7 @@
  * kernel tool's eight sources in its order (I T c k n r s t; the TCP
  * and IB tables are empty here).
  *
- *   rds-info [-cknrstIT] [-x] [-v] [-E PATH]
+ *   rds-info [-cknrstIT] [-e] [-x] [-v] [-E PATH]
  *
  * See doc/rds-info.8.
  */
@@ -77,6 +77,7 @@ struct source {
 		      size_t each, size_t len);
 	const char *title;	/* message queues: which one */
 	bool given;
+	bool own;		/* librte_rds's, not in the default set */
 };
 
 /* Each record as the struct we know: a shorter one (an older layout) is
@@ -219,7 +220,65 @@ print_ib(const struct source *s, const uint8_t *data, size_t each,
 	}
 }
 
-/* In the kernel tool's order (its table is indexed by the letter). */
+static const char *
+macs(const uint8_t *m)
+{
+	static char b[18];
+
+	snprintf(b, sizeof(b), "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1],
+		 m[2], m[3], m[4], m[5]);
+	return b;
+}
+
+/* An address of a record (IPv4 v4-mapped, or IPv6) as text; eight in
+ * turn, as ip4s. */
+static const char *
+ip6s(const struct in6_addr *a)
+{
+	static char bufs[8][INET6_ADDRSTRLEN];
+	static unsigned int next;
+	char *b = bufs[next++ % 8];
+
+	if (IN6_IS_ADDR_V4MAPPED(a))
+		return ip4s(a->s6_addr32[3]);
+	if (inet_ntop(AF_INET6, a, b, INET6_ADDRSTRLEN) == NULL)
+		snprintf(b, INET6_ADDRSTRLEN, "?");
+	return b;
+}
+
+/* librte_rds's own: the eth transport's frame layer per connection. */
+static void
+print_eth(const struct source *s, const uint8_t *data, size_t each,
+	  size_t len)
+{
+	struct rte_rds_info_eth_connection ec;
+	size_t off;
+
+	(void)s;
+	printf("\nRDS eth Connections:\n%15s %15s %17s %8s %8s %6s %10s "
+	       "%10s %10s %5s\n", "LocalAddr", "RemoteAddr", "PeerMAC",
+	       "InFlight", "PeerWnd", "OutOfO", "SRTT(ns)", "RTTVar(ns)",
+	       "RTO(ns)", "TOuts");
+	for_each_record(ec, data, each, len, off) {
+		printf("%15s %15s %17s %8u %8u %6u %10" PRIu64 " %10" PRIu64
+		       " %10" PRIu64 " %5u%s", ip6s(&ec.laddr),
+		       ip6s(&ec.faddr), ec.resolved ? macs(ec.peer_mac) :
+		       "unresolved", ec.in_flight, ec.peer_wnd,
+		       ec.rx_out_of_order, ec.srtt_ns, ec.rttvar_ns,
+		       ec.rto_ns, ec.timeouts,
+		       ec.unresponsive ? " unresponsive" : "");
+		if (verbose)
+			printf("  epoch=%u, peer_epoch=%u, snd_nxt=%u, "
+			       "snd_una=%u, rcv_nxt=%u, wnd=%u, "
+			       "min_rtt_ns=%" PRIu64, ec.epoch, ec.peer_epoch,
+			       ec.snd_nxt, ec.snd_una, ec.rcv_nxt, ec.wnd,
+			       ec.min_rtt_ns);
+		printf("\n");
+	}
+}
+
+/* In the kernel tool's order (its table is indexed by the letter);
+ * librte_rds's own after them, shown only when asked for. */
 static struct source sources[] = {
 	{ 'I', RDS_INFO_IB_CONNECTIONS, "IB transport connections",
 	  print_ib, NULL, false },
@@ -235,6 +294,8 @@ static struct source sources[] = {
 	  "Send", false },
 	{ 't', RDS_INFO_RETRANS_MESSAGES, "retransmit queue messages",
 	  print_msgs, "Retransmit", false },
+	{ 'e', RTE_RDS_INFO_ETH_CONNECTIONS, "eth transport connections",
+	  print_eth, NULL, false, true },
 };
 #define NB_SOURCES (sizeof(sources) / sizeof(sources[0]))
 
@@ -365,12 +426,13 @@ usage(FILE *f)
 	unsigned int i;
 
 	fprintf(f, "rds-info version %s (librte_rds)\n"
-		"Usage: %s [-cknrstIT] [-x] [-v] [-E PATH]\n"
+		"Usage: %s [-cknrstIT] [-e] [-x] [-v] [-E PATH]\n"
 		"The following options limit output to the given sources:\n",
 		RDS_INFO_TOOL_VERSION, prog);
 	for (i = 0; i < NB_SOURCES; i++)
 		fprintf(f, "    -%c %s\n", sources[i].opt, sources[i].what);
-	fprintf(f, "\nIf no options are given then all sources are used.\n"
+	fprintf(f, "\nIf no options are given then all sources but -e are "
+		"used.\n"
 		"\n    -x      librte_rds counters, per engine and per "
 		"transport (never by default)\n"
 		"    -C      the same as -c\n"
@@ -428,7 +490,7 @@ main(int argc, char **argv)
 	unsigned int i;
 	int opt, fd, rc = EXIT_OK;
 
-	while ((opt = getopt_long(argc, argv, "cknrstITCxvE:h", longopts,
+	while ((opt = getopt_long(argc, argv, "cknrstITCexvE:h", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'v':
@@ -480,7 +542,7 @@ main(int argc, char **argv)
 	}
 	all = !any;
 	for (i = 0; i < NB_SOURCES; i++) {
-		if (!all && !sources[i].given)
+		if (all ? sources[i].own : !sources[i].given)
 			continue;
 		if (take(fd, &sources[i]) != 0)
 			rc = EXIT_FAIL;

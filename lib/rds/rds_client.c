@@ -169,7 +169,7 @@ rds_cl_call_data(struct rds_cl *cl, struct rds_ctl_req *q,
 	    r->seq != q->seq || r->op != q->op)
 		goto dead;
 	if (q->op == RDS_CTL_GETSOCKOPT && q->level == SOL_RDS &&
-	    q->name >= RDS_INFO_FIRST && q->name <= RDS_INFO_LAST &&
+	    rds_info_name(q->name) &&
 	    r->ret >= 0 && r->need != 0 &&
 	    rds_cl_info_data(cl, q, r, info, info_cap) != 0)
 		goto dead;

@@ -355,8 +355,7 @@ rds_client_getsockopt(int s, int level, int optname, void *optval,
 		rds_cl_put(cs);
 		return RDS_ERR(EFAULT);
 	}
-	if (level == SOL_RDS && optname >= RDS_INFO_FIRST &&
-	    optname <= RDS_INFO_LAST) {
+	if (level == SOL_RDS && rds_info_name(optname)) {
 		ret = rds_cl_info(cl, cs->handle, optname, optval, optlen);
 	} else {
 		len = *optlen;
@@ -382,7 +381,7 @@ rds_client_info(int name, void *buf, socklen_t *len)
 		return RDS_ERR(EINVAL);
 	/* Not an RDS_INFO name: as in-process (the engine would take the
 	 * request for a socket option without a socket: EBADF). */
-	if (name < RDS_INFO_FIRST || name > RDS_INFO_LAST)
+	if (!rds_info_name(name))
 		return RDS_ERR(ENOPROTOOPT);
 	ret = rds_cl_info(rds_cl, -1, name, buf, len);
 	return ret < 0 ? RDS_ERR(-ret) : ret;

@@ -393,6 +393,8 @@ rds_info_each(int name)
 		return sizeof(struct rds6_info_rdma_connection);
 	case RDS_INFO_CONNECTION_STATS:
 		return sizeof(struct rds_info_counter);
+	case RTE_RDS_INFO_ETH_CONNECTIONS:
+		return sizeof(struct rte_rds_info_eth_connection);
 	default:
 		return 0;
 	}
@@ -463,6 +465,7 @@ rds_info_get(int name, void *buf, size_t *len, uint64_t timeout_ns)
 	case RDS_INFO_TCP_SOCKETS:
 	case RDS6_INFO_TCP_SOCKETS:
 	case RDS_INFO_CONNECTION_STATS:
+	case RTE_RDS_INFO_ETH_CONNECTIONS:
 		ret = rds_info_barrier(deadline);
 		if (ret != 0)
 			return ret;

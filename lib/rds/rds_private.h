@@ -112,6 +112,14 @@ struct rds_info_req {
 	bool owned;			/* buf belongs to the request */
 };
 void rds_info_engine_fill(struct rds_engine *e, struct rds_info_req *r);
+/* A snapshot name: the kernel's range or librte_rds's own (in-process,
+ * attached clients and the engine that serves them agree on it). */
+static inline bool
+rds_info_name(int name)
+{
+	return (name >= RDS_INFO_FIRST && name <= RDS_INFO_LAST) ||
+	       (name >= RTE_RDS_INFO_OWN_FIRST && name <= RTE_RDS_INFO_OWN_LAST);
+}
 /* Append one record of r->each bytes (a transport's info op too):
  * counted always, copied while it fits. */
 void rds_info_put(struct rds_info_req *r, const void *rec);

@@ -543,7 +543,7 @@ static bool
 rds_srv_is_info(const struct rds_ctl_req *q)
 {
 	return q->op == RDS_CTL_GETSOCKOPT && q->level == SOL_RDS &&
-	       q->name >= RDS_INFO_FIRST && q->name <= RDS_INFO_LAST;
+	       rds_info_name(q->name);
 }
 
 /*

@@ -402,8 +402,7 @@ rte_rds_getsockopt(int s, int level, int optname, void *optval,
 		ret = rds_put_int(optval, optlen, (int)t);
 	} else if (level == SOL_RDS && optname == RDS_RECVERR) {
 		ret = rds_put_int(optval, optlen, rs->recverr);
-	} else if (level == SOL_RDS && optname >= RDS_INFO_FIRST &&
-		   optname <= RDS_INFO_LAST) {
+	} else if (level == SOL_RDS && rds_info_name(optname)) {
 		/* As the kernel: the record size on success. */
 		rds_sock_put(rs);
 		return rte_rds_info(optname, optval, optlen);

@@ -10,12 +10,54 @@
  * rte_telemetry under /rds/.
  */
 
+#include <stdint.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
 #include <linux/rds.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/**
+ * The first of librte_rds's own snapshot names, above the kernel's
+ * (RDS_INFO_FIRST to RDS_INFO_LAST): the kernel answers them with
+ * ENOPROTOOPT, as it does any name it does not know; so does librte_rds
+ * for a name of this range it does not know.
+ */
+#define RTE_RDS_INFO_OWN_FIRST 10100
+/** One struct rte_rds_info_eth_connection per connection of the eth
+ * transport: its frame layer's state, for "why is this connection
+ * slow" (rds-info -e). */
+#define RTE_RDS_INFO_ETH_CONNECTIONS 10100
+/** The last of librte_rds's own snapshot names. */
+#define RTE_RDS_INFO_OWN_LAST 10100
+
+/** A connection of the eth transport (RTE_RDS_INFO_ETH_CONNECTIONS). */
+struct rte_rds_info_eth_connection {
+	struct in6_addr laddr;		/**< local address (IPv4 v4-mapped) */
+	struct in6_addr faddr;		/**< peer address (IPv4 v4-mapped) */
+	uint8_t peer_mac[6];		/**< the peer's (or next hop's) MAC,
+					 * zero until resolved */
+	uint8_t resolved;		/**< the peer's MAC is known */
+	uint8_t unresponsive;		/**< reported dead (dead_after
+					 * timeouts in a row) */
+	uint32_t epoch;			/**< our sending stream's epoch */
+	uint32_t peer_epoch;		/**< the peer's stream we take (0:
+					 * none yet) */
+	uint32_t snd_nxt;		/**< next frame sequence to send */
+	uint32_t snd_una;		/**< oldest frame not acknowledged */
+	uint32_t in_flight;		/**< frames sent, not acknowledged */
+	uint32_t wnd;			/**< our window (frames) */
+	uint32_t peer_wnd;		/**< the window the peer grants */
+	uint32_t rcv_nxt;		/**< next in-order frame expected */
+	uint32_t rx_out_of_order;	/**< frames held above a hole */
+	uint32_t timeouts;		/**< RTOs in a row without progress */
+	uint64_t srtt_ns;		/**< smoothed RTT (0: no sample yet) */
+	uint64_t rttvar_ns;		/**< its variation */
+	uint64_t min_rtt_ns;		/**< smallest sample (0: none yet) */
+	uint64_t rto_ns;		/**< the retransmission timeout now */
+};
 
 /**
  * Take a snapshot, with the kernel's probe-then-fill contract: with
@@ -34,7 +76,8 @@ extern "C" {
  * before, as the kernel's; rdma_mr_max and rdma_mr_size are the most
  * memory regions and the most pages in one), their RDS6_INFO_*
  * counterparts, and RDS_INFO_TCP_SOCKETS, RDS_INFO_IWARP_CONNECTIONS and
- * RDS_INFO_CONNECTION_STATS, which have no records here.
+ * RDS_INFO_CONNECTION_STATS, which have no records here; and librte_rds's
+ * own RTE_RDS_INFO_ETH_CONNECTIONS (struct rte_rds_info_eth_connection).
  *
  * Connections and their queues belong to engines: the snapshot asks each
  * engine and waits for it (driving inline engines itself). It reflects

@@ -19,7 +19,10 @@
  *                    stream afterwards is intact;
  *   two_engines:     two engines, the sockets on either: frames that
  *                    arrive at the port's engine for a connection of the
- *                    other are handed over (rx_handoff).
+ *                    other are handed over (rx_handoff);
+ *   info:            RTE_RDS_INFO_ETH_CONNECTIONS after a stream: one
+ *                    record per connection with its peer's MAC, RTT
+ *                    estimate, RTO and sequences (rds-info -e).
  */
 
 #include <errno.h>
@@ -27,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 
 #include <CUnit/CUnit.h>
 
@@ -277,6 +281,89 @@ test_stream_faults(void)
 	rds_test_watchdog(0, NULL);
 }
 
+/* One record of RTE_RDS_INFO_ETH_CONNECTIONS, checked against what a
+ * stream between IPA and IPB leaves. */
+static void
+check_eth_conn(const struct rte_rds_info_eth_connection *ec)
+{
+	struct in6_addr a, b;
+	uint8_t ma[6] = { 2, 0, 0x0a, 0xfe, 0, 1 }, mb[6] = { 2, 0, 0x0a, 0xfe, 0, 2 };
+	bool ab;
+
+	CU_ASSERT_FATAL(inet_pton(AF_INET6, "::ffff:" IPA, &a) == 1);
+	CU_ASSERT_FATAL(inet_pton(AF_INET6, "::ffff:" IPB, &b) == 1);
+	ab = memcmp(&ec->laddr, &a, sizeof(a)) == 0;
+	CU_ASSERT(memcmp(&ec->laddr, ab ? &a : &b, sizeof(a)) == 0);
+	CU_ASSERT(memcmp(&ec->faddr, ab ? &b : &a, sizeof(a)) == 0);
+	CU_ASSERT(ec->resolved == 1);
+	CU_ASSERT(memcmp(ec->peer_mac, ab ? mb : ma, 6) == 0);
+	CU_ASSERT(ec->unresponsive == 0);
+	CU_ASSERT(ec->epoch != 0);
+	CU_ASSERT(ec->peer_epoch != 0);
+	CU_ASSERT(ec->snd_nxt > 0);
+	CU_ASSERT(ec->rcv_nxt > 0);
+	CU_ASSERT(ec->in_flight == ec->snd_nxt - ec->snd_una);
+	CU_ASSERT(ec->in_flight <= ec->wnd);
+	CU_ASSERT(ec->wnd > 0);
+	CU_ASSERT(ec->srtt_ns > 0);
+	CU_ASSERT(ec->rto_ns >= ec->srtt_ns);
+	CU_ASSERT(ec->min_rtt_ns > 0 && ec->min_rtt_ns <= ec->rto_ns);
+	printf("  info: %s: snd_nxt %u una %u rcv_nxt %u wnd %u peer_wnd %u "
+	       "srtt %" PRIu64 " ns rttvar %" PRIu64 " ns min %" PRIu64
+	       " ns rto %" PRIu64 " ns\n", ab ? "A->B" : "B->A", ec->snd_nxt,
+	       ec->snd_una, ec->rcv_nxt, ec->wnd, ec->peer_wnd, ec->srtt_ns,
+	       ec->rttvar_ns, ec->min_rtt_ns, ec->rto_ns);
+}
+
+static void
+test_info(void)
+{
+	struct rte_rds_info_eth_connection recs[8];
+	struct rte_rds_conf conf;
+	socklen_t len = 0, len2;
+	int each, s, i;
+
+	rds_test_watchdog(300, "info");
+	eth_conf(&conf, RTE_RDS_ENGINE_INLINE, 1, false);
+	CU_ASSERT_FATAL(rds_test_lib_init(&conf) == 0);
+	rte_rds_conf_free(&conf);
+	/* Before any connection: no record. */
+	CU_ASSERT(rte_rds_info(RTE_RDS_INFO_ETH_CONNECTIONS, NULL, &len) ==
+		  (int)sizeof(recs[0]));
+	CU_ASSERT(len == 0);
+	run_stream("info", 2000);
+	/* Probe: ENOSPC and the size of every record. */
+	len = 0;
+	CU_ASSERT(rte_rds_info(RTE_RDS_INFO_ETH_CONNECTIONS, NULL, &len) == -1);
+	CU_ASSERT(rte_errno == ENOSPC);
+	/* A to B and B to A: one connection each way in this process. */
+	CU_ASSERT(len == 2 * sizeof(recs[0]));
+	len = sizeof(recs);
+	each = rte_rds_info(RTE_RDS_INFO_ETH_CONNECTIONS, recs, &len);
+	CU_ASSERT_FATAL(each == (int)sizeof(recs[0]));
+	CU_ASSERT_FATAL(len == 2 * sizeof(recs[0]));
+	for (i = 0; i < (int)(len / sizeof(recs[0])); i++)
+		check_eth_conn(&recs[i]);
+	CU_ASSERT(memcmp(&recs[0].laddr, &recs[1].laddr,
+			 sizeof(recs[0].laddr)) != 0);
+	/* The same through getsockopt, as rds-info takes it. */
+	s = rte_rds_socket();
+	CU_ASSERT_FATAL(s >= 0);
+	len2 = sizeof(recs);
+	CU_ASSERT(rte_rds_getsockopt(s, SOL_RDS, RTE_RDS_INFO_ETH_CONNECTIONS,
+				     recs, &len2) == (int)sizeof(recs[0]));
+	CU_ASSERT(len2 == len);
+	/* A name of librte_rds's range that it does not know: as the
+	 * kernel for any unknown name. */
+	len2 = sizeof(recs);
+	CU_ASSERT(rte_rds_getsockopt(s, SOL_RDS, RTE_RDS_INFO_OWN_LAST + 1,
+				     recs, &len2) == -1);
+	CU_ASSERT(errno == ENOPROTOOPT);
+	CU_ASSERT(rte_rds_close(s) == 0);
+	CU_ASSERT(rds_test_lib_fini() == 0);
+	rds_test_watchdog(0, NULL);
+}
+
 int
 main(void)
 {
@@ -284,6 +371,7 @@ main(void)
 		{ "stream/arp", test_stream_arp },
 		{ "stream/lcore", test_stream_lcore },
 		{ "stream/faults", test_stream_faults },
+		{ "info", test_info },
 		{ NULL, NULL },
 	};
 	int ret;

@@ -155,6 +155,17 @@ done
 [ "$(grep -cE ':$' "$TMP/ti.out")" -eq 2 ] ||
 	bad "rds-info -T -I: not two sections"
 
+# -e: librte_rds's own eth records, through the attached path (the
+# engine's name range): the section alone, empty (loop connections only),
+# and never in the default output.
+"$INFO" -e > "$TMP/e.out" 2>&1 || bad "rds-info -e failed: $(cat "$TMP/e.out")"
+[ "$(grep -cE ':$' "$TMP/e.out")" -eq 1 ] && grep -qx "RDS eth Connections:" \
+	"$TMP/e.out" || bad "rds-info -e printed more or less than its section"
+[ "$(grep -cv -e '^$' -e ':$' -e LocalAddr "$TMP/e.out")" -eq 0 ] ||
+	bad "rds-info -e listed an eth connection of a loop engine"
+grep -q "RDS eth Connections:" "$TMP/all.out" &&
+	bad "rds-info with no option printed the eth section"
+
 # -x: librte_rds's counters, the engine's.
 "$INFO" -x > "$TMP/x.out" 2>&1
 rc=$?

@@ -724,6 +724,7 @@ const struct rds_transport rds_eth_transport = {
 	.xstat_names = rds_eth_xstat_names,
 	.nb_xstats = RDS_ETH_NB_XSTATS,
 	.xstats = rds_eth_xstats,
+	.info = rds_eth_info,
 };
 
 RDS_TRANSPORT_REGISTER(rds_eth_transport);

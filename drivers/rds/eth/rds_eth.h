@@ -559,6 +559,8 @@ void rds_eth_rel_fini(struct rds_eth_conn *ec);
 	(sizeof(struct rte_rds_eth_stats) / sizeof(uint64_t))
 extern const char *const rds_eth_xstat_names[];
 void rds_eth_xstats(struct rds_engine *e, uint64_t *v);
+/* rds_eth_info.c: RTE_RDS_INFO_ETH_CONNECTIONS records (the info op). */
+void rds_eth_info(struct rds_engine *e, struct rds_info_req *r);
 
 void rds_eth_rel_new_epoch(struct rds_eth_conn *ec);
 
