@@ -13,13 +13,6 @@
  *   stream/faults:   5 % loss, 1 % duplication, 2 % reordering (depth 8),
  *                    0.5 % corruption; the counters must show the faults
  *                    and the retransmissions they caused (printed);
- *   bad_frames:      garbage, truncated frames, bad CRCs, unknown
- *                    versions and frames for no connection written into
- *                    B's receive ring by hand: dropped and counted, and a
- *                    stream afterwards is intact;
- *   two_engines:     two engines, the sockets on either: frames that
- *                    arrive at the port's engine for a connection of the
- *                    other are handed over (rx_handoff);
  *   info:            RTE_RDS_INFO_ETH_CONNECTIONS after a stream: one
  *                    record per connection with its peer's MAC, RTT
  *                    estimate, RTO and sequences (rds-info -e).
