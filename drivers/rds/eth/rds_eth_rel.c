@@ -525,7 +525,14 @@ rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
 	/* Our stream, as the peer takes it. */
 	if (f->dst_epoch == ec->epoch) {
 		ec->epoch_acked = true;
-		rds_eth_rexmit_ack_input(ec, f);
+		/* Nothing in flight and nothing new acknowledged (the data of
+		 * a one-way stream, at its receiver): all that
+		 * rds_eth_rexmit_ack_input() would do is take the window. */
+		if (f->ack == ec->snd_una && f->sack == 0 &&
+		    ec->snd_una == ec->snd_nxt)
+			ec->peer_wnd = f->wnd;
+		else
+			rds_eth_rexmit_ack_input(ec, f);
 	}
 	if (f->type == RDS_ETH_F_ACK) {
 		ee->stats.ack_rx++;
