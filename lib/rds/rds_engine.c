@@ -447,8 +447,7 @@ rds_engine_run_once(struct rds_engine *e)
 			work += e->polled[t]->poll(e);
 	if (unlikely(rds_cong_local_generation() != e->cong_local_seen))
 		rds_engine_cong_check(e);
-	if (e->wheel.nb_armed != 0 &&
-	    (e->now >> e->wheel.shift) >= e->wheel.tick)
+	if ((e->now >> e->wheel.shift) >= e->wheel.due)
 		work += rds_wheel_run(e, e->now);
 	if (!TAILQ_EMPTY(&e->ready))
 		work += rds_engine_run_ready(e);

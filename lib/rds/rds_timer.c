@@ -5,8 +5,11 @@
  * not fit inline engines, which whichever thread holds them polls; this
  * wheel belongs to its engine and runs in its pass. A tick is about
  * 12 us; a deadline past one turn of the wheel sits in its slot until
- * the turn that reaches it. An engine with nothing armed pays one
- * comparison per pass.
+ * the turn that reaches it. The engine runs the wheel only from the
+ * tick of the nearest slot in use on (w->due, kept from a bitmap of the
+ * slots in use), so that timers far out (a retransmit timer seconds
+ * away) do not make it visit every empty slot of a turn; a pass with
+ * nothing due pays one comparison.
  */
 #include "rds_private.h"
 
@@ -20,7 +23,9 @@ rds_wheel_init(struct rds_wheel *w, uint64_t now, uint64_t tsc_hz)
 	while ((tsc_hz >> w->shift) > 80000)
 		w->shift++;
 	w->tick = now >> w->shift;
+	w->due = UINT64_MAX;
 	w->nb_armed = 0;
+	memset(w->busy, 0, sizeof(w->busy));
 	for (i = 0; i < RDS_WHEEL_SLOTS; i++)
 		TAILQ_INIT(&w->slots[i]);
 }
@@ -32,6 +37,17 @@ rds_timer_init(struct rds_timer *t, rds_timer_fn fn)
 	t->fn = fn;
 }
 
+/* Take t out of its slot (index i), the slot's bit with the last one. */
+static inline void
+rds_wheel_remove(struct rds_wheel *w, struct rds_timer *t, unsigned int i)
+{
+	TAILQ_REMOVE(&w->slots[i], t, link);
+	if (TAILQ_EMPTY(&w->slots[i]))
+		w->busy[i / 64] &= ~(UINT64_C(1) << (i % 64));
+	t->armed = false;
+	w->nb_armed--;
+}
+
 void
 rds_timer_cancel(struct rds_engine *e, struct rds_timer *t)
 {
@@ -39,10 +55,9 @@ rds_timer_cancel(struct rds_engine *e, struct rds_timer *t)
 
 	if (!t->armed)
 		return;
-	TAILQ_REMOVE(&w->slots[(t->expire >> w->shift) % RDS_WHEEL_SLOTS], t,
-		     link);
-	t->armed = false;
-	w->nb_armed--;
+	/* w->due stays: a lower bound still. */
+	rds_wheel_remove(w, t,
+			 (t->expire >> w->shift) % RDS_WHEEL_SLOTS);
 }
 
 void
@@ -59,8 +74,12 @@ rds_timer_arm(struct rds_engine *e, struct rds_timer *t, uint64_t expire)
 	}
 	t->expire = expire;
 	TAILQ_INSERT_TAIL(&w->slots[tick % RDS_WHEEL_SLOTS], t, link);
+	w->busy[(tick % RDS_WHEEL_SLOTS) / 64] |=
+		UINT64_C(1) << (tick % 64);
 	t->armed = true;
 	w->nb_armed++;
+	if (tick < w->due)
+		w->due = tick;
 }
 
 /* Fire the due timers of one slot. */
@@ -75,9 +94,7 @@ rds_wheel_slot(struct rds_engine *e, struct rds_timer_list *l, uint64_t now)
 		next = TAILQ_NEXT(t, link);
 		if ((t->expire >> w->shift) > (now >> w->shift))
 			continue;	/* a later turn of the wheel */
-		TAILQ_REMOVE(l, t, link);
-		t->armed = false;
-		w->nb_armed--;
+		rds_wheel_remove(w, t, (unsigned int)(l - w->slots));
 		t->fn(e, t);	/* may re-arm t, or arm others */
 		fired++;
 		/* The callback may have changed the list: start over. */
@@ -86,26 +103,55 @@ rds_wheel_slot(struct rds_engine *e, struct rds_timer_list *l, uint64_t now)
 	return fired;
 }
 
+/* The distance from slot p to the nearest slot in use at or after it
+ * (circularly), RDS_WHEEL_SLOTS when none is. */
+static unsigned int
+rds_wheel_next_busy(const struct rds_wheel *w, unsigned int p)
+{
+	unsigned int wi = p / 64, i, j;
+	uint64_t m = w->busy[wi] & (~UINT64_C(0) << (p % 64));
+
+	if (m != 0)
+		return wi * 64 + (unsigned int)__builtin_ctzll(m) - p;
+	for (i = 1; i <= RDS_WHEEL_SLOTS / 64; i++) {
+		j = (wi + i) % (RDS_WHEEL_SLOTS / 64);
+		m = w->busy[j];
+		if (i == RDS_WHEEL_SLOTS / 64)	/* p's word again: below p */
+			m &= (UINT64_C(1) << (p % 64)) - 1;
+		if (m != 0)
+			return (j * 64 + (unsigned int)__builtin_ctzll(m) +
+				RDS_WHEEL_SLOTS - p) % RDS_WHEEL_SLOTS;
+	}
+	return RDS_WHEEL_SLOTS;
+}
+
 unsigned int
 rds_wheel_run(struct rds_engine *e, uint64_t now)
 {
 	struct rds_wheel *w = &e->wheel;
-	uint64_t tick = now >> w->shift, n;
+	uint64_t tick = now >> w->shift, n, d;
 	unsigned int fired = 0;
 
-	if (likely(tick < w->tick))
-		return 0;	/* still in the tick processed last */
-	if (w->nb_armed == 0) {
-		w->tick = tick + 1;
-		return 0;
-	}
+	if (likely(tick < w->tick || tick < w->due))
+		return 0;	/* nothing can be due yet */
+	/* No timer is due before w->due: the slots from w->tick to it are
+	 * empty or hold later turns. */
+	if (w->due > w->tick)
+		w->tick = w->due;
 	/* Every slot once at most, even after a long sleep. */
 	n = tick - w->tick + 1;
 	if (n > RDS_WHEEL_SLOTS)
 		n = RDS_WHEEL_SLOTS;
 	for (; n > 0 && w->nb_armed != 0; n--, w->tick++)
-		fired += rds_wheel_slot(e,
-			&w->slots[w->tick % RDS_WHEEL_SLOTS], now);
+		if (!TAILQ_EMPTY(&w->slots[w->tick % RDS_WHEEL_SLOTS]))
+			fired += rds_wheel_slot(e,
+				&w->slots[w->tick % RDS_WHEEL_SLOTS], now);
 	w->tick = tick + 1;
+	/* Every timer still armed is at tick + 1 or later, in a slot in use:
+	 * the nearest such slot is the next tick that can be due. */
+	d = w->nb_armed == 0 ? RDS_WHEEL_SLOTS :
+		rds_wheel_next_busy(w, (unsigned int)(w->tick %
+						       RDS_WHEEL_SLOTS));
+	w->due = d == RDS_WHEEL_SLOTS ? UINT64_MAX : w->tick + d;
 	return fired;
 }

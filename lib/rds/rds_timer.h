@@ -29,8 +29,13 @@ TAILQ_HEAD(rds_timer_list, rds_timer);
 
 struct rds_wheel {
 	uint64_t tick;			/* next tick to process */
+	/* No armed timer is due before this tick (a lower bound, UINT64_MAX
+	 * with nothing armed): the engine runs the wheel from it on, not at
+	 * every tick (rds_wheel_run() sets it to the next slot in use). */
+	uint64_t due;
 	uint32_t shift;			/* TSC cycles per tick = 1 << shift */
 	uint32_t nb_armed;
+	uint64_t busy[RDS_WHEEL_SLOTS / 64];	/* the slots not empty */
 	struct rds_timer_list slots[RDS_WHEEL_SLOTS];
 };
 

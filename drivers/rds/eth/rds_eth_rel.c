@@ -217,8 +217,10 @@ rds_eth_rel_rx_reset(struct rds_eth_conn *ec)
 	rds_eth_rx_restart(ec, 0);
 }
 
-uint32_t
-rds_eth_rel_room(struct rds_eth_conn *ec)
+/* Inlined into rds_eth_rel_frame (once a frame); the extern
+ * rds_eth_rel_room() below is the same for the other callers. */
+static __rte_always_inline uint32_t
+rds_eth_rel_room_in(struct rds_eth_conn *ec)
 {
 	uint32_t inflight = ec->snd_nxt - ec->snd_una;
 	uint32_t lim = RTE_MIN(ec->wnd, ec->peer_wnd);
@@ -236,6 +238,12 @@ rds_eth_rel_room(struct rds_eth_conn *ec)
 			return 0;
 	}
 	return lim > inflight ? lim - inflight : 0;
+}
+
+uint32_t
+rds_eth_rel_room(struct rds_eth_conn *ec)
+{
+	return rds_eth_rel_room_in(ec);
 }
 
 /* The ACK fields of a frame we send: our receiving side's state. */
@@ -323,7 +331,7 @@ rds_eth_rel_frame(struct rds_eth_conn *ec, uint32_t len)
 {
 	struct rte_mbuf *m;
 
-	if (unlikely(rds_eth_rel_room(ec) == 0)) {
+	if (unlikely(rds_eth_rel_room_in(ec) == 0)) {
 		ec_ee(ec)->stats.tx_window_full++;
 		return NULL;
 	}
@@ -525,7 +533,14 @@ rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
 	/* Our stream, as the peer takes it. */
 	if (f->dst_epoch == ec->epoch) {
 		ec->epoch_acked = true;
-		rds_eth_rexmit_ack_input(ec, f);
+		/* Nothing in flight and nothing new acknowledged (the data of
+		 * a one-way stream, at its receiver): all that
+		 * rds_eth_rexmit_ack_input() would do is take the window. */
+		if (f->ack == ec->snd_una && f->sack == 0 &&
+		    ec->snd_una == ec->snd_nxt)
+			ec->peer_wnd = f->wnd;
+		else
+			rds_eth_rexmit_ack_input(ec, f);
 	}
 	if (f->type == RDS_ETH_F_ACK) {
 		ee->stats.ack_rx++;

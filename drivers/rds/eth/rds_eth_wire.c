@@ -201,7 +201,15 @@ rds_eth_be16_at(const uint8_t *p)
  * The header of our peers' frames (20 bytes, no options) as five
  * 32-bit words added in 64 bits and folded, which is the same sum
  * (RFC 1071's "parallel summation"), without the loop. */
-static inline bool
+static __rte_noinline bool
+rds_eth_ip_hdr_ok_opts(const void *ip, uint32_t hl)
+{
+	return rte_raw_cksum(ip, hl) == 0xffff;
+}
+
+/* Inlined into the parse (once a frame); a header with options, which
+ * our peers never send, through rte_raw_cksum out of line. */
+static __rte_always_inline bool
 rds_eth_ip_hdr_ok(const void *ip, uint32_t hl)
 {
 	const uint8_t *b = ip;
@@ -209,7 +217,7 @@ rds_eth_ip_hdr_ok(const void *ip, uint32_t hl)
 	uint64_t sum;
 
 	if (unlikely(hl != sizeof(struct rte_ipv4_hdr)))
-		return rte_raw_cksum(ip, hl) == 0xffff;
+		return rds_eth_ip_hdr_ok_opts(ip, hl);
 	memcpy(w, b, sizeof(w));
 	sum = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
 	sum = (sum & 0xffffffff) + (sum >> 32);
