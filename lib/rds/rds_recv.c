@@ -143,7 +143,9 @@ rds_recvmsg(struct rds_sock *rs, struct msghdr *msg, int flags)
 	}
 	ret = rds_recv_out_msg(msg, flags, rds_msg_data(m), m->len,
 			       rds_addr_v4(&m->faddr), m->sport, m->has_dest,
-			       m->rdma_dest, m->rx_ts, m->rx_tstamp);
+			       m->rdma_dest, m->rx_ts, m->rx_tstamp,
+			       rs->bound == RDS_BOUND_V6 ? &m->faddr : NULL,
+			       rs->bound_scope);
 	if (!(flags & MSG_PEEK))
 		rs->rx_head = NULL;
 	rte_spinlock_unlock(&rs->rlock);
