@@ -109,6 +109,21 @@ test_v6_round_trip(void)
 	EXPECT_OK(rte_rds_getsockname(a, SA(&me), &len));
 	CU_ASSERT_EQUAL(len, sizeof(me));
 	CU_ASSERT_EQUAL(memcmp(&me, &want, sizeof(want)), 0);
+	/* RDS_INFO_SOCKETS skips IPv6 sockets; RDS6_INFO_SOCKETS has
+	 * them all. */
+	{
+		int s4 = sock_at(RDS_TEST_IP1, 4000);
+
+		len = 0;
+		EXPECT_ERR(rte_rds_getsockopt(s4, SOL_RDS, RDS_INFO_SOCKETS,
+					      NULL, &len), ENOSPC);
+		CU_ASSERT_EQUAL(len, sizeof(struct rds_info_socket));
+		len = 0;
+		EXPECT_ERR(rte_rds_getsockopt(s4, SOL_RDS, RDS6_INFO_SOCKETS,
+					      NULL, &len), ENOSPC);
+		CU_ASSERT_EQUAL(len, 3 * sizeof(struct rds6_info_socket));
+		EXPECT_OK(rte_rds_close(s4));
+	}
 	/* connect, then send with no name; getpeername. */
 	EXPECT_OK(rte_rds_connect(a, CSA(&to), sizeof(to)));
 	len = sizeof(me);
