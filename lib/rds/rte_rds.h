@@ -130,7 +130,10 @@ void rte_rds_conf_init(struct rte_rds_conf *conf);
  * @param conf
  *   Configuration to change.
  * @param ip
- *   IPv4 address in dotted form, e.g. "10.0.0.1".
+ *   IPv4 address in dotted form, e.g. "10.0.0.1", or an IPv6 address,
+ *   e.g. "fd00::1" (a v4-mapped one is IPv4). Only "loop" serves IPv6
+ *   addresses: rte_rds_init() refuses one on "eth" or "ib" with
+ *   EAFNOSUPPORT.
  * @param transport
  *   "loop", "ib" or "eth".
  * @param dev
