@@ -117,7 +117,8 @@ int rte_rds_socket(void);
  *   address, INADDR_ANY, ::, multicast or broadcast, link-local without
  *   sin6_scope_id or with a scope other than the connected peer's, port
  *   1, already bound), EAFNOSUPPORT (neither AF_INET nor AF_INET6; an
- *   AF_INET6 name in an attached process), EADDRNOTAVAIL (not a local address of this
+ *   AF_INET6 name in an attached process), EADDRNOTAVAIL (not a local
+ *   address of this
  *   instance), ENOPROTOOPT (the transport pinned with SO_RDS_TRANSPORT
  *   does not serve that address), EADDRINUSE (port taken).
  */
@@ -198,7 +199,8 @@ int rte_rds_close(int s);
  *   Socket handle, bound.
  * @param msg
  *   msg_name: destination (struct sockaddr_in or struct sockaddr_in6,
- *   @ref rds_ipv6), or NULL for the connect() destination; msg_iov: payload (0 to 1 MiB in all);
+ *   @ref rds_ipv6), or NULL for the connect() destination; msg_iov:
+ *   payload (0 to 1 MiB in all);
  *   msg_control: RDS control messages (RDS_CMSG_RDMA_ARGS, _DEST, _MAP
  *   and the atomics, as rds-rdma(7); doc/guide.md section 5).
  * @param flags
