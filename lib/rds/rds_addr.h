@@ -46,6 +46,30 @@ rds_addr_eq(const struct in6_addr *a, const struct in6_addr *b)
 	return x[0] == y[0] && x[1] == y[1];
 }
 
+/* An IPv4 address kept as v4-mapped (::ffff:a.b.c.d). */
+static inline bool
+rds_addr_is_v4(const struct in6_addr *a)
+{
+	uint32_t w[3];
+
+	memcpy(w, a, sizeof(w));
+	return w[0] == 0 && w[1] == 0 && w[2] == htonl(0xffff);
+}
+
+/* fe80::/10: needs a scope (an interface index) to mean anything. */
+static inline bool
+rds_addr_is_linklocal(const struct in6_addr *a)
+{
+	return a->s6_addr[0] == 0xfe && (a->s6_addr[1] & 0xc0) == 0x80;
+}
+
+/* rds_addr.c: IPv6 names of the socket calls (sockaddr_in6). */
+int rds_addr_from_sin6(const struct sockaddr *sa, socklen_t len, int bad,
+		       struct in6_addr *a, uint32_t *scope);
+bool rds_addr_v6_ok(const struct in6_addr *a);
+void rds_addr_name6(struct sockaddr_in6 *sin6, const struct in6_addr *a,
+		    uint16_t port, uint32_t scope);
+
 /* ------------------------------------------------------------------ */
 /* Local addresses and congestion maps. */
 

@@ -433,7 +433,7 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 		return -EOPNOTSUPP;
 	ret = rds_uarg_dest_v4(msg, &sin);
 	if (ret < 0)
-		return ret;
+		return rds_client_no_v6(msg->msg_name, msg->msg_namelen, ret);
 	if (ret == 0) {
 		if (!cs->connected)
 			return -ENOTCONN;
@@ -618,7 +618,7 @@ rds_cl_recvmsg(struct rds_cl *cl, struct rds_cl_sock *cs, struct msghdr *msg,
 			       b->rdma_dest,
 			       (b->flags & RDS_CBUF_F_TS_NEW) ? RDS_TS_NEW :
 			       (b->flags & RDS_CBUF_F_TS_OLD) ? RDS_TS_OLD : 0,
-			       b->rx_tstamp);
+			       b->rx_tstamp, NULL, 0);
 	if (flags & MSG_PEEK) {
 		cs->rx_head = off;
 		rte_spinlock_unlock(&cs->rlock);

@@ -203,6 +203,22 @@ int rds_cl_simple(struct rds_cl *cl, uint32_t op, int32_t handle, int level,
 		  int name, const void *in, uint32_t len, void *out,
 		  uint32_t *out_len);
 
+/*
+ * An attached client does not carry IPv6 names to its engine yet: a
+ * sockaddr_in6 for bind, connect or sendmsg is EAFNOSUPPORT; anything
+ * else returns ret (the caller's own verdict).
+ */
+static inline int
+rds_client_no_v6(const void *name, size_t len, int ret)
+{
+	const struct sockaddr *sa = name;
+
+	if (sa != NULL && len >= sizeof(sa_family_t) &&
+	    sa->sa_family == AF_INET6)
+		return -EAFNOSUPPORT;
+	return ret;
+}
+
 /* rds_client_data.c: waiting, sending, receiving */
 uint64_t rds_cl_now_ns(void);
 bool rds_cl_engine_gone(struct rds_cl *cl);

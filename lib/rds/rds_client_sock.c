@@ -107,6 +107,11 @@ rds_client_bind(int s, const struct sockaddr *addr, socklen_t addrlen)
 		rds_cl_put(cs);
 		return RDS_ERR(addr == NULL ? EINVAL : EINVAL);
 	}
+	ret = rds_client_no_v6(addr, addrlen, 0);
+	if (ret < 0) {
+		rds_cl_put(cs);
+		return RDS_ERR(-ret);
+	}
 	ret = rds_cl_simple(cl, RDS_CTL_BIND, cs->handle, 0, 0, addr, addrlen,
 			    &sin, &len);
 	if (ret == 0) {
@@ -129,6 +134,11 @@ rds_client_connect(int s, const struct sockaddr *addr, socklen_t addrlen)
 	if (addr == NULL || addrlen > RDS_CTL_MAX_DATA) {
 		rds_cl_put(cs);
 		return RDS_ERR(EINVAL);
+	}
+	ret = rds_client_no_v6(addr, addrlen, 0);
+	if (ret < 0) {
+		rds_cl_put(cs);
+		return RDS_ERR(-ret);
 	}
 	ret = rds_cl_simple(cl, RDS_CTL_CONNECT, cs->handle, 0, 0, addr,
 			    addrlen, NULL, NULL);
@@ -182,7 +192,8 @@ rds_client_getpeername(int s, struct sockaddr *addr, socklen_t *addrlen)
 		sin.sin_port = cs->conn_sin.sin_port;
 	}
 	rds_cl_put(cs);
-	ret = connected ? rds_uarg_name_out(&sin, addr, addrlen) : -ENOTCONN;
+	ret = connected ? rds_uarg_name_out(&sin, sizeof(sin), addr, addrlen) :
+			  -ENOTCONN;
 	return ret == 0 ? 0 : RDS_ERR(-ret);
 }
 

@@ -43,6 +43,9 @@
  * bound what is outstanding). One acknowledgement stream per
  * connection. */
 #define RDS_TRANS_F_ACKS 0x8
+/* Serves IPv6 local addresses (loop only so far: the others are refused
+ * at rte_rds_init(), EAFNOSUPPORT). */
+#define RDS_TRANS_F_IPV6 0x10
 
 struct rds_transport {
 	const char *name;

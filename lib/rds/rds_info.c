@@ -277,7 +277,8 @@ rds_info_socket(void *arg, struct rds_sock *rs)
 		is.connected_port = htons(rs->conn_port);
 		is.inum = (uint64_t)rs->id;
 		rds_info_put(r, &is);
-	} else {
+	} else if (rs->bound != RDS_BOUND_V6) {
+		/* The IPv4 call skips IPv6 sockets (net/rds/af_rds.c). */
 		struct rds_info_socket is;
 
 		memset(&is, 0, sizeof(is));

@@ -48,10 +48,20 @@ rte_rds_conf_add_addr(struct rte_rds_conf *conf, const char *ip,
 		      const char *transport, const char *dev)
 {
 	struct rte_rds_addr_conf *ac;
+	struct in6_addr a6;
 	struct in_addr a;
+	sa_family_t fam = AF_INET;
 
+	if (ip != NULL && inet_pton(AF_INET, ip, &a) != 1) {
+		/* IPv6 (a v4-mapped one is IPv4). */
+		if (inet_pton(AF_INET6, ip, &a6) != 1)
+			return RDS_ERR(EINVAL);
+		if (rds_addr_is_v4(&a6))
+			a.s_addr = rds_addr_v4(&a6);
+		else
+			fam = AF_INET6;
+	}
 	if (conf == NULL || ip == NULL || transport == NULL ||
-	    inet_pton(AF_INET, ip, &a) != 1 ||
 	    strlen(transport) >= RTE_RDS_NAMESIZE ||
 	    (dev != NULL && strlen(dev) >= RTE_RDS_NAMESIZE))
 		return RDS_ERR(EINVAL);
@@ -75,7 +85,11 @@ rte_rds_conf_add_addr(struct rte_rds_conf *conf, const char *ip,
 	conf->nb_addrs++;
 
 	memset(ac, 0, sizeof(*ac));
-	ac->addr = a;
+	ac->family = fam;
+	if (fam == AF_INET6)
+		ac->addr6 = a6;
+	else
+		ac->addr = a;
 	snprintf(ac->transport, sizeof(ac->transport), "%s", transport);
 	if (dev != NULL)
 		snprintf(ac->dev, sizeof(ac->dev), "%s", dev);
@@ -105,7 +119,7 @@ rte_rds_conf_addr(const struct rte_rds_conf *conf, uint32_t i)
 int
 rte_rds_conf_add_addr_str(struct rte_rds_conf *conf, const char *spec)
 {
-	char ip[INET_ADDRSTRLEN], trans[RTE_RDS_NAMESIZE];
+	char ip[INET6_ADDRSTRLEN], trans[RTE_RDS_NAMESIZE];
 	const char *eq, *comma, *args = "", *dev;
 	char devbuf[RTE_RDS_NAMESIZE];
 	struct rte_rds_addr_conf *ac;
@@ -169,10 +183,19 @@ rds_conf_check(const struct rte_rds_conf *conf)
 			return -EINVAL;
 	/* Duplicates are found when the addresses are set up. */
 	for (i = 0; i < conf->nb_addrs; i++) {
-		uint32_t a = ntohl(rte_rds_conf_addr(conf, i)->addr.s_addr);
+		const struct rte_rds_addr_conf *ac = rte_rds_conf_addr(conf, i);
+		uint32_t a = ntohl(ac->addr.s_addr);
 
-		if (a == INADDR_ANY || a == INADDR_BROADCAST || IN_MULTICAST(a))
+		if (ac->family == AF_INET6) {
+			if (!rds_addr_v6_ok(&ac->addr6) ||
+			    rds_addr_is_v4(&ac->addr6))
+				return -EINVAL;
+		} else if (ac->family != 0 && ac->family != AF_INET) {
+			return -EAFNOSUPPORT;
+		} else if (a == INADDR_ANY || a == INADDR_BROADCAST ||
+			   IN_MULTICAST(a)) {
 			return -EINVAL;
+		}
 	}
 	return 0;
 }
@@ -205,7 +228,10 @@ rds_laddrs_init(const struct rte_rds_conf *conf)
 		rds_lib->nb_laddrs = i + 1;
 		la->index = i;
 		rte_spinlock_init(&la->bind_lock);
-		rds_addr_from_v4(&la->addr, ac->addr.s_addr);
+		if (ac->family == AF_INET6)
+			la->addr = ac->addr6;
+		else
+			rds_addr_from_v4(&la->addr, ac->addr.s_addr);
 		memcpy(la->dev, ac->dev, sizeof(la->dev));
 		memcpy(la->args, ac->args, sizeof(la->args));
 		la->args[sizeof(la->args) - 1] = '\0';
@@ -214,6 +240,12 @@ rds_laddrs_init(const struct rte_rds_conf *conf)
 			RDS_LOG(ERR, "address %u: unknown transport '%s'", i,
 				ac->transport);
 			return -EINVAL;
+		}
+		if (ac->family == AF_INET6 &&
+		    !(la->trans->flags & RDS_TRANS_F_IPV6)) {
+			RDS_LOG(ERR, "address %u: transport '%s' has no IPv6",
+				i, ac->transport);
+			return -EAFNOSUPPORT;
 		}
 		if (rds_laddr_find(&la->addr) != NULL) {
 			RDS_LOG(ERR, "address %u declared twice", i);

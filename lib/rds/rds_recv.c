@@ -89,6 +89,18 @@ rds_recv_cong_update(struct rds_sock *rs, struct msghdr *msg, bool peek)
 	rds_cmsg_out_done(&o, msg);
 }
 
+/* A data message out to an IPv6 socket (a sockaddr_in6 source with
+ * the socket's scope): off the IPv4 path. */
+static __rte_noinline ssize_t
+rds_recv_out_msg6(const struct rds_sock *rs, struct msghdr *msg, int flags,
+		  const struct rds_msg *m)
+{
+	return rds_recv_out_msg(msg, flags, rds_msg_data(m), m->len,
+				rds_addr_v4(&m->faddr), m->sport, m->has_dest,
+				m->rdma_dest, m->rx_ts, m->rx_tstamp,
+				&m->faddr, rs->bound_scope);
+}
+
 static __rte_always_inline ssize_t
 rds_recvmsg(struct rds_sock *rs, struct msghdr *msg, int flags)
 {
@@ -141,9 +153,13 @@ rds_recvmsg(struct rds_sock *rs, struct msghdr *msg, int flags)
 		msg->msg_namelen = 0;
 		return 0;
 	}
-	ret = rds_recv_out_msg(msg, flags, rds_msg_data(m), m->len,
-			       rds_addr_v4(&m->faddr), m->sport, m->has_dest,
-			       m->rdma_dest, m->rx_ts, m->rx_tstamp);
+	if (unlikely(rs->bound == RDS_BOUND_V6))
+		ret = rds_recv_out_msg6(rs, msg, flags, m);
+	else
+		ret = rds_recv_out_msg(msg, flags, rds_msg_data(m), m->len,
+				       rds_addr_v4(&m->faddr), m->sport,
+				       m->has_dest, m->rdma_dest, m->rx_ts,
+				       m->rx_tstamp, NULL, 0);
 	if (!(flags & MSG_PEEK))
 		rs->rx_head = NULL;
 	rte_spinlock_unlock(&rs->rlock);

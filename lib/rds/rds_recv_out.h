@@ -196,7 +196,9 @@ rds_recv_out_ctl(struct msghdr *msg, bool has_dest, uint64_t dest_cookie,
 }
 
 /*
- * A data message out: payload, msg_flags, source address, its
+ * A data message out: payload, msg_flags, source address (src6, the
+ * source of a message to an IPv6 socket, with scope: a sockaddr_in6;
+ * NULL: addr_be, a sockaddr_in), its
  * RDS_CMSG_RDMA_DEST cookie when the sender shipped one, its arrival time
  * when it was stamped (ts: RDS_TS_*, 0 none; SO_TIMESTAMP),
  * msg_controllen (0 when nothing was written). Returns what recvmsg
@@ -205,12 +207,16 @@ rds_recv_out_ctl(struct msghdr *msg, bool has_dest, uint64_t dest_cookie,
 static __rte_always_inline ssize_t
 rds_recv_out_msg(struct msghdr *msg, int flags, const uint8_t *data,
 		 size_t len, uint32_t addr_be, uint16_t port, bool has_dest,
-		 uint64_t dest_cookie, uint8_t ts, uint64_t ts_ns)
+		 uint64_t dest_cookie, uint8_t ts, uint64_t ts_ns,
+		 const struct in6_addr *src6, uint32_t scope)
 {
 	size_t copied = rds_recv_out_iov(msg, data, len);
 
 	msg->msg_flags = copied < len ? MSG_TRUNC : 0;
-	rds_uarg_name_v4(msg, addr_be, port);
+	if (unlikely(src6 != NULL))
+		rds_uarg_name_v6(msg, src6, port, scope);
+	else
+		rds_uarg_name_v4(msg, addr_be, port);
 	if (likely(!has_dest && ts == 0))
 		msg->msg_controllen = 0;
 	else

@@ -10,6 +10,56 @@
 
 #include "rds_private.h"
 
+/*
+ * A destination that is not a valid sockaddr_in (out of line, off the
+ * IPv4 path): a sockaddr_in6, checked as net/rds/send.c does, with the
+ * rules that follow from the socket's bound address (unbound: ENOTCONN;
+ * an IPv4 socket to a true IPv6 address or an IPv6 socket to a v4-mapped
+ * one: EOPNOTSUPP; a link-local scope other than the bound one: EINVAL).
+ * Anything else is EINVAL.
+ */
+static __rte_noinline int
+rds_parse_dest6(const struct msghdr *msg, const struct rds_sock *rs,
+		struct in6_addr *faddr, uint16_t *dport)
+{
+	const struct sockaddr_in6 *sin6 = msg->msg_name;
+	uint32_t scope;
+	uint8_t bound;
+	int ret;
+
+	if (msg->msg_namelen < sizeof(sa_family_t) ||
+	    sin6->sin6_family != AF_INET6)
+		return -EINVAL;
+	ret = rds_addr_from_sin6(msg->msg_name, msg->msg_namelen, EINVAL,
+				 faddr, &scope);
+	if (ret < 0)
+		return ret;
+	bound = __atomic_load_n(&rs->bound, __ATOMIC_ACQUIRE);
+	if (bound == 0)
+		return -ENOTCONN;
+	if ((bound == RDS_BOUND_V4) != rds_addr_is_v4(faddr))
+		return -EOPNOTSUPP;
+	if (scope != 0 && rs->bound_scope != 0 && scope != rs->bound_scope)
+		return -EINVAL;
+	*dport = ntohs(sin6->sin6_port);
+	return 0;
+}
+
+/* The bound test of sendmsg failed (not RDS_BOUND_V4): unbound, or an
+ * IPv6 socket, which may send to the peer it is connected to or to an
+ * IPv6 name (checked by rds_parse_dest6), not to a sockaddr_in. */
+static __rte_noinline int
+rds_send_bound6(const struct msghdr *msg, const struct rds_sock *rs)
+{
+	const struct sockaddr *sa = msg->msg_name;
+
+	if (__atomic_load_n(&rs->bound, __ATOMIC_ACQUIRE) == 0)
+		return -ENOTCONN;
+	if (sa != NULL && msg->msg_namelen != 0 && sa->sa_family == AF_INET)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
 static __rte_always_inline int
 rds_parse_dest(const struct msghdr *msg, const struct rds_sock *rs,
 	       struct in6_addr *faddr, uint16_t *dport)
@@ -18,7 +68,7 @@ rds_parse_dest(const struct msghdr *msg, const struct rds_sock *rs,
 	int ret = rds_uarg_dest_v4(msg, &sin);
 
 	if (ret < 0)
-		return ret;
+		return rds_parse_dest6(msg, rs, faddr, dport);
 	if (ret > 0) {
 		rds_addr_from_v4(faddr, sin->sin_addr.s_addr);
 		*dport = ntohs(sin->sin_port);
@@ -137,8 +187,12 @@ rds_send_make_inline(struct rds_sock *rs, const struct msghdr *msg, int flags,
 	ret = rds_parse_dest(msg, rs, &faddr, &dport);
 	if (unlikely(ret < 0))
 		return ret;
-	if (unlikely(!__atomic_load_n(&rs->bound, __ATOMIC_ACQUIRE)))
-		return -ENOTCONN;
+	if (unlikely(__atomic_load_n(&rs->bound, __ATOMIC_ACQUIRE) !=
+		     RDS_BOUND_V4)) {
+		ret = rds_send_bound6(msg, rs);
+		if (ret < 0)
+			return ret;
+	}
 	ret = rds_uarg_iov(msg->msg_iov, msg->msg_iovlen, &len);
 	if (unlikely(ret < 0))
 		return ret;

@@ -261,6 +261,7 @@ rte_rds_bind(int s, const struct sockaddr *addr, socklen_t addrlen)
 	const struct rds_transport *t;
 	struct in6_addr a;
 	struct rds_laddr *la;
+	uint32_t scope = 0;
 	uint16_t port;
 	int ret = 0;
 
@@ -272,23 +273,37 @@ rte_rds_bind(int s, const struct sockaddr *addr, socklen_t addrlen)
 		ret = -EINVAL;
 		goto put;
 	}
-	if (addr->sa_family != AF_INET) {
+	if (addr->sa_family == AF_INET6) {
+		/* sin6_port is where sin_port is. */
+		ret = rds_addr_from_sin6(addr, addrlen, EINVAL, &a, &scope);
+		if (ret == 0 && ntohs(sin->sin_port) == RDS_FLAG_PROBE_PORT)
+			ret = -EINVAL;
+		if (ret != 0)
+			goto put;
+	} else if (addr->sa_family != AF_INET) {
 		ret = -EAFNOSUPPORT;
 		goto put;
-	}
-	if (addrlen < sizeof(*sin) ||
-	    sin->sin_addr.s_addr == htonl(INADDR_ANY) ||
-	    sin->sin_addr.s_addr == htonl(INADDR_BROADCAST) ||
-	    IN_MULTICAST(ntohl(sin->sin_addr.s_addr)) ||
-	    ntohs(sin->sin_port) == RDS_FLAG_PROBE_PORT) {
+	} else if (addrlen < sizeof(*sin) ||
+		   sin->sin_addr.s_addr == htonl(INADDR_ANY) ||
+		   sin->sin_addr.s_addr == htonl(INADDR_BROADCAST) ||
+		   IN_MULTICAST(ntohl(sin->sin_addr.s_addr)) ||
+		   ntohs(sin->sin_port) == RDS_FLAG_PROBE_PORT) {
 		ret = -EINVAL;
 		goto put;
+	} else {
+		rds_addr_from_v4(&a, sin->sin_addr.s_addr);
 	}
 	port = ntohs(sin->sin_port);
-	rds_addr_from_v4(&a, sin->sin_addr.s_addr);
 
 	rte_spinlock_lock(&rs->lock);
 	if (rs->bound) {
+		ret = -EINVAL;
+		goto out;
+	}
+	/* Connected first: a link-local bind's scope must be the one the
+	 * connect gave (as net/rds/bind.c). */
+	if (rs->connected && scope != 0 && rs->bound_scope != 0 &&
+	    scope != rs->bound_scope) {
 		ret = -EINVAL;
 		goto out;
 	}
@@ -311,12 +326,48 @@ rte_rds_bind(int s, const struct sockaddr *addr, socklen_t addrlen)
 	rs->bound_addr = a;
 	rs->bound_port = port;
 	rs->la = la;
-	__atomic_store_n(&rs->bound, true, __ATOMIC_RELEASE);
+	rs->bound_scope = scope;
+	__atomic_store_n(&rs->bound,
+			 rds_addr_is_v4(&a) ? RDS_BOUND_V4 : RDS_BOUND_V6,
+			 __ATOMIC_RELEASE);
 out:
 	rte_spinlock_unlock(&rs->lock);
 put:
 	rds_sock_put(rs);
 	return ret == 0 ? 0 : RDS_ERR(-ret);
+}
+
+/*
+ * connect to a sockaddr_in6, as net/rds/af_rds.c: not unicast (and not
+ * a v4-mapped unicast IPv4 address) is EPROTOTYPE; a link-local peer
+ * needs a scope, the bound one if the socket is bound link-local, and
+ * its scope becomes the socket's.
+ */
+static int
+rds_sock_connect6(struct rds_sock *rs, const struct sockaddr *addr,
+		  socklen_t addrlen)
+{
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)addr;
+	struct in6_addr a;
+	uint32_t scope;
+	int ret;
+
+	ret = rds_addr_from_sin6(addr, addrlen, EPROTOTYPE, &a, &scope);
+	if (ret != 0)
+		return ret;
+	rte_spinlock_lock(&rs->lock);
+	if (scope != 0 && rs->bound && rs->bound_scope != 0 &&
+	    scope != rs->bound_scope) {
+		ret = -EINVAL;
+	} else {
+		if (scope != 0)
+			rs->bound_scope = scope;
+		rs->conn_addr = a;
+		rs->conn_port = ntohs(sin6->sin6_port);
+		rs->connected = true;
+	}
+	rte_spinlock_unlock(&rs->lock);
+	return ret;
 }
 
 int
@@ -332,6 +383,8 @@ rte_rds_connect(int s, const struct sockaddr *addr, socklen_t addrlen)
 	}
 	if (addr == NULL || addrlen < sizeof(sa_family_t))
 		ret = -EINVAL;
+	else if (addr->sa_family == AF_INET6)
+		ret = rds_sock_connect6(rs, addr, addrlen);
 	else if (addr->sa_family != AF_INET)
 		ret = -EAFNOSUPPORT;
 	else if (addrlen < sizeof(*sin))
@@ -341,7 +394,7 @@ rte_rds_connect(int s, const struct sockaddr *addr, socklen_t addrlen)
 	else if (sin->sin_addr.s_addr == htonl(INADDR_BROADCAST) ||
 		 IN_MULTICAST(ntohl(sin->sin_addr.s_addr)))
 		ret = -EINVAL;
-	if (ret == 0) {
+	if (ret == 0 && addr->sa_family == AF_INET) {
 		rte_spinlock_lock(&rs->lock);
 		rds_addr_from_v4(&rs->conn_addr, sin->sin_addr.s_addr);
 		rs->conn_port = ntohs(sin->sin_port);
@@ -356,6 +409,7 @@ int
 rte_rds_getsockname(int s, struct sockaddr *addr, socklen_t *addrlen)
 {
 	struct rds_sock *rs = rds_sock_hold(s);
+	struct sockaddr_in6 sin6;
 	struct sockaddr_in sin;
 
 	if (rs == NULL) {
@@ -369,6 +423,23 @@ rte_rds_getsockname(int s, struct sockaddr *addr, socklen_t *addrlen)
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
 	rte_spinlock_lock(&rs->lock);
+	if (rs->bound == RDS_BOUND_V6 ||
+	    (!rs->bound && rs->connected && !rds_addr_is_v4(&rs->conn_addr))) {
+		/* An IPv6 socket (or one connected to an IPv6 peer, not yet
+		 * bound: family AF_INET6, address ::). */
+		static const struct in6_addr any = IN6ADDR_ANY_INIT;
+
+		if (rs->bound)
+			rds_addr_name6(&sin6, &rs->bound_addr, rs->bound_port,
+				       rs->bound_scope);
+		else
+			rds_addr_name6(&sin6, &any, 0, 0);
+		rte_spinlock_unlock(&rs->lock);
+		memcpy(addr, &sin6, RTE_MIN((size_t)*addrlen, sizeof(sin6)));
+		*addrlen = sizeof(sin6);
+		rds_sock_put(rs);
+		return 0;
+	}
 	if (rs->bound) {
 		sin.sin_addr.s_addr = rds_addr_v4(&rs->bound_addr);
 		sin.sin_port = htons(rs->bound_port);
@@ -386,8 +457,9 @@ int
 rte_rds_getpeername(int s, struct sockaddr *addr, socklen_t *addrlen)
 {
 	struct rds_sock *rs = rds_sock_hold(s);
+	struct sockaddr_in6 sin6;
 	struct sockaddr_in sin;
-	bool connected;
+	bool connected, v6;
 	int ret;
 
 	if (rs == NULL) {
@@ -398,13 +470,23 @@ rte_rds_getpeername(int s, struct sockaddr *addr, socklen_t *addrlen)
 	sin.sin_family = AF_INET;
 	rte_spinlock_lock(&rs->lock);
 	connected = rs->connected;
-	if (connected) {
+	v6 = connected && !rds_addr_is_v4(&rs->conn_addr);
+	if (v6) {
+		/* Its scope is the socket's (as the kernel's rds_getname). */
+		rds_addr_name6(&sin6, &rs->conn_addr, rs->conn_port,
+			       rs->bound_scope);
+	} else if (connected) {
 		sin.sin_addr.s_addr = rds_addr_v4(&rs->conn_addr);
 		sin.sin_port = htons(rs->conn_port);
 	}
 	rte_spinlock_unlock(&rs->lock);
 	rds_sock_put(rs);
-	ret = connected ? rds_uarg_name_out(&sin, addr, addrlen) : -ENOTCONN;
+	if (!connected)
+		ret = -ENOTCONN;
+	else if (v6)
+		ret = rds_uarg_name_out(&sin6, sizeof(sin6), addr, addrlen);
+	else
+		ret = rds_uarg_name_out(&sin, sizeof(sin), addr, addrlen);
 	return ret == 0 ? 0 : RDS_ERR(-ret);
 }
 

@@ -174,13 +174,35 @@ rds_uarg_name_v4(struct msghdr *msg, uint32_t addr_be, uint16_t port)
 }
 
 /*
- * An address handed back by getpeername, as the kernel's
+ * The source of a message received on an IPv6 socket: a sockaddr_in6
+ * with the socket's scope, or a sockaddr_in for a v4-mapped source (as
+ * net/rds/recv.c); written where it fits whole, msg_namelen set to its
+ * size either way.
+ */
+static inline void
+rds_uarg_name_v6(struct msghdr *msg, const struct in6_addr *a,
+		 uint16_t port, uint32_t scope)
+{
+	if (rds_addr_is_v4(a)) {
+		rds_uarg_name_v4(msg, rds_addr_v4(a), port);
+		return;
+	}
+	if (msg->msg_name == NULL)
+		return;
+	if (msg->msg_namelen >= sizeof(struct sockaddr_in6))
+		rds_addr_name6(msg->msg_name, a, port, scope);
+	msg->msg_namelen = sizeof(struct sockaddr_in6);
+}
+
+/*
+ * An address handed back by getpeername (sin, a sockaddr_in or
+ * sockaddr_in6 of size bytes), as the kernel's
  * move_addr_to_user: *addrlen read as an int (negative: -EINVAL), what
  * fits of *sin copied (a NULL addr with room for it: -EFAULT, as a bad
  * user pointer), *addrlen set to the full size; NULL addrlen: -EFAULT.
  */
 static __rte_always_inline int
-rds_uarg_name_out(const struct sockaddr_in *sin, struct sockaddr *addr,
+rds_uarg_name_out(const void *sin, size_t size, struct sockaddr *addr,
 		  socklen_t *addrlen)
 {
 	int len;
@@ -188,8 +210,8 @@ rds_uarg_name_out(const struct sockaddr_in *sin, struct sockaddr *addr,
 	if (addrlen == NULL)
 		return -EFAULT;
 	len = (int)*addrlen;
-	if (len > (int)sizeof(*sin))
-		len = (int)sizeof(*sin);
+	if (len > (int)size)
+		len = (int)size;
 	if (len < 0)
 		return -EINVAL;
 	if (len != 0) {
@@ -197,7 +219,7 @@ rds_uarg_name_out(const struct sockaddr_in *sin, struct sockaddr *addr,
 			return -EFAULT;
 		memcpy(addr, sin, (size_t)len);
 	}
-	*addrlen = sizeof(*sin);
+	*addrlen = (socklen_t)size;
 	return 0;
 }
 

@@ -62,7 +62,7 @@ struct rte_rds_engine_conf {
 
 /** One local address and the transport that serves it. */
 struct rte_rds_addr_conf {
-	/** IPv4 address, network byte order. */
+	/** IPv4 address, network byte order (family AF_INET). */
 	struct in_addr addr;
 	/** Transport name: "loop" (reachable only from this instance),
 	 * "ib" or "eth". */
@@ -75,6 +75,13 @@ struct rte_rds_addr_conf {
 	 * ib transport's settings (CM port, ring sizes, flow control, stall
 	 * bound) are such options. */
 	char args[RTE_RDS_ARGSIZE];
+	/** AF_INET (addr) or AF_INET6 (addr6); 0 is AF_INET. IPv6
+	 * addresses are served by the "loop" transport only: rte_rds_init()
+	 * refuses one on "eth" or "ib" with EAFNOSUPPORT (and a log line). */
+	sa_family_t family;
+	/** IPv6 address (family AF_INET6); a v4-mapped one is stored as
+	 * IPv4 (addr). */
+	struct in6_addr addr6;
 };
 
 /** Local addresses a configuration holds inline; more go to the heap. */
@@ -123,7 +130,10 @@ void rte_rds_conf_init(struct rte_rds_conf *conf);
  * @param conf
  *   Configuration to change.
  * @param ip
- *   IPv4 address in dotted form, e.g. "10.0.0.1".
+ *   IPv4 address in dotted form, e.g. "10.0.0.1", or an IPv6 address,
+ *   e.g. "fd00::1" (a v4-mapped one is IPv4). Only "loop" serves IPv6
+ *   addresses: rte_rds_init() refuses one on "eth" or "ib" with
+ *   EAFNOSUPPORT.
  * @param transport
  *   "loop", "ib" or "eth".
  * @param dev

@@ -67,6 +67,29 @@ struct rte_rds6_reset {
 	struct in6_addr dst;	/**< peer address; :: every peer of src */
 };
 
+/**
+ * @page rds_ipv6 IPv6 addresses
+ *
+ * The socket calls take and give struct sockaddr_in6 as well as struct
+ * sockaddr_in, as net/rds: bind, connect, sendmsg/sendto (msg_name)
+ * accept either; recvmsg/recvfrom give a sockaddr_in6 source on a socket
+ * bound to an IPv6 address (a sockaddr_in on an IPv4 one);
+ * getsockname/getpeername give a sockaddr_in6 for an IPv6 address.
+ * A v4-mapped sockaddr_in6 (\::ffff:a.b.c.d) is that IPv4 address. A
+ * link-local address (fe80::/10) needs a non-zero sin6_scope_id, and a
+ * socket bound or connected link-local sends only on its own link
+ * (EINVAL). An IPv4 socket cannot send to an IPv6 address, nor an IPv6
+ * socket to an IPv4 one (EOPNOTSUPP).
+ *
+ * Only the "loop" transport serves IPv6 local addresses
+ * (rte_rds_conf_add_addr() with an IPv6 string): rte_rds_init() refuses
+ * one on "eth" or "ib" with EAFNOSUPPORT and logs why. A process
+ * attached to rds-engined (rte_rds_attach()) gets EAFNOSUPPORT for an
+ * IPv6 name in bind, connect and sendmsg. The bind table's key is
+ * address and port, not the scope too: a link-local address and port
+ * is bound once, not once per link.
+ */
+
 /** Largest message payload, as the kernel's RDS_MAX_MSG_SIZE. */
 #define RTE_RDS_MAX_MSG_SIZE (1u << 20)
 
@@ -85,13 +108,17 @@ int rte_rds_socket(void);
  * @param s
  *   Socket handle.
  * @param addr
- *   struct sockaddr_in; port 0 picks a free port.
+ *   struct sockaddr_in, or struct sockaddr_in6 (@ref rds_ipv6; a
+ *   v4-mapped one binds the IPv4 address); port 0 picks a free port.
  * @param addrlen
  *   Size of *addr.
  * @return
  *   0, or -1 with rte_errno: EBADF (bad handle), EINVAL (short or bad
- *   address, INADDR_ANY, multicast or broadcast, port 1, already bound),
- *   EAFNOSUPPORT (not AF_INET), EADDRNOTAVAIL (not a local address of this
+ *   address, INADDR_ANY, ::, multicast or broadcast, link-local without
+ *   sin6_scope_id or with a scope other than the connected peer's, port
+ *   1, already bound), EAFNOSUPPORT (neither AF_INET nor AF_INET6; an
+ *   AF_INET6 name in an attached process), EADDRNOTAVAIL (not a local
+ *   address of this
  *   instance), ENOPROTOOPT (the transport pinned with SO_RDS_TRANSPORT
  *   does not serve that address), EADDRINUSE (port taken).
  */
@@ -103,12 +130,16 @@ int rte_rds_bind(int s, const struct sockaddr *addr, socklen_t addrlen);
  * @param s
  *   Socket handle.
  * @param addr
- *   struct sockaddr_in.
+ *   struct sockaddr_in or struct sockaddr_in6 (@ref rds_ipv6).
  * @param addrlen
  *   Size of *addr.
  * @return
  *   0, or -1 with rte_errno: EBADF, EINVAL (short address, multicast or
- *   broadcast), EAFNOSUPPORT (not AF_INET), EDESTADDRREQ (INADDR_ANY).
+ *   broadcast IPv4; link-local IPv6 without sin6_scope_id or with a
+ *   scope other than the bound one), EPROTOTYPE (IPv6 not unicast, or
+ *   v4-mapped of a non-unicast IPv4 address), EAFNOSUPPORT (neither
+ *   AF_INET nor AF_INET6; an AF_INET6 name in an attached process),
+ *   EDESTADDRREQ (INADDR_ANY).
  */
 int rte_rds_connect(int s, const struct sockaddr *addr, socklen_t addrlen);
 
@@ -118,7 +149,9 @@ int rte_rds_connect(int s, const struct sockaddr *addr, socklen_t addrlen);
  * @param s
  *   Socket handle.
  * @param addr
- *   Buffer for a struct sockaddr_in.
+ *   Buffer for a struct sockaddr_in, or a struct sockaddr_in6 (with the
+ *   bound scope) when bound to an IPv6 address or, unbound, connected
+ *   to one (address ::).
  * @param addrlen
  *   In: size of *addr; out: size of the address.
  * @return
@@ -135,7 +168,8 @@ int rte_rds_getsockname(int s, struct sockaddr *addr, socklen_t *addrlen);
  * @param s
  *   Socket handle.
  * @param addr
- *   Buffer for a struct sockaddr_in (may be NULL when *addrlen is 0).
+ *   Buffer for a struct sockaddr_in, or a struct sockaddr_in6 for an
+ *   IPv6 peer (with the socket's scope); may be NULL when *addrlen is 0.
  * @param addrlen
  *   In: size of *addr; out: size of the address (a short buffer gets
  *   what fits).
@@ -164,8 +198,9 @@ int rte_rds_close(int s);
  * @param s
  *   Socket handle, bound.
  * @param msg
- *   msg_name: destination (struct sockaddr_in), or NULL for the
- *   connect() destination; msg_iov: payload (0 to 1 MiB in all);
+ *   msg_name: destination (struct sockaddr_in or struct sockaddr_in6,
+ *   @ref rds_ipv6), or NULL for the connect() destination; msg_iov:
+ *   payload (0 to 1 MiB in all);
  *   msg_control: RDS control messages (RDS_CMSG_RDMA_ARGS, _DEST, _MAP
  *   and the atomics, as rds-rdma(7); doc/guide.md section 5).
  * @param flags
@@ -174,7 +209,12 @@ int rte_rds_close(int s);
  *   The payload length, or -1 with rte_errno: EBADF, EOPNOTSUPP
  *   (unsupported flag; masked atomics on ib; RDMA from an attached
  *   process's memory on ib),
- *   EINVAL (bad, broadcast or multicast name, bad family, malformed or
+ *   EOPNOTSUPP also for an IPv4 socket to an IPv6 name or an IPv6
+ *   socket to an IPv4 one (sockaddr_in or v4-mapped),
+ *   EAFNOSUPPORT (an AF_INET6 name in an attached process),
+ *   EINVAL (bad, broadcast or multicast name, bad family, an IPv6 name
+ *   shorter than sockaddr_in6, not unicast, link-local without scope or
+ *   on another link than the bound one, malformed or
  *   unknown SOL_RDS control message; other levels are ignored; an
  *   iov_len over SSIZE_MAX), EFAULT (msg_iov NULL, or an iov_base NULL
  *   with a length), ENOTCONN (not bound, or no destination), EMSGSIZE
@@ -196,7 +236,10 @@ ssize_t rte_rds_sendmsg(int s, const struct msghdr *msg, int flags);
  * @param s
  *   Socket handle.
  * @param msg
- *   msg_name receives the sender (struct sockaddr_in), msg_iov the
+ *   msg_name receives the sender (struct sockaddr_in; struct
+ *   sockaddr_in6 with the socket's scope on a socket bound to an IPv6
+ *   address; written only when it fits whole, msg_namelen set to its
+ *   size either way), msg_iov the
  *   payload, msg_control the control messages; msg_flags is set
  *   (MSG_TRUNC, MSG_CTRUNC).
  * @param flags

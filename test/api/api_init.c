@@ -95,7 +95,7 @@ test_conf_defaults_and_add_addr(void)
 		   EINVAL);
 	EXPECT_ERR(rte_rds_conf_add_addr(&conf, "10.0.0.256", "loop", NULL),
 		   EINVAL);
-	EXPECT_ERR(rte_rds_conf_add_addr(&conf, "::1", "loop", NULL),
+	EXPECT_ERR(rte_rds_conf_add_addr(&conf, "fd00::zz", "loop", NULL),
 		   EINVAL);
 	EXPECT_ERR(rte_rds_conf_add_addr(&conf, "", "loop", NULL), EINVAL);
 	EXPECT_ERR(rte_rds_conf_add_addr(&conf, NULL, "loop", NULL), EINVAL);

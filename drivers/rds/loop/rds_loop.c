@@ -346,7 +346,7 @@ static const struct rds_transport rds_loop_transport = {
 	.info_name = "loopback",
 	.trans_id = RTE_RDS_TRANS_LOOP,
 	.flags = RDS_TRANS_F_LOOPBACK | RDS_TRANS_F_RDMA |
-		 RDS_TRANS_F_MASKED_ATOMICS,
+		 RDS_TRANS_F_MASKED_ATOMICS | RDS_TRANS_F_IPV6,
 	.init = loop_init,
 	.laddr_check = loop_laddr_check,
 	.engine_init = loop_engine_init,
