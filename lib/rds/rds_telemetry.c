@@ -7,6 +7,9 @@
  *   /rds/conns        connections (asks the engines; inline engines must
  *                     be polled by the application meanwhile)
  *   /rds/sockets      open sockets
+ *   /rds/eth_conns    the eth transport's connections: frame layer,
+ *                     window, RTT and RTO (RTE_RDS_INFO_ETH_CONNECTIONS;
+ *                     asks the engines as /rds/conns does)
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,6 +17,7 @@
 #include <stdlib.h>
 #include <arpa/inet.h>
 
+#include <rte_ether.h>
 #include <rte_telemetry.h>
 
 #include "rds_private.h"
@@ -91,6 +95,37 @@ rds_tel_handle_info(const char *cmd, const char *params,
 	return 0;
 }
 
+/*
+ * A snapshot of name (records of size bytes) into *bufp (malloc'd, the
+ * caller frees it) and its length in bytes into *lenp: probe, then
+ * fill, again while records come in between. Returns 0 or -errno.
+ */
+static int
+rds_tel_fetch(int name, size_t size, void **bufp, size_t *lenp)
+{
+	void *buf = NULL;
+	size_t len = 0;
+	int ret;
+
+	for (;;) {
+		ret = rds_info_get(name, buf, &len, RDS_TEL_TIMEOUT_NS);
+		if (ret != -ENOSPC)
+			break;
+		free(buf);
+		len += 8 * size;
+		buf = malloc(len);
+		if (buf == NULL)
+			return -ENOMEM;
+	}
+	if (ret < 0) {
+		free(buf);
+		return ret;
+	}
+	*bufp = buf;
+	*lenp = len;
+	return 0;
+}
+
 static int
 rds_tel_handle_conns(const char *cmd, const char *params,
 		     struct rte_tel_data *d)
@@ -104,22 +139,10 @@ rds_tel_handle_conns(const char *cmd, const char *params,
 	RTE_SET_USED(params);
 	if (rds_lib == NULL)
 		return -ENXIO;
-	/* Probe, then fill; connections may come and go in between. */
-	for (;;) {
-		ret = rds_info_get(RDS_INFO_CONNECTIONS, ic, &len,
-				   RDS_TEL_TIMEOUT_NS);
-		if (ret != -ENOSPC)
-			break;
-		free(ic);
-		len += 8 * sizeof(*ic);
-		ic = malloc(len);
-		if (ic == NULL)
-			return -ENOMEM;
-	}
-	if (ret < 0) {
-		free(ic);
+	ret = rds_tel_fetch(RDS_INFO_CONNECTIONS, sizeof(*ic), (void **)&ic,
+			    &len);
+	if (ret < 0)
 		return ret;
-	}
 	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
 	for (i = 0; i < len / sizeof(*ic); i++) {
 		inet_ntop(AF_INET, &ic[i].laddr, l, sizeof(l));
@@ -132,6 +155,104 @@ rds_tel_handle_conns(const char *cmd, const char *params,
 	}
 	free(ic);
 	return 0;
+}
+
+/* An address of a snapshot record: IPv4 when v4-mapped. */
+static void
+rds_tel_addr(const struct in6_addr *a, char *buf, size_t size)
+{
+	uint32_t v4;
+
+	if (rds_addr_is_v4(a)) {
+		v4 = rds_addr_v4(a);
+		inet_ntop(AF_INET, &v4, buf, size);
+	} else {
+		inet_ntop(AF_INET6, a, buf, size);
+	}
+}
+
+/* One eth connection as a dictionary (its fields named as in struct
+ * rte_rds_info_eth_connection). */
+static struct rte_tel_data *
+rds_tel_eth_conn(const struct rte_rds_info_eth_connection *ec)
+{
+	struct rte_tel_data *c = rte_tel_data_alloc();
+	char l[INET6_ADDRSTRLEN], f[INET6_ADDRSTRLEN];
+	char mac[RTE_ETHER_ADDR_FMT_SIZE];
+
+	if (c == NULL)
+		return NULL;
+	rds_tel_addr(&ec->laddr, l, sizeof(l));
+	rds_tel_addr(&ec->faddr, f, sizeof(f));
+	rte_tel_data_start_dict(c);
+	rte_tel_data_add_dict_string(c, "laddr", l);
+	rte_tel_data_add_dict_string(c, "faddr", f);
+	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x",
+		 ec->peer_mac[0], ec->peer_mac[1], ec->peer_mac[2],
+		 ec->peer_mac[3], ec->peer_mac[4], ec->peer_mac[5]);
+	rte_tel_data_add_dict_string(c, "peer_mac", mac);
+	rte_tel_data_add_dict_u64(c, "resolved", ec->resolved);
+	rte_tel_data_add_dict_u64(c, "unresponsive", ec->unresponsive);
+	rte_tel_data_add_dict_u64(c, "epoch", ec->epoch);
+	rte_tel_data_add_dict_u64(c, "peer_epoch", ec->peer_epoch);
+	rte_tel_data_add_dict_u64(c, "snd_nxt", ec->snd_nxt);
+	rte_tel_data_add_dict_u64(c, "snd_una", ec->snd_una);
+	rte_tel_data_add_dict_u64(c, "in_flight", ec->in_flight);
+	rte_tel_data_add_dict_u64(c, "wnd", ec->wnd);
+	rte_tel_data_add_dict_u64(c, "peer_wnd", ec->peer_wnd);
+	rte_tel_data_add_dict_u64(c, "rcv_nxt", ec->rcv_nxt);
+	rte_tel_data_add_dict_u64(c, "rx_out_of_order", ec->rx_out_of_order);
+	rte_tel_data_add_dict_u64(c, "timeouts", ec->timeouts);
+	rte_tel_data_add_dict_u64(c, "srtt_ns", ec->srtt_ns);
+	rte_tel_data_add_dict_u64(c, "rttvar_ns", ec->rttvar_ns);
+	rte_tel_data_add_dict_u64(c, "min_rtt_ns", ec->min_rtt_ns);
+	rte_tel_data_add_dict_u64(c, "rto_ns", ec->rto_ns);
+	return c;
+}
+
+/* At most this many connections in a reply (a reply is bounded by the
+ * telemetry socket's output length, 16 KiB, and a dictionary by
+ * RTE_TEL_MAX_DICT_ENTRIES): "count" says how many there are, and each
+ * of the first ones is a dictionary under "conn_<i>" (a telemetry name
+ * holds letters, digits, '_' and '/' only, not an address). */
+#define RDS_TEL_ETH_CONNS 24
+
+static int
+rds_tel_handle_eth_conns(const char *cmd, const char *params,
+			 struct rte_tel_data *d)
+{
+	struct rte_rds_info_eth_connection *ec = NULL;
+	struct rte_tel_data *c;
+	char key[32];
+	size_t len = 0, i, n;
+	int ret;
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	if (rds_lib == NULL)
+		return -ENXIO;
+	ret = rds_tel_fetch(RTE_RDS_INFO_ETH_CONNECTIONS, sizeof(*ec),
+			    (void **)&ec, &len);
+	if (ret < 0)
+		return ret;
+	n = len / sizeof(*ec);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "count", n);
+	for (i = 0; i < n && i < RDS_TEL_ETH_CONNS; i++) {
+		c = rds_tel_eth_conn(&ec[i]);
+		if (c == NULL) {
+			ret = -ENOMEM;
+			break;
+		}
+		snprintf(key, sizeof(key), "conn_%zu", i);
+		if (rte_tel_data_add_dict_container(d, key, c, 0) != 0) {
+			rte_tel_data_free(c);
+			ret = -E2BIG;
+			break;
+		}
+	}
+	free(ec);
+	return ret;
 }
 
 struct rds_tel_socks {
@@ -186,4 +307,7 @@ RTE_INIT(rds_telemetry_init)
 		"librte_rds connections. No parameters");
 	rte_telemetry_register_cmd("/rds/sockets", rds_tel_handle_sockets,
 		"librte_rds open sockets. No parameters");
+	rte_telemetry_register_cmd("/rds/eth_conns", rds_tel_handle_eth_conns,
+		"librte_rds eth connections (frame layer, window, RTT). "
+		"No parameters");
 }

@@ -309,6 +309,23 @@ void rds_test_watchdog_scale(unsigned int mul);
 /* Unsigned integer from the environment, or def if unset or invalid. */
 uint64_t rds_test_env_u64(const char *name, uint64_t def);
 
+/* ------------------------------------------------------------------ */
+/* Telemetry (rds_test_tel.c) */
+
+/* Connect to this process's EAL telemetry socket and read its greeting.
+ * Returns the socket; -1 when there is none (telemetry disabled: the
+ * reason printed, "TELEMETRY CHECK SKIPPED"), -2 when it gave no
+ * greeting (a failure). */
+int rds_test_tel_open(void);
+/* Send one command and read the reply into buf (NUL-terminated), its
+ * time in *ms; while waiting, drive the inline engines when kick is set
+ * (up to 5 s). Returns the reply length, -1 on error, -2 when kick is
+ * not set and nothing came within 100 ms. */
+ssize_t rds_test_tel_cmd(int fd, const char *cmd, char *buf, size_t size,
+			 bool kick, uint64_t *ms);
+/* The integer value of "key" in a JSON text (-1 when absent). */
+long rds_test_json_int(const char *json, const char *key);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,7 +15,8 @@
  *                    and the retransmissions they caused (printed);
  *   info:            RTE_RDS_INFO_ETH_CONNECTIONS after a stream: one
  *                    record per connection with its peer's MAC, RTT
- *                    estimate, RTO and sequences (rds-info -e).
+ *                    estimate, RTO and sequences (rds-info -e); the
+ *                    same through telemetry's /rds/eth_conns.
  */
 
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 
 #include <CUnit/CUnit.h>
@@ -308,6 +310,43 @@ check_eth_conn(const struct rte_rds_info_eth_connection *ec)
 	       ec->rttvar_ns, ec->min_rtt_ns, ec->rto_ns);
 }
 
+/* The same connections through telemetry (/rds/eth_conns): their
+ * count, both directions, and the sequences of a record, which do not
+ * move once the stream is over. */
+static void
+check_eth_tel(const struct rte_rds_info_eth_connection *recs, unsigned int n)
+{
+	static char buf[16384 + 64];
+	char key[64];
+	uint64_t ms = 0;
+	ssize_t r;
+	int fd;
+
+	fd = rds_test_tel_open();
+	CU_ASSERT(fd != -2);
+	if (fd < 0)
+		return;
+	r = rds_test_tel_cmd(fd, "/rds/eth_conns", buf, sizeof(buf), true, &ms);
+	printf("  /rds/eth_conns (%" PRIu64 " ms): %.600s\n", ms,
+	       r > 0 ? buf : "(none)");
+	CU_ASSERT_FATAL(r > 0);
+	CU_ASSERT(strncmp(buf, "{\"/rds/eth_conns\":", 18) == 0);
+	CU_ASSERT(rds_test_json_int(buf, "count") == (long)n);
+	CU_ASSERT(strstr(buf, "\"conn_1\":{") != NULL);
+	CU_ASSERT(strstr(buf, "\"laddr\":\"" IPA "\",\"faddr\":\"" IPB "\"")
+		  != NULL);
+	CU_ASSERT(strstr(buf, "\"laddr\":\"" IPB "\",\"faddr\":\"" IPA "\"")
+		  != NULL);
+	CU_ASSERT(strstr(buf, "\"peer_mac\":\"02:00:0a:fe:00:0") != NULL);
+	snprintf(key, sizeof(key), "\"snd_nxt\":%u,", recs[0].snd_nxt);
+	CU_ASSERT(n > 0 && strstr(buf, key) != NULL);
+	snprintf(key, sizeof(key), "\"rcv_nxt\":%u,", recs[0].rcv_nxt);
+	CU_ASSERT(n > 0 && strstr(buf, key) != NULL);
+	CU_ASSERT(strstr(buf, "\"srtt_ns\":") != NULL);
+	CU_ASSERT(strstr(buf, "\"rto_ns\":") != NULL);
+	close(fd);
+}
+
 static void
 test_info(void)
 {
@@ -353,6 +392,7 @@ test_info(void)
 				     recs, &len2) == -1);
 	CU_ASSERT(errno == ENOPROTOOPT);
 	CU_ASSERT(rte_rds_close(s) == 0);
+	check_eth_tel(recs, (unsigned int)(len / sizeof(recs[0])));
 	CU_ASSERT(rds_test_lib_fini() == 0);
 	rds_test_watchdog(0, NULL);
 }

@@ -214,68 +214,11 @@ test_notifications(void)
 /* ------------------------------------------------------------------ */
 /* Telemetry */
 
-/* The integer value of "key" in a JSON text (-1 when absent). */
-static long
-json_int(const char *json, const char *key)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	p = strstr(json, pat);
-	if (p == NULL)
-		return -1;
-	p += strlen(pat);
-	while (*p == ' ')
-		p++;
-	return strtol(p, NULL, 10);
-}
-
-/* Send one command and read the reply into buf; while waiting, drive
- * the inline engine when kick is set. Returns the reply length or -1. */
-static ssize_t
-tel_cmd(int fd, const char *cmd, char *buf, size_t size, bool kick,
-	uint64_t *ms)
-{
-	uint64_t t0 = rds_test_now_ns();
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	ssize_t r;
-
-	if (send(fd, cmd, strlen(cmd), 0) < 0) {
-		printf("  telemetry send %s: %s\n", cmd, strerror(errno));
-		return -1;
-	}
-	for (;;) {
-		if (poll(&p, 1, kick ? 1 : 100) > 0) {
-			r = recv(fd, buf, size - 1, 0);
-			if (r < 0) {
-				printf("  telemetry recv: %s\n",
-				       strerror(errno));
-				return -1;
-			}
-			buf[r] = '\0';
-			*ms = (rds_test_now_ns() - t0) / 1000000ULL;
-			return r;
-		}
-		if (!kick)
-			return -2;	/* nothing within 100 ms */
-		rds_test_kick();
-		if (rds_test_now_ns() - t0 > 5000000000ULL) {
-			printf("  telemetry %s: no reply in 5 s\n", cmd);
-			return -1;
-		}
-	}
-}
-
 void
 test_telemetry(void)
 {
 	struct sockaddr_in ba = rds_test_sin(RDS_TEST_IP2, 7902);
-	struct sockaddr_un sun;
-	char path[sizeof(sun.sun_path)];
 	static char buf[65536];
-	const char *dir;
-	struct stat sb;
 	uint8_t msg[16] = { 0 };
 	uint64_t ms = 0;
 	ssize_t r;
@@ -289,54 +232,30 @@ test_telemetry(void)
 	CU_ASSERT_EQUAL(rds_test_send(a, msg, 5, &ba, MSG_DONTWAIT), 5);
 	CU_ASSERT_EQUAL(rds_test_wait_msg(b, msg, sizeof(msg), NULL, 10000), 5);
 
-	dir = rte_eal_get_runtime_dir();
-	snprintf(path, sizeof(path), "%s/dpdk_telemetry.v2",
-		 dir != NULL ? dir : "?");
 	printf("\n");
-	if (stat(path, &sb) != 0) {
-		printf("  TELEMETRY CHECK SKIPPED: %s: %s (EAL telemetry "
-		       "disabled or not built)\n", path, strerror(errno));
+	fd = rds_test_tel_open();
+	CU_ASSERT(fd != -2);
+	if (fd < 0)
 		goto out;
-	}
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	CU_ASSERT_FATAL(fd >= 0);
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0) {
-		printf("  TELEMETRY CHECK SKIPPED: connect %s: %s\n", path,
-		       strerror(errno));
-		close(fd);
-		goto out;
-	}
-	/* The greeting: {"version": ..., "pid": ..., "max_output_len": ...} */
-	r = recv(fd, buf, sizeof(buf) - 1, 0);
-	CU_ASSERT(r > 0);
-	if (r > 0) {
-		buf[r] = '\0';
-		printf("  telemetry %s: %s\n", path, buf);
-		CU_ASSERT(strstr(buf, "max_output_len") != NULL);
-	}
-
-	r = tel_cmd(fd, "/rds/stats", buf, sizeof(buf), true, &ms);
+	r = rds_test_tel_cmd(fd, "/rds/stats", buf, sizeof(buf), true, &ms);
 	printf("  /rds/stats: %.160s...\n", r > 0 ? buf : "(none)");
 	CU_ASSERT(r > 0);
 	CU_ASSERT(r > 0 && strncmp(buf, "{\"/rds/stats\":", 14) == 0);
 	CU_ASSERT(r > 0 && strstr(buf, "\"s_polls\"") != NULL);
 	CU_ASSERT(r > 0 && strstr(buf, "\"s_recv_delivered\"") != NULL);
 
-	r = tel_cmd(fd, "/rds/info", buf, sizeof(buf), true, &ms);
+	r = rds_test_tel_cmd(fd, "/rds/info", buf, sizeof(buf), true, &ms);
 	printf("  /rds/info: %s\n", r > 0 ? buf : "(none)");
 	CU_ASSERT(r > 0);
 	CU_ASSERT(r > 0 && strstr(buf, "\"engines\"") != NULL);
-	CU_ASSERT(r > 0 && json_int(buf, "engines") == 1);
-	CU_ASSERT(r > 0 && json_int(buf, "sockets_open") == 2);
+	CU_ASSERT(r > 0 && rds_test_json_int(buf, "engines") == 1);
+	CU_ASSERT(r > 0 && rds_test_json_int(buf, "sockets_open") == 2);
 	CU_ASSERT(r > 0 && strstr(buf, "10.255.0.1/loop") != NULL);
 
-	r = tel_cmd(fd, "/rds/engine,0", buf, sizeof(buf), true, &ms);
+	r = rds_test_tel_cmd(fd, "/rds/engine,0", buf, sizeof(buf), true, &ms);
 	CU_ASSERT(r > 0 && strstr(buf, "\"s_polls\"") != NULL);
 
-	r = tel_cmd(fd, "/rds/sockets", buf, sizeof(buf), true, &ms);
+	r = rds_test_tel_cmd(fd, "/rds/sockets", buf, sizeof(buf), true, &ms);
 	printf("  /rds/sockets: %s\n", r > 0 ? buf : "(none)");
 	CU_ASSERT(r > 0 && strstr(buf, "10.255.0.1:7901") != NULL);
 	CU_ASSERT(r > 0 && strstr(buf, "10.255.0.2:7902") != NULL);
@@ -344,7 +263,7 @@ test_telemetry(void)
 	/* /rds/conns asks the engines; the header says an inline engine
 	 * must be polled by the application meanwhile. First see whether
 	 * a reply comes without that (informational), then poll. */
-	r = tel_cmd(fd, "/rds/conns", buf, sizeof(buf), false, &ms);
+	r = rds_test_tel_cmd(fd, "/rds/conns", buf, sizeof(buf), false, &ms);
 	if (r == -2) {
 		printf("  /rds/conns: no reply within 100 ms without engine "
 		       "polls; polling\n");
