@@ -142,10 +142,19 @@ rds_wheel_run(struct rds_engine *e, uint64_t now)
 	n = tick - w->tick + 1;
 	if (n > RDS_WHEEL_SLOTS)
 		n = RDS_WHEEL_SLOTS;
-	for (; n > 0 && w->nb_armed != 0; n--, w->tick++)
-		if (!TAILQ_EMPTY(&w->slots[w->tick % RDS_WHEEL_SLOTS]))
-			fired += rds_wheel_slot(e,
-				&w->slots[w->tick % RDS_WHEEL_SLOTS], now);
+	/* From slot in use to slot in use (the bitmap), not through every
+	 * empty one between: a run after a long quiet spell visits only
+	 * the slots that hold timers. */
+	for (; n > 0 && w->nb_armed != 0; n--, w->tick++) {
+		d = rds_wheel_next_busy(w, (unsigned int)(w->tick %
+							RDS_WHEEL_SLOTS));
+		if (d >= n)
+			break;
+		w->tick += d;
+		n -= d;
+		fired += rds_wheel_slot(e,
+			&w->slots[w->tick % RDS_WHEEL_SLOTS], now);
+	}
 	w->tick = tick + 1;
 	/* Every timer still armed is at tick + 1 or later, in a slot in use:
 	 * the nearest such slot is the next tick that can be due. */
