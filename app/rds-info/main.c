@@ -255,24 +255,26 @@ print_eth(const struct source *s, const uint8_t *data, size_t each,
 	size_t off;
 
 	(void)s;
-	printf("\nRDS eth Connections:\n%15s %15s %17s %8s %8s %6s %10s "
-	       "%10s %10s %5s\n", "LocalAddr", "RemoteAddr", "PeerMAC",
-	       "InFlight", "PeerWnd", "OutOfO", "SRTT(ns)", "RTTVar(ns)",
-	       "RTO(ns)", "TOuts");
+	printf("\nRDS eth Connections:\n%15s %15s %17s %8s %6s %8s %6s "
+	       "%10s %10s %10s %5s\n", "LocalAddr", "RemoteAddr", "PeerMAC",
+	       "InFlight", "CWnd", "PeerWnd", "OutOfO", "SRTT(ns)",
+	       "RTTVar(ns)", "RTO(ns)", "TOuts");
 	for_each_record(ec, data, each, len, off) {
-		printf("%15s %15s %17s %8u %8u %6u %10" PRIu64 " %10" PRIu64
+		printf("%15s %15s %17s %8u %6u %8u %6u %10" PRIu64 " %10" PRIu64
 		       " %10" PRIu64 " %5u%s", ip6s(&ec.laddr),
 		       ip6s(&ec.faddr), ec.resolved ? macs(ec.peer_mac) :
-		       "unresolved", ec.in_flight, ec.peer_wnd,
+		       "unresolved", ec.in_flight, ec.cwnd, ec.peer_wnd,
 		       ec.rx_out_of_order, ec.srtt_ns, ec.rttvar_ns,
 		       ec.rto_ns, ec.timeouts,
 		       ec.unresponsive ? " unresponsive" : "");
 		if (verbose)
 			printf("  epoch=%u, peer_epoch=%u, snd_nxt=%u, "
 			       "snd_una=%u, rcv_nxt=%u, wnd=%u, "
-			       "min_rtt_ns=%" PRIu64, ec.epoch, ec.peer_epoch,
-			       ec.snd_nxt, ec.snd_una, ec.rcv_nxt, ec.wnd,
-			       ec.min_rtt_ns);
+			       "min_rtt_ns=%" PRIu64 ", ssthresh=%u, "
+			       "cwnd_cuts=%u, cwnd_collapses=%u", ec.epoch,
+			       ec.peer_epoch, ec.snd_nxt, ec.snd_una,
+			       ec.rcv_nxt, ec.wnd, ec.min_rtt_ns, ec.ssthresh,
+			       ec.cwnd_cuts, ec.cwnd_collapses);
 		printf("\n");
 	}
 }

@@ -207,6 +207,10 @@ rds_tel_eth_conn(const struct rte_rds_info_eth_connection *ec)
 	rte_tel_data_add_dict_u64(c, "rttvar_ns", ec->rttvar_ns);
 	rte_tel_data_add_dict_u64(c, "min_rtt_ns", ec->min_rtt_ns);
 	rte_tel_data_add_dict_u64(c, "rto_ns", ec->rto_ns);
+	rte_tel_data_add_dict_u64(c, "cwnd", ec->cwnd);
+	rte_tel_data_add_dict_u64(c, "ssthresh", ec->ssthresh);
+	rte_tel_data_add_dict_u64(c, "cwnd_cuts", ec->cwnd_cuts);
+	rte_tel_data_add_dict_u64(c, "cwnd_collapses", ec->cwnd_collapses);
 	return c;
 }
 

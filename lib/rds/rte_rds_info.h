@@ -57,6 +57,14 @@ struct rte_rds_info_eth_connection {
 	uint64_t rttvar_ns;		/**< its variation */
 	uint64_t min_rtt_ns;		/**< smallest sample (0: none yet) */
 	uint64_t rto_ns;		/**< the retransmission timeout now */
+	uint32_t cwnd;			/**< congestion window (frames; wnd
+					 * when congestion control is off,
+					 * eth key cwnd_init=0) */
+	uint32_t ssthresh;		/**< slow-start threshold (frames) */
+	uint32_t cwnd_cuts;		/**< losses that halved the window
+					 * (once per recovery episode) */
+	uint32_t cwnd_collapses;	/**< retransmission timeouts that
+					 * took it to its minimum */
 };
 
 /**

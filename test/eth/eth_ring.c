@@ -106,15 +106,17 @@ eth_conf(struct rte_rds_conf *conf, uint32_t lcore, unsigned int engines,
 		conf->engine[i].idle = RTE_RDS_IDLE_YIELD;
 	}
 	if (arp)
-		snprintf(spec, sizeof(spec), IPA "=eth,port=%u,mac=" MACA, port_a);
+		snprintf(spec, sizeof(spec), IPA "=eth,cwnd_init=10,port=%u,mac=" MACA,
+			 port_a);
 	else
-		snprintf(spec, sizeof(spec), IPA "=eth,port=%u,mac=" MACA
+		snprintf(spec, sizeof(spec), IPA "=eth,cwnd_init=10,port=%u,mac=" MACA
 			 ",neigh=" IPB "/%s", port_a, sb);
 	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(conf, spec) == 0);
 	if (arp)
-		snprintf(spec, sizeof(spec), IPB "=eth,port=%u,mac=" MACB, port_b);
+		snprintf(spec, sizeof(spec), IPB "=eth,cwnd_init=10,port=%u,mac=" MACB,
+			 port_b);
 	else
-		snprintf(spec, sizeof(spec), IPB "=eth,port=%u,mac=" MACB
+		snprintf(spec, sizeof(spec), IPB "=eth,cwnd_init=10,port=%u,mac=" MACB
 			 ",neigh=" IPA "/%s", port_b, sa);
 	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(conf, spec) == 0);
 }
@@ -241,6 +243,29 @@ test_stream_lcore(void)
 	rds_test_watchdog(0, NULL);
 }
 
+/* After a stream with losses: each connection's congestion window was
+ * cut (on loss, or collapsed on a timeout), and is within its ring. */
+static void
+check_cwnd_cut(void)
+{
+	struct rte_rds_info_eth_connection recs[8];
+	socklen_t len = sizeof(recs);
+	unsigned int i, n;
+
+	CU_ASSERT_FATAL(rte_rds_info(RTE_RDS_INFO_ETH_CONNECTIONS, recs,
+				     &len) == (int)sizeof(recs[0]));
+	n = len / sizeof(recs[0]);
+	CU_ASSERT(n == 2);
+	for (i = 0; i < n; i++) {
+		printf("  stream/faults: conn %u: cwnd %u ssthresh %u, %u cuts,"
+		       " %u collapses\n", i, recs[i].cwnd, recs[i].ssthresh,
+		       recs[i].cwnd_cuts, recs[i].cwnd_collapses);
+		CU_ASSERT(recs[i].cwnd_cuts + recs[i].cwnd_collapses > 0);
+		CU_ASSERT(recs[i].cwnd >= 2 && recs[i].cwnd <= recs[i].wnd);
+		CU_ASSERT(recs[i].ssthresh >= 2);
+	}
+}
+
 static void
 test_stream_faults(void)
 {
@@ -271,6 +296,7 @@ test_stream_faults(void)
 		  es.rx_drop_type + es.rx_drop_version + es.rx_drop_short > 0);
 	CU_ASSERT(es.rexmit_fast + es.rexmit_timeout > 0);
 	CU_ASSERT(es.rx_dup > 0);
+	check_cwnd_cut();
 	CU_ASSERT(rte_rds_eth_set_faults(NULL) == 0);
 	CU_ASSERT(rds_test_lib_fini() == 0);
 	rds_test_watchdog(0, NULL);
@@ -300,6 +326,10 @@ check_eth_conn(const struct rte_rds_info_eth_connection *ec)
 	CU_ASSERT(ec->in_flight == ec->snd_nxt - ec->snd_una);
 	CU_ASSERT(ec->in_flight <= ec->wnd);
 	CU_ASSERT(ec->wnd > 0);
+	/* A clean stream: the congestion window grew from its start (10
+	 * frames, as this test sets cwnd_init) and was never cut. */
+	CU_ASSERT(ec->cwnd > 10 && ec->cwnd <= ec->wnd);
+	CU_ASSERT(ec->cwnd_cuts == 0 && ec->cwnd_collapses == 0);
 	CU_ASSERT(ec->srtt_ns > 0);
 	CU_ASSERT(ec->rto_ns >= ec->srtt_ns);
 	CU_ASSERT(ec->min_rtt_ns > 0 && ec->min_rtt_ns <= ec->rto_ns);
@@ -344,6 +374,9 @@ check_eth_tel(const struct rte_rds_info_eth_connection *recs, unsigned int n)
 	CU_ASSERT(n > 0 && strstr(buf, key) != NULL);
 	CU_ASSERT(strstr(buf, "\"srtt_ns\":") != NULL);
 	CU_ASSERT(strstr(buf, "\"rto_ns\":") != NULL);
+	snprintf(key, sizeof(key), "\"cwnd\":%u,", recs[0].cwnd);
+	CU_ASSERT(n > 0 && strstr(buf, key) != NULL);
+	CU_ASSERT(strstr(buf, "\"cwnd_collapses\":") != NULL);
 	close(fd);
 }
 

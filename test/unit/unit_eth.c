@@ -4,7 +4,8 @@
  * layout (rds_eth_wire.c; tests in unit_eth_wire.c), its CRC32C
  * (rds_eth_crc.c; unit_eth_crc.c), the neighbour table
  * and ARP (rds_eth_arp.c; unit_eth_arp.c) and fault injection
- * (rds_eth_fault.c; unit_eth_fault.c). This file: what they share, and
+ * (rds_eth_fault.c; unit_eth_fault.c), the congestion window
+ * (rds_eth_cc.h; unit_eth_cc.c). This file: what they share, and
  * main().
  *
  * This binary compiles those three files itself (rds_eth_sources) and
@@ -307,6 +308,10 @@ main(void)
 		{ "fault_reproducible", test_fault_reproducible },
 		{ "fault_flush", test_fault_flush },
 		{ "fault_all", test_fault_all },
+		{ "cc_slow_start", test_cc_slow_start },
+		{ "cc_loss_once", test_cc_loss_once },
+		{ "cc_timeout", test_cc_timeout },
+		{ "cc_off", test_cc_off },
 		{ NULL, NULL },
 	};
 	int rc;

@@ -117,5 +117,10 @@ void test_fault_corrupt(void);
 void test_fault_reproducible(void);
 void test_fault_flush(void);
 void test_fault_all(void);
+/* unit_eth_cc.c */
+void test_cc_slow_start(void);
+void test_cc_loss_once(void);
+void test_cc_timeout(void);
+void test_cc_off(void);
 
 #endif /* UNIT_ETH_H_ */

@@ -83,6 +83,7 @@
 #include "rds_driver.h"
 #include "rte_rds_eth.h"
 #include "rds_eth_wire.h"
+#include "rds_eth_cc.h"
 
 extern int rds_eth_logtype;
 #define ETH_LOG(level, fmt, ...) \
@@ -153,6 +154,7 @@ struct rds_eth_port {
 	uint64_t rto_max_tsc;
 	uint64_t rto_init_tsc;
 	uint32_t dead_after;		/* timeouts in a row: peer unresponsive */
+	uint32_t cwnd_init;		/* congestion window's start, 0: off */
 	/* Link recovery (relink=1, configure=1), by the home engine. Other
 	 * engines transmit on the port under tx_lock[] and not while
 	 * restarting is set. */
@@ -436,6 +438,7 @@ struct rds_eth_conn {
 	bool pool_low;			/* the port's pool is short (large
 					 * windows wait for ACKs) */
 	uint32_t wnd;			/* ring size (a power of two) */
+	struct rds_eth_cc cc;		/* congestion window (rds_eth_cc.h) */
 	struct rds_eth_sent *sent;	/* [seq & (wnd - 1)] */
 	uint64_t srtt, rttvar;		/* TSC */
 	uint64_t min_rtt;		/* smallest sample (0: none yet) */

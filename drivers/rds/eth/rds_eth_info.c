@@ -48,6 +48,10 @@ rds_eth_info_conn(struct rds_info_req *r, const struct rds_conn *c,
 		ri.rttvar_ns = rds_eth_info_ns(ec->rttvar, hz);
 		ri.min_rtt_ns = rds_eth_info_ns(ec->min_rtt, hz);
 		ri.rto_ns = rds_eth_info_ns(ec->rto, hz);
+		ri.cwnd = ec->cc.cwnd;
+		ri.ssthresh = ec->cc.ssthresh;
+		ri.cwnd_cuts = ec->cc.cuts;
+		ri.cwnd_collapses = ec->cc.collapses;
 	}
 	rds_info_put(r, &ri);
 }

@@ -28,6 +28,7 @@ struct rds_eth_opts {
 	char port[RTE_ETH_NAME_MAX_LEN];
 	int configure;
 	unsigned int rxq, txq, mtu, udp_port, window, dead_after, relink;
+	unsigned int cwnd_init;
 	unsigned int zerocopy;
 	uint64_t rto_min_us, rto_max_us;
 	bool have_mac;
@@ -55,7 +56,7 @@ rds_eth_opts_parse(const struct rds_laddr *la, struct rds_eth_opts *o)
 	static const char *const keys[] = {
 		"port", "dev", "configure", "rxq", "txq", "mtu", "udp_port",
 		"mac", "neigh", "window", "rto_min_us", "rto_max_us",
-		"dead_after", "relink", "zerocopy", NULL,
+		"dead_after", "relink", "zerocopy", "cwnd_init", NULL,
 	};
 	struct rte_kvargs *kv;
 	const char *v;
@@ -69,6 +70,7 @@ rds_eth_opts_parse(const struct rds_laddr *la, struct rds_eth_opts *o)
 	o->rto_min_us = 200;
 	o->rto_max_us = 1000000;
 	o->dead_after = 16;
+	o->cwnd_init = 0;	/* off (rte_rds_eth.h) */
 	o->relink = 1;
 	o->zerocopy = 1;
 	snprintf(o->port, sizeof(o->port), "%s", la->dev);
@@ -108,6 +110,7 @@ rds_eth_opts_parse(const struct rds_laddr *la, struct rds_eth_opts *o)
 	OPT_UINT("dead_after", 1000000, dead_after);
 	OPT_UINT("relink", 1, relink);
 	OPT_UINT("zerocopy", 1, zerocopy);
+	OPT_UINT("cwnd_init", RDS_ETH_WINDOW_MAX, cwnd_init);
 #undef OPT_UINT
 	v = rte_kvargs_get(kv, "mac");
 	if (v != NULL) {
@@ -268,6 +271,7 @@ rds_eth_port_get(const struct rds_eth_opts *o, int *err)
 	p->rto_init_tsc = RTE_MAX(p->rto_min_tsc, rte_get_tsc_hz() / 1000);
 	p->learn_gap_tsc = RDS_ETH_LEARN_GAP_US * rte_get_tsc_hz() / 1000000;
 	p->dead_after = o->dead_after;
+	p->cwnd_init = o->cwnd_init;
 	for (i = 0; i < RTE_RDS_MAX_ENGINES; i++) {
 		rte_spinlock_init(&p->tx_lock[i]);
 		rte_spinlock_init(&p->rx_lock[i]);

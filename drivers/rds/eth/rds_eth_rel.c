@@ -75,6 +75,7 @@ rds_eth_rel_init(struct rds_eth_conn *ec, struct rds_eth_port *p)
 	ec->rto_base = p->rto_init_tsc;
 	ec->epoch = rds_eth_epoch_next(0, rds_eth_epoch_now());
 	ec->peer_wnd = ec->wnd;
+	rds_eth_cc_init(&ec->cc, p->cwnd_init, ec->wnd);
 	return 0;
 }
 
@@ -162,6 +163,7 @@ rds_eth_rel_new_epoch(struct rds_eth_conn *ec)
 	ec->snd_nxt = 0;
 	ec->snd_una = 0;
 	ec->peer_wnd = ec->wnd;
+	rds_eth_cc_init(&ec->cc, ec->port->cwnd_init, ec->wnd);
 	if (ec->srtt == 0)
 		ec->rto_base = ec->port->rto_init_tsc;
 	ec->rto = ec->rto_base;
@@ -223,7 +225,8 @@ static __rte_always_inline uint32_t
 rds_eth_rel_room_in(struct rds_eth_conn *ec)
 {
 	uint32_t inflight = ec->snd_nxt - ec->snd_una;
-	uint32_t lim = RTE_MIN(ec->wnd, ec->peer_wnd);
+	/* The congestion window is never above the ring (ec->wnd). */
+	uint32_t lim = RTE_MIN(ec->cc.cwnd, ec->peer_wnd);
 
 	/* A large window must not take the port's last mbufs: frames in
 	 * flight hold theirs until acknowledged, and the ACKs need mbufs
@@ -351,6 +354,11 @@ rds_eth_rel_commit(struct rds_eth_conn *ec, struct rte_mbuf *m, uint8_t type,
 
 	f.type = type;
 	f.flags = flags | (ec->epoch_acked ? 0 : RDS_ETH_FL_OPEN);
+	/* The frame that fills the congestion window asks for the ACK at
+	 * once: the receiver's every-16th-frame rule would otherwise leave
+	 * a small window waiting for its delayed ACK. */
+	if (ec->cc.init != 0 && ec->snd_nxt + 1 - ec->snd_una >= ec->cc.cwnd)
+		f.flags |= RDS_ETH_FL_ACKREQ;
 	f.seq = ec->snd_nxt;
 	f.frag_off = frag_off;
 	f.len = (uint16_t)(rte_pktmbuf_pkt_len(m) - RDS_ETH_HDRS);

@@ -154,6 +154,7 @@ rds_eth_rexmit_timer_fire(struct rds_engine *e, struct rds_timer *t)
 	}
 	ec->timeouts++;
 	ec->rto = RTE_MIN(ec->rto * 2, ec->port->rto_max_tsc);
+	rds_eth_cc_timeout(&ec->cc, ec->snd_nxt - ec->snd_una, ec->snd_nxt);
 	/* The highest frame the peer SACKed: the holes below it are what
 	 * it told us it misses. None: the oldest frame only. */
 	top = ec->snd_una + 1;
@@ -182,7 +183,7 @@ rds_eth_detect_loss(struct rds_eth_conn *ec)
 {
 	struct rds_eth_engine *ee = ec_ee(ec);
 	struct rds_eth_sent *st;
-	uint32_t s, reach, above = 0;
+	uint32_t s, reach, above = 0, sent = 0;
 	uint64_t reo;
 
 	reo = RTE_MAX(ec->srtt / 4, ec->port->rto_min_tsc / 8);
@@ -199,13 +200,20 @@ rds_eth_detect_loss(struct rds_eth_conn *ec)
 		if (st->m == NULL)
 			continue;
 		if (st->tx_count == 1 && above >= RDS_ETH_DUPTHRESH) {
-			if (rds_eth_rexmit(ec, s))
+			if (rds_eth_rexmit(ec, s)) {
 				ee->stats.rexmit_fast++;
+				sent++;
+			}
 		} else if (st->tsc + reo < ec->rack_tsc) {
-			if (rds_eth_rexmit(ec, s))
+			if (rds_eth_rexmit(ec, s)) {
 				ee->stats.rexmit_sack++;
+				sent++;
+			}
 		}
 	}
+	if (sent != 0)
+		rds_eth_cc_loss(&ec->cc, ec->snd_nxt - ec->snd_una,
+				ec->snd_nxt);
 }
 
 void
@@ -250,6 +258,7 @@ rds_eth_rexmit_ack_input(struct rds_eth_conn *ec,
 		}
 		if (nd != 0)
 			rte_pktmbuf_free_bulk(done, nd);
+		rds_eth_cc_acked(&ec->cc, ack - ec->snd_una, ack);
 		ec->snd_una = ack;
 		progress = true;
 		/* The messages whose last frame that was: the peer's core

@@ -40,6 +40,12 @@
  *                    faster on net_memif, doc/perf.md); each frame in flight
  *                    holds an mbuf (two when zero-copy) of the port's
  *                    pool of 16383 until it is acknowledged
+ *   cwnd_init=N      congestion control: the congestion window a
+ *                    connection starts with, in frames (10 is RFC
+ *                    6928's; at most window); it grows as frames are
+ *                    acknowledged and halves on loss (AIMD, doc/guide.md);
+ *                    0 (the default for now): none, every connection may
+ *                    fill its window at once
  *   zerocopy=0|1     1 (default): where the port takes chained mbufs
  *                    (RTE_ETH_TX_OFFLOAD_MULTI_SEGS; a device that DMAs:
  *                    also IOVA as VA and buffers in DPDK memory),

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Congestion control of an eth connection: a window in frames, AIMD on
+ * loss (RFC 5681's slow start and congestion avoidance, with RFC 6582's
+ * one cut per recovery episode), as the kernel's TCP under rds_tcp does
+ * for the kernel's RDS. The reliable frame layer (rds_eth_rel.c) sends
+ * no more than min(cwnd, the peer's window) frames unacknowledged;
+ * cwnd never exceeds the connection's ring (max), so that the test of
+ * room per frame stays one comparison. Standalone (no driver state) so
+ * that unit_eth tests it as it is.
+ *
+ * - init: cwnd = the initial window (eth key cwnd_init, e.g. 10 frames
+ *   as RFC 6928's IW10); cwnd_init=0 (the default) is off: cwnd = max
+ *   for good.
+ * - acknowledged frames (the cumulative ACK's advance): below ssthresh
+ *   cwnd grows by as many frames (slow start, doubling per round trip),
+ *   above it by one frame per window acknowledged; nothing grows while
+ *   recovering a loss.
+ * - a loss (fast or SACK retransmission): ssthresh = cwnd = half the
+ *   frames in flight (at least RDS_ETH_CC_MIN), once per episode: until
+ *   the ACK passes what was sent when the loss was seen (recover).
+ * - a retransmission timeout: ssthresh = half the frames in flight,
+ *   cwnd = RDS_ETH_CC_MIN, slow start again once the ACK passes recover.
+ */
+#ifndef RDS_ETH_CC_H
+#define RDS_ETH_CC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+
+#define RDS_ETH_CC_MIN 2u		/* frames: the window after an RTO */
+
+struct rds_eth_cc {
+	uint32_t cwnd;		/* frames that may be unacknowledged */
+	uint32_t ssthresh;
+	uint32_t acc;		/* acknowledged toward the next +1 */
+	uint32_t recover;	/* snd_nxt when the episode began */
+	uint32_t max;		/* the ring: cwnd never above */
+	uint32_t init;		/* 0: off */
+	bool in_rec;		/* recovering: no growth, no second cut */
+	uint32_t cuts;		/* losses that cut the window */
+	uint32_t collapses;	/* timeouts that collapsed it */
+};
+
+static inline bool
+rds_eth_cc_seq_lt(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
+
+/* A new stream (or connection): the initial window, counters kept. */
+static inline void
+rds_eth_cc_init(struct rds_eth_cc *cc, uint32_t init, uint32_t max)
+{
+	cc->max = max;
+	cc->init = init;
+	cc->cwnd = init == 0 ? max : RTE_MIN(RTE_MAX(init, RDS_ETH_CC_MIN),
+					     max);
+	cc->ssthresh = max;
+	cc->acc = 0;
+	cc->recover = 0;
+	cc->in_rec = false;
+}
+
+/* n frames newly acknowledged cumulatively, snd_una now una. */
+static inline void
+rds_eth_cc_acked(struct rds_eth_cc *cc, uint32_t n, uint32_t una)
+{
+	if (cc->init == 0)
+		return;
+	if (cc->in_rec) {
+		if (rds_eth_cc_seq_lt(una, cc->recover))
+			return;
+		cc->in_rec = false;
+	}
+	if (cc->cwnd < cc->ssthresh) {
+		cc->cwnd += n;
+	} else {
+		cc->acc += n;
+		while (cc->acc >= cc->cwnd) {
+			cc->acc -= cc->cwnd;
+			cc->cwnd++;
+		}
+	}
+	if (cc->cwnd > cc->max)
+		cc->cwnd = cc->max;
+}
+
+/* A loss seen with inflight frames unacknowledged and snd_nxt next. */
+static inline void
+rds_eth_cc_loss(struct rds_eth_cc *cc, uint32_t inflight, uint32_t snd_nxt)
+{
+	if (cc->init == 0 || cc->in_rec)
+		return;
+	cc->ssthresh = RTE_MAX(inflight / 2, (uint32_t)RDS_ETH_CC_MIN);
+	cc->cwnd = RTE_MIN(cc->ssthresh, cc->max);
+	cc->acc = 0;
+	cc->in_rec = true;
+	cc->recover = snd_nxt;
+	cc->cuts++;
+}
+
+/* A retransmission timeout, as rds_eth_cc_loss(). */
+static inline void
+rds_eth_cc_timeout(struct rds_eth_cc *cc, uint32_t inflight,
+		   uint32_t snd_nxt)
+{
+	if (cc->init == 0)
+		return;
+	/* A second timeout of one episode keeps the first's ssthresh. */
+	if (!cc->in_rec || cc->cwnd > RDS_ETH_CC_MIN)
+		cc->ssthresh = RTE_MAX(inflight / 2,
+				       (uint32_t)RDS_ETH_CC_MIN);
+	cc->cwnd = RTE_MIN((uint32_t)RDS_ETH_CC_MIN, cc->max);
+	cc->acc = 0;
+	cc->in_rec = true;
+	cc->recover = snd_nxt;
+	cc->collapses++;
+}
+
+#endif /* RDS_ETH_CC_H */
