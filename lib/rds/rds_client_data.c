@@ -616,9 +616,12 @@ rds_cl_recvmsg(struct rds_cl *cl, struct rds_cl_sock *cs, struct msghdr *msg,
 			       b->len, b->addr, b->port,
 			       (b->flags & RDS_CBUF_F_DEST) != 0,
 			       b->rdma_dest,
-			       (b->flags & RDS_CBUF_F_TS_NEW) ? RDS_TS_NEW :
-			       (b->flags & RDS_CBUF_F_TS_OLD) ? RDS_TS_OLD : 0,
-			       b->rx_tstamp, NULL, 0);
+			       ((b->flags & RDS_CBUF_F_TS_NEW) ? RDS_TS_NEW :
+				(b->flags & RDS_CBUF_F_TS_OLD) ? RDS_TS_OLD :
+				0) |
+			       ((b->flags & RDS_CBUF_F_TRACE) ? RDS_TS_TRACE :
+				0),
+			       b->rx_tstamp, &b->rx_trace, NULL, 0);
 	if (flags & MSG_PEEK) {
 		cs->rx_head = off;
 		rte_spinlock_unlock(&cs->rlock);

@@ -8,21 +8,48 @@
  * the application's half, the socket calls, is rds_recv.c.
  */
 #include <errno.h>
+#include <string.h>
 #include <time.h>
 
 #include "rds_private.h"
 
-/* Out of line: the delivery paths keep only the flag's test. */
+/* Out of line: the delivery paths keep only the flags' test.
+ * SO_TIMESTAMP: the arrival time in CLOCK_REALTIME. SO_RDS_MSG_RXPATH_
+ * LATENCY: the trace positions set now, the time since the start of
+ * the engine pass that took the message's last frame (e->now), and
+ * CLOCK_MONOTONIC now, which recvmsg subtracts from its own. */
 static __rte_noinline void
-rds_recv_stamp(const struct rds_sock *rs, struct rds_msg *m)
+rds_recv_stamp(const struct rds_engine *e, const struct rds_sock *rs,
+	       struct rds_msg *m, uint32_t f)
 {
 	struct timespec ts;
+	uint64_t d;
+	uint32_t w;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	m->rx_tstamp = (uint64_t)ts.tv_sec * 1000000000ULL +
-		       (uint64_t)ts.tv_nsec;
-	m->rx_ts = (__atomic_load_n(&rs->so_flags, __ATOMIC_RELAXED) &
-		    RDS_SO_F_TSTAMP_NEW) ? RDS_TS_NEW : RDS_TS_OLD;
+	m->rx_ts = 0;
+	if (f & RDS_SO_F_RCVTSTAMP) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		m->rx_tstamp = (uint64_t)ts.tv_sec * 1000000000ULL +
+			       (uint64_t)ts.tv_nsec;
+		m->rx_ts = (f & RDS_SO_F_TSTAMP_NEW) ? RDS_TS_NEW :
+			   RDS_TS_OLD;
+	}
+	if (f & RDS_SO_F_RXTRACE) {
+		d = RTE_MIN(rte_rdtsc() - e->now, rds_lib->tsc_hz);
+		d = d * 1000000000ULL / rds_lib->tsc_hz;	/* <= 1 s */
+		w = __atomic_load_n(&rs->rx_trace, __ATOMIC_RELAXED);
+		m->rx_trace.n = (uint8_t)w;
+		m->rx_trace.pos[0] = (uint8_t)(w >> 8);
+		m->rx_trace.pos[1] = (uint8_t)(w >> 16);
+		m->rx_trace.pos[2] = (uint8_t)(w >> 24);
+		if (m->rx_trace.n == 0)
+			return;	/* turned off meanwhile */
+		m->rx_trace.hdr_ns = (uint32_t)d;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		m->rx_trace.end_ns = (uint64_t)ts.tv_sec * 1000000000ULL +
+				     (uint64_t)ts.tv_nsec;
+		m->rx_ts |= RDS_TS_TRACE;
+	}
 }
 
 /* Queue m to rs; -ENOMEM when the queue cannot take it (the frame is
@@ -30,14 +57,15 @@ rds_recv_stamp(const struct rds_sock *rs, struct rds_msg *m)
 static int
 rds_recv_deliver(struct rds_engine *e, struct rds_sock *rs, struct rds_msg *m)
 {
+	uint32_t f = __atomic_load_n(&rs->so_flags, __ATOMIC_RELAXED);
 	int64_t rcv;
 	int ret;
 
-	/* SO_TIMESTAMP (net/rds/recv.c rds_recv_incoming): the arrival
-	 * time, if the socket asks for it when the message comes. */
-	if (unlikely(__atomic_load_n(&rs->so_flags, __ATOMIC_RELAXED) &
-		     RDS_SO_F_RCVTSTAMP))
-		rds_recv_stamp(rs, m);
+	/* SO_TIMESTAMP (net/rds/recv.c rds_recv_incoming) and
+	 * SO_RDS_MSG_RXPATH_LATENCY: stamped if the socket asks for it
+	 * when the message comes. */
+	if (unlikely(f & (RDS_SO_F_RCVTSTAMP | RDS_SO_F_RXTRACE)))
+		rds_recv_stamp(e, rs, m, f);
 	if (unlikely(rs->client != NULL))
 		return rds_server_deliver(e, rs, m);
 	rcv = __atomic_add_fetch(&rs->rcv_bytes, (int64_t)m->len,
@@ -239,6 +267,7 @@ rds_recv_take(struct rds_conn *c, struct rds_conn *peer, struct rds_msg *m)
 	struct rds_sock *rs;
 	uint64_t ack, seq;
 	int64_t rcv;
+	uint32_t f;
 
 	if (unlikely(m->type != RDS_MSG_DATA) || unlikely(m->op != NULL) ||
 	    unlikely(m->owner != NULL) || unlikely(m->sport == 0) ||
@@ -269,9 +298,9 @@ rds_recv_take(struct rds_conn *c, struct rds_conn *peer, struct rds_msg *m)
 	m->sock_gen = rs->gen;
 	m->laddr = peer->key.laddr;
 	m->faddr = peer->key.faddr;
-	if (unlikely(__atomic_load_n(&rs->so_flags, __ATOMIC_RELAXED) &
-		     RDS_SO_F_RCVTSTAMP))
-		rds_recv_stamp(rs, m);
+	f = __atomic_load_n(&rs->so_flags, __ATOMIC_RELAXED);
+	if (unlikely(f & (RDS_SO_F_RCVTSTAMP | RDS_SO_F_RXTRACE)))
+		rds_recv_stamp(e, rs, m, f);
 	rcv = __atomic_add_fetch(&rs->rcv_bytes, (int64_t)m->len,
 				 __ATOMIC_ACQ_REL);
 	/* Room was there and this engine is the only producer: cannot

@@ -36,6 +36,8 @@ enum rds_msg_type {
 	RDS_MSG_CALL,		/* engine -> engine: run a function */
 };
 
+#include "rds_rx_trace.h"
+
 struct rds_rdma_op;
 
 struct rds_msg {
@@ -63,7 +65,8 @@ struct rds_msg {
 	bool has_dest;			/* rdma_dest is set */
 	uint8_t eng;			/* DATA: engine owning its connection */
 	uint8_t rx_ts;			/* RECV: rx_tstamp is set, as
-					 * RDS_TS_OLD or RDS_TS_NEW */
+					 * RDS_TS_OLD or RDS_TS_NEW; and
+					 * RDS_TS_TRACE: rx_trace is */
 	uint16_t sport;			/* host order */
 	uint16_t dport;
 	int32_t sock;			/* sending (or receiving) socket */
@@ -82,8 +85,13 @@ struct rds_msg {
 	};
 	int32_t status;			/* NOTIFY: RDS_RDMA_* status */
 	uint32_t pad2;
-	rds_engine_fn call;		/* CALL: what to run, with */
-	void *arg;			/* CALL: its argument */
+	union {
+		struct {
+			rds_engine_fn call;	/* CALL: what to run, with */
+			void *arg;		/* CALL: its argument */
+		};
+		struct rds_rx_trace rx_trace;	/* RECV (RDS_TS_TRACE) */
+	};
 	uint8_t buf[] __rte_aligned(16);
 };
 

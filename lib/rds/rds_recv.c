@@ -98,7 +98,7 @@ rds_recv_out_msg6(const struct rds_sock *rs, struct msghdr *msg, int flags,
 	return rds_recv_out_msg(msg, flags, rds_msg_data(m), m->len,
 				rds_addr_v4(&m->faddr), m->sport, m->has_dest,
 				m->rdma_dest, m->rx_ts, m->rx_tstamp,
-				&m->faddr, rs->bound_scope);
+				&m->rx_trace, &m->faddr, rs->bound_scope);
 }
 
 static __rte_always_inline ssize_t
@@ -159,7 +159,7 @@ rds_recvmsg(struct rds_sock *rs, struct msghdr *msg, int flags)
 		ret = rds_recv_out_msg(msg, flags, rds_msg_data(m), m->len,
 				       rds_addr_v4(&m->faddr), m->sport,
 				       m->has_dest, m->rdma_dest, m->rx_ts,
-				       m->rx_tstamp, NULL, 0);
+				       m->rx_tstamp, &m->rx_trace, NULL, 0);
 	if (!(flags & MSG_PEEK))
 		rs->rx_head = NULL;
 	rte_spinlock_unlock(&rs->rlock);

@@ -32,6 +32,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include <rte_common.h>
 
@@ -87,7 +88,7 @@ static inline void
 rds_cmsg_put_tstamp(struct rds_cmsg_out *o, struct msghdr *msg, uint8_t ts,
 		    uint64_t ns)
 {
-	if (ts == RDS_TS_NEW) {
+	if ((ts & RDS_TS_MASK) == RDS_TS_NEW) {
 		int64_t v[2] = { (int64_t)(ns / 1000000000ULL),
 				 (int64_t)(ns % 1000000000ULL / 1000) };
 
@@ -102,6 +103,42 @@ rds_cmsg_put_tstamp(struct rds_cmsg_out *o, struct msghdr *msg, uint8_t ts,
 		rds_cmsg_put_level(o, msg, SOL_SOCKET, SO_TIMESTAMP_OLD, &tv,
 				   sizeof(tv));
 	}
+}
+
+/*
+ * RDS_CMSG_RXPATH_LATENCY (net/rds/recv.c rds_cmsg_recv): for each
+ * position set, the ns between two of the kernel's four stamps, RX_HDR,
+ * RX_START, RX_END and RX_CMSG. Here RX_HDR is the start of the engine
+ * pass that took the message's last frame, RX_START and RX_END are its
+ * delivery (it is queued whole, in one step: 0 between them; the
+ * kernel's START to END also covers its reassembly), RX_CMSG is now.
+ */
+static __rte_noinline void
+rds_cmsg_put_rx_trace(struct rds_cmsg_out *o, struct msghdr *msg,
+		      const struct rds_rx_trace *tr)
+{
+	struct rds_cmsg_rx_trace t;
+	uint64_t d[RDS_MSG_RX_DGRAM_TRACE_MAX], now;
+	struct timespec ts;
+	unsigned int i;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	d[RDS_MSG_RX_HDR_TO_DGRAM_START] = tr->hdr_ns;
+	d[RDS_MSG_RX_DGRAM_REASSEMBLE] = 0;
+	d[RDS_MSG_RX_DGRAM_DELIVERED] = now > tr->end_ns ?
+					now - tr->end_ns : 0;
+	memset(&t, 0, sizeof(t));
+	t.rx_traces = RTE_MIN(tr->n, RDS_MSG_RX_DGRAM_TRACE_MAX);
+	for (i = 0; i < t.rx_traces; i++) {
+		/* Checked by setsockopt; a bad one from an attached
+		 * process's region is taken as no position. */
+		if (tr->pos[i] >= RDS_MSG_RX_DGRAM_TRACE_MAX)
+			continue;
+		t.rx_trace_pos[i] = tr->pos[i];
+		t.rx_trace[i] = d[tr->pos[i]];
+	}
+	rds_cmsg_put(o, msg, RDS_CMSG_RXPATH_LATENCY, &t, sizeof(t));
 }
 
 /* Would a control message of len bytes of data fit? */
@@ -177,12 +214,12 @@ rds_recv_out_iov(const struct msghdr *msg, const uint8_t *src, size_t len)
 	return off;
 }
 
-/* The control messages of a data message that has some: its
- * RDS_CMSG_RDMA_DEST cookie, its arrival time. Out of line: most
- * messages have none. */
+/* The control messages of a data message that has some, in the
+ * kernel's order: its RDS_CMSG_RDMA_DEST cookie, its arrival time, its
+ * receive path's latencies. Out of line: most messages have none. */
 static __rte_noinline void
 rds_recv_out_ctl(struct msghdr *msg, bool has_dest, uint64_t dest_cookie,
-		 uint8_t ts, uint64_t ts_ns)
+		 uint8_t ts, uint64_t ts_ns, const struct rds_rx_trace *tr)
 {
 	struct rds_cmsg_out o;
 
@@ -190,8 +227,10 @@ rds_recv_out_ctl(struct msghdr *msg, bool has_dest, uint64_t dest_cookie,
 	if (has_dest)
 		rds_cmsg_put(&o, msg, RDS_CMSG_RDMA_DEST, &dest_cookie,
 			     sizeof(dest_cookie));
-	if (ts != 0)
+	if ((ts & RDS_TS_MASK) != 0)
 		rds_cmsg_put_tstamp(&o, msg, ts, ts_ns);
+	if ((ts & RDS_TS_TRACE) && tr != NULL)
+		rds_cmsg_put_rx_trace(&o, msg, tr);
 	rds_cmsg_out_done(&o, msg);
 }
 
@@ -200,15 +239,17 @@ rds_recv_out_ctl(struct msghdr *msg, bool has_dest, uint64_t dest_cookie,
  * source of a message to an IPv6 socket, with scope: a sockaddr_in6;
  * NULL: addr_be, a sockaddr_in), its
  * RDS_CMSG_RDMA_DEST cookie when the sender shipped one, its arrival time
- * when it was stamped (ts: RDS_TS_*, 0 none; SO_TIMESTAMP),
- * msg_controllen (0 when nothing was written). Returns what recvmsg
+ * when it was stamped (ts: RDS_TS_*, 0 none; SO_TIMESTAMP), its
+ * receive path's latencies (ts has RDS_TS_TRACE: tr;
+ * SO_RDS_MSG_RXPATH_LATENCY), msg_controllen (0 when nothing was written). Returns what recvmsg
  * returns.
  */
 static __rte_always_inline ssize_t
 rds_recv_out_msg(struct msghdr *msg, int flags, const uint8_t *data,
 		 size_t len, uint32_t addr_be, uint16_t port, bool has_dest,
 		 uint64_t dest_cookie, uint8_t ts, uint64_t ts_ns,
-		 const struct in6_addr *src6, uint32_t scope)
+		 const struct rds_rx_trace *tr, const struct in6_addr *src6,
+		 uint32_t scope)
 {
 	size_t copied = rds_recv_out_iov(msg, data, len);
 
@@ -220,7 +261,7 @@ rds_recv_out_msg(struct msghdr *msg, int flags, const uint8_t *data,
 	if (likely(!has_dest && ts == 0))
 		msg->msg_controllen = 0;
 	else
-		rds_recv_out_ctl(msg, has_dest, dest_cookie, ts, ts_ns);
+		rds_recv_out_ctl(msg, has_dest, dest_cookie, ts, ts_ns, tr);
 	return (flags & MSG_TRUNC) ? (ssize_t)len : (ssize_t)copied;
 }
 

@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "rds_rx_trace.h"
 #include "rds_xring.h"
 
 #define RDS_REGION_MAGIC 0x52445352u	/* "RDSR" */
@@ -161,13 +162,18 @@ struct rds_cbuf {
 	uint64_t seq;			/* RX: RDS sequence (info) */
 	uint64_t rx_tstamp;		/* RX (RDS_CBUF_F_TS*): arrival,
 					 * CLOCK_REALTIME in ns */
-	uint8_t rsvd[RDS_CBUF_HDR - 48];
+	struct rds_rx_trace rx_trace;	/* RX (RDS_CBUF_F_TRACE) */
 };
+
+_Static_assert(sizeof(struct rds_cbuf) == RDS_CBUF_HDR,
+	       "struct rds_cbuf is the buffer header");
 
 #define RDS_CBUF_F_DEST 0x1		/* RX: rdma_dest is set */
 #define RDS_CBUF_F_DONTWAIT 0x2		/* TX: the sender did not block */
 #define RDS_CBUF_F_TS_OLD 0x4		/* RX: rx_tstamp, SO_TIMESTAMP_OLD */
 #define RDS_CBUF_F_TS_NEW 0x8		/* RX: rx_tstamp, SO_TIMESTAMP_NEW */
+#define RDS_CBUF_F_TRACE 0x10		/* RX: rx_trace (SO_RDS_MSG_RXPATH_
+					 * LATENCY) */
 
 /* A notification (RDS_CMSG_RDMA_STATUS): two slots of the nt ring. */
 

@@ -48,9 +48,14 @@ rds_srv_copy_out(struct rds_client *cl, struct rds_srv_sock *ss,
 	b->addr = rds_addr_v4(&m->faddr);
 	b->port = m->sport;
 	b->flags = (m->has_dest ? RDS_CBUF_F_DEST : 0) |
-		   (m->rx_ts == RDS_TS_OLD ? RDS_CBUF_F_TS_OLD : 0) |
-		   (m->rx_ts == RDS_TS_NEW ? RDS_CBUF_F_TS_NEW : 0);
-	b->rx_tstamp = m->rx_ts != 0 ? m->rx_tstamp : 0;
+		   ((m->rx_ts & RDS_TS_MASK) == RDS_TS_OLD ?
+		    RDS_CBUF_F_TS_OLD : 0) |
+		   ((m->rx_ts & RDS_TS_MASK) == RDS_TS_NEW ?
+		    RDS_CBUF_F_TS_NEW : 0) |
+		   ((m->rx_ts & RDS_TS_TRACE) ? RDS_CBUF_F_TRACE : 0);
+	b->rx_tstamp = (m->rx_ts & RDS_TS_MASK) != 0 ? m->rx_tstamp : 0;
+	if (m->rx_ts & RDS_TS_TRACE)
+		b->rx_trace = m->rx_trace;
 	b->csock = (int32_t)ss->idx;
 	b->rdma_dest = m->rdma_dest;
 	b->seq = m->seq;

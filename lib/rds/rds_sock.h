@@ -35,9 +35,14 @@ struct rds_slot {
  * SOCK_TSTAMP_NEW); the generic flags below them (rds_sockopt.c). */
 #define RDS_SO_F_RCVTSTAMP (1u << 7)
 #define RDS_SO_F_TSTAMP_NEW (1u << 8)
+/* SO_RDS_MSG_RXPATH_LATENCY is set (rx_traces != 0): read with
+ * RDS_SO_F_RCVTSTAMP in one test on delivery. */
+#define RDS_SO_F_RXTRACE (1u << 9)
 /* struct rds_msg rx_ts: which timestamp a received message carries. */
 #define RDS_TS_OLD 1
 #define RDS_TS_NEW 2
+#define RDS_TS_MASK 3
+#define RDS_TS_TRACE 4		/* with or without a timestamp: rx_trace */
 
 /* rds_sock.bound: how it is bound. sendmsg's IPv4 path tests for
  * RDS_BOUND_V4 alone (one compare); anything else takes the slow path. */
@@ -73,6 +78,10 @@ struct rds_sock {
 					 * but RDS_SO_F_RCVTSTAMP (the engine
 					 * reads it: atomic) */
 	int so_priority;		/* SO_PRIORITY: kept, no effect */
+	uint32_t rx_trace;		/* SO_RDS_MSG_RXPATH_LATENCY (atomic):
+					 * the count in byte 0, the positions
+					 * in bytes 1 to 3, as struct
+					 * rds_rx_trace's n and pos[] */
 	int efd;			/* eventfd for poll/epoll, or -1 */
 	bool watched;			/* on the congestion watch list */
 	TAILQ_ENTRY(rds_sock) watch_link;

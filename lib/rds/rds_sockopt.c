@@ -161,6 +161,48 @@ rds_set_tstamp(struct rds_sock *rs, int optname, const void *optval,
 	return 0;
 }
 
+/*
+ * SO_RDS_MSG_RXPATH_LATENCY (net/rds/af_rds.c rds_recv_track_latency):
+ * a struct rds_rx_trace_so exactly, at most RDS_MSG_RX_DGRAM_TRACE_MAX
+ * positions each below it, else EFAULT (a bad position also turns the
+ * traces off, as the kernel's loop leaves rs_rx_traces at 0); 0
+ * positions turn them off. Messages delivered from now on carry
+ * RDS_CMSG_RXPATH_LATENCY.
+ */
+static int
+rds_set_rx_trace(struct rds_sock *rs, const void *optval, socklen_t optlen)
+{
+	struct rds_rx_trace_so t;
+	unsigned int i;
+	uint32_t w;
+	int ret = 0;
+
+	if (optlen != sizeof(t) || optval == NULL)
+		return -EFAULT;
+	memcpy(&t, optval, sizeof(t));
+	if (t.rx_traces > RDS_MSG_RX_DGRAM_TRACE_MAX)
+		return -EFAULT;
+	w = t.rx_traces;
+	for (i = 0; i < t.rx_traces; i++) {
+		if (t.rx_trace_pos[i] >= RDS_MSG_RX_DGRAM_TRACE_MAX) {
+			w = 0;
+			ret = -EFAULT;
+			break;
+		}
+		w |= (uint32_t)t.rx_trace_pos[i] << (8 * (i + 1));
+	}
+	rte_spinlock_lock(&rs->lock);
+	__atomic_store_n(&rs->rx_trace, w, __ATOMIC_RELAXED);
+	if (w != 0)
+		__atomic_fetch_or(&rs->so_flags, RDS_SO_F_RXTRACE,
+				  __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_and(&rs->so_flags, ~RDS_SO_F_RXTRACE,
+				   __ATOMIC_RELAXED);
+	rte_spinlock_unlock(&rs->lock);
+	return ret;
+}
+
 static int
 rds_setsockopt(struct rds_sock *rs, int level, int optname,
 	       const void *optval, socklen_t optlen)
@@ -252,6 +294,9 @@ rds_setsockopt(struct rds_sock *rs, int level, int optname,
 			break;
 		case RTE_RDS6_CONN_RESET:
 			ret = rds_conn_user_reset(rs, optval, optlen, true);
+			break;
+		case SO_RDS_MSG_RXPATH_LATENCY:
+			ret = rds_set_rx_trace(rs, optval, optlen);
 			break;
 		case RDS_GET_MR:
 		case RDS_GET_MR_FOR_DEST:

@@ -328,7 +328,17 @@ ssize_t rte_rds_recvfrom(int s, void *buf, size_t len, int flags,
  * 64-bit mask, bit port % 64), RDS_GET_MR, RDS_GET_MR_FOR_DEST and
  * RDS_FREE_MR (rds-rdma(7), doc/guide.md section 5: on loop and eth the
  * cookie's key comes from getrandom(2), and a registration fails with
- * that call's errno, ENOSYS, when the kernel gives no randomness).
+ * that call's errno, ENOSYS, when the kernel gives no randomness),
+ * SO_RDS_MSG_RXPATH_LATENCY (a struct rds_rx_trace_so exactly, at most
+ * RDS_MSG_RX_DGRAM_TRACE_MAX positions each below it, else EFAULT; 0
+ * positions: off): each message that arrives while it is set carries a
+ * SOL_RDS RDS_CMSG_RXPATH_LATENCY control message (struct
+ * rds_cmsg_rx_trace, ns per position, as net/rds/recv.c):
+ * RDS_MSG_RX_HDR_TO_DGRAM_START is the time from the start of the
+ * engine pass that took the message's last frame to its delivery to the
+ * socket, RDS_MSG_RX_DGRAM_REASSEMBLE is 0 (the message is queued whole,
+ * in one step), RDS_MSG_RX_DGRAM_DELIVERED the time on the socket's
+ * queue until rte_rds_recvmsg() (CLOCK_MONOTONIC).
  *
  * @param s
  *   Socket handle.
@@ -343,8 +353,8 @@ ssize_t rte_rds_recvfrom(int s, void *buf, size_t len, int flags,
  * @return
  *   0, or -1 with rte_errno: EBADF, ENOPROTOOPT (unknown level or
  *   option, or a transport that is not available), EINVAL (short value,
- *   bad transport), EFAULT (optval NULL with a length), EDOM (bad struct
- *   timeval), ENOTCONN
+ *   bad transport), EFAULT (optval NULL with a length; a bad
+ *   SO_RDS_MSG_RXPATH_LATENCY), EDOM (bad struct timeval), ENOTCONN
  *   (RDS_CANCEL_SENT_TO on an unbound socket), EOPNOTSUPP
  *   (SO_RDS_TRANSPORT after bind).
  */

@@ -588,6 +588,126 @@ test_recv_timestamp(void)
 	lib_down();
 }
 
+/* SO_RDS_MSG_RXPATH_LATENCY with n positions pos[]. */
+static int
+set_trace(int r, uint8_t n, uint8_t p0, uint8_t p1, uint8_t p2)
+{
+	struct rds_rx_trace_so t = { .rx_traces = n,
+				     .rx_trace_pos = { p0, p1, p2 } };
+
+	return rte_rds_setsockopt(r, SOL_RDS, SO_RDS_MSG_RXPATH_LATENCY, &t,
+				  sizeof(t));
+}
+
+/*
+ * SO_RDS_MSG_RXPATH_LATENCY (net/rds/af_rds.c rds_recv_track_latency,
+ * recv.c rds_cmsg_recv): a struct rds_rx_trace_so exactly, at most
+ * RDS_MSG_RX_DGRAM_TRACE_MAX positions each below it, else EFAULT; each
+ * message that comes while it is set carries RDS_CMSG_RXPATH_LATENCY,
+ * the positions asked for and the ns of each stage. The time a message
+ * waits on the socket's queue (RDS_MSG_RX_DGRAM_DELIVERED) covers the
+ * wait before recvmsg; getsockopt has no such option (ENOPROTOOPT).
+ */
+static void
+test_recv_rxpath_latency(void)
+{
+	union {
+		struct cmsghdr h;
+		uint8_t b[128];
+	} cbuf;
+	struct rds_cmsg_rx_trace t;
+	struct rds_rx_trace_so so;
+	uint8_t big[sizeof(so) + 1] = { 0 };
+	socklen_t len = sizeof(so);
+	int s, r;
+
+	lib_up();
+	r = sock_at(RDS_TEST_IP2, 5000);
+	s = sock_at(RDS_TEST_IP1, 4000);
+
+	ctx = "RXPATH_LATENCY bad";
+	memset(&so, 0, sizeof(so));
+	EXPECT_ERR(rte_rds_setsockopt(r, SOL_RDS, SO_RDS_MSG_RXPATH_LATENCY,
+				      &so, sizeof(so) - 1), EFAULT);
+	EXPECT_ERR(rte_rds_setsockopt(r, SOL_RDS, SO_RDS_MSG_RXPATH_LATENCY,
+				      big, sizeof(big)), EFAULT);
+	EXPECT_ERR(rte_rds_setsockopt(r, SOL_RDS, SO_RDS_MSG_RXPATH_LATENCY,
+				      NULL, sizeof(so)), EFAULT);
+	EXPECT_ERR(set_trace(r, RDS_MSG_RX_DGRAM_TRACE_MAX + 1, 0, 1, 2),
+		   EFAULT);
+	EXPECT_ERR(set_trace(r, 2, 0, RDS_MSG_RX_DGRAM_TRACE_MAX, 0), EFAULT);
+	EXPECT_ERR(rte_rds_getsockopt(r, SOL_RDS, SO_RDS_MSG_RXPATH_LATENCY,
+				      &so, &len), ENOPROTOOPT);
+	/* A bad position left the traces off: no control message. */
+	EXPECT_RET(send_to(s, "abc", 3, RDS_TEST_IP2, 5000, 0), 3);
+	recv_ctl(r, cbuf.b, sizeof(cbuf.b), 0, 0);
+
+	ctx = "RXPATH_LATENCY three positions";
+	EXPECT_OK(set_trace(r, 3, RDS_MSG_RX_DGRAM_DELIVERED,
+			    RDS_MSG_RX_HDR_TO_DGRAM_START,
+			    RDS_MSG_RX_DGRAM_REASSEMBLE));
+	EXPECT_RET(send_to(s, "abc", 3, RDS_TEST_IP2, 5000, 0), 3);
+	wait_in(r);
+	usleep(20000);	/* on the socket's queue for 20 ms at least */
+	recv_ctl(r, cbuf.b, sizeof(cbuf.b), CMSG_SPACE(sizeof(t)), 0);
+	CU_ASSERT_EQUAL(cbuf.h.cmsg_level, SOL_RDS);
+	CU_ASSERT_EQUAL(cbuf.h.cmsg_type, RDS_CMSG_RXPATH_LATENCY);
+	CU_ASSERT_EQUAL(cbuf.h.cmsg_len, CMSG_LEN(sizeof(t)));
+	memcpy(&t, CMSG_DATA(&cbuf.h), sizeof(t));
+	CU_ASSERT_EQUAL(t.rx_traces, 3);
+	CU_ASSERT_EQUAL(t.rx_trace_pos[0], RDS_MSG_RX_DGRAM_DELIVERED);
+	CU_ASSERT_EQUAL(t.rx_trace_pos[1], RDS_MSG_RX_HDR_TO_DGRAM_START);
+	CU_ASSERT_EQUAL(t.rx_trace_pos[2], RDS_MSG_RX_DGRAM_REASSEMBLE);
+	/* Queued >= 20 ms (and less than the test's 2 s bound); the
+	 * engine's part under a second (its pass, not the wait). */
+	CU_ASSERT(t.rx_trace[0] >= 20000000ULL && t.rx_trace[0] < 5000000000ULL);
+	CU_ASSERT(t.rx_trace[1] < 1000000000ULL);
+	CU_ASSERT_EQUAL(t.rx_trace[2], 0);
+	printf("\n    [%s] queued %llu ns, engine %llu ns", ctx,
+	       (unsigned long long)t.rx_trace[0],
+	       (unsigned long long)t.rx_trace[1]);
+
+	/* With SO_TIMESTAMP: both, the timestamp first (rds_cmsg_recv). */
+	ctx = "RXPATH_LATENCY with SO_TIMESTAMP";
+	EXPECT_OK(set_trace(r, 1, RDS_MSG_RX_HDR_TO_DGRAM_START, 0, 0));
+	set_int(r, SOL_SOCKET, SO_TIMESTAMP_OLD, 1);
+	EXPECT_RET(send_to(s, "abc", 3, RDS_TEST_IP2, 5000, 0), 3);
+	wait_in(r);
+	recv_ctl(r, cbuf.b, sizeof(cbuf.b),
+		 CMSG_SPACE(sizeof(struct timeval)) + CMSG_SPACE(sizeof(t)),
+		 0);
+	CU_ASSERT_EQUAL(cbuf.h.cmsg_type, SO_TIMESTAMP_OLD);
+	{
+		struct cmsghdr *h2 = (struct cmsghdr *)(cbuf.b +
+			CMSG_SPACE(sizeof(struct timeval)));
+
+		CU_ASSERT_EQUAL(h2->cmsg_level, SOL_RDS);
+		CU_ASSERT_EQUAL(h2->cmsg_type, RDS_CMSG_RXPATH_LATENCY);
+		memcpy(&t, CMSG_DATA(h2), sizeof(t));
+		CU_ASSERT_EQUAL(t.rx_traces, 1);
+		CU_ASSERT_EQUAL(t.rx_trace_pos[0],
+				RDS_MSG_RX_HDR_TO_DGRAM_START);
+		CU_ASSERT_EQUAL(t.rx_trace[1], 0);
+	}
+	/* No room for the trace after the timestamp: MSG_CTRUNC. */
+	ctx = "RXPATH_LATENCY, no room";
+	EXPECT_RET(send_to(s, "abc", 3, RDS_TEST_IP2, 5000, 0), 3);
+	wait_in(r);
+	recv_ctl(r, cbuf.b, CMSG_SPACE(sizeof(struct timeval)) + 8,
+		 CMSG_SPACE(sizeof(struct timeval)), MSG_CTRUNC);
+	set_int(r, SOL_SOCKET, SO_TIMESTAMP_OLD, 0);
+
+	/* Off (0 positions): none. */
+	ctx = "RXPATH_LATENCY off";
+	EXPECT_OK(set_trace(r, 0, 0, 0, 0));
+	EXPECT_RET(send_to(s, "abc", 3, RDS_TEST_IP2, 5000, 0), 3);
+	wait_in(r);
+	recv_ctl(r, cbuf.b, sizeof(cbuf.b), 0, 0);
+	EXPECT_OK(rte_rds_close(s));
+	EXPECT_OK(rte_rds_close(r));
+	lib_down();
+}
+
 int
 main(void)
 {
@@ -596,6 +716,7 @@ main(void)
 		{ "recv_cmsg", test_recv_cmsg },
 		{ "recv_notify", test_recv_notify },
 		{ "recv_timestamp", test_recv_timestamp },
+		{ "recv_rxpath_latency", test_recv_rxpath_latency },
 		{ NULL, NULL },
 	};
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * race_stress: the random calls on options and snapshots (setsockopt,
- * SO_TIMESTAMP and RDS_CONN_RESET among them,
+ * SO_TIMESTAMP, SO_RDS_MSG_RXPATH_LATENCY and RDS_CONN_RESET among them,
  * getsockopt, RDS_INFO_*, bind of a bound socket, rte_rds_engine_poll).
  */
 
@@ -53,8 +53,20 @@ op_setopt(struct worker *w)
 		allowed |= E(EI_OPNOTSUPP);
 		break;
 	case 6:
-		/* Arrival stamps on and off while messages come. */
+		/* Arrival stamps and receive-path traces on and off while
+		 * messages come. */
 		v = (int)rnd(w, 0, 1);
+		if (rnd(w, 0, 1)) {
+			struct rds_rx_trace_so t = {
+				.rx_traces = (uint8_t)rnd(w, 0, 3),
+				.rx_trace_pos = { 2, 0, 1 },
+			};
+
+			r = rte_rds_setsockopt(h, SOL_RDS,
+					       SO_RDS_MSG_RXPATH_LATENCY, &t,
+					       sizeof(t));
+			break;
+		}
 		r = rte_rds_setsockopt(h, SOL_SOCKET,
 				       rnd(w, 0, 1) ? SO_TIMESTAMP_OLD :
 						      SO_TIMESTAMP_NEW,
