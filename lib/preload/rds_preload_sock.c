@@ -397,6 +397,8 @@ ioctl(int fd, unsigned long req, ...)
 		return 0;
 	case SIOCINQ:		/* FIONREAD: the next message's size */
 	case SIOCOUTQ:		/* TIOCOUTQ: bytes in the send buffer */
+	case SIOCRDSSETTOS:	/* an rds_tos_t, as the kernel's RDS */
+	case SIOCRDSGETTOS:
 		return PL_CALL(rte_rds_ioctl(h, req, arg));
 	default:
 		errno = ENOTTY;

@@ -682,6 +682,12 @@ rds_client_ioctl(int s, unsigned long request, int *val)
 		ret = -ECONNRESET;
 	} else if (request == SIOCOUTQ) {
 		*val = rds_cl_outq(cs);
+	} else if (request == SIOCRDSSETTOS || request == SIOCRDSGETTOS) {
+		uint8_t *tos = (uint8_t *)val;
+		uint32_t len = 1;
+
+		ret = rds_cl_simple(cl, RDS_CTL_IOCTL, cs->handle, 0,
+				    (int)request, tos, 1, tos, &len);
 	} else if (request == SIOCINQ) {
 		memset(&msg, 0, sizeof(msg));
 		n = rds_cl_recvmsg(cl, cs, &msg,

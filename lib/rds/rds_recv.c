@@ -315,6 +315,10 @@ rte_rds_ioctl(int s, unsigned long request, int *val)
 		*val = q < 0 ? 0 : q > INT_MAX ? INT_MAX : (int)q;
 	} else if (request == SIOCINQ) {
 		ret = rds_ioctl_inq(rs, val);
+	} else if (request == SIOCRDSSETTOS || request == SIOCRDSGETTOS) {
+		ret = rds_sock_tos(rs, request, (uint8_t *)val,
+				   __atomic_load_n(&rs->last_fcong,
+						   __ATOMIC_ACQUIRE) != NULL);
 	} else {
 		ret = -ENOTTY;
 	}

@@ -205,6 +205,8 @@ enum rds_ctl_op {
 					 * RDS_INFO_* name), after its answer:
 					 * need bytes in all, in chunks of at
 					 * most RDS_CTL_MAX_DATA */
+	RDS_CTL_IOCTL,			/* SIOCRDSSETTOS/GETTOS: name the
+					 * request, one byte of data */
 };
 
 /* RDS_CTL_SENDMSG: made in the caller's call, so that its errno is the

@@ -7,6 +7,7 @@
  * the thread of rte_rds_server_poll().
  */
 #include <errno.h>
+#include <linux/sockios.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -513,6 +514,44 @@ rds_srv_do_opt(struct rds_client *cl, const struct rds_ctl_req *q,
 	r->len = ret < 0 ? 0 : len;
 }
 
+/* SIOCRDSSETTOS/GETTOS for a client's socket: has it sent (its own
+ * sends go through the slot, not the engine socket's send path)? */
+static void
+rds_srv_do_ioctl(struct rds_client *cl, const struct rds_ctl_req *q,
+		 struct rds_ctl_resp *r)
+{
+	struct rds_sock *rs = rds_srv_sock_of(cl, q->handle);
+	struct rds_srv_sock *ss;
+	uint8_t tos = 0;
+	int ret;
+
+	if (rs == NULL) {
+		r->ret = -1;
+		r->err = EBADF;
+		return;
+	}
+	if (q->name != SIOCRDSSETTOS && q->name != SIOCRDSGETTOS) {
+		r->ret = -1;
+		r->err = ENOTTY;
+		return;
+	}
+	if (q->len >= 1)
+		tos = q->data[0];
+	/* What the client counted as queued is there before its send
+	 * returned (the engine may not have taken the request yet); in
+	 * bytes: a socket that sent only empty messages counts once the
+	 * engine took one. */
+	ss = &cl->socks[q->handle];
+	ret = rds_sock_tos(rs, (unsigned long)q->name, &tos,
+			   ss->last_fcong != NULL ||
+			   __atomic_load_n(&ss->cs->snd_queued,
+					   __ATOMIC_ACQUIRE) != 0);
+	r->ret = ret < 0 ? -1 : 0;
+	r->err = ret < 0 ? -ret : 0;
+	r->data[0] = tos;
+	r->len = ret < 0 ? 0 : 1;
+}
+
 /* Transport counters (rte_rds_xstats_get): the name in, as many
  * counters out as the client has room for and an answer holds. */
 static void
@@ -645,6 +684,9 @@ rds_srv_handle(struct rds_client *cl)
 		break;
 	case RDS_CTL_XSTATS:
 		rds_srv_do_xstats(q, r);
+		break;
+	case RDS_CTL_IOCTL:
+		rds_srv_do_ioctl(cl, q, r);
 		break;
 	default:
 		rds_srv->calls--;

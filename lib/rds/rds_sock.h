@@ -78,6 +78,7 @@ struct rds_sock {
 					 * but RDS_SO_F_RCVTSTAMP (the engine
 					 * reads it: atomic) */
 	int so_priority;		/* SO_PRIORITY: kept, no effect */
+	uint8_t tos;			/* SIOCRDSSETTOS, under lock */
 	uint32_t rx_trace;		/* SO_RDS_MSG_RXPATH_LATENCY (atomic):
 					 * the count in byte 0, the positions
 					 * in bytes 1 to 3, as struct
@@ -193,6 +194,10 @@ rds_sock_lookup_bound(const struct rds_laddr *la, uint16_t port)
 }
 
 struct rds_laddr *rds_laddr_find(const struct in6_addr *addr);
+/* SIOCRDSSETTOS/GETTOS on rs (rds_sockopt.c); sent: the socket has
+ * sent (the kernel's rs_conn). 0 or -errno. */
+int rds_sock_tos(struct rds_sock *rs, unsigned long request, uint8_t *arg,
+		 bool sent);
 int rds_sock_wait_step(struct rds_sock *rs, uint64_t deadline,
 		       uint64_t *spins);
 uint64_t rds_deadline(uint64_t timeo_ns);

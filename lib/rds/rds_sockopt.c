@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Socket options (net/rds/af_rds.c and the socket core). */
 #include <errno.h>
+#include <linux/sockios.h>
 #include <limits.h>
 #include <sys/time.h>
 
@@ -199,6 +200,45 @@ rds_set_rx_trace(struct rds_sock *rs, const void *optval, socklen_t optlen)
 	else
 		__atomic_fetch_and(&rs->so_flags, ~RDS_SO_F_RXTRACE,
 				   __ATOMIC_RELAXED);
+	rte_spinlock_unlock(&rs->lock);
+	return ret;
+}
+
+/*
+ * SIOCRDSSETTOS and SIOCRDSGETTOS (net/rds/af_rds.c rds_ioctl), the
+ * argument an rds_tos_t. Setting needs a transport that maps a TOS
+ * (the socket bound, or pinned with SO_RDS_TRANSPORT), else ENOTTY (the
+ * kernel's ENOIOCTLCMD), and is EINVAL once a TOS is set or the socket
+ * has sent (the kernel's rs_conn, set by the first send). eth and loop
+ * map every TOS to 0 as the kernel's rds_tcp does (rds_tcp_get_tos_map):
+ * one connection per peer. ib maps 1:1 in the kernel, with a connection
+ * (an RC QP and its service level) per TOS: not built here, ENOTTY, as
+ * the kernel answers for a transport without a map. Getting needs no
+ * transport.
+ */
+int
+rds_sock_tos(struct rds_sock *rs, unsigned long request, uint8_t *arg,
+	     bool sent)
+{
+	uint32_t t;
+	int ret = 0;
+
+	if (request == SIOCRDSGETTOS) {
+		rte_spinlock_lock(&rs->lock);
+		*arg = rs->tos;
+		rte_spinlock_unlock(&rs->lock);
+		return 0;
+	}
+	rte_spinlock_lock(&rs->lock);
+	t = rs->trans_pinned;
+	if (t == (uint32_t)RDS_TRANS_NONE && rs->bound)
+		t = rs->la->trans->trans_id;
+	if (t != (uint32_t)RTE_RDS_TRANS_ETH && t != RTE_RDS_TRANS_LOOP)
+		ret = -ENOTTY;	/* none yet, or ib */
+	else if (rs->tos != 0 || sent)
+		ret = -EINVAL;
+	else
+		rs->tos = 0;	/* *arg mapped, as rds_tcp_get_tos_map */
 	rte_spinlock_unlock(&rs->lock);
 	return ret;
 }

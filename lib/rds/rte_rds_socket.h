@@ -21,6 +21,7 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
+#include <linux/sockios.h>
 #include <linux/rds.h>
 
 #ifdef __cplusplus
@@ -398,16 +399,28 @@ int rte_rds_getsockopt(int s, int level, int optname, void *optval,
  * sent is acknowledged: wait for it before close to lose nothing).
  * SIOCINQ (FIONREAD): the size of the next message recvmsg would return
  * (0 when none, or when an RDMA notification comes first).
+ * SIOCRDSSETTOS and SIOCRDSGETTOS (net/rds/af_rds.c rds_ioctl): val
+ * then points to an rds_tos_t (one byte, as the kernel's argument).
+ * Setting needs the socket bound or its transport pinned
+ * (SO_RDS_TRANSPORT), else ENOTTY, and is EINVAL once a TOS is set or
+ * the socket has sent. On eth and loop every TOS maps to 0, as on the
+ * kernel's rds_tcp (one connection per peer; GETTOS then says 0); on
+ * ib, where the kernel maps it 1:1 to a connection of its own, setting
+ * is ENOTTY (not built: the kernel's answer for a transport without a
+ * TOS map).
  *
  * @param s
  *   Socket handle.
  * @param request
- *   SIOCOUTQ or SIOCINQ.
+ *   SIOCOUTQ, SIOCINQ, SIOCRDSSETTOS or SIOCRDSGETTOS.
  * @param val
- *   The value (an int, as ioctl(2)'s argument).
+ *   The value (an int, as ioctl(2)'s argument; an rds_tos_t for the
+ *   TOS requests).
  * @return
  *   0, or -1 with rte_errno: EBADF, EFAULT (val NULL), ENOTTY (another
- *   request), ECONNRESET (an attached process whose engine went).
+ *   request; SIOCRDSSETTOS without a transport or on ib), EINVAL
+ *   (SIOCRDSSETTOS after a TOS was set or the socket sent), ECONNRESET
+ *   (an attached process whose engine went).
  */
 int rte_rds_ioctl(int s, unsigned long request, int *val);
 

@@ -442,6 +442,72 @@ test_info(void)
 	lib_down();
 }
 
+/*
+ * SIOCRDSSETTOS and SIOCRDSGETTOS (net/rds/af_rds.c rds_ioctl): setting
+ * needs a transport (bound or pinned), else ENOTTY; on loop (and eth)
+ * every TOS maps to 0 as on the kernel's rds_tcp, so GETTOS says 0;
+ * EINVAL once the socket has sent (the kernel's rs_conn); ib, whose
+ * per-TOS connections are not built, is ENOTTY.
+ */
+static void
+test_ioctl_tos(void)
+{
+	rds_tos_t tos;
+	int s, r, u, t;
+
+	ctx = "SIOCRDSSETTOS";
+	lib_up();
+	r = sock_at(RDS_TEST_IP2, 5000);
+	u = rte_rds_socket();
+	CU_ASSERT_FATAL(u >= 0);
+	/* No transport yet: ENOTTY; GETTOS works and says 0. */
+	tos = 7;
+	EXPECT_ERR(rte_rds_ioctl(u, SIOCRDSSETTOS, (int *)&tos), ENOTTY);
+	tos = 7;
+	EXPECT_OK(rte_rds_ioctl(u, SIOCRDSGETTOS, (int *)&tos));
+	CU_ASSERT_EQUAL(tos, 0);
+	EXPECT_ERR(rte_rds_ioctl(u, SIOCRDSSETTOS, NULL), EFAULT);
+	/* Pinned to loop: taken, mapped to 0. */
+	t = RTE_RDS_TRANS_LOOP;
+	EXPECT_OK(rte_rds_setsockopt(u, SOL_RDS, SO_RDS_TRANSPORT, &t,
+				     sizeof(t)));
+	tos = 5;
+	EXPECT_OK(rte_rds_ioctl(u, SIOCRDSSETTOS, (int *)&tos));
+	tos = 9;
+	EXPECT_OK(rte_rds_ioctl(u, SIOCRDSGETTOS, (int *)&tos));
+	CU_ASSERT_EQUAL(tos, 0);
+	EXPECT_OK(rte_rds_close(u));
+
+	/* Bound: taken until the first send, EINVAL after. */
+	s = sock_at(RDS_TEST_IP1, 4000);
+	tos = 3;
+	EXPECT_OK(rte_rds_ioctl(s, SIOCRDSSETTOS, (int *)&tos));
+	EXPECT_OK(rte_rds_ioctl(s, SIOCRDSSETTOS, (int *)&tos));
+	EXPECT_RET(send_to(s, "abc", 3, RDS_TEST_IP2, 5000, 0), 3);
+	EXPECT_ERR(rte_rds_ioctl(s, SIOCRDSSETTOS, (int *)&tos), EINVAL);
+	tos = 9;
+	EXPECT_OK(rte_rds_ioctl(s, SIOCRDSGETTOS, (int *)&tos));
+	CU_ASSERT_EQUAL(tos, 0);
+
+	/* ib: ENOTTY where the transport is there to pin. */
+	u = rte_rds_socket();
+	CU_ASSERT_FATAL(u >= 0);
+	t = RDS_TRANS_IB;
+	if (rte_rds_setsockopt(u, SOL_RDS, SO_RDS_TRANSPORT, &t,
+			       sizeof(t)) == 0) {
+		tos = 1;
+		EXPECT_ERR(rte_rds_ioctl(u, SIOCRDSSETTOS, (int *)&tos),
+			   ENOTTY);
+	} else {
+		printf("\n    [%s] ib not in this configuration (%s): its "
+		       "ENOTTY not checked here", ctx, strerror(errno));
+	}
+	EXPECT_OK(rte_rds_close(u));
+	EXPECT_OK(rte_rds_close(s));
+	EXPECT_OK(rte_rds_close(r));
+	lib_down();
+}
+
 int
 main(void)
 {
@@ -452,6 +518,7 @@ main(void)
 		{ "sockopt_generic", test_sockopt_generic },
 		{ "sockopt_flags", test_sockopt_flags },
 		{ "info", test_info },
+		{ "ioctl_tos", test_ioctl_tos },
 		{ NULL, NULL },
 	};
 
