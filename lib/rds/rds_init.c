@@ -127,11 +127,22 @@ rte_rds_conf_add_addr_str(struct rte_rds_conf *conf, const char *spec)
 
 	if (conf == NULL || spec == NULL)
 		return RDS_ERR(EINVAL);
-	eq = strchr(spec, '=');
-	if (eq == NULL || (size_t)(eq - spec) >= sizeof(ip))
-		return RDS_ERR(EINVAL);
-	memcpy(ip, spec, (size_t)(eq - spec));
-	ip[eq - spec] = '\0';
+	if (spec[0] == '[') {
+		/* "[IPv6]=...": the address between the brackets. */
+		eq = strchr(spec, ']');
+		if (eq == NULL || eq[1] != '=' ||
+		    (size_t)(eq - spec - 1) >= sizeof(ip))
+			return RDS_ERR(EINVAL);
+		memcpy(ip, spec + 1, (size_t)(eq - spec - 1));
+		ip[eq - spec - 1] = '\0';
+		eq++;
+	} else {
+		eq = strchr(spec, '=');
+		if (eq == NULL || (size_t)(eq - spec) >= sizeof(ip))
+			return RDS_ERR(EINVAL);
+		memcpy(ip, spec, (size_t)(eq - spec));
+		ip[eq - spec] = '\0';
+	}
 	comma = strchr(eq + 1, ',');
 	n = comma != NULL ? (size_t)(comma - eq - 1) : strlen(eq + 1);
 	if (n == 0 || n >= sizeof(trans))

@@ -146,7 +146,9 @@ int rte_rds_conf_add_addr(struct rte_rds_conf *conf, const char *ip,
 
 /**
  * Add a local address given as one string, as rds-engined's --addr:
- * "IP=transport[,key=value...]", e.g. "10.0.0.1=eth,port=net_memif0".
+ * "IP=transport[,key=value...]", e.g. "10.0.0.1=eth,port=net_memif0";
+ * an IPv6 address as it is or in brackets ("fd00::1=loop",
+ * "[fd00::1]=loop").
  * The key=value pairs are the driver's options (rte_rds_addr_conf.args);
  * the key "dev" also sets the device.
  *

@@ -299,6 +299,28 @@ test_addr_str(void)
 	CU_ASSERT_EQUAL(rte_rds_conf_add_addr_str(&conf, NULL), -1);
 	CU_ASSERT_EQUAL(rte_rds_conf_add_addr_str(NULL, "10.1.2.5=loop"), -1);
 	CU_ASSERT_EQUAL(conf.nb_addrs, 2);
+	/* IPv6, bare or in brackets (rds-engined --addr [fd00::1]=loop). */
+	CU_ASSERT_EQUAL(rte_rds_conf_add_addr_str(&conf, "fd00::1=loop"), 0);
+	CU_ASSERT_EQUAL(rte_rds_conf_add_addr_str(&conf,
+			"[fd00::2]=loop,x=1"), 0);
+	ac = rte_rds_conf_addr(&conf, 3);
+	CU_ASSERT_FATAL(ac != NULL);
+	{
+		struct in6_addr want;
+
+		CU_ASSERT_EQUAL(inet_pton(AF_INET6, "fd00::2", &want), 1);
+		CU_ASSERT_EQUAL(ac->family, AF_INET6);
+		CU_ASSERT(memcmp(&ac->addr6, &want, sizeof(want)) == 0);
+		CU_ASSERT_STRING_EQUAL(ac->transport, "loop");
+		CU_ASSERT_STRING_EQUAL(ac->args, "x=1");
+	}
+	/* Brackets: closed, then '='; nothing else. */
+	CU_ASSERT_EQUAL(rte_rds_conf_add_addr_str(&conf, "[fd00::3=loop"), -1);
+	CU_ASSERT_EQUAL(rte_rds_conf_add_addr_str(&conf, "[fd00::3]loop"), -1);
+	CU_ASSERT_EQUAL(rte_rds_conf_add_addr_str(&conf, "[]=loop"), -1);
+	CU_ASSERT_EQUAL(rte_rds_conf_add_addr_str(&conf, "[fd00::3]x=loop"),
+			-1);
+	CU_ASSERT_EQUAL(conf.nb_addrs, 4);
 	rte_rds_conf_free(&conf);
 }
 
