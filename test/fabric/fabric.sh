@@ -24,8 +24,8 @@
 # 9,000 B and 64 KiB, the congestion window on (the default); every
 # stream checked whole by krds_stress (-S SIZE -o); printed: goodput as a
 # fraction of the bottleneck, the tbf's drops, Jain's fairness over the
-# senders, the 64 B ping-pong through the bottleneck unloaded and during
-# the incast. Asserted: every message once, in order, same digests, the
+# senders, the 64 B ping-pong through the bottleneck (from a 7th host
+# with no bulk traffic) unloaded and during the incast. Asserted: every message once, in order, same digests, the
 # ping-pong answered, and the goodput no more than the bottleneck (else
 # the tbf was not in the path); the targets are bench figures
 # (bench/fabric-incast.sh, doc/perf.md), printed, not asserted.

@@ -2,7 +2,9 @@
 #
 # The incast (issue 20), sourced by fabric.sh (case incast) and by
 # bench/fabric-incast.sh (the same with kernel TCP beside it). Hosts as
-# network namespaces fabI0 (the receiver) and fabI1..fabIN (senders),
+# network namespaces fabI0 (the receiver), fabI1..fabIN (senders) and
+# fabI(N+1) (the ping-pong's: a sender's own connection would put the
+# ping behind its stream, RDS keeps a connection's messages in order),
 # each with a veth pair to a bridge in fabIBR; each host runs its own
 # rds-engined on net_af_packet. The bridge's port toward the receiver
 # (fI0s) is the bottleneck: tbf, INCAST_RATE Mbit/s with a queue of
@@ -13,7 +15,7 @@
 # received / the longest receiver's time) as a fraction of the
 # bottleneck, frames the tbf dropped (tc -s qdisc), Jain's fairness
 # index over the senders' goodputs, and the 64 B ping-pong round trip
-# (incast_peer.py under the preload, host 1 to host 0, through the
+# (incast_peer.py under the preload, host N+1 to host 0, through the
 # bottleneck) unloaded and during the incast.
 #
 # The caller sets: NAME, B (build root), TMP, PRE (the preload with its
@@ -24,6 +26,7 @@
 # 7 engines on 2 cores), INCAST_PING (1: the ping-pong).
 
 IC_N=${INCAST_SENDERS:-6}
+IC_H=$((IC_N + 1))	# the ping-pong's host: no bulk traffic of its own
 IC_RATE=${INCAST_RATE:-100}
 IC_LIMIT=${INCAST_LIMIT:-60000}
 IC_BYTES=${INCAST_BYTES:-3000000}
@@ -42,7 +45,7 @@ ic_tcp_ip() { echo "10.251.1.$((10 + $1))"; }
 
 ic_net_down() {
 	local h
-	for h in $(seq 0 "$IC_N"); do
+	for h in $(seq 0 "$IC_H"); do
 		ip netns del fabI$h 2>/dev/null
 	done
 	ip netns del $IC_BR 2>/dev/null
@@ -54,7 +57,7 @@ ic_net_up() {
 	ic_net_down
 	ip netns add $IC_BR || fatal "ip netns add failed"
 	ip -n $IC_BR link add ficbr type bridge || fatal "no bridge"
-	for h in $(seq 0 "$IC_N"); do
+	for h in $(seq 0 "$IC_H"); do
 		ip netns add fabI$h
 		ip -n $IC_BR link add fI${h}s type veth peer name fI${h}h \
 			netns fabI$h || fatal "veth pair for host $h"
@@ -104,7 +107,7 @@ ic_engines_stop() {
 ic_engines_start() {
 	local h sock
 	ic_engines_stop
-	for h in $(seq 0 "$IC_N"); do
+	for h in $(seq 0 "$IC_H"); do
 		sock=$TMP/I$h.sock
 		rm -f "$sock"
 		ip netns exec fabI$h "$IC_ENGINED" -l $((h % 2)) --no-pci \
@@ -116,7 +119,7 @@ ic_engines_start() {
 			>> "$TMP/engine-I$h.log" 2>&1 &
 		ic_pids+=($!)
 	done
-	for h in $(seq 0 "$IC_N"); do
+	for h in $(seq 0 "$IC_H"); do
 		for _ in $(seq 150); do
 			[ -S "$TMP/I$h.sock" ] && break
 			sleep 0.1
@@ -128,7 +131,7 @@ ic_engines_start() {
 	done
 }
 
-# ic_rds_ping SECS TAG: host 1 -> host 0, 64 B round trips; sets ic_rtt
+# ic_rds_ping SECS TAG: host N+1 -> host 0, 64 B round trips; sets ic_rtt
 # (the median, us; empty on failure).
 ic_ping_port=19300
 ic_rds_ping() {
@@ -140,10 +143,15 @@ ic_rds_ping() {
 		python3 "$IC_PY" rds-echo "$(ic_ip 0)" "$port" $((secs + 10)) \
 		> "$TMP/$tag-echo.log" 2>&1 &
 	ep=$!
-	sleep 0.3
-	RTE_RDS_ENGINE=$TMP/I1.sock LD_PRELOAD="$PRE" timeout $((secs + 20)) \
-		python3 "$IC_PY" rds-ping "$(ic_ip 1)" "$(ic_ip 0)" "$port" \
-		"$secs" > "$TMP/$tag-ping.log" 2>&1
+	# Until its socket is bound (a message before that is dropped).
+	for _ in $(seq 100); do
+		grep -q '^ready' "$TMP/$tag-echo.log" && break
+		sleep 0.05
+	done
+	RTE_RDS_ENGINE=$TMP/I$IC_H.sock LD_PRELOAD="$PRE" \
+		timeout $((secs + 20)) python3 "$IC_PY" rds-ping \
+		"$(ic_ip "$IC_H")" "$(ic_ip 0)" "$port" "$secs" \
+		> "$TMP/$tag-ping.log" 2>&1
 	kill "$ep" 2>/dev/null
 	wait "$ep" 2>/dev/null
 	ic_rtt=$(sed -n 's/^rtt: .* median \([0-9]*\) us.*/\1/p' \
@@ -272,7 +280,7 @@ ic_rds_case() {
 		ic_tbf_reset
 		ic_rds_ping 1 "$tag-idle"
 		ic_rtt_idle=$ic_rtt
-		echo "  $tag: 64 B ping-pong host 1 -> 0, unloaded: median" \
+		echo "  $tag: 64 B ping-pong host $IC_H -> 0, unloaded: median" \
 		     "${ic_rtt_idle:-?} us"
 		[ -n "$ic_rtt_idle" ] || bad=1
 	fi
@@ -308,7 +316,7 @@ ic_tcp_run() {
 			"$(ic_tcp_ip 0)" 19401 15 > /dev/null 2>&1 &
 		ep=$!
 		sleep 0.2
-		ip netns exec fabI1 timeout 30 python3 "$IC_PY" tcp-ping \
+		ip netns exec fabI$IC_H timeout 30 python3 "$IC_PY" tcp-ping \
 			"$(ic_tcp_ip 0)" 19401 1 > "$TMP/$tag-ping.log" 2>&1
 		wait "$ep" 2>/dev/null
 		ic_rtt_load=$(sed -n 's/^rtt: .* median \([0-9]*\) us.*/\1/p' \
@@ -339,7 +347,7 @@ ic_tcp_case() {
 	local tag=$1 h size bad=0
 	ic_rtt_idle=
 	ic_engines_stop
-	for h in $(seq 0 "$IC_N"); do
+	for h in $(seq 0 "$IC_H"); do
 		ip -n fabI$h addr add "$(ic_tcp_ip "$h")/24" dev fI${h}h
 	done
 	if [ "$IC_PING" = 1 ]; then
@@ -348,19 +356,19 @@ ic_tcp_case() {
 			"$(ic_tcp_ip 0)" 19401 15 > /dev/null 2>&1 &
 		local ep=$!
 		sleep 0.2
-		ip netns exec fabI1 timeout 30 python3 "$IC_PY" tcp-ping \
+		ip netns exec fabI$IC_H timeout 30 python3 "$IC_PY" tcp-ping \
 			"$(ic_tcp_ip 0)" 19401 1 > "$TMP/$tag-idle-ping.log" 2>&1
 		wait "$ep" 2>/dev/null
 		ic_rtt_idle=$(sed -n 's/^rtt: .* median \([0-9]*\) us.*/\1/p' \
 			"$TMP/$tag-idle-ping.log")
-		echo "  $tag: 64 B TCP ping-pong host 1 -> 0, unloaded: median" \
+		echo "  $tag: 64 B TCP ping-pong host $IC_H -> 0, unloaded: median" \
 		     "${ic_rtt_idle:-?} us"
 	fi
 	for size in $IC_SIZES; do
 		ic_tcp_run "$size" "$tag-$size" || bad=1
 		eval "ic_res_${tag//-/_}_$size=\"$ic_frac $ic_drops $ic_jain ${ic_rtt_load:-0}\""
 	done
-	for h in $(seq 0 "$IC_N"); do
+	for h in $(seq 0 "$IC_H"); do
 		ip -n fabI$h addr del "$(ic_tcp_ip "$h")/24" dev fI${h}h
 	done
 	return $bad
