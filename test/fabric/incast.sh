@@ -23,7 +23,8 @@
 # INCAST_SENDERS (6), INCAST_RATE (100, Mbit/s), INCAST_LIMIT (60000,
 # bytes), INCAST_BYTES (3000000 per sender per size), INCAST_SIZES
 # ("1400 9000 65536"), INCAST_IDLE (sleep: the engines' idle policy,
-# 7 engines on 2 cores), INCAST_PING (1: the ping-pong).
+# 8 engines on 2 cores), INCAST_PING (1: the ping-pong), INCAST_ETH_OPTS
+# (more eth keys for every engine, e.g. ",rto_min_us=5000").
 
 IC_N=${INCAST_SENDERS:-6}
 IC_H=$((IC_N + 1))	# the ping-pong's host: no bulk traffic of its own
@@ -114,7 +115,7 @@ ic_engines_start() {
 			--no-huge -m 256 --file-prefix fabI$h$$ \
 			--log-level=lib.eal:error \
 			--vdev=net_af_packet0,iface=fI${h}h,qpairs=1,qdisc_bypass=0 \
-			-- --addr "$(ic_ip "$h")=eth,port=net_af_packet0$1" \
+			-- --addr "$(ic_ip "$h")=eth,port=net_af_packet0$1${INCAST_ETH_OPTS:-}" \
 			--idle "$IC_IDLE" --listen "$sock" \
 			>> "$TMP/engine-I$h.log" 2>&1 &
 		ic_pids+=($!)
