@@ -20,11 +20,16 @@
  *                    for the frame ACK (RDS_ETH_FL_ACKREQ), which comes
  *                    in the same pass; the library's headers carry no
  *                    ACK; ACKREQ marks the last frame of a message sent
- *                    with its send buffer half full, and only that one;
+ *                    with its send buffer half full, and only that one
+ *                    (cwnd_init=0: the congestion window's own ACKREQ,
+ *                    on the frame that fills it, is another rule,
+ *                    eth_rexmit's sack_holes_only checks it);
  *   reset_resends_unacked: after a reset of the library's stream (the
  *                    peer's RESET) exactly the messages whose last frame
  *                    was not acknowledged go again, in order, marked
- *                    RETRANSMITTED;
+ *                    RETRANSMITTED (with the congestion window on, as by
+ *                    default: the peer acknowledges the new stream as it
+ *                    comes, a window at a time);
  *   dup_filter:      after the peer's stream starts again, the messages
  *                    it sends again (RETRANSMITTED) that the library had
  *                    are dropped, the new one delivered;
@@ -33,12 +38,18 @@
  *                    (the connection's frame template is made again);
  *   batch_full:      a message of more frames than a pass's batch for a
  *                    port (RDS_ETH_TX_BURST) goes out whole in one pass,
- *                    in order, none lost or refused.
+ *                    in order, none lost or refused. With cwnd_init=0:
+ *                    the case is the transmit batch's, which needs more
+ *                    than RDS_ETH_TX_BURST frames in the window at once;
+ *                    the congestion window (10 frames at first, and it
+ *                    grows only with ACKs the case does not send) would
+ *                    let 10 go (eth_rexmit's cwnd cases test that).
  *
  * end_to_end: two addresses of the library on two net_ring ports whose
  * rings cross (10.254.3.11 and .12); every frame of the receiver is taken
  * off its ring, so that it has all 50 messages and the sender none of its
- * ACKs; a RESET of the sender's stream: the 50 go again, the receiver's
+ * ACKs (cwnd_init=0: all 50 in flight with no ACK is the fixed window's
+ * case; the congestion window would hold them to 10 frames); a RESET of the sender's stream: the 50 go again, the receiver's
  * duplicate rule drops all 50, and once its ACKs get through the sender
  * frees them; 10 more arrive once.
  */
@@ -112,7 +123,10 @@ test_no_rds_acks(void)
 	int s, sndbuf;
 	char buf[64];
 
+	/* The RDS layer's ACKREQ rule alone (above). */
+	wp.lib_opts = ",cwnd_init=0";
 	lib_up();
+	wp.lib_opts = NULL;
 	s = lib_socket(H_LIB_IP, 0);
 	/* The first frame opens the connection; the library's map (its
 	 * first message, on every connect) comes back. */
@@ -170,6 +184,22 @@ test_no_rds_acks(void)
 	lib_down();
 }
 
+/* One past the newest DATA frame the library sent in its stream epoch
+ * (0: none). */
+static uint32_t
+lib_sent_end(uint32_t epoch)
+{
+	uint32_t end = 0;
+	unsigned int i;
+
+	for (i = 0; i < wp.nb_log; i++)
+		if (wp.log[i].f.type == RDS_ETH_F_DATA &&
+		    wp.log[i].f.src_epoch == epoch &&
+		    wp.log[i].f.seq + 1 > end)
+			end = wp.log[i].f.seq + 1;
+	return end;
+}
+
 static void
 test_reset_resends_unacked(void)
 {
@@ -177,6 +207,7 @@ test_reset_resends_unacked(void)
 	uint32_t old, epoch;
 	unsigned int i, k;
 	uint64_t want = 2;
+	unsigned int r;
 	int s;
 
 	lib_up();
@@ -195,6 +226,14 @@ test_reset_resends_unacked(void)
 	epoch = wp.lib_epoch;
 	CU_ASSERT_FATAL(epoch != old);
 	CU_ASSERT_EQUAL(rds_test_stats().s_conn_reset, 1);
+	/* The congestion window (10 frames at first) holds the new
+	 * stream's map and messages (13 frames): the peer acknowledges
+	 * what came, round by round, until message 5's last frame. */
+	for (r = 0; r < 16 && last_frame(epoch, 5) < 0; r++) {
+		peer_ack(lib_sent_end(epoch), 0);
+		poll_n(2);
+	}
+	CU_ASSERT(r >= 1);
 	/* The new stream: the map, then 2 .. 5 again, marked, in order,
 	 * and nothing else. */
 	for (i = k; i < wp.nb_log; i++) {
@@ -304,7 +343,11 @@ test_batch_full(void)
 	unsigned int i, n = 0;
 	int s;
 
+	/* The fixed window: the batch, not the congestion window, is under
+	 * test (above). */
+	wp.lib_opts = ",cwnd_init=0";
 	lib_up();
+	wp.lib_opts = NULL;
 	s = lib_socket(H_LIB_IP, 4 << 20);
 	/* 100 KiB: 72 frames, and the congestion map's 6 before them. */
 	lib_send(s, H_PEER_IP, PEER_PORT, 100 * 1024, 3);
@@ -352,7 +395,10 @@ test_end_to_end(void)
 	uint8_t buf[256];
 	int a, b;
 
+	/* All 50 in flight without an ACK: the fixed window (above). */
+	wp.lib_opts = ",cwnd_init=0";
 	lib_up();
+	wp.lib_opts = NULL;
 	a = lib_socket(E_A_IP, 0);
 	b = lib_socket(E_B_IP, 0);
 	/* B's frames never reach A: B has all 50, A none of B's ACKs. */

@@ -6,17 +6,31 @@
  * the test fills and whose transmit ring it drains; the test is
  * 10.254.4.2 (a static neighbour) and decides what it acknowledges.
  *
- *   sack_holes_only: a message of N frames; the peer SACKs frames 1..8
- *                    and says nothing of 9..N-1. Frame 0 goes again at
- *                    once (fast: 8 SACKed above it), alone. Then, with no
- *                    more ACKs, first the tail probe: one frame, the
- *                    newest (N-1), no timeout; then the RTO sends again
- *                    only the hole below the highest SACKed frame (0),
- *                    never a SACKed frame and never the frames past it
- *                    the peer may hold (the RTO of before sent 16 frames
- *                    from the oldest on: 0 and 9..N-1). Once the peer
- *                    acknowledges all, the message is freed.
+ *   sack_holes_only: with the congestion window on by default: a
+ *                    message of more frames than the initial window (10,
+ *                    RDS_ETH_CWND_INIT_DEFAULT): exactly 10 frames leave
+ *                    (N) until an ACK comes. The peer SACKs frames 1..8
+ *                    and says nothing of 9. Frame 0 goes again at once
+ *                    (fast: 8 SACKed above it), alone: the cut window
+ *                    (5) lets nothing new go. Then, with no more ACKs,
+ *                    first the tail probe: one frame, the newest (N-1),
+ *                    no timeout; then the RTO sends again only the hole
+ *                    below the highest SACKed frame (0), never a SACKed
+ *                    frame and never the frame past it the peer may hold
+ *                    (9). Then the peer acknowledges what it got, round
+ *                    after round: the rest of the message goes a window
+ *                    at a time (more than one round, never more frames
+ *                    unacknowledged than the window), and once the peer
+ *                    has acknowledged all, the message is freed and
+ *                    nothing more goes.
+ *   cwnd_conf:       the key cwnd_init: 0 (off) lets the whole message
+ *                    go at once (the fixed window), 4 lets 4 frames go;
+ *                    window=8 without cwnd_init starts at 8 (the default
+ *                    10 is held to the window); 1, above the window,
+ *                    negative, not a number, empty: rte_rds_init() -1,
+ *                    EINVAL.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -26,6 +40,7 @@
 #include <CUnit/CUnit.h>
 
 #include <rte_cycles.h>
+#include <rte_errno.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -139,8 +154,10 @@ poll_until(size_t field, uint64_t want)
 	return false;
 }
 
-static void
-lib_up(void)
+/* The library with LIB_IP on the port, more eth keys in opts (e.g.
+ * ",cwnd_init=0"): rte_rds_init()'s return, rte_errno set on -1. */
+static int
+lib_up_opts(const char *opts)
 {
 	struct rte_rds_conf conf;
 	char spec[256];
@@ -170,13 +187,20 @@ lib_up(void)
 	 * for them, not between two of its steps. */
 	snprintf(spec, sizeof(spec), LIB_IP "=eth,port=%u,mac=" LIB_MAC
 		 ",neigh=" PEER_IP "/" PEER_MAC
-		 ",rto_min_us=20000,rto_max_us=1000000", h.port);
+		 ",rto_min_us=20000,rto_max_us=1000000%s", h.port, opts);
 	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(&conf, spec) == 0);
-	CU_ASSERT_FATAL(rte_rds_init(&conf) == 0);
+	ret = rte_rds_init(&conf);
 	rte_rds_conf_free(&conf);
 	h.epoch = (uint32_t)rte_rand() | 1;
 	h.lib_epoch = 0;
 	h.nb_log = 0;
+	return ret;
+}
+
+static void
+lib_up(void)
+{
+	CU_ASSERT_FATAL(lib_up_opts("") == 0);
 }
 
 static void
@@ -192,27 +216,57 @@ lib_down(void)
 	CU_ASSERT_EQUAL(rte_mempool_avail_count(h.pool), 1023);
 }
 
-static void
-test_sack_holes_only(void)
+/* Send a 40,000 B message (28 frames and the congestion map's before
+ * them) from a new socket; its descriptor. */
+static int
+send_big(void)
 {
 	static uint8_t buf[40000];
 	struct sockaddr_in to = rds_test_sin(PEER_IP, PEER_PORT);
-	struct rte_rds_eth_stats st;
-	unsigned int i, n, mark;
 	int s;
 
-	lib_up();
 	s = rds_test_socket_trans(LIB_IP, LIB_PORT, 0, 0, RTE_RDS_TRANS_ETH);
 	CU_ASSERT_FATAL(s >= 0);
 	memset(buf, 7, sizeof(buf));
 	CU_ASSERT_EQUAL(rte_rds_sendto(s, buf, sizeof(buf), MSG_DONTWAIT,
 				       (struct sockaddr *)&to, sizeof(to)),
 			(ssize_t)sizeof(buf));
+	return s;
+}
+
+/* The highest sequence the library sent, and one past it. */
+static uint32_t
+sent_end(void)
+{
+	uint32_t i, end = 0;
+
+	for (i = 0; i < h.nb_log; i++)
+		if (h.log[i].seq + 1 > end)
+			end = h.log[i].seq + 1;
+	return end;
+}
+
+static void
+test_sack_holes_only(void)
+{
+	struct rte_rds_eth_stats st;
+	unsigned int i, n, mark, rounds;
+	uint32_t acked;
+	int s;
+
+	lib_up();
+	s = send_big();
 	poll_n(4);
 	n = h.nb_log;
-	CU_ASSERT_FATAL(n >= 20);
+	/* The initial window, and nothing more without an ACK. */
+	CU_ASSERT_EQUAL_FATAL(n, RDS_ETH_CWND_INIT_DEFAULT);
 	for (i = 0; i < n; i++)
 		CU_ASSERT_FATAL(h.log[i].seq == i);
+	CU_ASSERT(eth_stats().tx_window_full > 0);
+	/* The frame that fills the window asks for the ACK, no other. */
+	for (i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(!!(h.log[i].flags & RDS_ETH_FL_ACKREQ),
+				i == n - 1);
 
 	/* Frames 1..8 SACKed: frame 0 at once (fast), alone. */
 	peer_ack(0, 0xff);
@@ -245,10 +299,24 @@ test_sack_holes_only(void)
 	st = eth_stats();
 	CU_ASSERT_EQUAL(st.rexmit_timeout, h.nb_log - mark);
 
-	/* All acknowledged: the message is freed, nothing more goes. */
-	peer_ack(n, 0);
-	poll_n(2);
+	/* The peer acknowledges all it got, round after round: the rest
+	 * goes a window at a time, and the message is freed at the end. */
+	for (rounds = 0; rounds < 64; rounds++) {
+		acked = sent_end();
+		peer_ack(acked, 0);
+		poll_n(2);
+		if (rds_test_stats().s_send_acked == 1)
+			break;
+		/* Never more unacknowledged than the ring allows, and
+		 * something new each round (the window opened). */
+		CU_ASSERT_FATAL(sent_end() > acked);
+		CU_ASSERT(sent_end() - acked <= 128);
+	}
 	CU_ASSERT_EQUAL(rds_test_stats().s_send_acked, 1);
+	/* 28 frames and the map's, from a window of 2 after the RTO:
+	 * several rounds, not one. */
+	CU_ASSERT(rounds >= 2);
+	printf("\n    rest of the message in %u ACK rounds\n", rounds + 1);
 	mark = h.nb_log;
 	rte_delay_us_sleep(50000);
 	poll_n(2);
@@ -257,11 +325,76 @@ test_sack_holes_only(void)
 	lib_down();
 }
 
+/* lib_up_opts(opts) must fail with EINVAL. */
+static void
+bad_conf(const char *opts)
+{
+	int ret;
+
+	rte_errno = 0;
+	ret = lib_up_opts(opts);
+	if (ret != -1 || rte_errno != EINVAL)
+		printf("\n    '%s': %d (%s), want -1 EINVAL", opts, ret,
+		       rte_strerror(rte_errno));
+	CU_ASSERT_EQUAL(ret, -1);
+	CU_ASSERT_EQUAL(rte_errno, EINVAL);
+	if (ret == 0)
+		lib_down();
+}
+
+/* lib_up_opts(opts), a big message sent: the DATA frames that left
+ * without an ACK. */
+static unsigned int
+frames_at_once(const char *opts)
+{
+	unsigned int n;
+	int s;
+
+	CU_ASSERT_FATAL(lib_up_opts(opts) == 0);
+	s = send_big();
+	poll_n(4);
+	n = h.nb_log;
+	CU_ASSERT(rte_rds_close(s) == 0);
+	lib_down();
+	return n;
+}
+
+static void
+test_cwnd_conf(void)
+{
+	static const char *const bad[] = {
+		",cwnd_init=1",		/* under RDS_ETH_CC_MIN */
+		",cwnd_init=129",	/* above the window (128) */
+		",window=8,cwnd_init=9",
+		",cwnd_init=4097",	/* above any window */
+		",cwnd_init=-1",
+		",cwnd_init=ten",
+		",cwnd_init=10k",
+		",cwnd_init=",
+		",cwnd_init=18446744073709551617",
+	};
+	unsigned int i, n;
+
+	for (i = 0; i < RTE_DIM(bad); i++)
+		bad_conf(bad[i]);
+	/* Off: the fixed window, the whole message (28 frames and the
+	 * map's) at once. */
+	n = frames_at_once(",cwnd_init=0");
+	CU_ASSERT(n >= 30);
+	CU_ASSERT_EQUAL(frames_at_once(",cwnd_init=4"), 4);
+	CU_ASSERT_EQUAL(frames_at_once(",cwnd_init=128"), n);
+	/* The default held to a window under it. */
+	CU_ASSERT_EQUAL(frames_at_once(",window=8"), 8);
+	CU_ASSERT_EQUAL(frames_at_once(""), RDS_ETH_CWND_INIT_DEFAULT);
+	printf("\n    off: %u frames at once\n", n);
+}
+
 int
 main(void)
 {
 	static const struct rds_test_case cases[] = {
 		{ "sack_holes_only", test_sack_holes_only },
+		{ "cwnd_conf", test_cwnd_conf },
 		{ NULL, NULL },
 	};
 

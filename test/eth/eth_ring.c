@@ -106,17 +106,17 @@ eth_conf(struct rte_rds_conf *conf, uint32_t lcore, unsigned int engines,
 		conf->engine[i].idle = RTE_RDS_IDLE_YIELD;
 	}
 	if (arp)
-		snprintf(spec, sizeof(spec), IPA "=eth,cwnd_init=10,port=%u,mac=" MACA,
+		snprintf(spec, sizeof(spec), IPA "=eth,port=%u,mac=" MACA,
 			 port_a);
 	else
-		snprintf(spec, sizeof(spec), IPA "=eth,cwnd_init=10,port=%u,mac=" MACA
+		snprintf(spec, sizeof(spec), IPA "=eth,port=%u,mac=" MACA
 			 ",neigh=" IPB "/%s", port_a, sb);
 	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(conf, spec) == 0);
 	if (arp)
-		snprintf(spec, sizeof(spec), IPB "=eth,cwnd_init=10,port=%u,mac=" MACB,
+		snprintf(spec, sizeof(spec), IPB "=eth,port=%u,mac=" MACB,
 			 port_b);
 	else
-		snprintf(spec, sizeof(spec), IPB "=eth,cwnd_init=10,port=%u,mac=" MACB
+		snprintf(spec, sizeof(spec), IPB "=eth,port=%u,mac=" MACB
 			 ",neigh=" IPA "/%s", port_b, sa);
 	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(conf, spec) == 0);
 }
@@ -326,8 +326,9 @@ check_eth_conn(const struct rte_rds_info_eth_connection *ec)
 	CU_ASSERT(ec->in_flight == ec->snd_nxt - ec->snd_una);
 	CU_ASSERT(ec->in_flight <= ec->wnd);
 	CU_ASSERT(ec->wnd > 0);
-	/* A clean stream: the congestion window grew from its start (10
-	 * frames, as this test sets cwnd_init) and was never cut. */
+	/* A clean stream: the congestion window (on by default) grew from
+	 * its start (10 frames, RDS_ETH_CWND_INIT_DEFAULT) and was never
+	 * cut. */
 	CU_ASSERT(ec->cwnd > 10 && ec->cwnd <= ec->wnd);
 	CU_ASSERT(ec->cwnd_cuts == 0 && ec->cwnd_collapses == 0);
 	CU_ASSERT(ec->srtt_ns > 0);

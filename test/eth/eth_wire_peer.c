@@ -86,15 +86,18 @@ lib_up(void)
 	conf.engine[0].lcore_id = RTE_RDS_ENGINE_INLINE;
 	snprintf(spec, sizeof(spec), H_LIB_IP "=eth,port=%u,mac=" H_LIB_MAC
 		 ",neigh=" H_PEER_IP "/" H_PEER_MAC
-		 ",rto_min_us=1000000,rto_max_us=1000000", wp.port);
+		 ",rto_min_us=1000000,rto_max_us=1000000%s", wp.port,
+		 wp.lib_opts != NULL ? wp.lib_opts : "");
 	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(&conf, spec) == 0);
 	snprintf(spec, sizeof(spec), E_A_IP "=eth,port=%u,mac=" E_A_MAC
 		 ",neigh=" E_B_IP "/" E_B_MAC
-		 ",rto_min_us=200000,rto_max_us=1000000", wp.port_a);
+		 ",rto_min_us=200000,rto_max_us=1000000%s", wp.port_a,
+		 wp.lib_opts != NULL ? wp.lib_opts : "");
 	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(&conf, spec) == 0);
 	snprintf(spec, sizeof(spec), E_B_IP "=eth,port=%u,mac=" E_B_MAC
 		 ",neigh=" E_A_IP "/" E_A_MAC
-		 ",rto_min_us=200000,rto_max_us=1000000", wp.port_b);
+		 ",rto_min_us=200000,rto_max_us=1000000%s", wp.port_b,
+		 wp.lib_opts != NULL ? wp.lib_opts : "");
 	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(&conf, spec) == 0);
 	CU_ASSERT_FATAL(rte_rds_init(&conf) == 0);
 	rte_rds_conf_free(&conf);

@@ -60,6 +60,9 @@ struct eth_wire_peer {
 	uint32_t snd_nxt;	/* its next frame */
 	struct lf log[MAX_LOG];	/* what the library sent */
 	unsigned int nb_log;
+	/* More eth keys for the library's three addresses (lib_up), e.g.
+	 * ",cwnd_init=0"; NULL: none. */
+	const char *lib_opts;
 };
 
 extern struct eth_wire_peer wp;

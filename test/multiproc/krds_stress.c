@@ -18,6 +18,11 @@
  *     -P PORT     first RDS port (default 19000; task i binds PORT + i)
  *     -T ib|tcp|none  SO_RDS_TRANSPORT to pin (default none)
  *     -w SECONDS  give up after this long (default 120)
+ *     -S BYTES    every message this size (0..262144) instead of the
+ *                 mix above (both sides must say the same)
+ *     -o          one way: only the active side sends (-n messages per
+ *                 task), the passive side only receives and checks
+ *                 (both sides must say it; an incast: test/fabric)
  *     -B BYTES    SO_SNDBUF and SO_RCVBUF (default 1 MiB; as root
  *                 SO_SNDBUFFORCE / SO_RCVBUFFORCE: the kernel caps
  *                 SO_SNDBUF at net.core.wmem_max, 208 KiB by default,
@@ -70,7 +75,11 @@ struct opts {
 	uint16_t tcp_port, rds_port;
 	unsigned int tasks, msgs, wait_s;
 	int trans, bufsz;
+	long fixed;		/* -S: every message's size, -1: the mix */
+	bool oneway;		/* -o */
 };
+
+static const struct opts *g_opts;
 
 struct result {
 	uint32_t task;
@@ -93,6 +102,8 @@ msg_size(unsigned int dir, unsigned int task, uint32_t i)
 {
 	uint64_t k = mix(((uint64_t)dir << 48) ^ ((uint64_t)task << 32) ^ i);
 
+	if (g_opts->fixed >= 0)
+		return (uint32_t)g_opts->fixed;
 	if (k % 50 == 0)
 		return (uint32_t)((k >> 8) % (MAX_SIZE + 1));
 	return (uint32_t)((k >> 8) % 8193);
@@ -167,6 +178,9 @@ child(const struct opts *o, unsigned int task, unsigned int dir, int up,
 	uint8_t *sb = malloc(MAX_SIZE), *rb = malloc(MAX_SIZE),
 		*eb = malloc(MAX_SIZE);
 	uint32_t sent = 0, got = 0, len, elen;
+	/* One way (-o): direction 0 (the active side's) only. */
+	uint32_t to_send = o->oneway && dir == 1 ? 0 : o->msgs;
+	uint32_t to_get = o->oneway && dir == 0 ? 0 : o->msgs;
 	uint64_t deadline, t0 = 0, rx_bytes = 0;
 	socklen_t fl;
 	char c;
@@ -202,7 +216,7 @@ child(const struct opts *o, unsigned int task, unsigned int dir, int up,
 		goto out;
 	t0 = now_ms();
 	deadline = t0 + (uint64_t)o->wait_s * 1000;
-	while (sent < o->msgs || got < o->msgs) {
+	while (sent < to_send || got < to_get) {
 		struct pollfd p = { .fd = s, .events = POLLIN };
 		bool progress = false;
 
@@ -211,7 +225,7 @@ child(const struct opts *o, unsigned int task, unsigned int dir, int up,
 				task, sent, got);
 			goto out;
 		}
-		while (sent < o->msgs) {
+		while (sent < to_send) {
 			len = msg_size(dir, task, sent);
 			msg_fill(sb, len, dir, task, sent);
 			r = sendto(s, sb, len, MSG_DONTWAIT,
@@ -254,7 +268,7 @@ child(const struct opts *o, unsigned int task, unsigned int dir, int up,
 			progress = true;
 		}
 		if (!progress)
-			poll(&p, 1, sent < o->msgs ? 1 : 100);
+			poll(&p, 1, sent < to_send ? 1 : 100);
 	}
 	res.ok = 1;
 out:
@@ -319,7 +333,7 @@ main(int argc, char **argv)
 {
 	struct opts o = { .tcp_port = 18999, .rds_port = 19000, .tasks = 4,
 			  .msgs = 2000, .wait_s = 120, .trans = -1,
-			  .bufsz = 1 << 20 };
+			  .bufsz = 1 << 20, .fixed = -1 };
 	struct result mine[MAX_TASKS], theirs[MAX_TASKS];
 	int ups[MAX_TASKS], gos[MAX_TASKS], p[2], q[2];
 	pid_t pids[MAX_TASKS];
@@ -329,7 +343,8 @@ main(int argc, char **argv)
 	int opt, ctl, st, rc = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "c:r:s:p:t:n:P:T:w:B:")) != -1) {
+	g_opts = &o;
+	while ((opt = getopt(argc, argv, "c:r:s:p:t:n:P:T:w:B:S:o")) != -1) {
 		switch (opt) {
 		case 'c': o.peer = optarg; active = true; break;
 		case 'r': o.rds_peer = optarg; break;
@@ -340,6 +355,8 @@ main(int argc, char **argv)
 		case 'P': o.rds_port = (uint16_t)atoi(optarg); break;
 		case 'w': o.wait_s = (unsigned int)atoi(optarg); break;
 		case 'B': o.bufsz = atoi(optarg); break;
+		case 'S': o.fixed = atol(optarg); break;
+		case 'o': o.oneway = true; break;
 		case 'T':
 			o.trans = strcmp(optarg, "ib") == 0 ? RDS_TRANS_IB :
 				  strcmp(optarg, "tcp") == 0 ? RDS_TRANS_TCP : -1;
@@ -348,7 +365,8 @@ main(int argc, char **argv)
 			goto usage;
 		}
 	}
-	if (o.local == NULL || o.tasks == 0 || o.tasks > MAX_TASKS)
+	if (o.local == NULL || o.tasks == 0 || o.tasks > MAX_TASKS ||
+	    o.fixed > (long)MAX_SIZE)
 		goto usage;
 	signal(SIGPIPE, SIG_IGN);
 	ctl = tcp_setup(&o, active);
@@ -427,7 +445,7 @@ main(int argc, char **argv)
 		if (!mine[i].ok || !theirs[i].ok ||
 		    memcmp(mine[i].rx, theirs[i].tx, 32) != 0 ||
 		    mine[i].received != theirs[i].sent ||
-		    mine[i].received != o.msgs) {
+		    mine[i].received != (o.oneway && active ? 0 : o.msgs)) {
 			printf("task %u: received %" PRIu64 " of %" PRIu64
 			       " sent, digests %s\n", i, mine[i].received,
 			       theirs[i].sent,
@@ -451,6 +469,6 @@ main(int argc, char **argv)
 usage:
 	fprintf(stderr, "usage: krds_stress -s LOCAL [-c PEER] [-r RDS_PEER] [-p TCPPORT] "
 		"[-t TASKS] [-n MSGS] [-P RDSPORT] [-T ib|tcp|none] [-w S] "
-		"[-B BYTES]\n");
+		"[-B BYTES] [-S BYTES] [-o]\n");
 	return 2;
 }

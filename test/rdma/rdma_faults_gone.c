@@ -50,8 +50,14 @@ test_gone(void)
 	/* A window that takes the congestion map and the first frames of
 	 * a request, whatever RDS_TEST_ETH_OPTS says (a map larger than
 	 * the window never leaves for a peer that is gone: what is behind
-	 * it stays queued, as gone_dark). */
-	rdma_eth_set_opts("window=128,dead_after=4,rto_max_us=10000");
+	 * it stays queued, as gone_dark). The fixed window (cwnd_init=0):
+	 * with the congestion window, the timeouts to a gone peer take it
+	 * to 2 frames, and a request queued behind 2 frames in flight gets
+	 * no frame out, so it stays queued too (until cancelled), like one
+	 * behind a map larger than the window; this case is about
+	 * requests that did get out. */
+	rdma_eth_set_opts("window=128,cwnd_init=0,dead_after=4,"
+			  "rto_max_us=10000");
 	CU_ASSERT_FATAL(ctx_up(&cx));
 	s0 = rds_test_stats();
 	CU_ASSERT(rte_rds_eth_stats_get(&e0) == 0);

@@ -96,6 +96,9 @@ extern int rds_eth_logtype;
 /* 128: a sweep of 128-1024 over net_memif found no gain past it
  * (doc/perf.md); large windows are for long round trips. */
 #define RDS_ETH_WINDOW_DEFAULT 128
+/* cwnd_init=: the congestion window a connection starts with (frames),
+ * RFC 6928's initial window, at most window= (doc/guide.md, eth). */
+#define RDS_ETH_CWND_INIT_DEFAULT 10
 /* mbufs of a port's pool (16383) kept for receiving: a connection with
  * 128 frames in flight or more sends no more below this. */
 #define RDS_ETH_POOL_RESERVE 4096

@@ -9,9 +9,9 @@
  * room per frame stays one comparison. Standalone (no driver state) so
  * that unit_eth tests it as it is.
  *
- * - init: cwnd = the initial window (eth key cwnd_init, e.g. 10 frames
- *   as RFC 6928's IW10); cwnd_init=0 (the default) is off: cwnd = max
- *   for good.
+ * - init: cwnd = the initial window (eth key cwnd_init, by default 10
+ *   frames as RFC 6928's IW10); cwnd_init=0 is off: cwnd = max for
+ *   good.
  * - acknowledged frames (the cumulative ACK's advance): below ssthresh
  *   cwnd grows by as many frames (slow start, doubling per round trip),
  *   above it by one frame per window acknowledged; nothing grows while

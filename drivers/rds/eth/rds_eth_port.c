@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <arpa/inet.h>
@@ -70,7 +71,7 @@ rds_eth_opts_parse(const struct rds_laddr *la, struct rds_eth_opts *o)
 	o->rto_min_us = 200;
 	o->rto_max_us = 1000000;
 	o->dead_after = 16;
-	o->cwnd_init = 0;	/* off (rte_rds_eth.h) */
+	o->cwnd_init = UINT_MAX;	/* not given: the default, below */
 	o->relink = 1;
 	o->zerocopy = 1;
 	snprintf(o->port, sizeof(o->port), "%s", la->dev);
@@ -111,6 +112,7 @@ rds_eth_opts_parse(const struct rds_laddr *la, struct rds_eth_opts *o)
 	OPT_UINT("relink", 1, relink);
 	OPT_UINT("zerocopy", 1, zerocopy);
 	OPT_UINT("cwnd_init", RDS_ETH_WINDOW_MAX, cwnd_init);
+	/* 0 (off) or 2 (RDS_ETH_CC_MIN) .. window, checked below. */
 #undef OPT_UINT
 	v = rte_kvargs_get(kv, "mac");
 	if (v != NULL) {
@@ -148,6 +150,15 @@ check:
 	    o->udp_port == 0 || o->rto_min_us == 0 ||
 	    o->rto_max_us < o->rto_min_us || (o->mtu != 0 && o->mtu < 576)) {
 		ETH_LOG(ERR, "bad window, udp_port, mtu or rto options");
+		return -EINVAL;
+	}
+	if (o->cwnd_init == UINT_MAX) {
+		o->cwnd_init = RTE_MIN((unsigned int)RDS_ETH_CWND_INIT_DEFAULT,
+				       o->window);
+	} else if (o->cwnd_init != 0 &&
+		   (o->cwnd_init < RDS_ETH_CC_MIN || o->cwnd_init > o->window)) {
+		ETH_LOG(ERR, "bad cwnd_init %u: 0 (off) or %u to window "
+			"(%u)", o->cwnd_init, RDS_ETH_CC_MIN, o->window);
 		return -EINVAL;
 	}
 	return 0;

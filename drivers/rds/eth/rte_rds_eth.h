@@ -41,11 +41,13 @@
  *                    holds an mbuf (two when zero-copy) of the port's
  *                    pool of 16383 until it is acknowledged
  *   cwnd_init=N      congestion control: the congestion window a
- *                    connection starts with, in frames (10 is RFC
- *                    6928's; at most window); it grows as frames are
- *                    acknowledged and halves on loss (AIMD, doc/guide.md);
- *                    0 (the default for now): none, every connection may
- *                    fill its window at once
+ *                    connection starts with, in frames, 2 to window
+ *                    (default 10, RFC 6928's initial window, or window
+ *                    if smaller); it grows as frames are acknowledged
+ *                    and halves on loss (AIMD, doc/guide.md); 0: off,
+ *                    every connection may fill its window at once;
+ *                    other values (1, above window, not a number):
+ *                    EINVAL
  *   zerocopy=0|1     1 (default): where the port takes chained mbufs
  *                    (RTE_ETH_TX_OFFLOAD_MULTI_SEGS; a device that DMAs:
  *                    also IOVA as VA and buffers in DPDK memory),
