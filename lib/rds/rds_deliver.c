@@ -18,7 +18,7 @@ rds_recv_stamp(const struct rds_sock *rs, struct rds_msg *m)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
+	rds_clock_realtime(&ts);
 	m->rx_tstamp = (uint64_t)ts.tv_sec * 1000000000ULL +
 		       (uint64_t)ts.tv_nsec;
 	m->rx_ts = (__atomic_load_n(&rs->so_flags, __ATOMIC_RELAXED) &
