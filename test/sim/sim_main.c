@@ -28,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <arpa/inet.h>
 
 #include <rte_eal.h>
@@ -170,7 +171,12 @@ eal_init(void)
 	char *argv[] = { "rds_sim", "--no-pci", "--no-huge", "-m", mem,
 			 "--file-prefix", prefix, "--no-telemetry", "-l", "0",
 			 "--log-level", "lib.eal:error", "--log-level",
-			 "pmd.net.ring:error", NULL };
+			 "pmd.net.ring:error", "--log-level", NULL, NULL };
+
+	/* eth's per-peer lines (unresponsive, answers again) by the
+	 * thousand at scale: with -v only. */
+	argv[RTE_DIM(argv) - 2] = conf.verbose ? "pmd.rds.eth:info" :
+					       "pmd.rds.eth:error";
 
 	/* Each port's pool (16383 mbufs), the fabric's copies, the rest. */
 	snprintf(mem, sizeof(mem), "%u", conf.mem_mb != 0 ? conf.mem_mb :
@@ -265,17 +271,24 @@ next_timer(uint64_t now)
 static void
 print_eth(void)
 {
-	static const char *names[] = { "tx_frames", "ack_tx", "rexmit_fast",
-		"rexmit_timeout", "rx_dup", "rx_ooo", "rx_drop_crc", "tx_no_mbuf",
-		"tx_full", "rx_drop_no_conn", "rx_beyond_window",
-		"tx_window_full", "arp_tx", "conn_opened" };
-	uint64_t v;
-	unsigned int i;
+	struct rte_rds_xstat xs[128];
+	struct rte_rds_stats rs;
+	int n, i;
 
+	/* Every eth counter that is not 0, and the core's with -v. */
+	n = rte_rds_xstats_get("eth", xs, RTE_DIM(xs));
 	printf("  eth:");
-	for (i = 0; i < RTE_DIM(names); i++)
-		if (rte_rds_xstat_get("eth", names[i], &v) == 0)
-			printf(" %s=%" PRIu64, names[i], v);
+	for (i = 0; i < n && i < (int)RTE_DIM(xs); i++)
+		if (xs[i].value != 0)
+			printf(" %s=%" PRIu64, xs[i].name, xs[i].value);
+	printf("\n");
+	if (!conf.verbose || rte_rds_stats_get(-1, &rs) != 0)
+		return;
+	printf("  core:");
+	for (i = 0; i < (int)(sizeof(rs) / sizeof(uint64_t)); i++)
+		if (((uint64_t *)&rs)[i] != 0)
+			printf(" %s=%" PRIu64, rte_rds_stats_name((unsigned)i),
+			       ((uint64_t *)&rs)[i]);
 	printf("\n");
 }
 
@@ -309,6 +322,17 @@ print_state(uint64_t before, uint64_t fabric_before)
 	       wnd * sizeof(struct rte_mbuf *));
 }
 
+/* CPU seconds of the process (user + system). */
+static double
+cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
 static double
 wall_s(void)
 {
@@ -324,7 +348,7 @@ main(int argc, char **argv)
 	const struct sim_fabric_stats *fs;
 	uint64_t now = 0, next, polls = 0, bad, mem0, fmem0;
 	unsigned int work, h;
-	double t0;
+	double t0, c0;
 	int r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -351,6 +375,7 @@ main(int argc, char **argv)
 	mem0 = heap_bytes();
 	fmem0 = sim_fabric_heap_bytes();
 	t0 = wall_s();
+	c0 = cpu_s();
 	for (;;) {
 		do {
 			r = rte_rds_engine_poll(0);
@@ -385,7 +410,7 @@ main(int argc, char **argv)
 	fs = sim_fabric_stats();
 	bad = sim_work_report(now);
 	{
-		double dt = wall_s() - t0;
+		double dt = wall_s() - t0, dc = cpu_s() - c0;
 
 		printf("  fabric: %" PRIu64 " frames (%" PRIu64 " bytes), arp %"
 		       PRIu64 ", lost %" PRIu64 ", buffer drops %" PRIu64
@@ -398,9 +423,10 @@ main(int argc, char **argv)
 		print_eth();
 		print_state(mem0, fmem0);
 		printf("  simulator: %" PRIu64 " events, %" PRIu64 " passes, "
-		       "%.3f ms virtual in %.2f s wall: %.0f events/s\n",
-		       fs->events, polls, now / 1e6, dt,
-		       dt > 0 ? fs->events / dt : 0);
+		       "%.3f ms virtual in %.2f s wall, %.2f s CPU: %.0f "
+		       "events/s wall, %.0f per CPU second\n", fs->events,
+		       polls, now / 1e6, dt, dc, dt > 0 ? fs->events / dt : 0,
+		       dc > 0 ? fs->events / dc : 0);
 	}
 	printf("digest %016" PRIx64 "\n", sim_digest());
 	sim_work_fini();
