@@ -48,6 +48,9 @@ struct sim_conf {
 	double loss, dup, reorder, corrupt;	/* per frame */
 	unsigned int reorder_ns;	/* at most this extra delay */
 	unsigned int cwnd_init;		/* eth cwnd_init= */
+	double flap;			/* hosts whose links go down, share */
+	uint64_t flap_at_ns, flap_for_ns;	/* from, for how long */
+	uint64_t flap_bound_ns;		/* all delivered this soon after */
 	uint64_t quantum_ns;		/* engine passes at most this often
 					 * (0: at every event) */
 	uint64_t limit_ns;		/* virtual time allowed */
@@ -67,7 +70,8 @@ sim_rand_unit(void)
 /* The fabric. */
 struct sim_fabric_stats {
 	uint64_t frames, bytes, arp, dropped_loss, dropped_buf, dropped_ring,
-		 duplicated, reordered, corrupted, unroutable, events;
+		 duplicated, reordered, corrupted, unroutable, events,
+		 dropped_flap, flapped_hosts;
 };
 int sim_fabric_init(const struct sim_conf *c, const uint16_t *port_of_host,
 		    unsigned int nb_ports);
@@ -92,6 +96,8 @@ int sim_work_init(const struct sim_conf *c, const int *sock_of_host);
 /* Send and receive what can be; returns units of work. */
 unsigned int sim_work_step(uint64_t now);
 bool sim_work_done(void);
+/* Virtual time of the last message delivered in order. */
+uint64_t sim_work_last_ns(void);
 /* Print the results; returns the number of violations found. */
 uint64_t sim_work_report(uint64_t now);
 void sim_work_fini(void);

@@ -48,6 +48,7 @@ static struct {
 	uint64_t lat[SIM_MAX_HOSTS];		/* link latency of each host */
 	uint64_t up_free[SIM_MAX_HOSTS];	/* uplink idle from */
 	uint64_t down_free[SIM_MAX_HOSTS];	/* downlink idle from */
+	bool flaps[SIM_MAX_HOSTS];		/* its links go down */
 	struct sim_ev *heap;
 	size_t nb_ev, cap_ev;
 	uint64_t seq;
@@ -223,6 +224,12 @@ sim_fabric_init(const struct sim_conf *c, const uint16_t *port_of_host,
 		F.lat[i] = c->lat_ns + (c->lat_spread_ns != 0 ?
 			   sim_rand() % c->lat_spread_ns : 0);
 	}
+	/* The hosts whose links flap, from the seed. */
+	for (i = 0; c->flap > 0 && i < c->hosts; i++)
+		if (sim_rand_unit() < c->flap) {
+			F.flaps[i] = true;
+			F.st.flapped_hosts++;
+		}
 	F.copies = rte_pktmbuf_pool_create("sim_copies", 16383, 256, 0,
 					   RTE_MBUF_DEFAULT_BUF_SIZE, 0);
 	return F.copies != NULL ? 0 : -1;
@@ -311,6 +318,14 @@ sim_fabric_collect(uint64_t now)
 	return total;
 }
 
+/* Is a link of src or dst down at t? */
+static bool
+link_down(uint64_t t, uint32_t src, uint32_t dst)
+{
+	return (F.flaps[src] || F.flaps[dst]) && t >= F.c.flap_at_ns &&
+	       t < F.c.flap_at_ns + F.c.flap_for_ns;
+}
+
 /* Flip one bit after the Ethernet header, in the first segment. */
 static void
 corrupt(struct rte_mbuf *m)
@@ -333,6 +348,11 @@ at_switch(uint64_t t, struct rte_mbuf *m, uint32_t src, uint32_t dst,
 	uint64_t start, backlog_ns, out;
 	struct rte_mbuf *copy = NULL;
 
+	if (link_down(t, src, dst)) {
+		F.st.dropped_flap++;
+		rte_pktmbuf_free(m);
+		return;
+	}
 	if (F.c.loss > 0 && sim_rand_unit() < F.c.loss) {
 		F.st.dropped_loss++;
 		rte_pktmbuf_free(m);

@@ -7,8 +7,9 @@
  *           [--workload pair|all|incast|perm]
  *           [--msgs N] [--len MIN:MAX] [--gbps N] [--lat-ns N]
  *           [--spread-ns N] [--buf N] [--loss P] [--dup P] [--reorder P]
- *           [--reorder-ns N] [--corrupt P] [--cwnd N] [--quantum-ns N]
- *           [--limit-ms N]
+ *           [--reorder-ns N] [--corrupt P] [--cwnd N]
+ *           [--flap SHARE --flap-at-us N --flap-for-us N
+ *            [--flap-bound-ms N]] [--quantum-ns N] [--limit-ms N]
  *           [--bug-dup] [-v]
  *
  * Loop: poll the engine, take what the ports sent, send and receive for
@@ -69,7 +70,9 @@ usage(void)
 	       "pair|all|incast|perm] [--msgs N] [--len MIN:MAX] [--gbps N] "
 	       "[--lat-ns N] [--spread-ns N] [--buf BYTES] [--loss P] "
 	       "[--dup P] [--reorder P] [--reorder-ns N] [--corrupt P] "
-	       "[--cwnd N] [--quantum-ns N] [--limit-ms N] [--bug-dup] [-v]\n");
+	       "[--cwnd N] [--flap SHARE --flap-at-us N --flap-for-us N "
+	       "[--flap-bound-ms N]] [--quantum-ns N] [--limit-ms N] "
+	       "[--bug-dup] [-v]\n");
 	exit(2);
 }
 
@@ -127,6 +130,14 @@ parse(int argc, char **argv)
 			conf.corrupt = atof(v);
 		else if (strcmp(a, "--cwnd") == 0)
 			conf.cwnd_init = (unsigned int)atoi(v);
+		else if (strcmp(a, "--flap") == 0)
+			conf.flap = atof(v);
+		else if (strcmp(a, "--flap-at-us") == 0)
+			conf.flap_at_ns = strtoull(v, NULL, 0) * 1000;
+		else if (strcmp(a, "--flap-for-us") == 0)
+			conf.flap_for_ns = strtoull(v, NULL, 0) * 1000;
+		else if (strcmp(a, "--flap-bound-ms") == 0)
+			conf.flap_bound_ns = strtoull(v, NULL, 0) * 1000000;
 		else if (strcmp(a, "--quantum-ns") == 0)
 			conf.quantum_ns = strtoull(v, NULL, 0);
 		else if (strcmp(a, "--limit-ms") == 0)
@@ -153,12 +164,16 @@ print_replay(void)
 	       " --hosts %u --per-port %u --workload %s --msgs %u --len %u:%u "
 	       "--gbps %u --lat-ns %u --spread-ns %u --buf %u --loss %g --dup %g "
 	       "--reorder %g --reorder-ns %u --corrupt %g --cwnd %u "
+	       "--flap %g --flap-at-us %" PRIu64 " --flap-for-us %" PRIu64
+	       " --flap-bound-ms %" PRIu64 " "
 	       "--quantum-ns %" PRIu64 " --limit-ms %" PRIu64 "%s\n", conf.seed,
 	       prog, conf.seed, conf.hosts, conf.per_port, conf.workload, conf.msgs,
 	       conf.min_len, conf.max_len,
 	       conf.gbps, conf.lat_ns, conf.lat_spread_ns, conf.buf_bytes,
 	       conf.loss, conf.dup, conf.reorder, conf.reorder_ns,
-	       conf.corrupt, conf.cwnd_init, conf.quantum_ns,
+	       conf.corrupt, conf.cwnd_init, conf.flap,
+	       conf.flap_at_ns / 1000, conf.flap_for_ns / 1000,
+	       conf.flap_bound_ns / 1000000, conf.quantum_ns,
 	       conf.limit_ns / 1000000,
 	       conf.bug_dup ? " --bug-dup" : "");
 }
@@ -409,6 +424,28 @@ main(int argc, char **argv)
 	}
 	fs = sim_fabric_stats();
 	bad = sim_work_report(now);
+	if (conf.flap > 0) {
+		uint64_t up = conf.flap_at_ns + conf.flap_for_ns,
+			 last = sim_work_last_ns();
+
+		printf("  flap: %" PRIu64 " hosts' links down from %.3f to "
+		       "%.3f ms (%" PRIu64 " frames dropped); the last message "
+		       "arrived at %.3f ms, %.3f ms after they came back\n",
+		       fs->flapped_hosts, conf.flap_at_ns / 1e6, up / 1e6,
+		       fs->dropped_flap, last / 1e6,
+		       last > up ? (last - up) / 1e6 : 0.0);
+		if (fs->dropped_flap == 0) {
+			printf("  VIOLATION: the flap dropped nothing (no "
+			       "traffic then: move it)\n");
+			bad++;
+		}
+		if (conf.flap_bound_ns != 0 && last > up &&
+		    last - up > conf.flap_bound_ns) {
+			printf("  VIOLATION: recovery took longer than %.3f "
+			       "ms\n", conf.flap_bound_ns / 1e6);
+			bad++;
+		}
+	}
 	{
 		double dt = wall_s() - t0, dc = cpu_s() - c0;
 

@@ -295,6 +295,12 @@ sim_work_step(uint64_t now)
 	return work;
 }
 
+uint64_t
+sim_work_last_ns(void)
+{
+	return W.t_last;
+}
+
 bool
 sim_work_done(void)
 {
