@@ -28,14 +28,14 @@ rds_recv_stamp(const struct rds_engine *e, const struct rds_sock *rs,
 
 	m->rx_ts = 0;
 	if (f & RDS_SO_F_RCVTSTAMP) {
-		clock_gettime(CLOCK_REALTIME, &ts);
+		rds_clock_realtime(&ts);
 		m->rx_tstamp = (uint64_t)ts.tv_sec * 1000000000ULL +
 			       (uint64_t)ts.tv_nsec;
 		m->rx_ts = (f & RDS_SO_F_TSTAMP_NEW) ? RDS_TS_NEW :
 			   RDS_TS_OLD;
 	}
 	if (f & RDS_SO_F_RXTRACE) {
-		d = RTE_MIN(rte_rdtsc() - e->now, rds_lib->tsc_hz);
+		d = RTE_MIN(rds_clock_tsc() - e->now, rds_lib->tsc_hz);
 		d = d * 1000000000ULL / rds_lib->tsc_hz;	/* <= 1 s */
 		w = __atomic_load_n(&rs->rx_trace, __ATOMIC_RELAXED);
 		m->rx_trace.n = (uint8_t)w;
@@ -45,7 +45,7 @@ rds_recv_stamp(const struct rds_engine *e, const struct rds_sock *rs,
 		if (m->rx_trace.n == 0)
 			return;	/* turned off meanwhile */
 		m->rx_trace.hdr_ns = (uint32_t)d;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
+		rds_clock_monotonic(&ts);
 		m->rx_trace.end_ns = (uint64_t)ts.tv_sec * 1000000000ULL +
 				     (uint64_t)ts.tv_nsec;
 		m->rx_ts |= RDS_TS_TRACE;

@@ -205,7 +205,7 @@ rds_info_ask(struct rds_engine *e, struct rds_info_req *r,
 	while (rte_ring_enqueue(e->admin, m) != 0) {
 		if (deadline == 0) {
 			rds_sock_wait_step(NULL, 0, &spins);
-		} else if (rte_rdtsc() >= deadline) {
+		} else if (rds_clock_tsc() >= deadline) {
 			if (mr->owned)
 				rds_mem_free(mr->buf);
 			rds_msg_free(m);
@@ -219,7 +219,7 @@ rds_info_ask(struct rds_engine *e, struct rds_info_req *r,
 			rds_sock_wait_step(NULL, 0, &spins);
 			continue;
 		}
-		if (rte_rdtsc() < deadline) {
+		if (rds_clock_tsc() < deadline) {
 			sched_yield();
 			continue;
 		}

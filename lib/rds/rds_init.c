@@ -17,6 +17,11 @@ RTE_LOG_REGISTER_DEFAULT(rds_logtype, INFO);
 
 struct rds_lib *rds_lib;
 
+#ifdef RDS_SIM_CLOCK
+/* The virtual TSC of the simulation build (rds_clock.h). */
+uint64_t rds_sim_clock_now;
+#endif
+
 void
 rte_rds_conf_init(struct rte_rds_conf *conf)
 {
@@ -355,7 +360,7 @@ rte_rds_init(const struct rte_rds_conf *conf)
 		memcpy(rds_lib->conf.addr_more, conf->addr_more,
 		       sizeof(*conf->addr) * more);
 	}
-	rds_lib->tsc_hz = rte_get_tsc_hz();
+	rds_lib->tsc_hz = rds_clock_hz();
 	rds_lib->delayed_ack_tsc = rds_lib->tsc_hz / 1000000 *
 				   RDS_DELAYED_ACK_US;
 

@@ -207,13 +207,13 @@ rds_poll_held(struct rte_rds_pollfd *fds, unsigned int nfds,
 	int slice;
 
 	if (timeout_ms > 0)
-		deadline = rte_rdtsc() +
+		deadline = rds_clock_tsc() +
 			   (uint64_t)timeout_ms * (rds_lib->tsc_hz / 1000);
 	for (;;) {
 		ready = rds_poll_scan(fds, nfds, held);
 		if (ready != 0 || timeout_ms == 0)
 			return (int)ready;
-		now = rte_rdtsc();
+		now = rds_clock_tsc();
 		if (deadline != 0 && now >= deadline)
 			return 0;
 		if (rds_lib->any_inline || nfds > RDS_POLL_SLEEP_MAX) {

@@ -122,7 +122,7 @@ rds_cmsg_put_rx_trace(struct rds_cmsg_out *o, struct msghdr *msg,
 	struct timespec ts;
 	unsigned int i;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	rds_clock_monotonic(&ts);
 	now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 	d[RDS_MSG_RX_HDR_TO_DGRAM_START] = tr->hdr_ns;
 	d[RDS_MSG_RX_DGRAM_REASSEMBLE] = 0;

@@ -187,9 +187,9 @@ void rds_srv_sock_flush(struct rds_client *cl, struct rds_srv_sock *ss);
 static inline bool
 rds_srv_log_due(uint64_t *last)
 {
-	uint64_t now = rte_rdtsc(), l = __atomic_load_n(last, __ATOMIC_RELAXED);
+	uint64_t now = rds_clock_tsc(), l = __atomic_load_n(last, __ATOMIC_RELAXED);
 
-	return now - l >= rte_get_tsc_hz() &&
+	return now - l >= rds_clock_hz() &&
 	       __atomic_compare_exchange_n(last, &l, now, false,
 					   __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }

@@ -126,7 +126,7 @@ rds_deadline(uint64_t timeo_ns)
 {
 	if (timeo_ns == 0)
 		return 0;
-	return rte_rdtsc() + timeo_ns * (rds_lib->tsc_hz / 1000000) / 1000;
+	return rds_clock_tsc() + timeo_ns * (rds_lib->tsc_hz / 1000000) / 1000;
 }
 
 /*
@@ -144,7 +144,7 @@ rds_sock_wait_step(struct rds_sock *rs, uint64_t deadline, uint64_t *spins)
 
 	if (rs != NULL && rds_sock_closing(rs))
 		return -EBADF;
-	if (deadline != 0 && rte_rdtsc() >= deadline)
+	if (deadline != 0 && rds_clock_tsc() >= deadline)
 		return -ETIMEDOUT;
 	if (rds_lib->any_inline) {
 		for (i = 0; i < rds_lib->nb_engines; i++) {

@@ -451,7 +451,7 @@ static void
 rds_eth_link_check(struct rds_engine *e, struct rds_eth_engine *ee,
 		   struct rds_eth_port *p)
 {
-	uint64_t hz = rte_get_tsc_hz(), max = RDS_ETH_RELINK_MAX_MS * hz / 1000;
+	uint64_t hz = rds_clock_hz(), max = RDS_ETH_RELINK_MAX_MS * hz / 1000;
 	struct rte_eth_link l;
 	unsigned int q;
 	int ret;

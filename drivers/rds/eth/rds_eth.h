@@ -93,6 +93,12 @@ extern int rds_eth_logtype;
 /* window=: frames in flight per connection (a power of two). */
 #define RDS_ETH_WINDOW_MIN 8
 #define RDS_ETH_WINDOW_MAX 4096
+
+/* Local addresses one port serves (test/sim builds its copy with more:
+ * its hosts are addresses, DPDK has at most RTE_MAX_ETHPORTS ports). */
+#ifndef RDS_ETH_PORT_LADDRS
+#define RDS_ETH_PORT_LADDRS 8
+#endif
 /* 128: a sweep of 128-1024 over net_memif found no gain past it
  * (doc/perf.md); large windows are for long round trips. */
 #define RDS_ETH_WINDOW_DEFAULT 128
@@ -149,7 +155,8 @@ struct rds_eth_port {
 					 * a restart of the port) */
 	struct rds_eth_neigh *neigh;	/* ARP table (rds_eth_arp.c) */
 	unsigned int nb_laddrs;
-	struct rds_laddr *laddrs[8];	/* local addresses on this port */
+	struct rds_laddr *laddrs[RDS_ETH_PORT_LADDRS]; /* local addresses on
+					 * this port */
 	/* Options (rte_rds_eth.h). */
 	uint32_t window;		/* frames in flight per connection */
 	uint64_t rto_min_tsc;

@@ -155,7 +155,7 @@ rds_eth_neigh_create(unsigned int size)
 	rte_spinlock_init(&n->lock);
 	n->mask = slots - 1;
 	n->max = size;
-	n->req_gap = rte_get_tsc_hz() / 1000 * RDS_ETH_ARP_GAP_MS;
+	n->req_gap = rds_clock_hz() / 1000 * RDS_ETH_ARP_GAP_MS;
 	return n;
 }
 
@@ -337,7 +337,7 @@ rds_eth_resolve_slow(struct rds_engine *e, struct rds_eth_port *p,
 
 	if (ip == 0 || ip == UINT32_MAX)
 		return -EINVAL;
-	now = rte_get_tsc_cycles();
+	now = rds_clock_tsc();
 	/* Asked less than req_gap ago: nothing to do, no lock. */
 	if (ent != NULL &&
 	    __atomic_load_n(&ent->requested, __ATOMIC_RELAXED) != 0 &&

@@ -52,7 +52,7 @@ rds_eth_epoch_now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
+	rds_clock_realtime(&ts);
 	return (uint32_t)(((uint64_t)ts.tv_sec << 10) +
 			  (((uint64_t)ts.tv_nsec << 10) / 1000000000u));
 }
@@ -82,7 +82,7 @@ rds_eth_peer_epoch_acceptable(const struct rds_eth_conn *ec, uint32_t e,
 	/* Past the horizon, any epoch but the last one is new. */
 	return e != ec->peer_epoch_hi &&
 	       now_tsc - ec->peer_epoch_hi_tsc >
-	       rte_get_tsc_hz() * (uint64_t)RDS_ETH_EPOCH_HORIZON_S;
+	       rds_clock_hz() * (uint64_t)RDS_ETH_EPOCH_HORIZON_S;
 }
 
 void

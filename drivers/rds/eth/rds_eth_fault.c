@@ -171,7 +171,7 @@ rds_eth_fault_create(uint64_t salt)
 	if (f == NULL)
 		return NULL;
 	f->salt = salt;
-	f->hold_tsc = rte_get_tsc_hz() / 1000000 * RDS_ETH_FAULT_HOLD_US;
+	f->hold_tsc = rds_clock_hz() / 1000000 * RDS_ETH_FAULT_HOLD_US;
 	rds_eth_fault_seed(f, 0);
 	return f;
 }
@@ -225,7 +225,7 @@ rds_eth_fault_set(struct rds_eth_fault *f,
 	c->reorder_depth = RTE_MAX(RTE_MIN(c->reorder_depth,
 					   (uint32_t)RDS_ETH_FAULT_DEPTH_MAX),
 				   1u);
-	f->delay_tsc = (uint64_t)c->delay_us * rte_get_tsc_hz() / 1000000;
+	f->delay_tsc = (uint64_t)c->delay_us * rds_clock_hz() / 1000000;
 	f->active = (c->drop_ppm | c->dup_ppm | c->reorder_ppm |
 		     c->delay_ppm | c->corrupt_ppm) != 0;
 	rds_eth_fault_seed(f, c->seed);

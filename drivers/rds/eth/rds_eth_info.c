@@ -64,7 +64,7 @@ rds_eth_info(struct rds_engine *e, struct rds_info_req *r)
 
 	if (r->name != RTE_RDS_INFO_ETH_CONNECTIONS)
 		return;
-	hz = rte_get_tsc_hz();
+	hz = rds_clock_hz();
 	TAILQ_FOREACH(c, &e->conns, link)
 		if (c->trans == &rds_eth_transport)
 			rds_eth_info_conn(r, c, c->tp, hz);

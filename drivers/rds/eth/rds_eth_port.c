@@ -277,10 +277,10 @@ rds_eth_port_get(const struct rds_eth_opts *o, int *err)
 	p->mtu = o->mtu != 0 ? (uint16_t)o->mtu : mtu;
 	p->udp_port = (uint16_t)o->udp_port;
 	p->window = o->window;
-	p->rto_min_tsc = o->rto_min_us * rte_get_tsc_hz() / 1000000;
-	p->rto_max_tsc = o->rto_max_us * rte_get_tsc_hz() / 1000000;
-	p->rto_init_tsc = RTE_MAX(p->rto_min_tsc, rte_get_tsc_hz() / 1000);
-	p->learn_gap_tsc = RDS_ETH_LEARN_GAP_US * rte_get_tsc_hz() / 1000000;
+	p->rto_min_tsc = o->rto_min_us * rds_clock_hz() / 1000000;
+	p->rto_max_tsc = o->rto_max_us * rds_clock_hz() / 1000000;
+	p->rto_init_tsc = RTE_MAX(p->rto_min_tsc, rds_clock_hz() / 1000);
+	p->learn_gap_tsc = RDS_ETH_LEARN_GAP_US * rds_clock_hz() / 1000000;
 	p->dead_after = o->dead_after;
 	p->cwnd_init = o->cwnd_init;
 	for (i = 0; i < RTE_RDS_MAX_ENGINES; i++) {
@@ -318,7 +318,7 @@ rds_eth_port_get(const struct rds_eth_opts *o, int *err)
 		    o->zerocopy)
 			rds_eth_zc_port_init(p, &di);
 		p->relink = o->relink != 0;
-		p->relink_wait = RDS_ETH_RELINK_MIN_MS * rte_get_tsc_hz() / 1000;
+		p->relink_wait = RDS_ETH_RELINK_MIN_MS * rds_clock_hz() / 1000;
 	} else {
 		p->started = true;
 		p->rxq = (uint16_t)o->rxq;

@@ -122,11 +122,11 @@ rds_ib_laddr_check(struct rds_laddr *la)
 	ret = rds_ib_opts_parse(la->args, &il->opts);
 	if (ret != 0)
 		return ret;
-	il->stall_tsc = (uint64_t)il->opts.stall_ms * rte_get_tsc_hz() / 1000;
+	il->stall_tsc = (uint64_t)il->opts.stall_ms * rds_clock_hz() / 1000;
 	il->connect_tsc = il->stall_tsc == 0 ? 0 :
 		(uint64_t)RTE_MAX(RDS_IB_CONNECT_TIMEOUT_MS,
 				  2 * il->opts.stall_ms) *
-		rte_get_tsc_hz() / 1000;
+		rds_clock_hz() / 1000;
 	ret = -EADDRNOTAVAIL;
 
 	ch = rdma_create_event_channel();
@@ -333,13 +333,13 @@ rds_ib_watch_connect(struct rds_ib_engine *ie, struct rds_conn *c)
 	if (ic == NULL || ic->la->connect_tsc == 0 || c->drop_pending ||
 	    c->state != RDS_CONN_CONNECTING ||
 	    ic->cstate == RDS_IB_ESTABLISHED ||
-	    rte_rdtsc() - ic->connect_tsc < ic->la->connect_tsc)
+	    rds_clock_tsc() - ic->connect_tsc < ic->la->connect_tsc)
 		return;
 	ie->stats.connect_timeouts++;
 	IB_LOG(WARNING, "%s: %s connection attempt without an outcome after "
 	       "%" PRIu64 " ms: dropping it", rds_ib_conn_name(c, name,
 	       sizeof(name)), ic->passive ? "passive" : "active",
-	       (rte_rdtsc() - ic->connect_tsc) * 1000 / rte_get_tsc_hz());
+	       (rds_clock_tsc() - ic->connect_tsc) * 1000 / rds_clock_hz());
 	rds_conn_error(c, NULL);
 }
 
@@ -385,7 +385,7 @@ rds_ib_poll(struct rds_engine *e)
 			settled = false;
 			rds_ib_watch_connect(ie, c);
 		}
-		ie->cm_next_tsc = settled ? e->now + rte_get_tsc_hz() /
+		ie->cm_next_tsc = settled ? e->now + rds_clock_hz() /
 				  1000000 * RDS_IB_CM_POLL_US : 0;
 	}
 	while (rte_ring_dequeue(ie->handoff, &p) == 0) {

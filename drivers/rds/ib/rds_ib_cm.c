@@ -216,7 +216,7 @@ rds_ib_conn_connect(struct rds_conn *c)
 	dst.sin_port = htons(ic->la->opts.cm_port);	/* the peer's too */
 	ic->passive = false;
 	ic->cstate = RDS_IB_RESOLVING_ADDR;
-	ic->connect_tsc = rte_rdtsc();
+	ic->connect_tsc = rds_clock_tsc();
 	if (rdma_resolve_addr(ic->cm_id, (struct sockaddr *)&src,
 			      (struct sockaddr *)&dst,
 			      RDS_IB_RESOLVE_TIMEOUT_MS) != 0) {
@@ -303,7 +303,7 @@ rds_ib_established(struct rds_ib_conn *ic, const struct rdma_cm_event *ev)
 	}
 	rds_ib_tune_rnr(ic);
 	ic->cstate = RDS_IB_ESTABLISHED;
-	ic->progress_tsc = rte_rdtsc();
+	ic->progress_tsc = rds_clock_tsc();
 	rds_conn_connect_complete(c);
 }
 
@@ -480,7 +480,7 @@ rds_ib_accept(struct rds_engine *e, struct rds_ib_handoff *h)
 	cp.initiator_depth = RTE_MIN(h->param.responder_resources,
 				     cp.initiator_depth);
 	ic->cstate = RDS_IB_CONNECTING;
-	ic->connect_tsc = rte_rdtsc();
+	ic->connect_tsc = rds_clock_tsc();
 	rds_conn_accepting(c);	/* no active attempt meanwhile */
 	if (rdma_accept(ic->cm_id, &cp) != 0) {
 		IB_LOG(ERR, "rdma_accept: %s", strerror(errno));

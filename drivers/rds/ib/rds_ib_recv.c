@@ -195,7 +195,7 @@ rds_ib_process(struct rds_ib_conn *ic, const uint8_t *slot, uint32_t len)
 			IB_LOG(DEBUG, "the peer gives credits: flow control on");
 		}
 		ic->credits += h.credit;
-		ic->progress_tsc = rte_rdtsc();
+		ic->progress_tsc = rds_clock_tsc();
 	}
 	/* ACK-only frames may come between the fragments of a message. */
 	if (len == 0 && h.sport == 0 && h.dport == 0 && h.len == 0) {

@@ -356,7 +356,7 @@ rds_ib_xmit_ack(struct rds_conn *c)
 	if (ic->ack_wait_pass != UINT64_MAX &&
 	    (e->pass - ic->ack_wait_pass < RDS_IB_ACK_WAIT_PASSES ||
 	     e->now - ic->ack_wait_tsc <
-	     rte_get_tsc_hz() / 1000000 * RDS_IB_ACK_WAIT_US))
+	     rds_clock_hz() / 1000000 * RDS_IB_ACK_WAIT_US))
 		return -EAGAIN;
 	if (ic->ack_wr > ic->s_tail) {
 		if (ic->ack_wait_pass != UINT64_MAX) {
@@ -413,6 +413,6 @@ rds_ib_poll_send(struct rds_ib_conn *ic)
 		}
 	}
 	if (n > 0)
-		ic->progress_tsc = rte_rdtsc();
+		ic->progress_tsc = rds_clock_tsc();
 	return n > 0 ? (unsigned int)n : 0;
 }
