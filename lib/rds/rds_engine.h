@@ -30,6 +30,7 @@ struct rds_engine {
 	uint64_t pass;			/* passes completed (atomic): close
 					 * waits for one after it unhooked a
 					 * socket */
+	bool no_conn_said;		/* rds_send_no_conn logged once */
 	uint64_t now;			/* TSC at the start of this pass */
 	uint64_t late_tsc;		/* s_late_passes beyond this gap
 					 * (UINT64_MAX: inline, never) */

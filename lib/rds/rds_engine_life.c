@@ -75,7 +75,11 @@ rds_engine_create(unsigned int id, const struct rte_rds_engine_conf *ec)
 {
 	char name[RTE_HASH_NAMESIZE];
 	struct rte_hash_parameters hp = {
-		.entries = 4096,
+		.entries = rds_lib->conf.max_conns,
+		/* Cuckoo buckets alone fill before entries (16,203 of
+		 * 16,384 in the simulation): the extendable table holds
+		 * every one. */
+		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
 		.key_len = sizeof(struct rds_conn_key),
 		.hash_func = rte_jhash,
 		.socket_id = rds_lib->conf.socket_id,

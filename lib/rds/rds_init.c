@@ -38,6 +38,7 @@ rte_rds_conf_init(struct rte_rds_conf *conf)
 		conf->engine[i].idle_sleep_us = 50;
 	}
 	conf->max_sockets = 65536;
+	conf->max_conns = 4096;
 	conf->buf_cache_bytes = 64u << 20;
 	conf->sndbuf_default = 212992;
 	conf->rcvbuf_default = 212992;
@@ -190,6 +191,7 @@ rds_conf_check(const struct rte_rds_conf *conf)
 	    (conf->nb_addrs > RTE_RDS_CONF_INLINE_ADDRS &&
 	     conf->addr_more == NULL) ||
 	    conf->max_sockets == 0 || conf->max_sockets > (1u << 24) ||
+	    conf->max_conns < 8 || conf->max_conns > (1u << 24) ||
 	    conf->reconnect_min_ms == 0 ||
 	    conf->reconnect_max_ms < conf->reconnect_min_ms ||
 	    conf->max_unacked_packets == 0)

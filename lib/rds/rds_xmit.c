@@ -57,8 +57,16 @@ rds_conn_matches(const struct rds_conn *c, const struct rds_msg *m)
 static void
 rds_send_no_conn(struct rds_engine *e, struct rds_msg *m)
 {
-	/* No memory for a connection: the message cannot be kept. */
-	RDS_LOG(ERR, "no connection for a message, dropped");
+	/* No memory for a connection, or the engine's table is full
+	 * (rte_rds_conf.max_conns): the message cannot be kept. Said once
+	 * an engine; counted every time. */
+	if (!e->no_conn_said) {
+		e->no_conn_said = true;
+		RDS_LOG(ERR, "engine %u: no connection for a message (%u "
+			"held, max_conns %u), dropped; this engine says it "
+			"once, send_cancelled counts them", e->id, e->nb_conns,
+			rds_lib->conf.max_conns);
+	}
 	rds_stat_inc(e, s_send_cancelled);
 	rds_send_release(e, m);
 }

@@ -113,6 +113,11 @@ struct rte_rds_conf {
 	uint32_t max_unacked_packets;	/**< ask for an ACK every N messages (8) */
 	uint32_t max_unacked_bytes;	/**< ask for an ACK every N bytes (16 MiB) */
 	int socket_id;			/**< NUMA socket for memory (SOCKET_ID_ANY) */
+	/** Most connections an engine holds, 8 to 2^24 (default 4096; its
+	 * table is made at rte_rds_init(), about 100 bytes an entry). A
+	 * message to a peer past it is dropped and counted in
+	 * send_cancelled, and the engine logs it. */
+	uint32_t max_conns;
 };
 
 /**

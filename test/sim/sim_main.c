@@ -7,7 +7,7 @@
  *           [--workload pair|all|incast|perm]
  *           [--msgs N] [--len MIN:MAX] [--gbps N] [--lat-ns N]
  *           [--spread-ns N] [--buf N] [--loss P] [--dup P] [--reorder P]
- *           [--reorder-ns N] [--corrupt P] [--cwnd N]
+ *           [--reorder-ns N] [--corrupt P] [--cwnd N] [--max-conns N]
  *           [--flap SHARE --flap-at-us N --flap-for-us N
  *            [--flap-bound-ms N]] [--quantum-ns N] [--limit-ms N]
  *           [--bug-dup] [-v]
@@ -70,7 +70,7 @@ usage(void)
 	       "pair|all|incast|perm] [--msgs N] [--len MIN:MAX] [--gbps N] "
 	       "[--lat-ns N] [--spread-ns N] [--buf BYTES] [--loss P] "
 	       "[--dup P] [--reorder P] [--reorder-ns N] [--corrupt P] "
-	       "[--cwnd N] [--flap SHARE --flap-at-us N --flap-for-us N "
+	       "[--cwnd N] [--max-conns N] [--flap SHARE --flap-at-us N --flap-for-us N "
 	       "[--flap-bound-ms N]] [--quantum-ns N] [--limit-ms N] "
 	       "[--bug-dup] [-v]\n");
 	exit(2);
@@ -130,6 +130,8 @@ parse(int argc, char **argv)
 			conf.corrupt = atof(v);
 		else if (strcmp(a, "--cwnd") == 0)
 			conf.cwnd_init = (unsigned int)atoi(v);
+		else if (strcmp(a, "--max-conns") == 0)
+			conf.max_conns = (unsigned int)atoi(v);
 		else if (strcmp(a, "--flap") == 0)
 			conf.flap = atof(v);
 		else if (strcmp(a, "--flap-at-us") == 0)
@@ -164,14 +166,14 @@ print_replay(void)
 	       " --hosts %u --per-port %u --workload %s --msgs %u --len %u:%u "
 	       "--gbps %u --lat-ns %u --spread-ns %u --buf %u --loss %g --dup %g "
 	       "--reorder %g --reorder-ns %u --corrupt %g --cwnd %u "
-	       "--flap %g --flap-at-us %" PRIu64 " --flap-for-us %" PRIu64
+	       "--max-conns %u --flap %g --flap-at-us %" PRIu64 " --flap-for-us %" PRIu64
 	       " --flap-bound-ms %" PRIu64 " "
 	       "--quantum-ns %" PRIu64 " --limit-ms %" PRIu64 "%s\n", conf.seed,
 	       prog, conf.seed, conf.hosts, conf.per_port, conf.workload, conf.msgs,
 	       conf.min_len, conf.max_len,
 	       conf.gbps, conf.lat_ns, conf.lat_spread_ns, conf.buf_bytes,
 	       conf.loss, conf.dup, conf.reorder, conf.reorder_ns,
-	       conf.corrupt, conf.cwnd_init, conf.flap,
+	       conf.corrupt, conf.cwnd_init, conf.max_conns, conf.flap,
 	       conf.flap_at_ns / 1000, conf.flap_for_ns / 1000,
 	       conf.flap_bound_ns / 1000000, conf.quantum_ns,
 	       conf.limit_ns / 1000000,
@@ -216,6 +218,8 @@ lib_init(void)
 	rte_rds_conf_init(&c);
 	c.nb_engines = 1;
 	c.engine[0].lcore_id = RTE_RDS_ENGINE_INLINE;
+	if (conf.max_conns != 0)
+		c.max_conns = conf.max_conns;
 	for (h = 0; h < conf.hosts; h++) {
 		a = sim_host_ip(h);
 		p = h / conf.per_port;

@@ -271,6 +271,56 @@ ct_conn(const char *ip, uint8_t trans_id)
 	return rds_conn_lookup(rds_engine_get(0), &k);
 }
 
+/*
+ * rte_rds_conf.max_conns: below 8 or above 2^24 is EINVAL; an engine
+ * holds that many connections, and a message to one more peer is
+ * dropped and counted in send_cancelled (never queued on a connection
+ * the table does not hold).
+ */
+static void
+test_max_conns(void)
+{
+	struct rte_rds_conf conf;
+	struct rte_rds_stats st;
+	struct sockaddr_in to;
+	char ip[32];
+	unsigned int i;
+	int s;
+
+	rte_rds_conf_init(&conf);
+	CU_ASSERT_EQUAL(conf.max_conns, 4096);
+	conf.engine[0].lcore_id = RTE_RDS_ENGINE_INLINE;
+	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(&conf, CT_IP "=contract")
+			== 0);
+	conf.max_conns = 7;
+	CU_ASSERT_EQUAL(rte_rds_init(&conf), -1);
+	CU_ASSERT_EQUAL(rte_errno, EINVAL);
+	conf.max_conns = (1u << 24) + 1;
+	CU_ASSERT_EQUAL(rte_rds_init(&conf), -1);
+	CU_ASSERT_EQUAL(rte_errno, EINVAL);
+	conf.max_conns = 8;
+	memset(&ct, 0, sizeof(ct));
+	CU_ASSERT_FATAL(rte_rds_init(&conf) == 0);
+	rte_rds_conf_free(&conf);
+	s = rds_test_socket(CT_IP, 4000, 0, 0);
+	CU_ASSERT_FATAL(s >= 0);
+	/* 12 peers, one message each: 8 connections, 4 dropped. */
+	for (i = 1; i <= 12; i++) {
+		snprintf(ip, sizeof(ip), "10.254.0.%u", i);
+		to = rds_test_sin(ip, 9);
+		CU_ASSERT_EQUAL(rte_rds_sendto(s, "x", 1, MSG_DONTWAIT,
+					       (struct sockaddr *)&to,
+					       sizeof(to)), 1);
+		rte_rds_engine_poll(0);
+	}
+	rte_rds_engine_poll(0);
+	CU_ASSERT_EQUAL(rds_engine_get(0)->nb_conns, 8);
+	CU_ASSERT_EQUAL(rte_rds_stats_get(0, &st), 0);
+	CU_ASSERT_EQUAL(st.s_send_cancelled, 4);
+	CU_ASSERT(rte_rds_close(s) == 0);
+	CU_ASSERT(rte_rds_fini() == 0);
+}
+
 static void
 test_addr_str(void)
 {
@@ -602,6 +652,7 @@ main(void)
 {
 	static const struct rds_test_case cases[] = {
 		{ "addr_str", test_addr_str },
+		{ "max_conns", test_max_conns },
 		{ "args_and_flush", test_args_and_flush },
 		{ "xstats", test_xstats },
 		{ "info", test_info },
