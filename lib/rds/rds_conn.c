@@ -192,6 +192,7 @@ rds_conn_connect_complete(struct rds_conn *c)
 	if (c->state != RDS_CONN_CONNECTING && c->state != RDS_CONN_DOWN)
 		return;
 	c->state = RDS_CONN_UP;
+	c->xmit_blocked = false;
 	c->reconnect_ceil_ms = 0;
 	/* The kernel sends its congestion map on every connect. */
 	if (!(c->trans->flags & RDS_TRANS_F_LOOPBACK))

@@ -87,6 +87,12 @@ struct rds_conn {
 	uint64_t ack_next;		/* highest sequence received */
 	uint64_t ack_sent;		/* last ACK value sent */
 	bool ack_requested;		/* peer asked for an ACK */
+	bool xmit_blocked;		/* the transport's window was full at
+					 * the last transmit: the send queue is
+					 * no work until it calls
+					 * rds_conn_xmit_unblock (an ACK, a new
+					 * stream); set by the transport,
+					 * cleared at each rds_send_xmit */
 	bool ack_due;			/* the delayed-ACK timer fired */
 	struct rds_timer ack_timer;
 

@@ -177,8 +177,29 @@ void rds_conn_ack_request(struct rds_conn *c);
 static inline bool
 rds_conn_has_work(const struct rds_conn *c)
 {
-	return !TAILQ_EMPTY(&c->send_q) || c->ack_requested ||
-	       c->map_queued || (c->ack_due && c->ack_next > c->ack_sent);
+	return (!TAILQ_EMPTY(&c->send_q) && !c->xmit_blocked) ||
+	       c->ack_requested || c->map_queued ||
+	       (c->ack_due && c->ack_next > c->ack_sent);
+}
+
+/* A transport whose window is full, with frames in flight that an ACK
+ * or a retransmit timer will answer: its send queue waits off the
+ * ready list (not tried every pass) until rds_conn_xmit_unblock. Only
+ * for a window that an event of the transport reopens: a lack of
+ * buffers or descriptors has none, and stays polled. */
+static inline void
+rds_conn_xmit_block(struct rds_conn *c)
+{
+	c->xmit_blocked = true;
+}
+
+/* The window reopened: c's send queue is work again. */
+static inline void
+rds_conn_xmit_unblock(struct rds_conn *c)
+{
+	c->xmit_blocked = false;
+	if (rds_conn_has_work(c))
+		rds_conn_ready(c);
 }
 
 /* Receiving (rds_deliver.c): a frame the transport could not use, before

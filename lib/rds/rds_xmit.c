@@ -305,6 +305,8 @@ rds_send_xmit(struct rds_conn *c)
 	uint8_t flags;
 	int ret;
 
+	/* Blocked again by the transport if its window is still full. */
+	c->xmit_blocked = false;
 	/* A map goes between messages, never inside one. */
 	if (c->map_queued && c->xmit_cur == NULL) {
 		ret = rds_send_cong_map(c);

@@ -329,13 +329,25 @@ rds_eth_frame_finish(struct rds_eth_conn *ec, struct rte_mbuf *m,
 	rds_eth_frame_build_tmpl(m, &ec->tmpl, f);
 }
 
+/* No room: counted; a full window (frames in flight, which an ACK or
+ * the retransmit timer answers) takes the connection off the ready
+ * list until the ACK that reopens it (rds_eth_rexmit.c); a pool kept
+ * in reserve has no such event, and stays polled. */
+static __rte_noinline void
+rds_eth_rel_full(struct rds_eth_conn *ec)
+{
+	ec_ee(ec)->stats.tx_window_full++;
+	if (ec->snd_nxt - ec->snd_una >= RTE_MIN(ec->cc.cwnd, ec->peer_wnd))
+		rds_conn_xmit_block(ec->c);
+}
+
 struct rte_mbuf *
 rds_eth_rel_frame(struct rds_eth_conn *ec, uint32_t len)
 {
 	struct rte_mbuf *m;
 
 	if (unlikely(rds_eth_rel_room_in(ec) == 0)) {
-		ec_ee(ec)->stats.tx_window_full++;
+		rds_eth_rel_full(ec);
 		return NULL;
 	}
 	m = rds_eth_frame_alloc(ec, len);
@@ -389,7 +401,7 @@ rds_eth_rel_send_zc(struct rds_eth_conn *ec, uint8_t type, uint16_t flags,
 	uint8_t *data;
 
 	if (rds_eth_rel_room(ec) == 0) {
-		ee->stats.tx_window_full++;
+		rds_eth_rel_full(ec);
 		return -EAGAIN;
 	}
 	if (zc != NULL && l2 >= RDS_ETH_ZC_MIN && ec->port->tx_multi_seg)

@@ -175,6 +175,11 @@ rds_eth_rexmit_timer_fire(struct rds_engine *e, struct rds_timer *t)
 	if (ec->timeouts >= ec->port->dead_after)
 		rds_eth_set_unresponsive(ec, true);
 	rds_eth_rexmit_arm(ec);
+	/* The send queue is looked at again at each timeout: an RDMA
+	 * request the peer never answered is failed from there
+	 * (rds_eth_msg_xmit_op), and the window may have room after the
+	 * cut. */
+	rds_conn_xmit_unblock(ec->c);
 }
 
 /* What the SACK and the send times say is lost: sent again. */
@@ -313,6 +318,5 @@ rds_eth_rexmit_ack_input(struct rds_eth_conn *ec,
 		rds_eth_rexmit_arm(ec);
 	/* Room again: what waited for it goes on. */
 	rds_eth_msg_pump(ec);
-	if (rds_conn_has_work(ec->c))
-		rds_conn_ready(ec->c);
+	rds_conn_xmit_unblock(ec->c);
 }
