@@ -18,7 +18,7 @@
 #   fabric.sh BUILD_ROOT [case...]
 #     cases: clean mixed hostfault restart incast
 #
-# Case incast (incast.sh, issue 20): 6 sender hosts, each its own
+# Case incast (incast.sh): 6 sender hosts, each its own
 # namespace and rds-engined, into one receiver host through a bridge
 # port shaped by tbf (100 Mbit/s, a 60 KB queue), messages of 1,400 B,
 # 9,000 B and 64 KiB, the congestion window on (the default); every

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# The incast (issue 20), sourced by fabric.sh (case incast) and by
+# The incast, sourced by fabric.sh (case incast) and by
 # bench/fabric-incast.sh (the same with kernel TCP beside it). Hosts as
 # network namespaces fabI0 (the receiver), fabI1..fabIN (senders) and
 # fabI(N+1) (the ping-pong's: a sender's own connection would put the
