@@ -23,6 +23,12 @@
  *                    unacknowledged than the window), and once the peer
  *                    has acknowledged all, the message is freed and
  *                    nothing more goes.
+ *   zero_window:     the peer acknowledges the first window's frames
+ *                    with a window of 0: nothing more goes, however long
+ *                    the test waits; its next ACK, which acknowledges
+ *                    nothing new but opens the window, lets the message
+ *                    go on (a window update alone reopens a send queue
+ *                    that waited for it).
  *   cwnd_conf:       the key cwnd_init: 0 (off) lets the whole message
  *                    go at once (the fixed window), 4 lets 4 frames go;
  *                    window=8 without cwnd_init starts at 8 (the default
@@ -104,7 +110,7 @@ poll_n(unsigned int n)
 }
 
 static void
-peer_ack(uint32_t ack, uint64_t sack)
+peer_ack_wnd(uint32_t ack, uint64_t sack, uint16_t wnd)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(h.pool);
 	struct rds_eth_frame f;
@@ -118,12 +124,18 @@ peer_ack(uint32_t ack, uint64_t sack)
 	f.dst_epoch = h.lib_epoch;
 	f.ack = ack;
 	f.sack = sack;
-	f.wnd = 128;
+	f.wnd = wnd;
 	CU_ASSERT_FATAL(rds_eth_frame_build(m, &h.peer_mac, &h.lib_mac,
 					    h.peer_ip, h.lib_ip,
 					    RDS_ETH_UDP_PORT, RDS_ETH_UDP_PORT,
 					    &f, false) == 0);
 	CU_ASSERT_FATAL(rte_ring_enqueue(h.rx, m) == 0);
+}
+
+static void
+peer_ack(uint32_t ack, uint64_t sack)
+{
+	peer_ack_wnd(ack, sack, 128);
 }
 
 static struct rte_rds_eth_stats
@@ -389,12 +401,46 @@ test_cwnd_conf(void)
 	printf("\n    off: %u frames at once\n", n);
 }
 
+static void
+test_zero_window(void)
+{
+	unsigned int n, mark;
+	int s;
+
+	lib_up();
+	s = send_big();
+	poll_n(4);
+	n = h.nb_log;
+	CU_ASSERT_EQUAL_FATAL(n, RDS_ETH_CWND_INIT_DEFAULT);
+	/* All acknowledged, window 0: nothing in flight and nothing may
+	 * go (no timer runs either). */
+	peer_ack_wnd(sent_end(), 0, 0);
+	poll_n(4);
+	mark = h.nb_log;
+	CU_ASSERT_EQUAL(mark, n);
+	rte_delay_us_sleep(50000);
+	poll_n(4);
+	CU_ASSERT_EQUAL(h.nb_log, mark);
+	/* The window update alone (nothing new acknowledged) lets the
+	 * message go on. */
+	peer_ack_wnd(sent_end(), 0, 128);
+	poll_n(4);
+	if (h.nb_log == mark)
+		printf("\n    nothing sent after the window reopened");
+	CU_ASSERT(h.nb_log > mark);
+	printf("\n    %u frames after the window reopened\n",
+	       h.nb_log - mark);
+	CU_ASSERT(rte_rds_close(s) == 0);
+	lib_down();
+}
+
 int
 main(void)
 {
 	static const struct rds_test_case cases[] = {
 		{ "sack_holes_only", test_sack_holes_only },
 		{ "cwnd_conf", test_cwnd_conf },
+		{ "zero_window", test_zero_window },
 		{ NULL, NULL },
 	};
 

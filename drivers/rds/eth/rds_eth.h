@@ -638,6 +638,17 @@ void rds_eth_rel_flush_acks(struct rds_engine *e);
  * is missing. */
 void rds_eth_rexmit_ack_input(struct rds_eth_conn *ec,
 			      const struct rds_eth_frame *f);
+/* The peer's window, as a frame of its says: a wider one reopens a send
+ * queue that waited for it (a window update, a zero window's end). */
+static inline void
+rds_eth_peer_wnd_set(struct rds_eth_conn *ec, uint32_t wnd)
+{
+	uint32_t old = ec->peer_wnd;
+
+	ec->peer_wnd = wnd;
+	if (unlikely(wnd > old) && ec->c->xmit_blocked)
+		rds_conn_xmit_unblock(ec->c);
+}
 /* Arm the connection's timer for the frames in flight: the tail probe
  * first, the RTO once the probe went out. */
 void rds_eth_rexmit_arm(struct rds_eth_conn *ec);

@@ -171,6 +171,9 @@ rds_eth_rel_new_epoch(struct rds_eth_conn *ec)
 	ec->probe_sent = false;
 	ec->timeouts = 0;
 	rds_eth_set_unresponsive(ec, false);
+	/* A whole window again. */
+	if (ec->c->xmit_blocked)
+		rds_conn_xmit_unblock(ec->c);
 }
 
 /* Take the peer's stream again from its frame 0 (a new epoch of the
@@ -558,7 +561,7 @@ rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
 		 * rds_eth_rexmit_ack_input() would do is take the window. */
 		if (f->ack == ec->snd_una && f->sack == 0 &&
 		    ec->snd_una == ec->snd_nxt)
-			ec->peer_wnd = f->wnd;
+			rds_eth_peer_wnd_set(ec, f->wnd);
 		else
 			rds_eth_rexmit_ack_input(ec, f);
 	}

@@ -231,7 +231,7 @@ rds_eth_rexmit_ack_input(struct rds_eth_conn *ec,
 	uint64_t rtt = 0, sack_rtt = 0, rds_acked = 0, reo;
 	bool progress = false;
 
-	ec->peer_wnd = f->wnd;
+	rds_eth_peer_wnd_set(ec, f->wnd);
 	if (rds_eth_seq_lt(ec->snd_una, ack) &&
 	    !rds_eth_seq_lt(ec->snd_nxt, ack)) {
 		/* What the ACK lets go, back to the pool in bulks. */
