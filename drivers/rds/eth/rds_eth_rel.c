@@ -340,7 +340,14 @@ static __rte_noinline void
 rds_eth_rel_full(struct rds_eth_conn *ec)
 {
 	ec_ee(ec)->stats.tx_window_full++;
-	if (ec->snd_nxt - ec->snd_una >= RTE_MIN(ec->cc.cwnd, ec->peer_wnd))
+	if (ec->snd_nxt - ec->snd_una < RTE_MIN(ec->cc.cwnd, ec->peer_wnd))
+		return;
+	/* Off the ready list only with the timer that brings it back
+	 * armed (frames in flight); a zero window with nothing in flight
+	 * stays polled. */
+	if (!ec->rto_timer.armed && ec->snd_una != ec->snd_nxt)
+		rds_eth_rexmit_arm(ec);
+	if (ec->rto_timer.armed)
 		rds_conn_xmit_block(ec->c);
 }
 

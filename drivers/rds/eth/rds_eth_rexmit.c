@@ -145,8 +145,10 @@ rds_eth_rexmit_timer_fire(struct rds_engine *e, struct rds_timer *t)
 	struct rds_eth_sent *st;
 	uint32_t s, top, n = 0;
 
-	if (ec->snd_una == ec->snd_nxt)
+	if (ec->snd_una == ec->snd_nxt) {
+		rds_conn_xmit_unblock(ec->c);
 		return;
+	}
 	if (!ec->probe_sent) {
 		rds_eth_probe(ec);
 		rds_eth_rexmit_arm(ec);
