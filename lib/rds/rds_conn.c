@@ -246,7 +246,7 @@ rds_conn_drop(struct rds_conn *c)
 	c->reconnect_due = false;
 	c->state = RDS_CONN_DOWN;
 	rds_stat_inc(c->eng, s_conn_reset);
-	rds_conn_queue_reconnect(c, rte_rdtsc());
+	rds_conn_queue_reconnect(c, rds_tsc());
 }
 
 void

@@ -418,7 +418,7 @@ unsigned int
 rds_engine_run_once(struct rds_engine *e)
 {
 	unsigned int work, t;
-	uint64_t now = rte_rdtsc();
+	uint64_t now = rds_tsc();
 	bool serving;
 
 	/* An engine on its own lcore whose pass begins late: counted at the

@@ -95,14 +95,14 @@ rds_engine_create(unsigned int id, const struct rte_rds_engine_conf *ec)
 	 * engine runs when the application calls). */
 	e->late_tsc = e->lcore_id != RTE_RDS_ENGINE_INLINE ?
 		rte_get_tsc_hz() / 1000 : UINT64_MAX;
-	e->now = rte_rdtsc();
+	e->now = rds_tsc();
 	rte_spinlock_init(&e->poll_lock);
 	rte_spinlock_init(&e->bell_lock);
 	TAILQ_INIT(&e->bells);
 	TAILQ_INIT(&e->pending);
 	TAILQ_INIT(&e->conns);
 	TAILQ_INIT(&e->ready);
-	rds_wheel_init(&e->wheel, rte_rdtsc(), rds_lib->tsc_hz);
+	rds_wheel_init(&e->wheel, rds_tsc(), rds_lib->tsc_hz);
 	snprintf(name, sizeof(name), "rds_admin_%u", id);
 	e->admin = rte_ring_create(name, RDS_ADMIN_RING_SIZE,
 				   rds_lib->conf.socket_id, RING_F_SC_DEQ);

@@ -57,6 +57,7 @@
 
 #include "rte_rds.h"
 #include "rds_wire.h"
+#include "rds_clock.h"
 
 /* Internal data: hidden, so that the shared library reaches it without
  * the GOT. */

@@ -55,7 +55,7 @@ rds_rdma_guard_held(struct rds_conn *tc)
 {
 	if (likely(tc->rdma_hold_until == 0))
 		return false;
-	if (rte_rdtsc() >= tc->rdma_hold_until) {
+	if (rds_tsc() >= tc->rdma_hold_until) {
 		tc->rdma_hold_until = 0;
 		return false;
 	}
@@ -109,7 +109,7 @@ rds_key_log(struct rds_conn *tc, uint64_t now, uint64_t hold_ms)
 void
 rds_rdma_guard_key(struct rds_conn *tc, enum rds_key_check kc)
 {
-	uint64_t now = rte_rdtsc(), hold_ms;
+	uint64_t now = rds_tsc(), hold_ms;
 	unsigned int shift;
 
 	if (kc == RDS_KEY_STALE) {

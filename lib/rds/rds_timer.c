@@ -164,3 +164,7 @@ rds_wheel_run(struct rds_engine *e, uint64_t now)
 	w->due = d == RDS_WHEEL_SLOTS ? UINT64_MAX : w->tick + d;
 	return fired;
 }
+
+#ifdef RDS_FUZZ_CLOCK
+struct rds_fuzz_clock rds_fuzz_clock;
+#endif

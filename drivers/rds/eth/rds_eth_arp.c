@@ -337,7 +337,7 @@ rds_eth_resolve_slow(struct rds_engine *e, struct rds_eth_port *p,
 
 	if (ip == 0 || ip == UINT32_MAX)
 		return -EINVAL;
-	now = rte_get_tsc_cycles();
+	now = rds_tsc();
 	/* Asked less than req_gap ago: nothing to do, no lock. */
 	if (ent != NULL &&
 	    __atomic_load_n(&ent->requested, __ATOMIC_RELAXED) != 0 &&
