@@ -40,8 +40,9 @@ struct fz_state {
 };
 
 void fz_state_take(struct fz_state *s);
-/* fz_fail() unless the library's state is s's again ('where' names the
- * moment in the message). */
+/* fz_fail() unless no socket is open, no connection left and no timer
+ * armed, and as many buffers and blocks allocated as in s, which must
+ * have none of the first three either ('where' names the moment). */
 void fz_state_check(const struct fz_state *s, const char *where);
 /* Destroy every connection of every engine (the engines run inline on
  * this thread), so that the next input meets no state of this one's. */
