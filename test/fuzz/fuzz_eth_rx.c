@@ -619,6 +619,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fz_in in;
 
 	once();
+	FZ_TRACE("input of %zu bytes", size);
 	fz_in_init(&in, data, size);
 	world_up(&in);
 	for (fz_step = 1; fz_step <= MAX_STEPS && !in.eof; fz_step++) {
