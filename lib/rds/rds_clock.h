@@ -7,7 +7,7 @@
  *
  * Fuzz builds (test/fuzz, -DRDS_FUZZ_CLOCK) can hold the clock: while
  * rds_fuzz_clock.held is set, rds_tsc() is rds_fuzz_clock.tsc, which
- * only the harness moves (fz_clock_*() in test/fuzz/fuzz_common.h), so
+ * only the harness moves (fz_clock_*() in test/fuzz/fuzz_state.h), so
  * that an input's timers (delayed ACK, retransmission, reconnect) fire
  * where the input says and not where the machine's speed puts them,
  * and a wait of the harness costs no real time.
