@@ -57,6 +57,10 @@ struct rds_buf_class {
 static struct rds_buf_class rds_classes[RDS_BUF_NB_CLASSES];
 static uint64_t rds_buf_cache_limit;	/* bytes of large free buffers */
 static uint64_t rds_buf_cached;		/* bytes on large free lists */
+#ifdef RDS_LIBC_ALLOC
+/* Message buffers and rds_mem_zalloc() blocks allocated now (atomic). */
+static uint64_t rds_buf_live, rds_mem_live;
+#endif
 
 /* Regions, sorted by base; the lock is taken after a class's, never
  * before, and no callback runs under it. */
@@ -202,14 +206,35 @@ rds_mem_zalloc(const char *what, size_t size)
 	if (posix_memalign(&p, RTE_CACHE_LINE_SIZE, size) != 0)
 		return NULL;
 	memset(p, 0, size);
+#ifdef RDS_LIBC_ALLOC
+	__atomic_add_fetch(&rds_mem_live, 1, __ATOMIC_RELAXED);
+#endif
 	return p;
 }
 
 void
 rds_mem_free(void *p)
 {
+#ifdef RDS_LIBC_ALLOC
+	if (p != NULL)
+		__atomic_sub_fetch(&rds_mem_live, 1, __ATOMIC_RELAXED);
+#endif
 	free(p);
 }
+
+#ifdef RDS_LIBC_ALLOC
+uint64_t
+rds_buf_nb_live(void)
+{
+	return __atomic_load_n(&rds_buf_live, __ATOMIC_RELAXED);
+}
+
+uint64_t
+rds_mem_nb_live(void)
+{
+	return __atomic_load_n(&rds_mem_live, __ATOMIC_RELAXED);
+}
+#endif
 
 int
 rds_buf_init(const struct rte_rds_conf *conf)
@@ -368,6 +393,7 @@ rds_buf_get(unsigned int c)
 #ifdef RDS_LIBC_ALLOC
 	if (posix_memalign(&p, RTE_CACHE_LINE_SIZE, bc->size) != 0)
 		return NULL;
+	__atomic_add_fetch(&rds_buf_live, 1, __ATOMIC_RELAXED);
 	return p;
 #endif
 	if (c < RDS_BUF_TC_CLASSES) {
@@ -411,6 +437,7 @@ rds_buf_put(unsigned int c, void *p)
 	struct rds_thread *t;
 
 #ifdef RDS_LIBC_ALLOC
+	__atomic_sub_fetch(&rds_buf_live, 1, __ATOMIC_RELAXED);
 	free(p);
 	return;
 #endif

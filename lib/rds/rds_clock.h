@@ -12,6 +12,13 @@
  * clock RDS_SIM_CLOCK_WALL_NS after the epoch plus that time, so that a
  * run depends on its seed and nothing else (test/README.md, suite sim).
  *
+ * Built with -DRDS_FUZZ_CLOCK (test/fuzz's copy of the library), the TSC
+ * can be held: while rds_fuzz_clock.held is set, rds_clock_tsc() is
+ * rds_fuzz_clock.tsc, which only the harness moves (fz_clock_*() in
+ * test/fuzz/fuzz_state.h), so that an input's timers (delayed ACK,
+ * retransmission, reconnect) fire where the input says and not where
+ * the machine's speed puts them; its rate and the wall clock stay real.
+ *
  * Not through the seam: the attach client and the engine's server
  * (rds_client*.c, rds_server*.c) read CLOCK_MONOTONIC for their socket
  * deadlines; the simulation does not use them.
@@ -19,6 +26,7 @@
 #ifndef RDS_CLOCK_H
 #define RDS_CLOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -66,12 +74,29 @@ rds_clock_monotonic(struct timespec *ts)
 
 #else
 
+#ifdef RDS_FUZZ_CLOCK
+struct rds_fuzz_clock {
+	bool held;		/* rds_clock_tsc() is tsc, not the TSC */
+	uint64_t tsc;
+};
+/* rds_init.c defines it; the fuzz harness sets it. */
+extern struct rds_fuzz_clock rds_fuzz_clock;
+
+static inline uint64_t
+rds_clock_tsc(void)
+{
+	if (__atomic_load_n(&rds_fuzz_clock.held, __ATOMIC_ACQUIRE))
+		return __atomic_load_n(&rds_fuzz_clock.tsc, __ATOMIC_ACQUIRE);
+	return rte_rdtsc();
+}
+#else
 /* The TSC (rte_rdtsc()). */
 static inline uint64_t
 rds_clock_tsc(void)
 {
 	return rte_rdtsc();
 }
+#endif /* RDS_FUZZ_CLOCK */
 
 /* Its rate (rte_get_tsc_hz()). */
 static inline uint64_t

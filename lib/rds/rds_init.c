@@ -21,6 +21,10 @@ struct rds_lib *rds_lib;
 /* The virtual TSC of the simulation build (rds_clock.h). */
 uint64_t rds_sim_clock_now;
 #endif
+#ifdef RDS_FUZZ_CLOCK
+/* The clock the fuzz harness may hold (rds_clock.h). */
+struct rds_fuzz_clock rds_fuzz_clock;
+#endif
 
 void
 rte_rds_conf_init(struct rte_rds_conf *conf)

@@ -112,6 +112,13 @@ void *rds_mem_zalloc(const char *what, size_t size);
 void rds_mem_free(void *p);
 /* The calling thread's cached buffers go back to the shared lists. */
 void rds_buf_thread_flush(void);
+#ifdef RDS_LIBC_ALLOC
+/* libc_alloc builds: message buffers, and rds_mem_zalloc() blocks, that
+ * are allocated now (the fuzz targets check that an input leaves none
+ * behind). */
+uint64_t rds_buf_nb_live(void);
+uint64_t rds_mem_nb_live(void);
+#endif
 
 /* Memory a transport may register to send from buffers in place (ib's
  * zero-copy): a slab of small buffers, or one large buffer. */

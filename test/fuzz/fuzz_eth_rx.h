@@ -19,6 +19,7 @@
 #include <rte_ring.h>
 
 #include "fuzz_common.h"
+#include "fuzz_state.h"
 #include "rds_eth.h"
 
 #define OUR_IP "10.254.0.1"
@@ -86,7 +87,12 @@ struct fzrx_world {
 	bool delivered[MAX_MSGS];
 	bool tainted;			/* an undetectable lie was sent */
 	uint64_t bad_crc, bad_type;	/* frames sent so */
+	uint64_t crc0, type0;		/* rx_drop_crc, _type at the start */
+	struct rte_rds_stats st0;	/* the counters at the start */
 	unsigned int slept_us;
+	/* The library between inputs (fuzz_state.h). */
+	struct fz_state clean;
+	bool warm;
 };
 
 extern struct fzrx_world w;

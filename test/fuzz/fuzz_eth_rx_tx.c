@@ -106,7 +106,7 @@ send_acked(void)
 	struct rte_rds_stats st;
 
 	FZ_CHECK(rte_rds_stats_get(-1, &st) == 0, "stats");
-	return st.s_send_acked;
+	return st.s_send_acked - w.st0.s_send_acked;
 }
 
 /* What the driver sent: learn its epoch and whether it took ours, and
@@ -171,7 +171,7 @@ ack_all(void)
 	FZ_CHECK(rte_rds_stats_get(-1, &st) == 0, "stats");
 	/* (No frame of the harness's is a ping; were one made, its pong is
 	 * freed as the socket's messages are.) */
-	pongs = st.s_send_pong;
+	pongs = st.s_send_pong - w.st0.s_send_pong;
 	for (k = 0; k < 4 * MAX_STEPS + 64 &&
 	     send_acked() < w.sent_ok + pongs; k++) {
 		memset(&f, 0, sizeof(f));

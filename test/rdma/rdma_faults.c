@@ -202,6 +202,27 @@ op_send(struct ctx *cx, struct op *o, const struct sockaddr_in *to,
 	return true;
 }
 
+/* The eth connections' state, printed when operations wait in vain (what
+ * a stall looks like, for the log). */
+static void
+dump_eth_conns(void)
+{
+	struct rte_rds_info_eth_connection r[8];
+	socklen_t len = sizeof(r);
+	unsigned int i;
+
+	if (rte_rds_info(RTE_RDS_INFO_ETH_CONNECTIONS, r, &len) < 0)
+		return;
+	for (i = 0; i < len / sizeof(r[0]); i++)
+		printf("  eth conn %u: epoch %08x peer %08x%s snd_una %u "
+		       "snd_nxt %u peer_wnd %u cwnd %u rcv_nxt %u ooo %u "
+		       "timeouts %u rto %" PRIu64 " us\n", i, r[i].epoch,
+		       r[i].peer_epoch, r[i].unresponsive ? " (dead)" : "",
+		       r[i].snd_una, r[i].snd_nxt, r[i].peer_wnd, r[i].cwnd,
+		       r[i].rcv_nxt, r[i].rx_out_of_order, r[i].timeouts,
+		       r[i].rto_ns / 1000);
+}
+
 /* Take the server's notifications (polling up to timeout_ms, until want
  * operations have one, or with want 0 until quiet) into the ops. Returns
  * the number taken; unknown tokens count as failures in *bad. */
@@ -228,6 +249,11 @@ take_notes(struct ctx *cx, unsigned int want, unsigned int timeout_ms,
 		}
 		cx->ops[k].nstatus++;
 		cx->ops[k].status = nt[j].status;
+	}
+	if (want > have + nnt) {
+		printf("  %u of %u notifications after %u ms\n", have + nnt,
+		       want, timeout_ms);
+		dump_eth_conns();
 	}
 	return nnt;
 }
