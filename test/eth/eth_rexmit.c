@@ -29,6 +29,13 @@
  *                    nothing new but opens the window, lets the message
  *                    go on (a window update alone reopens a send queue
  *                    that waited for it).
+ *   all_sacked:      every frame in flight SACKed and none acknowledged
+ *                    (the cumulative ACK that passes them lost): the
+ *                    library has nothing to send again; its timer sends
+ *                    an ACK frame asking for one (FL_ACKREQ), and the
+ *                    peer's answer lets the message go on. Without it
+ *                    the stream waits for good (an RDMA test under load
+ *                    stalled so).
  *   cwnd_conf:       the key cwnd_init: 0 (off) lets the whole message
  *                    go at once (the fixed window), 4 lets 4 frames go;
  *                    window=8 without cwnd_init starts at 8 (the default
@@ -76,6 +83,7 @@ static struct {
 	uint32_t epoch, lib_epoch;
 	struct rds_eth_frame log[MAX_LOG];	/* the library's DATA frames */
 	unsigned int nb_log;
+	unsigned int pokes;		/* its ACK frames asking for one */
 } h;
 
 static void
@@ -95,6 +103,9 @@ drain(void)
 				f.payload = NULL;
 				h.log[h.nb_log++] = f;
 			}
+			if (f.type == RDS_ETH_F_ACK &&
+			    (f.flags & RDS_ETH_FL_ACKREQ))
+				h.pokes++;
 		}
 		rte_pktmbuf_free(c);
 		rte_pktmbuf_free(m);
@@ -206,6 +217,7 @@ lib_up_opts(const char *opts)
 	h.epoch = (uint32_t)rte_rand() | 1;
 	h.lib_epoch = 0;
 	h.nb_log = 0;
+	h.pokes = 0;
 	return ret;
 }
 
@@ -434,6 +446,52 @@ test_zero_window(void)
 	lib_down();
 }
 
+static void
+test_all_sacked(void)
+{
+	unsigned int n, rounds;
+	uint64_t end;
+	uint32_t acked;
+	int s;
+
+	lib_up();
+	s = send_big();
+	poll_n(4);
+	n = h.nb_log;
+	CU_ASSERT_EQUAL_FATAL(n, RDS_ETH_CWND_INIT_DEFAULT);
+	/* Every frame in flight SACKed (as the sequence before frame 0
+	 * sees them), none acknowledged: the library lets their buffers go
+	 * and has nothing to send again. */
+	peer_ack(UINT32_MAX, (1ULL << n) - 1);
+	poll_n(2);
+	CU_ASSERT_EQUAL(h.nb_log, n);
+	/* Its timer asks for the ACK instead (the probe's turn first). */
+	end = rte_get_tsc_cycles() + 5 * rte_get_tsc_hz();
+	while (h.pokes == 0 && rte_get_tsc_cycles() < end) {
+		poll_n(1);
+		rte_delay_us_sleep(100);
+	}
+	if (h.pokes == 0)
+		printf("\n    no ACK asked for in 5 s: the stream waits for "
+		       "good");
+	CU_ASSERT_FATAL(h.pokes > 0);
+	CU_ASSERT_EQUAL(h.nb_log, n);
+	/* The answer passes them all; the rest of the message goes. */
+	for (rounds = 0; rounds < 64; rounds++) {
+		acked = sent_end();
+		peer_ack(acked, 0);
+		poll_n(2);
+		if (rds_test_stats().s_send_acked == 1)
+			break;
+		CU_ASSERT_FATAL(sent_end() > acked);
+	}
+	CU_ASSERT_EQUAL(rds_test_stats().s_send_acked, 1);
+	printf("\n    %u ACK request(s), then the message in %u rounds\n",
+	       h.pokes, rounds + 1);
+	CU_ASSERT(rte_rds_close(s) == 0);
+	lib_down();
+}
+
 int
 main(void)
 {
@@ -441,6 +499,7 @@ main(void)
 		{ "sack_holes_only", test_sack_holes_only },
 		{ "cwnd_conf", test_cwnd_conf },
 		{ "zero_window", test_zero_window },
+		{ "all_sacked", test_all_sacked },
 		{ NULL, NULL },
 	};
 

@@ -211,6 +211,21 @@ dump_eth_conns(void)
 	socklen_t len = sizeof(r);
 	unsigned int i;
 
+	struct rte_rds_eth_stats st;
+
+	if (rte_rds_eth_stats_get(&st) == 0)
+		printf("  eth: tx %" PRIu64 " no_mbuf %" PRIu64 " full %"
+		       PRIu64 " rx %" PRIu64 " short %" PRIu64 " crc %" PRIu64
+		       " len %" PRIu64 " stale %" PRIu64 " dup %" PRIu64
+		       " ooo %" PRIu64 " beyond %" PRIu64 " bad_unit %" PRIu64
+		       " ack_tx %" PRIu64 " ack_rx %" PRIu64 " rexmit_to %"
+		       PRIu64 " probe %" PRIu64 " no_conn %" PRIu64 "\n",
+		       st.tx_frames, st.tx_no_mbuf, st.tx_full, st.rx_frames,
+		       st.rx_drop_short, st.rx_drop_crc, st.rx_drop_len,
+		       st.rx_drop_stale, st.rx_dup, st.rx_ooo,
+		       st.rx_beyond_window, st.rx_bad_unit, st.ack_tx,
+		       st.ack_rx, st.rexmit_timeout, st.rexmit_probe,
+		       st.rx_drop_no_conn);
 	if (rte_rds_info(RTE_RDS_INFO_ETH_CONNECTIONS, r, &len) < 0)
 		return;
 	for (i = 0; i < len / sizeof(r[0]); i++)
@@ -253,6 +268,12 @@ take_notes(struct ctx *cx, unsigned int want, unsigned int timeout_ms,
 	if (want > have + nnt) {
 		printf("  %u of %u notifications after %u ms\n", have + nnt,
 		       want, timeout_ms);
+		dump_eth_conns();
+		for (j = 0; j < 2000; j++) {
+			rdma_pump(1);
+			rte_delay_us_sleep(1000);
+		}
+		printf("  2,000 polls later:\n");
 		dump_eth_conns();
 	}
 	return nnt;

@@ -627,6 +627,11 @@ void rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
  * message the core could not keep): drop what we hold of it and take it
  * no more, so that the peer starts a new one and its RDS retransmits. */
 void rds_eth_rel_rx_reset(struct rds_eth_conn *ec);
+/* An ACK frame that asks for the peer's ACK at once (FL_ACKREQ): what
+ * the timer sends when every frame in flight is SACKed (their buffers are
+ * gone: nothing to send again) and the cumulative ACK that lets them go
+ * was lost. */
+void rds_eth_rel_poke(struct rds_eth_conn *ec);
 /* End of a pass: send the ACK frames due. */
 void rds_eth_rel_flush_acks(struct rds_engine *e);
 

@@ -442,7 +442,7 @@ rds_eth_rel_send_zc(struct rds_eth_conn *ec, uint8_t type, uint16_t flags,
 }
 
 static void
-rds_eth_send_ack(struct rds_eth_conn *ec)
+rds_eth_send_ack_flags(struct rds_eth_conn *ec, uint16_t flags)
 {
 	struct rds_eth_frame f;
 	struct rte_mbuf *m;
@@ -459,11 +459,23 @@ rds_eth_send_ack(struct rds_eth_conn *ec)
 	f.frag_off = 0;
 	f.len = 0;
 	/* Until the peer takes our stream: it takes it from an ACK too. */
-	f.flags = ec->epoch_acked ? 0 : RDS_ETH_FL_OPEN;
+	f.flags = flags | (ec->epoch_acked ? 0 : RDS_ETH_FL_OPEN);
 	rds_eth_ack_fields(ec, &f);
 	rds_eth_frame_finish(ec, m, &f);
 	ec_ee(ec)->stats.ack_tx++;
 	rds_eth_ec_tx(ec, m);
+}
+
+static void
+rds_eth_send_ack(struct rds_eth_conn *ec)
+{
+	rds_eth_send_ack_flags(ec, 0);
+}
+
+void
+rds_eth_rel_poke(struct rds_eth_conn *ec)
+{
+	rds_eth_send_ack_flags(ec, RDS_ETH_FL_ACKREQ);
 }
 
 void
@@ -574,6 +586,10 @@ rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
 	}
 	if (f->type == RDS_ETH_F_ACK) {
 		ee->stats.ack_rx++;
+		/* A poke of a stream of the peer's we take: our ACK now. */
+		if ((f->flags & RDS_ETH_FL_ACKREQ) &&
+		    f->src_epoch == ec->peer_epoch)
+			rds_eth_mark_ack(ec);
 		rte_pktmbuf_free(m);
 		return;
 	}

@@ -134,6 +134,8 @@ rds_eth_probe(struct rds_eth_conn *ec)
 			return;
 		}
 	}
+	/* All SACKed: the ACK that passes them was lost. */
+	rds_eth_rel_poke(ec);
 }
 
 void
@@ -174,6 +176,10 @@ rds_eth_rexmit_timer_fire(struct rds_engine *e, struct rds_timer *t)
 			n++;
 		}
 	}
+	/* Nothing to send again (every frame in flight SACKed, their
+	 * buffers let go): only the peer's ACK is missing; ask for it. */
+	if (n == 0)
+		rds_eth_rel_poke(ec);
 	if (ec->timeouts >= ec->port->dead_after)
 		rds_eth_set_unresponsive(ec, true);
 	rds_eth_rexmit_arm(ec);

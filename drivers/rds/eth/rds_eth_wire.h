@@ -35,9 +35,11 @@ enum rds_eth_ftype {
 #define RDS_ETH_FL_LAST 0x04	/* last fragment of a unit */
 #define RDS_ETH_FL_RESET 0x08	/* (ACK) no state for the dst_epoch the
 				 * receiver sent: start again */
-#define RDS_ETH_FL_ACKREQ 0x10	/* (last frame of a message) acknowledge
-				 * now, not after the delay: its sender
-				 * waits for the message's buffer */
+#define RDS_ETH_FL_ACKREQ 0x10	/* acknowledge now, not after the delay:
+				 * (DATA) its sender waits for the
+				 * buffer; (ACK) a poke, its sender holds
+				 * nothing the receiver lacks but has not
+				 * seen the ACK that says so */
 #define RDS_ETH_FL_ALL (RDS_ETH_FL_OPEN | RDS_ETH_FL_FIRST | \
 			RDS_ETH_FL_LAST | RDS_ETH_FL_RESET | \
 			RDS_ETH_FL_ACKREQ)
