@@ -11,7 +11,8 @@
  *               [--idle busy|pause|yield|sleep] [--idle-polls N]
  *               [--region-mb N]
  *               [--max-clients N] [--max-clients-per-uid N]
- *               [--keep-mb N] [--pid-file PATH] [--log-file PATH]
+ *               [--keep-mb N] [--max-conns N] [--pid-file PATH]
+ *               [--log-file PATH]
  *
  * Engines: one per worker lcore of -l; with only the main lcore, one
  * engine runs inline on the main thread, which then serves the socket
@@ -125,6 +126,8 @@ usage(const char *prog)
 	       "                     (default 64)\n"
 	       "  --keep-mb N        messages kept for a client that does\n"
 	       "                     not read, in MiB (default 64)\n"
+	       "  --max-conns N      connections an engine holds (8..16777216,\n"
+	       "                     default 4096)\n"
 	       "  --help\n", prog, RTE_RDS_ENGINE_PATH);
 }
 
@@ -255,6 +258,7 @@ main(int argc, char **argv)
 		{ "max-clients", required_argument, NULL, 'c' },
 		{ "max-clients-per-uid", required_argument, NULL, 'u' },
 		{ "keep-mb", required_argument, NULL, 'k' },
+		{ "max-conns", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -268,6 +272,7 @@ main(int argc, char **argv)
 	bool daemonize = false, inline_engine;
 	int eal_argc, opt, ret, rc = 1;
 	uint64_t last_srv = 0, srv_every, empty = 0, idle_polls = 1024;
+	uint64_t max_conns = 0;
 	char *end;
 	int dd;
 
@@ -382,6 +387,16 @@ main(int argc, char **argv)
 					sc.keep_mb = (uint32_t)v;
 				break;
 			}
+			case 'C':
+				/* The library checks the range (EINVAL). */
+				max_conns = strtoull(optarg, &end, 10);
+				if (*end != '\0' || *optarg == '\0' ||
+				    *optarg == '-' || max_conns > UINT32_MAX) {
+					fprintf(stderr, "bad --max-conns %s "
+						"(8..16777216)\n", optarg);
+					return 1;
+				}
+				break;
 			case 'h':
 				usage(argv[0]);
 				return 0;
@@ -491,6 +506,8 @@ main(int argc, char **argv)
 		conf.engine[nb_workers].idle_polls = (uint32_t)idle_polls;
 		nb_workers++;
 	}
+	if (max_conns != 0)
+		conf.max_conns = (uint32_t)max_conns;
 	inline_engine = nb_workers == 0;
 	if (inline_engine) {
 		conf.nb_engines = 1;

@@ -431,6 +431,14 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 		return -EINVAL;
 	if (flags & ~MSG_DONTWAIT)
 		return -EOPNOTSUPP;
+	/* An earlier message the engine could not keep: said here. */
+	if (unlikely(__atomic_load_n(&cs->cs->snd_err, __ATOMIC_RELAXED) !=
+		     0)) {
+		ret = (int)__atomic_exchange_n(&cs->cs->snd_err, 0,
+					       __ATOMIC_ACQ_REL);
+		if (ret != 0)
+			return -ret;
+	}
 	ret = rds_uarg_dest_v4(msg, &sin);
 	if (ret < 0)
 		return rds_client_no_v6(msg->msg_name, msg->msg_namelen, ret);

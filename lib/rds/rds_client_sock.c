@@ -378,6 +378,16 @@ rds_client_getsockopt(int s, int level, int optname, void *optval,
 				    optname, NULL, 0, optval, &len);
 		if (ret >= 0)
 			*optlen = len;
+		/* The engine checked the call; the error it keeps for this
+		 * client is in the shared part (rds_server_set_err). */
+		if (ret >= 0 && level == SOL_SOCKET && optname == SO_ERROR &&
+		    len >= sizeof(int)) {
+			int e = (int)__atomic_exchange_n(&cs->cs->snd_err, 0,
+							 __ATOMIC_ACQ_REL);
+
+			if (e != 0)
+				memcpy(optval, &e, sizeof(e));
+		}
 	}
 	rds_cl_put(cs);
 	return ret < 0 ? RDS_ERR(-ret) : ret;

@@ -147,6 +147,8 @@ extern struct rds_server *rds_srv;
 void rds_server_wake_begin(void);
 void rds_server_wake_flush(void);
 void rds_server_released(struct rds_sock *rs, uint32_t len);
+/* The attached client of rs is told err at its next send. */
+void rds_server_set_err(struct rds_sock *rs, int err);
 void rds_server_notify(struct rds_engine *e, struct rds_sock *rs,
 		       uint64_t token, int32_t status);
 void rds_server_info_recv(struct rds_sock *rs,
@@ -308,6 +310,25 @@ rds_send_unaccount(const struct rds_msg *m)
 		rds_server_released(rs, m->len);
 	else
 		rds_sock_wake(rs);
+}
+
+/* m's sender (if still there) is told err at its next send (or
+ * SO_ERROR): a message it sent was dropped. */
+static inline void
+rds_send_set_err(const struct rds_msg *m, int err)
+{
+	struct rds_sock *rs;
+
+	if (m->type != RDS_MSG_DATA || m->sock < 0)
+		return;
+	rs = rds_sock_engine_get(m->sock, m->sock_gen);
+	if (rs == NULL)
+		return;
+	if (unlikely(rs->client != NULL))
+		rds_server_set_err(rs, err);
+	else
+		__atomic_store_n(&rs->snd_err, (uint32_t)err,
+				 __ATOMIC_RELEASE);
 }
 
 static __rte_always_inline int

@@ -113,7 +113,10 @@ struct rds_csock {
 	uint64_t cong_notify;		/* RDS_CONG_MONITOR: ports free again */
 	uint32_t cong_gen;		/* congestion map generation */
 	uint32_t closed;		/* the engine closed it */
-	uint8_t pad1[RTE_CACHE_LINE_SIZE - 24];
+	uint32_t snd_err;		/* an earlier message's errno, for
+					 * the next send (the client takes
+					 * it; 0: none) */
+	uint8_t pad1[RTE_CACHE_LINE_SIZE - 28];
 	/* Rings (offsets from the region's start). */
 	uint64_t req_off;		/* client -> engine: TX buffers */
 	uint64_t rx_off;		/* engine -> client: RX buffers */

@@ -307,6 +307,14 @@ rds_sendmsg(struct rds_sock *rs, const struct msghdr *msg, int flags)
 	ssize_t len;
 	int ret;
 
+	/* An earlier message the engine could not keep (no connection
+	 * for it): this call says so, and sends nothing. */
+	if (unlikely(__atomic_load_n(&rs->snd_err, __ATOMIC_RELAXED) != 0)) {
+		ret = (int)__atomic_exchange_n(&rs->snd_err, 0,
+					       __ATOMIC_ACQ_REL);
+		if (ret != 0)
+			return -ret;
+	}
 	/* Inline here: sendmsg is the path every message takes. */
 	len = rds_send_make_inline(rs, msg, flags, &m, &dest_cookie, &mapped);
 	if (unlikely(len < 0))

@@ -122,6 +122,16 @@ rds_server_wake(struct rds_sock *rs)
 }
 
 void
+rds_server_set_err(struct rds_sock *rs, int err)
+{
+	struct rds_srv_sock *ss = rs->client_sock;
+
+	if (ss == NULL)
+		return;
+	__atomic_store_n(&ss->cs->snd_err, (uint32_t)err, __ATOMIC_RELEASE);
+}
+
+void
 rds_server_released(struct rds_sock *rs, uint32_t len)
 {
 	struct rds_srv_sock *ss = rs->client_sock;

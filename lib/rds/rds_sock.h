@@ -97,6 +97,8 @@ struct rds_sock {
 
 	int64_t snd_bytes __rte_cache_aligned;	/* atomic */
 	uint32_t snd_msgs;		/* messages not released (atomic) */
+	uint32_t snd_err;		/* an earlier message's errno, for
+					 * the next send (atomic; 0: none) */
 	uint32_t armed;			/* a waiter wants efd written (atomic) */
 	int64_t rcv_bytes __rte_cache_aligned;	/* atomic */
 	rte_spinlock_t cong_lock;

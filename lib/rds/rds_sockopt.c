@@ -462,8 +462,12 @@ rte_rds_getsockopt(int s, int level, int optname, void *optval,
 			ret = rds_put_int(optval, optlen, 0);
 			break;
 		case SO_ERROR:
-			/* RDS reports errors per call, never pending. */
-			ret = rds_put_int(optval, optlen, 0);
+			/* The error of a message the engine could not keep
+			 * (else the next send returns it), taken as
+			 * sock_error() takes sk_err. */
+			ret = rds_put_int(optval, optlen,
+				(int)__atomic_exchange_n(&rs->snd_err, 0,
+							 __ATOMIC_ACQ_REL));
 			break;
 		case SO_TIMESTAMP_OLD:
 		case SO_TIMESTAMP_NEW:

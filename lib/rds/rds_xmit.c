@@ -68,6 +68,9 @@ rds_send_no_conn(struct rds_engine *e, struct rds_msg *m)
 			rds_lib->conf.max_conns);
 	}
 	rds_stat_inc(e, s_send_cancelled);
+	/* The sender's next send fails with ENOMEM, the kernel's errno
+	 * when it cannot make a connection (rds_conn_create_outgoing). */
+	rds_send_set_err(m, ENOMEM);
 	rds_send_release(e, m);
 }
 

@@ -116,7 +116,8 @@ struct rte_rds_conf {
 	/** Most connections an engine holds, 8 to 2^24 (default 4096; its
 	 * table is made at rte_rds_init(), about 100 bytes an entry). A
 	 * message to a peer past it is dropped and counted in
-	 * send_cancelled, and the engine logs it. */
+	 * send_cancelled, the engine logs it, and the sender's next send
+	 * fails with ENOMEM (sending nothing; SO_ERROR takes it too). */
 	uint32_t max_conns;
 };
 

@@ -19,7 +19,7 @@ mp_need() {
 # mp_start_engine ENGINED PREFIX IP... : rds-engined on lcore 0 serving
 # each IP over loop, listening on $SOCK, logging to $TMP/engine.log; sets
 # epid and waits up to 10 s for the socket (FAIL and exit 1 if it never
-# comes).
+# comes). MP_ENGINE_ARGS, if set, are more options of rds-engined's.
 mp_start_engine() {
 	local engined=$1 prefix=$2 ip i
 	local addrs=()
@@ -29,7 +29,7 @@ mp_start_engine() {
 	done
 	"$engined" -l 0 --no-pci --no-huge -m 512 --file-prefix "$prefix" \
 		--log-level=lib.eal:error -- "${addrs[@]}" \
-		--listen "$SOCK" > "$TMP/engine.log" 2>&1 &
+		--listen "$SOCK" ${MP_ENGINE_ARGS:-} > "$TMP/engine.log" 2>&1 &
 	epid=$!
 	mp_wait_socket
 }

@@ -275,7 +275,8 @@ ct_conn(const char *ip, uint8_t trans_id)
  * rte_rds_conf.max_conns: below 8 or above 2^24 is EINVAL; an engine
  * holds that many connections, and a message to one more peer is
  * dropped and counted in send_cancelled (never queued on a connection
- * the table does not hold).
+ * the table does not hold); its sender's next send fails with ENOMEM
+ * (sending nothing), or SO_ERROR takes the error.
  */
 static void
 test_max_conns(void)
@@ -283,9 +284,10 @@ test_max_conns(void)
 	struct rte_rds_conf conf;
 	struct rte_rds_stats st;
 	struct sockaddr_in to;
+	socklen_t elen;
 	char ip[32];
 	unsigned int i;
-	int s;
+	int s, err;
 
 	rte_rds_conf_init(&conf);
 	CU_ASSERT_EQUAL(conf.max_conns, 4096);
@@ -304,7 +306,10 @@ test_max_conns(void)
 	rte_rds_conf_free(&conf);
 	s = rds_test_socket(CT_IP, 4000, 0, 0);
 	CU_ASSERT_FATAL(s >= 0);
-	/* 12 peers, one message each: 8 connections, 4 dropped. */
+	/* 12 peers, one message each: 8 connections, 4 dropped. Each
+	 * dropped one is told at the next send (ENOMEM, the kernel's
+	 * errno when it cannot make a connection), which sends nothing;
+	 * the send after it goes. */
 	for (i = 1; i <= 12; i++) {
 		snprintf(ip, sizeof(ip), "10.254.0.%u", i);
 		to = rds_test_sin(ip, 9);
@@ -312,11 +317,34 @@ test_max_conns(void)
 					       (struct sockaddr *)&to,
 					       sizeof(to)), 1);
 		rte_rds_engine_poll(0);
+		if (i < 9 || i == 12)
+			continue;
+		to = rds_test_sin("10.254.0.1", 9);
+		errno = 0;
+		CU_ASSERT_EQUAL(rte_rds_sendto(s, "y", 1, MSG_DONTWAIT,
+					       (struct sockaddr *)&to,
+					       sizeof(to)), -1);
+		CU_ASSERT_EQUAL(errno, ENOMEM);
+		CU_ASSERT_EQUAL(rte_errno, ENOMEM);
+		CU_ASSERT_EQUAL(rte_rds_sendto(s, "y", 1, MSG_DONTWAIT,
+					       (struct sockaddr *)&to,
+					       sizeof(to)), 1);
 	}
 	rte_rds_engine_poll(0);
 	CU_ASSERT_EQUAL(rds_engine_get(0)->nb_conns, 8);
 	CU_ASSERT_EQUAL(rte_rds_stats_get(0, &st), 0);
 	CU_ASSERT_EQUAL(st.s_send_cancelled, 4);
+	/* The last one's error, through SO_ERROR, which takes it. */
+	err = -1;
+	elen = sizeof(err);
+	CU_ASSERT_EQUAL(rte_rds_getsockopt(s, SOL_SOCKET, SO_ERROR, &err,
+					   &elen), 0);
+	CU_ASSERT_EQUAL(err, ENOMEM);
+	CU_ASSERT_EQUAL(rte_rds_getsockopt(s, SOL_SOCKET, SO_ERROR, &err,
+					   &elen), 0);
+	CU_ASSERT_EQUAL(err, 0);
+	CU_ASSERT_EQUAL(rte_rds_sendto(s, "y", 1, MSG_DONTWAIT,
+				       (struct sockaddr *)&to, sizeof(to)), 1);
 	CU_ASSERT(rte_rds_close(s) == 0);
 	CU_ASSERT(rte_rds_fini() == 0);
 }
