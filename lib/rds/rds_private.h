@@ -290,18 +290,23 @@ rds_sock_engine_get(int id, uint32_t gen)
 	return sl->body;
 }
 
+/* The socket that sent m, if it is still there (its slot may have been
+ * reused while a transport held the message: the generation tells). */
+static __rte_always_inline struct rds_sock *
+rds_send_sender(const struct rds_msg *m)
+{
+	if (m->type != RDS_MSG_DATA || m->sock < 0)
+		return NULL;
+	return rds_sock_engine_get(m->sock, m->sock_gen);
+}
+
 /* A sent message leaves the engine (acknowledged, cancelled, delivered
- * within the process): its bytes return to the sender's send buffer,
- * if the sender is still there (its slot may have been reused while a
- * transport held the message: the generation tells). */
+ * within the process): its bytes return to the sender's send buffer. */
 static __rte_always_inline void
 rds_send_unaccount(const struct rds_msg *m)
 {
-	struct rds_sock *rs;
+	struct rds_sock *rs = rds_send_sender(m);
 
-	if (m->type != RDS_MSG_DATA || m->sock < 0)
-		return;
-	rs = rds_sock_engine_get(m->sock, m->sock_gen);
 	if (rs == NULL)
 		return;
 	__atomic_fetch_sub(&rs->snd_bytes, (int64_t)m->len, __ATOMIC_RELEASE);
@@ -317,11 +322,8 @@ rds_send_unaccount(const struct rds_msg *m)
 static inline void
 rds_send_set_err(const struct rds_msg *m, int err)
 {
-	struct rds_sock *rs;
+	struct rds_sock *rs = rds_send_sender(m);
 
-	if (m->type != RDS_MSG_DATA || m->sock < 0)
-		return;
-	rs = rds_sock_engine_get(m->sock, m->sock_gen);
 	if (rs == NULL)
 		return;
 	if (unlikely(rs->client != NULL))

@@ -270,12 +270,34 @@ sent_end(void)
 	return end;
 }
 
+/* The peer acknowledges all the library sent, round after round, until
+ * the message is freed: each round lets something new go (the window
+ * opened), never more unacknowledged than the ring. The rounds less
+ * one. */
+static unsigned int
+ack_rounds(void)
+{
+	unsigned int rounds;
+	uint32_t acked;
+
+	for (rounds = 0; rounds < 64; rounds++) {
+		acked = sent_end();
+		peer_ack(acked, 0);
+		poll_n(2);
+		if (rds_test_stats().s_send_acked == 1)
+			break;
+		CU_ASSERT_FATAL(sent_end() > acked);
+		CU_ASSERT(sent_end() - acked <= 128);
+	}
+	CU_ASSERT_EQUAL(rds_test_stats().s_send_acked, 1);
+	return rounds;
+}
+
 static void
 test_sack_holes_only(void)
 {
 	struct rte_rds_eth_stats st;
 	unsigned int i, n, mark, rounds;
-	uint32_t acked;
 	int s;
 
 	lib_up();
@@ -325,18 +347,7 @@ test_sack_holes_only(void)
 
 	/* The peer acknowledges all it got, round after round: the rest
 	 * goes a window at a time, and the message is freed at the end. */
-	for (rounds = 0; rounds < 64; rounds++) {
-		acked = sent_end();
-		peer_ack(acked, 0);
-		poll_n(2);
-		if (rds_test_stats().s_send_acked == 1)
-			break;
-		/* Never more unacknowledged than the ring allows, and
-		 * something new each round (the window opened). */
-		CU_ASSERT_FATAL(sent_end() > acked);
-		CU_ASSERT(sent_end() - acked <= 128);
-	}
-	CU_ASSERT_EQUAL(rds_test_stats().s_send_acked, 1);
+	rounds = ack_rounds();
 	/* 28 frames and the map's, from a window of 2 after the RTO:
 	 * several rounds, not one. */
 	CU_ASSERT(rounds >= 2);
@@ -451,7 +462,6 @@ test_all_sacked(void)
 {
 	unsigned int n, rounds;
 	uint64_t end;
-	uint32_t acked;
 	int s;
 
 	lib_up();
@@ -477,15 +487,7 @@ test_all_sacked(void)
 	CU_ASSERT_FATAL(h.pokes > 0);
 	CU_ASSERT_EQUAL(h.nb_log, n);
 	/* The answer passes them all; the rest of the message goes. */
-	for (rounds = 0; rounds < 64; rounds++) {
-		acked = sent_end();
-		peer_ack(acked, 0);
-		poll_n(2);
-		if (rds_test_stats().s_send_acked == 1)
-			break;
-		CU_ASSERT_FATAL(sent_end() > acked);
-	}
-	CU_ASSERT_EQUAL(rds_test_stats().s_send_acked, 1);
+	rounds = ack_rounds();
 	printf("\n    %u ACK request(s), then the message in %u rounds\n",
 	       h.pokes, rounds + 1);
 	CU_ASSERT(rte_rds_close(s) == 0);
