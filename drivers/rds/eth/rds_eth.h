@@ -149,6 +149,9 @@ struct rds_eth_port {
 					 * message sent (rds_eth_steer.c) */
 	struct rte_ether_addr mac;
 	struct rte_mempool *pool;
+	struct rte_mempool *ctrl_pool;	/* ACK frames' own: no frame that
+					 * waits for its ACK holds one, so an
+					 * ACK is never stuck behind them */
 	rte_spinlock_t tx_lock[RTE_RDS_MAX_ENGINES]; /* when queues are shared */
 	rte_spinlock_t rx_lock[RTE_RDS_MAX_ENGINES]; /* receive queues polled
 					 * by engines other than home (against
@@ -213,6 +216,10 @@ struct rds_eth_eport {
 	uint16_t txq;			/* the transmit queue */
 	rte_spinlock_t *tx_lock;	/* ... and its lock */
 	uint16_t nb_stash;		/* mbufs of p's pool taken for frames */
+	bool pool_low;			/* p's pool is under its reserve: no
+					 * new frame waits for an ACK */
+	uint32_t nb_room;		/* room asked: the pool looked at
+					 * every 256 */
 	struct rte_mbuf *stash[RDS_ETH_STASH];
 };
 
@@ -445,8 +452,6 @@ struct rds_eth_conn {
 	uint32_t snd_nxt;		/* next sequence */
 	uint32_t snd_una;		/* oldest not acknowledged */
 	uint32_t peer_wnd;		/* the peer's window from snd_una */
-	bool pool_low;			/* the port's pool is short (large
-					 * windows wait for ACKs) */
 	uint32_t wnd;			/* ring size (a power of two) */
 	struct rds_eth_cc cc;		/* congestion window (rds_eth_cc.h) */
 	struct rds_eth_sent *sent;	/* [seq & (wnd - 1)] */

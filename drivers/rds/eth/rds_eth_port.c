@@ -21,6 +21,9 @@
 #define RDS_ETH_MAX_PORTS 32
 #define RDS_ETH_NB_DESC 1024
 #define RDS_ETH_POOL_SIZE 16383
+/* ACK frames: gone once sent, a few per pass. */
+#define RDS_ETH_CTRL_POOL_SIZE 2047
+#define RDS_ETH_CTRL_ROOM (RTE_PKTMBUF_HEADROOM + 256)
 
 /* ------------------------------------------------------------------ */
 /* Options */
@@ -299,6 +302,18 @@ rds_eth_port_get(const struct rds_eth_opts *o, int *err)
 			0, (uint16_t)room, rte_eth_dev_socket_id(id));
 	if (p->pool == NULL) {
 		ETH_LOG(ERR, "port %u: mbuf pool: %s", id,
+			rte_strerror(rte_errno));
+		*err = -ENOMEM;
+		goto fail;
+	}
+	snprintf(name, sizeof(name), "rds_eth_c%u", id);
+	p->ctrl_pool = rte_mempool_lookup(name);
+	if (p->ctrl_pool == NULL)
+		p->ctrl_pool = rte_pktmbuf_pool_create(name,
+			RDS_ETH_CTRL_POOL_SIZE, 32, 0, RDS_ETH_CTRL_ROOM,
+			rte_eth_dev_socket_id(id));
+	if (p->ctrl_pool == NULL) {
+		ETH_LOG(ERR, "port %u: ACK mbuf pool: %s", id,
 			rte_strerror(rte_errno));
 		*err = -ENOMEM;
 		goto fail;

@@ -231,16 +231,19 @@ rds_eth_rel_room_in(struct rds_eth_conn *ec)
 	/* The congestion window is never above the ring (ec->wnd). */
 	uint32_t lim = RTE_MIN(ec->cc.cwnd, ec->peer_wnd);
 
-	/* A large window must not take the port's last mbufs: frames in
-	 * flight hold theirs until acknowledged, and the ACKs need mbufs
-	 * to be received. Past 128 frames in flight, the pool must keep a
-	 * reserve: looked at every 32 frames (rte_mempool_avail_count
-	 * reads every lcore's cache), and at every try while short. */
-	if (unlikely(inflight >= 128) &&
-	    ((ec->snd_nxt & 31) == 0 || ec->pool_low)) {
-		ec->pool_low = rte_mempool_avail_count(ec->port->pool) <
+	/* Frames in flight hold their mbufs until acknowledged, and the
+	 * ACKs need mbufs to be received (a NIC's receive ring refills
+	 * from the pool, a chain from a peer in this process is copied
+	 * flat): the connections of a port together, or one large window,
+	 * must not take its last mbufs. The pool keeps a reserve: looked at
+	 * every 256 asks on the port (rte_mempool_avail_count reads every
+	 * lcore's cache), and at every ask while short. */
+	struct rds_eth_eport *ep = &ec_ee(ec)->port[ec->port->index];
+
+	if (unlikely((++ep->nb_room & 255) == 0 || ep->pool_low)) {
+		ep->pool_low = rte_mempool_avail_count(ec->port->pool) <
 			       RDS_ETH_POOL_RESERVE;
-		if (ec->pool_low)
+		if (ep->pool_low)
 			return 0;
 	}
 	return lim > inflight ? lim - inflight : 0;
@@ -449,7 +452,19 @@ rds_eth_send_ack_flags(struct rds_eth_conn *ec, uint16_t flags)
 
 	if (!ec->resolved)
 		return;
-	m = rds_eth_frame_alloc(ec, 0);
+	/* From the ACK pool (frames waiting for their ACK may hold every
+	 * mbuf of the port's pool: then only an ACK frees them); the
+	 * port's pool if that one is empty. */
+	m = rte_mbuf_raw_alloc(ec->port->ctrl_pool);
+	if (likely(m != NULL)) {
+		m->data_off = RTE_PKTMBUF_HEADROOM;
+		m->ol_flags = 0;
+		m->packet_type = 0;
+		m->data_len = RDS_ETH_HDRS;
+		m->pkt_len = RDS_ETH_HDRS;
+	} else {
+		m = rds_eth_frame_alloc(ec, 0);
+	}
 	if (m == NULL) {
 		ec_ee(ec)->stats.tx_no_mbuf++;
 		return;
