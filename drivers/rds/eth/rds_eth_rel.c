@@ -342,6 +342,11 @@ rds_eth_frame_finish(struct rds_eth_conn *ec, struct rte_mbuf *m,
 static __rte_noinline void
 rds_eth_rel_full(struct rds_eth_conn *ec)
 {
+	/* The port's pool at its reserve: counted as the mbufs it is. */
+	if (ec_ee(ec)->port[ec->port->index].pool_low) {
+		ec_ee(ec)->stats.tx_no_mbuf++;
+		return;
+	}
 	ec_ee(ec)->stats.tx_window_full++;
 	if (ec->snd_nxt - ec->snd_una < RTE_MIN(ec->cc.cwnd, ec->peer_wnd))
 		return;

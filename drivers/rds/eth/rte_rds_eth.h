@@ -105,7 +105,9 @@ extern "C" {
 struct rte_rds_eth_stats {
 	uint64_t tx_frames;		/**< frames handed to the PMD */
 	uint64_t tx_full;		/**< frames the PMD refused (resent later) */
-	uint64_t tx_no_mbuf;		/**< sends held back for lack of mbufs */
+	uint64_t tx_no_mbuf;		/**< sends held back for lack of mbufs
+					 * (none left, or the port's pool at its
+					 * reserve) */
 	uint64_t tx_window_full;	/**< sends held back by the window */
 	uint64_t rx_frames;		/**< frames received for RDS */
 	uint64_t rx_not_ours;		/**< frames for someone else (ignored) */
