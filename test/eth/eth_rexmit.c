@@ -293,6 +293,21 @@ ack_rounds(void)
 	return rounds;
 }
 
+/* The library up, a big message sent: its first window (*n frames, the
+ * initial congestion window) out. The socket. */
+static int
+first_window(unsigned int *n)
+{
+	int s;
+
+	lib_up();
+	s = send_big();
+	poll_n(4);
+	*n = h.nb_log;
+	CU_ASSERT_EQUAL_FATAL(*n, RDS_ETH_CWND_INIT_DEFAULT);
+	return s;
+}
+
 static void
 test_sack_holes_only(void)
 {
@@ -300,12 +315,8 @@ test_sack_holes_only(void)
 	unsigned int i, n, mark, rounds;
 	int s;
 
-	lib_up();
-	s = send_big();
-	poll_n(4);
-	n = h.nb_log;
 	/* The initial window, and nothing more without an ACK. */
-	CU_ASSERT_EQUAL_FATAL(n, RDS_ETH_CWND_INIT_DEFAULT);
+	s = first_window(&n);
 	for (i = 0; i < n; i++)
 		CU_ASSERT_FATAL(h.log[i].seq == i);
 	CU_ASSERT(eth_stats().tx_window_full > 0);
@@ -430,11 +441,7 @@ test_zero_window(void)
 	unsigned int n, mark;
 	int s;
 
-	lib_up();
-	s = send_big();
-	poll_n(4);
-	n = h.nb_log;
-	CU_ASSERT_EQUAL_FATAL(n, RDS_ETH_CWND_INIT_DEFAULT);
+	s = first_window(&n);
 	/* All acknowledged, window 0: nothing in flight and nothing may
 	 * go (no timer runs either). */
 	peer_ack_wnd(sent_end(), 0, 0);
@@ -464,11 +471,7 @@ test_all_sacked(void)
 	uint64_t end;
 	int s;
 
-	lib_up();
-	s = send_big();
-	poll_n(4);
-	n = h.nb_log;
-	CU_ASSERT_EQUAL_FATAL(n, RDS_ETH_CWND_INIT_DEFAULT);
+	s = first_window(&n);
 	/* Every frame in flight SACKed (as the sequence before frame 0
 	 * sees them), none acknowledged: the library lets their buffers go
 	 * and has nothing to send again. */
