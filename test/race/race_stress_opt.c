@@ -120,7 +120,7 @@ op_getopt(struct worker *w)
 
 	if (h < 0)
 		return;
-	which = (int)rnd(w, 0, 5);
+	which = (int)rnd(w, 0, 6);
 	len = sizeof(v);
 	switch (which) {
 	case 0:
@@ -149,6 +149,13 @@ op_getopt(struct worker *w)
 		r = rte_rds_getsockopt(h, SOL_RDS, SO_RDS_TRANSPORT, &v, &len);
 		if (r == 0 && v != RDS_TRANS_NONE && v != RTE_RDS_TRANS_LOOP)
 			wfail(w, "SO_RDS_TRANSPORT %d", v);
+		break;
+	case 6:
+		/* Takes a pending error: none, or a message the engine
+		 * could not keep (ENOMEM). */
+		r = rte_rds_getsockopt(h, SOL_SOCKET, SO_ERROR, &v, &len);
+		if (r == 0 && v != 0 && v != ENOMEM)
+			wfail(w, "SO_ERROR %d", v);
 		break;
 	default:
 		r = rte_rds_getsockopt(h, SOL_RDS, RDS_RECVERR, &v, &len);
