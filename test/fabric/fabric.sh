@@ -27,7 +27,7 @@
 # senders, the 64 B ping-pong through the bottleneck (from a 7th host
 # with no bulk traffic) unloaded and during the incast. Asserted: every message once, in order, same digests, the
 # ping-pong answered, and the goodput no more than the bottleneck (else
-# the tbf was not in the path); the issue's targets are bench figures
+# the tbf was not in the path); the targets are bench figures
 # (bench/fabric-incast.sh, doc/perf.md), printed, not asserted.
 #
 # Printed per run: goodput (bytes received by both sides / wall time) and
@@ -315,7 +315,7 @@ case_mixed() {
 	fi
 }
 
-# The same faults on each host's own veth end (as the issue measured):
+# The same faults on each host's own veth end (where the faults were first measured):
 # there a netfilter drop fails the kernel's transmit of the af_packet
 # ring (tpacket_snd stops at the frame dropped), so the frames queued
 # behind it leave only at the PMD's next transmit: a drop that also
