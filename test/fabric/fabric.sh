@@ -213,7 +213,7 @@ counters() {
 	local h n v line
 	for h in A B; do
 		line="    host $h:"
-		for n in rexmit_fast rexmit_sack rexmit_timeout rexmit_probe \
+		for n in rexmit_fast rexmit_sack rexmit_timeout rexmit_probe tx_kicks \
 			 rx_dup rx_ooo rx_drop_crc tx_full tx_window_full; do
 			v=$(xstat $h $n)
 			line="$line $n=${v:-?}"
