@@ -41,7 +41,8 @@
 #
 # Environment: FABRIC_MSGS (3000 messages each way), FABRIC_DROP,
 # FABRIC_DUP (percent, 5 and 1), FABRIC_CORRUPT (per mille, 5),
-# FABRIC_RUNS (1: runs per case, the figures are their median).
+# FABRIC_RUNS (1: runs per case, the figures are their median),
+# FABRIC_ETH_OPTS (more eth keys for both engines, e.g. ",kick_us=0").
 
 set -u
 B=$(cd "${1:?usage: fabric.sh BUILD_ROOT [case...]}" && pwd)
@@ -189,7 +190,7 @@ start_engine() {
 	ip netns exec fab$h "$ENGINED" -l 0 --no-pci --no-huge -m 512 \
 		--file-prefix fab$h$$ --log-level=lib.eal:error \
 		--vdev=net_af_packet0,iface=f${h}h,qpairs=1,qdisc_bypass=0 \
-		-- --addr "$ip=eth,port=net_af_packet0" --idle yield \
+		-- --addr "$ip=eth,port=net_af_packet0${FABRIC_ETH_OPTS:-}" --idle yield \
 		--listen "$sock" >> "$TMP/engine-$h.log" 2>&1 &
 	[ "$h" = A ] && pida=$! || pidb=$!
 	for _ in $(seq 150); do
