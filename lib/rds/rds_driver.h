@@ -46,6 +46,12 @@
 /* Serves IPv6 local addresses (loop only so far: the others are refused
  * at rte_rds_init(), EAFNOSUPPORT). */
 #define RDS_TRANS_F_IPV6 0x10
+/* The wire is our own, not the kernel's: congestion maps go as sparse
+ * updates (rds_addr.h, RDS_CONG_DELTA_*): a connection's first map lists
+ * the non-zero words only, and each later one the words changed since
+ * the last it sent; the 8 KiB map when that is not shorter. The kernel's
+ * transports (ib, tcp) keep the whole map every time. */
+#define RDS_TRANS_F_MAP_DELTA 0x20
 
 struct rds_transport {
 	const char *name;

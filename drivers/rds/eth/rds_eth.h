@@ -70,6 +70,14 @@
  * and would wait for ever on a version 2 peer: the version byte tells
  * them apart, and a frame of another version is refused and counted
  * (rx_drop_version).
+ *
+ * Congestion maps (version 3 of the wire, RDS_TRANS_F_MAP_DELTA): a
+ * CONG_BITMAP message carries a sparse update (lib/rds/rds_addr.h,
+ * RDS_CONG_DELTA_*) rather than the whole 8 KiB map: a connection's
+ * first map lists the map's non-zero words (4 bytes for a host with no
+ * congested port), each later one the 10-byte records of the words
+ * changed since the last; the whole map only when the update would not
+ * be shorter. A version 2 peer would take those for malformed maps.
  */
 
 #include <stdbool.h>
