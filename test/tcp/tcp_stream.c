@@ -254,7 +254,11 @@ run_stream(const char *what, uint64_t total, unsigned int resets)
 		if (done < resets && received >= next) {
 			next = received + total / (resets + 1);
 			if (received > 0) {
-				CU_ASSERT(rte_rds_tcp_inject_reset() == 0);
+				/* One side at a time: the other reads what
+				 * it had, then the RST. */
+				CU_ASSERT(rte_rds_tcp_inject_reset(
+					rds_test_sin(done % 2 ? ip_b : ip_a,
+						     0).sin_addr.s_addr) == 0);
 				done++;
 			}
 		}
@@ -284,16 +288,18 @@ test_stream(void)
 	CU_ASSERT(rds_test_lib_fini() == 0);
 }
 
-/* The connections reset (an RST, what was in flight lost) five times
- * in the middle: RDS sends again what TCP had not acknowledged, and the
- * receiver drops what it had: nothing lost, nothing twice. */
+/* The connections of one side reset (an RST: what it had not sent is
+ * lost) five times in the middle, A's and B's in turn: RDS sends again
+ * what TCP had not acknowledged, and the receiver drops what it had:
+ * nothing lost, nothing twice. A message freed before TCP acknowledged
+ * it would be lost here. */
 static void
 test_reset(void)
 {
 	struct rte_rds_stats rs;
 
 	lib_up();
-	run_stream("reset", 20000, 5);
+	run_stream("reset", 30000, 30);
 	print_stats("reset");
 	rs = rds_test_stats();
 	printf("  core: retransmitted %" PRIu64 ", dropped as old %" PRIu64

@@ -23,6 +23,7 @@ RTE_LOG_REGISTER(rds_tcp_logtype, pmd.rds.tcp, INFO);
 
 unsigned int rds_tcp_slot;
 uint32_t rds_tcp_inject_gen;
+static uint32_t rds_tcp_inject_addr;	/* rte_rds_tcp_inject_reset's */
 static bool rds_tcp_wanted;	/* some local address is "tcp" */
 
 /* ------------------------------------------------------------------ */
@@ -302,12 +303,15 @@ rds_tcp_inject(struct rds_tcp_engine *te)
 {
 	struct rds_conn *c;
 
+	uint32_t addr = __atomic_load_n(&rds_tcp_inject_addr, __ATOMIC_ACQUIRE);
+
 	TAILQ_FOREACH(c, &te->e->conns, link) {
 		struct rds_tcp_conn *tc = c->tp;
 		struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 
 		if (c->trans != &rds_tcp_transport || tc == NULL ||
-		    tc->lane.st != RDS_TCP_L_UP)
+		    tc->lane.st != RDS_TCP_L_UP ||
+		    (addr != 0 && addr != rds_addr_v4(&c->key.laddr)))
 			continue;
 		/* An RST now: the socket is closed at the drop. */
 		setsockopt(tc->lane.fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
@@ -421,10 +425,11 @@ const struct rds_transport rds_tcp_transport = {
 RDS_TRANSPORT_REGISTER(rds_tcp_transport);
 
 int
-rte_rds_tcp_inject_reset(void)
+rte_rds_tcp_inject_reset(uint32_t laddr)
 {
 	if (rds_lib == NULL)
 		return RDS_ERR(ENXIO);
+	__atomic_store_n(&rds_tcp_inject_addr, laddr, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&rds_tcp_inject_gen, 1, __ATOMIC_RELEASE);
 	return 0;
 }

@@ -189,13 +189,15 @@ struct rds_tcp_lane {
 
 	/* Receiving. */
 	struct rds_tcp_rx rx;
-	uint8_t *stage;			/* RDS_TCP_STAGE bytes, or NULL */
-	uint32_t stage_off, stage_len;
+	uint8_t *stage;			/* stage_cap bytes, or NULL */
+	uint32_t stage_off, stage_len, stage_cap;
+	bool rx_garbage;		/* a frame did not decode: what is
+					 * left of the stream is dropped */
 	bool stage_stale;		/* the staged bytes (and rx) are of a
-					 * socket reset while a frame was
-					 * stalled: TCP acknowledged them, so
-					 * their whole frames go first, then
-					 * the new socket is read */
+					 * socket closed since: TCP
+					 * acknowledged them, so their whole
+					 * frames go first, then the new
+					 * socket is read */
 };
 
 /* The transport's state of an RDS connection. */
@@ -313,6 +315,8 @@ unsigned int rds_tcp_ack_poll(struct rds_tcp_engine *te);
 
 /* rds_tcp_recv.c */
 unsigned int rds_tcp_lane_read(struct rds_tcp_lane *l);
+void rds_tcp_lane_drain(struct rds_tcp_lane *l);
+void rds_tcp_lane_settle(struct rds_tcp_lane *l);
 unsigned int rds_tcp_stall_poll(struct rds_tcp_engine *te);
 void rds_tcp_stall_drop(struct rds_tcp_conn *tc);
 

@@ -70,6 +70,9 @@ rds_tcp_lane_engine(const struct rds_tcp_lane *l)
 void
 rds_tcp_lane_close(struct rds_tcp_lane *l)
 {
+	/* What the socket received was acknowledged by TCP: kept. */
+	if (l->st == RDS_TCP_L_UP)
+		rds_tcp_lane_drain(l);
 	if (l->fd >= 0) {
 		rds_tcp_ep_del(rds_tcp_lane_engine(l), l->fd);
 		close(l->fd);
@@ -134,16 +137,7 @@ rds_tcp_conn_shutdown(struct rds_conn *c)
 	rds_timer_cancel(c->eng, &tc->wait_timer);
 	rds_tcp_lane_close(l);
 	rds_tcp_lane_tx_reset(l);
-	/* A frame half read was not acknowledged to its sender by TCP as
-	 * a whole: it comes again. A whole one the core could not take
-	 * (tc->stall_m) stays, and so do the frames staged behind it
-	 * (rds_tcp_lane_read). */
-	if (tc->stalled && l->stage_off < l->stage_len) {
-		l->stage_stale = true;
-	} else if (!l->stage_stale) {
-		rds_tcp_rx_reset(&l->rx);
-		l->stage_off = l->stage_len = 0;
-	}
+	rds_tcp_lane_settle(l);
 	l->written = l->acked = 0;
 }
 
@@ -157,6 +151,7 @@ rds_tcp_lane_up(struct rds_tcp_lane *l, int fd, bool registered)
 
 	l->fd = fd;
 	l->st = RDS_TCP_L_UP;
+	l->rx_garbage = false;
 	l->written = l->acked = 0;
 	l->ack_wait_us = RDS_TCP_ACK_US;
 	if (getsockname(fd, (struct sockaddr *)&sa, &len) == 0)

@@ -15,7 +15,9 @@
  * keeps it too. A frame that does not decode ends the connection.
  */
 #include <errno.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <linux/sockios.h>
 
 #include "rds_tcp.h"
 
@@ -52,6 +54,19 @@ rds_tcp_stall_drop(struct rds_tcp_conn *tc)
 		rds_tcp_unstall(te, tc);
 }
 
+/* The stream cannot go on: what is staged, the frame in progress and
+ * what the socket still holds are dropped, and the lane closed. */
+static void
+rds_tcp_garbage(struct rds_tcp_lane *l, const char *why)
+{
+	rds_tcp_engine(l->tc->c->eng)->stats.rx_bad_frames++;
+	l->rx_garbage = true;
+	rds_tcp_rx_reset(&l->rx);
+	l->stage_off = l->stage_len = 0;
+	l->stage_stale = false;
+	rds_tcp_lane_error(l, why, 0);
+}
+
 /* A whole frame to the core. 0, -ENOMEM (kept: stalled) or -EBADMSG
  * (the connection is reset). */
 static int
@@ -81,8 +96,7 @@ rds_tcp_deliver(struct rds_tcp_conn *tc, const struct rds_hdr_info *h,
 	}
 	if (m != NULL)
 		rds_msg_put(m);
-	te->stats.rx_bad_frames++;
-	rds_tcp_lane_error(&tc->lane, "frame refused by the core", 0);
+	rds_tcp_garbage(&tc->lane, "frame refused by the core");
 	return -EBADMSG;
 }
 
@@ -118,13 +132,81 @@ rds_tcp_parse_stage(struct rds_tcp_lane *l)
 			rds_tcp_stall(te, tc);
 			return -ENOMEM;
 		}
-		te->stats.rx_bad_frames++;
 		rds_recv_bad_frame(tc->c, why);
-		rds_tcp_lane_error(l, "bad frame", 0);
+		rds_tcp_garbage(l, "bad frame");
 		return -EBADMSG;
 	}
 	l->stage_off = l->stage_len = 0;
 	return 0;
+}
+
+/* Before the socket closes: what it holds is read into the staging
+ * buffer (grown to fit), to be taken as the socket's last frames. */
+void
+rds_tcp_lane_drain(struct rds_tcp_lane *l)
+{
+	struct rds_tcp_engine *te = rds_tcp_engine(l->tc->c->eng);
+	uint32_t keep = l->stage_len - l->stage_off, need;
+	uint8_t *nb;
+	ssize_t n;
+	int inq;
+
+	if (l->fd < 0 || l->rx_garbage ||
+	    ioctl(l->fd, SIOCINQ, &inq) != 0 || inq <= 0)
+		return;
+	need = keep + (uint32_t)inq;
+	if (l->stage == NULL || need > l->stage_cap) {
+		nb = rds_mem_zalloc("rds_tcp_stage", need);
+		if (nb == NULL) {
+			TCP_LOG(ERR, "no memory for the %d bytes a closing "
+				"socket holds: lost", inq);
+			return;
+		}
+		if (keep != 0)
+			memcpy(nb, l->stage + l->stage_off, keep);
+		rds_mem_free(l->stage);
+		l->stage = nb;
+		l->stage_cap = need;
+	} else if (keep != 0) {
+		memmove(l->stage, l->stage + l->stage_off, keep);
+	}
+	l->stage_off = 0;
+	l->stage_len = keep;
+	while (l->stage_len < l->stage_cap) {
+		n = recv(l->fd, l->stage + l->stage_len,
+			 l->stage_cap - l->stage_len, MSG_DONTWAIT);
+		if (n <= 0)
+			break;
+		te->stats.rx_bytes += (uint64_t)n;
+		l->stage_len += (uint32_t)n;
+	}
+}
+
+/* The socket closed: the whole frames staged are delivered now (or,
+ * behind a stalled one, once it is taken: rds_tcp_lane_read), and a
+ * frame half read is dropped, its sender holds it still. */
+void
+rds_tcp_lane_settle(struct rds_tcp_lane *l)
+{
+	struct rds_tcp_conn *tc = l->tc;
+
+	if (l->stage_off < l->stage_len) {
+		l->stage_stale = true;
+		if (!tc->stalled)
+			rds_tcp_parse_stage(l);
+	}
+	if (tc->stalled && l->stage_off < l->stage_len)
+		return;
+	if (tc->stalled && !tc->stall_frame)
+		return;	/* the parser waits for a buffer, its header kept */
+	l->stage_stale = false;
+	rds_tcp_rx_reset(&l->rx);
+	l->stage_off = l->stage_len = 0;
+	if (l->stage_cap > RDS_TCP_STAGE) {
+		rds_mem_free(l->stage);
+		l->stage = NULL;
+		l->stage_cap = 0;
+	}
 }
 
 /* Read what the lane has, up to RDS_TCP_RX_BUDGET bytes. */
@@ -146,6 +228,7 @@ rds_tcp_lane_read(struct rds_tcp_lane *l)
 		l->stage = rds_mem_zalloc("rds_tcp_stage", RDS_TCP_STAGE);
 		if (l->stage == NULL)
 			return 0;	/* read at the next event */
+		l->stage_cap = RDS_TCP_STAGE;
 	}
 	while (l->st == RDS_TCP_L_UP && budget != 0) {
 		if (l->stage_off < l->stage_len) {
@@ -156,15 +239,16 @@ rds_tcp_lane_read(struct rds_tcp_lane *l)
 		if (unlikely(l->stage_stale)) {
 			/* The old socket's whole frames are in: the rest
 			 * of its last one comes again on the new one. */
-			l->stage_stale = false;
-			rds_tcp_rx_reset(&l->rx);
+			rds_tcp_lane_settle(l);
+			if (l->stage == NULL)
+				return work;	/* read at the next event */
 		}
 		room = rds_tcp_rx_direct(&l->rx, &p);
 		te->stats.rx_calls++;
 		if (room >= RDS_TCP_DIRECT) {
 			n = recv(l->fd, p, room, MSG_DONTWAIT);
 		} else {
-			n = recv(l->fd, l->stage, RDS_TCP_STAGE, MSG_DONTWAIT);
+			n = recv(l->fd, l->stage, l->stage_cap, MSG_DONTWAIT);
 		}
 		if (n < 0) {
 			if (errno == EINTR)

@@ -102,19 +102,22 @@ struct rte_rds_tcp_stats {
 int rte_rds_tcp_stats_get(struct rte_rds_tcp_stats *st);
 
 /**
- * Reset every established tcp connection of this instance, as a crash
- * of the peer or a middlebox would: each socket is closed with an RST
- * (SO_LINGER 0), losing what was in flight; RDS reconnects and sends
- * again what TCP had not acknowledged. Takes effect on every engine at
- * its next pass.
+ * Reset the established tcp connections of a local address (or of every
+ * one), as a crash of this host or a middlebox would: each socket is
+ * closed with an RST (SO_LINGER 0), losing what it had not sent yet; the
+ * peer reads what it had received, then sees the reset. RDS reconnects
+ * and sends again what TCP had not acknowledged. Takes effect on every
+ * engine at its next pass.
  *
+ * @param laddr
+ *   The local address (IPv4, network byte order), or 0 for all.
  * @return
  *   0, or -1 with rte_errno ENXIO (library not initialised).
  *
  * @warning @b EXPERIMENTAL: a test hook; it may change without notice.
  */
 __rte_experimental
-int rte_rds_tcp_inject_reset(void);
+int rte_rds_tcp_inject_reset(uint32_t laddr);
 
 #ifdef __cplusplus
 }
