@@ -26,6 +26,7 @@
 #include <sys/socket.h>
 
 #include <CUnit/CUnit.h>
+#include <rte_jhash.h>
 #include <rte_rds.h>
 #include <rte_rds_socket.h>
 #include <rte_rds_stats.h>
@@ -309,6 +310,63 @@ test_reset(void)
 	CU_ASSERT(rds_test_lib_fini() == 0);
 }
 
+/* The engine of a pair of addresses among two, as the library picks it
+ * (rds_conn_engine_of: jhash of each v4-mapped address, their xor). */
+static unsigned int
+engine_of(const char *a, const char *b)
+{
+	struct in6_addr x, y;
+	uint32_t v;
+
+	memset(&x, 0, sizeof(x));
+	memset(&y, 0, sizeof(y));
+	x.s6_addr[10] = x.s6_addr[11] = 0xff;
+	y.s6_addr[10] = y.s6_addr[11] = 0xff;
+	v = rds_test_sin(a, 0).sin_addr.s_addr;
+	memcpy(&x.s6_addr[12], &v, 4);
+	v = rds_test_sin(b, 0).sin_addr.s_addr;
+	memcpy(&y.s6_addr[12], &v, 4);
+	return rte_jhash_1word(rte_jhash(&x, sizeof(x), 0) ^
+			       rte_jhash(&y, sizeof(y), 0), 0x5eed) % 2;
+}
+
+/* Two engines (inline), the pair's connection owned by engine 1: engine
+ * 0, which polls the listening sockets, hands the accepted socket over. */
+static void
+test_engines(void)
+{
+	struct rte_rds_conf conf;
+	char ip_c[32], spec[64];
+	unsigned int last = 19, n = (unsigned int)getpid() % 200 + 20;
+	struct rds_stream_conf sc;
+	struct rds_stream *st;
+
+	do {
+		snprintf(ip_c, sizeof(ip_c), "127.84.%u.%u", n, ++last);
+	} while (engine_of(ip_a, ip_c) != 1 && last < 250);
+	CU_ASSERT_FATAL(engine_of(ip_a, ip_c) == 1);
+	rds_test_conf(&conf, RTE_RDS_ENGINE_INLINE, RTE_RDS_IDLE_YIELD);
+	conf.nb_engines = 2;
+	conf.engine[1].lcore_id = RTE_RDS_ENGINE_INLINE;
+	conf.engine[1].idle = RTE_RDS_IDLE_YIELD;
+	snprintf(spec, sizeof(spec), "%s=tcp", ip_a);
+	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(&conf, spec) == 0);
+	snprintf(spec, sizeof(spec), "%s=tcp", ip_c);
+	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(&conf, spec) == 0);
+	CU_ASSERT_FATAL(rds_test_lib_init(&conf) == 0);
+	stream_conf(&sc, 4000);
+	sc.ip[2] = ip_c;
+	sc.ip[3] = ip_c;
+	st = rds_stream_new(&sc);
+	CU_ASSERT_FATAL(st != NULL);
+	CU_ASSERT(rds_stream_run(st, "engines"));
+	CU_ASSERT(rds_stream_verify(st) == 0);
+	rds_stream_free(st);
+	print_stats("engines");
+	CU_ASSERT(tcp_stats().accept_handoffs >= 1);
+	CU_ASSERT(rds_test_lib_fini() == 0);
+}
+
 /* No RDMA over tcp, as the kernel's rds_tcp: EOPNOTSUPP. */
 static void
 test_rdma_refused(void)
@@ -536,6 +594,7 @@ main(void)
 		{ "sizes 0 B .. 1 MiB both ways", test_sizes },
 		{ "stream SHA-256 both ways", test_stream },
 		{ "reset mid-stream: nothing lost or twice", test_reset },
+		{ "two engines: an accepted socket handed over", test_engines },
 		{ "RDMA refused (EOPNOTSUPP)", test_rdma_refused },
 		{ "a played kernel peer; bad frames", test_raw_peer },
 		{ "a higher address knocks", test_knock },

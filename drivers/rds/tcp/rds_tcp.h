@@ -240,6 +240,7 @@ struct rds_tcp_stats {
 					 * answered with a connect */
 	uint64_t accept_replaced;	/* an accept replaced a live lane */
 	uint64_t accept_refused;	/* no such local address, ... */
+	uint64_t accept_handoffs;	/* handed to the owner's engine */
 	uint64_t accept_waits_expired;
 	uint64_t tx_msgs;
 	uint64_t tx_bytes;

@@ -369,8 +369,10 @@ rds_tcp_accept_ready(struct rds_tcp_engine *te, struct rds_tcp_laddr *tl)
 		if (hp != NULL) {
 			*hp = h;
 			if (rte_ring_enqueue(rds_tcp_engine(
-				rds_engine_get(owner))->handoff, hp) == 0)
+				rds_engine_get(owner))->handoff, hp) == 0) {
+				te->stats.accept_handoffs++;
 				continue;
+			}
 			rds_mem_free(hp);
 		}
 		te->stats.accept_refused++;

@@ -84,6 +84,7 @@ const char *const rds_tcp_xstat_names[] = {
 	TCP_XSTAT(connects), TCP_XSTAT(connect_fails), TCP_XSTAT(accepts),
 	TCP_XSTAT(knocks), TCP_XSTAT(knocks_answered),
 	TCP_XSTAT(accept_replaced), TCP_XSTAT(accept_refused),
+	TCP_XSTAT(accept_handoffs),
 	TCP_XSTAT(accept_waits_expired), TCP_XSTAT(tx_msgs),
 	TCP_XSTAT(tx_bytes), TCP_XSTAT(tx_calls), TCP_XSTAT(tx_partial),
 	TCP_XSTAT(tx_window_full), TCP_XSTAT(tx_acked_msgs),

@@ -68,6 +68,8 @@ struct rte_rds_tcp_stats {
 				   * live one (the peer restarted) */
 	uint64_t accept_refused; /**< accepted connections closed: no such
 				  * local tcp address, or no memory */
+	uint64_t accept_handoffs; /**< accepted connections handed by engine
+				   * 0 to the engine owning them */
 	uint64_t accept_waits_expired; /**< knocks the lower address never
 					* answered in accept_wait_ms */
 	uint64_t tx_msgs;	/**< messages written whole */
