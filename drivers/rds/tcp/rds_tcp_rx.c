@@ -3,9 +3,10 @@
  * The tcp transport's framing (net/rds/tcp_recv.c rds_tcp_data_recv): the
  * stream is [48-byte RDS header][h_len payload bytes], again and again,
  * never split into fragments. The header is taken as the core takes one
- * (rds_hdr_decode: the checksum when not 0, the extensions), and a
- * length past RDS's largest message (1 MiB) is refused: the kernel's
- * receiver believes any h_len, a user-space one allocates it. A frame
+ * (rds_hdr_decode: the checksum when not 0, the extensions, a length up
+ * to RDS's largest message, 1 MiB: the kernel's receiver believes any
+ * h_len, a user-space one allocates it), and a congestion map must be
+ * 8 KiB before its buffer is allocated. A frame
  * that does not decode ends the stream (the caller resets the
  * connection), as nothing after it can be trusted to start a header.
  *
@@ -36,12 +37,9 @@ static int
 rds_tcp_rx_header(struct rds_tcp_rx *rx, const char **why)
 {
 	if (!rx->in_data) {
+		/* The checksum, the extensions, and a length up to 1 MiB. */
 		if (rds_hdr_decode(rx->hdr, RDS_HEADER_SIZE, &rx->h, why) != 0)
 			return -EBADMSG;
-		if (rx->h.len > RDS_MAX_MSG_SIZE) {
-			*why = "length over 1 MiB";
-			return -EBADMSG;
-		}
 		if (rx->h.flags == RDS_FLAG_CONG_BITMAP &&
 		    rx->h.len != RDS_CONG_MAP_BYTES) {
 			*why = "congestion map of a wrong length";
