@@ -306,15 +306,13 @@ rds_tcp_accept(struct rds_tcp_engine *te, struct rds_tcp_handoff *h)
 	tc = c->tp;
 	if (tc->lower) {
 		/* A knock of the higher address: refused, and answered with
-		 * a connect of ours (a new connection is connecting
-		 * already). One that we think is up is not, for the peer
-		 * (it restarted): dropped and made again. */
+		 * a connect of ours unless one is up or under way (a new
+		 * connection is connecting already), as the kernel's
+		 * rds_conn_path_connect_if_down: a knock often races our
+		 * connect, and one that is up ends by itself when the peer
+		 * is gone (its FIN, keepalive). */
 		rds_tcp_close_rst(h->fd);
 		te->stats.knocks_answered++;
-		if (c->state == RDS_CONN_UP) {
-			te->stats.accept_replaced++;
-			rds_conn_drop(c);
-		}
 		rds_conn_connect_now(c);
 		return;
 	}
