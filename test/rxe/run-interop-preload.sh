@@ -389,7 +389,7 @@ judge() {
 	p50() { sed -n "s/^\[A\] $1: rtt p50: *\([0-9]*\) ns.*/\1/p" "$log" | tail -n 1; }
 	pp=$(p50 pingpong-preload) pk=$(p50 pingpong-kernel)
 	if [ -n "$pp" ] && [ -n "$pk" ]; then
-		awk -v p="$pp" -v k="$pk" 'BEGIN { printf "interop_preload: RTT p50 (64 B, blocking): preload on librte_rds ib %.1f us, kernel to kernel %.1f us (same boot; ratio %.2f)\n", p / 1000, k / 1000, p / k }'
+		awk -v p="$pp" -v k="$pk" -v t="${INTEROP_PRELOAD_TRANS:-ib}" 'BEGIN { printf "interop_preload: RTT p50 (64 B, blocking): preload on librte_rds %s %.1f us, kernel to kernel %.1f us (same boot; ratio %.2f)\n", t, p / 1000, k / 1000, p / k }'
 	else
 		echo "interop_preload: FAIL: no RTT p50 from krds_pingpong (preload '$pp', kernel '$pk')"
 		rc=1
