@@ -104,7 +104,7 @@ usage(const char *prog)
 	printf("Usage: %s [EAL options] -- [options]\n"
 	       "  --addr IP=transport[,key=value...]  a local address (repeat;\n"
 	       "        IPv6 bare or in brackets: [fd00::1]=loop);\n"
-	       "        transports: loop, eth, ib. Without --addr: the IPv4\n"
+	       "        transports: loop, eth, ib, tcp. Without --addr: the IPv4\n"
 	       "        addresses of the RDMA devices present, on ib\n"
 	       "  --listen PATH      UNIX socket for clients (default %s,\n"
 	       "                     or $RTE_RDS_ENGINE)\n"

@@ -169,6 +169,12 @@ void rds_conn_connect_complete(struct rds_conn *c);
 /* The transport accepted a connect of the peer (the passive side): c is
  * connecting, and no active attempt of ours starts meanwhile. */
 void rds_conn_accepting(struct rds_conn *c);
+/* The peer asks for a connection now (rds_tcp: the higher address
+ * connects so that the lower one connects back): a DOWN connection
+ * waiting out its reconnect backoff connects at the engine's next run
+ * of it, as the kernel's rds_conn_path_connect_if_down. Nothing in any
+ * other state. */
+void rds_conn_connect_now(struct rds_conn *c);
 /* The transport's peer stopped answering, or answers again: a report
  * (info, telemetry), nothing is dropped for it. */
 void rds_conn_set_unresponsive(struct rds_conn *c, bool on);

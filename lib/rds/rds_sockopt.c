@@ -86,7 +86,7 @@ rds_set_transport(struct rds_sock *rs, const void *optval, socklen_t optlen)
 	if (ret != 0)
 		return ret;
 	memcpy(&t, optval, sizeof(t));
-	if (t < 0 || t > RTE_RDS_TRANS_LOOP)
+	if (t < 0 || t > RTE_RDS_TRANS_ETH)
 		return -EINVAL;
 	if (rds_transport_by_id((uint32_t)t) == NULL)
 		return -ENOPROTOOPT;
@@ -211,7 +211,7 @@ rds_set_rx_trace(struct rds_sock *rs, const void *optval, socklen_t optlen)
  * kernel's ENOIOCTLCMD), and is EINVAL once a TOS is set or the socket
  * has sent (the kernel's rs_conn, set by the first send). eth and loop
  * map every TOS to 0 as the kernel's rds_tcp does (rds_tcp_get_tos_map):
- * one connection per peer. ib maps 1:1 in the kernel, with a connection
+ * one connection per peer; tcp is rds_tcp. ib maps 1:1 in the kernel, with a connection
  * (an RC QP and its service level) per TOS: not built here, ENOTTY, as
  * the kernel answers for a transport without a map. Getting needs no
  * transport.
@@ -233,7 +233,8 @@ rds_sock_tos(struct rds_sock *rs, unsigned long request, uint8_t *arg,
 	t = rs->trans_pinned;
 	if (t == (uint32_t)RDS_TRANS_NONE && rs->bound)
 		t = rs->la->trans->trans_id;
-	if (t != (uint32_t)RTE_RDS_TRANS_ETH && t != RTE_RDS_TRANS_LOOP)
+	if (t != (uint32_t)RTE_RDS_TRANS_ETH && t != RTE_RDS_TRANS_LOOP &&
+	    t != RDS_TRANS_TCP)
 		ret = -ENOTTY;	/* none yet, or ib */
 	else if (rs->tos != 0 || sent)
 		ret = -EINVAL;
