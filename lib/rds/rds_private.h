@@ -10,7 +10,8 @@
  * Its parts, one per concern, are included below in the order they
  * depend on each other, and only from here: addresses (rds_addr.h),
  * threads (rds_thread.h), messages and buffers (rds_msg.h), queues
- * (rds_queue.h), sockets (rds_sock.h), RDMA (rds_rdma.h), timers
+ * (rds_queue.h), the socket calls' front half (rds_front.h), sockets
+ * (rds_sock.h), RDMA (rds_rdma.h), timers
  * (rds_timer.h), connections (rds_conn.h), engines (rds_engine.h),
  * caller-argument checks (rds_uarg.h) and, last, what drivers see
  * (rds_driver.h: the transport table and their calls). This
@@ -101,6 +102,7 @@ typedef void (*rds_engine_fn)(struct rds_engine *e, void *arg);
 #include "rds_thread.h"
 #include "rds_msg.h"
 #include "rds_queue.h"
+#include "rds_front.h"
 #include "rds_sock.h"
 
 /* rds_info.c */

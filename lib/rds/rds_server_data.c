@@ -418,7 +418,7 @@ rds_srv_sock_full(const struct rds_sock *rs)
 {
 	return __atomic_load_n(&rs->snd_bytes, __ATOMIC_ACQUIRE) +
 	       (int64_t)__atomic_load_n(&rs->snd_msgs, __ATOMIC_ACQUIRE) *
-	       RDS_SRV_MSG_COST >= 2 * (int64_t)rs->sndbuf;
+	       RDS_SRV_MSG_COST >= 2 * (int64_t)rs->f.sndbuf;
 }
 
 /* A client socket's next request, looked at without taking it: 1 with
@@ -497,36 +497,34 @@ rds_srv_take(struct rds_engine *e, struct rds_client *cl,
 		rds_msg_free(m);
 		goto nomem;
 	}
-	if (!rs->bound) {
+	if (!rs->f.bound) {
 		/* The client checks it: a client's lie, its loss. */
 		rds_msg_free(m);
 		goto drop;
 	}
-	/* The same choice of transport as a local send (the client made
-	 * the same one to answer ENETUNREACH itself). */
-	if (fc->la == rs->la || fc->la != NULL)
-		trans_id = RTE_RDS_TRANS_LOOP;
-	else if (rs->trans_pinned != (uint32_t)RDS_TRANS_NONE)
-		trans_id = (uint8_t)rs->trans_pinned;
-	else if (rs->la->trans->flags & RDS_TRANS_F_LOOPBACK) {
+	/* The choice of transport of every send (rds_front.h; the client
+	 * made the same one to answer ENETUNREACH itself). */
+	if (rds_front_trans(&rs->f, fc->la == rs->la, fc->la != NULL,
+			    &trans_id) > 0 &&
+	    rds_front_trans_bound(rs->la->trans->trans_id,
+				  (rs->la->trans->flags &
+				   RDS_TRANS_F_LOOPBACK) != 0,
+				  &trans_id) < 0) {
 		rds_msg_free(m);	/* the client's ENETUNREACH */
 		goto drop;
-	} else
-		trans_id = (uint8_t)rs->la->trans->trans_id;
-	if (rs->trans_pinned != (uint32_t)RDS_TRANS_NONE && fc->la != rs->la)
-		trans_id = (uint8_t)rs->trans_pinned;
+	}
 	m->type = RDS_MSG_DATA;
 	m->sock = rs->id;
 	m->sock_gen = rs->gen;
-	m->laddr = rs->bound_addr;
+	m->laddr = rs->f.bound_addr;
 	m->faddr = faddr;
-	m->sport = rs->bound_port;
+	m->sport = rs->f.bound_port;
 	m->dport = h->port;
 	m->trans_id = trans_id;
 	m->eng = (uint8_t)rds_conn_engine_of_hash(rs->la->cong->hash,
 						  fc->hash);
 	if (__atomic_add_fetch(&rs->snd_bytes, (int64_t)h->len,
-			       __ATOMIC_ACQ_REL) >= (int64_t)rs->sndbuf / 2)
+			       __ATOMIC_ACQ_REL) >= (int64_t)rs->f.sndbuf / 2)
 		m->h_flags = RDS_FLAG_ACK_REQUIRED;
 	__atomic_fetch_add(&rs->snd_msgs, 1, __ATOMIC_ACQ_REL);
 	rds_send_request(e, rs, m);
