@@ -323,13 +323,15 @@ rds_cl_bell(struct rds_cl *cl, uint32_t idx)
 
 /* The transport choice of every send (rds_front.h), for its errno: the
  * engine makes it again for the message. dst: the destination (IPv4,
- * as the socket). */
+ * as the socket). *rdma: what the chosen transport does with this
+ * client's operations (RDS_REGION_LADDR_RDMA, _MASKED; 0: not known
+ * here, a pinned transport). */
 static int
 rds_cl_trans(const struct rds_cl *cl, const struct rds_cl_sock *cs,
-	     uint32_t dst)
+	     uint32_t dst, uint32_t *rdma)
 {
-	uint32_t i, bound = rds_addr_v4(&cs->f.bound_addr);
-	bool local = false, bound_loop = false;
+	uint32_t i, bound = rds_addr_v4(&cs->f.bound_addr), bflags = 0;
+	bool local = false;
 	uint8_t trans_id;
 	int ret;
 
@@ -337,13 +339,22 @@ rds_cl_trans(const struct rds_cl *cl, const struct rds_cl_sock *cs,
 		if (cl->hdr->laddr[i].v4 == dst)
 			local = true;
 		if (cl->hdr->laddr[i].v4 == bound)
-			bound_loop = cl->hdr->laddr[i].flags &
-				     RDS_REGION_LADDR_LOOPBACK;
+			bflags = cl->hdr->laddr[i].flags;
 	}
+	*rdma = 0;
 	ret = rds_front_trans(&cs->f, dst == bound, local, &trans_id);
-	if (ret > 0)
-		ret = rds_front_trans_bound(RDS_TRANS_NONE, bound_loop,
+	if (ret > 0) {
+		*rdma = bflags;
+		ret = rds_front_trans_bound(RDS_TRANS_NONE,
+					    bflags & RDS_REGION_LADDR_LOOPBACK,
 					    &trans_id);
+	} else if (trans_id == RTE_RDS_TRANS_LOOP) {
+		*rdma = cl->hdr->loop_flags;
+	}
+	/* The engine refuses an operation on a client's memory when the
+	 * bound address's transport would need it registered with a NIC. */
+	if (!(bflags & RDS_REGION_LADDR_RDMA))
+		*rdma = 0;
 	return ret;
 }
 
@@ -416,12 +427,12 @@ static ssize_t
 rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 	       const struct msghdr *msg, int flags)
 {
-	struct rds_cmsg_iter it;
 	struct in6_addr faddr;
 	struct rds_cbuf *b;
-	struct rds_cmsg c;
 	uint64_t deadline = 0, spin = 0, off, q;
-	uint32_t dst;
+	const struct rds_iovec *vec = NULL;
+	uint32_t dst, rdma, ctl_len = 0, vec_n = 0;
+	unsigned int what;
 	uint16_t dport;
 	ssize_t slen;
 	size_t len;
@@ -438,23 +449,41 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 		return slen;
 	len = (size_t)slen;
 	dst = rds_addr_v4(&faddr);
-	ret = rds_cl_trans(cl, cs, dst);
+	ret = rds_cl_trans(cl, cs, dst, &rdma);
 	if (ret < 0)
 		return ret;
-	/* Control messages of ours (RDMA): the engine makes the send in
-	 * this call (its errno is the call's); other levels are ignored,
-	 * as the kernel does. The walk is in-process's (rds_uarg.c):
-	 * ENOBUFS over INT_MAX, EFAULT without a buffer, EINVAL for a
-	 * header out of bounds, never a read past msg_controllen. */
-	ret = rds_uarg_cmsg_start(&it, msg);
-	if (ret < 0)
-		return ret;
-	while ((ret = rds_uarg_cmsg_next(&it, &c)) > 0)
-		if (c.level == SOL_RDS)
+	/*
+	 * Control messages of ours (RDMA): checked here as the engine
+	 * would, in this process's memory, for the call's errno
+	 * (rds_rdma_cmsgs_client; the walk is in-process's: ENOBUFS over
+	 * INT_MAX, EFAULT without a buffer, EINVAL for a header out of
+	 * bounds, never a read past msg_controllen); other levels are
+	 * ignored, as the kernel does. One operation on a transport that
+	 * takes this client's operations goes with the message through
+	 * the ring (the engine checks it again: rds_server_rdma.c); a
+	 * cookie (RDMA_DEST, RDMA_MAP: the engine's registrations), or a
+	 * transport not known here, is made by the engine in a call.
+	 */
+	if (unlikely(msg->msg_controllen != 0)) {
+		ret = rds_rdma_cmsgs_client(msg, &what, &vec, &vec_n);
+		if (ret < 0)
+			return ret;
+		if (what != 0 &&
+		    ((what & RDS_RDMA_C_COOKIE) ||
+		     !(rdma & RDS_REGION_LADDR_RDMA) ||
+		     ((what & RDS_RDMA_C_MASKED) &&
+		      !(rdma & RDS_REGION_LADDR_MASKED)) ||
+		     msg->msg_controllen > RDS_CBUF_CTL_MAX ||
+		     vec_n > RDS_CBUF_VEC_MAX))
 			return rds_cl_sendmsg_ctl(cl, cs, msg, flags, dst,
 						  dport, len);
-	if (ret < 0)
-		return ret;
+		/* The operation goes with its vector as it is now (the
+		 * kernel copies it in the call). */
+		if (what != 0)
+			ctl_len = (uint32_t)msg->msg_controllen;
+		else
+			vec_n = 0;
+	}
 	if (!(flags & MSG_DONTWAIT))
 		deadline = rds_cl_deadline(cs->f.sndtimeo_ns);
 	/* Send buffer: the last message may overshoot the limit. */
@@ -462,7 +491,8 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 		q = __atomic_load_n(&cs->cs->snd_queued, __ATOMIC_ACQUIRE);
 		if (q - __atomic_load_n(&cs->cs->snd_released,
 					__ATOMIC_ACQUIRE) < cs->f.sndbuf &&
-		    rds_cl_tx_alloc(cl, RDS_CBUF_HDR + (uint32_t)len,
+		    rds_cl_tx_alloc(cl, RDS_CBUF_HDR + (uint32_t)len + ctl_len +
+				    vec_n * (uint32_t)sizeof(*vec),
 				    &off) == 0)
 			break;
 		if (flags & MSG_DONTWAIT)
@@ -473,12 +503,20 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 	}
 	b = (void *)(cl->base + off);
 	b->len = (uint32_t)len;
-	b->ctl_len = 0;
+	b->ctl_len = ctl_len;
 	b->addr = dst;
 	b->port = dport;
 	b->flags = (flags & MSG_DONTWAIT) ? RDS_CBUF_F_DONTWAIT : 0;
 	b->csock = (int32_t)(cs - cl->socks);
 	rds_front_copy_in((uint8_t *)b + RDS_CBUF_HDR, msg, len);
+	b->vec_n = vec_n;
+	if (ctl_len != 0) {
+		memcpy((uint8_t *)b + RDS_CBUF_HDR + len, msg->msg_control,
+		       ctl_len);
+		if (vec_n != 0)
+			memcpy((uint8_t *)b + RDS_CBUF_HDR + len + ctl_len,
+			       vec, sizeof(*vec) * vec_n);
+	}
 	rte_spinlock_lock(&cs->lock);
 	for (;;) {
 		/* Accounted before the engine can see it (and release it):

@@ -202,6 +202,7 @@ ssize_t rds_send_make(struct rds_sock *rs, const struct msghdr *msg,
 		      bool *mapped);
 void rds_send_unmake(struct rds_sock *rs, struct rds_msg *m, bool mapped,
 		     uint64_t dest_cookie);
+int rds_send_op_check(const struct rds_rdma_op *op, uint8_t trans_id);
 /* rds_xmit.c (the engine's half) */
 void rds_send_request(struct rds_engine *e, struct rds_sock *rs,
 		      struct rds_msg *m);

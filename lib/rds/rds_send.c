@@ -28,6 +28,23 @@ rds_sock_trans_for(const struct rds_sock *rs, const struct rds_cong_map *fc,
 				     trans_id);
 }
 
+/* Can transport trans_id run op (NULL: none)? 0 or -EOPNOTSUPP. The
+ * same test for an attached client's operation (rds_server_rdma.c). */
+int
+rds_send_op_check(const struct rds_rdma_op *op, uint8_t trans_id)
+{
+	const struct rds_transport *t;
+
+	if (op == NULL)
+		return 0;
+	t = rds_transport_by_id(trans_id);
+	if (t == NULL || !(t->flags & RDS_TRANS_F_RDMA) ||
+	    ((op->kind == RDS_OP_MFADD || op->kind == RDS_OP_MCSWP) &&
+	     !(t->flags & RDS_TRANS_F_MASKED_ATOMICS)))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
 /* The destination's map (it names the address): the socket keeps the
  * last one, maps live until rte_rds_fini(). */
 static inline struct rds_cong_map *
@@ -119,18 +136,9 @@ rds_send_make_inline(struct rds_sock *rs, const struct msghdr *msg, int flags,
 				     &mapped);
 		if (ret < 0)
 			return ret;
-		if (op != NULL) {
-			const struct rds_transport *t =
-				rds_transport_by_id(trans_id);
-
-			if (t == NULL || !(t->flags & RDS_TRANS_F_RDMA) ||
-			    ((op->kind == RDS_OP_MFADD ||
-			      op->kind == RDS_OP_MCSWP) &&
-			     !(t->flags & RDS_TRANS_F_MASKED_ATOMICS))) {
-				ret = -EOPNOTSUPP;
-				goto fail;
-			}
-		}
+		ret = rds_send_op_check(op, trans_id);
+		if (ret < 0)
+			goto fail;
 	}
 	/* Room at once (the first tests of rds_send_wait_room): no call,
 	 * no deadline to compute. */

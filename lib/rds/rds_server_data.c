@@ -447,7 +447,12 @@ rds_srv_next(struct rds_client *cl, struct rds_srv_sock *ss,
 	}
 	memcpy(&rq->h, cl->base + rq->off, sizeof(rq->h));
 	if (rq->h.len > rds_region_class_size[rq->c] - RDS_CBUF_HDR ||
-	    rq->h.len > RDS_MAX_MSG_SIZE || rq->h.ctl_len != 0) {
+	    rq->h.len > RDS_MAX_MSG_SIZE ||
+	    rq->h.ctl_len > RDS_CBUF_CTL_MAX ||
+	    rq->h.vec_n > RDS_CBUF_VEC_MAX ||
+	    (rq->h.vec_n != 0 && rq->h.ctl_len == 0) ||
+	    rq->h.ctl_len + rq->h.vec_n * sizeof(struct rds_iovec) >
+	    rds_region_class_size[rq->c] - RDS_CBUF_HDR - rq->h.len) {
 		rds_client_violation(cl, "TX buffer with a bad length");
 		return -1;
 	}
@@ -479,6 +484,11 @@ rds_srv_take(struct rds_engine *e, struct rds_client *cl,
 	     const struct rds_srv_req *rq)
 {
 	const struct rds_cbuf *h = &rq->h;
+	union {
+		uint8_t b[RDS_CBUF_CTL_MAX];
+		struct cmsghdr align;
+	} ctl;
+	struct rds_iovec vec[RDS_CBUF_VEC_MAX];
 	struct rds_cong_map *fc;
 	struct in6_addr faddr;
 	struct rds_msg *m;
@@ -487,6 +497,14 @@ rds_srv_take(struct rds_engine *e, struct rds_client *cl,
 	m = rds_msg_alloc(h->len);
 	if (m != NULL && h->len != 0)
 		memcpy(m->buf, cl->base + rq->off + RDS_CBUF_HDR, h->len);
+	/* An operation's control messages (rds_server_rdma.c): a copy of
+	 * them is all the engine reads. */
+	if (h->ctl_len != 0) {
+		memcpy(ctl.b, cl->base + rq->off + RDS_CBUF_HDR + h->len,
+		       h->ctl_len);
+		memcpy(vec, cl->base + rq->off + RDS_CBUF_HDR + h->len +
+		       h->ctl_len, sizeof(vec[0]) * h->vec_n);
+	}
 	rds_srv_tx_back(cl, rq->off, rq->c, rq->slot);
 	if (m == NULL)
 		goto nomem;
@@ -511,6 +529,12 @@ rds_srv_take(struct rds_engine *e, struct rds_client *cl,
 				   RDS_TRANS_F_LOOPBACK) != 0,
 				  &trans_id) < 0) {
 		rds_msg_free(m);	/* the client's ENETUNREACH */
+		goto drop;
+	}
+	if (h->ctl_len != 0 &&
+	    rds_srv_take_op(e, cl, rs, ctl.b, h->ctl_len, vec, h->vec_n,
+			    trans_id, m) != 0) {
+		rds_msg_free(m);
 		goto drop;
 	}
 	m->type = RDS_MSG_DATA;
@@ -654,6 +678,14 @@ rds_srv_service_one(struct rds_engine *e, struct rds_client *cl)
 
 	if (__atomic_load_n(&cl->bad, __ATOMIC_ACQUIRE))
 		return 0;
+	/* A call sent (a hint: rte_rds_server_pending). */
+	if (unlikely(__atomic_load_n(&((struct rds_region_hdr *)
+				       cl->base)->ctl_kick,
+				     __ATOMIC_RELAXED) != 0)) {
+		__atomic_store_n(&((struct rds_region_hdr *)cl->base)->ctl_kick,
+				 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&rds_srv->kicked, 1, __ATOMIC_RELEASE);
+	}
 	rte_spinlock_lock(&cl->rx_lock);
 	while ((r = rds_xring_get(&cl->rxfree, &v)) > 0) {
 		if (rds_srv_rx_back(cl, v) != 0) {
