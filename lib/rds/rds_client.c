@@ -166,7 +166,8 @@ rds_cl_call_data(struct rds_cl *cl, struct rds_ctl_req *q,
 		goto dead;
 	/* Said in the region too: an engine that also serves the socket
 	 * between its passes looks at it now (rte_rds_server_pending). */
-	__atomic_store_n(&cl->hdr->ctl_kick, 1, __ATOMIC_RELEASE);
+	if (cl->hdr != NULL)
+		__atomic_store_n(&cl->hdr->ctl_kick, 1, __ATOMIC_RELEASE);
 	n = rds_ctl_recv(cl->fd, r, sizeof(*r), got_fd);
 	if (n < (ssize_t)offsetof(struct rds_ctl_resp, data) ||
 	    r->seq != q->seq || r->op != q->op)

@@ -447,6 +447,40 @@ test_engine_gone(void)
 	rds_test_watchdog(0, NULL);
 }
 
+/* A client's control call is said in its region: an engine's pass
+ * takes it, rte_rds_server_pending() says so before the socket is
+ * served, and serving it clears it. */
+static void
+test_call_pending(void)
+{
+	char *args[] = { client_bin, (char *)"bind", sock_path, (char *)"5",
+			 NULL };
+	struct child c;
+	unsigned int i;
+
+	rds_test_watchdog(120, "multiproc/call_pending");
+	CU_ASSERT_FATAL(lib_up() == 0);
+	CU_ASSERT_EQUAL(rte_rds_server_pending(), 0);
+	CU_ASSERT_FATAL(child_spawn(&c, client_bin, args) == 0);
+	/* Its hello answered (no region before it: no hint), then its
+	 * first call (the socket) waits, unserved, for the hint. */
+	for (i = 0; i < 10000 && rte_rds_server_clients() == 0; i++)
+		rte_rds_server_poll(1);
+	CU_ASSERT_FATAL(rte_rds_server_clients() == 1);
+	for (i = 0; i < 10000 && !rte_rds_server_pending(); i++)
+		rds_test_usleep(1000);
+	CU_ASSERT_EQUAL(rte_rds_server_pending(), 1);
+	CU_ASSERT(rte_rds_server_poll(0) >= 0);
+	CU_ASSERT(serve_until(&c, 1, all_exited, 60));
+	CU_ASSERT(c.exited && WIFEXITED(c.status) &&
+		  WEXITSTATUS(c.status) == 0);
+	child_reap(&c);
+	rte_rds_server_poll(0);
+	CU_ASSERT_EQUAL(rte_rds_server_pending(), 0);
+	lib_down();
+	rds_test_watchdog(0, NULL);
+}
+
 /* A client's event fd moved under a thread asleep on it, a pipe over the
  * old number at once (mp_client move has the checks). */
 static void
@@ -478,6 +512,7 @@ main(int argc, char **argv)
 		{ "evil", test_evil },
 		{ "snapshot", test_snapshot },
 		{ "rdma", test_rdma },
+		{ "call_pending", test_call_pending },
 		{ "rdma_unmap", test_rdma_unmap },
 		{ "rdma_killed", test_rdma_killed },
 		{ NULL, NULL },
