@@ -423,6 +423,30 @@ out:
 	return ret < 0 ? ret : (ssize_t)len;
 }
 
+/* An operation into its TX buffer, after the payload (at p): its
+ * control messages, its vector (vec_n entries) and a WRITE's data (wlen
+ * bytes, gathered along the copy of the vector, never past wlen). */
+static void
+rds_cl_op_copy(uint8_t *p, const struct msghdr *msg, uint32_t ctl_len,
+	       const struct rds_iovec *vec, uint32_t vec_n, uint32_t wlen)
+{
+	struct rds_iovec v;
+	uint64_t off = 0, n;
+	uint32_t i;
+
+	memcpy(p, msg->msg_control, ctl_len);
+	p += ctl_len;
+	if (vec_n != 0)
+		memcpy(p, vec, sizeof(*vec) * vec_n);
+	for (i = 0; i < vec_n && off < wlen; i++) {
+		memcpy(&v, p + sizeof(v) * i, sizeof(v));
+		n = RTE_MIN(v.bytes, wlen - off);
+		memcpy(p + sizeof(v) * vec_n + off,
+		       (const void *)(uintptr_t)v.addr, n);
+		off += n;
+	}
+}
+
 static ssize_t
 rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 	       const struct msghdr *msg, int flags)
@@ -431,7 +455,8 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 	struct rds_cbuf *b;
 	uint64_t deadline = 0, spin = 0, off, q;
 	const struct rds_iovec *vec = NULL;
-	uint32_t dst, rdma, ctl_len = 0, vec_n = 0;
+	uint32_t dst, rdma, ctl_len = 0, vec_n = 0, wlen = 0;
+	uint64_t wbytes = 0;
 	unsigned int what;
 	uint16_t dport;
 	ssize_t slen;
@@ -465,7 +490,7 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 	 * transport not known here, is made by the engine in a call.
 	 */
 	if (unlikely(msg->msg_controllen != 0)) {
-		ret = rds_rdma_cmsgs_client(msg, &what, &vec, &vec_n);
+		ret = rds_rdma_cmsgs_client(msg, &what, &vec, &vec_n, &wbytes);
 		if (ret < 0)
 			return ret;
 		if (what != 0 &&
@@ -478,11 +503,18 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 			return rds_cl_sendmsg_ctl(cl, cs, msg, flags, dst,
 						  dport, len);
 		/* The operation goes with its vector as it is now (the
-		 * kernel copies it in the call). */
-		if (what != 0)
+		 * kernel copies it in the call), and a WRITE with its data
+		 * as it is now (an in-process WRITE's is copied in the
+		 * call too) where one buffer takes it all. */
+		if (what != 0) {
 			ctl_len = (uint32_t)msg->msg_controllen;
-		else
+			if (wbytes != 0 && RDS_CBUF_HDR + len + ctl_len +
+			    vec_n * sizeof(*vec) + wbytes <=
+			    rds_region_class_size[RDS_REGION_NB_CLASSES - 1])
+				wlen = (uint32_t)wbytes;
+		} else {
 			vec_n = 0;
+		}
 	}
 	if (!(flags & MSG_DONTWAIT))
 		deadline = rds_cl_deadline(cs->f.sndtimeo_ns);
@@ -492,7 +524,7 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 		if (q - __atomic_load_n(&cs->cs->snd_released,
 					__ATOMIC_ACQUIRE) < cs->f.sndbuf &&
 		    rds_cl_tx_alloc(cl, RDS_CBUF_HDR + (uint32_t)len + ctl_len +
-				    vec_n * (uint32_t)sizeof(*vec),
+				    vec_n * (uint32_t)sizeof(*vec) + wlen,
 				    &off) == 0)
 			break;
 		if (flags & MSG_DONTWAIT)
@@ -506,17 +538,14 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 	b->ctl_len = ctl_len;
 	b->addr = dst;
 	b->port = dport;
-	b->flags = (flags & MSG_DONTWAIT) ? RDS_CBUF_F_DONTWAIT : 0;
+	b->flags = ((flags & MSG_DONTWAIT) ? RDS_CBUF_F_DONTWAIT : 0) |
+		   (wlen != 0 ? RDS_CBUF_F_WDATA : 0);
 	b->csock = (int32_t)(cs - cl->socks);
 	rds_front_copy_in((uint8_t *)b + RDS_CBUF_HDR, msg, len);
 	b->vec_n = vec_n;
-	if (ctl_len != 0) {
-		memcpy((uint8_t *)b + RDS_CBUF_HDR + len, msg->msg_control,
-		       ctl_len);
-		if (vec_n != 0)
-			memcpy((uint8_t *)b + RDS_CBUF_HDR + len + ctl_len,
-			       vec, sizeof(*vec) * vec_n);
-	}
+	if (ctl_len != 0)
+		rds_cl_op_copy((uint8_t *)b + RDS_CBUF_HDR + len, msg,
+			       ctl_len, vec, vec_n, wlen);
 	rte_spinlock_lock(&cs->lock);
 	for (;;) {
 		/* Accounted before the engine can see it (and release it):

@@ -34,12 +34,13 @@ rds_rdma_op_free(struct rds_rdma_op *op)
  * buffers (*nr of them, rds_mem_zalloc: the caller's to free, also on
  * failure), *total their bytes. given: the vector, copied already (an
  * attached client's queued send: rds_server_rdma.c), else it is read at
- * local_vec_addr.
+ * local_vec_addr. check false: the buffers' rights are not looked at
+ * (a WRITE whose data came with its send: the client checked them).
  */
 static int
 rds_rdma_args_local(const struct rds_xmem *mem, const struct rds_rdma_args *a,
-		    const struct rds_iovec *given, struct iovec **localp,
-		    uint32_t *nr, uint64_t *total)
+		    const struct rds_iovec *given, bool check,
+		    struct iovec **localp, uint32_t *nr, uint64_t *total)
 {
 	const struct rds_iovec *vec = given != NULL ? given :
 		(const void *)(uintptr_t)a->local_vec_addr;
@@ -92,8 +93,8 @@ rds_rdma_args_local(const struct rds_xmem *mem, const struct rds_rdma_args *a,
 	 * check writes each probed byte back with its own value: these
 	 * bytes belong to the library until the operation's notification.
 	 */
-	ret = rds_mem_check_iov(mem, local, *nr,
-				write ? PROT_READ : PROT_WRITE);
+	ret = check ? rds_mem_check_iov(mem, local, *nr,
+					write ? PROT_READ : PROT_WRITE) : 0;
 	if (ret != 0)
 		return ret;
 	/* (rds-rdma(7) asks for equal sizes; remote bytes over 1 MiB were
@@ -105,14 +106,16 @@ rds_rdma_args_local(const struct rds_xmem *mem, const struct rds_rdma_args *a,
 
 static int
 rds_rdma_args_parse(struct rds_rdma_op *op, const struct rds_rdma_args *a,
-		    const struct rds_iovec *given)
+		    const struct rds_rdma_given *g)
 {
 	uint64_t total, i, off;
 	bool write = (a->flags & RDS_RDMA_READWRITE) != 0;
+	const uint8_t *wdata = g != NULL && write ? g->wdata : NULL;
 	int ret;
 
-	ret = rds_rdma_args_local(op->mem, a, given, &op->local,
-				  &op->nr_local, &total);
+	ret = rds_rdma_args_local(op->mem, a, g != NULL ? g->vec : NULL,
+				  wdata == NULL, &op->local, &op->nr_local,
+				  &total);
 	if (ret != 0)
 		return ret;
 	/* The operation moves the local bytes. */
@@ -128,6 +131,14 @@ rds_rdma_args_parse(struct rds_rdma_op *op, const struct rds_rdma_args *a,
 		op->data = rds_mem_zalloc("rds_rdma_data", total);
 		if (op->data == NULL)
 			return -ENOMEM;
+		if (wdata != NULL) {
+			/* It came with the send (a copy the client made in
+			 * the call, in its region), within its buffer. */
+			if (total > g->wlen)
+				return -EINVAL;
+			memcpy(op->data, wdata, total);
+			return 0;
+		}
 		for (i = 0, off = 0; i < a->nr_local; i++) {
 			ret = rds_xmem_read(op->mem, op->data + off,
 					    (uintptr_t)op->local[i].iov_base,
@@ -293,7 +304,7 @@ rds_rdma_cmsgs(struct rds_sock *rs, const struct msghdr *msg,
 
 int
 rds_rdma_cmsgs_vec(struct rds_sock *rs, const struct msghdr *msg,
-		   const struct rds_iovec *vec, struct rds_rdma_op **opp,
+		   const struct rds_rdma_given *g, struct rds_rdma_op **opp,
 		   uint64_t *dest_cookie, bool *has_dest, bool *mapped)
 {
 	struct rds_rdma_op *op = NULL;
@@ -342,7 +353,7 @@ rds_rdma_cmsgs_vec(struct rds_sock *rs, const struct msghdr *msg,
 				struct rds_rdma_args a;
 
 				memcpy(&a, c.data, sizeof(a));
-				ret = rds_rdma_args_parse(op, &a, vec);
+				ret = rds_rdma_args_parse(op, &a, g);
 			} else {
 				struct rds_atomic_args a;
 
@@ -391,11 +402,12 @@ rds_rdma_cmsgs_vec(struct rds_sock *rs, const struct msghdr *msg,
  * RDS_RDMA_C_MASKED (a masked atomic); RDS_RDMA_C_COOKIE (RDMA_DEST or
  * RDMA_MAP, which need the engine's registrations: a call); 0 (no
  * SOL_RDS control message). *vec, *nvec: an RDMA_ARGS' local vector
- * (this process's memory), checked.
+ * (this process's memory), checked; *wbytes: a WRITE's bytes (0: none).
  */
 int
 rds_rdma_cmsgs_client(const struct msghdr *msg, unsigned int *what,
-		      const struct rds_iovec **vec, uint32_t *nvec)
+		      const struct rds_iovec **vec, uint32_t *nvec,
+		      uint64_t *wbytes)
 {
 	struct rds_cmsg_iter it;
 	struct rds_cmsg c;
@@ -408,6 +420,7 @@ rds_rdma_cmsgs_client(const struct msghdr *msg, unsigned int *what,
 	*what = 0;
 	*vec = NULL;
 	*nvec = 0;
+	*wbytes = 0;
 	ret = rds_rdma_cmsgs_check(msg, &nops);
 	if (ret < 0 || nops == 0)
 		return ret;
@@ -420,11 +433,13 @@ rds_rdma_cmsgs_client(const struct msghdr *msg, unsigned int *what,
 			struct rds_rdma_args a;
 
 			memcpy(&a, c.data, sizeof(a));
-			ret = rds_rdma_args_local(NULL, &a, NULL, &local, &nr,
-						  &total);
+			ret = rds_rdma_args_local(NULL, &a, NULL, true, &local,
+						  &nr, &total);
 			rds_mem_free(local);
 			*vec = (const void *)(uintptr_t)a.local_vec_addr;
 			*nvec = nr;
+			if (a.flags & RDS_RDMA_READWRITE)
+				*wbytes = total;
 			*what |= RDS_RDMA_C_OP;
 			break;
 		}

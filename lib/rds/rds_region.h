@@ -43,11 +43,25 @@
 #define RDS_REGION_BELL_RING 256
 #define RDS_REGION_FREE_RING 4096
 
+/* The most control message bytes a TX buffer carries (an operation's
+ * takes 88; other levels' ride along, ignored, up to this). */
+#define RDS_CBUF_CTL_MAX 512
+/* The most entries of an RDMA_ARGS' local vector a TX buffer carries
+ * (a longer one is sent by a call). */
+#define RDS_CBUF_VEC_MAX 64
+/* Room past a payload for an operation's control messages and vector,
+ * so that a 64 KiB WRITE's data and its operation take one 64 KiB
+ * buffer, not one of the few 1 MiB ones. */
+#define RDS_CBUF_OP_ROOM 2048
+_Static_assert(RDS_CBUF_CTL_MAX + RDS_CBUF_VEC_MAX * 16 <= RDS_CBUF_OP_ROOM,
+	       "an operation fits its room");
+
 /* Sizes of the buffer classes (header included) and their counts in a
  * region of the default size; rds-engined scales the counts. */
 #define RDS_CBUF_HDR 64
 static const uint32_t rds_region_class_size[RDS_REGION_NB_CLASSES] = {
-	RDS_CBUF_HDR + 256, RDS_CBUF_HDR + 4096, RDS_CBUF_HDR + 65536,
+	RDS_CBUF_HDR + 256, RDS_CBUF_HDR + 4096,
+	RDS_CBUF_HDR + 65536 + RDS_CBUF_OP_ROOM,
 	RDS_CBUF_HDR + (1u << 20) + 8192,
 };
 
@@ -192,12 +206,6 @@ struct rds_cbuf {
 _Static_assert(sizeof(struct rds_cbuf) == RDS_CBUF_HDR,
 	       "struct rds_cbuf is the buffer header");
 
-/* The most control message bytes a TX buffer carries (an operation's
- * takes 88; other levels' ride along, ignored, up to this). */
-#define RDS_CBUF_CTL_MAX 512
-/* The most entries of an RDMA_ARGS' local vector a TX buffer carries
- * (a longer one is sent by a call). */
-#define RDS_CBUF_VEC_MAX 64
 
 #define RDS_CBUF_F_DEST 0x1		/* RX: rdma_dest is set */
 #define RDS_CBUF_F_DONTWAIT 0x2		/* TX: the sender did not block */
@@ -205,6 +213,9 @@ _Static_assert(sizeof(struct rds_cbuf) == RDS_CBUF_HDR,
 #define RDS_CBUF_F_TS_NEW 0x8		/* RX: rx_tstamp, SO_TIMESTAMP_NEW */
 #define RDS_CBUF_F_TRACE 0x10		/* RX: rx_trace (SO_RDS_MSG_RXPATH_
 					 * LATENCY) */
+#define RDS_CBUF_F_WDATA 0x20		/* TX: an RDMA WRITE's data (the
+					 * vector's bytes, read in the send)
+					 * after the vector */
 
 /* A notification (RDS_CMSG_RDMA_STATUS): two slots of the nt ring. */
 

@@ -450,7 +450,8 @@ rds_srv_next(struct rds_client *cl, struct rds_srv_sock *ss,
 	    rq->h.len > RDS_MAX_MSG_SIZE ||
 	    rq->h.ctl_len > RDS_CBUF_CTL_MAX ||
 	    rq->h.vec_n > RDS_CBUF_VEC_MAX ||
-	    (rq->h.vec_n != 0 && rq->h.ctl_len == 0) ||
+	    ((rq->h.vec_n != 0 || (rq->h.flags & RDS_CBUF_F_WDATA)) &&
+	     rq->h.ctl_len == 0) ||
 	    rq->h.ctl_len + rq->h.vec_n * sizeof(struct rds_iovec) >
 	    rds_region_class_size[rq->c] - RDS_CBUF_HDR - rq->h.len) {
 		rds_client_violation(cl, "TX buffer with a bad length");
@@ -484,30 +485,31 @@ rds_srv_take(struct rds_engine *e, struct rds_client *cl,
 	     const struct rds_srv_req *rq)
 {
 	const struct rds_cbuf *h = &rq->h;
-	union {
-		uint8_t b[RDS_CBUF_CTL_MAX];
-		struct cmsghdr align;
-	} ctl;
-	struct rds_iovec vec[RDS_CBUF_VEC_MAX];
 	struct rds_cong_map *fc;
 	struct in6_addr faddr;
 	struct rds_msg *m;
 	uint8_t trans_id;
+	bool op_failed = false;
 
 	m = rds_msg_alloc(h->len);
 	if (m != NULL && h->len != 0)
 		memcpy(m->buf, cl->base + rq->off + RDS_CBUF_HDR, h->len);
-	/* An operation's control messages (rds_server_rdma.c): a copy of
-	 * them is all the engine reads. */
-	if (h->ctl_len != 0) {
-		memcpy(ctl.b, cl->base + rq->off + RDS_CBUF_HDR + h->len,
-		       h->ctl_len);
-		memcpy(vec, cl->base + rq->off + RDS_CBUF_HDR + h->len +
-		       h->ctl_len, sizeof(vec[0]) * h->vec_n);
-	}
+	/* An operation (rds_server_rdma.c), parsed before its buffer goes
+	 * back: its control messages, vector and a WRITE's data are in it
+	 * (copied out; on a socket that is bound: its transport decides). */
+	if (m != NULL && h->ctl_len != 0 &&
+	    __atomic_load_n(&rs->f.bound, __ATOMIC_ACQUIRE) != 0)
+		op_failed = rds_srv_take_op(e, cl, rs, cl->base + rq->off +
+					    RDS_CBUF_HDR + h->len,
+					    rds_region_class_size[rq->c] -
+					    RDS_CBUF_HDR - h->len, h, m) != 0;
 	rds_srv_tx_back(cl, rq->off, rq->c, rq->slot);
 	if (m == NULL)
 		goto nomem;
+	if (op_failed) {
+		rds_msg_free(m);
+		goto drop;
+	}
 	cl->msgs_in++;
 	rds_addr_from_v4(&faddr, h->addr);
 	fc = rds_srv_fcong(ss, h->addr);
@@ -531,9 +533,7 @@ rds_srv_take(struct rds_engine *e, struct rds_client *cl,
 		rds_msg_free(m);	/* the client's ENETUNREACH */
 		goto drop;
 	}
-	if (h->ctl_len != 0 &&
-	    rds_srv_take_op(e, cl, rs, ctl.b, h->ctl_len, vec, h->vec_n,
-			    trans_id, m) != 0) {
+	if (m->op != NULL && rds_srv_op_trans(e, cl, rs, m, trans_id) != 0) {
 		rds_msg_free(m);
 		goto drop;
 	}

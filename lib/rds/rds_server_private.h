@@ -215,14 +215,16 @@ rds_srv_kept_cost(const struct rds_msg *m)
 }
 
 /* rds_server_data.c: the data plane (engines) */
-/* rds_server_rdma.c: a queued send's operation (its control messages,
- * a copy of ctl_len bytes, and of its RDMA_ARGS' vec_n vector entries)
- * onto m, which goes by trans_id: 0, or -errno
- * when it was dropped (told as the operation asked). */
+/* rds_server_rdma.c: a queued send's operation onto m, from its TX
+ * buffer (buf: right after the payload, room bytes to the slot's end;
+ * h: the engine's copy of its header, bounds checked): 0, or -errno when
+ * it was dropped (told as the operation asked). Then whether the
+ * transport m goes by (trans_id) runs it: the same. */
 int rds_srv_take_op(struct rds_engine *e, struct rds_client *cl,
-		    struct rds_sock *rs, const void *ctl, uint32_t ctl_len,
-		    const struct rds_iovec *vec, uint32_t vec_n,
-		    uint8_t trans_id, struct rds_msg *m);
+		    struct rds_sock *rs, const uint8_t *buf, size_t room,
+		    const struct rds_cbuf *h, struct rds_msg *m);
+int rds_srv_op_trans(struct rds_engine *e, struct rds_client *cl,
+		     struct rds_sock *rs, struct rds_msg *m, uint8_t trans_id);
 /* The RDS_REGION_LADDR_RDMA/_MASKED bits of a transport (NULL: 0). */
 static inline uint32_t
 rds_srv_rdma_flags(const struct rds_transport *t)
