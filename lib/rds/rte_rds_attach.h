@@ -37,8 +37,9 @@
  *   namespace), they fail with ESRCH or EPERM; a region unmapped or a
  *   process gone ends an operation with REMOTE_ERROR, never a fault in
  *   the engine. A send with one RDMA or atomic operation goes through
- *   the socket's request ring like any send, with its arguments and
- *   local vector: its errno (EFAULT, EINVAL, EMSGSIZE, EOPNOTSUPP) is
+ *   the socket's request ring like any send, with its arguments, its
+ *   local vector and a WRITE's data (taken in the call, as in-process,
+ *   where one buffer of the region holds them): its errno (EFAULT, EINVAL, EMSGSIZE, EOPNOTSUPP) is
  *   the kernel's, from the same checks made in this process's memory
  *   before it is queued; the engine checks it again when it takes it,
  *   and an operation whose memory went or changed meanwhile ends with
