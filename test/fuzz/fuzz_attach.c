@@ -52,6 +52,7 @@
 
 #include "rds_server_private.h"
 #include "fuzz_common.h"
+#include "fuzz_attach_op.h"
 
 #define A_IP "10.252.0.1"
 #define B_IP "10.252.0.2"
@@ -694,35 +695,7 @@ a_step(struct fz_cl *a, struct fz_in *in)
 		h->port = fz_u8(in) & 1 ? (uint16_t)fz_u16(in) :
 			  fz_u8(in) & 1 ? S_PORT : A_PORT;
 		h->csock = fz_u8(in) & 1 ? 0 : (int32_t)fz_u32(in);
-		h->vec_n = 0;
-		h->flags = 0;
-		if (fz_u8(in) & 1) {
-			/* An operation with it (rds_server_rdma.c): control
-			 * messages (an SOL_RDS header of a plausible length,
-			 * then any bytes), a vector and a WRITE's data after
-			 * a short payload, within the slot. */
-			struct cmsghdr cm;
-			uint32_t at, n, i;
-
-			h->len &= 0x7f;
-			at = RDS_CBUF_HDR + h->len;
-			memset(&cm, 0, sizeof(cm));
-			cm.cmsg_len = CMSG_LEN(fz_u8(in) & 1 ?
-					       sizeof(struct rds_rdma_args) :
-					       sizeof(struct rds_atomic_args));
-			cm.cmsg_level = fz_u8(in) & 7 ? SOL_RDS : fz_u8(in);
-			cm.cmsg_type = fz_u8(in) % 12;
-			h->ctl_len = fz_u8(in) & 1 ? (uint32_t)cm.cmsg_len :
-				     fz_u8(in);
-			h->vec_n = fz_u8(in) % 4;
-			h->flags = fz_u8(in) & 1 ? RDS_CBUF_F_WDATA : 0;
-			memcpy(a->base + off + at, &cm, sizeof(cm));
-			n = RTE_MIN((uint32_t)fz_u8(in),
-				    rds_region_class_size[0] - at -
-				    (uint32_t)sizeof(cm));
-			for (i = 0; i < n; i++)
-				a->base[off + at + sizeof(cm) + i] = fz_u8(in);
-		}
+		fz_attach_op(h, in);	/* an operation with it, or none */
 		break;
 	}
 	default:
