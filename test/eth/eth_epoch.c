@@ -16,6 +16,16 @@
  *                    nothing delivered, no restart), and the current
  *                    stream goes on. With random epochs both were taken
  *                    for new streams and delivered a message again;
+ *   restart_before_ack: the library takes the peer's stream and sends
+ *                    a message of its own, which the peer never
+ *                    acknowledges (its stream never named the library's);
+ *                    the peer restarts (a new stream, naming none): the
+ *                    library's stream starts again at once in a new
+ *                    epoch and the message goes again, frame 0 of it,
+ *                    marked retransmitted, without waiting for its
+ *                    retransmission timer (1 s here; backed off while a
+ *                    peer is away, it kept the simulator's restarted
+ *                    hosts waiting for ms);
  *   own_ordered:     the library's own epochs, as a peer sees them, grow
  *                    across restarts of the library (rte_rds_fini, init,
  *                    5 ms apart) and across a reset of its stream within
@@ -172,6 +182,53 @@ test_older_never_taken(void)
 	lib_down();
 }
 
+static void
+test_restart_before_ack(void)
+{
+	struct rte_rds_eth_stats st0, st;
+	uint32_t lib1;
+	unsigned int i, mark, fresh = 0;
+	int s;
+
+	lib_up();
+	s = lib_socket(H_LIB_IP, 0);
+	/* The peer's stream, taken (before the library sent anything). */
+	peer_restart(wp.epoch + 100);
+	peer_send(1, 10, 0, RDS_ETH_FL_ACKREQ);
+	poll_n(4);
+	CU_ASSERT_FATAL(wp.acked);
+	expect_msg(s, 1);
+	/* The library's message: in flight, never acknowledged. */
+	lib_send(s, H_PEER_IP, PEER_PORT, 10, 0x5a);
+	poll_n(4);
+	lib1 = wp.lib_epoch;
+	CU_ASSERT_FATAL(lib1 != 0 && send_acked() == 0);
+	/* The peer restarts: its new stream names none of the library's. */
+	st0 = eth_stats();
+	mark = wp.nb_log;
+	peer_restart(wp.epoch + 100);
+	wp.lib_epoch = 0;
+	peer_send(2, 10, 0, RDS_ETH_FL_ACKREQ);
+	poll_n(4);
+	expect_msg(s, 2);
+	st = eth_stats();
+	CU_ASSERT_EQUAL(st.peer_restarts - st0.peer_restarts, 1);
+	/* At once: the library's new stream, the message in it. */
+	for (i = mark; i < wp.nb_log; i++)
+		if (wp.log[i].f.type == RDS_ETH_F_DATA &&
+		    wp.log[i].f.src_epoch != lib1 && wp.log[i].rds &&
+		    wp.log[i].pay[0] == 0x5a &&
+		    (wp.log[i].hdr.flags & RDS_FLAG_RETRANSMITTED))
+			fresh++;
+	if (fresh == 0)
+		printf("\n    the library's stream stayed in epoch %u: "
+		       "nothing sent again", lib1);
+	CU_ASSERT_EQUAL(fresh, 1);
+	CU_ASSERT(wp.lib_epoch != lib1);
+	CU_ASSERT(rte_rds_close(s) == 0);
+	lib_down();
+}
+
 /* The library's epoch as the peer sees it once the library sends. */
 static uint32_t
 lib_epoch_now(int s, uint8_t fill)
@@ -220,6 +277,7 @@ main(void)
 		{ "next", test_next },
 		{ "acceptable", test_acceptable },
 		{ "older_never_taken", test_older_never_taken },
+		{ "restart_before_ack", test_restart_before_ack },
 		{ "own_ordered", test_own_ordered },
 		{ NULL, NULL },
 	};

@@ -45,6 +45,15 @@
  *                    comes, no second kick); an ACK that acknowledges
  *                    something lets the next silence kick again. Out of
  *                    range or not a number: EINVAL.
+ *   probe_sacked:    a first window lost whole, on a connection with
+ *                    no RTT sample yet: the tail probe (the newest
+ *                    frame, N-1) is SACKed at once. RACK cannot take a
+ *                    copy sent again with no sample (it may acknowledge
+ *                    the first one), so nothing goes at once; the next
+ *                    turn is the RTO, which sends the holes below it
+ *                    (0..N-2), not a second probe (N-2: one frame an
+ *                    RTO, newest first, a window took N RTOs to come
+ *                    back, found by the simulator's rack restart).
  *   cwnd_conf:       the key cwnd_init: 0 (off) lets the whole message
  *                    go at once (the fixed window), 4 lets 4 frames go;
  *                    window=8 without cwnd_init starts at 8 (the default
@@ -380,6 +389,42 @@ test_sack_holes_only(void)
 	lib_down();
 }
 
+static void
+test_probe_sacked(void)
+{
+	struct rte_rds_eth_stats st;
+	unsigned int i, n, mark;
+	int s;
+
+	/* The first window out, no ACK: no RTT sample. The probe. */
+	s = first_window(&n);
+	CU_ASSERT_FATAL(poll_until(offsetof(struct rte_rds_eth_stats,
+					    rexmit_probe), 1));
+	CU_ASSERT_EQUAL_FATAL(h.nb_log, n + 1);
+	CU_ASSERT_EQUAL(h.log[n].seq, n - 1);
+	/* Its SACK (bit i: frame 1 + i), at once: nothing goes. */
+	peer_ack(0, 1ULL << (n - 2));
+	poll_n(2);
+	CU_ASSERT_EQUAL(h.nb_log, n + 1);
+	/* The next turn: the RTO and the holes below it, no probe. */
+	mark = h.nb_log;
+	CU_ASSERT_FATAL(poll_until(offsetof(struct rte_rds_eth_stats,
+					    rexmit_timeout), 1));
+	st = eth_stats();
+	if (st.rexmit_probe != 1 || h.log[mark].seq != 0)
+		printf("\n    after the probe's SACK: %" PRIu64 " probes, "
+		       "then frame %u", st.rexmit_probe, h.log[mark].seq);
+	CU_ASSERT_EQUAL(st.rexmit_probe, 1);
+	CU_ASSERT_EQUAL_FATAL(h.nb_log - mark, n - 1);
+	for (i = 0; i < n - 1; i++)
+		CU_ASSERT_EQUAL(h.log[mark + i].seq, i);
+	CU_ASSERT_EQUAL(st.rexmit_timeout, n - 1);
+	/* Everything acknowledged: the message goes on and is freed. */
+	ack_rounds();
+	CU_ASSERT(rte_rds_close(s) == 0);
+	lib_down();
+}
+
 /* lib_up_opts(opts) must fail with EINVAL. */
 static void
 bad_conf(const char *opts)
@@ -569,6 +614,7 @@ main(void)
 {
 	static const struct rds_test_case cases[] = {
 		{ "sack_holes_only", test_sack_holes_only },
+		{ "probe_sacked", test_probe_sacked },
 		{ "cwnd_conf", test_cwnd_conf },
 		{ "zero_window", test_zero_window },
 		{ "all_sacked", test_all_sacked },

@@ -33,7 +33,9 @@
  * stream: we take it from frame 0. A frame whose dst is 0 once the peer
  * took our stream, or a RESET answer, means the peer lost our stream (it
  * restarted, or dropped it): we start ours again, and RDS retransmits
- * what the peer never acknowledged. Frames of an old epoch are dropped.
+ * what the peer never acknowledged; so too a new stream of the peer's
+ * that names none of ours while ours, never acknowledged, has frames in
+ * flight. Frames of an old epoch are dropped.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -582,10 +584,18 @@ rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
 		/* A new stream of the peer's that does not name ours, once
 		 * it took ours: the peer restarted (or reset its end), and
 		 * has lost our stream too. Ours starts again; RDS sends
-		 * again what the peer never acknowledged. Stale frames of
-		 * the peer's current stream never count here (their dst
-		 * may be 0 from before it took ours). */
-		lost_ours = ec->epoch_acked && f->dst_epoch != ec->epoch;
+		 * again what the peer never acknowledged. So too when it
+		 * replaces a stream we took and ours, never acknowledged,
+		 * has frames in flight: the peer restarted before it told
+		 * us it took ours, and has none of them; they would go
+		 * again only at our retransmission timer, backed off while
+		 * the peer was away. Stale frames of the peer's current
+		 * stream never count here (their dst may be 0 from before
+		 * it took ours). */
+		lost_ours = f->dst_epoch != ec->epoch &&
+			    (ec->epoch_acked ||
+			     (ec->peer_epoch != 0 &&
+			      ec->snd_una != ec->snd_nxt));
 		if (ec->peer_epoch != 0)
 			ee->stats.peer_restarts++;
 		rds_eth_peer_epoch_taken(ec, f->src_epoch, e->now);

@@ -29,7 +29,9 @@
  * acknowledged is sent again, once, so that its ACK (the receiver
  * answers a duplicate or an out-of-order frame at once) brings a SACK
  * and the recovery above starts without a timeout; lost tails of a
- * burst are the common case. Then the RTO (RFC 6298 from the samples,
+ * burst are the common case (a SACK of copies sent again alone, which
+ * RACK's clock does not take, spends no more probes: the RTO is next).
+ * Then the RTO (RFC 6298 from the samples,
  * floor rto_min, ceiling rto_max, doubled per timeout until progress):
  * when the peer SACKed something, only the holes below its highest
  * SACKed frame are sent again (what it told us it misses, never what it
@@ -250,7 +252,8 @@ rds_eth_rexmit_ack_input(struct rds_eth_conn *ec,
 	struct rds_eth_sent *st;
 	uint32_t ack = f->ack, s, i;
 	uint64_t rtt = 0, sack_rtt = 0, rds_acked = 0, reo;
-	bool progress = false;
+	uint64_t rack0 = ec->rack_tsc;
+	bool progress = false, news = false;
 
 	rds_eth_peer_wnd_set(ec, f->wnd);
 	if (rds_eth_seq_lt(ec->snd_una, ack) &&
@@ -287,6 +290,7 @@ rds_eth_rexmit_ack_input(struct rds_eth_conn *ec,
 		rds_eth_cc_acked(&ec->cc, ack - ec->snd_una, ack);
 		ec->snd_una = ack;
 		progress = true;
+		news = true;
 		/* The messages whose last frame that was: the peer's core
 		 * has them. */
 		if (rds_acked != 0)
@@ -307,8 +311,10 @@ rds_eth_rexmit_ack_input(struct rds_eth_conn *ec,
 			rds_eth_rack_update(ec, st, e->now);
 			/* The receiver SACKs at once: a sample, if sent
 			 * once (the newest such wins). */
-			if (st->tx_count == 1 && st->m != NULL)
+			if (st->tx_count == 1 && st->m != NULL) {
 				sack_rtt = e->now - st->tsc;
+				news = true;
+			}
 			rte_pktmbuf_free(st->m);
 			st->m = NULL;
 			progress = true;
@@ -331,7 +337,15 @@ rds_eth_rexmit_ack_input(struct rds_eth_conn *ec,
 		return;
 	ec->rto = ec->rto_base;
 	ec->timeouts = 0;
-	ec->probe_sent = false;
+	/* The probe is spent until the ACKs say something new: SACKs of
+	 * copies sent again, alone, which RACK's clock did not take (they
+	 * may acknowledge an earlier copy; with no RTT sample yet it takes
+	 * none), leave the next turn to the RTO, which sends the holes
+	 * below them. Else each would bring another probe, one frame an
+	 * RTO, newest first: a window lost whole, on a connection with no
+	 * sample, took a probe per frame to come back. */
+	if (news || ec->rack_tsc != rack0)
+		ec->probe_sent = false;
 	ec->kicked = false;
 	rds_eth_set_unresponsive(ec, false);
 	if (ec->snd_una == ec->snd_nxt)
