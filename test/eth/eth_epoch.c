@@ -26,6 +26,19 @@
  *                    retransmission timer (1 s here; backed off while a
  *                    peer is away, it kept the simulator's restarted
  *                    hosts waiting for ms);
+ *   taken_mid_stream: the peer takes the library's stream and
+ *                    acknowledges its first message; the second is in
+ *                    flight; the peer restarts and its new stream names
+ *                    the library's but acknowledges none of it (it took
+ *                    the library's stream from a late frame still marked
+ *                    OPEN, past the frames its old incarnation had): the
+ *                    library's stream starts again at once in a new
+ *                    epoch and the second message goes again, marked
+ *                    retransmitted, the first not. Before, the library
+ *                    kept its stream (the peer "took" it) and sent only
+ *                    its frames in flight again, which the peer, waiting
+ *                    for frame 0, held out of order for ever (the
+ *                    simulator's rack restart: 3 of 1,000 pairs stalled);
  *   own_ordered:     the library's own epochs, as a peer sees them, grow
  *                    across restarts of the library (rte_rds_fini, init,
  *                    5 ms apart) and across a reset of its stream within
@@ -229,6 +242,80 @@ test_restart_before_ack(void)
 	lib_down();
 }
 
+/* The newest frame of the library's stream epoch in the log, -1: none. */
+static int64_t
+newest_frame(uint32_t epoch)
+{
+	int64_t hi = -1;
+	unsigned int i;
+
+	for (i = 0; i < wp.nb_log; i++)
+		if (wp.log[i].f.type == RDS_ETH_F_DATA &&
+		    wp.log[i].f.src_epoch == epoch &&
+		    (int64_t)wp.log[i].f.seq > hi)
+			hi = wp.log[i].f.seq;
+	return hi;
+}
+
+static void
+test_taken_mid_stream(void)
+{
+	struct rte_rds_eth_stats st0, st;
+	unsigned int i, mark, again = 0, first_again = 0;
+	uint32_t lib1;
+	int64_t hi;
+	int s;
+
+	lib_up();
+	s = lib_socket(H_LIB_IP, 0);
+	peer_restart(wp.epoch + 100);
+	peer_send(1, 10, 0, RDS_ETH_FL_ACKREQ);
+	poll_n(4);
+	CU_ASSERT_FATAL(wp.acked);
+	expect_msg(s, 1);
+	/* The library's first message, acknowledged (and let go). */
+	lib_send(s, H_PEER_IP, PEER_PORT, 10, 0x11);
+	poll_n(4);
+	lib1 = wp.lib_epoch;
+	hi = newest_frame(lib1);
+	CU_ASSERT_FATAL(lib1 != 0 && hi >= 0);
+	peer_ack((uint32_t)hi + 1, 0);
+	poll_n(4);
+	CU_ASSERT_FATAL(send_acked() == 1);
+	/* The second, in flight. */
+	lib_send(s, H_PEER_IP, PEER_PORT, 10, 0x22);
+	poll_n(4);
+	CU_ASSERT_FATAL(newest_frame(lib1) > hi && send_acked() == 1);
+	/* The peer restarts; its new stream names the library's stream but
+	 * acknowledges none of it. */
+	st0 = eth_stats();
+	mark = wp.nb_log;
+	peer_restart(wp.epoch + 100);
+	peer_ack(0, 0);
+	poll_n(4);
+	st = eth_stats();
+	CU_ASSERT_EQUAL(st.peer_restarts - st0.peer_restarts, 1);
+	for (i = mark; i < wp.nb_log; i++) {
+		if (wp.log[i].f.type != RDS_ETH_F_DATA ||
+		    wp.log[i].f.src_epoch == lib1 || !wp.log[i].rds ||
+		    (wp.log[i].hdr.flags & RDS_FLAG_CONG_BITMAP))
+			continue;
+		if (wp.log[i].pay[0] == 0x22 &&
+		    (wp.log[i].hdr.flags & RDS_FLAG_RETRANSMITTED))
+			again++;
+		if (wp.log[i].pay[0] == 0x11)
+			first_again++;
+	}
+	if (again == 0)
+		printf("\n    the library's stream stayed in epoch %u: the "
+		       "peer waits for frames it let go", lib1);
+	CU_ASSERT_EQUAL(again, 1);
+	CU_ASSERT_EQUAL(first_again, 0);
+	CU_ASSERT(wp.lib_epoch != lib1);
+	CU_ASSERT(rte_rds_close(s) == 0);
+	lib_down();
+}
+
 /* The library's epoch as the peer sees it once the library sends. */
 static uint32_t
 lib_epoch_now(int s, uint8_t fill)
@@ -278,6 +365,7 @@ main(void)
 		{ "acceptable", test_acceptable },
 		{ "older_never_taken", test_older_never_taken },
 		{ "restart_before_ack", test_restart_before_ack },
+		{ "taken_mid_stream", test_taken_mid_stream },
 		{ "own_ordered", test_own_ordered },
 		{ NULL, NULL },
 	};

@@ -35,7 +35,9 @@
  * restarted, or dropped it): we start ours again, and RDS retransmits
  * what the peer never acknowledged; so too a new stream of the peer's
  * that names none of ours while ours, never acknowledged, has frames in
- * flight. Frames of an old epoch are dropped.
+ * flight, or that names ours but acknowledges less of it than the peer's
+ * stream before did (it took ours from a late frame, past frames we let
+ * go). Frames of an old epoch are dropped.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -589,13 +591,23 @@ rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
 		 * has frames in flight: the peer restarted before it told
 		 * us it took ours, and has none of them; they would go
 		 * again only at our retransmission timer, backed off while
-		 * the peer was away. Stale frames of the peer's current
-		 * stream never count here (their dst may be 0 from before
-		 * it took ours). */
-		lost_ours = f->dst_epoch != ec->epoch &&
-			    (ec->epoch_acked ||
-			     (ec->peer_epoch != 0 &&
-			      ec->snd_una != ec->snd_nxt));
+		 * the peer was away. And when the new stream names ours but
+		 * takes it from below what we let go (its new incarnation
+		 * took ours from a late frame still marked OPEN, sent before
+		 * the old one acknowledged our first frames): it waits for
+		 * frames we no longer hold, and would hold what we send
+		 * again out of order for ever. A stream of the peer's that
+		 * replaces one it took ours in never acknowledges less than
+		 * that one did. Stale frames of the peer's current stream
+		 * never count here (their dst may be 0 from before it took
+		 * ours). */
+		if (f->dst_epoch != ec->epoch)
+			lost_ours = ec->epoch_acked ||
+				    (ec->peer_epoch != 0 &&
+				     ec->snd_una != ec->snd_nxt);
+		else
+			lost_ours = ec->peer_epoch != 0 &&
+				    (int32_t)(f->ack - ec->snd_una) < 0;
 		if (ec->peer_epoch != 0)
 			ee->stats.peer_restarts++;
 		rds_eth_peer_epoch_taken(ec, f->src_epoch, e->now);
