@@ -55,10 +55,19 @@ struct sim_conf {
 	double flap;			/* hosts whose links go down, share */
 	uint64_t flap_at_ns, flap_for_ns;	/* from, for how long */
 	uint64_t flap_bound_ns;		/* all delivered this soon after */
+	double restart;			/* hosts that restart at once, share */
+	uint64_t restart_at_ns;		/* when they go */
+	uint64_t restart_down_ns;	/* down for this long, then back */
+	uint64_t restart_bound_ns;	/* every connection with one of them
+					 * carries traffic again this soon
+					 * after they are back (0: no bound) */
 	uint64_t quantum_ns;		/* engine passes at most this often
 					 * (0: at every event) */
 	uint64_t limit_ns;		/* virtual time allowed */
 	bool bug_dup;			/* harness bug: deliver one twice */
+	bool bug_restart;		/* harness bug: at the restart, take
+					 * the survivors to hold nothing
+					 * unacknowledged */
 	bool verbose;
 };
 
@@ -75,7 +84,7 @@ sim_rand_unit(void)
 struct sim_fabric_stats {
 	uint64_t frames, bytes, arp, dropped_loss, dropped_buf, dropped_ring,
 		 duplicated, reordered, corrupted, unroutable, events,
-		 dropped_flap, flapped_hosts;
+		 dropped_flap, flapped_hosts, dropped_down, purged;
 };
 int sim_fabric_init(const struct sim_conf *c, const uint16_t *port_of_host,
 		    unsigned int nb_ports);
@@ -90,19 +99,59 @@ uint64_t sim_fabric_next(void);
 const struct sim_fabric_stats *sim_fabric_stats(void);
 /* Bytes of the event queue (malloc'd). */
 uint64_t sim_fabric_heap_bytes(void);
+/* Host h is down (its process gone: every frame from or to it dropped
+ * from now on, counted in dropped_down, and its frames in flight taken
+ * off the wire, counted in purged) or up again. */
+void sim_fabric_set_down(unsigned int h, bool down);
 /* Digest of every event so far (time, kind, hosts, frame bytes). */
 uint64_t sim_digest(void);
 void sim_digest_add(const void *p, size_t n);
 void sim_fabric_fini(void);
 
-/* Workloads and the checker (sim_work.c). */
+/* Host h's socket, pinned to eth and bound to the host's address and
+ * port (sim_main.c); -1 on failure (printed). */
+int sim_host_socket(unsigned int h);
+
+/* The rack restart (sim_restart.c): a share of the hosts from the seed
+ * restart at once. */
+int sim_restart_init(const struct sim_conf *c, int *sock_of_host);
+/* Time of the next restart event (they go, they come back), UINT64_MAX
+ * if none. */
+uint64_t sim_restart_next(void);
+/* Do what is due at now (between two passes, the rings empty); returns
+ * 1 if something was done, 0 if not, -1 on a failure (printed). */
+int sim_restart_step(uint64_t now);
+/* Print what the restart did; returns the violations found. */
+uint64_t sim_restart_report(void);
+
+/* Workloads and the checker (sim_work.c). Every message starts with
+ * this header; a payload made from it follows. */
+#define SIM_MAGIC 0x53494d31u	/* "SIM1" */
+struct sim_hdr {
+	uint32_t magic;
+	uint16_t src, dst;
+	uint32_t seq, len;	/* per (src, dst) from 0; the message's */
+};
+
 int sim_work_init(const struct sim_conf *c, const int *sock_of_host);
 /* Send and receive what can be; returns units of work. */
 unsigned int sim_work_step(uint64_t now);
 bool sim_work_done(void);
+/* The hosts in down (down[h]) restart at now: what their sockets hold
+ * is taken (delivered to the old incarnation), and the checker is told
+ * what each pair may see next (sim_work.c's header comment).
+ * unacked_lo(s, d, dflt) is the sequence of the oldest message from s
+ * to d that s's connection still holds (not acknowledged), dflt if it
+ * holds none. Call before their sockets are closed. */
+void sim_work_restart(const bool *down, uint64_t now,
+		      uint32_t (*unacked_lo)(unsigned int s, unsigned int d,
+					     uint32_t dflt));
+/* They are back at now, with new sockets: the workload goes on. */
+void sim_work_comeback(uint64_t now);
 /* Virtual time of the last message delivered in order. */
 uint64_t sim_work_last_ns(void);
-/* Print the results; returns the number of violations found. */
+/* Print the results (with a restart, the resynchronisation too);
+ * returns the number of violations found. */
 uint64_t sim_work_report(uint64_t now);
 void sim_work_fini(void);
 

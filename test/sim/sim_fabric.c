@@ -49,6 +49,7 @@ static struct {
 	uint64_t up_free[SIM_MAX_HOSTS];	/* uplink idle from */
 	uint64_t down_free[SIM_MAX_HOSTS];	/* downlink idle from */
 	bool flaps[SIM_MAX_HOSTS];		/* its links go down */
+	bool down[SIM_MAX_HOSTS];		/* its process is gone */
 	struct sim_ev *heap;
 	size_t nb_ev, cap_ev;
 	uint64_t seq;
@@ -168,6 +169,54 @@ heap_pop(void)
 	if (n > 0)
 		F.heap[i] = last;
 	return top;
+}
+
+/* Event i moves down to its place (the heap below it is in order). */
+static void
+heap_sift(size_t i)
+{
+	struct sim_ev ev = F.heap[i];
+	size_t n = F.nb_ev;
+
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		const struct sim_ev *mv = &ev;
+
+		if (l < n && ev_less(&F.heap[l], mv)) {
+			m = l;
+			mv = &F.heap[l];
+		}
+		if (r < n && ev_less(&F.heap[r], mv))
+			m = r;
+		if (m == i)
+			break;
+		F.heap[i] = F.heap[m];
+		i = m;
+	}
+	F.heap[i] = ev;
+}
+
+void
+sim_fabric_set_down(unsigned int h, bool down)
+{
+	size_t i, k = 0;
+
+	F.down[h] = down;
+	if (!down)
+		return;
+	/* Its frames on the wire, either way, are gone with it: the rest
+	 * keep their times and order (a heap again, built bottom up). */
+	for (i = 0; i < F.nb_ev; i++) {
+		if (F.heap[i].src == h || F.heap[i].dst == h) {
+			rte_pktmbuf_free(F.heap[i].m);
+			F.st.purged++;
+			continue;
+		}
+		F.heap[k++] = F.heap[i];
+	}
+	F.nb_ev = k;
+	for (i = k / 2; i-- > 0;)
+		heap_sift(i);
 }
 
 uint64_t
@@ -350,6 +399,11 @@ at_switch(uint64_t t, struct rte_mbuf *m, uint32_t src, uint32_t dst,
 
 	if (link_down(t, src, dst)) {
 		F.st.dropped_flap++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (F.down[src] || F.down[dst]) {
+		F.st.dropped_down++;
 		rte_pktmbuf_free(m);
 		return;
 	}

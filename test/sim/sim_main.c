@@ -10,13 +10,16 @@
  *           [--reorder-ns N] [--corrupt P] [--cwnd N] [--max-conns N]
  *           [--rcvbuf N]
  *           [--flap SHARE --flap-at-us N --flap-for-us N
- *            [--flap-bound-ms N]] [--quantum-ns N] [--limit-ms N]
- *           [--bug-dup] [-v]
+ *            [--flap-bound-ms N]]
+ *           [--restart SHARE --restart-at-us N [--restart-down-us N]
+ *            [--restart-bound-ms N]] [--quantum-ns N] [--limit-ms N]
+ *           [--bug-dup] [--bug-restart] [-v]
  *
  * Loop: poll the engine, take what the ports sent, send and receive for
  * the workload, deliver what is due, while any of that does work; then
- * advance virtual time to the next fabric event or the engine's next
- * timer tick, whichever is first. No wall clock, no threads but the
+ * advance virtual time to the next fabric event, the engine's next
+ * timer tick or the rack restart's next step (sim_restart.c), whichever
+ * is first. No wall clock, no threads but the
  * EAL's, one seed: the last line is the digest of the whole event log,
  * which a replay of the seed must print again. A failure prints the seed
  * and the command that replays it. Exit 0 on success, 1 on a violation.
@@ -53,6 +56,7 @@ static struct sim_conf conf = {
 	.min_len = 64, .max_len = 4000, .gbps = 10, .lat_ns = 1000,
 	.lat_spread_ns = 500, .buf_bytes = 131072, .reorder_ns = 20000,
 	.cwnd_init = 10, .quantum_ns = 1000, .limit_ns = 0,
+	.restart_down_ns = 2000000,
 };
 static int socks[SIM_MAX_HOSTS];
 static const char *prog = "rds_sim";
@@ -72,8 +76,10 @@ usage(void)
 	       "[--lat-ns N] [--spread-ns N] [--buf BYTES] [--loss P] "
 	       "[--dup P] [--reorder P] [--reorder-ns N] [--corrupt P] "
 	       "[--cwnd N] [--max-conns N] [--rcvbuf N] [--flap SHARE --flap-at-us N --flap-for-us N "
-	       "[--flap-bound-ms N]] [--quantum-ns N] [--limit-ms N] "
-	       "[--bug-dup] [-v]\n");
+	       "[--flap-bound-ms N]] [--restart SHARE --restart-at-us N "
+	       "[--restart-down-us N] [--restart-bound-ms N]] "
+	       "[--quantum-ns N] [--limit-ms N] [--bug-dup] [--bug-restart] "
+	       "[-v]\n");
 	exit(2);
 }
 
@@ -87,6 +93,10 @@ parse(int argc, char **argv)
 
 		if (strcmp(a, "--bug-dup") == 0) {
 			conf.bug_dup = true;
+			continue;
+		}
+		if (strcmp(a, "--bug-restart") == 0) {
+			conf.bug_restart = true;
 			continue;
 		}
 		if (strcmp(a, "-v") == 0) {
@@ -143,6 +153,14 @@ parse(int argc, char **argv)
 			conf.flap_for_ns = strtoull(v, NULL, 0) * 1000;
 		else if (strcmp(a, "--flap-bound-ms") == 0)
 			conf.flap_bound_ns = strtoull(v, NULL, 0) * 1000000;
+		else if (strcmp(a, "--restart") == 0)
+			conf.restart = atof(v);
+		else if (strcmp(a, "--restart-at-us") == 0)
+			conf.restart_at_ns = strtoull(v, NULL, 0) * 1000;
+		else if (strcmp(a, "--restart-down-us") == 0)
+			conf.restart_down_ns = strtoull(v, NULL, 0) * 1000;
+		else if (strcmp(a, "--restart-bound-ms") == 0)
+			conf.restart_bound_ns = strtoull(v, NULL, 0) * 1000000;
 		else if (strcmp(a, "--quantum-ns") == 0)
 			conf.quantum_ns = strtoull(v, NULL, 0);
 		else if (strcmp(a, "--limit-ms") == 0)
@@ -152,7 +170,8 @@ parse(int argc, char **argv)
 	}
 	if (conf.hosts < 2 || conf.hosts > SIM_MAX_HOSTS || conf.gbps == 0 ||
 	    conf.per_port == 0 || conf.per_port > SIM_HOSTS_PER_PORT ||
-	    nb_ports() > SIM_MAX_PORTS ||
+	    nb_ports() > SIM_MAX_PORTS || conf.restart < 0 ||
+	    conf.restart > 1 ||
 	    (strcmp(conf.workload, "pair") != 0 &&
 	     strcmp(conf.workload, "all") != 0 &&
 	     strcmp(conf.workload, "incast") != 0 &&
@@ -170,17 +189,22 @@ print_replay(void)
 	       "--gbps %u --lat-ns %u --spread-ns %u --buf %u --loss %g --dup %g "
 	       "--reorder %g --reorder-ns %u --corrupt %g --cwnd %u "
 	       "--max-conns %u --rcvbuf %u --flap %g --flap-at-us %" PRIu64 " --flap-for-us %" PRIu64
-	       " --flap-bound-ms %" PRIu64 " "
-	       "--quantum-ns %" PRIu64 " --limit-ms %" PRIu64 "%s\n", conf.seed,
+	       " --flap-bound-ms %" PRIu64 " --restart %g --restart-at-us %"
+	       PRIu64 " --restart-down-us %" PRIu64 " --restart-bound-ms %"
+	       PRIu64 " --quantum-ns %" PRIu64 " --limit-ms %" PRIu64 "%s%s\n",
+	       conf.seed,
 	       prog, conf.seed, conf.hosts, conf.per_port, conf.workload, conf.msgs,
 	       conf.min_len, conf.max_len,
 	       conf.gbps, conf.lat_ns, conf.lat_spread_ns, conf.buf_bytes,
 	       conf.loss, conf.dup, conf.reorder, conf.reorder_ns,
 	       conf.corrupt, conf.cwnd_init, conf.max_conns, conf.rcvbuf,
 	       conf.flap, conf.flap_at_ns / 1000, conf.flap_for_ns / 1000,
-	       conf.flap_bound_ns / 1000000, conf.quantum_ns,
+	       conf.flap_bound_ns / 1000000, conf.restart,
+	       conf.restart_at_ns / 1000, conf.restart_down_ns / 1000,
+	       conf.restart_bound_ns / 1000000, conf.quantum_ns,
 	       conf.limit_ns / 1000000,
-	       conf.bug_dup ? " --bug-dup" : "");
+	       conf.bug_dup ? " --bug-dup" : "",
+	       conf.bug_restart ? " --bug-restart" : "");
 }
 
 static int
@@ -209,6 +233,30 @@ eal_init(void)
 	return 0;
 }
 
+int
+sim_host_socket(unsigned int h)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(4000),
+				   .sin_addr.s_addr = sim_host_ip(h) };
+	int trans = RTE_RDS_TRANS_ETH, s;
+
+	s = rte_rds_socket();
+	if (s < 0 ||
+	    rte_rds_setsockopt(s, SOL_RDS, SO_RDS_TRANSPORT, &trans,
+			       sizeof(trans)) != 0 ||
+	    (conf.rcvbuf != 0 &&
+	     rte_rds_setsockopt(s, SOL_SOCKET, SO_RCVBUF, &conf.rcvbuf,
+				sizeof(int)) != 0) ||
+	    rte_rds_bind(s, (const struct sockaddr *)&sin, sizeof(sin)) != 0) {
+		printf("socket of host %u: %s\n", h, rte_strerror(rte_errno));
+		if (s >= 0)
+			rte_rds_close(s);
+		return -1;
+	}
+	return s;
+}
+
 static int
 lib_init(void)
 {
@@ -216,7 +264,7 @@ lib_init(void)
 	char spec[256], ip[INET_ADDRSTRLEN];
 	unsigned int h, p;
 	uint32_t a;
-	int trans = RTE_RDS_TRANS_ETH, ret;
+	int ret;
 
 	rte_rds_conf_init(&c);
 	c.nb_engines = 1;
@@ -259,23 +307,9 @@ lib_init(void)
 			}
 		}
 	for (h = 0; h < conf.hosts; h++) {
-		struct sockaddr_in sin = { .sin_family = AF_INET,
-					   .sin_port = htons(4000),
-					   .sin_addr.s_addr = sim_host_ip(h) };
-
-		socks[h] = rte_rds_socket();
-		if (socks[h] < 0 ||
-		    rte_rds_setsockopt(socks[h], SOL_RDS, SO_RDS_TRANSPORT,
-				       &trans, sizeof(trans)) != 0 ||
-		    (conf.rcvbuf != 0 &&
-		     rte_rds_setsockopt(socks[h], SOL_SOCKET, SO_RCVBUF,
-					&conf.rcvbuf, sizeof(int)) != 0) ||
-		    rte_rds_bind(socks[h], (const struct sockaddr *)&sin,
-				 sizeof(sin)) != 0) {
-			printf("socket of host %u: %s\n", h,
-			       rte_strerror(rte_errno));
+		socks[h] = sim_host_socket(h);
+		if (socks[h] < 0)
 			return -1;
-		}
 	}
 	return 0;
 }
@@ -393,7 +427,8 @@ main(int argc, char **argv)
 	rte_srand(conf.seed);
 	rds_sim_clock_now = 0;
 	if (sim_fabric_init(&conf, NULL, nb_ports()) != 0 ||
-	    lib_init() != 0 || sim_work_init(&conf, socks) != 0) {
+	    lib_init() != 0 || sim_work_init(&conf, socks) != 0 ||
+	    sim_restart_init(&conf, socks) != 0) {
 		print_replay();
 		return 2;
 	}
@@ -417,7 +452,16 @@ main(int argc, char **argv)
 		} while (work > 0 && !sim_work_done());
 		if (sim_work_done())
 			break;
-		next = RTE_MIN(sim_fabric_next(), next_timer(now));
+		/* The restart, between two passes (nothing in the rings). */
+		r = sim_restart_step(now);
+		if (r < 0) {
+			print_replay();
+			return 2;
+		}
+		if (r > 0)
+			continue;
+		next = RTE_MIN(RTE_MIN(sim_fabric_next(), next_timer(now)),
+			       sim_restart_next());
 		if (next == UINT64_MAX || next > conf.limit_ns) {
 			printf("  stuck at %.3f ms virtual: %s\n", now / 1e6,
 			       next == UINT64_MAX ? "no event, no timer" :
@@ -434,6 +478,8 @@ main(int argc, char **argv)
 	}
 	fs = sim_fabric_stats();
 	bad = sim_work_report(now);
+	if (conf.restart > 0)
+		bad += sim_restart_report();
 	if (conf.flap > 0) {
 		uint64_t up = conf.flap_at_ns + conf.flap_for_ns,
 			 last = sim_work_last_ns();

@@ -9,6 +9,10 @@
 #                                       delivery (--bug-dup): the checker
 #                                       must fail the run (exit 1), name
 #                                       the duplicate and print the seed
+#   sim_test.sh fail PATTERN RDS_SIM ARGS...
+#                                       a run that must fail (exit 1),
+#                                       with a line containing PATTERN
+#                                       and the seed to replay it
 set -u
 mode=$1
 shift
@@ -52,6 +56,24 @@ bug)
 	echo "the checker caught the duplicate delivery"
 	exit 0
 	;;
+fail)
+	pattern=$1
+	shift
+	"$@" > "$out" 2>&1; r=$?
+	cat "$out"
+	if [ "$r" -ne 1 ]; then
+		echo "FAILED: the run exited $r, not 1"
+		exit 1
+	fi
+	if ! grep -qF -- "$pattern" "$out" ||
+	   ! grep -q '^FAILED: seed ' "$out"; then
+		echo "FAILED: no '$pattern', or no seed to replay"
+		exit 1
+	fi
+	echo "the run failed as it must: $pattern"
+	exit 0
+	;;
 esac
-echo "usage: sim_test.sh run|replay|bug RDS_SIM ARGS..."
+echo "usage: sim_test.sh run|replay|bug RDS_SIM ARGS..." \
+     "| sim_test.sh fail PATTERN RDS_SIM ARGS..."
 exit 2
