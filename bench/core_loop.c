@@ -37,7 +37,9 @@
  * idle again (every message received, every ACK sent), over 64; the
  * buffer pools grown first by as many messages between the measured
  * pair (warm_bufs), so that their growth is not counted as the
- * connections'.
+ * connections'; and idle_conn_frames, the loop transport's frames
+ * carried meanwhile (64 of them data, the rest control: congestion
+ * maps, ACKs).
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -53,6 +55,7 @@
 #include <rte_ring.h>
 
 #include <rte_rds.h>
+#include <rte_rds_loop.h>
 
 #include "rds_test_mem.h"
 
@@ -262,6 +265,8 @@ main(int argc, char **argv)
 	uint8_t *buf, *msg;
 	struct rte_ring *ring;
 	struct rds_test_mem m0, m1, m2 = { 0, 0 }, m3 = { 0, 0 };
+	struct rte_rds_loop_stats ls0, ls1;
+	uint64_t conn_frames = 0;
 	double per, per_conn = 0.0;
 	struct sockaddr_in to = sin_of(IP_B, PORT_B);
 	int socks[2 * NB_IDLE_ADDRS];
@@ -346,8 +351,11 @@ main(int argc, char **argv)
 		}
 		warm_bufs(a, b);
 		m2 = rds_test_mem_now();
+		rte_rds_loop_stats_get(&ls0);
 		idle_conns(socks);
+		rte_rds_loop_stats_get(&ls1);
 		m3 = rds_test_mem_now();
+		conn_frames = ls1.frames - ls0.frames;
 		per_conn = ((double)m3.libc - (double)m2.libc +
 			    (double)m3.dpdk - (double)m2.dpdk) /
 			   (NB_IDLE_ADDRS * NB_IDLE_ADDRS);
@@ -413,14 +421,15 @@ main(int argc, char **argv)
 	       ", \"idle_sock_bytes\": %.1f, \"idle_libc_bytes\": %.0f"
 	       ", \"idle_dpdk_bytes\": %.0f, \"idle_conn_bytes\": %.1f"
 	       ", \"idle_conn_libc_bytes\": %.0f"
-	       ", \"idle_conn_dpdk_bytes\": %.0f}\n",
+	       ", \"idle_conn_dpdk_bytes\": %.0f"
+	       ", \"idle_conn_frames\": %" PRIu64 "}\n",
 	       n, k, conns ? NB_IDLE_ADDRS * NB_IDLE_ADDRS : 0, np, size, runs,
 	       (double)ns[runs / 2] / (double)n, (double)ns[0] / (double)n,
 	       (double)fns[runs / 2] / 1000.0, (double)fns[0] / 1000.0,
 	       per, (double)m1.libc - (double)m0.libc,
 	       (double)m1.dpdk - (double)m0.dpdk, per_conn,
 	       conns ? (double)m3.libc - (double)m2.libc : 0.0,
-	       conns ? (double)m3.dpdk - (double)m2.dpdk : 0.0);
+	       conns ? (double)m3.dpdk - (double)m2.dpdk : 0.0, conn_frames);
 	rte_ring_free(ring);
 	free(msg - 2048);
 	free(buf);
