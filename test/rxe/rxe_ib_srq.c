@@ -343,6 +343,13 @@ wait_all(struct pairs *p, unsigned int n, struct rds_test_deadline *dl)
 		if (rds_test_deadline_expired(dl, "delivery")) {
 			printf("  delivered %" PRIu64 " of %" PRIu64 "\n", got,
 			       want);
+			for (i = 0; i < n; i++)
+				for (j = 0; j < n; j++)
+					if (p->sent[i][j] != p->rcvd[i][j])
+						printf("  %u -> %u: %" PRIu64
+						       " of %" PRIu64 "\n", i, j,
+						       p->rcvd[i][j],
+						       p->sent[i][j]);
 			counters_print();
 			return false;
 		}
@@ -420,6 +427,31 @@ test_idle_memory(void)
 	CU_ASSERT(per(mk.rss, m2.rss, nc - 2) <= 256 * 1024);
 	CU_ASSERT(per(mk.heap + mk.dev, m2.heap + m2.dev, nc - 2) <=
 		  256 * 1024);
+	/* Control traffic: what the set-up sent besides the messages, and
+	 * an idle connection sends nothing (no heartbeat on ib). */
+	{
+		struct rte_rds_ib_stats i0, i1;
+		struct rte_rds_stats c0, c1;
+
+		c0 = rds_test_stats();
+		CU_ASSERT(rte_rds_ib_stats_get(&i0) == 0);
+		printf("  set-up: %" PRIu64 " SENDs for %u messages: %" PRIu64
+		       " standalone ACK frames, %" PRIu64 " congestion maps "
+		       "(ACK-only frames, all senders: %" PRIu64 ")\n",
+		       i0.tx_frames, nc, i0.tx_acks, c0.s_send_cong_map,
+		       c0.s_send_ack);
+		t0 = rds_test_now_ns();
+		while (rds_test_since_s(t0) < 2.0)
+			rds_test_kick();
+		c1 = rds_test_stats();
+		CU_ASSERT(rte_rds_ib_stats_get(&i1) == 0);
+		printf("  idle for 2 s: %" PRIu64 " SENDs, %" PRIu64 " frames "
+		       "received on %u connections\n",
+		       i1.tx_frames - i0.tx_frames, i1.rx_frames - i0.rx_frames,
+		       nc);
+		CU_ASSERT_EQUAL(i1.tx_frames, i0.tx_frames);
+		CU_ASSERT_EQUAL(c1.s_send_ack, c0.s_send_ack);
+	}
 	lib_down(n);
 	/* All connections gone with the library: so are the buffers
 	 * (nothing to read any more: the counters went with it). */
@@ -511,16 +543,27 @@ test_all_at_once(void)
 			CU_ASSERT(memcmp(d1, d2, sizeof(d1)) == 0);
 		}
 	CU_ASSERT_FATAL(rte_rds_ib_stats_get(&st) == 0);
+	{
+		struct rte_rds_stats c = rds_test_stats();
+
+		printf("  %" PRIu64 " SENDs: %" PRIu64 " standalone ACK frames "
+		       "(%.2f %%), %" PRIu64 " congestion maps\n",
+		       st.tx_frames, st.tx_acks,
+		       st.tx_frames == 0 ? 0.0 :
+		       100.0 * (double)st.tx_acks / (double)st.tx_frames,
+		       c.s_send_cong_map);
+	}
 	printf("  %u connections, %" PRIu64 " messages in %.1f s; SRQ: grew %"
 	       PRIu64 " times to %" PRIu64 " receives posted (%" PRIu64
 	       " KiB), ran dry %" PRIu64 ", limit events %" PRIu64 "; RNR "
 	       "NAKs sent by rxe0 %ld; ibv_post_srq_recv %" PRIu64 " for %"
-	       PRIu64 " frames; stale %" PRIu64 ", stalls %" PRIu64 "\n",
+	       PRIu64 " frames; stale %" PRIu64 ", stalls %" PRIu64 ", given "
+	       "up on %" PRIu64 "\n",
 	       ib_conns(), msgs, rds_test_since_s(t0), st.rx_srq_grows,
 	       st.rx_srq_posted, st.mem_rx_bytes >> 10, st.rx_srq_dry,
 	       st.rx_srq_limit_events,
 	       rnr0 >= 0 && rnr1 >= 0 ? rnr1 - rnr0 : -1, st.rx_post_calls,
-	       st.rx_frames, st.rx_stale_wcs, st.stalls);
+	       st.rx_frames, st.rx_stale_wcs, st.stalls, st.rx_srq_orphans);
 	/* 64 receives could not take it: it grew, within its bound. */
 	CU_ASSERT(st.rx_srq_grows >= 1);
 	CU_ASSERT(st.rx_srq_posted > 64 && st.rx_srq_posted <= 1024);
@@ -615,10 +658,12 @@ test_teardown_in_flight(void)
 	printf("  %u resets of 1 -> 0 in %u messages of 64 KiB: connection "
 	       "resets %" PRIu64 ", retransmitted %" PRIu64 ", duplicates "
 	       "dropped %" PRIu64 "; SRQ: flushed %" PRIu64 ", stale %" PRIu64
-	       ", ran dry %" PRIu64 ", %" PRIu64 " receives posted (%" PRIu64
-	       " KiB)\n", resets, total, cs.s_conn_reset, cs.s_send_retransmit,
+	       ", given up on %" PRIu64 ", ran dry %" PRIu64 ", limit events %"
+	       PRIu64 ", %" PRIu64 " receives posted (%" PRIu64 " KiB)\n",
+	       resets, total, cs.s_conn_reset, cs.s_send_retransmit,
 	       cs.s_recv_drop_old_seq, st.rx_srq_flushed, st.rx_stale_wcs,
-	       st.rx_srq_dry, st.rx_srq_posted, st.mem_rx_bytes >> 10);
+	       st.rx_srq_orphans, st.rx_srq_dry, st.rx_srq_limit_events,
+	       st.rx_srq_posted, st.mem_rx_bytes >> 10);
 	CU_ASSERT(cs.s_conn_reset >= resets);
 	CU_ASSERT(resets > 64);
 	CU_ASSERT_EQUAL(st.rx_seq_gaps, 0);

@@ -287,7 +287,15 @@ struct rds_ib_pool {
 	struct rds_ib_slab *slabs;	/* max / per_slab (rounded up) */
 };
 
-/* A receive completion kept for later (rds_ib_srq_drain). */
+/* A receive buffer of a shared receive queue. */
+enum {
+	RDS_IB_RX_FREE = 0,		/* in the pool */
+	RDS_IB_RX_POSTED,		/* posted, not completed */
+	RDS_IB_RX_ORPHAN,		/* given up on: taken by a SEND that
+					 * never completed (rds_ib_srq_age) */
+};
+
+/* A receive completion kept for later (rds_ib_srq_detach). */
 struct rds_ib_rx_wc {
 	uint64_t wr_id;
 	uint32_t qp_num;
@@ -319,6 +327,18 @@ struct rds_ib_edev {
 	uint32_t rcq_size;		/* completions the CQ holds */
 	uint32_t limit;			/* SRQ limit armed (0: none,
 					 * UINT32_MAX: the device refused) */
+	/* The receives in the order they were posted (rds_ib_srq_age):
+	 * buffer indices in a ring of rx_ring_cap, and per buffer the
+	 * number of its post and its state (RDS_IB_RX_*). */
+	uint32_t *rx_ring;
+	uint32_t rx_ring_cap;
+	uint64_t rx_head, rx_tail;	/* numbers of posts */
+	uint64_t *rx_seq;
+	uint8_t *rx_state;
+	uint32_t rx_orphans;		/* given up on, memory kept */
+	uint32_t torn_since_wc;		/* QPs torn down since the last
+					 * receive completion */
+	uint64_t last_wc_tsc;		/* the last receive completion */
 	bool limit_hit;			/* atomic: the device's limit event */
 	bool frozen;			/* test hook: no refills */
 	bool polling;			/* in rds_ib_srq_poll: keep it */

@@ -20,11 +20,18 @@
  * last one cached). When a QP is destroyed, its completions still in the
  * CQ give their buffers back and the others' are kept, in order, for the
  * next poll (rds_ib_srq_detach), so that a QP number the device hands out
- * again never inherits them. A buffer the device took for a message it
- * never completed (a QP destroyed halfway through a SEND) does not come
- * back until the SRQ goes; the limit event makes up for it by posting
- * more. The SRQ, its CQ and its buffers go with the engine's last
- * connection on it; the pools with its last connection on the device.
+ * again never inherits them. A receive the device took for a SEND it
+ * never completed (rxe, a QP destroyed halfway through a SEND: no
+ * completion, flushed or not) would be gone for good, and enough of them
+ * would leave the SRQ empty: a receive still outstanding after twice as
+ * many later posts as the SRQ keeps was consumed (an SRQ hands its
+ * receives out in order) and is given up on, or, when nothing completes
+ * for RDS_IB_SRQ_ORPHAN_MS after a QP on it was torn down, the oldest one
+ * (rds_ib_srq_age); another is posted in its place. A receive given up on
+ * keeps its buffer (the device may still fill it: it is then processed
+ * as any) until it completes or the SRQ goes. The SRQ, its CQ and its
+ * buffers go with the engine's last connection on it; the pools with its
+ * last connection on the device.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -36,6 +43,9 @@
 
 /* Receives a refill posts with one ibv_post_srq_recv at most. */
 #define RDS_IB_SRQ_POST_CHAIN 64
+/* Nothing completed this long after a QP of the SRQ was torn down: its
+ * oldest receive is given up on (one a tear-down). */
+#define RDS_IB_SRQ_ORPHAN_MS 100
 
 /* The lookup's key: a QP number is 24 bits, and per device. */
 static inline uint32_t
@@ -70,6 +80,47 @@ rds_ib_srq_bounds(const struct rds_ib_dev *d, uint32_t *min, uint32_t *max)
 	}
 }
 
+/* Give up on receive idx (posted): its buffer stays the device's until
+ * it completes, and another is posted in its place. */
+static void
+rds_ib_srq_orphan(struct rds_ib_edev *ed, uint32_t idx)
+{
+	ed->rx_state[idx] = RDS_IB_RX_ORPHAN;
+	ed->rx_posted--;
+	ed->ie->stats.rx_srq_posted--;
+	ed->rx_orphans++;
+	ed->ie->stats.rx_srq_orphans++;
+	ed->rx_head++;
+}
+
+/* The oldest receive still posted (the ring's head, once those done are
+ * skipped), or UINT32_MAX. */
+static uint32_t
+rds_ib_srq_oldest(struct rds_ib_edev *ed)
+{
+	while (ed->rx_head < ed->rx_tail) {
+		uint32_t idx = ed->rx_ring[ed->rx_head % ed->rx_ring_cap];
+
+		if (ed->rx_state[idx] == RDS_IB_RX_POSTED &&
+		    ed->rx_seq[idx] == ed->rx_head)
+			return idx;
+		ed->rx_head++;
+	}
+	return UINT32_MAX;
+}
+
+/* Receives still outstanding after twice as many later posts as the SRQ
+ * keeps were consumed by SENDs that never completed: given up on. */
+static void
+rds_ib_srq_age(struct rds_ib_edev *ed)
+{
+	uint32_t idx;
+
+	while ((idx = rds_ib_srq_oldest(ed)) != UINT32_MAX &&
+	       ed->rx_tail - ed->rx_head > 2 * (uint64_t)ed->rx_target)
+		rds_ib_srq_orphan(ed, idx);
+}
+
 /* Post receives until rx_target are. */
 static void
 rds_ib_srq_refill(struct rds_ib_edev *ed)
@@ -77,11 +128,12 @@ rds_ib_srq_refill(struct rds_ib_edev *ed)
 	struct rds_ib_engine *ie = ed->ie;
 	struct rds_ib_recv_wr w[RDS_IB_SRQ_POST_CHAIN];
 	struct ibv_recv_wr *bad;
-	uint32_t n, i, idx;
+	uint32_t n, i, j, idx;
 	int ret;
 
 	if (ed->frozen)
 		return;		/* (test hook) */
+	rds_ib_srq_age(ed);
 	while (ed->rx_posted < ed->rx_target) {
 		n = RTE_MIN(ed->rx_target - ed->rx_posted,
 			    (uint32_t)RDS_IB_SRQ_POST_CHAIN);
@@ -114,24 +166,29 @@ rds_ib_srq_refill(struct rds_ib_edev *ed)
 		bad = NULL;
 		ret = ibv_post_srq_recv(ed->srq, &w[0].wr, &bad);
 		ie->stats.rx_post_calls++;
+		n = i;
 		if (ret != 0) {
-			uint32_t j, posted = i;
-
 			for (j = 0; j < i; j++)
 				if (&w[j].wr == bad)
-					posted = j;
-			for (j = posted; j < i; j++)
+					n = j;
+			for (j = n; j < i; j++)
 				rds_ib_pool_put(&ed->rx, (uint32_t)w[j].wr.wr_id);
-			ed->rx_posted += posted;
-			ie->stats.rx_srq_posted += posted;
+		}
+		for (j = 0; j < n; j++) {
+			idx = (uint32_t)w[j].wr.wr_id;
+			ed->rx_state[idx] = RDS_IB_RX_POSTED;
+			ed->rx_seq[idx] = ed->rx_tail;
+			ed->rx_ring[ed->rx_tail++ % ed->rx_ring_cap] = idx;
+		}
+		ed->rx_posted += n;
+		ie->stats.rx_srq_posted += n;
+		if (ret != 0) {
 			IB_LOG(ERR, "ibv_post_srq_recv of %u receives: %s (%u "
 			       "posted in all)", i, strerror(ret),
 			       ed->rx_posted);
 			ed->rx_target = ed->rx_posted;
 			return;
 		}
-		ed->rx_posted += i;
-		ie->stats.rx_srq_posted += i;
 	}
 }
 
@@ -170,6 +227,14 @@ rds_ib_srq_grow(struct rds_ib_edev *ed)
 		ed->limit = 0;	/* armed again for the new target */
 }
 
+/* The SRQ's bookkeeping of its receives (ring, numbers, states). */
+static size_t
+rds_ib_srq_book_bytes(const struct rds_ib_edev *ed, uint32_t max)
+{
+	return sizeof(*ed->rx_ring) * ed->rx_ring_cap +
+	       (sizeof(*ed->rx_seq) + sizeof(*ed->rx_state)) * max;
+}
+
 static int
 rds_ib_srq_create(struct rds_ib_edev *ed)
 {
@@ -184,8 +249,7 @@ rds_ib_srq_create(struct rds_ib_edev *ed)
 		max = RTE_MIN(max, d->max_cqe);
 	min = RTE_MIN(min, max);
 	/* The CQ holds a completion for every receive the SRQ may have
-	 * posted: made so at once (ibv_resize_cq is not everywhere, and
-	 * rxe's, on 6.1, lost the completions that followed). */
+	 * posted: made so at once (ibv_resize_cq is not on every device). */
 	ed->rcq = ibv_create_cq(d->verbs, (int)max, NULL, NULL, 0);
 	if (ed->rcq == NULL) {
 		IB_LOG(ERR, "receive CQ of %u: %s", max, strerror(errno));
@@ -209,6 +273,21 @@ rds_ib_srq_create(struct rds_ib_edev *ed)
 			 RDS_IB_RX_PER_SLAB, max);
 	ed->rx_min = min;
 	ed->rx_max = max;
+	/* Posts in order: at most 2 x max outstanding behind the oldest,
+	 * and max more. */
+	ed->rx_ring_cap = 4 * max + RDS_IB_SRQ_POST_CHAIN;
+	ed->rx_ring = rds_mem_zalloc("rds_ib_rx_ring",
+				     sizeof(*ed->rx_ring) * ed->rx_ring_cap);
+	ed->rx_seq = rds_mem_zalloc("rds_ib_rx_seq", sizeof(*ed->rx_seq) * max);
+	ed->rx_state = rds_mem_zalloc("rds_ib_rx_state",
+				      sizeof(*ed->rx_state) * max);
+	if (ed->rx_ring == NULL || ed->rx_seq == NULL || ed->rx_state == NULL)
+		return -ENOMEM;
+	ed->ie->stats.mem_wr_bytes += rds_ib_srq_book_bytes(ed, max);
+	ed->rx_head = ed->rx_tail = 0;
+	ed->rx_orphans = 0;
+	ed->torn_since_wc = 0;
+	ed->last_wc_tsc = ed->ie->e->now;
 	ed->rx_target = min;
 	ed->rx_posted = 0;
 	ed->limit = 0;
@@ -236,6 +315,16 @@ rds_ib_srq_destroy(struct rds_ib_edev *ed)
 	ed->rcq = NULL;
 	ed->ie->stats.rx_srq_posted -= ed->rx_posted;
 	ed->rx_posted = 0;
+	if (ed->rx_ring != NULL && ed->rx_seq != NULL && ed->rx_state != NULL)
+		ed->ie->stats.mem_wr_bytes -= rds_ib_srq_book_bytes(ed,
+								    ed->rx_max);
+	rds_mem_free(ed->rx_ring);
+	rds_mem_free(ed->rx_seq);
+	rds_mem_free(ed->rx_state);
+	ed->rx_ring = NULL;
+	ed->rx_seq = NULL;
+	ed->rx_state = NULL;
+	ed->rx_orphans = 0;
 	rds_ib_pool_fini(&ed->rx);
 	free(ed->backlog);
 	ed->backlog = NULL;
@@ -399,9 +488,18 @@ rds_ib_backlog_add(struct rds_ib_edev *ed, const struct ibv_wc *wc)
 static inline void
 rds_ib_srq_buf_back(struct rds_ib_edev *ed, uint64_t wr_id)
 {
-	rds_ib_pool_put(&ed->rx, (uint32_t)wr_id);
-	ed->rx_posted--;
-	ed->ie->stats.rx_srq_posted--;
+	uint32_t idx = (uint32_t)wr_id;
+
+	if (ed->rx_state[idx] == RDS_IB_RX_POSTED) {
+		ed->rx_posted--;
+		ed->ie->stats.rx_srq_posted--;
+	} else {
+		ed->rx_orphans--;	/* it came after all */
+	}
+	ed->rx_state[idx] = RDS_IB_RX_FREE;
+	rds_ib_pool_put(&ed->rx, idx);
+	ed->last_wc_tsc = ed->ie->e->now;
+	ed->torn_since_wc = 0;
 }
 
 void
@@ -442,6 +540,8 @@ rds_ib_srq_detach(struct rds_ib_conn *ic)
 	if (ed->last_ic == ic)
 		ed->last_ic = NULL;
 	ic->in_lookup = false;
+	/* It may have taken a receive with it (rds_ib_srq_age). */
+	ed->torn_since_wc++;
 	/* A QP of the SRQ reset: the test hook's freeze ends. */
 	if (ed->frozen) {
 		ed->frozen = false;
@@ -536,6 +636,18 @@ rds_ib_srq_poll_one(struct rds_ib_engine *ie, struct rds_ib_edev *ed)
 			rds_ib_srq_refill(ed);
 		if (n < RDS_IB_RX_BURST && ed->backlog_head >= ed->backlog_nb)
 			break;
+	}
+	/* Nothing completed for long after a QP went: its receive may be
+	 * gone, and the SRQ empty for all we know. Give the oldest up. */
+	if (total == 0 && ed->torn_since_wc > 0 && !ed->frozen &&
+	    ie->e->now - ed->last_wc_tsc >
+	    rds_clock_hz() / 1000 * RDS_IB_SRQ_ORPHAN_MS) {
+		uint32_t idx = rds_ib_srq_oldest(ed);
+
+		if (idx != UINT32_MAX)
+			rds_ib_srq_orphan(ed, idx);
+		ed->torn_since_wc--;
+		ed->last_wc_tsc = ie->e->now;
 	}
 	/* Nothing came: top up what the batches left (an idle SRQ holds
 	 * its target). */

@@ -165,6 +165,14 @@ struct rte_rds_ib_stats {
 	uint64_t tx_copy_waits;		/**< sends that waited for a copy
 					 * buffer of the engine's pool (all
 					 * of its most in flight) */
+	uint64_t rx_srq_orphans;	/**< receives of a shared receive
+					 * queue given up on and posted anew:
+					 * still outstanding after twice as
+					 * many later posts as it keeps, or
+					 * no receive completing after a QP
+					 * on it was torn down (a QP
+					 * destroyed halfway through a SEND
+					 * takes the receive with it) */
 	/* Gauges, not counters: what is there now. */
 	uint64_t rx_srq_posted;		/**< receives posted to the shared
 					 * receive queues now */
