@@ -567,7 +567,7 @@ test_all_at_once(void)
 	/* 64 receives could not take it: it grew, within its bound. */
 	CU_ASSERT(st.rx_srq_grows >= 1);
 	CU_ASSERT(st.rx_srq_posted > 64 && st.rx_srq_posted <= 1024);
-	CU_ASSERT(st.mem_rx_bytes <= 1024 * (48 + 4096));
+	CU_ASSERT(st.mem_rx_bytes <= (1024 + 128) * (48 + 4096));
 	CU_ASSERT_EQUAL(st.rx_seq_gaps, 0);
 	CU_ASSERT(st.rx_post_calls < st.rx_frames);
 	rds_test_sha_matrix_free(&p.tx);
@@ -658,18 +658,21 @@ test_teardown_in_flight(void)
 	printf("  %u resets of 1 -> 0 in %u messages of 64 KiB: connection "
 	       "resets %" PRIu64 ", retransmitted %" PRIu64 ", duplicates "
 	       "dropped %" PRIu64 "; SRQ: flushed %" PRIu64 ", stale %" PRIu64
-	       ", given up on %" PRIu64 ", ran dry %" PRIu64 ", limit events %"
-	       PRIu64 ", %" PRIu64 " receives posted (%" PRIu64 " KiB)\n",
+	       ", given up on %" PRIu64 " (%" PRIu64 " of them never came), "
+	       "ran dry %" PRIu64 ", limit events %" PRIu64 ", %" PRIu64
+	       " receives posted (%" PRIu64 " KiB)\n",
 	       resets, total, cs.s_conn_reset, cs.s_send_retransmit,
 	       cs.s_recv_drop_old_seq, st.rx_srq_flushed, st.rx_stale_wcs,
-	       st.rx_srq_orphans, st.rx_srq_dry, st.rx_srq_limit_events,
-	       st.rx_srq_posted, st.mem_rx_bytes >> 10);
+	       st.rx_srq_orphans, st.rx_srq_orphans_out, st.rx_srq_dry,
+	       st.rx_srq_limit_events, st.rx_srq_posted,
+	       st.mem_rx_bytes >> 10);
 	CU_ASSERT(cs.s_conn_reset >= resets);
 	CU_ASSERT(resets > 64);
 	CU_ASSERT_EQUAL(st.rx_seq_gaps, 0);
-	/* The SRQ kept its receives through every reset. */
+	/* The SRQ kept its receives through every reset, in its buffers:
+	 * 64 posted, 64 more at most for receives given up on. */
 	CU_ASSERT_EQUAL(st.rx_srq_posted, 64);
-	CU_ASSERT_EQUAL(st.mem_rx_bytes, 64 * (48 + 4096));
+	CU_ASSERT(st.mem_rx_bytes <= 128 * (48 + 4096));
 	rds_test_sha_matrix_free(&p.tx);
 	rds_test_sha_matrix_free(&p.rx);
 	lib_down(n);

@@ -322,6 +322,8 @@ struct rds_ib_edev {
 	struct rds_ib_pool rx;		/* receive buffers */
 	uint32_t srq_users;		/* QPs on the SRQ */
 	uint32_t rx_min, rx_max;	/* receives posted: bounds */
+	uint32_t rx_bufs;		/* buffers at most (rx_max and those
+					 * of receives given up on) */
 	uint32_t rx_target;		/* receives to keep posted */
 	uint32_t rx_posted;		/* receives posted, as we count them */
 	uint32_t rcq_size;		/* completions the CQ holds */

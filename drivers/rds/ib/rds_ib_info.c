@@ -99,7 +99,7 @@ const char *const rds_ib_xstat_names[] = {
 	IB_XSTAT(rx_srq_limit_events), IB_XSTAT(rx_srq_dry),
 	IB_XSTAT(rx_srq_flushed), IB_XSTAT(rx_stale_wcs),
 	IB_XSTAT(tx_copy_waits), IB_XSTAT(rx_srq_orphans),
-	IB_XSTAT(rx_srq_posted),
+	IB_XSTAT(rx_srq_posted), IB_XSTAT(rx_srq_orphans_out),
 	IB_XSTAT(mem_rx_bytes), IB_XSTAT(mem_tx_bytes),
 	IB_XSTAT(mem_bounce_bytes), IB_XSTAT(mem_wr_bytes),
 };

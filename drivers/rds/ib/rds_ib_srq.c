@@ -20,10 +20,11 @@
  * last one cached). When a QP is destroyed, its completions still in the
  * CQ give their buffers back and the others' are kept, in order, for the
  * next poll (rds_ib_srq_detach), so that a QP number the device hands out
- * again never inherits them. A receive the device took for a SEND it
- * never completed (rxe, a QP destroyed halfway through a SEND: no
- * completion, flushed or not) would be gone for good, and enough of them
- * would leave the SRQ empty: a receive still outstanding after twice as
+ * again never inherits them (rxe completes the receive of a SEND cut by
+ * its QP's destruction only after the destroy: a completion of no known
+ * QP, its buffer back). A receive a device took for a SEND it never
+ * completed would be gone for good, enough of them would leave the SRQ
+ * empty, and a receive may be slow: one still outstanding after twice as
  * many later posts as the SRQ keeps was consumed (an SRQ hands its
  * receives out in order) and is given up on, or, when nothing completes
  * for RDS_IB_SRQ_ORPHAN_MS after a QP on it was torn down, the oldest one
@@ -90,6 +91,7 @@ rds_ib_srq_orphan(struct rds_ib_edev *ed, uint32_t idx)
 	ed->ie->stats.rx_srq_posted--;
 	ed->rx_orphans++;
 	ed->ie->stats.rx_srq_orphans++;
+	ed->ie->stats.rx_srq_orphans_out++;
 	ed->rx_head++;
 }
 
@@ -129,7 +131,7 @@ rds_ib_srq_refill(struct rds_ib_edev *ed)
 	struct rds_ib_recv_wr w[RDS_IB_SRQ_POST_CHAIN];
 	struct ibv_recv_wr *bad;
 	uint32_t n, i, j, idx;
-	int ret;
+	int ret = 0;
 
 	if (ed->frozen)
 		return;		/* (test hook) */
@@ -140,7 +142,8 @@ rds_ib_srq_refill(struct rds_ib_edev *ed)
 		for (i = 0; i < n; i++) {
 			uint8_t *b;
 
-			if (rds_ib_pool_get(&ed->rx, &idx) != 0)
+			ret = rds_ib_pool_get(&ed->rx, &idx);
+			if (ret != 0)
 				break;
 			b = rds_ib_pool_buf(&ed->rx, idx);
 			w[i].sge[0].addr = (uintptr_t)b;
@@ -157,9 +160,11 @@ rds_ib_srq_refill(struct rds_ib_edev *ed)
 				w[i - 1].wr.next = &w[i].wr;
 		}
 		if (i == 0) {
-			/* No memory (logged by the pool): the target
-			 * comes down to what there is. */
-			ed->rx_target = ed->rx_posted;
+			/* No memory (logged by the pool): the target comes
+			 * down to what there is. Every buffer held (by
+			 * receives given up on): the next refill. */
+			if (ret == -ENOMEM)
+				ed->rx_target = ed->rx_posted;
 			return;
 		}
 		w[i - 1].wr.next = NULL;
@@ -229,10 +234,10 @@ rds_ib_srq_grow(struct rds_ib_edev *ed)
 
 /* The SRQ's bookkeeping of its receives (ring, numbers, states). */
 static size_t
-rds_ib_srq_book_bytes(const struct rds_ib_edev *ed, uint32_t max)
+rds_ib_srq_book_bytes(const struct rds_ib_edev *ed)
 {
 	return sizeof(*ed->rx_ring) * ed->rx_ring_cap +
-	       (sizeof(*ed->rx_seq) + sizeof(*ed->rx_state)) * max;
+	       (sizeof(*ed->rx_seq) + sizeof(*ed->rx_state)) * ed->rx_bufs;
 }
 
 static int
@@ -268,9 +273,12 @@ rds_ib_srq_create(struct rds_ib_edev *ed)
 		ed->rcq = NULL;
 		return -(err != 0 ? err : ENOMEM);
 	}
+	/* max receives posted, and buffers held by receives given up on
+	 * (an eighth more, or a slab) besides. */
+	ed->rx_bufs = max + RTE_MAX(max / 8, (uint32_t)RDS_IB_RX_PER_SLAB);
 	rds_ib_pool_init(&ed->rx, "receive buffers", d,
 			 &ed->ie->stats.mem_rx_bytes, RDS_IB_SLOT_SIZE,
-			 RDS_IB_RX_PER_SLAB, max);
+			 RDS_IB_RX_PER_SLAB, ed->rx_bufs);
 	ed->rx_min = min;
 	ed->rx_max = max;
 	/* Posts in order: at most 2 x max outstanding behind the oldest,
@@ -278,12 +286,13 @@ rds_ib_srq_create(struct rds_ib_edev *ed)
 	ed->rx_ring_cap = 4 * max + RDS_IB_SRQ_POST_CHAIN;
 	ed->rx_ring = rds_mem_zalloc("rds_ib_rx_ring",
 				     sizeof(*ed->rx_ring) * ed->rx_ring_cap);
-	ed->rx_seq = rds_mem_zalloc("rds_ib_rx_seq", sizeof(*ed->rx_seq) * max);
+	ed->rx_seq = rds_mem_zalloc("rds_ib_rx_seq",
+				    sizeof(*ed->rx_seq) * ed->rx_bufs);
 	ed->rx_state = rds_mem_zalloc("rds_ib_rx_state",
-				      sizeof(*ed->rx_state) * max);
+				      sizeof(*ed->rx_state) * ed->rx_bufs);
 	if (ed->rx_ring == NULL || ed->rx_seq == NULL || ed->rx_state == NULL)
 		return -ENOMEM;
-	ed->ie->stats.mem_wr_bytes += rds_ib_srq_book_bytes(ed, max);
+	ed->ie->stats.mem_wr_bytes += rds_ib_srq_book_bytes(ed);
 	ed->rx_head = ed->rx_tail = 0;
 	ed->rx_orphans = 0;
 	ed->torn_since_wc = 0;
@@ -316,8 +325,8 @@ rds_ib_srq_destroy(struct rds_ib_edev *ed)
 	ed->ie->stats.rx_srq_posted -= ed->rx_posted;
 	ed->rx_posted = 0;
 	if (ed->rx_ring != NULL && ed->rx_seq != NULL && ed->rx_state != NULL)
-		ed->ie->stats.mem_wr_bytes -= rds_ib_srq_book_bytes(ed,
-								    ed->rx_max);
+		ed->ie->stats.mem_wr_bytes -= rds_ib_srq_book_bytes(ed);
+	ed->ie->stats.rx_srq_orphans_out -= ed->rx_orphans;
 	rds_mem_free(ed->rx_ring);
 	rds_mem_free(ed->rx_seq);
 	rds_mem_free(ed->rx_state);
@@ -495,6 +504,7 @@ rds_ib_srq_buf_back(struct rds_ib_edev *ed, uint64_t wr_id)
 		ed->ie->stats.rx_srq_posted--;
 	} else {
 		ed->rx_orphans--;	/* it came after all */
+		ed->ie->stats.rx_srq_orphans_out--;
 	}
 	ed->rx_state[idx] = RDS_IB_RX_FREE;
 	rds_ib_pool_put(&ed->rx, idx);

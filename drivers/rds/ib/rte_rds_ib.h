@@ -176,6 +176,9 @@ struct rte_rds_ib_stats {
 	/* Gauges, not counters: what is there now. */
 	uint64_t rx_srq_posted;		/**< receives posted to the shared
 					 * receive queues now */
+	uint64_t rx_srq_orphans_out;	/**< receives given up on that have
+					 * not completed since (their
+					 * buffers held) */
 	uint64_t mem_rx_bytes;		/**< receive buffers now: the shared
 					 * receive queues' pools and the
 					 * rings of srq=0 connections */
