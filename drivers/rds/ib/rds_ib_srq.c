@@ -250,17 +250,24 @@ rds_ib_srq_create(struct rds_ib_edev *ed)
 	rds_ib_srq_bounds(d, &min, &max);
 	if (d->max_srq_wr != 0)
 		max = RTE_MIN(max, d->max_srq_wr);
-	if (d->max_cqe != 0)
-		max = RTE_MIN(max, d->max_cqe);
+	/* The CQ takes max and an eighth (below). */
+	if (d->max_cqe != 0 && max + RTE_MAX(max / 8,
+			(uint32_t)RDS_IB_RX_PER_SLAB) > d->max_cqe)
+		max = d->max_cqe > 2 * RDS_IB_RX_PER_SLAB ?
+		      (d->max_cqe - RDS_IB_RX_PER_SLAB) * 8 / 9 : 16;
 	min = RTE_MIN(min, max);
-	/* The CQ holds a completion for every receive the SRQ may have
-	 * posted: made so at once (ibv_resize_cq is not on every device). */
-	ed->rcq = ibv_create_cq(d->verbs, (int)max, NULL, NULL, 0);
+	/* max receives posted, and buffers held by receives given up on
+	 * (an eighth more, or a slab) besides. */
+	ed->rx_bufs = max + RTE_MAX(max / 8, (uint32_t)RDS_IB_RX_PER_SLAB);
+	/* The CQ holds a completion for every buffer the SRQ may have out:
+	 * made so at once (ibv_resize_cq is not on every device). */
+	ed->rcq = ibv_create_cq(d->verbs, (int)ed->rx_bufs, NULL, NULL, 0);
 	if (ed->rcq == NULL) {
-		IB_LOG(ERR, "receive CQ of %u: %s", max, strerror(errno));
+		IB_LOG(ERR, "receive CQ of %u: %s", ed->rx_bufs,
+		       strerror(errno));
 		return -ENOMEM;
 	}
-	ed->rcq_size = max;
+	ed->rcq_size = ed->rx_bufs;
 	memset(&sa, 0, sizeof(sa));
 	sa.srq_context = ed;
 	sa.attr.max_wr = max;
@@ -273,9 +280,6 @@ rds_ib_srq_create(struct rds_ib_edev *ed)
 		ed->rcq = NULL;
 		return -(err != 0 ? err : ENOMEM);
 	}
-	/* max receives posted, and buffers held by receives given up on
-	 * (an eighth more, or a slab) besides. */
-	ed->rx_bufs = max + RTE_MAX(max / 8, (uint32_t)RDS_IB_RX_PER_SLAB);
 	rds_ib_pool_init(&ed->rx, "receive buffers", d,
 			 &ed->ie->stats.mem_rx_bytes, RDS_IB_SLOT_SIZE,
 			 RDS_IB_RX_PER_SLAB, ed->rx_bufs);

@@ -42,9 +42,10 @@
  *   srq_max=N        receives it may post at most, srq_min..32768
  *                    (default 8192: 32 MiB; also what
  *                    RDS_INFO_IB_CONNECTIONS gives as max_recv_wr); the
- *                    receive CQ holds that many from the start. The
- *                    addresses of a device share its SRQ on an engine:
- *                    the largest srq_min and srq_max of them count
+ *                    receive CQ holds that many, and an eighth more,
+ *                    from the start. The addresses of a device share
+ *                    its SRQ on an engine: the largest srq_min and
+ *                    srq_max of them count
  *   recv_wr=N        with srq=0: receive ring per connection, 16..32768
  *                    buffers of 4 KiB (default 1024, the kernel's: 4 MiB)
  *   flow_control=0|1 with srq=0: advertise receive credits (default 1
