@@ -12,8 +12,8 @@ MESON_FUZZ_OPTS := -Dfuzz=true -Dtests=false $(MESON_ASAN_OPTS)
 # Suites `make test` runs in the normal build; the sanitizer build runs the
 # host-side ones; the fuzz build its bounded libFuzzer runs (a minute
 # each, RDS_FUZZ_SECS).
-SUITES ?= unit api loop rdma scale race eth multiproc sim fabric rxe interop
-ASAN_SUITES ?= unit api loop rdma scale race eth multiproc sim
+SUITES ?= unit api loop rdma scale race eth tcp multiproc sim fabric rxe interop
+ASAN_SUITES ?= unit api loop rdma scale race eth tcp multiproc sim
 FUZZ_SUITES ?= fuzz
 SUITE_ARGS = $(foreach s,$(SUITES),--suite $(s))
 ASAN_SUITE_ARGS = $(foreach s,$(ASAN_SUITES),--suite $(s))

@@ -14,7 +14,7 @@
 # the tbf's drops, Jain's fairness over the senders, the 64 B ping-pong
 # through the bottleneck from a 7th host, unloaded and during the
 # incast); at the end the medians of
-# RUNS runs per way and size, side by side, against the targets
+# RUNS runs per way and size, side by side, against the targets
 # (goodput >= 0.9, drops <= 2x TCP's, Jain >= 0.9, ping-pong during the
 # incast <= 3x unloaded).
 #

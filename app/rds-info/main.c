@@ -379,7 +379,7 @@ print_engine_stats(void)
 
 /* The transports librte_rds has; one the engine was built without is
  * left out (ENODEV). */
-static const char *const transports[] = { "loop", "eth", "ib" };
+static const char *const transports[] = { "loop", "eth", "ib", "tcp" };
 
 static int
 print_xstats(const char *tr)

@@ -77,12 +77,21 @@ struct rds_laddr;
 
 /* One per address, local or remote, living until rte_rds_fini(): the
  * congestion map, and what a sender needs to know of the address. */
+/* Changes of a local map remembered for sparse updates (a power of
+ * two): a connection that sent the map at generation g sends only the
+ * words changed since, while the log still reaches back to g. */
+#define RDS_CONG_LOG 64
+
 struct rds_cong_map {
 	struct in6_addr addr;
 	struct rds_laddr *la;		/* a local address of ours, or NULL */
 	uint32_t hash;			/* of addr, for engine selection */
 	uint32_t gen;			/* bumped on every change (atomic) */
 	uint64_t bits[RDS_CONG_MAP_WORDS]; /* little-endian bit order per port */
+	/* A local map's changes (rds_cong_set/clear, under log_lock):
+	 * log_word[g % RDS_CONG_LOG] is the word generation g changed. */
+	rte_spinlock_t log_lock;
+	uint16_t log_word[RDS_CONG_LOG];
 };
 
 struct rds_transport;
@@ -151,6 +160,40 @@ void rds_cong_set(struct rds_cong_map *map, uint16_t port);
 void rds_cong_clear(struct rds_cong_map *map, uint16_t port);
 uint64_t rds_cong_map_update(struct rds_cong_map *map, const void *wire_bits);
 void rds_cong_map_copy_out(const struct rds_cong_map *map, void *wire_bits);
+/*
+ * Sparse maps, for a transport whose wire is our own
+ * (RDS_TRANS_F_MAP_DELTA): a CONG_BITMAP message shorter than the 8 KiB
+ * map is RDS_CONG_DELTA_HDR bytes (version RDS_CONG_DELTA_VERSION, flags,
+ * a big-endian count) and that many records of RDS_CONG_DELTA_REC bytes
+ * (a big-endian word index under RDS_CONG_MAP_WORDS, then the word's 8
+ * bytes in the map's wire order). RDS_CONG_DELTA_FULL: every word not
+ * listed is 0 (a connection's first map); else the words not listed are
+ * unchanged.
+ */
+#define RDS_CONG_DELTA_VERSION 1
+#define RDS_CONG_DELTA_FULL 0x01
+#define RDS_CONG_DELTA_HDR 4
+#define RDS_CONG_DELTA_REC 10
+/* The words of a local map that changed from generation since to the
+ * map's generation now (read once by the caller): their number (each
+ * once) into words[RDS_CONG_MAP_WORDS], or -1 when the log no longer
+ * reaches back that far. */
+int rds_cong_changed_since(struct rds_cong_map *map, uint32_t since,
+			   uint32_t now, uint16_t *words);
+/* The sparse update of map's words[0..n) into out (room for
+ * RDS_CONG_MAP_BYTES); its length, or 0 when it would not be shorter
+ * than the whole map (send that instead). */
+uint32_t rds_cong_delta_encode(const struct rds_cong_map *map,
+			       const uint16_t *words, unsigned int n,
+			       bool full, void *out);
+/* All non-zero words of map (a connection's first map), as above. */
+uint32_t rds_cong_delta_encode_full(const struct rds_cong_map *map,
+				    void *out);
+/* Apply a sparse update received (checked whole first: nothing applied
+ * from a malformed one). 0 and *uncongested (the ports that may have
+ * become uncongested, as rds_cong_map_update's), or -EBADMSG. */
+int rds_cong_delta_apply(struct rds_cong_map *map, const void *buf,
+			 uint32_t len, uint64_t *uncongested);
 void rds_cong_sock_check(struct rds_sock *rs);
 uint32_t rds_cong_generation(void);
 /* Bumped when a local address's map changes (engines announce it). */

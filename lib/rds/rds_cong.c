@@ -135,6 +135,7 @@ rds_cong_map_get_slow(const struct in6_addr *addr)
 	} else {
 		map = rds_mem_zalloc("rds_cong_map", sizeof(*map));
 		if (map != NULL) {
+			rte_spinlock_init(&map->log_lock);
 			map->addr = *addr;
 			map->hash = rds_addr_hash(addr);
 			if (rte_hash_add_key_data(rds_cong_hash, addr,
@@ -153,22 +154,158 @@ found:
 	return map;
 }
 
+/* A local map's port set or cleared: the bit, the generation and the
+ * log of changed words together (rare: a socket crossing its receive
+ * buffer's limit). */
+static void
+rds_cong_change(struct rds_cong_map *map, uint16_t port, bool set)
+{
+	uint32_t gen;
+
+	rte_spinlock_lock(&map->log_lock);
+	if (set)
+		__atomic_fetch_or(&map->bits[port / 64], 1ULL << (port % 64),
+				  __ATOMIC_RELEASE);
+	else
+		__atomic_fetch_and(&map->bits[port / 64],
+				   ~(1ULL << (port % 64)), __ATOMIC_RELEASE);
+	gen = __atomic_add_fetch(&map->gen, 1, __ATOMIC_RELEASE);
+	map->log_word[gen & (RDS_CONG_LOG - 1)] = port / 64;
+	rte_spinlock_unlock(&map->log_lock);
+	__atomic_fetch_add(&rds_cong_local_gen, 1, __ATOMIC_RELEASE);
+}
+
 void
 rds_cong_set(struct rds_cong_map *map, uint16_t port)
 {
-	__atomic_fetch_or(&map->bits[port / 64], 1ULL << (port % 64),
-			  __ATOMIC_RELEASE);
-	__atomic_fetch_add(&map->gen, 1, __ATOMIC_RELEASE);
-	__atomic_fetch_add(&rds_cong_local_gen, 1, __ATOMIC_RELEASE);
+	rds_cong_change(map, port, true);
 }
 
 void
 rds_cong_clear(struct rds_cong_map *map, uint16_t port)
 {
-	__atomic_fetch_and(&map->bits[port / 64], ~(1ULL << (port % 64)),
-			   __ATOMIC_RELEASE);
-	__atomic_fetch_add(&map->gen, 1, __ATOMIC_RELEASE);
-	__atomic_fetch_add(&rds_cong_local_gen, 1, __ATOMIC_RELEASE);
+	rds_cong_change(map, port, false);
+}
+
+int
+rds_cong_changed_since(struct rds_cong_map *map, uint32_t since,
+		       uint32_t now, uint16_t *words)
+{
+	uint64_t seen[RDS_CONG_MAP_WORDS / 64] = { 0 };
+	uint32_t g;
+	uint16_t w;
+	int n = 0;
+
+	/* Generations since+1 .. now: the log holds the last RDS_CONG_LOG
+	 * generations up to the map's current one (now or later). */
+	rte_spinlock_lock(&map->log_lock);
+	if (map->gen - since > RDS_CONG_LOG) {
+		rte_spinlock_unlock(&map->log_lock);
+		return -1;
+	}
+	for (g = since + 1; g != now + 1; g++) {
+		w = map->log_word[g & (RDS_CONG_LOG - 1)];
+		if (seen[w / 64] & (1ULL << (w % 64)))
+			continue;
+		seen[w / 64] |= 1ULL << (w % 64);
+		words[n++] = w;
+	}
+	rte_spinlock_unlock(&map->log_lock);
+	return n;
+}
+
+uint32_t
+rds_cong_delta_encode(const struct rds_cong_map *map, const uint16_t *words,
+		      unsigned int n, bool full, void *out)
+{
+	uint8_t *p = out;
+	uint32_t len = RDS_CONG_DELTA_HDR + n * RDS_CONG_DELTA_REC;
+	rte_be16_t idx;
+	unsigned int i;
+	uint64_t w;
+
+	if (len >= RDS_CONG_MAP_BYTES)
+		return 0;
+	p[0] = RDS_CONG_DELTA_VERSION;
+	p[1] = full ? RDS_CONG_DELTA_FULL : 0;
+	idx = rte_cpu_to_be_16((uint16_t)n);
+	memcpy(p + 2, &idx, 2);
+	p += RDS_CONG_DELTA_HDR;
+	for (i = 0; i < n; i++, p += RDS_CONG_DELTA_REC) {
+		idx = rte_cpu_to_be_16(words[i]);
+		w = rte_cpu_to_le_64(__atomic_load_n(&map->bits[words[i]],
+						     __ATOMIC_ACQUIRE));
+		memcpy(p, &idx, 2);
+		memcpy(p + 2, &w, 8);
+	}
+	return len;
+}
+
+uint32_t
+rds_cong_delta_encode_full(const struct rds_cong_map *map, void *out)
+{
+	uint16_t words[RDS_CONG_MAP_WORDS];
+	unsigned int i, n = 0;
+
+	for (i = 0; i < RDS_CONG_MAP_WORDS; i++)
+		if (__atomic_load_n(&map->bits[i], __ATOMIC_ACQUIRE) != 0)
+			words[n++] = (uint16_t)i;
+	return rds_cong_delta_encode(map, words, n, true, out);
+}
+
+int
+rds_cong_delta_apply(struct rds_cong_map *map, const void *buf, uint32_t len,
+		     uint64_t *uncongested)
+{
+	const uint8_t *p = buf;
+	uint64_t listed[RDS_CONG_MAP_WORDS / 64] = { 0 };
+	uint64_t w, old, unc = 0;
+	bool changed = false, full;
+	rte_be16_t be;
+	uint16_t idx;
+	unsigned int i, n;
+
+	if (len < RDS_CONG_DELTA_HDR || p[0] != RDS_CONG_DELTA_VERSION ||
+	    (p[1] & ~RDS_CONG_DELTA_FULL) != 0)
+		return -EBADMSG;
+	memcpy(&be, p + 2, 2);
+	n = rte_be_to_cpu_16(be);
+	if (len != RDS_CONG_DELTA_HDR + n * RDS_CONG_DELTA_REC ||
+	    len >= RDS_CONG_MAP_BYTES)
+		return -EBADMSG;
+	full = (p[1] & RDS_CONG_DELTA_FULL) != 0;
+	for (i = 0; i < n; i++) {
+		memcpy(&be, p + RDS_CONG_DELTA_HDR + i * RDS_CONG_DELTA_REC,
+		       2);
+		idx = rte_be_to_cpu_16(be);
+		if (idx >= RDS_CONG_MAP_WORDS ||
+		    (listed[idx / 64] & (1ULL << (idx % 64))))
+			return -EBADMSG;
+		listed[idx / 64] |= 1ULL << (idx % 64);
+	}
+	/* A first map: the words it does not list are 0. */
+	for (i = 0; full && i < RDS_CONG_MAP_WORDS; i++) {
+		if (listed[i / 64] & (1ULL << (i % 64)))
+			continue;
+		old = __atomic_exchange_n(&map->bits[i], 0, __ATOMIC_ACQ_REL);
+		unc |= old;
+		changed |= old != 0;
+	}
+	p += RDS_CONG_DELTA_HDR;
+	for (i = 0; i < n; i++, p += RDS_CONG_DELTA_REC) {
+		memcpy(&be, p, 2);
+		idx = rte_be_to_cpu_16(be);
+		memcpy(&w, p + 2, 8);
+		w = rte_le_to_cpu_64(w);
+		old = __atomic_exchange_n(&map->bits[idx], w,
+					  __ATOMIC_ACQ_REL);
+		unc |= ~w & old;
+		changed |= w != old;
+	}
+	if (changed)
+		__atomic_fetch_add(&map->gen, 1, __ATOMIC_RELEASE);
+	*uncongested = unc;
+	return 0;
 }
 
 /* Wire bytes are little-endian bit order: bit p is bit (p % 8) of byte
@@ -227,11 +364,11 @@ rds_cong_sock_check(struct rds_sock *rs)
 	rcv = __atomic_load_n(&rs->rcv_bytes, __ATOMIC_ACQUIRE);
 	if (!rs->congested && rcv > limit) {
 		__atomic_store_n(&rs->congested, true, __ATOMIC_RELEASE);
-		rds_cong_set(rs->la->cong, rs->bound_port);
+		rds_cong_set(rs->la->cong, rs->f.bound_port);
 		changed = true;
 	} else if (rs->congested && rcv < limit / 2) {
 		__atomic_store_n(&rs->congested, false, __ATOMIC_RELEASE);
-		rds_cong_clear(rs->la->cong, rs->bound_port);
+		rds_cong_clear(rs->la->cong, rs->f.bound_port);
 		changed = true;
 	}
 	rte_spinlock_unlock(&rs->cong_lock);

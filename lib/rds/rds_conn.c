@@ -267,6 +267,16 @@ rds_conn_accepting(struct rds_conn *c)
 }
 
 void
+rds_conn_connect_now(struct rds_conn *c)
+{
+	if (c->state != RDS_CONN_DOWN || c->drop_pending)
+		return;
+	rds_timer_cancel(c->eng, &c->conn_timer);
+	c->reconnect_due = true;
+	rds_conn_ready(c);
+}
+
+void
 rds_conn_set_unresponsive(struct rds_conn *c, bool on)
 {
 	c->unresponsive = on;

@@ -77,6 +77,10 @@ struct rds_conn {
 	uint32_t unacked_packets;
 	uint64_t unacked_bytes;
 	bool map_queued;		/* send our congestion map */
+	bool map_synced;		/* the peer has a map of ours sent on
+					 * this connection since it came up
+					 * (RDS_TRANS_F_MAP_DELTA: changes
+					 * alone may follow) */
 	uint32_t map_gen_sent;
 	struct rds_msg *map_cur;	/* the copy of it the transport may
 					 * be inside (kept across -EAGAIN) */

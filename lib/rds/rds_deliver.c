@@ -94,6 +94,42 @@ rds_recv_deliver(struct rds_engine *e, struct rds_sock *rs, struct rds_msg *m)
 }
 
 /*
+ * A congestion map (not sequenced, not delivered): the whole map, or on
+ * a transport whose wire is our own a sparse update (rds_addr.h,
+ * RDS_CONG_DELTA_*); anything else is dropped and counted. The map of
+ * one of our own addresses (a transport pinned between two local
+ * addresses) is ours to keep.
+ */
+static __rte_noinline int
+rds_recv_cong_map(struct rds_conn *c, const struct rds_hdr_info *h,
+		  const void *bits, struct rds_msg *own)
+{
+	struct rds_engine *e = c->eng;
+	uint64_t unc = 0;
+	int ret = 0;
+
+	if (h->len == RDS_CONG_MAP_BYTES) {
+		if (c->fcong->la == NULL)
+			unc = rds_cong_map_update(c->fcong, bits);
+	} else if (c->trans->flags & RDS_TRANS_F_MAP_DELTA) {
+		if (c->fcong->la == NULL)
+			ret = rds_cong_delta_apply(c->fcong, bits, h->len,
+						   &unc);
+	} else {
+		ret = -EBADMSG;
+	}
+	rds_msg_free(own);
+	if (ret < 0) {
+		rds_stat_inc(e, s_recv_drop_bad_hdr);
+		return ret;
+	}
+	if (c->fcong->la == NULL)
+		rds_cong_map_changed(unc);
+	rds_stat_inc(e, s_recv_cong_map);
+	return 0;
+}
+
+/*
  * One complete message (or ACK-only frame, or congestion map) arrived on
  * connection c, its header decoded in h, its payload either at payload
  * (copied if kept) or already in own, a buffer the transport filled
@@ -133,21 +169,9 @@ rds_recv_hdr(struct rds_conn *c, const struct rds_hdr_info *h,
 		return 0;
 	}
 	/* Congestion map: not sequenced, not delivered. */
-	if (unlikely(h->flags == RDS_FLAG_CONG_BITMAP)) {
-		if (h->len != RDS_CONG_MAP_BYTES) {
-			rds_stat_inc(e, s_recv_drop_bad_hdr);
-			rds_msg_free(own);
-			return -EBADMSG;
-		}
-		/* The map of one of our own addresses (a transport pinned
-		 * between two local addresses) is ours to keep. */
-		if (c->fcong->la == NULL)
-			rds_cong_map_changed(rds_cong_map_update(c->fcong,
-				own != NULL ? rds_msg_data(own) : payload));
-		rds_stat_inc(e, s_recv_cong_map);
-		rds_msg_free(own);
-		return 0;
-	}
+	if (unlikely(h->flags == RDS_FLAG_CONG_BITMAP))
+		return rds_recv_cong_map(c, h, own != NULL ?
+					 rds_msg_data(own) : payload, own);
 	/* The kernel's duplicate rule: only old and retransmitted. */
 	if (h->seq < c->next_rx_seq && (h->flags & RDS_FLAG_RETRANSMITTED)) {
 		rds_stat_inc(e, s_recv_drop_old_seq);

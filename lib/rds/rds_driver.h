@@ -46,6 +46,12 @@
 /* Serves IPv6 local addresses (loop only so far: the others are refused
  * at rte_rds_init(), EAFNOSUPPORT). */
 #define RDS_TRANS_F_IPV6 0x10
+/* The wire is our own, not the kernel's: congestion maps go as sparse
+ * updates (rds_addr.h, RDS_CONG_DELTA_*): a connection's first map lists
+ * the non-zero words only, and each later one the words changed since
+ * the last it sent; the 8 KiB map when that is not shorter. The kernel's
+ * transports (ib, tcp) keep the whole map every time. */
+#define RDS_TRANS_F_MAP_DELTA 0x20
 
 struct rds_transport {
 	const char *name;
@@ -163,6 +169,12 @@ void rds_conn_connect_complete(struct rds_conn *c);
 /* The transport accepted a connect of the peer (the passive side): c is
  * connecting, and no active attempt of ours starts meanwhile. */
 void rds_conn_accepting(struct rds_conn *c);
+/* The peer asks for a connection now (rds_tcp: the higher address
+ * connects so that the lower one connects back): a DOWN connection
+ * waiting out its reconnect backoff connects at the engine's next run
+ * of it, as the kernel's rds_conn_path_connect_if_down. Nothing in any
+ * other state. */
+void rds_conn_connect_now(struct rds_conn *c);
 /* The transport's peer stopped answering, or answers again: a report
  * (info, telemetry), nothing is dropped for it. */
 void rds_conn_set_unresponsive(struct rds_conn *c, bool on);

@@ -222,6 +222,15 @@ rds_msg_free(struct rds_msg *m)
 		rds_msg_put(owner);
 }
 
+/* One user more of m, a buffer of its own (m->owner NULL): a driver
+ * that hands m over and must keep it if the taker frees it (rds_tcp, a
+ * frame the core could not take), dropped with rds_msg_put(). */
+static inline void
+rds_msg_hold(struct rds_msg *m)
+{
+	__atomic_fetch_add(&m->refs, 1, __ATOMIC_RELAXED);
+}
+
 /* A message that borrows the payload of owner (a reference is taken). */
 static inline struct rds_msg *
 rds_msg_alloc_borrow(struct rds_msg *owner)

@@ -40,6 +40,7 @@ static const char *const rds_stat_names[RTE_RDS_STATS_NUM] = {
 	RDS_STAT_NAME(s_rdma_stale_key),
 	RDS_STAT_NAME(s_rdma_bad_key_reset),
 	RDS_STAT_NAME(s_rdma_held),
+	RDS_STAT_NAME(s_send_cong_map_bytes),
 };
 
 const char *

@@ -216,10 +216,46 @@ rds_send_ack_policy(struct rds_conn *c, struct rds_msg *m)
 	c->unacked_bytes = rds_lib->conf.max_unacked_bytes;
 }
 
+/* Our map into m (8 KiB): its length, the whole map or, on a transport
+ * with RDS_TRANS_F_MAP_DELTA, the sparse update that brings the peer's
+ * copy from what this connection sent last to generation gen. */
+static uint32_t
+rds_send_cong_fill(struct rds_conn *c, struct rds_msg *m, uint32_t gen)
+{
+	struct rds_cong_map *map = c->la->cong;
+	uint16_t words[RDS_CONG_MAP_WORDS];
+	uint32_t len = 0;
+	int n;
+
+	if (c->trans->flags & RDS_TRANS_F_MAP_DELTA) {
+		if (!c->map_synced) {
+			len = rds_cong_delta_encode_full(map,
+							 rds_msg_data(m));
+		} else {
+			n = rds_cong_changed_since(map, c->map_gen_sent, gen,
+						   words);
+			if (n >= 0)
+				len = rds_cong_delta_encode(map, words,
+							    (unsigned int)n,
+							    false,
+							    rds_msg_data(m));
+			else
+				len = rds_cong_delta_encode_full(
+					map, rds_msg_data(m));
+		}
+	}
+	if (len == 0) {
+		rds_cong_map_copy_out(map, rds_msg_data(m));
+		len = RDS_CONG_MAP_BYTES;
+	}
+	return len;
+}
+
 static int
 rds_send_cong_map(struct rds_conn *c)
 {
 	struct rds_msg *m = c->map_cur;
+	uint32_t len;
 	int ret;
 
 	if (m == NULL) {
@@ -233,7 +269,7 @@ rds_send_cong_map(struct rds_conn *c)
 		m->faddr = c->key.faddr;
 		m->h_flags = RDS_FLAG_CONG_BITMAP;
 		m->seq = 0;	/* maps are not sequenced */
-		rds_cong_map_copy_out(c->la->cong, rds_msg_data(m));
+		m->len = rds_send_cong_fill(c, m, c->map_cur_gen);
 		c->map_cur = m;
 	}
 	ret = c->trans->xmit(c, m);
@@ -242,11 +278,15 @@ rds_send_cong_map(struct rds_conn *c)
 	if (ret == -EAGAIN)
 		return ret;
 	c->map_cur = NULL;
+	len = m->len;
 	rds_msg_free(m);
 	if (ret == 0) {
 		c->map_queued = false;
+		c->map_synced = true;
 		c->map_gen_sent = c->map_cur_gen;
 		rds_stat_inc(c->eng, s_send_cong_map);
+		rds_stat_add(c->eng, s_send_cong_map_bytes,
+			     RDS_HEADER_SIZE + len);
 	}
 	return ret;
 }
@@ -438,6 +478,7 @@ rds_send_path_reset(struct rds_conn *c)
 	c->unacked_packets = rds_lib->conf.max_unacked_packets;
 	c->unacked_bytes = rds_lib->conf.max_unacked_bytes;
 	c->map_queued = false;
+	c->map_synced = false;
 	rds_msg_free(c->map_cur);
 	c->map_cur = NULL;
 }

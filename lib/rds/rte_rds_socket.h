@@ -35,11 +35,13 @@ extern "C" {
 #endif
 
 /** SO_RDS_TRANSPORT value that pins the library's loop transport
- * (an extension: the kernel's values are RDS_TRANS_IB, RDS_TRANS_TCP). */
+ * (an extension: the kernel's values are RDS_TRANS_IB, RDS_TRANS_TCP,
+ * which pin the ib and the tcp transports). */
 #define RTE_RDS_TRANS_LOOP 3
-/** SO_RDS_TRANSPORT value for the eth transport (the kernel's TCP slot:
- * the network datagram transport that needs no RDMA device). */
-#define RTE_RDS_TRANS_ETH RDS_TRANS_TCP
+/** SO_RDS_TRANSPORT value for the eth transport (an extension, as
+ * RTE_RDS_TRANS_LOOP; the kernel's RDS_TRANS_TCP is the tcp transport,
+ * the kernel's rds_tcp wire). */
+#define RTE_RDS_TRANS_ETH 4
 
 /** SO_RDS_TRANSPORT's number in Oracle's UEK kernels and in the
  * rds-tools header (9; mainline's is 8, where UEK has RDS_CONN_RESET):

@@ -67,6 +67,10 @@ struct rte_rds_stats {
 					 * not looked at, on a connection held
 					 * off after such a reset (answered
 					 * RDS_RDMA_DROPPED) */
+	uint64_t s_send_cong_map_bytes;	/**< bytes of the congestion maps
+					 * sent (RDS header and payload: 8 KiB
+					 * each on ib, the words that changed
+					 * on eth) */
 };
 
 /** Number of counters in struct rte_rds_stats. */

@@ -20,7 +20,7 @@ api_skip_attached(const char *why)
 }
 
 /* ------------------------------------------------------------------ */
-/* A stub transport with the kernel's TCP id. */
+/* A stub transport with an id of its own (api_common.h). */
 
 static int
 fake_laddr_check(struct rds_laddr *la)
@@ -37,7 +37,7 @@ fake_conn_alloc(struct rds_conn *c)
 
 static const struct rds_transport fake_transport = {
 	.name = "ut_fake",
-	.trans_id = RDS_TRANS_TCP,
+	.trans_id = API_TRANS_FAKE,
 	.flags = 0,
 	.laddr_check = fake_laddr_check,
 	.conn_alloc = fake_conn_alloc,

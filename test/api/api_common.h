@@ -27,8 +27,8 @@
  * transport that does not serve the address: ENOPROTOOPT; a transport
  * that cannot open its device: ENODEV; the transport id of a bound
  * socket on a non-loop address). Every binary registers a stub transport,
- * "ut_fake", with the kernel's RDS_TRANS_TCP id; it never carries a
- * message (its connections cannot be created). No "ib" transport is
+ * "ut_fake", with an id no driver takes (API_TRANS_FAKE); it never
+ * carries a message (its connections cannot be created). No "ib" transport is
  * registered, so RDS_TRANS_IB gives ENOPROTOOPT.
  *
  * Where the kernel and the library differ, the test asserts the kernel
@@ -68,6 +68,9 @@
 
 #include "rds_private.h"
 #include "rds_test.h"
+
+/* The stub transport's id: past the ids SO_RDS_TRANSPORT takes. */
+#define API_TRANS_FAKE 5
 
 #define SA(p) ((struct sockaddr *)(p))
 #define CSA(p) ((const struct sockaddr *)(p))

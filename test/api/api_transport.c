@@ -55,7 +55,7 @@ test_sockopt_transport(void)
 	v = -1;
 	EXPECT_ERR(rte_rds_setsockopt(s, SOL_RDS, SO_RDS_TRANSPORT, &v,
 				      sizeof(v)), EINVAL);
-	v = RTE_RDS_TRANS_LOOP + 1;
+	v = RTE_RDS_TRANS_ETH + 1;
 	EXPECT_ERR(rte_rds_setsockopt(s, SOL_RDS, SO_RDS_TRANSPORT, &v,
 				      sizeof(v)), EINVAL);
 	v = INT_MAX;
@@ -356,8 +356,8 @@ test_sockopt_transport_other(void)
 	s = rte_rds_socket();
 	CU_ASSERT_FATAL(s >= 0);
 	EXPECT_OK(rte_rds_bind(s, CSA(&sin), sizeof(sin)));
-	CU_ASSERT_EQUAL(get_int(s, SOL_RDS, SO_RDS_TRANSPORT), RDS_TRANS_TCP);
-	v = RDS_TRANS_TCP;
+	CU_ASSERT_EQUAL(get_int(s, SOL_RDS, SO_RDS_TRANSPORT), API_TRANS_FAKE);
+	v = API_TRANS_FAKE;
 	EXPECT_ERR(rte_rds_setsockopt(s, SOL_RDS, SO_RDS_TRANSPORT, &v,
 				      sizeof(v)), EOPNOTSUPP);
 	EXPECT_OK(rte_rds_close(s));

@@ -203,7 +203,7 @@ lib_sent_end(uint32_t epoch)
 static void
 test_reset_resends_unacked(void)
 {
-	static const uint32_t len[5] = { 100, 3000, 100, 2000, 100 };
+	static const uint32_t len[5] = { 100, 6000, 100, 4000, 100 };
 	uint32_t old, epoch;
 	unsigned int i, k;
 	uint64_t want = 2;
@@ -227,7 +227,7 @@ test_reset_resends_unacked(void)
 	CU_ASSERT_FATAL(epoch != old);
 	CU_ASSERT_EQUAL(rds_test_stats().s_conn_reset, 1);
 	/* The congestion window (10 frames at first) holds the new
-	 * stream's map and messages (13 frames): the peer acknowledges
+	 * stream's map and messages (11 frames): the peer acknowledges
 	 * what came, round by round, until message 5's last frame. */
 	for (r = 0; r < 16 && last_frame(epoch, 5) < 0; r++) {
 		peer_ack(lib_sent_end(epoch), 0);

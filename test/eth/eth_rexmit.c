@@ -36,6 +36,15 @@
  *                    peer's answer lets the message go on. Without it
  *                    the stream waits for good (an RDMA test under load
  *                    stalled so).
+ *   kick:            kick_us=2000 (off by default on net_ring: no ACK
+ *                    request in the other cases): a first window out
+ *                    and no answer: after 2 ms one ACK frame asking for
+ *                    an ACK (tx_kicks 1), before the tail probe and
+ *                    without sending a DATA frame again; then nothing
+ *                    more of the kind while nothing moves (the probe
+ *                    comes, no second kick); an ACK that acknowledges
+ *                    something lets the next silence kick again. Out of
+ *                    range or not a number: EINVAL.
  *   cwnd_conf:       the key cwnd_init: 0 (off) lets the whole message
  *                    go at once (the fixed window), 4 lets 4 frames go;
  *                    window=8 without cwnd_init starts at 8 (the default
@@ -240,7 +249,7 @@ lib_down(void)
 	CU_ASSERT_EQUAL(rte_mempool_avail_count(h.pool), 1023);
 }
 
-/* Send a 40,000 B message (28 frames and the congestion map's before
+/* Send a 40,000 B message (28 frames, and the congestion map's one before
  * them) from a new socket; its descriptor. */
 static int
 send_big(void)
@@ -424,9 +433,9 @@ test_cwnd_conf(void)
 	for (i = 0; i < RTE_DIM(bad); i++)
 		bad_conf(bad[i]);
 	/* Off: the fixed window, the whole message (28 frames and the
-	 * map's) at once. */
+	 * map's one) at once. */
 	n = frames_at_once(",cwnd_init=0");
-	CU_ASSERT(n >= 30);
+	CU_ASSERT(n >= 29);
 	CU_ASSERT_EQUAL(frames_at_once(",cwnd_init=4"), 4);
 	CU_ASSERT_EQUAL(frames_at_once(",cwnd_init=128"), n);
 	/* The default held to a window under it. */
@@ -497,6 +506,64 @@ test_all_sacked(void)
 	lib_down();
 }
 
+/* Poll until h.pokes reaches want or 5 s passed; h.pokes. */
+static unsigned int
+wait_pokes(unsigned int want)
+{
+	uint64_t end = rte_get_tsc_cycles() + 5 * rte_get_tsc_hz();
+
+	while (h.pokes < want && rte_get_tsc_cycles() < end) {
+		poll_n(1);
+		rte_delay_us_sleep(100);
+	}
+	return h.pokes;
+}
+
+static void
+test_kick(void)
+{
+	static const char *const bad[] = {
+		",kick_us=1000001", ",kick_us=-1", ",kick_us=", ",kick_us=2ms",
+	};
+	struct rte_rds_eth_stats st;
+	unsigned int i, n;
+	int s;
+
+	for (i = 0; i < RTE_DIM(bad); i++)
+		bad_conf(bad[i]);
+	CU_ASSERT_FATAL(lib_up_opts(",kick_us=2000") == 0);
+	s = send_big();
+	poll_n(4);
+	n = h.nb_log;
+	CU_ASSERT_EQUAL_FATAL(n, RDS_ETH_CWND_INIT_DEFAULT);
+	/* No answer: the kick, alone, before the probe (20 ms). */
+	if (wait_pokes(1) == 0)
+		printf("\n    no kick in 5 s");
+	CU_ASSERT_FATAL(h.pokes == 1);
+	st = eth_stats();
+	CU_ASSERT_EQUAL(st.tx_kicks, 1);
+	CU_ASSERT_EQUAL(st.rexmit_probe, 0);
+	CU_ASSERT_EQUAL(st.rexmit_timeout, 0);
+	CU_ASSERT_EQUAL(h.nb_log, n);
+	/* Still nothing: the probe next, and no second kick. */
+	CU_ASSERT_FATAL(poll_until(offsetof(struct rte_rds_eth_stats,
+					    rexmit_probe), 1));
+	CU_ASSERT_EQUAL(h.pokes, 1);
+	CU_ASSERT_EQUAL(eth_stats().tx_kicks, 1);
+	/* Progress (the first frame acknowledged): the next silence kicks
+	 * again. */
+	peer_ack(h.log[0].seq + 1, 0);
+	poll_n(2);
+	if (wait_pokes(2) < 2)
+		printf("\n    no kick after progress in 5 s");
+	CU_ASSERT_EQUAL(h.pokes, 2);
+	CU_ASSERT_EQUAL(eth_stats().tx_kicks, 2);
+	printf("\n    %u kicks, %" PRIu64 " probe(s)\n", h.pokes,
+	       eth_stats().rexmit_probe);
+	CU_ASSERT(rte_rds_close(s) == 0);
+	lib_down();
+}
+
 int
 main(void)
 {
@@ -505,6 +572,7 @@ main(void)
 		{ "cwnd_conf", test_cwnd_conf },
 		{ "zero_window", test_zero_window },
 		{ "all_sacked", test_all_sacked },
+		{ "kick", test_kick },
 		{ NULL, NULL },
 	};
 

@@ -148,6 +148,9 @@ decode(const struct rte_mbuf *m, struct lf *l)
 		CU_ASSERT_EQUAL(((const struct rds_header *)(const void *)
 				 l->f.payload)->h_csum, 0);
 		l->rds = true;
+		memcpy(l->pay, (const uint8_t *)l->f.payload + RDS_HEADER_SIZE,
+		       RTE_MIN(sizeof(l->pay),
+			       (size_t)l->f.len - RDS_HEADER_SIZE));
 	}
 	l->f.payload = NULL;
 	rte_pktmbuf_free(c);
@@ -242,19 +245,26 @@ reset_frame(struct rte_ring *r, uint32_t epoch,
 	inject(r, &f, NULL, smac, dmac, sip, dip);
 }
 
-/* The peer sends RDS message seq (len bytes of seq's value, RDS flags
- * rflags) in its stream, eflags on its last frame. */
-void
-peer_send(uint64_t seq, uint32_t len, uint8_t rflags, uint16_t eflags)
+/* The peer sends an RDS message in its stream: header seq, flags rflags
+ * (RDS_FLAG_CONG_BITMAP alone: a congestion map, ports 0), payload pl
+ * (len bytes; NULL: len bytes of seq's value), eflags on its last
+ * frame. */
+static void
+peer_unit(uint64_t seq, const void *pl, uint32_t len, uint8_t rflags,
+	  uint16_t eflags)
 {
 	static uint8_t unit[RDS_HEADER_SIZE + 8192];
 	struct rds_eth_frame f;
 	uint32_t total = RDS_HEADER_SIZE + len, off, n;
+	bool map = rflags == RDS_FLAG_CONG_BITMAP;
 
 	CU_ASSERT_FATAL(len <= sizeof(unit) - RDS_HEADER_SIZE);
-	rds_hdr_encode((struct rds_header *)unit, seq, 0, len, PEER_PORT,
-		       LIB_PORT, rflags, 0);
-	memset(unit + RDS_HEADER_SIZE, (int)seq, len);
+	rds_hdr_encode((struct rds_header *)unit, seq, 0, len,
+		       map ? 0 : PEER_PORT, map ? 0 : LIB_PORT, rflags, 0);
+	if (pl != NULL)
+		memcpy(unit + RDS_HEADER_SIZE, pl, len);
+	else
+		memset(unit + RDS_HEADER_SIZE, (int)seq, len);
 	for (off = 0; off < total; off += n) {
 		n = RTE_MIN((uint32_t)FRAG, total - off);
 		memset(&f, 0, sizeof(f));
@@ -271,6 +281,18 @@ peer_send(uint64_t seq, uint32_t len, uint8_t rflags, uint16_t eflags)
 		inject(wp.rx, &f, unit + off, &wp.peer_mac, &wp.lib_mac,
 		       wp.peer_ip, wp.lib_ip);
 	}
+}
+
+void
+peer_send(uint64_t seq, uint32_t len, uint8_t rflags, uint16_t eflags)
+{
+	peer_unit(seq, NULL, len, rflags, eflags);
+}
+
+void
+peer_send_payload(uint64_t seq, const void *pl, uint32_t len, uint8_t rflags)
+{
+	peer_unit(seq, pl, len, rflags, 0);
 }
 
 /* The last frame of RDS message seq in the library's stream epoch

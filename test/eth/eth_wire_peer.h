@@ -43,6 +43,7 @@ struct lf {
 	struct rds_eth_frame f;
 	bool rds;		/* first fragment of an RDS frame: hdr */
 	struct rds_hdr_info hdr;
+	uint8_t pay[32];	/* rds: the first bytes of its payload */
 };
 
 struct eth_wire_peer {
@@ -82,6 +83,8 @@ void reset_frame(struct rte_ring *r, uint32_t epoch,
 		 const struct rte_ether_addr *smac,
 		 const struct rte_ether_addr *dmac, uint32_t sip, uint32_t dip);
 void peer_send(uint64_t seq, uint32_t len, uint8_t rflags, uint16_t eflags);
+void peer_send_payload(uint64_t seq, const void *pl, uint32_t len,
+		       uint8_t rflags);
 int64_t last_frame(uint32_t epoch, uint64_t seq);
 uint64_t send_acked(void);
 int lib_socket(const char *ip, int sndbuf);

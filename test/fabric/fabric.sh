@@ -27,7 +27,7 @@
 # senders, the 64 B ping-pong through the bottleneck (from a 7th host
 # with no bulk traffic) unloaded and during the incast. Asserted: every message once, in order, same digests, the
 # ping-pong answered, and the goodput no more than the bottleneck (else
-# the tbf was not in the path); the issue's targets are bench figures
+# the tbf was not in the path); the targets are bench figures
 # (bench/fabric-incast.sh, doc/perf.md), printed, not asserted.
 #
 # Printed per run: goodput (bytes received by both sides / wall time) and
@@ -41,7 +41,8 @@
 #
 # Environment: FABRIC_MSGS (3000 messages each way), FABRIC_DROP,
 # FABRIC_DUP (percent, 5 and 1), FABRIC_CORRUPT (per mille, 5),
-# FABRIC_RUNS (1: runs per case, the figures are their median).
+# FABRIC_RUNS (1: runs per case, the figures are their median),
+# FABRIC_ETH_OPTS (more eth keys for both engines, e.g. ",kick_us=0").
 
 set -u
 B=$(cd "${1:?usage: fabric.sh BUILD_ROOT [case...]}" && pwd)
@@ -189,7 +190,7 @@ start_engine() {
 	ip netns exec fab$h "$ENGINED" -l 0 --no-pci --no-huge -m 512 \
 		--file-prefix fab$h$$ --log-level=lib.eal:error \
 		--vdev=net_af_packet0,iface=f${h}h,qpairs=1,qdisc_bypass=0 \
-		-- --addr "$ip=eth,port=net_af_packet0" --idle yield \
+		-- --addr "$ip=eth,port=net_af_packet0${FABRIC_ETH_OPTS:-}" --idle yield \
 		--listen "$sock" >> "$TMP/engine-$h.log" 2>&1 &
 	[ "$h" = A ] && pida=$! || pidb=$!
 	for _ in $(seq 150); do
@@ -213,7 +214,7 @@ counters() {
 	local h n v line
 	for h in A B; do
 		line="    host $h:"
-		for n in rexmit_fast rexmit_sack rexmit_timeout rexmit_probe \
+		for n in rexmit_fast rexmit_sack rexmit_timeout rexmit_probe tx_kicks \
 			 rx_dup rx_ooo rx_drop_crc tx_full tx_window_full; do
 			v=$(xstat $h $n)
 			line="$line $n=${v:-?}"
@@ -315,7 +316,7 @@ case_mixed() {
 	fi
 }
 
-# The same faults on each host's own veth end (as the issue measured):
+# The same faults on each host's own veth end (where the faults were first measured):
 # there a netfilter drop fails the kernel's transmit of the af_packet
 # ring (tpacket_snd stops at the frame dropped), so the frames queued
 # behind it leave only at the PMD's next transmit: a drop that also

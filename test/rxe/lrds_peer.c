@@ -28,6 +28,10 @@
  * (the keys of rte_rds_ib.h);
  * $INTEROP_LRDS_QP_ERROR_EVERY=N puts the QP in error after every N
  * fan-in messages (rte_rds_ib_inject_qp_error), for reset tests.
+ * $INTEROP_LRDS_TRANS=tcp runs it over the tcp transport instead (the
+ * kernel's rds_tcp in the other VM; this one must not have rds_tcp
+ * loaded, it would hold port 16385); the QP error is then a reset of the
+ * TCP connection (rte_rds_tcp_inject_reset).
  * Exit 0 on success, 1 on failure, 2 on a usage or set-up error.
  */
 #include <errno.h>
@@ -44,6 +48,7 @@
 #include <rte_rds.h>
 #include <rte_rds_ib.h>
 #include <rte_rds_stats.h>
+#include <rte_rds_tcp.h>
 
 #include "interop_proto.h"
 
@@ -102,15 +107,27 @@ l_wait(void *ctx, int ms, bool want_out)
 
 /* $INTEROP_LRDS_QP_ERROR_EVERY=N: a QP error every N fan-in messages. */
 static uint64_t l_qp_error_every;
+/* $INTEROP_LRDS_TRANS: "ib" (default) or "tcp". */
+static const char *l_trans = "ib";
+
+static bool
+l_tcp(void)
+{
+	return strcmp(l_trans, "tcp") == 0;
+}
 
 static void
 l_on_msg(void *ctx, uint64_t count)
 {
 	(void)ctx;
 	if (l_qp_error_every != 0 && count % l_qp_error_every == 0) {
-		printf("lrds: injecting a QP error after %llu messages\n",
+		printf("lrds: injecting a %s after %llu messages\n",
+		       l_tcp() ? "TCP reset" : "QP error",
 		       (unsigned long long)count);
-		rte_rds_ib_inject_qp_error();
+		if (l_tcp())
+			rte_rds_tcp_inject_reset(0);
+		else
+			rte_rds_ib_inject_qp_error();
 	}
 }
 
@@ -229,7 +246,31 @@ l_show(void)
 			printf("\n");
 		}
 	}
-	if (rte_rds_ib_stats_get(&st) == 0) {
+	if (l_tcp()) {
+		struct rte_rds_tcp_stats ts;
+
+		if (rte_rds_tcp_stats_get(&ts) == 0)
+			printf("lrds: tcp: connects %llu accepts %llu knocks "
+			       "%llu answered %llu replaced %llu; msgs tx %llu "
+			       "rx %llu acked %llu; sendmsg %llu partial %llu "
+			       "recv %llu; resets %llu injected %llu; bad %llu "
+			       "stalls %llu\n",
+			       (unsigned long long)ts.connects,
+			       (unsigned long long)ts.accepts,
+			       (unsigned long long)ts.knocks,
+			       (unsigned long long)ts.knocks_answered,
+			       (unsigned long long)ts.accept_replaced,
+			       (unsigned long long)ts.tx_msgs,
+			       (unsigned long long)ts.rx_msgs,
+			       (unsigned long long)ts.tx_acked_msgs,
+			       (unsigned long long)ts.tx_calls,
+			       (unsigned long long)ts.tx_partial,
+			       (unsigned long long)ts.rx_calls,
+			       (unsigned long long)ts.resets,
+			       (unsigned long long)ts.resets_injected,
+			       (unsigned long long)ts.rx_bad_frames,
+			       (unsigned long long)ts.rx_stalls);
+	} else if (rte_rds_ib_stats_get(&st) == 0) {
 		printf("lrds: ib: connects active %llu passive %llu raced %llu "
 		       "replaced %llu stale %llu incompat %llu cm_errors %llu "
 		       "connect_timeouts %llu\n",
@@ -292,14 +333,14 @@ parse_sin(const char *arg, uint16_t port, struct sockaddr_in *sin)
 	return inet_pton(AF_INET, ip, &sin->sin_addr) == 1 ? 0 : -1;
 }
 
-/* $INTEROP_LRDS_CONF: the ib address's options, "key=value ..." (spaces
- * or commas between them), appended to "IP=ib". */
+/* $INTEROP_LRDS_CONF: the address's options, "key=value ..." (spaces
+ * or commas between them), appended to "IP=ib" (or "IP=tcp"). */
 static int
 addr_spec(const char *ip, char *spec, size_t len)
 {
 	const char *env = getenv("INTEROP_LRDS_CONF");
 	char buf[RTE_RDS_ARGSIZE], *tok, *save = NULL;
-	int n = snprintf(spec, len, "%s=ib", ip);
+	int n = snprintf(spec, len, "%s=%s", ip, l_trans);
 
 	if (env == NULL || *env == '\0')
 		return 0;
@@ -375,6 +416,11 @@ main(int argc, char **argv)
 	double t0 = interop_now();
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (getenv("INTEROP_LRDS_TRANS") != NULL &&
+	    strcmp(getenv("INTEROP_LRDS_TRANS"), "tcp") == 0) {
+		l_trans = "tcp";
+		t = RDS_TRANS_TCP;
+	}
 	if (getenv("INTEROP_LRDS_QP_ERROR_EVERY") != NULL)
 		l_qp_error_every = strtoull(getenv("INTEROP_LRDS_QP_ERROR_EVERY"),
 					    NULL, 0);
@@ -437,7 +483,7 @@ main(int argc, char **argv)
 	}
 	if (rte_rds_conf_add_addr_str(&conf, spec) != 0 ||
 	    rte_rds_init(&conf) != 0) {
-		printf("lrds: rte_rds_init with %s on ib: %s\n", self_ip,
+		printf("lrds: rte_rds_init with %s on %s: %s\n", self_ip, l_trans,
 		       rte_strerror(rte_errno));
 		rte_eal_cleanup();
 		return 2;
@@ -458,9 +504,9 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return 2;
 	}
-	printf("lrds: librte_rds socket bound to %s over ib, "
+	printf("lrds: librte_rds socket bound to %s over %s, "
 	       "SO_SNDBUF/SO_RCVBUF %d (up %.1f s after start)\n",
-	       argv[optind], bufsz, interop_now() - t0);
+	       argv[optind], l_trans, bufsz, interop_now() - t0);
 	ops.ctx = &l;
 	if (nb_senders > 0)
 		rc = interop_stream_recv(&f, &ops);
@@ -472,7 +518,7 @@ main(int argc, char **argv)
 	/* The kernel numbers every message of a connection and cancels
 	 * nothing here: a skipped sequence number is a message lost under
 	 * RDS that our cumulative ACK then covered. */
-	if (stream < 0) {
+	if (stream < 0 && !l_tcp()) {
 		struct rte_rds_ib_stats st;
 
 		if (rte_rds_ib_stats_get(&st) == 0 && st.rx_seq_gaps != 0) {

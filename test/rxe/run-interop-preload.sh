@@ -46,6 +46,9 @@
 # The console log is kept in BUILD_DIR/meson-logs/interop_preload.log;
 # INTEROP_PRELOAD_REPLAY=LOG judges such a log again without VMs.
 #
+# INTEROP_PRELOAD_TRANS=tcp (test interop_preload_tcp): the same over tcp:
+# rds-engined serves --addr 10.99.0.1=tcp (step 1 too), every program pins
+# RDS_TRANS_TCP, the kernel's rds_tcp in B (and in A for step 8).
 # Knobs: INTEROP_COUNT (exchange messages each way, 500), INTEROP_TIMEOUT
 # (seconds per exchange, 240), INTEROP_PRELOAD_TASKS (4),
 # INTEROP_PRELOAD_STRESS_MSGS (messages per task each way, 500),
@@ -77,6 +80,11 @@ SOCK=$T/engine.sock
 ADDR=$RDS_VM_ADDR PEER=$RDS_VM_PEER
 step=boot step_t0=$(date +%s) epid=''
 export RTE_RDS_ENGINE=$SOCK
+# INTEROP_PRELOAD_TRANS=tcp: the engine serves tcp, the kernel's rds_tcp
+# in B (and in A's last steps), every program pins RDS_TRANS_TCP.
+TR=${INTEROP_PRELOAD_TRANS:-ib}
+KMOD=rds_rdma KPPT=''
+[ "$TR" = tcp ] && KMOD=rds_tcp KPPT=--tcp
 
 say() { echo "preload: $*"; }
 fail() {
@@ -179,36 +187,43 @@ if [ "$role" = A ]; then
 		[ -e "$f" ] || fail "$f is missing"
 	done
 
-	begin engine-auto "rds-engined with no --addr (the RDMA devices' addresses)"
-	engine_start
-	grep -q "^rds-engined: $ADDR=ib (device rxe0" "$T/engine.log" ||
-		fail "rds-engined with no --addr does not serve $ADDR on ib (rxe0)"
+	if [ "$TR" = tcp ]; then
+		begin engine-auto "rds-engined with --addr $ADDR=tcp"
+		engine_start --addr "$ADDR=tcp"
+		grep -q "listening on $ADDR:16385" "$T/engine.log" ||
+			fail "rds-engined does not listen on $ADDR:16385"
+	else
+		begin engine-auto "rds-engined with no --addr (the RDMA devices' addresses)"
+		engine_start
+		grep -q "^rds-engined: $ADDR=ib (device rxe0" "$T/engine.log" ||
+			fail "rds-engined with no --addr does not serve $ADDR on ib (rxe0)"
+	fi
 	pass
 
 	begin krds_api "krds_api under the preload, both sockets on $ADDR"
 	run pre timeout 120 "$KAPI" "$ADDR" "$ADDR" || fail "krds_api: status $?"
 	pass
 
-	begin exchange-1 "krds_peer -T ib (preload) with the kernel's; A waits for B's first message"
-	run_bg_until 'socket bound to' pre "$KPEER" -P -T ib -n "$n" -t "$xtmo" "$ADDR" "$PEER" ||
+	begin exchange-1 "krds_peer -T $TR (preload) with the kernel's; A waits for B's first message"
+	run_bg_until 'socket bound to' pre "$KPEER" -P -T $TR -n "$n" -t "$xtmo" "$ADDR" "$PEER" ||
 		fail "krds_peer did not bind"
 	tell 1
 	wait "$bg" || fail "krds_peer: status $?"
 	pass
 
-	begin krds_stress "krds_stress -T ib, $tasks tasks, active side (preload)"
-	run pre timeout $((swait + 60)) "$KSTRESS" -c "$PEER" -s "$ADDR" -T ib -t "$tasks" \
+	begin krds_stress "krds_stress -T $TR, $tasks tasks, active side (preload)"
+	run pre timeout $((swait + 60)) "$KSTRESS" -c "$PEER" -s "$ADDR" -T $TR -t "$tasks" \
 		-n "$smsgs" -w "$swait" || fail "krds_stress: status $?"
 	pass
 
-	begin engine-addr "rds-engined stopped, started again with --addr $ADDR=ib"
+	begin engine-addr "rds-engined stopped, started again with --addr $ADDR=$TR"
 	engine_stop
-	engine_start --addr "$ADDR=ib"
+	engine_start --addr "$ADDR=$TR"
 	pass
 
-	begin exchange-2 "krds_peer -T ib (preload) with the kernel's; A sends first"
+	begin exchange-2 "krds_peer -T $TR (preload) with the kernel's; A sends first"
 	await 2
-	run pre "$KPEER" -T ib -n "$n" -t "$xtmo" "$ADDR" "$PEER" || fail "krds_peer: status $?"
+	run pre "$KPEER" -T $TR -n "$n" -t "$xtmo" "$ADDR" "$PEER" || fail "krds_peer: status $?"
 	pass
 
 	begin wire "the wire's floor: 30 pings of B, 0.2 s apart"
@@ -218,53 +233,53 @@ if [ "$role" = A ]; then
 	say "wire: ping p50 $w ms (30 pings)"
 	pass
 
-	begin pingpong-preload "krds_pingpong client (preload, ib) against the kernel's server"
-	run pre timeout 300 "$KPP" client "$ADDR" "$PEER" --iters "$rtts" --wait 120 ||
+	begin pingpong-preload "krds_pingpong client (preload, $TR) against the kernel's server"
+	run pre timeout 300 "$KPP" client "$ADDR" "$PEER" --iters "$rtts" --wait 120 $KPPT ||
 		fail "krds_pingpong: status $?"
 	pass
 
-	begin kernel-in-A "rds-engined stopped; the kernel's rds_rdma loaded in A"
+	begin kernel-in-A "rds-engined stopped; the kernel's $KMOD loaded in A"
 	engine_stop
 	# The modules live in the initramfs, PID 1's root (the command runs
 	# chrooted into the host's tree).
-	chroot /proc/1/root /sbin/modprobe rds_rdma || fail "modprobe rds_rdma"
-	lsmod | grep -E '^(rds|rds_rdma) ' | sed "s/^/$step: module /"
+	chroot /proc/1/root /sbin/modprobe "$KMOD" || fail "modprobe $KMOD"
+	lsmod | grep -E "^(rds|$KMOD) " | sed "s/^/$step: module /"
 	pass
 
-	begin pingpong-kernel "krds_pingpong client (kernel, RDS_TRANS_IB) against the kernel's server"
-	run timeout 300 "$KPP" client "$ADDR" "$PEER" --iters "$rtts" --wait 120 ||
+	begin pingpong-kernel "krds_pingpong client (kernel, $TR) against the kernel's server"
+	run timeout 300 "$KPP" client "$ADDR" "$PEER" --iters "$rtts" --wait 120 $KPPT ||
 		fail "krds_pingpong: status $?"
 	pass
 else
-	lsmod | grep -qE '^rds_rdma ' || fail "rds_rdma is not loaded in B"
+	lsmod | grep -qE "^$KMOD " || fail "$KMOD is not loaded in B"
 	(dmesg -w | grep --line-buffered -iE 'rds|rxe' | sed -u 's/^/kernel: /') &
 
 	begin krds_api-kernel "krds_api on the kernel (KRDS_API_KERNEL=1), both sockets on $ADDR"
 	KRDS_API_KERNEL=1 run timeout 120 "$KAPI" "$ADDR" "$ADDR" || fail "krds_api: status $?"
 	pass
 
-	begin exchange-1 "krds_peer -T ib (kernel); sends at once (A is bound)"
+	begin exchange-1 "krds_peer -T $TR (kernel); sends at once (A is bound)"
 	await 1
-	run "$KPEER" -T ib -n "$n" -t "$xtmo" "$ADDR" "$PEER" || fail "krds_peer: status $?"
+	run "$KPEER" -T $TR -n "$n" -t "$xtmo" "$ADDR" "$PEER" || fail "krds_peer: status $?"
 	pass
 
-	begin krds_stress "krds_stress -T ib, passive side (kernel)"
-	run timeout $((swait + 60)) "$KSTRESS" -s "$ADDR" -T ib -w "$swait" || fail "krds_stress: status $?"
+	begin krds_stress "krds_stress -T $TR, passive side (kernel)"
+	run timeout $((swait + 60)) "$KSTRESS" -s "$ADDR" -T $TR -w "$swait" || fail "krds_stress: status $?"
 	pass
 
-	begin exchange-2 "krds_peer -T ib (kernel); waits for A's first message"
-	run_bg_until 'socket bound to' "$KPEER" -P -T ib -n "$n" -t "$xtmo" "$ADDR" "$PEER" ||
+	begin exchange-2 "krds_peer -T $TR (kernel); waits for A's first message"
+	run_bg_until 'socket bound to' "$KPEER" -P -T $TR -n "$n" -t "$xtmo" "$ADDR" "$PEER" ||
 		fail "krds_peer did not bind"
 	tell 2
 	wait "$bg" || fail "krds_peer: status $?"
 	pass
 
 	begin pingpong-preload "krds_pingpong server (kernel) for A's preload client"
-	run timeout 300 "$KPP" server "$ADDR" --wait 200 || fail "krds_pingpong: status $?"
+	run timeout 300 "$KPP" server "$ADDR" --wait 200 $KPPT || fail "krds_pingpong: status $?"
 	pass
 
 	begin pingpong-kernel "krds_pingpong server (kernel) for A's kernel client"
-	run timeout 300 "$KPP" server "$ADDR" --wait 200 || fail "krds_pingpong: status $?"
+	run timeout 300 "$KPP" server "$ADDR" --wait 200 $KPPT || fail "krds_pingpong: status $?"
 	pass
 fi
 say "all steps of VM $role passed"
@@ -318,7 +333,8 @@ run_vms() {
 
 		knobs=()
 		for v in INTEROP_COUNT INTEROP_TIMEOUT INTEROP_PRELOAD_TASKS \
-			 INTEROP_PRELOAD_STRESS_MSGS INTEROP_PRELOAD_RTTS INTEROP_PRELOAD_STRESS_WAIT; do
+			 INTEROP_PRELOAD_STRESS_MSGS INTEROP_PRELOAD_RTTS INTEROP_PRELOAD_STRESS_WAIT \
+			 INTEROP_PRELOAD_TRANS; do
 			[ -n "${!v:-}" ] && knobs+=("$v=$(printf %q "${!v}")")
 		done
 		vm_cmd() { echo "${knobs[*]} bash $(printf %q "$self") --vm $1 $(printf %q "$build")"; }
@@ -373,7 +389,7 @@ judge() {
 	p50() { sed -n "s/^\[A\] $1: rtt p50: *\([0-9]*\) ns.*/\1/p" "$log" | tail -n 1; }
 	pp=$(p50 pingpong-preload) pk=$(p50 pingpong-kernel)
 	if [ -n "$pp" ] && [ -n "$pk" ]; then
-		awk -v p="$pp" -v k="$pk" 'BEGIN { printf "interop_preload: RTT p50 (64 B, blocking): preload on librte_rds ib %.1f us, kernel to kernel %.1f us (same boot; ratio %.2f)\n", p / 1000, k / 1000, p / k }'
+		awk -v p="$pp" -v k="$pk" -v t="${INTEROP_PRELOAD_TRANS:-ib}" 'BEGIN { printf "interop_preload: RTT p50 (64 B, blocking): preload on librte_rds %s %.1f us, kernel to kernel %.1f us (same boot; ratio %.2f)\n", t, p / 1000, k / 1000, p / k }'
 	else
 		echo "interop_preload: FAIL: no RTT p50 from krds_pingpong (preload '$pp', kernel '$pk')"
 		rc=1

@@ -50,6 +50,8 @@ struct sim_conf {
 	unsigned int cwnd_init;		/* eth cwnd_init= */
 	unsigned int max_conns;		/* rte_rds_conf.max_conns (0: the
 					 * library's default) */
+	unsigned int rcvbuf;		/* SO_RCVBUF of every host's socket
+					 * (0: the default) */
 	double flap;			/* hosts whose links go down, share */
 	uint64_t flap_at_ns, flap_for_ns;	/* from, for how long */
 	uint64_t flap_bound_ns;		/* all delivered this soon after */

@@ -8,6 +8,7 @@
  *           [--msgs N] [--len MIN:MAX] [--gbps N] [--lat-ns N]
  *           [--spread-ns N] [--buf N] [--loss P] [--dup P] [--reorder P]
  *           [--reorder-ns N] [--corrupt P] [--cwnd N] [--max-conns N]
+ *           [--rcvbuf N]
  *           [--flap SHARE --flap-at-us N --flap-for-us N
  *            [--flap-bound-ms N]] [--quantum-ns N] [--limit-ms N]
  *           [--bug-dup] [-v]
@@ -70,7 +71,7 @@ usage(void)
 	       "pair|all|incast|perm] [--msgs N] [--len MIN:MAX] [--gbps N] "
 	       "[--lat-ns N] [--spread-ns N] [--buf BYTES] [--loss P] "
 	       "[--dup P] [--reorder P] [--reorder-ns N] [--corrupt P] "
-	       "[--cwnd N] [--max-conns N] [--flap SHARE --flap-at-us N --flap-for-us N "
+	       "[--cwnd N] [--max-conns N] [--rcvbuf N] [--flap SHARE --flap-at-us N --flap-for-us N "
 	       "[--flap-bound-ms N]] [--quantum-ns N] [--limit-ms N] "
 	       "[--bug-dup] [-v]\n");
 	exit(2);
@@ -132,6 +133,8 @@ parse(int argc, char **argv)
 			conf.cwnd_init = (unsigned int)atoi(v);
 		else if (strcmp(a, "--max-conns") == 0)
 			conf.max_conns = (unsigned int)atoi(v);
+		else if (strcmp(a, "--rcvbuf") == 0)
+			conf.rcvbuf = (unsigned int)atoi(v);
 		else if (strcmp(a, "--flap") == 0)
 			conf.flap = atof(v);
 		else if (strcmp(a, "--flap-at-us") == 0)
@@ -166,15 +169,15 @@ print_replay(void)
 	       " --hosts %u --per-port %u --workload %s --msgs %u --len %u:%u "
 	       "--gbps %u --lat-ns %u --spread-ns %u --buf %u --loss %g --dup %g "
 	       "--reorder %g --reorder-ns %u --corrupt %g --cwnd %u "
-	       "--max-conns %u --flap %g --flap-at-us %" PRIu64 " --flap-for-us %" PRIu64
+	       "--max-conns %u --rcvbuf %u --flap %g --flap-at-us %" PRIu64 " --flap-for-us %" PRIu64
 	       " --flap-bound-ms %" PRIu64 " "
 	       "--quantum-ns %" PRIu64 " --limit-ms %" PRIu64 "%s\n", conf.seed,
 	       prog, conf.seed, conf.hosts, conf.per_port, conf.workload, conf.msgs,
 	       conf.min_len, conf.max_len,
 	       conf.gbps, conf.lat_ns, conf.lat_spread_ns, conf.buf_bytes,
 	       conf.loss, conf.dup, conf.reorder, conf.reorder_ns,
-	       conf.corrupt, conf.cwnd_init, conf.max_conns, conf.flap,
-	       conf.flap_at_ns / 1000, conf.flap_for_ns / 1000,
+	       conf.corrupt, conf.cwnd_init, conf.max_conns, conf.rcvbuf,
+	       conf.flap, conf.flap_at_ns / 1000, conf.flap_for_ns / 1000,
 	       conf.flap_bound_ns / 1000000, conf.quantum_ns,
 	       conf.limit_ns / 1000000,
 	       conf.bug_dup ? " --bug-dup" : "");
@@ -264,6 +267,9 @@ lib_init(void)
 		if (socks[h] < 0 ||
 		    rte_rds_setsockopt(socks[h], SOL_RDS, SO_RDS_TRANSPORT,
 				       &trans, sizeof(trans)) != 0 ||
+		    (conf.rcvbuf != 0 &&
+		     rte_rds_setsockopt(socks[h], SOL_SOCKET, SO_RCVBUF,
+					&conf.rcvbuf, sizeof(int)) != 0) ||
 		    rte_rds_bind(socks[h], (const struct sockaddr *)&sin,
 				 sizeof(sin)) != 0) {
 			printf("socket of host %u: %s\n", h,

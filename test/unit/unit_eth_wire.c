@@ -588,7 +588,7 @@ test_bad_header(void)
 {
 	/* 1: the wire before the frame ACKs acknowledged RDS messages (a
 	 * peer that would wait for RDS ACKs that never come). */
-	static const uint8_t versions[] = { 0, 1, 3, 0x81, 0xff };
+	static const uint8_t versions[] = { 0, 1, 2, 4, 0x81, 0xff };
 	static const uint8_t types[] = { 0, 5, 6, 0x80, 0xff };
 	static const uint16_t flags[] = { 0x20, 0x40, 0x100, 0x8000, 0xffff };
 	struct rds_eth_frame g;

@@ -707,7 +707,7 @@ const struct rds_transport rds_eth_transport = {
 	/* Acknowledged by the frame layer (rds_eth.h): one stream of
 	 * ACKs, no RDS ACK frames. */
 	.flags = RDS_TRANS_F_RDMA | RDS_TRANS_F_MASKED_ATOMICS |
-		 RDS_TRANS_F_ACKS,
+		 RDS_TRANS_F_ACKS | RDS_TRANS_F_MAP_DELTA,
 	.init = rds_eth_init,
 	.fini = rds_eth_fini,
 	.laddr_check = rds_eth_laddr_check,

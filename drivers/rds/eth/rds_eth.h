@@ -70,6 +70,14 @@
  * and would wait for ever on a version 2 peer: the version byte tells
  * them apart, and a frame of another version is refused and counted
  * (rx_drop_version).
+ *
+ * Congestion maps (version 3 of the wire, RDS_TRANS_F_MAP_DELTA): a
+ * CONG_BITMAP message carries a sparse update (lib/rds/rds_addr.h,
+ * RDS_CONG_DELTA_*) rather than the whole 8 KiB map: a connection's
+ * first map lists the map's non-zero words (4 bytes for a host with no
+ * congested port), each later one the 10-byte records of the words
+ * changed since the last; the whole map only when the update would not
+ * be shorter. A version 2 peer would take those for malformed maps.
  */
 
 #include <stdbool.h>
@@ -105,6 +113,8 @@ extern int rds_eth_logtype;
 /* cwnd_init=: the congestion window a connection starts with (frames),
  * RFC 6928's initial window, at most window= (doc/guide.md, eth). */
 #define RDS_ETH_CWND_INIT_DEFAULT 10
+/* kick_us= on a net_af_packet port when not given (rte_rds_eth.h). */
+#define RDS_ETH_KICK_US_AF_PACKET 100
 /* mbufs of a port's pool (16383) kept for receiving: a connection with
  * 128 frames in flight or more sends no more below this. */
 #define RDS_ETH_POOL_RESERVE 4096
@@ -168,6 +178,7 @@ struct rds_eth_port {
 	uint64_t rto_init_tsc;
 	uint32_t dead_after;		/* timeouts in a row: peer unresponsive */
 	uint32_t cwnd_init;		/* congestion window's start, 0: off */
+	uint64_t kick_tsc;		/* kick_us, 0: off */
 	/* Link recovery (relink=1, configure=1), by the home engine. Other
 	 * engines transmit on the port under tx_lock[] and not while
 	 * restarting is set. */
@@ -465,6 +476,8 @@ struct rds_eth_conn {
 	bool probe_sent;		/* the tail probe went out since the
 					 * last progress: the timer is the
 					 * RTO now (rds_eth_rexmit.c) */
+	bool kicked;			/* the kick (kick_us) went out since
+					 * the last progress */
 	uint32_t timeouts;		/* in a row, without progress */
 	bool unresponsive;
 	struct rds_timer rto_timer;
@@ -570,8 +583,6 @@ void rds_eth_set_unresponsive(struct rds_eth_conn *ec, bool on);
 /* Set up / tear down the frame layer of a connection. */
 int rds_eth_rel_init(struct rds_eth_conn *ec, struct rds_eth_port *p);
 void rds_eth_rel_fini(struct rds_eth_conn *ec);
-/* Start a new epoch of ours (connect, or after the peer restarted):
- * everything in flight is dropped, sequences start again at 0. */
 /* rds_eth_stats.c: the counters' names and their sum over engines. */
 #define RDS_ETH_NB_XSTATS \
 	(sizeof(struct rte_rds_eth_stats) / sizeof(uint64_t))
@@ -580,6 +591,8 @@ void rds_eth_xstats(struct rds_engine *e, uint64_t *v);
 /* rds_eth_info.c: RTE_RDS_INFO_ETH_CONNECTIONS records (the info op). */
 void rds_eth_info(struct rds_engine *e, struct rds_info_req *r);
 
+/* Start a new epoch of ours (connect, or after the peer restarted):
+ * everything in flight is dropped, sequences start again at 0. */
 void rds_eth_rel_new_epoch(struct rds_eth_conn *ec);
 
 /* rds_eth_epoch.c: ordered epochs. The wall clock in 1/1024 s, 32 bits. */

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <arpa/inet.h>
 
 #include <rte_ethdev.h>
@@ -33,6 +34,7 @@ struct rds_eth_opts {
 	int configure;
 	unsigned int rxq, txq, mtu, udp_port, window, dead_after, relink;
 	unsigned int cwnd_init;
+	unsigned int kick_us;		/* UINT_MAX: not given */
 	unsigned int zerocopy;
 	uint64_t rto_min_us, rto_max_us;
 	bool have_mac;
@@ -60,7 +62,8 @@ rds_eth_opts_parse(const struct rds_laddr *la, struct rds_eth_opts *o)
 	static const char *const keys[] = {
 		"port", "dev", "configure", "rxq", "txq", "mtu", "udp_port",
 		"mac", "neigh", "window", "rto_min_us", "rto_max_us",
-		"dead_after", "relink", "zerocopy", "cwnd_init", NULL,
+		"dead_after", "relink", "zerocopy", "cwnd_init", "kick_us",
+		NULL,
 	};
 	struct rte_kvargs *kv;
 	const char *v;
@@ -75,6 +78,7 @@ rds_eth_opts_parse(const struct rds_laddr *la, struct rds_eth_opts *o)
 	o->rto_max_us = 1000000;
 	o->dead_after = 16;
 	o->cwnd_init = UINT_MAX;	/* not given: the default, below */
+	o->kick_us = UINT_MAX;		/* not given: by the PMD */
 	o->relink = 1;
 	o->zerocopy = 1;
 	snprintf(o->port, sizeof(o->port), "%s", la->dev);
@@ -115,6 +119,7 @@ rds_eth_opts_parse(const struct rds_laddr *la, struct rds_eth_opts *o)
 	OPT_UINT("relink", 1, relink);
 	OPT_UINT("zerocopy", 1, zerocopy);
 	OPT_UINT("cwnd_init", RDS_ETH_WINDOW_MAX, cwnd_init);
+	OPT_UINT("kick_us", 1000000, kick_us);
 	/* 0 (off) or 2 (RDS_ETH_CC_MIN) .. window, checked below. */
 #undef OPT_UINT
 	v = rte_kvargs_get(kv, "mac");
@@ -252,7 +257,7 @@ rds_eth_port_get(const struct rds_eth_opts *o, int *err)
 	struct rds_eth_port *p;
 	char name[RTE_MEMPOOL_NAMESIZE];
 	uint16_t id, mtu = 0;
-	unsigned int i, room;
+	unsigned int i, room, kick;
 
 	*err = rds_eth_port_id(o->port, &id);
 	if (*err != 0) {
@@ -286,6 +291,13 @@ rds_eth_port_get(const struct rds_eth_opts *o, int *err)
 	p->learn_gap_tsc = RDS_ETH_LEARN_GAP_US * rds_clock_hz() / 1000000;
 	p->dead_after = o->dead_after;
 	p->cwnd_init = o->cwnd_init;
+	/* net_af_packet leaves frames in the kernel's ring after a
+	 * transmit the kernel failed (rte_rds_eth.h, kick_us). */
+	kick = o->kick_us;
+	if (kick == UINT_MAX)
+		kick = strcmp(di.driver_name, "net_af_packet") == 0 ?
+			RDS_ETH_KICK_US_AF_PACKET : 0;
+	p->kick_tsc = (uint64_t)kick * rds_clock_hz() / 1000000;
 	for (i = 0; i < RTE_RDS_MAX_ENGINES; i++) {
 		rte_spinlock_init(&p->tx_lock[i]);
 		rte_spinlock_init(&p->rx_lock[i]);

@@ -169,6 +169,7 @@ rds_eth_rel_new_epoch(struct rds_eth_conn *ec)
 	ec->rto = ec->rto_base;
 	ec->rack_tsc = 0;
 	ec->probe_sent = false;
+	ec->kicked = false;
 	ec->timeouts = 0;
 	rds_eth_set_unresponsive(ec, false);
 	/* A whole window again. */

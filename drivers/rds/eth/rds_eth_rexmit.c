@@ -20,7 +20,11 @@
  * said, and a frame sent again has a new send time, so that it is
  * judged again only once a frame sent after it was acknowledged.
  *
- * Timer: while frames are in flight, first a tail probe (max(2 srtt,
+ * Timer: while frames are in flight, first, where the port has kick_us
+ * (net_af_packet: a transmit the kernel failed leaves the frames behind
+ * it in its ring until the next transmit), an ACK frame that asks for
+ * the peer's ACK after kick_us without progress, once: a transmit on
+ * each side that releases what their rings hold. Then a tail probe (max(2 srtt,
  * rto_min), at most the RTO): the newest frame the peer has not
  * acknowledged is sent again, once, so that its ACK (the receiver
  * answers a duplicate or an out-of-order frame at once) brings a SACK
@@ -117,6 +121,8 @@ rds_eth_rexmit_arm(struct rds_eth_conn *ec)
 
 	if (!ec->probe_sent && ec->srtt != 0)
 		t = RTE_MIN(RTE_MAX(2 * ec->srtt, ec->port->rto_min_tsc), t);
+	if (ec->port->kick_tsc != 0 && !ec->kicked)
+		t = RTE_MIN(ec->port->kick_tsc, t);
 	rds_timer_arm(e, &ec->rto_timer, e->now + t);
 }
 
@@ -149,6 +155,13 @@ rds_eth_rexmit_timer_fire(struct rds_engine *e, struct rds_timer *t)
 
 	if (ec->snd_una == ec->snd_nxt) {
 		rds_conn_xmit_unblock(ec->c);
+		return;
+	}
+	if (ec->port->kick_tsc != 0 && !ec->kicked) {
+		ec->kicked = true;
+		ee->stats.tx_kicks++;
+		rds_eth_rel_poke(ec);
+		rds_eth_rexmit_arm(ec);
 		return;
 	}
 	if (!ec->probe_sent) {
@@ -319,6 +332,7 @@ rds_eth_rexmit_ack_input(struct rds_eth_conn *ec,
 	ec->rto = ec->rto_base;
 	ec->timeouts = 0;
 	ec->probe_sent = false;
+	ec->kicked = false;
 	rds_eth_set_unresponsive(ec, false);
 	if (ec->snd_una == ec->snd_nxt)
 		rds_timer_cancel(e, &ec->rto_timer);

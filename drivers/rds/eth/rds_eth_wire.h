@@ -16,7 +16,9 @@
 #include <rte_mbuf.h>
 
 #define RDS_ETH_UDP_PORT 18634
-#define RDS_ETH_VERSION 2
+/* 3: congestion maps as sparse updates (RDS_TRANS_F_MAP_DELTA); 2: the
+ * frame ACKs acknowledge RDS messages (rds_eth.h). */
+#define RDS_ETH_VERSION 3
 #define RDS_ETH_L2L3L4 (14 + 20 + 8)	/* Ethernet + IPv4 + UDP */
 
 /* ------------------------------------------------------------------ */

@@ -56,6 +56,18 @@
  *                    buffer (no copy; the message is kept until the PMD
  *                    and the retransmit queue let go); 0: always copied
  *   rto_min_us=N     retransmit timer floor (default 200)
+ *   kick_us=N        a connection with frames in flight that has
+ *                    heard nothing for N us sends an ACK frame asking
+ *                    the peer for its ACK (a kick), once until the
+ *                    peer's ACKs move again; 0: off (default: 100 on a
+ *                    net_af_packet port, 0 elsewhere). On net_af_packet
+ *                    a frame the kernel drops on transmit (a full or
+ *                    dropping qdisc, netfilter on egress) stops the
+ *                    kernel's walk of the transmit ring, and the frames
+ *                    behind it leave only at the PMD's next transmit:
+ *                    the kick is that transmit, on both sides (the
+ *                    peer's ACK is one), long before the tail probe
+ *                    (max(2 srtt, rto_min_us))
  *   rto_max_us=N     retransmit timer ceiling (default 1000000)
  *   dead_after=N     timeouts in a row before the peer is reported
  *                    unresponsive (default 16; it is kept trying, and its
@@ -168,6 +180,9 @@ struct rte_rds_eth_stats {
 					 * retransmission) */
 	uint64_t rexmit_probe;		/**< tail probes: the newest frame
 					 * sent again, once, before the RTO */
+	uint64_t tx_kicks;		/**< ACK frames sent by kick_us (a
+					 * connection heard nothing for that
+					 * long with frames in flight) */
 };
 
 /**
