@@ -117,11 +117,11 @@ fault_case(const struct faults *f)
 	int k;
 
 #ifdef RDMA_HAVE_IB
-	/* A frozen receive ring must run dry (96 messages, 32 buffers) and
-	 * the sender wait on RNR NAKs, not for credits; its watch then
-	 * resets the connection after 1 s. */
+	/* A frozen shared receive queue must run dry (96 messages, 32
+	 * buffers) and the sender wait on RNR NAKs (no credits with it);
+	 * its watch then resets the connection after 1 s. */
 	if (ib && f->stalls > 0)
-		rdma_ib_set_opts("recv_wr=32,flow_control=0,stall_ms=1000");
+		rdma_ib_set_opts("srq_min=32,srq_max=32,stall_ms=1000");
 #endif
 	if (!setup_up(&su)) {
 		CU_FAIL("setup");

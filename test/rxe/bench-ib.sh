@@ -52,7 +52,7 @@
 # figure: its pair shows n/a and is left out of the ratio.
 #
 # $RDS_BENCH_IB_OPTS: ib driver options for both rds-perf sides (rds-perf
-# --ib-opts, e.g. "send_wr=512,recv_wr=2048").
+# --ib-opts, e.g. "send_wr=512,srq_min=2048").
 #
 # rds-perf's EAL arguments are -l 0 (server) or -l 1 (client),
 # --file-prefix, --no-pci and $RDS_BENCH_EAL (default "--no-huge -m 512";

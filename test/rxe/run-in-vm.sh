@@ -6,11 +6,13 @@
 # One boot; the binaries run one after the other (all of them, even
 # after a failure), each line of the console says which. The VM gets rxe0
 # on eth0 with four addresses (its own, 10.0.2.15, and 10.0.2.16-18),
-# passed as RDS_IB_ADDR_A .. RDS_IB_ADDR_D, and RDS_IB_DEV=rxe0.
+# passed as RDS_IB_ADDR_A .. RDS_IB_ADDR_D, and RDS_IB_DEV=rxe0;
+# RDS_TEST_IB_ADDRS=N (more than 4) adds 10.0.2.19 and up to N addresses
+# in all, and every one is in RDS_IB_ADDRS (comma separated).
 # Exit status: a single binary's own; with several, 1 if any failed, else
 # 77 if any skipped, else 0. 77 (skip) also when the VM cannot run here,
 # which under CI=true becomes a failure. RDS_VM_TIMEOUT (default 900 s per
-# binary) bounds the VM.
+# binary) bounds the VM; RDS_VM_MEM (MiB, default 2048) is its memory.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 [ $# -gt 0 ] || { echo "usage: $0 BINARY [ARGS...] [--then BINARY [ARGS...]]..." >&2; exit 2; }
@@ -37,8 +39,14 @@ flush
 timeout=${RDS_VM_TIMEOUT:-$((900 * n))}
 
 cmd="ip addr add 10.0.2.16/24 dev eth0 && ip addr add 10.0.2.17/24 dev eth0 &&
-ip addr add 10.0.2.18/24 dev eth0 && sleep 1 || exit 1
-export RDS_IB_ADDR_A=\$RDS_VM_ADDR RDS_IB_ADDR_B=10.0.2.16 \
+ip addr add 10.0.2.18/24 dev eth0 || exit 1
+RDS_IB_ADDRS=\$RDS_VM_ADDR,10.0.2.16,10.0.2.17,10.0.2.18
+for ((i = 19; i < 15 + \${RDS_TEST_IB_ADDRS:-4}; i++)); do
+	ip addr add 10.0.2.\$i/24 dev eth0 || exit 1
+	RDS_IB_ADDRS+=,10.0.2.\$i
+done
+sleep 1
+export RDS_IB_ADDRS RDS_IB_ADDR_A=\$RDS_VM_ADDR RDS_IB_ADDR_B=10.0.2.16 \
 RDS_IB_ADDR_C=10.0.2.17 RDS_IB_ADDR_D=10.0.2.18 RDS_IB_DEV=rxe0 \
 RDS_TEST_EAL_MEM=\${RDS_TEST_EAL_MEM:-'--no-huge -m 512'}
 nrun=0 nfail=0 nskip=0 failed=''
@@ -64,7 +72,7 @@ envs=()
 for v in $(compgen -e | grep '^RDS_TEST_' || true); do
 	envs+=(--env "$v=${!v}")
 done
-"$here/vm-run.sh" -t "$timeout" --mem 2048 "${envs[@]}" \
+"$here/vm-run.sh" -t "$timeout" --mem "${RDS_VM_MEM:-2048}" "${envs[@]}" \
 	--kargs "rdsvm_nomod=rds_rdma,rds_tcp,rds" -- "$cmd"
 rc=$?
 if [ "$rc" -eq 77 ] && [ "${CI:-}" = "true" ]; then

@@ -13,13 +13,17 @@
 # exchange  both run the exchange of interop_proto.h: INTEROP_COUNT (500)
 #   messages each way, sizes 0..64 KiB and two of 1 MiB, checked for size,
 #   content and order, with running SHA-256 digests that this script also
-#   compares across the two sides. Three rounds, each a fresh VM pair: in
+#   compares across the two sides. Four rounds, each a fresh VM pair: in
 #   round 1 both sides send at once (librte_rds, up last, usually opens the
 #   connection); in round 2 librte_rds sends only after the kernel's first
 #   message (lrds_peer -P), so the kernel connects and librte_rds accepts
 #   (checked in the kernel's log: "RDS/IB: Active conn connected"); round 3
 #   is round 1 with the kernel's credit flow control on
-#   (net.rds.ib.flow_control=1), so that both ends use credits.
+#   (net.rds.ib.flow_control=1): librte_rds receives from its shared
+#   receive queue and advertises no credits, so neither end uses them (the
+#   kernel's log shows no connection "with flow control"); round 4 is round
+#   3 with librte_rds on receive rings of each connection's own (srq=0),
+#   which advertise credits: both ends use them.
 # k2l  fan-in: three kernel sockets in A (ports 4243..4245, three krds_peer
 #   -S processes sharing one kernel connection) stream at once into one
 #   librte_rds socket in B (lrds_peer -F), INTEROP_FANIN_COUNT (500)
@@ -43,8 +47,10 @@
 # BUILD_DIR is the meson build directory (or the one holding the two
 # programs). Knobs: INTEROP_COUNT, INTEROP_TIMEOUT (seconds per side, 240),
 # INTEROP_FANIN_COUNT, INTEROP_FANIN_TIMEOUT, INTEROP_EAL_ARGS (extra EAL
-# words for lrds_peer), INTEROP_LRDS_CONF (lrds_peer's ib address options, e.g. "recv_wr=256 flow_control=0"),
-# INTEROP_KERNEL_FLOWCTL=1 (fan-in: the kernel advertises credits too),
+# words for lrds_peer), INTEROP_LRDS_CONF (lrds_peer's ib address options,
+# e.g. "srq_min=256" or "srq=0 recv_wr=256 flow_control=0"),
+# INTEROP_KERNEL_FLOWCTL=1 (fan-in: the kernel advertises credits too;
+# used only against srq=0),
 # RDS_VM_TIMEOUT (hard limit per VM, 600).
 # Exit: 0 pass, 1 fail, 77 skip (VMs cannot run here; under CI=true a
 # skip is a failure, 1).
@@ -104,11 +110,12 @@ sleep 0.5; kill \$dpid 2>/dev/null
 if [ \$rc != 0 ]; then echo 'interop: kernel log (dmesg | tail -n 40):'; dmesg | tail -n 40; fi
 exit \$rc"
 
-# VM B: librte_rds over rxe, without the kernel's RDS. $1: lrds_peer flags.
+# VM B: librte_rds over rxe, without the kernel's RDS. $1: lrds_peer flags,
+# $2: its ib address options (default INTEROP_LRDS_CONF).
 cmd_b() {
 	echo "if lsmod | grep -qE '^rds_rdma '; then echo 'interop: FAIL: rds_rdma is loaded in B'; exit 1; fi
 $wait_peer
-INTEROP_EAL_ARGS=$(printf %q "${INTEROP_EAL_ARGS:-}") INTEROP_LRDS_CONF=$(printf %q "${INTEROP_LRDS_CONF:-}") $(printf %q "$lrds") $1 -n $n -t $tmo \"\$RDS_VM_ADDR\" \"\$RDS_VM_PEER\"
+INTEROP_EAL_ARGS=$(printf %q "${INTEROP_EAL_ARGS:-}") INTEROP_LRDS_CONF=$(printf %q "${2-${INTEROP_LRDS_CONF:-}}") $(printf %q "$lrds") $1 -n $n -t $tmo \"\$RDS_VM_ADDR\" \"\$RDS_VM_PEER\"
 rc=\$?
 if [ \$rc != 0 ]; then echo 'interop: kernel log (dmesg | tail -n 20):'; dmesg | tail -n 20; fi
 exit \$rc"
@@ -207,21 +214,31 @@ if [ "$case" = exchange ]; then
 # Round 2: librte_rds waits for the kernel's first message (-P), so the
 # kernel connects and librte_rds accepts: both CM roles are covered.
 # Round 3: as round 1 with the kernel's credit flow control on (its
-# net.rds.ib.flow_control; librte_rds advertises credits by default), so
-# that both ends use credits: the kernel turns them on from our CM
-# advertisement and gives its own in headers.
-for round in 1 2 3; do
+# net.rds.ib.flow_control): librte_rds's shared receive queue advertises no
+# credits, so the kernel turns them off (it uses them only when the peer
+# advertised some) and relies on RNR retries, as against UEK's SRQ.
+# Round 4: the same with librte_rds on rings of its own (srq=0), which
+# advertise credits: both ends use them, the kernel turning them on from
+# our CM advertisement and giving its own in headers.
+for round in 1 2 3 4; do
 	a=$cmd_a
+	lconf=${INTEROP_LRDS_CONF:-}
 	if [ $round = 1 ]; then flags='' what='both sides send at once'
 	elif [ $round = 2 ]; then flags='-P' what='the kernel connects, librte_rds accepts'
 	else
-		flags='' what='both ends use credits (net.rds.ib.flow_control=1 in A)'
+		flags=''
 		a="echo 1 > /proc/sys/net/rds/ib/flow_control || exit 1
 $cmd_a"
+		if [ $round = 3 ]; then
+			what='net.rds.ib.flow_control=1 in A, the shared receive queue in B: no credits'
+		else
+			what='net.rds.ib.flow_control=1 in A, srq=0 in B: both ends use credits'
+			lconf="srq=0${lconf:+ $lconf}"
+		fi
 	fi
 	echo "interop: round $round: $what"
 	start=$(date +%s)
-	run_pair "round $round" "$a" "$(cmd_b "$flags")" --mem 1536
+	run_pair "round $round" "$a" "$(cmd_b "$flags" "$lconf")" --mem 1536
 	rc=$?
 	wall=$(( $(date +%s) - start ))
 	skip_or "$rc"
@@ -232,11 +249,23 @@ $cmd_a"
 		rc=1
 	fi
 	if [ "$rc" -eq 0 ] && [ $round = 3 ]; then
+		if ! grep -q '^\[A\] kernel: .*RDS/IB: .* conn connected' "$log"; then
+			echo "interop: FAIL: round 3: the kernel log shows no connection"
+			rc=1
+		elif grep -q '^\[A\] kernel: .*RDS/IB: .* conn connected .*, flow control' "$log"; then
+			echo "interop: FAIL: round 3: the kernel used credits against the shared receive queue"
+			rc=1
+		elif ! grep -q '^\[B\] lrds: ib: .*credits: conns 0 ' "$log"; then
+			echo "interop: FAIL: round 3: librte_rds used credits with its shared receive queue"
+			rc=1
+		fi
+	fi
+	if [ "$rc" -eq 0 ] && [ $round = 4 ]; then
 		if ! grep -q '^\[A\] kernel: .*RDS/IB: .* conn connected .*, flow control' "$log"; then
-			echo "interop: FAIL: round 3: the kernel log shows no connection with flow control"
+			echo "interop: FAIL: round 4: the kernel log shows no connection with flow control"
 			rc=1
 		elif ! grep -q '^\[B\] lrds: ib: .*credits: conns [1-9]' "$log"; then
-			echo "interop: FAIL: round 3: librte_rds did not use credits"
+			echo "interop: FAIL: round 4: librte_rds did not use credits"
 			rc=1
 		fi
 	fi

@@ -15,7 +15,9 @@
 const char *addr_a, *addr_b;
 bool use_credits;
 bool use_stall;
+bool use_ring;
 const char *extra_opts;
+const char *extra_opts_b;
 
 int
 ib_socket(const char *ip, int bufsz)
@@ -57,14 +59,18 @@ lib_up(void)
 	rte_rds_conf_init(&conf);
 	conf.engine[0].lcore_id = RTE_RDS_ENGINE_INLINE;
 	conf.engine[0].idle = RTE_RDS_IDLE_YIELD;
+	/* Credits need a receive ring of each connection's own. */
 	if (use_credits)
-		snprintf(opts, sizeof(opts), ",flow_control=1,recv_wr=16");
+		snprintf(opts, sizeof(opts), ",srq=0,flow_control=1,recv_wr=16");
 	if (use_stall) {
-		/* RNR NAKs, not credits, when the ring is empty (a small
-		 * one, so that even a short stream empties it); a stall
-		 * found within a second. */
-		snprintf(opts, sizeof(opts), ",flow_control=0,recv_wr=64,"
-			 "stall_ms=%u", (unsigned int)rds_test_env_u64(
+		/* RNR NAKs, not credits, when the receives run out (a small
+		 * ring, or a small shared receive queue, so that even a
+		 * short stream empties it); a stall found within a
+		 * second. */
+		snprintf(opts, sizeof(opts), ",%s,stall_ms=%u", use_ring ?
+			 "srq=0,flow_control=0,recv_wr=64" :
+			 "srq_min=64,srq_max=64",
+			 (unsigned int)rds_test_env_u64(
 				 "RDS_TEST_IB_STALL_MS", 1000));
 	}
 	if (extra_opts != NULL)
@@ -72,6 +78,8 @@ lib_up(void)
 	/* The ib settings are options of each address. */
 	snprintf(spec, sizeof(spec), "%s=ib%s", addr_a, opts);
 	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(&conf, spec) == 0);
+	if (extra_opts_b != NULL)
+		snprintf(opts, sizeof(opts), ",%s", extra_opts_b);
 	snprintf(spec, sizeof(spec), "%s=ib%s", addr_b, opts);
 	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(&conf, spec) == 0);
 	CU_ASSERT_FATAL(rds_test_lib_init(&conf) == 0);
@@ -353,14 +361,26 @@ test_stream_credits(void)
 	use_credits = false;
 }
 
-/* The receiving rings stop being refilled halfway: the senders wait on
- * RNR NAKs with no error until the no-progress watch resets. */
+/* The shared receive queue stops being refilled halfway: the senders
+ * wait on RNR NAKs with no error until the no-progress watch resets. */
 static void
 test_stream_stall(void)
 {
 	use_stall = true;
 	run_stream(rds_test_env_u64("RDS_TEST_MSGS", 20000) / 4,
 		   FAULT_RX_STALL);
+	use_stall = false;
+}
+
+/* The same with a receive ring of each connection's own (srq=0). */
+static void
+test_stream_stall_ring(void)
+{
+	use_stall = true;
+	use_ring = true;
+	run_stream(rds_test_env_u64("RDS_TEST_MSGS", 20000) / 4,
+		   FAULT_RX_STALL);
+	use_ring = false;
 	use_stall = false;
 }
 
@@ -436,10 +456,12 @@ gid_print(const char *what, const uint8_t *g)
 
 /*
  * RDS_INFO_IB_CONNECTIONS: one record per ib connection, with the ring
- * sizes the address's options asked for (not the defaults), the QP's
- * send SGEs and both GIDs; RDS6_INFO_IB_CONNECTIONS the same with
- * mapped addresses; the counters through rte_rds_xstats_get("ib") equal
- * the typed view. Non-default options on both addresses (cm_port too).
+ * sizes the address's options asked for (not the defaults): A's
+ * connection a receive ring of its own (srq=0, recv_wr=512), B's the
+ * shared receive queue (srq_max=2048, its most); the QP's send SGEs and
+ * both GIDs; RDS6_INFO_IB_CONNECTIONS the same with mapped addresses;
+ * the counters through rte_rds_xstats_get("ib") equal the typed view.
+ * Non-default options on both addresses (cm_port too).
  */
 static void
 test_info_ib_connections(void)
@@ -456,9 +478,12 @@ test_info_ib_connections(void)
 	unsigned int i, n;
 	int a, b, nx;
 
-	extra_opts = "cm_port=18700,send_wr=128,recv_wr=512,stall_ms=20000";
+	extra_opts = "cm_port=18700,send_wr=128,srq=0,recv_wr=512,"
+		     "stall_ms=20000";
+	extra_opts_b = "cm_port=18700,send_wr=128,srq_max=2048,stall_ms=20000";
 	lib_up();
 	extra_opts = NULL;
+	extra_opts_b = NULL;
 	a = ib_socket(addr_a, 0);
 	b = ib_socket(addr_b, 0);
 	to_a = sock_name(a);
@@ -501,10 +526,12 @@ test_info_ib_connections(void)
 		if (rec[i].src_addr == inet_addr(addr_b) &&
 		    rec[i].dst_addr == inet_addr(addr_a))
 			ba = &rec[i];
-		/* The options of the address, not the defaults (256,
-		 * 1024). */
+		/* The options of the address, not the defaults (127,
+		 * 8192). */
 		CU_ASSERT_EQUAL(rec[i].max_send_wr, 128);
-		CU_ASSERT_EQUAL(rec[i].max_recv_wr, 512);
+		CU_ASSERT_EQUAL(rec[i].max_recv_wr,
+				rec[i].src_addr == inet_addr(addr_a) ? 512 :
+				2048);
 		CU_ASSERT(rec[i].max_send_sge >= 2);
 		CU_ASSERT_EQUAL(rec[i].rdma_mr_max, 65536);
 		CU_ASSERT_EQUAL(rec[i].rdma_mr_size, 257);
@@ -524,7 +551,9 @@ test_info_ib_connections(void)
 	for (i = 0; i < len / sizeof(rec6[0]); i++) {
 		CU_ASSERT(IN6_IS_ADDR_V4MAPPED(&rec6[i].src_addr));
 		CU_ASSERT_EQUAL(rec6[i].max_send_wr, 128);
-		CU_ASSERT_EQUAL(rec6[i].max_recv_wr, 512);
+		CU_ASSERT_EQUAL(rec6[i].max_recv_wr,
+				rec6[i].src_addr.s6_addr32[3] ==
+				inet_addr(addr_a) ? 512 : 2048);
 		CU_ASSERT(!gid_zero(rec6[i].src_gid));
 	}
 
@@ -579,6 +608,7 @@ main(void)
 		{ "stream_qp_error", test_stream_qp_error },
 		{ "stream_credits", test_stream_credits },
 		{ "stream_rx_stall", test_stream_stall },
+		{ "stream_rx_stall_ring", test_stream_stall_ring },
 		{ "rdma_read_write_atomic", test_rdma },
 		{ NULL, NULL },
 	};

@@ -26,7 +26,9 @@ extern const char *addr_a, *addr_b;
 /* Credit flow control on both ends, with a small receive ring. */
 extern bool use_credits;
 extern bool use_stall;	/* no credits, a short stall_ms */
+extern bool use_ring;	/* with use_stall: srq=0, a small ring */
 extern const char *extra_opts;	/* more options of both addresses */
+extern const char *extra_opts_b;	/* B's instead, if not NULL */
 
 /* Helpers (rxe_ib.c). */
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of the ib transport's per-address options (rte_rds_ib.h):
- * the defaults, every key, and bad keys or values refused with EINVAL,
- * both by the parser and by rte_rds_init() before it looks for an RDMA
- * device (none is needed here).
+ * the defaults, every key, the two sets of receive keys (the shared
+ * receive queue's, a ring of each connection's own), and bad keys or
+ * values refused with EINVAL, both by the parser and by rte_rds_init()
+ * before it looks for an RDMA device (none is needed here).
  */
 #include <errno.h>
 #include <string.h>
@@ -23,23 +24,43 @@ test_defaults(void)
 	memset(&o, 0xa5, sizeof(o));
 	CU_ASSERT_EQUAL(rds_ib_opts_parse(NULL, &o), 0);
 	CU_ASSERT_EQUAL(o.cm_port, 18634);
-	CU_ASSERT_EQUAL(o.send_wr, 256);
+	CU_ASSERT_EQUAL(o.send_wr, 127);
 	CU_ASSERT_EQUAL(o.recv_wr, 1024);
-	CU_ASSERT(o.flow_control);
+	/* The shared receive queue, hence no credits. */
+	CU_ASSERT(o.srq);
+	CU_ASSERT_EQUAL(o.srq_min, 1024);
+	CU_ASSERT_EQUAL(o.srq_max, 8192);
+	CU_ASSERT(!o.flow_control);
 	CU_ASSERT_EQUAL(o.stall_ms, 5000);
 	CU_ASSERT(o.zerocopy);
 	CU_ASSERT_EQUAL(o.zc_min, 1024);
 	memset(&o, 0xa5, sizeof(o));
 	CU_ASSERT_EQUAL(rds_ib_opts_parse("", &o), 0);
 	CU_ASSERT_EQUAL(o.cm_port, 18634);
-	CU_ASSERT_EQUAL(o.recv_wr, 1024);
+	CU_ASSERT(o.srq);
+	CU_ASSERT(!o.flow_control);
 	/* One key leaves the others at their defaults. */
-	CU_ASSERT_EQUAL(rds_ib_opts_parse("recv_wr=64", &o), 0);
-	CU_ASSERT_EQUAL(o.recv_wr, 64);
-	CU_ASSERT_EQUAL(o.send_wr, 256);
+	CU_ASSERT_EQUAL(rds_ib_opts_parse("srq_min=64", &o), 0);
+	CU_ASSERT_EQUAL(o.srq_min, 64);
+	CU_ASSERT_EQUAL(o.srq_max, 8192);
+	CU_ASSERT_EQUAL(o.send_wr, 127);
 	CU_ASSERT_EQUAL(o.cm_port, 18634);
-	CU_ASSERT(o.flow_control);
 	CU_ASSERT_EQUAL(o.stall_ms, 5000);
+	/* srq=0: a ring of the connection's own, with credits. */
+	CU_ASSERT_EQUAL(rds_ib_opts_parse("srq=0", &o), 0);
+	CU_ASSERT(!o.srq);
+	CU_ASSERT(o.flow_control);
+	CU_ASSERT_EQUAL(o.recv_wr, 1024);
+	CU_ASSERT_EQUAL(rds_ib_opts_parse("srq=0,recv_wr=64", &o), 0);
+	CU_ASSERT_EQUAL(o.recv_wr, 64);
+	CU_ASSERT(o.flow_control);
+	/* The bound left at its default follows the one given. */
+	CU_ASSERT_EQUAL(rds_ib_opts_parse("srq_max=256", &o), 0);
+	CU_ASSERT_EQUAL(o.srq_min, 256);
+	CU_ASSERT_EQUAL(o.srq_max, 256);
+	CU_ASSERT_EQUAL(rds_ib_opts_parse("srq_min=16384", &o), 0);
+	CU_ASSERT_EQUAL(o.srq_min, 16384);
+	CU_ASSERT_EQUAL(o.srq_max, 16384);
 }
 
 static void
@@ -48,9 +69,10 @@ test_every_key(void)
 	struct rds_ib_opts o;
 
 	CU_ASSERT_EQUAL(rds_ib_opts_parse("dev=rxe0,cm_port=7000,send_wr=512,"
-					  "recv_wr=16,flow_control=0,"
+					  "srq=0,recv_wr=16,flow_control=0,"
 					  "stall_ms=0,zerocopy=0,zc_min=1",
 					  &o), 0);
+	CU_ASSERT(!o.srq);
 	CU_ASSERT(!o.zerocopy);
 	CU_ASSERT_EQUAL(o.zc_min, 1);
 	CU_ASSERT_EQUAL(o.cm_port, 7000);
@@ -59,7 +81,7 @@ test_every_key(void)
 	CU_ASSERT(!o.flow_control);
 	CU_ASSERT_EQUAL(o.stall_ms, 0);
 	/* The bounds themselves. */
-	CU_ASSERT_EQUAL(rds_ib_opts_parse("cm_port=1,send_wr=16,"
+	CU_ASSERT_EQUAL(rds_ib_opts_parse("cm_port=1,send_wr=16,srq=0,"
 					  "recv_wr=32768,flow_control=1,"
 					  "stall_ms=3600000,zerocopy=1,"
 					  "zc_min=4096", &o), 0);
@@ -72,12 +94,27 @@ test_every_key(void)
 	CU_ASSERT_EQUAL(o.stall_ms, 3600000);
 	CU_ASSERT_EQUAL(rds_ib_opts_parse("cm_port=65535", &o), 0);
 	CU_ASSERT_EQUAL(o.cm_port, 65535);
+	CU_ASSERT_EQUAL(rds_ib_opts_parse("srq=1,srq_min=16,srq_max=32768,"
+					  "flow_control=0", &o), 0);
+	CU_ASSERT(o.srq);
+	CU_ASSERT(!o.flow_control);
+	CU_ASSERT_EQUAL(o.srq_min, 16);
+	CU_ASSERT_EQUAL(o.srq_max, 32768);
 }
 
 static const char *const bad_opts[] = {
 	"foo=1",			/* unknown key */
 	"ib_recv_wr=64",		/* the old conf field's name */
-	"recv_wr=64,bogus=2",
+	"srq=0,recv_wr=64,bogus=2",
+	"recv_wr=64",			/* a ring's: not with the SRQ */
+	"srq=1,recv_wr=64",
+	"flow_control=1",		/* credits need a ring of one's own */
+	"srq=0,srq_min=64",		/* the SRQ's: not with a ring */
+	"srq=0,srq_max=64",
+	"srq=2",
+	"srq_min=15",
+	"srq_max=32769",
+	"srq_min=512,srq_max=256",	/* min over max */
 	"send_wr=abc",
 	"send_wr=64k",
 	"send_wr=0x100",		/* decimal only */
@@ -87,13 +124,13 @@ static const char *const bad_opts[] = {
 	"send_wr=",
 	"send_wr",			/* no value */
 	"send_wr=15",			/* under 16 */
-	"recv_wr=0",
-	"recv_wr=32769",		/* over 32768 */
-	"recv_wr=18446744073709551617",	/* overflows */
+	"srq=0,recv_wr=0",
+	"srq=0,recv_wr=32769",		/* over 32768 */
+	"srq=0,recv_wr=18446744073709551617",	/* overflows */
 	"cm_port=0",
 	"cm_port=65536",
-	"flow_control=2",
-	"flow_control=yes",
+	"srq=0,flow_control=2",
+	"srq=0,flow_control=yes",
 	"stall_ms=3600001",
 	"stall_ms=-1",
 	"zerocopy=2",
@@ -101,7 +138,7 @@ static const char *const bad_opts[] = {
 	"zc_min=4097",			/* over a fragment */
 	"send_wr=64,send_wr=128",	/* twice */
 	"port=1",			/* eth's key, not ib's */
-	"recv_wr=64;send_wr=64",
+	"srq_min=64;send_wr=64",
 };
 
 static void
@@ -163,8 +200,10 @@ test_bad_init(void)
 	printf("  no options: rte_rds_init errno %d (%s)\n", err,
 	       err != 0 ? strerror(err) : "up");
 	CU_ASSERT_NOT_EQUAL(err, EINVAL);
-	err = init_with("cm_port=7000,send_wr=512,recv_wr=64,flow_control=0,"
-			"stall_ms=0");
+	err = init_with("cm_port=7000,send_wr=512,srq=0,recv_wr=64,"
+			"flow_control=0,stall_ms=0");
+	CU_ASSERT_NOT_EQUAL(err, EINVAL);
+	err = init_with("srq_min=64,srq_max=128");
 	CU_ASSERT_NOT_EQUAL(err, EINVAL);
 }
 
@@ -174,7 +213,7 @@ test_unknown_key_named(void)
 {
 	static const char *const cases[][2] = {
 		{ "stall_ms=5,port=1", "'port'" },
-		{ "recv_wr=64,sendwr=64", "'sendwr'" },
+		{ "srq_min=64,sendwr=64", "'sendwr'" },
 	};
 	struct rds_ib_opts o;
 	unsigned int i;

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <arpa/inet.h>
 
+#include <rte_hash.h>
+#include <rte_jhash.h>
 #include <rte_malloc.h>
 
 #include "rds_ib.h"
@@ -49,15 +51,30 @@ rds_ib_dev_get(struct ibv_context *verbs)
 			d->max_inline = 0;
 			d->max_rd_atom = 1;
 			d->max_init_rd_atom = 1;
+			d->max_srq_wr = 0;
+			d->max_cqe = 0;
+			d->srq_warned = false;
+			d->async_running = false;
 			if (ibv_query_device(verbs, &attr) == 0) {
-				IB_LOG(INFO, "device %s: max_qp_wr %d max_sge %d",
+				IB_LOG(INFO, "device %s: max_qp_wr %d max_sge %d "
+				       "max_srq_wr %d max_cqe %d",
 				       ibv_get_device_name(verbs->device),
-				       attr.max_qp_wr, attr.max_sge);
+				       attr.max_qp_wr, attr.max_sge,
+				       attr.max_srq_wr, attr.max_cqe);
 				d->max_rd_atom = (uint8_t)RTE_MAX(1,
 					RTE_MIN(attr.max_qp_rd_atom, 16));
 				d->max_init_rd_atom = (uint8_t)RTE_MAX(1,
 					RTE_MIN(attr.max_qp_init_rd_atom, 16));
+				if (attr.max_srq > 0 && attr.max_srq_wr > 0)
+					d->max_srq_wr = (uint32_t)attr.max_srq_wr;
+				if (attr.max_cqe > 0)
+					d->max_cqe = (uint32_t)attr.max_cqe;
 			}
+			/* Without a reader of its events, no SRQ (a QP or
+			 * SRQ with an event not acknowledged cannot be
+			 * destroyed). */
+			if (rds_ib_async_start(d) != 0)
+				d->max_srq_wr = 0;
 			rds_ib_nb_devs++;
 		}
 	}
@@ -91,8 +108,10 @@ rds_ib_fini(void)
 	rds_ib_mr_cache_flush();
 	if (rds_ib_wanted)
 		rds_ib_zc_fini();
-	for (i = 0; i < rds_ib_nb_devs; i++)
+	for (i = 0; i < rds_ib_nb_devs; i++) {
+		rds_ib_async_stop(&rds_ib_devs[i]);
 		ibv_dealloc_pd(rds_ib_devs[i].pd);
+	}
 	rds_ib_nb_devs = 0;
 	for (i = 0; i < rds_lib->nb_laddrs; i++) {
 		struct rds_laddr *la = rds_lib->laddrs[i];
@@ -171,6 +190,13 @@ rds_ib_laddr_check(struct rds_laddr *la)
 static int
 rds_ib_engine_init(struct rds_engine *e)
 {
+	struct rte_hash_parameters hp = {
+		.entries = RTE_MAX(rds_lib->conf.max_conns, 8u),
+		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
+		.key_len = sizeof(uint32_t),
+		.hash_func = rte_jhash,
+		.socket_id = rds_lib->conf.socket_id,
+	};
 	struct rds_ib_engine *ie;
 	char name[RTE_RING_NAMESIZE];
 	int flags;
@@ -182,6 +208,7 @@ rds_ib_engine_init(struct rds_engine *e)
 	ie = rds_mem_zalloc("rds_ib_engine", sizeof(*ie));
 	if (ie == NULL)
 		return -ENOMEM;
+	ie->e = e;
 	TAILQ_INIT(&ie->conns);
 	TAILQ_INIT(&ie->flush);
 	ie->inject_seen = __atomic_load_n(&rds_ib_inject_gen,
@@ -200,6 +227,12 @@ rds_ib_engine_init(struct rds_engine *e)
 	ie->handoff = rte_ring_create(name, 256, rds_lib->conf.socket_id,
 				      RING_F_SC_DEQ);
 	if (ie->handoff == NULL)
+		return -ENOMEM;
+	/* QP number -> connection, for the completions of the SRQs. */
+	snprintf(name, sizeof(name), "rds_ib_qpn_%u", e->id);
+	hp.name = name;
+	ie->qpn = rte_hash_create(&hp);
+	if (ie->qpn == NULL)
 		return -ENOMEM;
 	if (e->id == 0)
 		return rds_ib_listen(e);
@@ -228,6 +261,8 @@ rds_ib_engine_fini(struct rds_engine *e)
 	}
 	if (ie->ch != NULL)
 		rdma_destroy_event_channel(ie->ch);
+	rds_ib_edev_fini(ie);
+	rte_hash_free(ie->qpn);
 	rds_mem_free(ie);
 	e->tp[rds_ib_slot] = NULL;
 }
@@ -365,9 +400,12 @@ rds_ib_poll(struct rds_engine *e)
 	if (gen != ie->rx_stall_seen) {
 		ie->rx_stall_seen = gen;
 		TAILQ_FOREACH(ic, &ie->conns, link) {
+			if (ic->srq)
+				continue;
 			ic->rx_frozen = true;
 			ie->stats.rx_stalls_injected++;
 		}
+		rds_ib_srq_freeze(ie);
 	}
 	if (ie->cm_next_tsc == 0 || e->now >= ie->cm_next_tsc) {
 		bool settled = true;
@@ -393,9 +431,11 @@ rds_ib_poll(struct rds_engine *e)
 		rds_mem_free(p);
 		work++;
 	}
+	work += rds_ib_srq_poll(ie);
 	for (ic = TAILQ_FIRST(&ie->conns); ic != NULL; ic = next) {
 		next = TAILQ_NEXT(ic, link);
-		work += rds_ib_poll_recv(ic);
+		if (!ic->srq)
+			work += rds_ib_poll_recv(ic);
 		work += rds_ib_poll_send(ic);
 		rds_ib_watch(ie, ic);
 	}

@@ -4,14 +4,21 @@
 
 /*
  * The ib transport's internals (net/rds/ib*.c): one RC QP per connection
- * with its own send and receive CQs, all owned and busy-polled by the
- * connection's engine; RDMA-CM events read from a non-blocking event
- * channel per engine; the listener lives on engine 0 and hands connect
- * requests to the engine that owns the connection. Settings are options
- * of each local address (rte_rds_ib.h), parsed into struct rds_ib_opts
+ * with its own send CQ, all owned and busy-polled by the connection's
+ * engine. Receives come from a shared receive queue (SRQ) of the engine
+ * on the device, with one receive CQ for all its QPs (rds_ib_srq.c;
+ * srq=0: a ring and a CQ of the connection's own). Buffers that only
+ * traffic needs (receive buffers, send copies, RDMA bounce buffers) come
+ * from pools of the engine on the device (rds_ib_pool.c), so that an
+ * idle connection holds little more than its QP and send headers.
+ * RDMA-CM events are read from a non-blocking event channel per engine;
+ * the listener lives on engine 0 and hands connect requests to the
+ * engine that owns the connection. Settings are options of each local
+ * address (rte_rds_ib.h), parsed into struct rds_ib_opts
  * (rds_ib_opts.c); a connection takes those of its local address.
  */
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/queue.h>
@@ -32,9 +39,22 @@ extern int rds_ib_logtype;
 #define RDS_IB_REJ_INCOMPAT 1
 #define RDS_IB_HDR_SIZE RDS_HEADER_SIZE
 #define RDS_IB_SLOT_SIZE (RDS_IB_HDR_SIZE + RDS_FRAG_SIZE)
+/* A send slot of the connection: the header and what of the data fits
+ * inline (the QP asks for 128 bytes of inline data). Data that does not
+ * fit there goes from the message buffer (zero-copy) or from a copy
+ * buffer of the engine's pool (RDS_FRAG_SIZE each). */
+#define RDS_IB_TX_SLOT 128
 #define RDS_IB_SIGNAL_EVERY 16
 #define RDS_IB_BOUNCE_NB 4		/* RDMA operations in flight a conn */
 #define RDS_IB_BOUNCE_SIZE RDS_MAX_MSG_SIZE
+/* Pools of an engine on a device (rds_ib_pool.c): buffers a slab (one
+ * allocation, one registration), and the most buffers. Receive buffers
+ * are RDS_IB_SLOT_SIZE, at most srq_max (an option); send copies
+ * RDS_FRAG_SIZE; RDMA bounce buffers RDS_IB_BOUNCE_SIZE. */
+#define RDS_IB_RX_PER_SLAB 64
+#define RDS_IB_TX_PER_SLAB 64
+#define RDS_IB_TX_BUF_MAX 8192		/* 32 MiB of send copies */
+#define RDS_IB_BOUNCE_MAX 16		/* 16 MiB of bounce buffers */
 /* Receive completions taken by one ibv_poll_cq, and such bursts per
  * connection and engine loop; each burst's buffers go back to the ring
  * in one chained ibv_post_recv. */
@@ -92,22 +112,40 @@ struct rds_ib_dev {
 	uint32_t max_inline;
 	uint8_t max_rd_atom;		/* responder resources we offer */
 	uint8_t max_init_rd_atom;	/* initiator depth we ask for */
+	uint32_t max_srq_wr;		/* 0: no shared receive queues */
+	uint32_t max_cqe;
+	bool srq_warned;		/* said it has no SRQ */
+	/* Its async events' reader (rds_ib_async.c). */
+	pthread_t async_tid;
+	int async_stop_fd;		/* eventfd: the reader ends */
+	bool async_running;
 };
 
 /* An ib address's options (rte_rds_ib.h lists the keys). */
 struct rds_ib_opts {
 	uint16_t cm_port;		/* RDMA-CM port: listen, connect to */
 	uint32_t send_wr;		/* send ring per connection */
-	uint32_t recv_wr;		/* receive ring per connection */
-	bool flow_control;		/* advertise credits */
+	uint32_t recv_wr;		/* receive ring per connection (srq=0) */
+	bool flow_control;		/* advertise credits (srq=0) */
 	uint32_t stall_ms;		/* no-progress bound, 0: off */
 	bool zerocopy;			/* send fragments in place */
 	uint32_t zc_min;		/* from this many bytes a fragment */
+	bool srq;			/* receive from the engine's SRQ */
+	uint32_t srq_min;		/* receives it keeps posted, at least */
+	uint32_t srq_max;		/* and at most */
 };
 
 #define RDS_IB_DEF_CM_PORT 18634
-#define RDS_IB_DEF_SEND_WR 256
+/* Half the kernel's 256, less one. What an idle connection costs is
+ * mostly its send queue, on the device (rxe: 512 bytes a work request
+ * with 128 bytes inline) and here (a work request and a 128-byte slot
+ * each); 127 frames of 4 KiB in flight a connection. A device rounds a
+ * ring of N work requests up to the power of two above N (rxe keeps one
+ * slot empty), so 2^k - 1, not 2^k. */
+#define RDS_IB_DEF_SEND_WR 127
 #define RDS_IB_DEF_RECV_WR 1024
+#define RDS_IB_DEF_SRQ_MIN 1024		/* the kernel's ring of a connection */
+#define RDS_IB_DEF_SRQ_MAX 8192
 #define RDS_IB_DEF_STALL_MS 5000
 #define RDS_IB_MIN_WR 16		/* ring sizes, either ring */
 #define RDS_IB_MAX_WR 32768
@@ -131,12 +169,17 @@ struct rds_ib_conn {
 	uint32_t max_inline;
 	uint32_t max_send_sge;		/* what the QP got */
 
-	/* Send ring: slot i holds a header and one fragment, and its work
-	 * request (swr[i]). Work requests queued in an engine pass form a
-	 * chain posted once at the end of it (rds_ib_flush). */
+	/* Send ring: slot i holds a header and what of the data fits
+	 * inline (RDS_IB_TX_SLOT bytes), and its work request (swr[i]).
+	 * Work requests queued in an engine pass form a chain posted once at
+	 * the end of it (rds_ib_flush). */
 	uint8_t *sbuf;
 	struct ibv_mr *smr;
 	uint32_t nsend;
+	struct rds_ib_edev *ed;		/* the engine's pools on the device */
+	bool srq;			/* receives from ed's SRQ */
+	uint32_t qp_num;		/* its QP's number, while in the lookup */
+	bool in_lookup;
 	struct rds_ib_send_wr *swr;
 	struct ibv_send_wr *tx_chain;	/* queued, not yet posted */
 	struct ibv_send_wr *tx_chain_last;
@@ -165,24 +208,28 @@ struct rds_ib_conn {
 	struct rds_msg *tx_zc_buf;
 	struct rds_msg **tx_zc;
 	uint32_t tx_zc_out;		/* non-NULL entries of tx_zc */
+	/* Per slot, the copy buffer of the engine's pool its data went
+	 * from, plus one (0: none), until the slot's completion. */
+	uint32_t *tx_cp;
+	uint32_t tx_cp_out;		/* non-zero entries of tx_cp */
 	struct rds_buf_region *tx_zc_slab;	/* the last slab sent from */
 	bool tx_fence;			/* fence its next SEND */
 	bool tx_fence_next;		/* fence the next message's first
 					 * SEND (rds_ib_xmit_op: a READ or
 					 * atomic must land first) */
 	struct rds_rdma_op **op_slots;	/* send slot -> operation in flight */
-	/* Registered bounce buffers for the local side of RDMA operations,
-	 * so that no operation registers memory on the data path. */
-	uint8_t *bounce;
-	struct ibv_mr *bounce_mr;
-	uint32_t bounce_free;		/* bitmask of free buffers */
+	/* RDMA operations in flight, each with a registered bounce buffer
+	 * of the engine's pool for its local side (so that no operation
+	 * registers memory on the data path). */
+	uint32_t bounce_out;
 
 	/* Credit flow control (net/rds/ib_send.c), when both ends advertise. */
 	bool flowctl;
 	uint32_t credits;		/* SENDs the peer can take */
 	uint32_t posted_adv;		/* receives posted, not yet advertised */
 
-	/* Receive ring: slot i is buffer i and its prepared work request. */
+	/* Receive ring (srq=0): slot i is buffer i and its prepared work
+	 * request. */
 	uint8_t *rbuf;
 	struct ibv_mr *rmr;
 	uint32_t nrecv;
@@ -215,11 +262,105 @@ struct rds_ib_send_wr {
 	struct ibv_sge sge[2];
 };
 
+/*
+ * A pool of registered buffers of one size (rds_ib_pool.c): slabs of
+ * per_slab buffers, each slab one allocation and one registration on the
+ * device, added when the pool runs out, up to max buffers; the free ones
+ * on a stack. Buffer i is buffer i % per_slab of slab i / per_slab.
+ * Owned by one engine: no lock.
+ */
+struct rds_ib_slab {
+	uint8_t *base;
+	struct ibv_mr *mr;
+};
+
+struct rds_ib_pool {
+	const char *name;
+	struct rds_ib_dev *dev;
+	uint64_t *bytes;		/* the engine's gauge of this memory */
+	uint32_t size;			/* bytes a buffer */
+	uint32_t per_slab;
+	uint32_t max;			/* buffers at most */
+	uint32_t nb;			/* buffers allocated */
+	uint32_t nb_free;
+	uint32_t *free;			/* max entries */
+	struct rds_ib_slab *slabs;	/* max / per_slab (rounded up) */
+};
+
+/* A receive buffer of a shared receive queue. */
+enum {
+	RDS_IB_RX_FREE = 0,		/* in the pool */
+	RDS_IB_RX_POSTED,		/* posted, not completed */
+	RDS_IB_RX_ORPHAN,		/* given up on: taken by a SEND that
+					 * never completed (rds_ib_srq_age) */
+};
+
+/* A receive completion kept for later (rds_ib_srq_detach). */
+struct rds_ib_rx_wc {
+	uint64_t wr_id;
+	uint32_t qp_num;
+	uint32_t byte_len;
+	enum ibv_wc_status status;
+};
+
+/*
+ * What an engine holds on a device (rds_ib_srq.c): its pools of send
+ * copies and bounce buffers, and for the connections with srq=1 its
+ * shared receive queue, the receive CQ of all their QPs and the pool of
+ * receive buffers. Made with the engine's first QP on the device,
+ * released with its last one.
+ */
+struct rds_ib_edev {
+	struct rds_ib_dev *dev;
+	struct rds_ib_engine *ie;
+	uint32_t users;			/* QPs of the engine on the device */
+	struct rds_ib_pool tx;		/* send copies */
+	struct rds_ib_pool bounce;	/* RDMA bounce buffers */
+	/* The shared receive queue. */
+	struct ibv_srq *srq;
+	struct ibv_cq *rcq;
+	struct rds_ib_pool rx;		/* receive buffers */
+	uint32_t srq_users;		/* QPs on the SRQ */
+	uint32_t rx_min, rx_max;	/* receives posted: bounds */
+	uint32_t rx_bufs;		/* buffers at most (rx_max and those
+					 * of receives given up on) */
+	uint32_t rx_target;		/* receives to keep posted */
+	uint32_t rx_posted;		/* receives posted, as we count them */
+	uint32_t rcq_size;		/* completions the CQ holds */
+	uint32_t limit;			/* SRQ limit armed (0: none,
+					 * UINT32_MAX: the device refused) */
+	/* The receives in the order they were posted (rds_ib_srq_age):
+	 * buffer indices in a ring of rx_ring_cap, and per buffer the
+	 * number of its post and its state (RDS_IB_RX_*). */
+	uint32_t *rx_ring;
+	uint32_t rx_ring_cap;
+	uint64_t rx_head, rx_tail;	/* numbers of posts */
+	uint64_t *rx_seq;
+	uint8_t *rx_state;
+	uint32_t rx_orphans;		/* given up on, memory kept */
+	uint32_t torn_since_wc;		/* QPs torn down since the last
+					 * receive completion */
+	uint64_t last_wc_tsc;		/* the last receive completion */
+	bool limit_hit;			/* atomic: the device's limit event */
+	bool frozen;			/* test hook: no refills */
+	bool polling;			/* in rds_ib_srq_poll: keep it */
+	/* Completions taken from the CQ by a QP's tear-down, for the
+	 * other QPs, in order; processed first at the next poll. */
+	struct rds_ib_rx_wc *backlog;
+	uint32_t backlog_nb, backlog_head, backlog_cap;
+	/* The QP of the last completion and its connection. */
+	uint32_t last_qpn;
+	struct rds_ib_conn *last_ic;
+};
+
 struct rds_ib_engine {
+	struct rds_engine *e;
 	struct rdma_event_channel *ch;
 	struct rte_ring *handoff;	/* connect requests from engine 0 */
 	TAILQ_HEAD(, rds_ib_conn) conns;
 	TAILQ_HEAD(, rds_ib_conn) flush;	/* with work requests queued */
+	struct rds_ib_edev *edev[RDS_IB_MAX_DEVS];
+	struct rte_hash *qpn;		/* QP number -> connection (SRQ) */
 	uint32_t inject_seen;
 	uint32_t rx_stall_seen;
 	uint64_t cm_next_tsc;		/* next CM look (0: every pass) */
@@ -295,8 +436,6 @@ int rds_ib_post_op(struct rds_ib_conn *ic, struct rds_rdma_op *op);
 void rds_ib_op_complete(struct rds_ib_conn *ic, struct rds_rdma_op *op,
 			enum ibv_wc_status st);
 void rds_ib_ops_release(struct rds_ib_conn *ic);
-int rds_ib_bounce_setup(struct rds_ib_conn *ic);
-void rds_ib_bounce_free(struct rds_ib_conn *ic);
 
 /* rds_ib_send.c */
 int rds_ib_send_setup(struct rds_ib_conn *ic);
@@ -315,6 +454,8 @@ void rds_ib_zc_fini(void);
  * that buffer in *bufp; NULL: copy (no region, registration failed). */
 struct ibv_mr *rds_ib_zc_mr(struct rds_ib_conn *ic, struct rds_msg *m,
 			    struct rds_msg **bufp);
+/* Slots [s_tail, upto) are done: the buffers their frames held (sent in
+ * place, or copies) go. */
 void rds_ib_zc_done(struct rds_ib_conn *ic, uint64_t upto);
 void rds_ib_zc_drop_all(struct rds_ib_conn *ic);
 
@@ -324,5 +465,60 @@ void rds_ib_recv_free(struct rds_ib_conn *ic);
 int rds_ib_recv_post_all(struct rds_ib_conn *ic);
 unsigned int rds_ib_poll_recv(struct rds_ib_conn *ic);
 void rds_ib_recv_reset(struct rds_ib_conn *ic);
+/* One receive completion of ic: its buffer (header and data), whatever
+ * its status. */
+void rds_ib_recv_one(struct rds_ib_conn *ic, enum ibv_wc_status status,
+		     const uint8_t *slot, uint32_t byte_len);
+
+/* rds_ib_pool.c */
+void rds_ib_pool_init(struct rds_ib_pool *p, const char *name,
+		      struct rds_ib_dev *dev, uint64_t *bytes, uint32_t size,
+		      uint32_t per_slab, uint32_t max);
+/* A free buffer's index into *idx: 0, -ENOBUFS (max reached) or -ENOMEM
+ * (no memory, or the registration failed; logged). */
+int rds_ib_pool_get(struct rds_ib_pool *p, uint32_t *idx);
+/* At least n buffers free (the pool grown if it must): 0, or as
+ * rds_ib_pool_get. */
+int rds_ib_pool_reserve(struct rds_ib_pool *p, uint32_t n);
+static inline void
+rds_ib_pool_put(struct rds_ib_pool *p, uint32_t idx)
+{
+	p->free[p->nb_free++] = idx;
+}
+static inline uint8_t *
+rds_ib_pool_buf(const struct rds_ib_pool *p, uint32_t idx)
+{
+	return p->slabs[idx / p->per_slab].base +
+	       (size_t)(idx % p->per_slab) * p->size;
+}
+static inline uint32_t
+rds_ib_pool_lkey(const struct rds_ib_pool *p, uint32_t idx)
+{
+	return p->slabs[idx / p->per_slab].mr->lkey;
+}
+/* Deregister and free every slab (no buffer may be in use). */
+void rds_ib_pool_fini(struct rds_ib_pool *p);
+
+/* rds_ib_srq.c */
+/* The engine's state on ic's device, made on first use; ic holds it
+ * (and, with srq, is on the SRQ) until rds_ib_edev_put. 0 or -errno. */
+int rds_ib_edev_get(struct rds_ib_conn *ic);
+void rds_ib_edev_put(struct rds_ib_conn *ic);
+void rds_ib_edev_fini(struct rds_ib_engine *ie);
+/* ic's QP exists: its number goes into the lookup. 0 or -errno. */
+int rds_ib_srq_attach(struct rds_ib_conn *ic);
+/* ic's QP was destroyed: its completions still in the CQ are taken out
+ * (their buffers back), the others kept in order, and it leaves the
+ * lookup. */
+void rds_ib_srq_detach(struct rds_ib_conn *ic);
+unsigned int rds_ib_srq_poll(struct rds_ib_engine *ie);
+
+/* rds_ib_async.c */
+/* A control thread that reads and acknowledges d's async events. 0, or
+ * -errno (logged). */
+int rds_ib_async_start(struct rds_ib_dev *d);
+void rds_ib_async_stop(struct rds_ib_dev *d);
+/* Test hook: the SRQs are refilled no more until a QP on them resets. */
+void rds_ib_srq_freeze(struct rds_ib_engine *ie);
 
 #endif /* RDS_IB_H */

@@ -28,8 +28,10 @@ rds_ib_fill_priv(struct rds_ib_connect_private *p, struct rds_conn *c,
 	p->dp_cmn.ricpc_ack_seq = rte_cpu_to_be_64(c->ack_next);
 	/* Credits: the receives we posted, when flow control is configured
 	 * (off by default, as the kernel's). It is used only when both ends
-	 * advertise; otherwise RNR retries cover a full receive ring. */
-	if (ic->la->opts.flow_control && ic->rbuf != NULL) {
+	 * advertise; otherwise RNR retries cover a full receive ring. Never
+	 * from a shared receive queue: credits count a connection's own
+	 * receives (the peer then keeps its credits off too). */
+	if (ic->la->opts.flow_control && !ic->srq && ic->rbuf != NULL) {
 		p->dp_cmn.ricpc_credit = rte_cpu_to_be_32(ic->posted_adv);
 		ic->posted_adv = 0;
 	} else {
@@ -60,7 +62,8 @@ rds_ib_set_flow_control(struct rds_ib_conn *ic, uint32_t peer_credits)
 {
 	struct rds_ib_engine *ie = rds_ib_engine(ic->c->eng);
 
-	ic->flowctl = ic->la->opts.flow_control && peer_credits != 0;
+	ic->flowctl = ic->la->opts.flow_control && !ic->srq &&
+		      peer_credits != 0;
 	ic->credits = ic->flowctl ? peer_credits : 0;
 	if (ic->flowctl)
 		ie->stats.flowctl_conns++;
@@ -78,9 +81,18 @@ rds_ib_teardown(struct rds_ib_conn *ic)
 		ic->on_list = false;
 	}
 	if (ic->cm_id != NULL && ic->qp != NULL) {
+		if (ic->srq) {
+			/* In error first: a device flushes the receive of
+			 * the SRQ it may hold for a SEND half received. */
+			struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+
+			ibv_modify_qp(ic->qp, &a, IBV_QP_STATE);
+		}
 		rdma_destroy_qp(ic->cm_id);
 		ic->qp = NULL;
 	}
+	if (ic->srq)
+		rds_ib_srq_detach(ic);	/* its completions left in the CQ */
 	if (ic->scq != NULL)
 		ibv_destroy_cq(ic->scq);
 	if (ic->rcq != NULL)
@@ -88,9 +100,10 @@ rds_ib_teardown(struct rds_ib_conn *ic)
 	ic->scq = NULL;
 	ic->rcq = NULL;
 	rds_ib_ops_release(ic);
+	if (ic->op_slots != NULL)
+		ie->stats.mem_wr_bytes -= sizeof(*ic->op_slots) * ic->nsend;
 	rds_mem_free(ic->op_slots);
 	ic->op_slots = NULL;
-	rds_ib_bounce_free(ic);
 	rds_ib_recv_free(ic);
 	rds_ib_send_free(ic);
 	if (ic->smr != NULL)
@@ -99,10 +112,16 @@ rds_ib_teardown(struct rds_ib_conn *ic)
 		ibv_dereg_mr(ic->rmr);
 	ic->smr = NULL;
 	ic->rmr = NULL;
+	if (ic->sbuf != NULL)
+		ie->stats.mem_tx_bytes -= (uint64_t)ic->nsend * RDS_IB_TX_SLOT;
+	if (ic->rbuf != NULL)
+		ie->stats.mem_rx_bytes -= (uint64_t)ic->nrecv *
+					  RDS_IB_SLOT_SIZE;
 	free(ic->sbuf);
 	free(ic->rbuf);
 	ic->sbuf = NULL;
 	ic->rbuf = NULL;
+	rds_ib_edev_put(ic);
 	if (ic->cm_id != NULL) {
 		ic->cm_id->context = NULL;
 		rdma_destroy_id(ic->cm_id);
@@ -122,7 +141,13 @@ rds_ib_teardown(struct rds_ib_conn *ic)
 	ic->cstate = RDS_IB_IDLE;
 }
 
-/* CQs, QP, registered rings, pre-posted receives, on a resolved id. */
+/*
+ * CQs, QP, registered send slots, and receives: the engine's shared
+ * receive queue on the device (srq=1), or a ring of the connection's own
+ * with its CQ, pre-posted; on a resolved id. A CQ of N entries for a
+ * ring of N work requests: a device that keeps one slot empty and rounds
+ * up to a power of two (rxe) then takes no more than the ring's.
+ */
 static int
 rds_ib_setup_qp(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 {
@@ -130,17 +155,23 @@ rds_ib_setup_qp(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 	struct rds_ib_engine *ie = rds_ib_engine(e);
 	struct ibv_qp_init_attr qa;
 	size_t ssz, rsz;
+	int ret;
 
 	ic->cm_id = id;
 	id->context = ic;
 	ic->dev = rds_ib_dev_get(id->verbs);
 	if (ic->dev == NULL)
 		return -ENODEV;
+	ret = rds_ib_edev_get(ic);	/* ic->srq: the SRQ is there */
+	if (ret != 0)
+		return ret;
 	ic->nsend = ic->la->opts.send_wr;
-	ic->nrecv = ic->la->opts.recv_wr;
-	ic->scq = ibv_create_cq(id->verbs, (int)ic->nsend + 1, NULL, NULL, 0);
-	ic->rcq = ibv_create_cq(id->verbs, (int)ic->nrecv + 1, NULL, NULL, 0);
-	if (ic->scq == NULL || ic->rcq == NULL) {
+	ic->nrecv = ic->srq ? 0 : ic->la->opts.recv_wr;
+	ic->scq = ibv_create_cq(id->verbs, (int)ic->nsend, NULL, NULL, 0);
+	if (!ic->srq)
+		ic->rcq = ibv_create_cq(id->verbs, (int)ic->nrecv, NULL,
+					NULL, 0);
+	if (ic->scq == NULL || (!ic->srq && ic->rcq == NULL)) {
 		IB_LOG(ERR, "ibv_create_cq: %s", strerror(errno));
 		return -ENOMEM;
 	}
@@ -148,32 +179,46 @@ rds_ib_setup_qp(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 				      sizeof(*ic->op_slots) * ic->nsend);
 	if (ic->op_slots == NULL)
 		return -ENOMEM;
-	ssz = (size_t)ic->nsend * RDS_IB_SLOT_SIZE;
-	rsz = (size_t)ic->nrecv * RDS_IB_SLOT_SIZE;
-	if (posix_memalign((void **)&ic->sbuf, 4096, ssz) != 0 ||
-	    posix_memalign((void **)&ic->rbuf, 4096, rsz) != 0)
+	ie->stats.mem_wr_bytes += sizeof(*ic->op_slots) * ic->nsend;
+	ssz = (size_t)ic->nsend * RDS_IB_TX_SLOT;
+	if (posix_memalign((void **)&ic->sbuf, 4096, ssz) != 0) {
+		ic->sbuf = NULL;
 		return -ENOMEM;
+	}
+	ie->stats.mem_tx_bytes += ssz;
 	ic->smr = ibv_reg_mr(ic->dev->pd, ic->sbuf, ssz, IBV_ACCESS_LOCAL_WRITE);
-	ic->rmr = ibv_reg_mr(ic->dev->pd, ic->rbuf, rsz, IBV_ACCESS_LOCAL_WRITE);
-	if (ic->smr == NULL || ic->rmr == NULL) {
+	if (ic->smr == NULL) {
 		IB_LOG(ERR, "ibv_reg_mr: %s", strerror(errno));
 		return -ENOMEM;
 	}
-	if (rds_ib_recv_setup(ic) != 0 || rds_ib_send_setup(ic) != 0)
-		return -ENOMEM;
-	if (rds_ib_bounce_setup(ic) != 0) {
-		IB_LOG(ERR, "RDMA bounce buffers: %s", strerror(errno));
-		return -ENOMEM;
+	if (!ic->srq) {
+		rsz = (size_t)ic->nrecv * RDS_IB_SLOT_SIZE;
+		if (posix_memalign((void **)&ic->rbuf, 4096, rsz) != 0) {
+			ic->rbuf = NULL;
+			return -ENOMEM;
+		}
+		ie->stats.mem_rx_bytes += rsz;
+		ic->rmr = ibv_reg_mr(ic->dev->pd, ic->rbuf, rsz,
+				     IBV_ACCESS_LOCAL_WRITE);
+		if (ic->rmr == NULL) {
+			IB_LOG(ERR, "ibv_reg_mr: %s", strerror(errno));
+			return -ENOMEM;
+		}
+		if (rds_ib_recv_setup(ic) != 0)
+			return -ENOMEM;
 	}
+	if (rds_ib_send_setup(ic) != 0)
+		return -ENOMEM;
 
 	memset(&qa, 0, sizeof(qa));
 	qa.send_cq = ic->scq;
-	qa.recv_cq = ic->rcq;
+	qa.recv_cq = ic->srq ? ic->ed->rcq : ic->rcq;
+	qa.srq = ic->srq ? ic->ed->srq : NULL;
 	qa.qp_type = IBV_QPT_RC;
 	qa.cap.max_send_wr = ic->nsend;
 	qa.cap.max_recv_wr = ic->nrecv;
 	qa.cap.max_send_sge = 2;
-	qa.cap.max_recv_sge = 2;
+	qa.cap.max_recv_sge = ic->srq ? 0 : 2;
 	qa.cap.max_inline_data = 128;
 	if (rdma_create_qp(id, ic->dev->pd, &qa) != 0) {
 		/* Not every device inlines; try again without. */
@@ -191,7 +236,8 @@ rds_ib_setup_qp(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 	ic->max_send_sge = qa.cap.max_send_sge;
 	ic->cm_id = id;
 	id->context = ic;
-	if (rds_ib_recv_post_all(ic) != 0)
+	if (ic->srq ? rds_ib_srq_attach(ic) != 0 :
+		      rds_ib_recv_post_all(ic) != 0)
 		return -EIO;
 	TAILQ_INSERT_TAIL(&ie->conns, ic, link);
 	ic->on_list = true;

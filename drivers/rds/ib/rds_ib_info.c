@@ -26,7 +26,8 @@ rds_ib_info_qp(const struct rds_ib_conn *ic, uint8_t *src_gid,
 	memcpy(src_gid, ia->sgid.raw, RDS_IB_GID_LEN);
 	memcpy(dst_gid, ia->dgid.raw, RDS_IB_GID_LEN);
 	*max_send_wr = ic->nsend;
-	*max_recv_wr = ic->nrecv;
+	/* From the SRQ: the most receives it may post for all. */
+	*max_recv_wr = ic->srq ? ic->ed->rx_max : ic->nrecv;
 	*max_send_sge = ic->max_send_sge;
 	/* Regions are registered one by one, not from a pool: the most
 	 * regions and the most pages in one. */
@@ -94,7 +95,13 @@ const char *const rds_ib_xstat_names[] = {
 	IB_XSTAT(tx_acks_piggybacked), IB_XSTAT(tx_acks_limited),
 	IB_XSTAT(tx_zc_frames), IB_XSTAT(tx_zc_bytes),
 	IB_XSTAT(tx_zc_released), IB_XSTAT(tx_zc_regs),
-	IB_XSTAT(tx_zc_reg_fails),
+	IB_XSTAT(tx_zc_reg_fails), IB_XSTAT(rx_srq_grows),
+	IB_XSTAT(rx_srq_limit_events), IB_XSTAT(rx_srq_dry),
+	IB_XSTAT(rx_srq_flushed), IB_XSTAT(rx_stale_wcs),
+	IB_XSTAT(tx_copy_waits), IB_XSTAT(rx_srq_orphans),
+	IB_XSTAT(rx_srq_posted), IB_XSTAT(rx_srq_orphans_out),
+	IB_XSTAT(mem_rx_bytes), IB_XSTAT(mem_tx_bytes),
+	IB_XSTAT(mem_bounce_bytes), IB_XSTAT(mem_wr_bytes),
 };
 #undef IB_XSTAT
 

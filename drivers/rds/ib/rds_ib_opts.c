@@ -2,7 +2,11 @@
 /*
  * The ib transport's per-address options: "key=value,..." in DPDK's
  * devargs style (rte_kvargs), as rte_rds_addr_conf.args carries them.
- * The keys and their defaults are listed in rte_rds_ib.h.
+ * The keys and their defaults are listed in rte_rds_ib.h. The receive
+ * keys come in two sets: srq_min and srq_max for the engine's shared
+ * receive queue (srq=1, the default), recv_wr and flow_control for a
+ * ring of each connection's own (srq=0); a key of the other set given
+ * explicitly is EINVAL rather than silently unused.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -35,7 +39,8 @@ rds_ib_opts_parse(const char *args, struct rds_ib_opts *o)
 {
 	static const char *const keys[] = {
 		"dev", "cm_port", "send_wr", "recv_wr", "flow_control",
-		"stall_ms", "zerocopy", "zc_min", NULL,
+		"stall_ms", "zerocopy", "zc_min", "srq", "srq_min", "srq_max",
+		NULL,
 	};
 	static const struct {
 		const char *key;
@@ -48,8 +53,12 @@ rds_ib_opts_parse(const char *args, struct rds_ib_opts *o)
 		{ "stall_ms", 0, RDS_IB_MAX_STALL_MS },
 		{ "zerocopy", 0, 1 },
 		{ "zc_min", 1, RDS_FRAG_SIZE },
+		{ "srq", 0, 1 },
+		{ "srq_min", RDS_IB_MIN_WR, RDS_IB_MAX_WR },
+		{ "srq_max", RDS_IB_MIN_WR, RDS_IB_MAX_WR },
 	};
 	uint64_t val[RTE_DIM(nums)];
+	bool given[RTE_DIM(nums)];
 	struct rte_kvargs *kv;
 	unsigned int i;
 	int ret = 0;
@@ -62,6 +71,10 @@ rds_ib_opts_parse(const char *args, struct rds_ib_opts *o)
 	o->stall_ms = RDS_IB_DEF_STALL_MS;
 	o->zerocopy = true;
 	o->zc_min = RDS_IB_DEF_ZC_MIN;
+	o->srq = true;
+	o->srq_min = RDS_IB_DEF_SRQ_MIN;
+	o->srq_max = RDS_IB_DEF_SRQ_MAX;
+	o->flow_control = !o->srq;	/* credits need a ring of one's own */
 	if (args == NULL || args[0] == '\0')
 		return 0;
 	if (rds_transport_args_check("ib", args, keys) != 0)
@@ -69,7 +82,8 @@ rds_ib_opts_parse(const char *args, struct rds_ib_opts *o)
 	kv = rte_kvargs_parse(args, keys);
 	if (kv == NULL) {
 		IB_LOG(ERR, "bad options '%s' (keys: dev, cm_port, send_wr, "
-		       "recv_wr, flow_control, stall_ms, zerocopy, zc_min)", args);
+		       "recv_wr, flow_control, stall_ms, zerocopy, zc_min, srq, "
+		       "srq_min, srq_max)", args);
 		return -EINVAL;
 	}
 	val[0] = o->cm_port;
@@ -79,6 +93,10 @@ rds_ib_opts_parse(const char *args, struct rds_ib_opts *o)
 	val[4] = o->stall_ms;
 	val[5] = o->zerocopy;
 	val[6] = o->zc_min;
+	val[7] = o->srq;
+	val[8] = o->srq_min;
+	val[9] = o->srq_max;
+	memset(given, 0, sizeof(given));
 	for (i = 0; i < RTE_DIM(nums); i++) {
 		const char *v;
 
@@ -90,6 +108,7 @@ rds_ib_opts_parse(const char *args, struct rds_ib_opts *o)
 		v = rte_kvargs_get(kv, nums[i].key);
 		if (v == NULL && rte_kvargs_count(kv, nums[i].key) == 0)
 			continue;
+		given[i] = true;
 		if (rds_ib_opt_uint(v, nums[i].min, nums[i].max,
 				    &val[i]) != 0) {
 			IB_LOG(ERR, "bad %s '%s' (%" PRIu64 "..%" PRIu64 ")",
@@ -102,6 +121,29 @@ rds_ib_opts_parse(const char *args, struct rds_ib_opts *o)
 	rte_kvargs_free(kv);
 	if (ret != 0)
 		return ret;
+	/* The two sets of receive keys (above). */
+	if (val[7] != 0 && (given[2] || (given[3] && val[3] != 0))) {
+		IB_LOG(ERR, "%s applies to a receive ring of each connection's "
+		       "own: give srq=0 with it", given[2] ? "recv_wr" :
+		       "flow_control=1");
+		return -EINVAL;
+	}
+	if (val[7] == 0 && (given[8] || given[9])) {
+		IB_LOG(ERR, "%s applies to the shared receive queue: not with "
+		       "srq=0", given[8] ? "srq_min" : "srq_max");
+		return -EINVAL;
+	}
+	if (!given[3])
+		val[3] = val[7] == 0;
+	if (!given[8] && val[8] > val[9])
+		val[8] = val[9];
+	if (!given[9] && val[9] < val[8])
+		val[9] = val[8];
+	if (val[8] > val[9]) {
+		IB_LOG(ERR, "srq_min %" PRIu64 " is more than srq_max %" PRIu64,
+		       val[8], val[9]);
+		return -EINVAL;
+	}
 	o->cm_port = (uint16_t)val[0];
 	o->send_wr = (uint32_t)val[1];
 	o->recv_wr = (uint32_t)val[2];
@@ -109,5 +151,8 @@ rds_ib_opts_parse(const char *args, struct rds_ib_opts *o)
 	o->stall_ms = (uint32_t)val[4];
 	o->zerocopy = val[5] != 0;
 	o->zc_min = (uint32_t)val[6];
+	o->srq = val[7] != 0;
+	o->srq_min = (uint32_t)val[8];
+	o->srq_max = (uint32_t)val[9];
 	return 0;
 }

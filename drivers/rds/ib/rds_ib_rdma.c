@@ -307,56 +307,33 @@ rds_ib_mr_free(struct rds_mr *mr)
 	mr->tp = NULL;
 }
 
-int
-rds_ib_bounce_setup(struct rds_ib_conn *ic)
-{
-	size_t sz = (size_t)RDS_IB_BOUNCE_NB * RDS_IB_BOUNCE_SIZE;
-
-	if (posix_memalign((void **)&ic->bounce, 4096, sz) != 0)
-		return -ENOMEM;
-	ic->bounce_mr = ibv_reg_mr(ic->dev->pd, ic->bounce, sz,
-				   IBV_ACCESS_LOCAL_WRITE);
-	if (ic->bounce_mr == NULL)
-		return -ENOMEM;
-	ic->bounce_free = (1u << RDS_IB_BOUNCE_NB) - 1;
-	return 0;
-}
-
-void
-rds_ib_bounce_free(struct rds_ib_conn *ic)
-{
-	if (ic->bounce_mr != NULL)
-		ibv_dereg_mr(ic->bounce_mr);
-	ic->bounce_mr = NULL;
-	free(ic->bounce);
-	ic->bounce = NULL;
-	ic->bounce_free = 0;
-}
-
 /* Post op's work request in the next send slot (the caller checked
  * there is one). The slot remembers the op until its completion; the
- * local side goes through one of the connection's registered bounce
- * buffers (-EAGAIN while all are in flight). */
+ * local side goes through a registered bounce buffer of the engine's
+ * pool on the device (-EAGAIN while the connection has RDS_IB_BOUNCE_NB
+ * in flight, or the pool all of its most; -ENOMEM when it cannot grow). */
 int
 rds_ib_post_op(struct rds_ib_conn *ic, struct rds_rdma_op *op)
 {
 	struct ibv_send_wr wr, *bad;
 	struct ibv_sge sge;
 	uint64_t len = op->kind >= RDS_OP_FADD ? 8 : op->bytes;
-	unsigned int b;
+	uint32_t b;
 	uint8_t *buf;
 	int ret;
 
-	if (ic->bounce_free == 0)
+	if (ic->bounce_out >= RDS_IB_BOUNCE_NB)
 		return -EAGAIN;
-	b = (unsigned int)__builtin_ctz(ic->bounce_free);
-	buf = ic->bounce + (size_t)b * RDS_IB_BOUNCE_SIZE;
+	ret = rds_ib_pool_get(&ic->ed->bounce, &b);
+	if (ret != 0)
+		return ret == -ENOBUFS ? -EAGAIN : ret;
+	buf = rds_ib_pool_buf(&ic->ed->bounce, b);
 	if (op->kind == RDS_OP_WRITE && len != 0)
 		memcpy(buf, op->data, len);
 	memset(&wr, 0, sizeof(wr));
 	sge.addr = (uintptr_t)buf;
 	sge.length = (uint32_t)len;
-	sge.lkey = ic->bounce_mr->lkey;
+	sge.lkey = rds_ib_pool_lkey(&ic->ed->bounce, b);
 	wr.wr_id = ic->s_head + 1;
 	wr.sg_list = &sge;
 	wr.num_sge = len != 0 ? 1 : 0;
@@ -381,12 +358,15 @@ rds_ib_post_op(struct rds_ib_conn *ic, struct rds_rdma_op *op)
 		wr.wr.atomic.swap = op->swap_add;
 		break;
 	default:
+		rds_ib_pool_put(&ic->ed->bounce, b);
 		return -EOPNOTSUPP;	/* masked: refused at sendmsg */
 	}
 	ret = ibv_post_send(ic->qp, &wr, &bad);
-	if (ret != 0)
+	if (ret != 0) {
+		rds_ib_pool_put(&ic->ed->bounce, b);
 		return -ret;
-	ic->bounce_free &= ~(1u << b);
+	}
+	ic->bounce_out++;
 	op->tp_mr = (void *)(uintptr_t)(b + 1);
 	rds_rdma_op_hold(op);	/* the slot, until the completion */
 	ic->op_slots[ic->s_head % ic->nsend] = op;
@@ -400,8 +380,8 @@ void
 rds_ib_op_complete(struct rds_ib_conn *ic, struct rds_rdma_op *op,
 		   enum ibv_wc_status st)
 {
-	unsigned int b = (unsigned int)(uintptr_t)op->tp_mr - 1;
-	const uint8_t *buf = ic->bounce + (size_t)b * RDS_IB_BOUNCE_SIZE;
+	uint32_t b = (uint32_t)(uintptr_t)op->tp_mr - 1;
+	const uint8_t *buf = rds_ib_pool_buf(&ic->ed->bounce, b);
 	uint64_t off = 0;
 	uint32_t i;
 
@@ -426,7 +406,8 @@ rds_ib_op_complete(struct rds_ib_conn *ic, struct rds_rdma_op *op,
 		rds_rdma_op_completed(ic->c->eng, op, RDS_RDMA_OTHER_ERROR);
 	}
 	/* A flushed one is told DROPPED when its message is dropped. */
-	ic->bounce_free |= 1u << b;
+	rds_ib_pool_put(&ic->ed->bounce, b);
+	ic->bounce_out--;
 	rds_rdma_op_free(op);
 }
 

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Receiving (net/rds/ib_recv.c): a ring of pre-posted 2-SGE receives
- * (header + one 4 KiB fragment). Completions are taken in bursts; the
- * consumed buffers go back to the ring in batches, one chained
- * ibv_post_recv of at least RDS_IB_RX_REFILL_BATCH (an eighth of a small
- * ring), so that the ring stays full under a fast sender (an empty ring
- * costs the sender an RNR NAK and a wait) at one call per batch. Fragments of a message carry copies of its header: the first
- * one starts the message, the others must match it (else the connection
- * is reset, as the kernel does); every fragment's piggybacked ACK counts.
+ * Receiving (net/rds/ib_recv.c): 2-SGE receives (header + one 4 KiB
+ * fragment), from the engine's shared receive queue (rds_ib_srq.c), or
+ * with srq=0 from a ring of the connection's own. A ring's completions
+ * are taken in bursts; the consumed buffers go back to the ring in
+ * batches, one chained ibv_post_recv of at least RDS_IB_RX_REFILL_BATCH
+ * (an eighth of a small ring), so that the ring stays full under a fast
+ * sender (an empty ring costs the sender an RNR NAK and a wait) at one
+ * call per batch. Fragments of a message carry copies of its header: the
+ * first one starts the message, the others must match it (else the
+ * connection is reset, as the kernel does); every fragment's piggybacked
+ * ACK counts.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -29,6 +32,8 @@ rds_ib_recv_setup(struct rds_ib_conn *ic)
 	ic->rwr = rds_mem_zalloc("rds_ib_rwr", sizeof(*ic->rwr) * ic->nrecv);
 	if (ic->rwr == NULL)
 		return -ENOMEM;
+	rds_ib_engine(ic->c->eng)->stats.mem_wr_bytes +=
+		sizeof(*ic->rwr) * ic->nrecv;
 	for (i = 0; i < ic->nrecv; i++) {
 		struct rds_ib_recv_wr *r = &ic->rwr[i];
 		uint8_t *slot = rds_ib_recv_slot(ic, i);
@@ -54,6 +59,9 @@ rds_ib_recv_setup(struct rds_ib_conn *ic)
 void
 rds_ib_recv_free(struct rds_ib_conn *ic)
 {
+	if (ic->rwr != NULL)
+		rds_ib_engine(ic->c->eng)->stats.mem_wr_bytes -=
+			sizeof(*ic->rwr) * ic->nrecv;
 	rds_mem_free(ic->rwr);
 	ic->rwr = NULL;
 	ic->rx_pend = NULL;
@@ -187,7 +195,7 @@ rds_ib_process(struct rds_ib_conn *ic, const uint8_t *slot, uint32_t len)
 	 * first credits then come in a header. From then on we use credits
 	 * and give ours back, or the peer runs dry of them and stops.
 	 */
-	if (h.credit != 0 && ic->la->opts.flow_control) {
+	if (h.credit != 0 && ic->la->opts.flow_control && !ic->srq) {
 		if (!ic->flowctl) {
 			ic->flowctl = true;
 			ic->credits = 0;
@@ -268,15 +276,37 @@ rds_ib_process(struct rds_ib_conn *ic, const uint8_t *slot, uint32_t len)
 	}
 }
 
+void
+rds_ib_recv_one(struct rds_ib_conn *ic, enum ibv_wc_status status,
+		const uint8_t *slot, uint32_t byte_len)
+{
+	struct rds_ib_engine *ie = rds_ib_engine(ic->c->eng);
+
+	if (status != IBV_WC_SUCCESS) {
+		if (status != IBV_WC_WR_FLUSH_ERR) {
+			ie->stats.qp_errors++;
+			IB_LOG(DEBUG, "receive completion: %s",
+			       ibv_wc_status_str(status));
+		}
+		rds_conn_error(ic->c, NULL);
+		return;
+	}
+	ie->stats.rx_frames++;
+	if (byte_len < RDS_IB_HDR_SIZE)
+		rds_ib_conn_error(ic, "frame shorter than a header");
+	else if (!ic->c->drop_pending)
+		rds_ib_process(ic, slot, byte_len - RDS_IB_HDR_SIZE);
+}
+
 /*
- * Take up to RDS_IB_RX_BURSTS bursts of receive completions, each
- * processed in order; consumed buffers join the refill chain, posted per
- * batch. Returns the completions taken.
+ * A ring of the connection's own (srq=0): take up to RDS_IB_RX_BURSTS
+ * bursts of receive completions, each processed in order; consumed
+ * buffers join the refill chain, posted per batch. Returns the
+ * completions taken.
  */
 unsigned int
 rds_ib_poll_recv(struct rds_ib_conn *ic)
 {
-	struct rds_ib_engine *ie = rds_ib_engine(ic->c->eng);
 	struct ibv_wc wc[RDS_IB_RX_BURST];
 	unsigned int total = 0, b;
 	int n, i;
@@ -290,23 +320,11 @@ rds_ib_poll_recv(struct rds_ib_conn *ic)
 		for (i = 0; i < n; i++) {
 			uint32_t slot = (uint32_t)wc[i].wr_id;
 
-			if (wc[i].status != IBV_WC_SUCCESS) {
-				if (wc[i].status != IBV_WC_WR_FLUSH_ERR) {
-					ie->stats.qp_errors++;
-					IB_LOG(DEBUG, "receive completion: %s",
-					       ibv_wc_status_str(wc[i].status));
-				}
-				rds_conn_error(ic->c, NULL);
+			rds_ib_recv_one(ic, wc[i].status,
+					rds_ib_recv_slot(ic, slot),
+					wc[i].byte_len);
+			if (wc[i].status != IBV_WC_SUCCESS)
 				continue;
-			}
-			ie->stats.rx_frames++;
-			if (wc[i].byte_len < RDS_IB_HDR_SIZE) {
-				rds_ib_conn_error(ic,
-						  "frame shorter than a header");
-			} else if (!ic->c->drop_pending) {
-				rds_ib_process(ic, rds_ib_recv_slot(ic, slot),
-					       wc[i].byte_len - RDS_IB_HDR_SIZE);
-			}
 			/* The connection may have been torn down meanwhile. */
 			if (ic->qp == NULL)
 				return total + (unsigned int)n;

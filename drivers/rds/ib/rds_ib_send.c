@@ -14,7 +14,10 @@
  * (rds_ib_xmit_ack). A fragment of at least zc_min bytes that does not
  * fit inline goes from the message buffer itself where it is registered
  * (rds_ib_zc.c): SGE[1] is then the payload, with a reference on the
- * buffer until the slot's completion.
+ * buffer until the slot's completion. Data that fits inline is copied
+ * into the slot beside the header; any other is copied into a buffer of
+ * the engine's pool on the device, held until the slot's completion
+ * (the connection keeps no 4 KiB per slot).
  */
 #include <errno.h>
 
@@ -29,7 +32,15 @@ rds_ib_send_room(const struct rds_ib_conn *ic)
 static inline uint8_t *
 rds_ib_send_slot(const struct rds_ib_conn *ic, uint64_t n)
 {
-	return ic->sbuf + (size_t)(n % ic->nsend) * RDS_IB_SLOT_SIZE;
+	return ic->sbuf + (size_t)(n % ic->nsend) * RDS_IB_TX_SLOT;
+}
+
+/* What a connection keeps per send slot besides the slot itself. */
+static inline size_t
+rds_ib_send_wr_bytes(const struct rds_ib_conn *ic)
+{
+	return (sizeof(*ic->swr) + sizeof(*ic->tx_zc) + sizeof(*ic->tx_cp)) *
+	       ic->nsend;
 }
 
 /* One prepared work request per ring slot, on the registered ring. */
@@ -40,9 +51,20 @@ rds_ib_send_setup(struct rds_ib_conn *ic)
 
 	ic->swr = rds_mem_zalloc("rds_ib_swr", sizeof(*ic->swr) * ic->nsend);
 	ic->tx_zc = rds_mem_zalloc("rds_ib_zc", sizeof(*ic->tx_zc) * ic->nsend);
+	ic->tx_cp = rds_mem_zalloc("rds_ib_cp", sizeof(*ic->tx_cp) * ic->nsend);
 	ic->tx_zc_out = 0;
-	if (ic->swr == NULL || ic->tx_zc == NULL)
+	ic->tx_cp_out = 0;
+	if (ic->swr == NULL || ic->tx_zc == NULL || ic->tx_cp == NULL) {
+		rds_mem_free(ic->swr);
+		rds_mem_free(ic->tx_zc);
+		rds_mem_free(ic->tx_cp);
+		ic->swr = NULL;
+		ic->tx_zc = NULL;
+		ic->tx_cp = NULL;
 		return -ENOMEM;
+	}
+	rds_ib_engine(ic->c->eng)->stats.mem_wr_bytes +=
+		rds_ib_send_wr_bytes(ic);
 	for (i = 0; i < ic->nsend; i++) {
 		struct rds_ib_send_wr *w = &ic->swr[i];
 		uint8_t *slot = rds_ib_send_slot(ic, i);
@@ -77,8 +99,12 @@ rds_ib_send_free(struct rds_ib_conn *ic)
 	ic->ack_waiting = false;
 	ic->ack_wr = 0;
 	rds_ib_zc_drop_all(ic);		/* the QP is destroyed by now */
+	if (ic->swr != NULL && ie != NULL)
+		ie->stats.mem_wr_bytes -= rds_ib_send_wr_bytes(ic);
 	rds_mem_free(ic->tx_zc);
 	ic->tx_zc = NULL;
+	rds_mem_free(ic->tx_cp);
+	ic->tx_cp = NULL;
 	ic->tx_zc_mr = NULL;
 	ic->tx_zc_buf = NULL;
 	rds_mem_free(ic->swr);
@@ -100,10 +126,10 @@ rds_ib_send_post_chain(struct rds_ib_conn *ic)
 	if (ic->tx_chain_nb == 0)
 		return;
 	ic->tx_chain_last->next = NULL;
-	/* Buffers sent in place are held until a completion: the chain's
-	 * last SEND asks for one, or they could wait on an idle connection
-	 * for the next signalled SEND. */
-	if (ic->tx_zc_out != 0 &&
+	/* Buffers sent in place, and copies, are held until a completion:
+	 * the chain's last SEND asks for one, or they could wait on an idle
+	 * connection for the next signalled SEND. */
+	if ((ic->tx_zc_out != 0 || ic->tx_cp_out != 0) &&
 	    !(ic->tx_chain_last->send_flags & IBV_SEND_SIGNALED)) {
 		ic->tx_chain_last->send_flags |= IBV_SEND_SIGNALED;
 		ic->s_unsignaled = 0;
@@ -235,6 +261,12 @@ rds_ib_xmit_op(struct rds_conn *c, struct rds_msg *m)
 	/* Its own ibv_post_send: what is queued goes first. */
 	rds_ib_send_post_chain(ic);
 	ret = rds_ib_post_op(ic, op);
+	if (ret == -ENOMEM) {
+		/* No bounce buffer can be had: the operation fails, and its
+		 * message with it (rds-rdma(7)), not the connection. */
+		rds_rdma_op_fail(op, RDS_RDMA_OTHER_ERROR);
+		return 0;
+	}
 	if (ret != 0)
 		return ret;
 	/* A READ or atomic must land before the peer sees the message
@@ -266,16 +298,27 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 		    RDS_IB_HDR_SIZE + m->len > ic->max_inline)
 			ic->tx_zc_mr = rds_ib_zc_mr(ic, m, &ic->tx_zc_buf);
 	}
-	/* A map whole or not at all: its next attempt is another buffer. */
-	if (m->type == RDS_MSG_CONG && ic->tx_off == 0 &&
-	    rds_ib_send_room(ic) < (m->len + RDS_FRAG_SIZE - 1) / RDS_FRAG_SIZE) {
-		ie->stats.tx_ring_full++;
-		ic->tx_blocked = true;
-		ic->tx_msg = NULL;
-		return -EAGAIN;
+	/* A map whole or not at all: its next attempt is another buffer.
+	 * Room in the ring, and a copy buffer for every fragment at hand
+	 * (nothing else of the engine takes them before they are used). */
+	if (m->type == RDS_MSG_CONG && ic->tx_off == 0) {
+		uint32_t frags = (m->len + RDS_FRAG_SIZE - 1) / RDS_FRAG_SIZE;
+
+		if (rds_ib_send_room(ic) < frags) {
+			ie->stats.tx_ring_full++;
+			ic->tx_blocked = true;
+			ic->tx_msg = NULL;
+			return -EAGAIN;
+		}
+		if (rds_ib_pool_reserve(&ic->ed->tx, frags) != 0) {
+			ie->stats.tx_copy_waits++;
+			ic->tx_msg = NULL;
+			return -EAGAIN;
+		}
 	}
 	do {
 		struct rds_ib_send_wr *w;
+		uint32_t cp = 0;	/* copy buffer + 1 */
 		bool zc;
 
 		if (rds_ib_send_room(ic) == 0) {
@@ -284,15 +327,31 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 			return -EAGAIN;
 		}
 		n = RTE_MIN(m->len - ic->tx_off, RDS_FRAG_SIZE);
+		zc = ic->tx_zc_mr != NULL && n >= ic->la->opts.zc_min &&
+		     RDS_IB_HDR_SIZE + n > ic->max_inline;
+		if (!zc && RDS_IB_HDR_SIZE + n > RDS_IB_TX_SLOT) {
+			/* A copy buffer of the engine's pool: none free is
+			 * a wait for other connections' completions (not a
+			 * full ring of this one: the core keeps it polled). */
+			if (rds_ib_pool_get(&ic->ed->tx, &cp) != 0) {
+				ie->stats.tx_copy_waits++;
+				return -EAGAIN;
+			}
+			cp++;
+		}
 		h = (struct rds_header *)rds_ib_send_slot(ic, ic->s_head);
 		w = &ic->swr[ic->s_head % ic->nsend];
 		ack = rds_msg_hdr(c, m, h);	/* carries the ACK */
-		zc = ic->tx_zc_mr != NULL && n >= ic->la->opts.zc_min &&
-		     RDS_IB_HDR_SIZE + n > ic->max_inline;
 		if (zc) {
 			w->sge[1].addr = (uintptr_t)(rds_msg_data(m) +
 						     ic->tx_off);
 			w->sge[1].lkey = ic->tx_zc_mr->lkey;
+		} else if (cp != 0) {
+			uint8_t *b = rds_ib_pool_buf(&ic->ed->tx, cp - 1);
+
+			memcpy(b, rds_msg_data(m) + ic->tx_off, n);
+			w->sge[1].addr = (uintptr_t)b;
+			w->sge[1].lkey = rds_ib_pool_lkey(&ic->ed->tx, cp - 1);
 		} else if (n != 0) {
 			memcpy((uint8_t *)h + RDS_IB_HDR_SIZE,
 			       rds_msg_data(m) + ic->tx_off, n);
@@ -302,8 +361,16 @@ rds_ib_xmit(struct rds_conn *c, struct rds_msg *m)
 		}
 		ret = rds_ib_post(ic, n, ic->tx_off + n >= m->len,
 				  ic->tx_fence, false);
-		if (ret != 0)
+		if (ret != 0) {
+			if (cp != 0)
+				rds_ib_pool_put(&ic->ed->tx, cp - 1);
 			return ret;
+		}
+		if (cp != 0) {
+			/* Held until the slot's completion (or teardown). */
+			ic->tx_cp[(ic->s_head - 1) % ic->nsend] = cp;
+			ic->tx_cp_out++;
+		}
 		rds_conn_ack_sent(c, ack);
 		if (ic->ack_waiting) {
 			ic->ack_waiting = false;
@@ -407,7 +474,7 @@ rds_ib_poll_send(struct rds_ib_conn *ic)
 			continue;
 		}
 		if (wc[i].wr_id > ic->s_tail) {
-			if (ic->tx_zc_out != 0)
+			if (ic->tx_zc_out != 0 || ic->tx_cp_out != 0)
 				rds_ib_zc_done(ic, wc[i].wr_id);
 			ic->s_tail = wc[i].wr_id;
 		}

@@ -123,6 +123,26 @@ rds_ib_zc_mr(struct rds_ib_conn *ic, struct rds_msg *m, struct rds_msg **bufp)
 	return mr;
 }
 
+/* Slot i's frame is done: the buffer it held goes (a reference on a
+ * message buffer sent in place, or a copy buffer of the pool). */
+static inline void
+rds_ib_zc_slot_done(struct rds_ib_engine *ie, struct rds_ib_conn *ic,
+		    uint32_t i)
+{
+	if (ic->tx_zc[i] != NULL) {
+		rds_msg_put(ic->tx_zc[i]);
+		ic->tx_zc[i] = NULL;
+		ic->tx_zc_out--;
+		if (ie != NULL)
+			ie->stats.tx_zc_released++;
+	}
+	if (ic->tx_cp[i] != 0) {
+		rds_ib_pool_put(&ic->ed->tx, ic->tx_cp[i] - 1);
+		ic->tx_cp[i] = 0;
+		ic->tx_cp_out--;
+	}
+}
+
 /* Frames of slots [s_tail, upto) are done: their buffers go. */
 void
 rds_ib_zc_done(struct rds_ib_conn *ic, uint64_t upto)
@@ -130,16 +150,9 @@ rds_ib_zc_done(struct rds_ib_conn *ic, uint64_t upto)
 	struct rds_ib_engine *ie = rds_ib_engine(ic->c->eng);
 	uint64_t i;
 
-	for (i = ic->s_tail; i < upto && ic->tx_zc_out != 0; i++) {
-		struct rds_msg **p = &ic->tx_zc[i % ic->nsend];
-
-		if (*p != NULL) {
-			rds_msg_put(*p);
-			*p = NULL;
-			ic->tx_zc_out--;
-			ie->stats.tx_zc_released++;
-		}
-	}
+	for (i = ic->s_tail; i < upto &&
+	     (ic->tx_zc_out != 0 || ic->tx_cp_out != 0); i++)
+		rds_ib_zc_slot_done(ie, ic, (uint32_t)(i % ic->nsend));
 }
 
 /* The QP is gone: every buffer still held goes. */
@@ -149,16 +162,11 @@ rds_ib_zc_drop_all(struct rds_ib_conn *ic)
 	struct rds_ib_engine *ie = rds_ib_engine(ic->c->eng);
 	uint32_t i;
 
-	if (ic->tx_zc == NULL)
+	if (ic->tx_zc == NULL || ic->tx_cp == NULL)
 		return;
-	for (i = 0; i < ic->nsend && ic->tx_zc_out != 0; i++) {
-		if (ic->tx_zc[i] != NULL) {
-			rds_msg_put(ic->tx_zc[i]);
-			ic->tx_zc[i] = NULL;
-			ic->tx_zc_out--;
-			if (ie != NULL)
-				ie->stats.tx_zc_released++;
-		}
-	}
+	for (i = 0; i < ic->nsend &&
+	     (ic->tx_zc_out != 0 || ic->tx_cp_out != 0); i++)
+		rds_ib_zc_slot_done(ie, ic, i);
 	ic->tx_zc_out = 0;
+	ic->tx_cp_out = 0;
 }

@@ -10,7 +10,7 @@
  *
  * An address takes options (key=value, comma separated, DPDK's devargs
  * style: rte_rds_conf_add_addr_str(conf,
- * "10.0.0.1=ib,recv_wr=256,flow_control=0"), or
+ * "10.0.0.1=ib,srq_min=256,send_wr=255"), or
  * rte_rds_addr_conf.args); each connection uses those of its local
  * address:
  *
@@ -21,22 +21,49 @@
  *                    and connects to it on peers (default 18634, the
  *                    kernel's; a kernel peer listens there only)
  *   send_wr=N        send ring per connection, 16..32768 work requests
- *                    of one 4 KiB fragment each (default 256, the
- *                    kernel's)
- *   recv_wr=N        receive ring per connection, 16..32768 buffers of
- *                    4 KiB (default 1024, the kernel's: 4 MiB)
- *   flow_control=0|1 advertise receive credits (default 1); they are used
- *                    when the peer advertises too (the kernel does with
- *                    its flow_control sysctl, off by default); without
- *                    them RNR retries cover a full receive ring
+ *                    of one 4 KiB fragment each (default 127: half the
+ *                    kernel's 256, less one, for what an idle connection
+ *                    costs: its send queue is most of it)
+ *   srq=0|1          receive from a shared receive queue (SRQ) of the
+ *                    engine on the device, for all its connections
+ *                    (default 1), or from a ring of each connection's
+ *                    own (0). The SRQ is invisible on the wire (the
+ *                    kernel's UEK has one too); what it changes is that
+ *                    receive buffers grow with traffic, not with peers.
+ *                    A device without SRQs gets the rings, with a
+ *                    warning. The rings stay as an option for what only
+ *                    they give: credits (flow_control=1), and a bound on
+ *                    what one peer can take of the receive buffers
+ *   srq_min=N        receives the SRQ keeps posted at least,
+ *                    16..32768 buffers of 4 KiB (default 1024, one
+ *                    kernel connection's ring); doubled, up to srq_max,
+ *                    when a pass finds three quarters of them used or
+ *                    the device's SRQ limit event comes; with srq=1 only
+ *   srq_max=N        receives it may post at most, srq_min..32768
+ *                    (default 8192: 32 MiB; also what
+ *                    RDS_INFO_IB_CONNECTIONS gives as max_recv_wr); the
+ *                    receive CQ holds that many, and an eighth more,
+ *                    from the start. The addresses of a device share
+ *                    its SRQ on an engine: the largest srq_min and
+ *                    srq_max of them count
+ *   recv_wr=N        with srq=0: receive ring per connection, 16..32768
+ *                    buffers of 4 KiB (default 1024, the kernel's: 4 MiB)
+ *   flow_control=0|1 with srq=0: advertise receive credits (default 1
+ *                    with srq=0, 0 with the SRQ, where credits stay off:
+ *                    they count a connection's own receives); they are
+ *                    used when the peer advertises too (the kernel does
+ *                    with its flow_control sysctl, off by default);
+ *                    without them RNR retries cover a full receive ring
  *   stall_ms=N       reset a connection whose QP has work waiting and
  *                    makes no progress this long, 0..3600000 (default
  *                    5000; 0: never, and no bound on connection
  *                    attempts either, which is otherwise the larger of
  *                    15 s and twice this)
  *   zerocopy=0|1     send fragments from the message buffer itself,
- *                    registered on the device, instead of a copy in the
- *                    send slot (default 1; 0: always copy). Buffers are
+ *                    registered on the device, instead of a copy (into
+ *                    a copy buffer of the engine's pool on the device,
+ *                    or the send slot when it fits inline) (default 1;
+ *                    0: always copy). Buffers are
  *                    registered at their first such send and stay so
  *                    while cached; the header is still built in the slot.
  *                    A build with libc_alloc always copies
@@ -45,11 +72,12 @@
  *                    fits inline (header and data within the QP's
  *                    inline size, 128 bytes), are copied
  *
- * An unknown key, a value out of range, not a decimal number, or a key
- * given twice fails rte_rds_init() with EINVAL. These settings were
- * fields of struct rte_rds_conf (ib_cm_port, ib_send_wr, ib_recv_wr,
- * ib_flow_control, ib_stall_ms) before; they are options of an address
- * now, as the eth transport's.
+ * An unknown key, a value out of range, not a decimal number, a key
+ * given twice, recv_wr or flow_control=1 without srq=0, srq_min or
+ * srq_max with srq=0, or srq_min over srq_max fails rte_rds_init() with
+ * EINVAL. These settings were fields of struct rte_rds_conf (ib_cm_port,
+ * ib_send_wr, ib_recv_wr, ib_flow_control, ib_stall_ms) before; they are
+ * options of an address now, as the eth transport's.
  *
  * Counters: rte_rds_xstats_get("ib", ...) with the names of struct
  * rte_rds_ib_stats's fields, or rte_rds_ib_stats_get(). Connections:
@@ -120,6 +148,50 @@ struct rte_rds_ib_stats {
 					 * buffers, or a large buffer) */
 	uint64_t tx_zc_reg_fails;	/**< such registrations that failed
 					 * (the region is copied) */
+	uint64_t rx_srq_grows;		/**< times a shared receive queue
+					 * doubled the receives it keeps
+					 * posted (up to srq_max) */
+	uint64_t rx_srq_limit_events;	/**< the device's SRQ limit events
+					 * (fewer than an eighth of the
+					 * receives left posted) */
+	uint64_t rx_srq_dry;		/**< polls that found a shared receive
+					 * queue with no receive posted (a
+					 * peer's SEND met an RNR NAK and was
+					 * retried) */
+	uint64_t rx_srq_flushed;	/**< receive completions of a QP torn
+					 * down, found in the shared CQ after
+					 * it went (their buffers back) */
+	uint64_t rx_stale_wcs;		/**< receive completions of no known
+					 * QP any more (their buffers back) */
+	uint64_t tx_copy_waits;		/**< sends that waited for a copy
+					 * buffer of the engine's pool (all
+					 * of its most in flight) */
+	uint64_t rx_srq_orphans;	/**< receives of a shared receive
+					 * queue given up on and posted anew:
+					 * still outstanding after twice as
+					 * many later posts as it keeps, or
+					 * no receive completing after a QP
+					 * on it was torn down (a QP
+					 * destroyed halfway through a SEND
+					 * takes the receive with it) */
+	/* Gauges, not counters: what is there now. */
+	uint64_t rx_srq_posted;		/**< receives posted to the shared
+					 * receive queues now */
+	uint64_t rx_srq_orphans_out;	/**< receives given up on that have
+					 * not completed since (their
+					 * buffers held) */
+	uint64_t mem_rx_bytes;		/**< receive buffers now: the shared
+					 * receive queues' pools and the
+					 * rings of srq=0 connections */
+	uint64_t mem_tx_bytes;		/**< send buffers now: the slots of
+					 * each connection (header and
+					 * inline data) and the engines'
+					 * pools of copy buffers */
+	uint64_t mem_bounce_bytes;	/**< RDMA bounce buffers now (the
+					 * engines' pools) */
+	uint64_t mem_wr_bytes;		/**< work requests and per-slot
+					 * bookkeeping of the connections
+					 * now */
 };
 
 /**
@@ -148,8 +220,9 @@ int rte_rds_ib_inject_qp_error(void);
 
 /**
  * Test hook: at its next poll, every engine stops giving receive buffers
- * back to the rings of its ib connections, until each connection resets.
- * A peer that sends then finds the ring empty and waits on RNR NAKs
+ * back to its shared receive queues, until a connection on each resets,
+ * and to the rings of its srq=0 connections, until each resets. A peer
+ * that sends then finds no receive posted and waits on RNR NAKs
  * forever, with no error: the no-progress watch (stall_ms) of the
  * sending side must reset the connection, and RDS recover.
  *
