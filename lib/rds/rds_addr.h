@@ -104,6 +104,11 @@ struct rds_laddr {
 	char args[RTE_RDS_ARGSIZE];	/* driver options, key=value,... */
 	struct rds_cong_map *cong;	/* this address's own map */
 	void *tp;			/* transport private */
+	/* A link-local IPv6 address's interface index, set by the
+	 * transport's laddr_check when it uses the address on one
+	 * interface (tcp, ib): a bind with another scope is EADDRNOTAVAIL,
+	 * as net/rds's laddr_check(net, addr, scope_id). 0: any scope. */
+	uint32_t ifindex;
 	/* Bound sockets: a page of 256 per port >> 8, made on demand. */
 	rte_spinlock_t bind_lock;
 	struct rds_sock **ports[RDS_NB_PORTS / 256];
