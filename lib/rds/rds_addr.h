@@ -69,6 +69,11 @@ int rds_addr_from_sin6(const struct sockaddr *sa, socklen_t len, int bad,
 bool rds_addr_v6_ok(const struct in6_addr *a);
 void rds_addr_name6(struct sockaddr_in6 *sin6, const struct in6_addr *a,
 		    uint16_t port, uint32_t scope);
+/* The interface of a link-local local address, for a transport that uses
+ * it on one (tcp, ib: sin6_scope_id): the one ifname names (its index,
+ * 0 if none), else the first holding the address (getifaddrs, as the
+ * kernel's __rds_find_ifindex); 0 when none does. */
+uint32_t rds_addr_ifindex(const struct in6_addr *a, const char *ifname);
 
 /* ------------------------------------------------------------------ */
 /* Local addresses and congestion maps. */

@@ -99,15 +99,18 @@ rds_ib_opts_parse(const char *args, struct rds_ib_opts *o)
 			break;
 		}
 	}
-	rte_kvargs_free(kv);
-	if (ret != 0)
+	if (ret != 0) {
+		rte_kvargs_free(kv);
 		return ret;
+	}
 	o->cm_port = (uint16_t)val[0];
+	o->cm_port_given = rte_kvargs_count(kv, "cm_port") != 0;
 	o->send_wr = (uint32_t)val[1];
 	o->recv_wr = (uint32_t)val[2];
 	o->flow_control = val[3] != 0;
 	o->stall_ms = (uint32_t)val[4];
 	o->zerocopy = val[5] != 0;
 	o->zc_min = (uint32_t)val[6];
+	rte_kvargs_free(kv);
 	return 0;
 }

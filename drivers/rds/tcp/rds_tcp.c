@@ -159,7 +159,7 @@ rds_tcp_laddr_check(struct rds_laddr *la)
 	if (ret != 0)
 		return ret;
 	if (rds_addr_is_linklocal(&la->addr)) {
-		tl->scope = rds_tcp_laddr_scope(&la->addr, la->dev);
+		tl->scope = rds_addr_ifindex(&la->addr, la->dev);
 		if (tl->scope == 0) {
 			TCP_LOG(ERR, "%s: a link-local address on no interface"
 				"%s%s", rds_tcp_addr_str(&la->addr, a,

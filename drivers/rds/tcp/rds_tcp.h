@@ -301,7 +301,6 @@ bool rds_tcp_sockaddr_addr(const struct sockaddr_storage *ss,
 			   struct in6_addr *a, uint16_t *port);
 const char *rds_tcp_addr_str(const struct in6_addr *a, char *buf,
 			     size_t len);
-uint32_t rds_tcp_laddr_scope(const struct in6_addr *a, const char *dev);
 
 /* rds_tcp.c */
 int rds_tcp_ep_add(struct rds_tcp_engine *te, int fd, uint32_t events,

@@ -3,16 +3,11 @@
  * The tcp transport's addresses (net/rds/tcp.c rds_tcp_laddr_check,
  * tcp_connect.c, tcp_listen.c): an IPv4 address (v4-mapped inside) is
  * an AF_INET socket's, any other an AF_INET6 socket's; a link-local
- * IPv6 address needs its interface (sin6_scope_id), which the address's
- * dev= option names or, without it, is the interface holding the address
- * (the kernel's __rds_find_ifindex, for a connection request of a
- * link-local address).
+ * IPv6 address needs its interface (sin6_scope_id): rds_addr_ifindex().
  */
 #include <errno.h>
 #include <string.h>
 #include <arpa/inet.h>
-#include <ifaddrs.h>
-#include <net/if.h>
 #include <netinet/in.h>
 
 #include "rds_tcp.h"
@@ -77,34 +72,4 @@ rds_tcp_addr_str(const struct in6_addr *a, char *buf, size_t len)
 		return inet_ntop(AF_INET, &v4, buf, (socklen_t)len);
 	}
 	return inet_ntop(AF_INET6, a, buf, (socklen_t)len);
-}
-
-/*
- * The interface of a link-local local address: the one dev names (its
- * index), else the first that holds the address (getifaddrs); 0 when
- * there is none (then the address cannot be served: EADDRNOTAVAIL, as
- * rds_tcp_laddr_check for a scope that names no interface or an address
- * not on it).
- */
-uint32_t
-rds_tcp_laddr_scope(const struct in6_addr *a, const char *dev)
-{
-	struct ifaddrs *ifa, *i;
-	uint32_t idx = 0;
-
-	if (dev != NULL && dev[0] != '\0')
-		return if_nametoindex(dev);
-	if (getifaddrs(&ifa) != 0)
-		return 0;
-	for (i = ifa; i != NULL && idx == 0; i = i->ifa_next) {
-		const struct sockaddr_in6 *s6 =
-			(const struct sockaddr_in6 *)i->ifa_addr;
-
-		if (s6 == NULL || s6->sin6_family != AF_INET6 ||
-		    !rds_addr_eq(&s6->sin6_addr, a))
-			continue;
-		idx = if_nametoindex(i->ifa_name);
-	}
-	freeifaddrs(ifa);
-	return idx;
 }
