@@ -99,7 +99,7 @@ ll) v6pfx=fe80:: v6sfx=%eth0 ;;
 esac
 v6_setup() {	# the line adding A's (1) or B's (2) address, swapped if $1
 	local me='$( [ "$RDS_VM_NAME" = A ] && echo 1 || echo 2)'
-	[ "$1" = swap ] && me='$( [ "$RDS_VM_NAME" = A ] && echo 2 || echo 1)'
+	[ "${1:-}" = swap ] && me='$( [ "$RDS_VM_NAME" = A ] && echo 2 || echo 1)'
 	echo "ip -6 addr add $v6pfx$me/$v6len dev eth0 nodad || { echo 'interop: FAIL: cannot add an IPv6 address to eth0'; exit 1; }
 ip -6 addr show dev eth0 | sed 's/^/interop: /'"
 }
