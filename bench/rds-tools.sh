@@ -16,7 +16,16 @@
 # programs run in a network namespace (rdstools) whose loopback carries
 # 10.9.0.1 and 10.9.0.2; the engine's UNIX socket is reached from there.
 # Needs root (the namespace; RDMA across processes: ptrace rights).
-# Environment: SECS=5 (each rds-stress run), TASKS=2, DEPTH=4.
+# Environment: SECS=5 (each rds-stress run), TASKS=2, DEPTH=4, NS=rdstools
+# (the namespace's name).
+#
+# Last, RDMA attached against in-process in the same run: the MB/s of
+# `rds-stress -D 65536` above (RDMA WRITEs of 64 KiB from an attached
+# process, tx/s x 65536) and of `rds-perf --attach --mode rdma-write
+# --size 65536` against the same engine, beside `rds-perf --mode
+# rdma-write --size 65536` in one process on the same loop transport
+# (the engine stopped meanwhile), all with as many tasks and the same
+# depth, and their ratios.
 
 set -u
 TOOLS=${1:?usage: rds-tools.sh RDS_TOOLS_DIR [BUILD_DIR]}
@@ -26,7 +35,7 @@ TASKS=${TASKS:-2}
 DEPTH=${DEPTH:-4}
 ENGINED=$BUILD/app/rds-engined/rds-engined
 PRELOAD=$BUILD/lib/preload/librte_rds_preload.so
-NS=rdstools
+NS=${NS:-rdstools}
 IPA=10.9.0.1
 IPB=10.9.0.2
 TMP=$(mktemp -d /tmp/rds-tools.XXXXXX)
@@ -101,5 +110,46 @@ step rds-ping run timeout 20 "$TOOLS/rds-ping" -c 5 -I $IPA $IPB
 step rds-info run timeout 20 "$TOOLS/rds-info" -c -k -n
 step "rds-stress (messages)" stress 4000
 step "rds-stress (RDMA, 64 KiB)" stress 4001 -D 65536
+cp "$TMP/stress-cli.log" "$TMP/stress-rdma.log"
+
+# RDMA attached against in-process, in the same run.
+PERF=$BUILD/app/rds-perf/rds-perf
+if [ -x "$PERF" ]; then
+	echo "=== rds-perf --mode rdma-write --size 65536, in-process"
+	kill -STOP "$epid"
+	"$PERF" -l 0 --no-pci --no-huge -m 512 --file-prefix "rdstools-perf$$" \
+		--log-level=lib.eal:error -- --mode rdma-write --size 65536 \
+		--tasks "$TASKS" --depth "$DEPTH" --secs "$SECS" \
+		> "$TMP/perf-rdma.log" 2>&1
+	grep -E '^MB/s' "$TMP/perf-rdma.log"
+	kill -CONT "$epid"
+	echo "=== rds-perf --attach --mode rdma-write --size 65536"
+	"$PERF" --attach "$SOCK" --local $IPA --peer $IPB --mode rdma-write \
+		--size 65536 --tasks "$TASKS" --depth "$DEPTH" --secs "$SECS" \
+		> "$TMP/perf-att.log" 2>&1
+	grep -E '^MB/s' "$TMP/perf-att.log"
+	python3 - "$TMP/stress-rdma.log" "$TMP/perf-rdma.log" \
+		"$TMP/perf-att.log" <<'PY'
+import re, sys
+stress = open(sys.argv[1]).read().splitlines()
+rows = [l.split() for l in stress if re.match(r'^\s*\d+\s+\d', l)]
+def mbs(f):
+    m = re.search(r'^MB/s:\s+([0-9.]+)', open(f).read(), re.M)
+    return float(m.group(1)) if m else None
+p, att = mbs(sys.argv[2]), mbs(sys.argv[3])
+if not rows or p is None:
+    print("rdma: no figures (rds-stress rows %d, rds-perf %s)" %
+          (len(rows), p))
+    sys.exit(0)
+tx = sorted(float(r[1]) for r in rows)[len(rows) // 2]
+a = tx * 65536 / 1e6
+print("rdma: rds-stress -D 65536 (attached) %.1f MB/s (median of %d "
+      "rows: %.0f tx/s x 64 KiB), rds-perf rdma-write in-process %.1f "
+      "MB/s: %.2fx" % (a, len(rows), tx, p, a / p))
+if att is not None:
+    print("rdma: rds-perf --attach rdma-write %.1f MB/s: %.2fx in-process"
+          % (att, att / p))
+PY
+fi
 [ $fail -eq 0 ] && echo "rds-tools: PASS" || echo "rds-tools: FAIL"
 exit $fail

@@ -9,7 +9,9 @@
  * server; default 10.9.0.1 and 10.9.0.2, as in rds-engined(8)'s
  * example), so every request and reply crosses into the engine and back
  * through this process's shared region: the cross-process path of
- * --transport loop. Modes lat, bw and stream.
+ * --transport loop. Modes lat, bw, stream, rdma-read and rdma-write (the
+ * operations go with their sends through the request ring, the region
+ * this process's memory).
  *
  * What differs from an in-process run: the engine is the other
  * process's (nothing here polls it: --engine does not apply); the
@@ -174,8 +176,8 @@ perf_attach_check(const struct perf_opts *o, const char *local,
 		return -1;
 	}
 	if (o->mode != PERF_MODE_LAT && o->mode != PERF_MODE_BW &&
-	    o->mode != PERF_MODE_STREAM) {
-		fprintf(stderr, "rds-perf: --attach: modes lat, bw and stream only\n");
+	    o->mode != PERF_MODE_STREAM && !perf_is_rdma(o->mode)) {
+		fprintf(stderr, "rds-perf: --attach: modes lat, bw, stream, rdma-read and rdma-write only\n");
 		return -1;
 	}
 	if (o->engine != PERF_ENGINE_INLINE || o->raw_ring ||

@@ -100,7 +100,7 @@ perf_usage(const char *prog)
 		"                      no EAL (its arguments are ignored), both sides\n"
 		"                      here on --local/--peer, addresses the engine\n"
 		"                      serves (default 10.9.0.1, 10.9.0.2); lat, bw,\n"
-		"                      stream\n"
+		"                      stream, rdma-read, rdma-write\n"
 		"  --tasks N           loop: N socket pairs, each on its own thread\n"
 		"                      (1..%u, default 1); msgs/s summed, RTTs merged\n"
 		"  --progress          a progress line once a second on stderr\n"

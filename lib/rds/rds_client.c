@@ -164,6 +164,10 @@ rds_cl_call_data(struct rds_cl *cl, struct rds_ctl_req *q,
 	if (rds_ctl_send(cl->fd, q, offsetof(struct rds_ctl_req, data) + q->len,
 			 pass_fd, 0) != 0)
 		goto dead;
+	/* Said in the region too: an engine that also serves the socket
+	 * between its passes looks at it now (rte_rds_server_pending). */
+	if (cl->hdr != NULL)
+		__atomic_store_n(&cl->hdr->ctl_kick, 1, __ATOMIC_RELEASE);
 	n = rds_ctl_recv(cl->fd, r, sizeof(*r), got_fd);
 	if (n < (ssize_t)offsetof(struct rds_ctl_resp, data) ||
 	    r->seq != q->seq || r->op != q->op)

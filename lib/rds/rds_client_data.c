@@ -166,7 +166,7 @@ rds_cl_revents(struct rds_cl_sock *cs, short events)
 	 * wakes it when it takes requests off). */
 	if (__atomic_load_n(&cs->cs->snd_queued, __ATOMIC_ACQUIRE) -
 	    __atomic_load_n(&cs->cs->snd_released, __ATOMIC_ACQUIRE) <
-	    cs->sndbuf &&
+	    cs->f.sndbuf &&
 	    (uint32_t)(__atomic_load_n(&cs->req.idx, __ATOMIC_RELAXED) -
 		       __atomic_load_n(&cs->req.r->cons, __ATOMIC_ACQUIRE)) <
 	    cs->req.size)
@@ -321,26 +321,41 @@ rds_cl_bell(struct rds_cl *cl, uint32_t idx)
 	return 0;
 }
 
-/* The engine's transport choice, for ENETUNREACH: a socket on an
- * address of a transport that only reaches the engine's own addresses
- * cannot send elsewhere. */
+/* The transport choice of every send (rds_front.h), for its errno: the
+ * engine makes it again for the message. dst: the destination (IPv4,
+ * as the socket). *rdma: what the chosen transport does with this
+ * client's operations (RDS_REGION_LADDR_RDMA, _MASKED; 0: not known
+ * here, a pinned transport). */
 static int
-rds_cl_reachable(const struct rds_cl *cl, const struct rds_cl_sock *cs,
-		 uint32_t dst)
+rds_cl_trans(const struct rds_cl *cl, const struct rds_cl_sock *cs,
+	     uint32_t dst, uint32_t *rdma)
 {
-	uint32_t i;
-	bool bound_loop = false;
+	uint32_t i, bound = rds_addr_v4(&cs->f.bound_addr), bflags = 0;
+	bool local = false;
+	uint8_t trans_id;
+	int ret;
 
 	for (i = 0; i < cl->hdr->nb_laddrs && i < RDS_REGION_MAX_LADDRS; i++) {
 		if (cl->hdr->laddr[i].v4 == dst)
-			return 0;	/* local: loop */
-		if (cl->hdr->laddr[i].v4 == cs->bound_sin.sin_addr.s_addr)
-			bound_loop = cl->hdr->laddr[i].flags &
-				     RDS_REGION_LADDR_LOOPBACK;
+			local = true;
+		if (cl->hdr->laddr[i].v4 == bound)
+			bflags = cl->hdr->laddr[i].flags;
 	}
-	if (cs->trans_pinned >= 0)
-		return 0;
-	return bound_loop ? -ENETUNREACH : 0;
+	*rdma = 0;
+	ret = rds_front_trans(&cs->f, dst == bound, local, &trans_id);
+	if (ret > 0) {
+		*rdma = bflags;
+		ret = rds_front_trans_bound(RDS_TRANS_NONE,
+					    bflags & RDS_REGION_LADDR_LOOPBACK,
+					    &trans_id);
+	} else if (trans_id == RTE_RDS_TRANS_LOOP) {
+		*rdma = cl->hdr->loop_flags;
+	}
+	/* The engine refuses an operation on a client's memory when the
+	 * bound address's transport would need it registered with a NIC. */
+	if (!(bflags & RDS_REGION_LADDR_RDMA))
+		*rdma = 0;
+	return ret;
 }
 
 /* A send with RDMA control messages: the payload in a TX buffer, the
@@ -354,13 +369,12 @@ rds_cl_sendmsg_ctl(struct rds_cl *cl, struct rds_cl_sock *cs,
 	struct rds_ctl_resp *r;
 	struct rds_ctl_send sd;
 	uint64_t deadline = 0, spin = 0, off;
-	size_t i, pos;
 	int ret;
 
 	if (msg->msg_controllen > RDS_CTL_MAX_DATA - sizeof(sd))
 		return -EINVAL;
 	if (!(flags & MSG_DONTWAIT))
-		deadline = rds_cl_deadline(cs->sndtimeo_ns);
+		deadline = rds_cl_deadline(cs->f.sndtimeo_ns);
 	while (rds_cl_tx_alloc(cl, RDS_CBUF_HDR + (uint32_t)len, &off) != 0) {
 		if (flags & MSG_DONTWAIT)
 			return -EAGAIN;
@@ -368,11 +382,7 @@ rds_cl_sendmsg_ctl(struct rds_cl *cl, struct rds_cl_sock *cs,
 		if (ret < 0)
 			return ret;
 	}
-	for (i = 0, pos = 0; i < msg->msg_iovlen; i++) {
-		memcpy(cl->base + off + RDS_CBUF_HDR + pos,
-		       msg->msg_iov[i].iov_base, msg->msg_iov[i].iov_len);
-		pos += msg->msg_iov[i].iov_len;
-	}
+	rds_front_copy_in(cl->base + off + RDS_CBUF_HDR, msg, len);
 	q = rds_cl_req_new(RDS_CTL_SENDMSG, cs->handle);
 	r = malloc(sizeof(*r));
 	if (q == NULL || r == NULL) {
@@ -413,74 +423,108 @@ out:
 	return ret < 0 ? ret : (ssize_t)len;
 }
 
+/* An operation into its TX buffer, after the payload (at p): its
+ * control messages, its vector (vec_n entries) and a WRITE's data (wlen
+ * bytes, gathered along the copy of the vector, never past wlen). */
+static void
+rds_cl_op_copy(uint8_t *p, const struct msghdr *msg, uint32_t ctl_len,
+	       const struct rds_iovec *vec, uint32_t vec_n, uint32_t wlen)
+{
+	struct rds_iovec v;
+	uint64_t off = 0, n;
+	uint32_t i;
+
+	memcpy(p, msg->msg_control, ctl_len);
+	p += ctl_len;
+	if (vec_n != 0)
+		memcpy(p, vec, sizeof(*vec) * vec_n);
+	for (i = 0; i < vec_n && off < wlen; i++) {
+		memcpy(&v, p + sizeof(v) * i, sizeof(v));
+		n = RTE_MIN(v.bytes, wlen - off);
+		memcpy(p + sizeof(v) * vec_n + off,
+		       (const void *)(uintptr_t)v.addr, n);
+		off += n;
+	}
+}
+
 static ssize_t
 rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 	       const struct msghdr *msg, int flags)
 {
-	const struct sockaddr_in *sin;
-	struct rds_cmsg_iter it;
+	struct in6_addr faddr;
 	struct rds_cbuf *b;
-	struct rds_cmsg c;
 	uint64_t deadline = 0, spin = 0, off, q;
-	uint32_t dst;
+	const struct rds_iovec *vec = NULL;
+	uint32_t dst, rdma, ctl_len = 0, vec_n = 0, wlen = 0;
+	uint64_t wbytes = 0;
+	unsigned int what;
 	uint16_t dport;
-	size_t len = 0, i, pos;
+	ssize_t slen;
+	size_t len;
 	int ret;
 
-	if (msg == NULL)
-		return -EINVAL;
-	if (flags & ~MSG_DONTWAIT)
-		return -EOPNOTSUPP;
 	/* An earlier message the engine could not keep: said here. */
-	if (unlikely(__atomic_load_n(&cs->cs->snd_err, __ATOMIC_RELAXED) !=
-		     0)) {
-		ret = (int)__atomic_exchange_n(&cs->cs->snd_err, 0,
-					       __ATOMIC_ACQ_REL);
-		if (ret != 0)
-			return -ret;
-	}
-	ret = rds_uarg_dest_v4(msg, &sin);
-	if (ret < 0)
-		return rds_client_no_v6(msg->msg_name, msg->msg_namelen, ret);
-	if (ret == 0) {
-		if (!cs->connected)
-			return -ENOTCONN;
-		sin = &cs->conn_sin;
-	}
-	if (!cs->bound)
-		return -ENOTCONN;
-	dst = sin->sin_addr.s_addr;
-	dport = ntohs(sin->sin_port);
-	ret = rds_uarg_iov(msg->msg_iov, msg->msg_iovlen, &len);
+	ret = rds_front_snd_err(&cs->cs->snd_err);
+	if (unlikely(ret < 0))
+		return ret;
+	/* The front half's checks (rds_front.h); a client socket is bound
+	 * to an IPv4 address, so the destination is IPv4 (or v4-mapped). */
+	slen = rds_front_send_check(&cs->f, msg, flags, &faddr, &dport);
+	if (unlikely(slen < 0))
+		return slen;
+	len = (size_t)slen;
+	dst = rds_addr_v4(&faddr);
+	ret = rds_cl_trans(cl, cs, dst, &rdma);
 	if (ret < 0)
 		return ret;
-	if (len > RDS_MAX_MSG_SIZE || len > cs->sndbuf)
-		return -EMSGSIZE;
-	ret = rds_cl_reachable(cl, cs, dst);
-	if (ret < 0)
-		return ret;
-	/* Control messages of ours (RDMA): the engine makes the send in
-	 * this call (its errno is the call's); other levels are ignored,
-	 * as the kernel does. The walk is in-process's (rds_uarg.c):
-	 * ENOBUFS over INT_MAX, EFAULT without a buffer, EINVAL for a
-	 * header out of bounds, never a read past msg_controllen. */
-	ret = rds_uarg_cmsg_start(&it, msg);
-	if (ret < 0)
-		return ret;
-	while ((ret = rds_uarg_cmsg_next(&it, &c)) > 0)
-		if (c.level == SOL_RDS)
+	/*
+	 * Control messages of ours (RDMA): checked here as the engine
+	 * would, in this process's memory, for the call's errno
+	 * (rds_rdma_cmsgs_client; the walk is in-process's: ENOBUFS over
+	 * INT_MAX, EFAULT without a buffer, EINVAL for a header out of
+	 * bounds, never a read past msg_controllen); other levels are
+	 * ignored, as the kernel does. One operation on a transport that
+	 * takes this client's operations goes with the message through
+	 * the ring (the engine checks it again: rds_server_rdma.c); a
+	 * cookie (RDMA_DEST, RDMA_MAP: the engine's registrations), or a
+	 * transport not known here, is made by the engine in a call.
+	 */
+	if (unlikely(msg->msg_controllen != 0)) {
+		ret = rds_rdma_cmsgs_client(msg, &what, &vec, &vec_n, &wbytes);
+		if (ret < 0)
+			return ret;
+		if (what != 0 &&
+		    ((what & RDS_RDMA_C_COOKIE) ||
+		     !(rdma & RDS_REGION_LADDR_RDMA) ||
+		     ((what & RDS_RDMA_C_MASKED) &&
+		      !(rdma & RDS_REGION_LADDR_MASKED)) ||
+		     msg->msg_controllen > RDS_CBUF_CTL_MAX ||
+		     vec_n > RDS_CBUF_VEC_MAX))
 			return rds_cl_sendmsg_ctl(cl, cs, msg, flags, dst,
 						  dport, len);
-	if (ret < 0)
-		return ret;
+		/* The operation goes with its vector as it is now (the
+		 * kernel copies it in the call), and a WRITE with its data
+		 * as it is now (an in-process WRITE's is copied in the
+		 * call too) where one buffer takes it all. */
+		if (what != 0) {
+			ctl_len = (uint32_t)msg->msg_controllen;
+			if (wbytes != 0 && RDS_CBUF_HDR + len + ctl_len +
+			    vec_n * sizeof(*vec) + wbytes <=
+			    rds_region_class_size[RDS_REGION_NB_CLASSES - 1])
+				wlen = (uint32_t)wbytes;
+		} else {
+			vec_n = 0;
+		}
+	}
 	if (!(flags & MSG_DONTWAIT))
-		deadline = rds_cl_deadline(cs->sndtimeo_ns);
+		deadline = rds_cl_deadline(cs->f.sndtimeo_ns);
 	/* Send buffer: the last message may overshoot the limit. */
 	for (;;) {
 		q = __atomic_load_n(&cs->cs->snd_queued, __ATOMIC_ACQUIRE);
 		if (q - __atomic_load_n(&cs->cs->snd_released,
-					__ATOMIC_ACQUIRE) < cs->sndbuf &&
-		    rds_cl_tx_alloc(cl, RDS_CBUF_HDR + (uint32_t)len,
+					__ATOMIC_ACQUIRE) < cs->f.sndbuf &&
+		    rds_cl_tx_alloc(cl, RDS_CBUF_HDR + (uint32_t)len + ctl_len +
+				    vec_n * (uint32_t)sizeof(*vec) + wlen,
 				    &off) == 0)
 			break;
 		if (flags & MSG_DONTWAIT)
@@ -491,16 +535,17 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 	}
 	b = (void *)(cl->base + off);
 	b->len = (uint32_t)len;
-	b->ctl_len = 0;
+	b->ctl_len = ctl_len;
 	b->addr = dst;
 	b->port = dport;
-	b->flags = (flags & MSG_DONTWAIT) ? RDS_CBUF_F_DONTWAIT : 0;
+	b->flags = ((flags & MSG_DONTWAIT) ? RDS_CBUF_F_DONTWAIT : 0) |
+		   (wlen != 0 ? RDS_CBUF_F_WDATA : 0);
 	b->csock = (int32_t)(cs - cl->socks);
-	for (i = 0, pos = 0; i < msg->msg_iovlen; i++) {
-		memcpy((uint8_t *)b + RDS_CBUF_HDR + pos,
-		       msg->msg_iov[i].iov_base, msg->msg_iov[i].iov_len);
-		pos += msg->msg_iov[i].iov_len;
-	}
+	rds_front_copy_in((uint8_t *)b + RDS_CBUF_HDR, msg, len);
+	b->vec_n = vec_n;
+	if (ctl_len != 0)
+		rds_cl_op_copy((uint8_t *)b + RDS_CBUF_HDR + len, msg,
+			       ctl_len, vec, vec_n, wlen);
 	rte_spinlock_lock(&cs->lock);
 	for (;;) {
 		/* Accounted before the engine can see it (and release it):
@@ -575,22 +620,14 @@ rds_cl_recvmsg(struct rds_cl *cl, struct rds_cl_sock *cs, struct msghdr *msg,
 {
 	const struct rds_cbuf *b;
 	uint64_t deadline = 0, spin = 0, off = 0;
-	size_t total;
 	ssize_t ret;
 	int r;
 
-	if (msg == NULL)
-		return -EINVAL;
-	if (flags & MSG_OOB)
-		return 0;
-	if (flags & ~(MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC | MSG_WAITALL |
-		      MSG_CMSG_CLOEXEC))
-		return -EOPNOTSUPP;
-	r = rds_uarg_iov(msg->msg_iov, msg->msg_iovlen, &total);
-	if (r < 0)
-		return r;
+	r = rds_front_recv_check(msg, flags);
+	if (r != 0)
+		return r > 0 ? 0 : r;
 	if (!(flags & MSG_DONTWAIT))
-		deadline = rds_cl_deadline(cs->rcvtimeo_ns);
+		deadline = rds_cl_deadline(cs->f.rcvtimeo_ns);
 	rte_spinlock_lock(&cs->rlock);
 	for (;;) {
 		if (unlikely(rds_xring_count(&cs->nt) >= 2)) {
@@ -665,12 +702,10 @@ rds_client_recvmsg(int s, struct msghdr *msg, int flags)
 static int
 rds_cl_outq(const struct rds_cl_sock *cs)
 {
-	int64_t q = (int64_t)(__atomic_load_n(&cs->cs->snd_queued,
-					      __ATOMIC_ACQUIRE) -
-			      __atomic_load_n(&cs->cs->snd_released,
-					      __ATOMIC_ACQUIRE));
-
-	return q < 0 ? 0 : q > INT_MAX ? INT_MAX : (int)q;
+	return rds_front_outq((int64_t)(__atomic_load_n(&cs->cs->snd_queued,
+							__ATOMIC_ACQUIRE) -
+					__atomic_load_n(&cs->cs->snd_released,
+							__ATOMIC_ACQUIRE)));
 }
 
 int
@@ -679,7 +714,6 @@ rds_client_ioctl(int s, unsigned long request, int *val)
 	struct rds_cl *cl = rds_cl;
 	struct rds_cl_sock *cs = rds_cl_hold(cl, s);
 	struct msghdr msg;
-	ssize_t n;
 	int ret = 0;
 
 	if (cs == NULL)
@@ -698,14 +732,8 @@ rds_client_ioctl(int s, unsigned long request, int *val)
 				    (int)request, tos, 1, tos, &len);
 	} else if (request == SIOCINQ) {
 		memset(&msg, 0, sizeof(msg));
-		n = rds_cl_recvmsg(cl, cs, &msg,
-				   MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC);
-		if (n == -EAGAIN)
-			n = 0;
-		if (n < 0)
-			ret = (int)n;
-		else
-			*val = n > INT_MAX ? INT_MAX : (int)n;
+		ret = rds_front_inq(rds_cl_recvmsg(cl, cs, &msg, MSG_DONTWAIT |
+						   MSG_PEEK | MSG_TRUNC), val);
 	} else {
 		ret = -ENOTTY;
 	}

@@ -75,11 +75,10 @@ struct rds_cl_sock {
 	struct rds_xring_end rx;
 	struct rds_xring_end nt;	/* notifications: token, status */
 	uint64_t rx_head;		/* peeked RX buffer, 0: none */
-	bool bound, connected;
-	struct sockaddr_in bound_sin, conn_sin;
-	int trans_pinned;
-	uint32_t sndbuf;
-	uint64_t sndtimeo_ns, rcvtimeo_ns;
+	/* The state the socket calls read (rds_front.h), as an in-process
+	 * socket's (IPv4 only: a client carries no IPv6 name to its
+	 * engine); under lock. */
+	struct rds_front f;
 };
 
 struct rds_cl {
@@ -204,19 +203,22 @@ int rds_cl_simple(struct rds_cl *cl, uint32_t op, int32_t handle, int level,
 		  uint32_t *out_len);
 
 /*
- * An attached client does not carry IPv6 names to its engine yet: a
- * sockaddr_in6 for bind, connect or sendmsg is EAFNOSUPPORT; anything
- * else returns ret (the caller's own verdict).
+ * An attached client does not carry IPv6 names to its engine yet: an
+ * address the front half took (rds_front.h) that is not IPv4 (or
+ * v4-mapped) is EAFNOSUPPORT for bind and connect; *sin is the name the
+ * engine is given.
  */
 static inline int
-rds_client_no_v6(const void *name, size_t len, int ret)
+rds_client_v4(const struct in6_addr *a, uint16_t port,
+	      struct sockaddr_in *sin)
 {
-	const struct sockaddr *sa = name;
-
-	if (sa != NULL && len >= sizeof(sa_family_t) &&
-	    sa->sa_family == AF_INET6)
+	if (!rds_addr_is_v4(a))
 		return -EAFNOSUPPORT;
-	return ret;
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(port);
+	sin->sin_addr.s_addr = rds_addr_v4(a);
+	return 0;
 }
 
 /* rds_client_data.c: waiting, sending, receiving */

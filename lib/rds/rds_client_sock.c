@@ -75,10 +75,9 @@ rds_client_socket(void)
 			 __atomic_load_n(&cs->cs->snd_released,
 					 __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
 	cs->rx_head = 0;
-	cs->bound = cs->connected = false;
-	cs->trans_pinned = -1;
-	cs->sndbuf = 212992;
-	cs->sndtimeo_ns = cs->rcvtimeo_ns = 0;
+	/* The engine's socket starts with the kernel's default send
+	 * buffer (rte_rds_conf.sndbuf_default's default). */
+	rds_front_init(&cs->f, 212992);
 	free(q);
 	free(r);
 	__atomic_store_n(&cs->state, RDS_SOCK_OPEN, __ATOMIC_RELEASE);
@@ -97,26 +96,28 @@ rds_client_bind(int s, const struct sockaddr *addr, socklen_t addrlen)
 {
 	struct rds_cl *cl = rds_cl;
 	struct rds_cl_sock *cs = rds_cl_hold(cl, s);
-	struct sockaddr_in sin;
-	uint32_t len = sizeof(sin);
+	struct sockaddr_in sin, got;
+	uint32_t len = sizeof(got), scope;
+	struct in6_addr a;
+	uint16_t port;
 	int ret;
 
 	if (cs == NULL)
 		return RDS_ERR(EBADF);
-	if (addr == NULL || addrlen > RDS_CTL_MAX_DATA) {
-		rds_cl_put(cs);
-		return RDS_ERR(addr == NULL ? EINVAL : EINVAL);
-	}
-	ret = rds_client_no_v6(addr, addrlen, 0);
-	if (ret < 0) {
-		rds_cl_put(cs);
-		return RDS_ERR(-ret);
-	}
-	ret = rds_cl_simple(cl, RDS_CTL_BIND, cs->handle, 0, 0, addr, addrlen,
-			    &sin, &len);
+	/* The front half's checks, then the engine's (the port, the
+	 * address, a socket bound already). */
+	ret = rds_front_bind_addr(addr, addrlen, &a, &scope, &port);
+	if (ret == 0)
+		ret = rds_client_v4(&a, port, &sin);
+	if (ret == 0)
+		ret = rds_cl_simple(cl, RDS_CTL_BIND, cs->handle, 0, 0, &sin,
+				    sizeof(sin), &got, &len);
 	if (ret == 0) {
-		cs->bound_sin = sin;
-		cs->bound = true;
+		rte_spinlock_lock(&cs->lock);
+		rds_addr_from_v4(&cs->f.bound_addr, got.sin_addr.s_addr);
+		cs->f.bound_port = ntohs(got.sin_port);
+		__atomic_store_n(&cs->f.bound, RDS_BOUND_V4, __ATOMIC_RELEASE);
+		rte_spinlock_unlock(&cs->lock);
 	}
 	rds_cl_put(cs);
 	return ret < 0 ? RDS_ERR(-ret) : 0;
@@ -127,24 +128,26 @@ rds_client_connect(int s, const struct sockaddr *addr, socklen_t addrlen)
 {
 	struct rds_cl *cl = rds_cl;
 	struct rds_cl_sock *cs = rds_cl_hold(cl, s);
+	struct sockaddr_in sin;
+	struct in6_addr a;
+	uint32_t scope;
+	uint16_t port;
 	int ret;
 
 	if (cs == NULL)
 		return RDS_ERR(EBADF);
-	if (addr == NULL || addrlen > RDS_CTL_MAX_DATA) {
-		rds_cl_put(cs);
-		return RDS_ERR(EINVAL);
-	}
-	ret = rds_client_no_v6(addr, addrlen, 0);
-	if (ret < 0) {
-		rds_cl_put(cs);
-		return RDS_ERR(-ret);
-	}
-	ret = rds_cl_simple(cl, RDS_CTL_CONNECT, cs->handle, 0, 0, addr,
-			    addrlen, NULL, NULL);
+	ret = rds_front_connect_addr(addr, addrlen, &a, &scope, &port);
+	if (ret == 0)
+		ret = rds_client_v4(&a, port, &sin);
+	if (ret == 0)
+		ret = rds_cl_simple(cl, RDS_CTL_CONNECT, cs->handle, 0, 0,
+				    &sin, sizeof(sin), NULL, NULL);
 	if (ret == 0) {
-		memcpy(&cs->conn_sin, addr, sizeof(cs->conn_sin));
-		cs->connected = true;
+		rte_spinlock_lock(&cs->lock);
+		cs->f.conn_addr = a;
+		cs->f.conn_port = port;
+		cs->f.connected = true;
+		rte_spinlock_unlock(&cs->lock);
 	}
 	rds_cl_put(cs);
 	return ret < 0 ? RDS_ERR(-ret) : 0;
@@ -154,46 +157,37 @@ int
 rds_client_getsockname(int s, struct sockaddr *addr, socklen_t *addrlen)
 {
 	struct rds_cl_sock *cs = rds_cl_hold(rds_cl, s);
-	struct sockaddr_in sin;
+	union rds_front_name n;
+	size_t size;
+	int ret = -EINVAL;
 
 	if (cs == NULL)
 		return RDS_ERR(EBADF);
-	if (addr == NULL || addrlen == NULL) {
-		rds_cl_put(cs);
-		return RDS_ERR(EINVAL);
+	if (addr != NULL && addrlen != NULL) {
+		rte_spinlock_lock(&cs->lock);
+		size = rds_front_sockname(&cs->f, &n);
+		rte_spinlock_unlock(&cs->lock);
+		ret = rds_front_sockname_out(&n, size, addr, addrlen);
 	}
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	if (cs->bound)
-		sin = cs->bound_sin;
-	memcpy(addr, &sin, RTE_MIN((size_t)*addrlen, sizeof(sin)));
-	*addrlen = sizeof(sin);
 	rds_cl_put(cs);
-	return 0;
+	return ret == 0 ? 0 : RDS_ERR(-ret);
 }
 
-/* The connected peer, as the engine's own sockets (rte_rds_getpeername):
- * kept here at connect. */
 int
 rds_client_getpeername(int s, struct sockaddr *addr, socklen_t *addrlen)
 {
 	struct rds_cl_sock *cs = rds_cl_hold(rds_cl, s);
-	struct sockaddr_in sin;
-	bool connected;
+	union rds_front_name n;
 	int ret;
 
 	if (cs == NULL)
 		return RDS_ERR(EBADF);
-	connected = cs->connected;
-	memset(&sin, 0, sizeof(sin));
-	if (connected) {
-		sin.sin_family = AF_INET;
-		sin.sin_addr = cs->conn_sin.sin_addr;
-		sin.sin_port = cs->conn_sin.sin_port;
-	}
+	rte_spinlock_lock(&cs->lock);
+	ret = rds_front_peername(&cs->f, &n);
+	rte_spinlock_unlock(&cs->lock);
 	rds_cl_put(cs);
-	ret = connected ? rds_uarg_name_out(&sin, sizeof(sin), addr, addrlen) :
-			  -ENOTCONN;
+	if (ret > 0)
+		ret = rds_uarg_name_out(&n, (size_t)ret, addr, addrlen);
 	return ret == 0 ? 0 : RDS_ERR(-ret);
 }
 
@@ -274,7 +268,7 @@ rds_client_setsockopt(int s, int level, int optname, const void *optval,
 	struct rds_cl *cl = rds_cl;
 	struct rds_cl_sock *cs = rds_cl_hold(cl, s);
 	uint32_t null_len = optlen;
-	struct timeval tv;
+	uint64_t ns;
 	int ret, v;
 
 	if (cs == NULL)
@@ -294,33 +288,25 @@ rds_client_setsockopt(int s, int level, int optname, const void *optval,
 	}
 	ret = rds_cl_simple(cl, RDS_CTL_SETSOCKOPT, cs->handle, level,
 			    optname, optval, optlen, NULL, NULL);
+	/* What the engine took, kept for the calls made here, by the
+	 * rules the engine's socket followed (rds_front.h). */
 	if (ret == 0 && level == SOL_SOCKET) {
-		/* What the engine took, kept for the calls made here. */
 		if ((optname == SO_SNDBUF || optname == SO_SNDBUFFORCE) &&
 		    optlen >= sizeof(int)) {
-			uint32_t len = sizeof(v);
-
-			if (rds_cl_simple(cl, RDS_CTL_GETSOCKOPT, cs->handle,
-					  SOL_SOCKET, SO_SNDBUF, NULL, 0, &v,
-					  &len) == 0)
-				cs->sndbuf = (uint32_t)v / 2;
+			memcpy(&v, optval, sizeof(v));
+			cs->f.sndbuf = rds_front_buf(v);
 		} else if ((optname == SO_SNDTIMEO || optname == SO_RCVTIMEO) &&
-			   optlen >= sizeof(tv)) {
-			uint64_t ns;
-
-			memcpy(&tv, optval, sizeof(tv));
-			ns = tv.tv_sec < 0 ? 1 : (uint64_t)tv.tv_sec *
-			     1000000000ULL + (uint64_t)tv.tv_usec * 1000;
+			   rds_front_timeo(optval, optlen, &ns) == 0) {
 			if (optname == SO_SNDTIMEO)
-				cs->sndtimeo_ns = ns;
+				cs->f.sndtimeo_ns = ns;
 			else
-				cs->rcvtimeo_ns = ns;
+				cs->f.rcvtimeo_ns = ns;
 		}
 	} else if (ret == 0 && level == SOL_RDS &&
 		   (optname == SO_RDS_TRANSPORT ||
 		    optname == RTE_RDS_SO_TRANSPORT_UEK) &&
 		   optlen == sizeof(int)) {
-		memcpy(&cs->trans_pinned, optval, sizeof(int));
+		memcpy(&cs->f.trans_pinned, optval, sizeof(int));
 	}
 	rds_cl_put(cs);
 	return ret < 0 ? RDS_ERR(-ret) : 0;

@@ -364,11 +364,11 @@ rds_cong_sock_check(struct rds_sock *rs)
 	rcv = __atomic_load_n(&rs->rcv_bytes, __ATOMIC_ACQUIRE);
 	if (!rs->congested && rcv > limit) {
 		__atomic_store_n(&rs->congested, true, __ATOMIC_RELEASE);
-		rds_cong_set(rs->la->cong, rs->bound_port);
+		rds_cong_set(rs->la->cong, rs->f.bound_port);
 		changed = true;
 	} else if (rs->congested && rcv < limit / 2) {
 		__atomic_store_n(&rs->congested, false, __ATOMIC_RELEASE);
-		rds_cong_clear(rs->la->cong, rs->bound_port);
+		rds_cong_clear(rs->la->cong, rs->f.bound_port);
 		changed = true;
 	}
 	rte_spinlock_unlock(&rs->cong_lock);

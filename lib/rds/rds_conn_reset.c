@@ -105,14 +105,14 @@ rds_conn_user_reset(struct rds_sock *rs, const void *optval, socklen_t optlen,
 	 * TRUST), and a reset delays the others' messages.
 	 */
 	if (rs->client != NULL &&
-	    (!rs->bound || !rds_addr_eq(&rs->bound_addr, &q.laddr)))
+	    (!rs->f.bound || !rds_addr_eq(&rs->f.bound_addr, &q.laddr)))
 		return -EPERM;
 	if (tos != 0)
 		return 0;
 	if (!q.any_faddr) {
-		if (rs->trans_pinned != (uint32_t)RDS_TRANS_NONE)
-			q.trans_id = rs->trans_pinned;
-		else if (rs->bound)
+		if (rs->f.trans_pinned != (uint32_t)RDS_TRANS_NONE)
+			q.trans_id = rs->f.trans_pinned;
+		else if (rs->f.bound)
 			q.trans_id = rs->la->trans->trans_id;
 		else
 			return 0;	/* no transport: no connection */

@@ -276,27 +276,27 @@ rds_info_socket(void *arg, struct rds_sock *rs)
 		struct rds6_info_socket is;
 
 		memset(&is, 0, sizeof(is));
-		is.sndbuf = rs->sndbuf;
+		is.sndbuf = rs->f.sndbuf;
 		is.rcvbuf = rs->rcvbuf;
-		memcpy(&is.bound_addr, &rs->bound_addr, sizeof(is.bound_addr));
-		memcpy(&is.connected_addr, &rs->conn_addr,
+		memcpy(&is.bound_addr, &rs->f.bound_addr, sizeof(is.bound_addr));
+		memcpy(&is.connected_addr, &rs->f.conn_addr,
 		       sizeof(is.connected_addr));
-		is.bound_port = htons(rs->bound_port);
-		is.connected_port = htons(rs->conn_port);
+		is.bound_port = htons(rs->f.bound_port);
+		is.connected_port = htons(rs->f.conn_port);
 		is.inum = (uint64_t)rs->id;
 		rds_info_put(r, &is);
-	} else if (rs->bound != RDS_BOUND_V6) {
+	} else if (rs->f.bound != RDS_BOUND_V6) {
 		/* The IPv4 call skips IPv6 sockets (net/rds/af_rds.c). */
 		struct rds_info_socket is;
 
 		memset(&is, 0, sizeof(is));
-		is.sndbuf = rs->sndbuf;
+		is.sndbuf = rs->f.sndbuf;
 		is.rcvbuf = rs->rcvbuf;
-		is.bound_addr = rs->bound ? rds_addr_v4(&rs->bound_addr) : 0;
-		is.connected_addr = rs->connected ?
-				    rds_addr_v4(&rs->conn_addr) : 0;
-		is.bound_port = htons(rs->bound_port);
-		is.connected_port = htons(rs->conn_port);
+		is.bound_addr = rs->f.bound ? rds_addr_v4(&rs->f.bound_addr) : 0;
+		is.connected_addr = rs->f.connected ?
+				    rds_addr_v4(&rs->f.conn_addr) : 0;
+		is.bound_port = htons(rs->f.bound_port);
+		is.connected_port = htons(rs->f.conn_port);
 		is.inum = (uint64_t)rs->id;
 		rds_info_put(r, &is);
 	}
@@ -319,8 +319,8 @@ rds_info_recv_one(void *arg, const struct rds_msg *m)
 {
 	struct rds_info_recv_ctx *x = arg;
 
-	rds_info_msg(x->r, m, &x->rs->bound_addr, &m->faddr,
-		     x->rs->bound_port, m->sport);
+	rds_info_msg(x->r, m, &x->rs->f.bound_addr, &m->faddr,
+		     x->rs->f.bound_port, m->sport);
 }
 
 /* Messages waiting in a socket's receive queue, read by the consumer

@@ -68,7 +68,7 @@ rds_sock_revents(struct rds_sock *rs, short events)
 		}
 	}
 	if (__atomic_load_n(&rs->snd_bytes, __ATOMIC_ACQUIRE) <
-	    (int64_t)rs->sndbuf)
+	    (int64_t)rs->f.sndbuf)
 		rev |= POLLOUT | POLLWRNORM;
 	return rev & (events | POLLWRBAND);
 }

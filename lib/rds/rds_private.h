@@ -10,7 +10,8 @@
  * Its parts, one per concern, are included below in the order they
  * depend on each other, and only from here: addresses (rds_addr.h),
  * threads (rds_thread.h), messages and buffers (rds_msg.h), queues
- * (rds_queue.h), sockets (rds_sock.h), RDMA (rds_rdma.h), timers
+ * (rds_queue.h), the socket calls' front half (rds_front.h), sockets
+ * (rds_sock.h), RDMA (rds_rdma.h), timers
  * (rds_timer.h), connections (rds_conn.h), engines (rds_engine.h),
  * caller-argument checks (rds_uarg.h) and, last, what drivers see
  * (rds_driver.h: the transport table and their calls). This
@@ -101,6 +102,7 @@ typedef void (*rds_engine_fn)(struct rds_engine *e, void *arg);
 #include "rds_thread.h"
 #include "rds_msg.h"
 #include "rds_queue.h"
+#include "rds_front.h"
 #include "rds_sock.h"
 
 /* rds_info.c */
@@ -200,6 +202,7 @@ ssize_t rds_send_make(struct rds_sock *rs, const struct msghdr *msg,
 		      bool *mapped);
 void rds_send_unmake(struct rds_sock *rs, struct rds_msg *m, bool mapped,
 		     uint64_t dest_cookie);
+int rds_send_op_check(const struct rds_rdma_op *op, uint8_t trans_id);
 /* rds_xmit.c (the engine's half) */
 void rds_send_request(struct rds_engine *e, struct rds_sock *rs,
 		      struct rds_msg *m);

@@ -140,7 +140,7 @@ rds_mr_register(struct rds_sock *rs, uint64_t addr, uint64_t bytes,
 	mr->flags = (uint32_t)flags;
 	mr->sock = rs->id;
 	mr->sock_gen = rs->gen;
-	mr->laddr = rs->bound_addr;
+	mr->laddr = rs->f.bound_addr;
 	if (t->mr_reg != NULL) {
 		/* Hardware keys (ib): the device chooses the key. */
 		ret = t->mr_reg(rs->la, mr);
@@ -327,7 +327,7 @@ rds_rdma_map(struct rds_sock *rs, const struct rds_get_mr_args *a,
 {
 	int ret;
 
-	if (!rs->bound)
+	if (!rs->f.bound)
 		return -ENOTCONN;
 	if (!(rs->la->trans->flags & RDS_TRANS_F_RDMA))
 		return -EOPNOTSUPP;

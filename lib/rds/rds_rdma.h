@@ -95,6 +95,27 @@ int rds_rdma_cmsgs(struct rds_sock *rs, const struct msghdr *msg,
 		   struct rds_rdma_op **opp, uint64_t *dest_cookie,
 		   bool *has_dest, bool *mapped);
 void rds_rdma_unmap(struct rds_sock *rs, uint64_t cookie);
+/* rds_rdma_cmsgs_client's *what. */
+#define RDS_RDMA_C_OP 0x1
+#define RDS_RDMA_C_MASKED 0x2
+#define RDS_RDMA_C_COOKIE 0x4
+int rds_rdma_cmsgs_client(const struct msghdr *msg, unsigned int *what,
+			  const struct rds_iovec **vec, uint32_t *nvec,
+			  uint64_t *wbytes);
+/* What an attached client's queued send carried with its operation
+ * (rds_server_rdma.c): copies the engine made of its RDMA_ARGS' local
+ * vector, and where a WRITE's data is (in the client's region, with
+ * room for wlen bytes there; NULL: read at the vector, in the client's
+ * memory). */
+struct rds_rdma_given {
+	const struct rds_iovec *vec;
+	const uint8_t *wdata;
+	uint64_t wlen;
+};
+/* rds_rdma_cmsgs with what a queued send carried (g; NULL: nothing). */
+int rds_rdma_cmsgs_vec(struct rds_sock *rs, const struct msghdr *msg,
+		       const struct rds_rdma_given *g, struct rds_rdma_op **opp,
+		       uint64_t *dest_cookie, bool *has_dest, bool *mapped);
 void rds_rdma_op_free(struct rds_rdma_op *op);
 /* The software executor, in two halves so that they can run on two
  * hosts: the request the target runs, the target half (given the

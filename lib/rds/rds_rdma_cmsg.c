@@ -25,22 +25,41 @@ rds_rdma_op_free(struct rds_rdma_op *op)
 	rds_mem_free(op);
 }
 
+/*
+ * The local side of an RDMA_ARGS in mem's memory (NULL: this process's,
+ * as the in-process socket's and an attached client's own check before
+ * it queues the operation): its vector (read out of a client's memory
+ * first), its lengths (rds_uarg_rdma_vec), its buffers' rights and, as
+ * the kernel, only more local than remote bytes refused. *localp: the
+ * buffers (*nr of them, rds_mem_zalloc: the caller's to free, also on
+ * failure), *total their bytes. given: the vector, copied already (an
+ * attached client's queued send: rds_server_rdma.c), else it is read at
+ * local_vec_addr. check false: the buffers' rights are not looked at
+ * (a WRITE whose data came with its send: the client checked them).
+ */
 static int
-rds_rdma_args_parse(struct rds_rdma_op *op, const struct rds_rdma_args *a)
+rds_rdma_args_local(const struct rds_xmem *mem, const struct rds_rdma_args *a,
+		    const struct rds_iovec *given, bool check,
+		    struct iovec **localp, uint32_t *nr, uint64_t *total)
 {
-	const struct rds_iovec *vec = (const void *)(uintptr_t)a->local_vec_addr;
+	const struct rds_iovec *vec = given != NULL ? given :
+		(const void *)(uintptr_t)a->local_vec_addr;
 	struct rds_iovec *copy = NULL;
-	uint64_t total, i, off;
+	struct iovec *local;
 	bool write = (a->flags & RDS_RDMA_READWRITE) != 0;
+	uint64_t i;
 	int ret;
 
-	/* A client's vector is read out of its memory first. */
-	if (op->mem != NULL && vec != NULL && a->nr_local != 0 &&
+	*localp = NULL;
+	*nr = 0;
+	/* A client's vector is read out of its memory first (unless it
+	 * came with its send, a copy of the engine's: given). */
+	if (given == NULL && mem != NULL && vec != NULL && a->nr_local != 0 &&
 	    a->nr_local <= RDS_UIO_MAXIOV) {
 		copy = malloc(sizeof(*copy) * a->nr_local);
 		if (copy == NULL)
 			return -ENOMEM;
-		ret = rds_xmem_read(op->mem, copy, (uintptr_t)vec,
+		ret = rds_xmem_read(mem, copy, (uintptr_t)vec,
 				    sizeof(*copy) * a->nr_local);
 		if (ret != 0) {
 			free(copy);
@@ -49,22 +68,22 @@ rds_rdma_args_parse(struct rds_rdma_op *op, const struct rds_rdma_args *a)
 		}
 		vec = copy;
 	}
-	ret = rds_uarg_rdma_vec(vec, a->nr_local, &total);
+	ret = rds_uarg_rdma_vec(vec, a->nr_local, total);
 	if (ret != 0) {
 		free(copy);
 		return ret;
 	}
-	op->local = rds_mem_zalloc("rds_rdma_iov",
-				   sizeof(*op->local) * a->nr_local);
-	if (op->local == NULL) {
+	local = rds_mem_zalloc("rds_rdma_iov", sizeof(*local) * a->nr_local);
+	if (local == NULL) {
 		free(copy);
 		return -ENOMEM;
 	}
 	for (i = 0; i < a->nr_local; i++) {
-		op->local[i].iov_base = (void *)(uintptr_t)vec[i].addr;
-		op->local[i].iov_len = vec[i].bytes;
+		local[i].iov_base = (void *)(uintptr_t)vec[i].addr;
+		local[i].iov_len = vec[i].bytes;
 	}
-	op->nr_local = (uint32_t)a->nr_local;
+	*localp = local;
+	*nr = (uint32_t)a->nr_local;
 	free(copy);
 	/*
 	 * Handed over: a READ's destinations are filled by the engine when
@@ -74,15 +93,32 @@ rds_rdma_args_parse(struct rds_rdma_op *op, const struct rds_rdma_args *a)
 	 * check writes each probed byte back with its own value: these
 	 * bytes belong to the library until the operation's notification.
 	 */
-	ret = rds_mem_check_iov(op->mem, op->local, op->nr_local,
-				write ? PROT_READ : PROT_WRITE);
+	ret = check ? rds_mem_check_iov(mem, local, *nr,
+					write ? PROT_READ : PROT_WRITE) : 0;
 	if (ret != 0)
 		return ret;
-	/* As the kernel: only more local than remote bytes is refused; the
-	 * operation moves the local bytes. (rds-rdma(7) asks for equal
-	 * sizes; remote bytes over 1 MiB were refused by the first pass.) */
-	if (total > a->remote_vec.bytes)
+	/* (rds-rdma(7) asks for equal sizes; remote bytes over 1 MiB were
+	 * refused by the first pass.) */
+	if (*total > a->remote_vec.bytes)
 		return -EINVAL;
+	return 0;
+}
+
+static int
+rds_rdma_args_parse(struct rds_rdma_op *op, const struct rds_rdma_args *a,
+		    const struct rds_rdma_given *g)
+{
+	uint64_t total, i, off;
+	bool write = (a->flags & RDS_RDMA_READWRITE) != 0;
+	const uint8_t *wdata = g != NULL && write ? g->wdata : NULL;
+	int ret;
+
+	ret = rds_rdma_args_local(op->mem, a, g != NULL ? g->vec : NULL,
+				  wdata == NULL, &op->local, &op->nr_local,
+				  &total);
+	if (ret != 0)
+		return ret;
+	/* The operation moves the local bytes. */
 	op->kind = write ? RDS_OP_WRITE : RDS_OP_READ;
 	op->cookie = a->cookie;
 	op->remote_off = a->remote_vec.addr;
@@ -95,6 +131,14 @@ rds_rdma_args_parse(struct rds_rdma_op *op, const struct rds_rdma_args *a)
 		op->data = rds_mem_zalloc("rds_rdma_data", total);
 		if (op->data == NULL)
 			return -ENOMEM;
+		if (wdata != NULL) {
+			/* It came with the send (a copy the client made in
+			 * the call, in its region), within its buffer. */
+			if (total > g->wlen)
+				return -EINVAL;
+			memcpy(op->data, wdata, total);
+			return 0;
+		}
 		for (i = 0, off = 0; i < a->nr_local; i++) {
 			ret = rds_xmem_read(op->mem, op->data + off,
 					    (uintptr_t)op->local[i].iov_base,
@@ -107,10 +151,27 @@ rds_rdma_args_parse(struct rds_rdma_op *op, const struct rds_rdma_args *a)
 	return 0;
 }
 
+/* An atomic's result word in mem's memory (NULL: this process's), as
+ * the kernel's rds_cmsg_atomic: 8-byte aligned, else EFAULT; then
+ * pinned for writing (EFAULT): the engine writes the old value there
+ * when the operation completes. */
+static int
+rds_atomic_local(const struct rds_xmem *mem, uint64_t addr)
+{
+	struct iovec w = { .iov_base = (void *)(uintptr_t)addr,
+			   .iov_len = sizeof(uint64_t) };
+
+	if ((addr & 7) != 0)
+		return -EFAULT;
+	return rds_mem_check_iov(mem, &w, 1, PROT_WRITE);
+}
+
 static int
 rds_atomic_parse(struct rds_rdma_op *op, int type,
 		 const struct rds_atomic_args *a)
 {
+	int ret;
+
 	switch (type) {
 	case RDS_CMSG_ATOMIC_FADD:
 		op->kind = RDS_OP_FADD;
@@ -134,20 +195,10 @@ rds_atomic_parse(struct rds_rdma_op *op, int type,
 		op->mask2 = a->m_cswp.swap_mask;
 		break;
 	}
-	/* As the kernel (rds_cmsg_atomic): 8-byte aligned, else EFAULT;
-	 * then the word is pinned for writing (EFAULT): the engine writes
-	 * the old value there when the operation completes. */
-	if ((a->local_addr & 7) != 0)
-		return -EFAULT;
+	ret = rds_atomic_local(op->mem, a->local_addr);
+	if (ret != 0)
+		return ret;
 	op->atomic_result = (uint64_t *)(uintptr_t)a->local_addr;
-	{
-		struct iovec w = { .iov_base = op->atomic_result,
-				   .iov_len = sizeof(uint64_t) };
-		int ret = rds_mem_check_iov(op->mem, &w, 1, PROT_WRITE);
-
-		if (ret != 0)
-			return ret;
-	}
 	op->cookie = a->cookie;
 	op->remote_off = a->remote_addr;
 	op->bytes = 8;
@@ -247,6 +298,15 @@ rds_rdma_cmsgs(struct rds_sock *rs, const struct msghdr *msg,
 	       struct rds_rdma_op **opp, uint64_t *dest_cookie, bool *has_dest,
 	       bool *mapped)
 {
+	return rds_rdma_cmsgs_vec(rs, msg, NULL, opp, dest_cookie, has_dest,
+				  mapped);
+}
+
+int
+rds_rdma_cmsgs_vec(struct rds_sock *rs, const struct msghdr *msg,
+		   const struct rds_rdma_given *g, struct rds_rdma_op **opp,
+		   uint64_t *dest_cookie, bool *has_dest, bool *mapped)
+{
 	struct rds_rdma_op *op = NULL;
 	struct rds_cmsg_iter it;
 	struct rds_cmsg c;
@@ -293,7 +353,7 @@ rds_rdma_cmsgs(struct rds_sock *rs, const struct msghdr *msg,
 				struct rds_rdma_args a;
 
 				memcpy(&a, c.data, sizeof(a));
-				ret = rds_rdma_args_parse(op, &a);
+				ret = rds_rdma_args_parse(op, &a, g);
 			} else {
 				struct rds_atomic_args a;
 
@@ -330,4 +390,76 @@ rds_rdma_cmsgs(struct rds_sock *rs, const struct msghdr *msg,
 	}
 	*opp = op;
 	return 0;
+}
+
+/*
+ * An attached client's look at the control messages of its send before
+ * it makes it, so that the calls' errno is the one the engine would give
+ * (the engine parses them again, in the client's memory, with
+ * rds_rdma_cmsgs): the first pass, and an operation's local side in this
+ * process's memory. *what: RDS_RDMA_C_OP (one RDMA or atomic
+ * operation: it can travel through the request ring), with
+ * RDS_RDMA_C_MASKED (a masked atomic); RDS_RDMA_C_COOKIE (RDMA_DEST or
+ * RDMA_MAP, which need the engine's registrations: a call); 0 (no
+ * SOL_RDS control message). *vec, *nvec: an RDMA_ARGS' local vector
+ * (this process's memory), checked; *wbytes: a WRITE's bytes (0: none).
+ */
+int
+rds_rdma_cmsgs_client(const struct msghdr *msg, unsigned int *what,
+		      const struct rds_iovec **vec, uint32_t *nvec,
+		      uint64_t *wbytes)
+{
+	struct rds_cmsg_iter it;
+	struct rds_cmsg c;
+	struct iovec *local;
+	unsigned int nops;
+	uint64_t total;
+	uint32_t nr;
+	int ret;
+
+	*what = 0;
+	*vec = NULL;
+	*nvec = 0;
+	*wbytes = 0;
+	ret = rds_rdma_cmsgs_check(msg, &nops);
+	if (ret < 0 || nops == 0)
+		return ret;
+	rds_uarg_cmsg_start(&it, msg);
+	while (ret == 0 && rds_uarg_cmsg_next(&it, &c) > 0) {
+		if (c.level != SOL_RDS)
+			continue;
+		switch (c.type) {
+		case RDS_CMSG_RDMA_ARGS: {
+			struct rds_rdma_args a;
+
+			memcpy(&a, c.data, sizeof(a));
+			ret = rds_rdma_args_local(NULL, &a, NULL, true, &local,
+						  &nr, &total);
+			rds_mem_free(local);
+			*vec = (const void *)(uintptr_t)a.local_vec_addr;
+			*nvec = nr;
+			if (a.flags & RDS_RDMA_READWRITE)
+				*wbytes = total;
+			*what |= RDS_RDMA_C_OP;
+			break;
+		}
+		case RDS_CMSG_MASKED_ATOMIC_FADD:
+		case RDS_CMSG_MASKED_ATOMIC_CSWP:
+			*what |= RDS_RDMA_C_MASKED;
+			/* fall through */
+		case RDS_CMSG_ATOMIC_FADD:
+		case RDS_CMSG_ATOMIC_CSWP: {
+			struct rds_atomic_args a;
+
+			memcpy(&a, c.data, sizeof(a));
+			ret = rds_atomic_local(NULL, a.local_addr);
+			*what |= RDS_RDMA_C_OP;
+			break;
+		}
+		default:
+			*what |= RDS_RDMA_C_COOKIE;
+			break;
+		}
+	}
+	return ret;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Receiving, the application's half (net/rds/recv.c): recvmsg copies
- * messages out (notifications and congestion updates first),
- * rte_rds_recv_burst lends them. What the engine does to queue them is
+ * Receiving, the application's half (net/rds/recv.c), the in-process
+ * back end (its checks are rds_front.h's, its copy-out rds_recv_out.h's,
+ * as an attached socket's): recvmsg copies messages out (notifications
+ * and congestion updates first), rte_rds_recv_burst lends them. What the engine does to queue them is
  * in rds_deliver.c.
  */
 #include <errno.h>
@@ -98,7 +99,7 @@ rds_recv_out_msg6(const struct rds_sock *rs, struct msghdr *msg, int flags,
 	return rds_recv_out_msg(msg, flags, rds_msg_data(m), m->len,
 				rds_addr_v4(&m->faddr), m->sport, m->has_dest,
 				m->rdma_dest, m->rx_ts, m->rx_tstamp,
-				&m->rx_trace, &m->faddr, rs->bound_scope);
+				&m->rx_trace, &m->faddr, rs->f.bound_scope);
 }
 
 static __rte_always_inline ssize_t
@@ -106,20 +107,12 @@ rds_recvmsg(struct rds_sock *rs, struct msghdr *msg, int flags)
 {
 	uint64_t deadline = 0, spins = 0;
 	struct rds_msg *m = NULL;
-	size_t copied;
 	ssize_t ret;
 	int err;
 
-	if (unlikely(msg == NULL))
-		return -EINVAL;
-	if (unlikely(flags & MSG_OOB))
-		return 0;	/* as the kernel */
-	if (unlikely(flags & ~(MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC |
-			       MSG_WAITALL | MSG_CMSG_CLOEXEC)))
-		return -EOPNOTSUPP;
-	err = rds_uarg_iov(msg->msg_iov, msg->msg_iovlen, &copied);
-	if (unlikely(err < 0))
-		return err;
+	err = rds_front_recv_check(msg, flags);
+	if (unlikely(err != 0))
+		return err > 0 ? 0 : err;
 	rte_spinlock_lock(&rs->rlock);
 	for (;;) {
 		if (unlikely(rds_notify_pending(rs))) {
@@ -141,7 +134,7 @@ rds_recvmsg(struct rds_sock *rs, struct msghdr *msg, int flags)
 		/* The timeout runs from the first wait: no TSC read when a
 		 * message is there. */
 		if (spins == 0 && deadline == 0)
-			deadline = rds_deadline(rs->rcvtimeo_ns);
+			deadline = rds_deadline(rs->f.rcvtimeo_ns);
 		err = rds_sock_wait_step(rs, deadline, &spins);
 		if (err < 0)
 			return err;
@@ -153,7 +146,7 @@ rds_recvmsg(struct rds_sock *rs, struct msghdr *msg, int flags)
 		msg->msg_namelen = 0;
 		return 0;
 	}
-	if (unlikely(rs->bound == RDS_BOUND_V6))
+	if (unlikely(rs->f.bound == RDS_BOUND_V6))
 		ret = rds_recv_out_msg6(rs, msg, flags, m);
 	else
 		ret = rds_recv_out_msg(msg, flags, rds_msg_data(m), m->len,
@@ -284,23 +277,16 @@ static int
 rds_ioctl_inq(struct rds_sock *rs, int *val)
 {
 	struct msghdr msg;
-	ssize_t n;
 
 	memset(&msg, 0, sizeof(msg));
-	n = rds_recvmsg(rs, &msg, MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC);
-	if (n == -EAGAIN)
-		n = 0;
-	if (n < 0)
-		return (int)n;
-	*val = n > INT_MAX ? INT_MAX : (int)n;
-	return 0;
+	return rds_front_inq(rds_recvmsg(rs, &msg, MSG_DONTWAIT | MSG_PEEK |
+					 MSG_TRUNC), val);
 }
 
 int
 rte_rds_ioctl(int s, unsigned long request, int *val)
 {
 	struct rds_sock *rs = rds_sock_hold(s);
-	int64_t q;
 	int ret = 0;
 
 	if (rs == NULL) {
@@ -311,8 +297,8 @@ rte_rds_ioctl(int s, unsigned long request, int *val)
 		ret = -EFAULT;
 	} else if (request == SIOCOUTQ) {
 		/* What sendmsg accounted and no ACK or cancel released. */
-		q = __atomic_load_n(&rs->snd_bytes, __ATOMIC_ACQUIRE);
-		*val = q < 0 ? 0 : q > INT_MAX ? INT_MAX : (int)q;
+		*val = rds_front_outq(__atomic_load_n(&rs->snd_bytes,
+						      __ATOMIC_ACQUIRE));
 	} else if (request == SIOCINQ) {
 		ret = rds_ioctl_inq(rs, val);
 	} else if (request == SIOCRDSSETTOS || request == SIOCRDSGETTOS) {

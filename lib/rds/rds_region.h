@@ -34,7 +34,7 @@
 #include "rds_xring.h"
 
 #define RDS_REGION_MAGIC 0x52445352u	/* "RDSR" */
-#define RDS_REGION_VERSION 2
+#define RDS_REGION_VERSION 3
 
 #define RDS_REGION_NB_CLASSES 4
 #define RDS_CSOCK_REQ_RING 256		/* requests a socket queues */
@@ -43,11 +43,25 @@
 #define RDS_REGION_BELL_RING 256
 #define RDS_REGION_FREE_RING 4096
 
+/* The most control message bytes a TX buffer carries (an operation's
+ * takes 88; other levels' ride along, ignored, up to this). */
+#define RDS_CBUF_CTL_MAX 512
+/* The most entries of an RDMA_ARGS' local vector a TX buffer carries
+ * (a longer one is sent by a call). */
+#define RDS_CBUF_VEC_MAX 64
+/* Room past a payload for an operation's control messages and vector,
+ * so that a 64 KiB WRITE's data and its operation take one 64 KiB
+ * buffer, not one of the few 1 MiB ones. */
+#define RDS_CBUF_OP_ROOM 2048
+_Static_assert(RDS_CBUF_CTL_MAX + RDS_CBUF_VEC_MAX * 16 <= RDS_CBUF_OP_ROOM,
+	       "an operation fits its room");
+
 /* Sizes of the buffer classes (header included) and their counts in a
  * region of the default size; rds-engined scales the counts. */
 #define RDS_CBUF_HDR 64
 static const uint32_t rds_region_class_size[RDS_REGION_NB_CLASSES] = {
-	RDS_CBUF_HDR + 256, RDS_CBUF_HDR + 4096, RDS_CBUF_HDR + 65536,
+	RDS_CBUF_HDR + 256, RDS_CBUF_HDR + 4096,
+	RDS_CBUF_HDR + 65536 + RDS_CBUF_OP_ROOM,
 	RDS_CBUF_HDR + (1u << 20) + 8192,
 };
 
@@ -70,6 +84,15 @@ enum { RDS_POOL_TX = 0, RDS_POOL_RX = 1 };
 #define RDS_REGION_MAX_LADDRS 64
 #define RDS_REGION_LADDR_LOOPBACK 0x1	/* served by a transport that only
 					 * reaches this engine's addresses */
+/* What the transport of an address does with a client's RDMA and atomic
+ * operations, so that a client knows which of its sends with an
+ * operation can go through its request ring (the engine checks every
+ * one again, and drops one that fails, telling the sender's next send):
+ * RDMA on the client's memory (RDS_TRANS_F_RDMA, and no NIC that would
+ * need it registered), masked atomics too. hdr.loop_flags: the same of
+ * the loop transport (a send to another address of the engine). */
+#define RDS_REGION_LADDR_RDMA 0x2
+#define RDS_REGION_LADDR_MASKED 0x4
 
 struct rds_region_hdr {
 	uint32_t magic;
@@ -79,6 +102,11 @@ struct rds_region_hdr {
 	uint32_t nb_laddrs;		/* the engine's local addresses, so that
 					 * a client answers ENETUNREACH as a
 					 * local socket would */
+	uint32_t loop_flags;		/* RDS_REGION_LADDR_RDMA, _MASKED of
+					 * the loop transport */
+	uint32_t ctl_kick;		/* client: a control call was sent
+					 * (a hint the engine's pass takes:
+					 * rte_rds_server_pending) */
 	struct {
 		uint32_t v4;		/* network order */
 		uint32_t flags;		/* RDS_REGION_LADDR_* */
@@ -153,14 +181,21 @@ rds_region_csock_ring(const struct rds_region_layout *l, uint32_t idx,
 struct rds_cbuf {
 	uint32_t len;			/* payload bytes after the header */
 	uint32_t ctl_len;		/* TX: control messages after the
-					 * payload */
+					 * payload (RDS_CBUF_CTL_MAX at
+					 * most): an RDMA or atomic
+					 * operation's (RDS_CMSG_RDMA_ARGS,
+					 * RDS_CMSG_ATOMIC_*) */
 	uint32_t addr;			/* TX: destination, RX: source (IPv4,
 					 * network order) */
 	uint16_t port;			/* TX: destination, RX: source (host) */
 	uint8_t flags;			/* RDS_CBUF_F_* */
 	uint8_t pad;
 	int32_t csock;			/* TX: the socket's slot */
-	uint32_t pad2;
+	uint32_t vec_n;			/* TX: entries of the RDMA_ARGS'
+					 * local vector (struct rds_iovec,
+					 * RDS_CBUF_VEC_MAX at most) after
+					 * the control messages: the vector
+					 * as it was at the send */
 	uint64_t rdma_dest;		/* RX: RDS_CMSG_RDMA_DEST cookie */
 	uint64_t seq;			/* RX: RDS sequence (info) */
 	uint64_t rx_tstamp;		/* RX (RDS_CBUF_F_TS*): arrival,
@@ -171,12 +206,16 @@ struct rds_cbuf {
 _Static_assert(sizeof(struct rds_cbuf) == RDS_CBUF_HDR,
 	       "struct rds_cbuf is the buffer header");
 
+
 #define RDS_CBUF_F_DEST 0x1		/* RX: rdma_dest is set */
 #define RDS_CBUF_F_DONTWAIT 0x2		/* TX: the sender did not block */
 #define RDS_CBUF_F_TS_OLD 0x4		/* RX: rx_tstamp, SO_TIMESTAMP_OLD */
 #define RDS_CBUF_F_TS_NEW 0x8		/* RX: rx_tstamp, SO_TIMESTAMP_NEW */
 #define RDS_CBUF_F_TRACE 0x10		/* RX: rx_trace (SO_RDS_MSG_RXPATH_
 					 * LATENCY) */
+#define RDS_CBUF_F_WDATA 0x20		/* TX: an RDMA WRITE's data (the
+					 * vector's bytes, read in the send)
+					 * after the vector */
 
 /* A notification (RDS_CMSG_RDMA_STATUS): two slots of the nt ring. */
 

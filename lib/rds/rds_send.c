@@ -1,107 +1,47 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Sending, the application's half (net/rds/send.c): sendmsg checks its
- * arguments, accounts and copies the message, then queues it on its
- * socket, which rings the socket's home engine. What the engine does
- * with it is in rds_xmit.c.
+ * Sending, the application's half (net/rds/send.c), the in-process back
+ * end: sendmsg checks its arguments and picks the transport
+ * (rds_front.h, as an attached socket), accounts and copies the
+ * message, then queues it on its socket, which rings the socket's home
+ * engine. What the engine does with it is in rds_xmit.c.
  */
 #include <errno.h>
 #include <sys/uio.h>
 
 #include "rds_private.h"
 
-/*
- * A destination that is not a valid sockaddr_in (out of line, off the
- * IPv4 path): a sockaddr_in6, checked as net/rds/send.c does, with the
- * rules that follow from the socket's bound address (unbound: ENOTCONN;
- * an IPv4 socket to a true IPv6 address or an IPv6 socket to a v4-mapped
- * one: EOPNOTSUPP; a link-local scope other than the bound one: EINVAL).
- * Anything else is EINVAL.
- */
-static __rte_noinline int
-rds_parse_dest6(const struct msghdr *msg, const struct rds_sock *rs,
-		struct in6_addr *faddr, uint16_t *dport)
-{
-	const struct sockaddr_in6 *sin6 = msg->msg_name;
-	uint32_t scope;
-	uint8_t bound;
-	int ret;
-
-	if (msg->msg_namelen < sizeof(sa_family_t) ||
-	    sin6->sin6_family != AF_INET6)
-		return -EINVAL;
-	ret = rds_addr_from_sin6(msg->msg_name, msg->msg_namelen, EINVAL,
-				 faddr, &scope);
-	if (ret < 0)
-		return ret;
-	bound = __atomic_load_n(&rs->bound, __ATOMIC_ACQUIRE);
-	if (bound == 0)
-		return -ENOTCONN;
-	if ((bound == RDS_BOUND_V4) != rds_addr_is_v4(faddr))
-		return -EOPNOTSUPP;
-	if (scope != 0 && rs->bound_scope != 0 && scope != rs->bound_scope)
-		return -EINVAL;
-	*dport = ntohs(sin6->sin6_port);
-	return 0;
-}
-
-/* The bound test of sendmsg failed (not RDS_BOUND_V4): unbound, or an
- * IPv6 socket, which may send to the peer it is connected to or to an
- * IPv6 name (checked by rds_parse_dest6), not to a sockaddr_in. */
-static __rte_noinline int
-rds_send_bound6(const struct msghdr *msg, const struct rds_sock *rs)
-{
-	const struct sockaddr *sa = msg->msg_name;
-
-	if (__atomic_load_n(&rs->bound, __ATOMIC_ACQUIRE) == 0)
-		return -ENOTCONN;
-	if (sa != NULL && msg->msg_namelen != 0 && sa->sa_family == AF_INET)
-		return -EOPNOTSUPP;
-	return 0;
-}
-
+/* The transport of a message to fc's address (rds_front_trans). */
 static __rte_always_inline int
-rds_parse_dest(const struct msghdr *msg, const struct rds_sock *rs,
-	       struct in6_addr *faddr, uint16_t *dport)
-{
-	const struct sockaddr_in *sin = NULL;
-	int ret = rds_uarg_dest_v4(msg, &sin);
-
-	if (ret < 0)
-		return rds_parse_dest6(msg, rs, faddr, dport);
-	if (ret > 0) {
-		rds_addr_from_v4(faddr, sin->sin_addr.s_addr);
-		*dport = ntohs(sin->sin_port);
-		return 0;
-	}
-	if (!rs->connected)
-		return -ENOTCONN;
-	*faddr = rs->conn_addr;
-	*dport = rs->conn_port;
-	return 0;
-}
-
-static int
 rds_sock_trans_for(const struct rds_sock *rs, const struct rds_cong_map *fc,
 		   uint8_t *trans_id)
 {
-	/* To our own address: always loop, as the kernel's TCP transport
-	 * (t_prefer_loopback); a connection to itself has no wire. */
-	if (fc->la == rs->la) {
-		*trans_id = RTE_RDS_TRANS_LOOP;
+	const struct rds_transport *t;
+	int ret = rds_front_trans(&rs->f, fc->la == rs->la, fc->la != NULL,
+				  trans_id);
+
+	if (likely(ret <= 0))
+		return ret;
+	t = rs->la->trans;
+	return rds_front_trans_bound(t->trans_id,
+				     (t->flags & RDS_TRANS_F_LOOPBACK) != 0,
+				     trans_id);
+}
+
+/* Can transport trans_id run op (NULL: none)? 0 or -EOPNOTSUPP. The
+ * same test for an attached client's operation (rds_server_rdma.c). */
+int
+rds_send_op_check(const struct rds_rdma_op *op, uint8_t trans_id)
+{
+	const struct rds_transport *t;
+
+	if (op == NULL)
 		return 0;
-	}
-	if (rs->trans_pinned != (uint32_t)RDS_TRANS_NONE) {
-		*trans_id = (uint8_t)rs->trans_pinned;
-		return 0;
-	}
-	if (fc->la != NULL) {
-		*trans_id = RTE_RDS_TRANS_LOOP;
-		return 0;
-	}
-	if (rs->la->trans->flags & RDS_TRANS_F_LOOPBACK)
-		return -ENETUNREACH;
-	*trans_id = (uint8_t)rs->la->trans->trans_id;
+	t = rds_transport_by_id(trans_id);
+	if (t == NULL || !(t->flags & RDS_TRANS_F_RDMA) ||
+	    ((op->kind == RDS_OP_MFADD || op->kind == RDS_OP_MCSWP) &&
+	     !(t->flags & RDS_TRANS_F_MASKED_ATOMICS)))
+		return -EOPNOTSUPP;
 	return 0;
 }
 
@@ -147,7 +87,7 @@ rds_send_wait_room(struct rds_sock *rs, struct rds_cong_map *fcong,
 	}
 	/* Send buffer: the last message may overshoot the limit. */
 	while (__atomic_load_n(&rs->snd_bytes, __ATOMIC_ACQUIRE) >=
-	       (int64_t)rs->sndbuf) {
+	       (int64_t)rs->f.sndbuf) {
 		if (flags & MSG_DONTWAIT)
 			return -EAGAIN;
 		ret = rds_sock_wait_step(rs, deadline, &spins);
@@ -176,30 +116,15 @@ rds_send_make_inline(struct rds_sock *rs, const struct msghdr *msg, int flags,
 	bool has_dest = false, mapped = false;
 	uint16_t dport;
 	uint8_t trans_id;
-	size_t len = 0, off, i;
+	ssize_t slen;
+	size_t len;
 	int64_t snd;
 	int ret;
 
-	if (unlikely(msg == NULL))
-		return -EINVAL;
-	if (unlikely(flags & ~MSG_DONTWAIT))
-		return -EOPNOTSUPP;
-	ret = rds_parse_dest(msg, rs, &faddr, &dport);
-	if (unlikely(ret < 0))
-		return ret;
-	if (unlikely(__atomic_load_n(&rs->bound, __ATOMIC_ACQUIRE) !=
-		     RDS_BOUND_V4)) {
-		ret = rds_send_bound6(msg, rs);
-		if (ret < 0)
-			return ret;
-	}
-	ret = rds_uarg_iov(msg->msg_iov, msg->msg_iovlen, &len);
-	if (unlikely(ret < 0))
-		return ret;
-	if (unlikely(len > RDS_MAX_MSG_SIZE))
-		return -EMSGSIZE;
-	if (unlikely(len > rs->sndbuf))
-		return -EMSGSIZE;
+	slen = rds_front_send_check(&rs->f, msg, flags, &faddr, &dport);
+	if (unlikely(slen < 0))
+		return slen;
+	len = (size_t)slen;
 	fcong = rds_send_fcong(rs, &faddr);
 	if (unlikely(fcong == NULL))
 		return -ENOMEM;
@@ -211,26 +136,17 @@ rds_send_make_inline(struct rds_sock *rs, const struct msghdr *msg, int flags,
 				     &mapped);
 		if (ret < 0)
 			return ret;
-		if (op != NULL) {
-			const struct rds_transport *t =
-				rds_transport_by_id(trans_id);
-
-			if (t == NULL || !(t->flags & RDS_TRANS_F_RDMA) ||
-			    ((op->kind == RDS_OP_MFADD ||
-			      op->kind == RDS_OP_MCSWP) &&
-			     !(t->flags & RDS_TRANS_F_MASKED_ATOMICS))) {
-				ret = -EOPNOTSUPP;
-				goto fail;
-			}
-		}
+		ret = rds_send_op_check(op, trans_id);
+		if (ret < 0)
+			goto fail;
 	}
 	/* Room at once (the first tests of rds_send_wait_room): no call,
 	 * no deadline to compute. */
 	if (unlikely(rds_cong_test(fcong, dport)) ||
 	    unlikely(__atomic_load_n(&rs->snd_bytes, __ATOMIC_ACQUIRE) >=
-		     (int64_t)rs->sndbuf)) {
+		     (int64_t)rs->f.sndbuf)) {
 		if (!(flags & MSG_DONTWAIT))
-			deadline = rds_deadline(rs->sndtimeo_ns);
+			deadline = rds_deadline(rs->f.sndtimeo_ns);
 		ret = rds_send_wait_room(rs, fcong, dport, flags, deadline);
 		if (unlikely(ret < 0))
 			goto fail;
@@ -243,21 +159,13 @@ rds_send_make_inline(struct rds_sock *rs, const struct msghdr *msg, int flags,
 	m->op = op;
 	m->rdma_dest = dest_cookie;
 	m->has_dest = has_dest;
-	if (likely(msg->msg_iovlen == 1)) {
-		memcpy(m->buf, msg->msg_iov[0].iov_base, len);
-	} else {
-		for (i = 0, off = 0; i < msg->msg_iovlen; i++) {
-			memcpy(m->buf + off, msg->msg_iov[i].iov_base,
-			       msg->msg_iov[i].iov_len);
-			off += msg->msg_iov[i].iov_len;
-		}
-	}
+	rds_front_copy_in(m->buf, msg, len);
 	m->type = RDS_MSG_DATA;
 	m->sock = rs->id;
 	m->sock_gen = rs->gen;
-	m->laddr = rs->bound_addr;
+	m->laddr = rs->f.bound_addr;
 	m->faddr = faddr;
-	m->sport = rs->bound_port;
+	m->sport = rs->f.bound_port;
 	m->dport = dport;
 	m->trans_id = trans_id;
 	m->eng = (uint8_t)rds_conn_engine_of_hash(rs->la->cong->hash,
@@ -265,7 +173,7 @@ rds_send_make_inline(struct rds_sock *rs, const struct msghdr *msg, int flags,
 	snd = __atomic_add_fetch(&rs->snd_bytes, (int64_t)len,
 				 __ATOMIC_ACQ_REL);
 	__atomic_fetch_add(&rs->snd_msgs, 1, __ATOMIC_ACQ_REL);
-	if (snd >= (int64_t)rs->sndbuf / 2)
+	if (snd >= (int64_t)rs->f.sndbuf / 2)
 		m->h_flags = RDS_FLAG_ACK_REQUIRED;
 	*mp = m;
 	*dest_cookie_out = dest_cookie;
@@ -309,12 +217,9 @@ rds_sendmsg(struct rds_sock *rs, const struct msghdr *msg, int flags)
 
 	/* An earlier message the engine could not keep (no connection
 	 * for it): this call says so, and sends nothing. */
-	if (unlikely(__atomic_load_n(&rs->snd_err, __ATOMIC_RELAXED) != 0)) {
-		ret = (int)__atomic_exchange_n(&rs->snd_err, 0,
-					       __ATOMIC_ACQ_REL);
-		if (ret != 0)
-			return -ret;
-	}
+	ret = rds_front_snd_err(&rs->snd_err);
+	if (unlikely(ret < 0))
+		return ret;
 	/* Inline here: sendmsg is the path every message takes. */
 	len = rds_send_make_inline(rs, msg, flags, &m, &dest_cookie, &mapped);
 	if (unlikely(len < 0))

@@ -115,9 +115,13 @@ rds_region_init(uint8_t *base, const struct rds_region_layout *l)
 		const struct rds_laddr *la = rds_lib->laddrs[i];
 
 		h->laddr[i].v4 = rds_addr_v4(&la->addr);
-		h->laddr[i].flags = (la->trans->flags & RDS_TRANS_F_LOOPBACK) ?
-				    RDS_REGION_LADDR_LOOPBACK : 0;
+		h->laddr[i].flags = ((la->trans->flags &
+				      RDS_TRANS_F_LOOPBACK) ?
+				     RDS_REGION_LADDR_LOOPBACK : 0) |
+				    rds_srv_rdma_flags(la->trans);
 	}
+	h->loop_flags = rds_srv_rdma_flags(
+		rds_transport_by_id(RTE_RDS_TRANS_LOOP));
 	for (i = 0; i < l->nb_socks; i++) {
 		struct rds_csock *cs = (void *)(base + l->socks_off +
 						sizeof(*cs) * i);
@@ -230,6 +234,8 @@ rds_srv_client_drop(struct rds_client *cl)
 	rds_srv->detached++;
 	rds_srv->gone_in += cl->msgs_in;
 	rds_srv->gone_out += cl->msgs_out;
+	rds_srv->gone_ops_in += cl->ops_in;
+	rds_srv->gone_ops_dropped += cl->ops_dropped;
 	RDS_LOG(INFO, "client pid %d detached", (int)cl->pid);
 	rds_srv_client_free(cl);
 }
@@ -603,6 +609,7 @@ rte_rds_server_poll(int timeout_ms)
 
 	if (rds_srv == NULL)
 		return RDS_ERR(ENXIO);
+	__atomic_store_n(&rds_srv->kicked, 0, __ATOMIC_RELAXED);
 	pfd = rds_srv->pfd;
 	pfd[n].fd = rds_srv->lfd;
 	pfd[n].events = POLLIN;
@@ -693,6 +700,13 @@ rte_rds_server_stop(void)
 	return 0;
 }
 
+int
+rte_rds_server_pending(void)
+{
+	return rds_srv != NULL &&
+	       __atomic_load_n(&rds_srv->kicked, __ATOMIC_ACQUIRE) != 0;
+}
+
 unsigned int
 rte_rds_server_clients(void)
 {
@@ -718,6 +732,8 @@ rte_rds_server_stats_get(struct rte_rds_server_stats *st)
 	st->calls = rds_srv->calls;
 	st->msgs_in = rds_srv->gone_in;
 	st->msgs_out = rds_srv->gone_out;
+	st->ops_in = rds_srv->gone_ops_in;
+	st->ops_dropped = rds_srv->gone_ops_dropped;
 	st->hello_late = rds_srv->hello_late;
 	st->kept_refused = __atomic_load_n(&rds_srv->kept_refused,
 					   __ATOMIC_RELAXED);
@@ -726,6 +742,9 @@ rte_rds_server_stats_get(struct rte_rds_server_stats *st)
 		st->msgs_in += __atomic_load_n(&cl->msgs_in, __ATOMIC_RELAXED);
 		st->msgs_out += __atomic_load_n(&cl->msgs_out,
 						__ATOMIC_RELAXED);
+		st->ops_in += __atomic_load_n(&cl->ops_in, __ATOMIC_RELAXED);
+		st->ops_dropped += __atomic_load_n(&cl->ops_dropped,
+						   __ATOMIC_RELAXED);
 	}
 	return 0;
 }

@@ -418,7 +418,7 @@ rds_srv_sock_full(const struct rds_sock *rs)
 {
 	return __atomic_load_n(&rs->snd_bytes, __ATOMIC_ACQUIRE) +
 	       (int64_t)__atomic_load_n(&rs->snd_msgs, __ATOMIC_ACQUIRE) *
-	       RDS_SRV_MSG_COST >= 2 * (int64_t)rs->sndbuf;
+	       RDS_SRV_MSG_COST >= 2 * (int64_t)rs->f.sndbuf;
 }
 
 /* A client socket's next request, looked at without taking it: 1 with
@@ -447,7 +447,13 @@ rds_srv_next(struct rds_client *cl, struct rds_srv_sock *ss,
 	}
 	memcpy(&rq->h, cl->base + rq->off, sizeof(rq->h));
 	if (rq->h.len > rds_region_class_size[rq->c] - RDS_CBUF_HDR ||
-	    rq->h.len > RDS_MAX_MSG_SIZE || rq->h.ctl_len != 0) {
+	    rq->h.len > RDS_MAX_MSG_SIZE ||
+	    rq->h.ctl_len > RDS_CBUF_CTL_MAX ||
+	    rq->h.vec_n > RDS_CBUF_VEC_MAX ||
+	    ((rq->h.vec_n != 0 || (rq->h.flags & RDS_CBUF_F_WDATA)) &&
+	     rq->h.ctl_len == 0) ||
+	    rq->h.ctl_len + rq->h.vec_n * sizeof(struct rds_iovec) >
+	    rds_region_class_size[rq->c] - RDS_CBUF_HDR - rq->h.len) {
 		rds_client_violation(cl, "TX buffer with a bad length");
 		return -1;
 	}
@@ -483,13 +489,27 @@ rds_srv_take(struct rds_engine *e, struct rds_client *cl,
 	struct in6_addr faddr;
 	struct rds_msg *m;
 	uint8_t trans_id;
+	bool op_failed = false;
 
 	m = rds_msg_alloc(h->len);
 	if (m != NULL && h->len != 0)
 		memcpy(m->buf, cl->base + rq->off + RDS_CBUF_HDR, h->len);
+	/* An operation (rds_server_rdma.c), parsed before its buffer goes
+	 * back: its control messages, vector and a WRITE's data are in it
+	 * (copied out; on a socket that is bound: its transport decides). */
+	if (m != NULL && h->ctl_len != 0 &&
+	    __atomic_load_n(&rs->f.bound, __ATOMIC_ACQUIRE) != 0)
+		op_failed = rds_srv_take_op(e, cl, rs, cl->base + rq->off +
+					    RDS_CBUF_HDR + h->len,
+					    rds_region_class_size[rq->c] -
+					    RDS_CBUF_HDR - h->len, h, m) != 0;
 	rds_srv_tx_back(cl, rq->off, rq->c, rq->slot);
 	if (m == NULL)
 		goto nomem;
+	if (op_failed) {
+		rds_msg_free(m);
+		goto drop;
+	}
 	cl->msgs_in++;
 	rds_addr_from_v4(&faddr, h->addr);
 	fc = rds_srv_fcong(ss, h->addr);
@@ -497,36 +517,38 @@ rds_srv_take(struct rds_engine *e, struct rds_client *cl,
 		rds_msg_free(m);
 		goto nomem;
 	}
-	if (!rs->bound) {
+	if (!rs->f.bound) {
 		/* The client checks it: a client's lie, its loss. */
 		rds_msg_free(m);
 		goto drop;
 	}
-	/* The same choice of transport as a local send (the client made
-	 * the same one to answer ENETUNREACH itself). */
-	if (fc->la == rs->la || fc->la != NULL)
-		trans_id = RTE_RDS_TRANS_LOOP;
-	else if (rs->trans_pinned != (uint32_t)RDS_TRANS_NONE)
-		trans_id = (uint8_t)rs->trans_pinned;
-	else if (rs->la->trans->flags & RDS_TRANS_F_LOOPBACK) {
+	/* The choice of transport of every send (rds_front.h; the client
+	 * made the same one to answer ENETUNREACH itself). */
+	if (rds_front_trans(&rs->f, fc->la == rs->la, fc->la != NULL,
+			    &trans_id) > 0 &&
+	    rds_front_trans_bound(rs->la->trans->trans_id,
+				  (rs->la->trans->flags &
+				   RDS_TRANS_F_LOOPBACK) != 0,
+				  &trans_id) < 0) {
 		rds_msg_free(m);	/* the client's ENETUNREACH */
 		goto drop;
-	} else
-		trans_id = (uint8_t)rs->la->trans->trans_id;
-	if (rs->trans_pinned != (uint32_t)RDS_TRANS_NONE && fc->la != rs->la)
-		trans_id = (uint8_t)rs->trans_pinned;
+	}
+	if (m->op != NULL && rds_srv_op_trans(e, cl, rs, m, trans_id) != 0) {
+		rds_msg_free(m);
+		goto drop;
+	}
 	m->type = RDS_MSG_DATA;
 	m->sock = rs->id;
 	m->sock_gen = rs->gen;
-	m->laddr = rs->bound_addr;
+	m->laddr = rs->f.bound_addr;
 	m->faddr = faddr;
-	m->sport = rs->bound_port;
+	m->sport = rs->f.bound_port;
 	m->dport = h->port;
 	m->trans_id = trans_id;
 	m->eng = (uint8_t)rds_conn_engine_of_hash(rs->la->cong->hash,
 						  fc->hash);
 	if (__atomic_add_fetch(&rs->snd_bytes, (int64_t)h->len,
-			       __ATOMIC_ACQ_REL) >= (int64_t)rs->sndbuf / 2)
+			       __ATOMIC_ACQ_REL) >= (int64_t)rs->f.sndbuf / 2)
 		m->h_flags = RDS_FLAG_ACK_REQUIRED;
 	__atomic_fetch_add(&rs->snd_msgs, 1, __ATOMIC_ACQ_REL);
 	rds_send_request(e, rs, m);
@@ -656,6 +678,14 @@ rds_srv_service_one(struct rds_engine *e, struct rds_client *cl)
 
 	if (__atomic_load_n(&cl->bad, __ATOMIC_ACQUIRE))
 		return 0;
+	/* A call sent (a hint: rte_rds_server_pending). */
+	if (unlikely(__atomic_load_n(&((struct rds_region_hdr *)
+				       cl->base)->ctl_kick,
+				     __ATOMIC_RELAXED) != 0)) {
+		__atomic_store_n(&((struct rds_region_hdr *)cl->base)->ctl_kick,
+				 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&rds_srv->kicked, 1, __ATOMIC_RELEASE);
+	}
 	rte_spinlock_lock(&cl->rx_lock);
 	while ((r = rds_xring_get(&cl->rxfree, &v)) > 0) {
 		if (rds_srv_rx_back(cl, v) != 0) {

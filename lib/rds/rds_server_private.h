@@ -118,6 +118,8 @@ struct rds_client {
 	uint32_t violated;		/* broke the protocol (atomic) */
 	bool on_engine;
 	uint64_t msgs_in, msgs_out;
+	uint64_t ops_in, ops_dropped;	/* queued operations taken, and
+					 * dropped (rds_server_rdma.c) */
 };
 
 /* A connection that has not said hello yet. */
@@ -145,8 +147,11 @@ struct rds_server {
 	uint64_t violations;
 	uint64_t attached, refused, detached, calls;
 	uint64_t hello_late;		/* no hello in time */
+	uint32_t kicked;		/* a client said it sent a call
+					 * (atomic: rte_rds_server_pending) */
 	uint64_t kept_refused;		/* deliveries refused: kept too much */
 	uint64_t gone_in, gone_out;	/* msgs_in/out of clients gone */
+	uint64_t gone_ops_in, gone_ops_dropped;
 };
 
 extern struct rds_server *rds_srv;
@@ -210,6 +215,26 @@ rds_srv_kept_cost(const struct rds_msg *m)
 }
 
 /* rds_server_data.c: the data plane (engines) */
+/* rds_server_rdma.c: a queued send's operation onto m, from its TX
+ * buffer (buf: right after the payload, room bytes to the slot's end;
+ * h: the engine's copy of its header, bounds checked): 0, or -errno when
+ * it was dropped (told as the operation asked). Then whether the
+ * transport m goes by (trans_id) runs it: the same. */
+int rds_srv_take_op(struct rds_engine *e, struct rds_client *cl,
+		    struct rds_sock *rs, const uint8_t *buf, size_t room,
+		    const struct rds_cbuf *h, struct rds_msg *m);
+int rds_srv_op_trans(struct rds_engine *e, struct rds_client *cl,
+		     struct rds_sock *rs, struct rds_msg *m, uint8_t trans_id);
+/* The RDS_REGION_LADDR_RDMA/_MASKED bits of a transport (NULL: 0). */
+static inline uint32_t
+rds_srv_rdma_flags(const struct rds_transport *t)
+{
+	if (t == NULL || !(t->flags & RDS_TRANS_F_RDMA) || t->mr_reg != NULL)
+		return 0;
+	return RDS_REGION_LADDR_RDMA |
+	       ((t->flags & RDS_TRANS_F_MASKED_ATOMICS) ?
+		RDS_REGION_LADDR_MASKED : 0);
+}
 unsigned int rds_srv_drain(struct rds_engine *e, struct rds_client *cl,
 			   struct rds_srv_sock *ss);
 void rds_srv_drain_call(struct rds_engine *e, void *arg);

@@ -239,8 +239,7 @@ rte_rds_socket(void)
 	rte_spinlock_init(&rs->rlock);
 	rte_spinlock_init(&rs->cong_lock);
 	rte_spinlock_init(&rs->rx_prod_lock);
-	rs->trans_pinned = (uint32_t)RDS_TRANS_NONE;
-	rs->sndbuf = rds_lib->conf.sndbuf_default;
+	rds_front_init(&rs->f, rds_lib->conf.sndbuf_default);
 	rs->rcvbuf = rds_lib->conf.rcvbuf_default;
 	rs->cong_track = rds_cong_generation();
 	rs->efd = -1;
@@ -257,53 +256,29 @@ int
 rte_rds_bind(int s, const struct sockaddr *addr, socklen_t addrlen)
 {
 	struct rds_sock *rs = rds_sock_hold(s);
-	const struct sockaddr_in *sin = (const struct sockaddr_in *)addr;
 	const struct rds_transport *t;
 	struct in6_addr a;
 	struct rds_laddr *la;
 	uint32_t scope = 0;
 	uint16_t port;
-	int ret = 0;
+	int ret;
 
 	if (rs == NULL) {
 		RDS_CLIENT_OR(rds_client_bind(s, addr, addrlen));
 		return RDS_ERR(EBADF);
 	}
-	if (addr == NULL || addrlen < sizeof(sa_family_t)) {
-		ret = -EINVAL;
+	ret = rds_front_bind_addr(addr, addrlen, &a, &scope, &port);
+	if (ret != 0)
 		goto put;
-	}
-	if (addr->sa_family == AF_INET6) {
-		/* sin6_port is where sin_port is. */
-		ret = rds_addr_from_sin6(addr, addrlen, EINVAL, &a, &scope);
-		if (ret == 0 && ntohs(sin->sin_port) == RDS_FLAG_PROBE_PORT)
-			ret = -EINVAL;
-		if (ret != 0)
-			goto put;
-	} else if (addr->sa_family != AF_INET) {
-		ret = -EAFNOSUPPORT;
-		goto put;
-	} else if (addrlen < sizeof(*sin) ||
-		   sin->sin_addr.s_addr == htonl(INADDR_ANY) ||
-		   sin->sin_addr.s_addr == htonl(INADDR_BROADCAST) ||
-		   IN_MULTICAST(ntohl(sin->sin_addr.s_addr)) ||
-		   ntohs(sin->sin_port) == RDS_FLAG_PROBE_PORT) {
-		ret = -EINVAL;
-		goto put;
-	} else {
-		rds_addr_from_v4(&a, sin->sin_addr.s_addr);
-	}
-	port = ntohs(sin->sin_port);
-
 	rte_spinlock_lock(&rs->lock);
-	if (rs->bound) {
+	if (rs->f.bound) {
 		ret = -EINVAL;
 		goto out;
 	}
 	/* Connected first: a link-local bind's scope must be the one the
 	 * connect gave (as net/rds/bind.c). */
-	if (rs->connected && scope != 0 && rs->bound_scope != 0 &&
-	    scope != rs->bound_scope) {
+	if (rs->f.connected && scope != 0 && rs->f.bound_scope != 0 &&
+	    scope != rs->f.bound_scope) {
 		ret = -EINVAL;
 		goto out;
 	}
@@ -316,8 +291,8 @@ rte_rds_bind(int s, const struct sockaddr *addr, socklen_t addrlen)
 		ret = -EADDRNOTAVAIL;
 		goto out;
 	}
-	if (rs->trans_pinned != (uint32_t)RDS_TRANS_NONE) {
-		t = rds_transport_by_id(rs->trans_pinned);
+	if (rs->f.trans_pinned != (uint32_t)RDS_TRANS_NONE) {
+		t = rds_transport_by_id(rs->f.trans_pinned);
 		if (t == NULL || (!(t->flags & RDS_TRANS_F_LOOPBACK) &&
 				  t != la->trans)) {
 			ret = -ENOPROTOOPT;
@@ -327,11 +302,11 @@ rte_rds_bind(int s, const struct sockaddr *addr, socklen_t addrlen)
 	ret = rds_bind_add(la, rs, &port);
 	if (ret != 0)
 		goto out;
-	rs->bound_addr = a;
-	rs->bound_port = port;
+	rs->f.bound_addr = a;
+	rs->f.bound_port = port;
 	rs->la = la;
-	rs->bound_scope = scope;
-	__atomic_store_n(&rs->bound,
+	rs->f.bound_scope = scope;
+	__atomic_store_n(&rs->f.bound,
 			 rds_addr_is_v4(&a) ? RDS_BOUND_V4 : RDS_BOUND_V6,
 			 __ATOMIC_RELEASE);
 out:
@@ -341,68 +316,35 @@ put:
 	return ret == 0 ? 0 : RDS_ERR(-ret);
 }
 
-/*
- * connect to a sockaddr_in6, as net/rds/af_rds.c: not unicast (and not
- * a v4-mapped unicast IPv4 address) is EPROTOTYPE; a link-local peer
- * needs a scope, the bound one if the socket is bound link-local, and
- * its scope becomes the socket's.
- */
-static int
-rds_sock_connect6(struct rds_sock *rs, const struct sockaddr *addr,
-		  socklen_t addrlen)
-{
-	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)addr;
-	struct in6_addr a;
-	uint32_t scope;
-	int ret;
-
-	ret = rds_addr_from_sin6(addr, addrlen, EPROTOTYPE, &a, &scope);
-	if (ret != 0)
-		return ret;
-	rte_spinlock_lock(&rs->lock);
-	if (scope != 0 && rs->bound && rs->bound_scope != 0 &&
-	    scope != rs->bound_scope) {
-		ret = -EINVAL;
-	} else {
-		if (scope != 0)
-			rs->bound_scope = scope;
-		rs->conn_addr = a;
-		rs->conn_port = ntohs(sin6->sin6_port);
-		rs->connected = true;
-	}
-	rte_spinlock_unlock(&rs->lock);
-	return ret;
-}
-
 int
 rte_rds_connect(int s, const struct sockaddr *addr, socklen_t addrlen)
 {
 	struct rds_sock *rs = rds_sock_hold(s);
-	const struct sockaddr_in *sin = (const struct sockaddr_in *)addr;
-	int ret = 0;
+	struct in6_addr a;
+	uint32_t scope;
+	uint16_t port;
+	int ret;
 
 	if (rs == NULL) {
 		RDS_CLIENT_OR(rds_client_connect(s, addr, addrlen));
 		return RDS_ERR(EBADF);
 	}
-	if (addr == NULL || addrlen < sizeof(sa_family_t))
-		ret = -EINVAL;
-	else if (addr->sa_family == AF_INET6)
-		ret = rds_sock_connect6(rs, addr, addrlen);
-	else if (addr->sa_family != AF_INET)
-		ret = -EAFNOSUPPORT;
-	else if (addrlen < sizeof(*sin))
-		ret = -EINVAL;
-	else if (sin->sin_addr.s_addr == htonl(INADDR_ANY))
-		ret = -EDESTADDRREQ;
-	else if (sin->sin_addr.s_addr == htonl(INADDR_BROADCAST) ||
-		 IN_MULTICAST(ntohl(sin->sin_addr.s_addr)))
-		ret = -EINVAL;
-	if (ret == 0 && addr->sa_family == AF_INET) {
+	ret = rds_front_connect_addr(addr, addrlen, &a, &scope, &port);
+	if (ret == 0) {
 		rte_spinlock_lock(&rs->lock);
-		rds_addr_from_v4(&rs->conn_addr, sin->sin_addr.s_addr);
-		rs->conn_port = ntohs(sin->sin_port);
-		rs->connected = true;
+		/* A link-local peer needs the bound scope if the socket is
+		 * bound link-local, and its scope becomes the socket's (as
+		 * net/rds/af_rds.c). */
+		if (scope != 0 && rs->f.bound && rs->f.bound_scope != 0 &&
+		    scope != rs->f.bound_scope) {
+			ret = -EINVAL;
+		} else {
+			if (scope != 0)
+				rs->f.bound_scope = scope;
+			rs->f.conn_addr = a;
+			rs->f.conn_port = port;
+			rs->f.connected = true;
+		}
 		rte_spinlock_unlock(&rs->lock);
 	}
 	rds_sock_put(rs);
@@ -413,84 +355,41 @@ int
 rte_rds_getsockname(int s, struct sockaddr *addr, socklen_t *addrlen)
 {
 	struct rds_sock *rs = rds_sock_hold(s);
-	struct sockaddr_in6 sin6;
-	struct sockaddr_in sin;
+	union rds_front_name n;
+	size_t size = 0;
+	int ret = -EINVAL;
 
 	if (rs == NULL) {
 		RDS_CLIENT_OR(rds_client_getsockname(s, addr, addrlen));
 		return RDS_ERR(EBADF);
 	}
-	if (addr == NULL || addrlen == NULL) {
-		rds_sock_put(rs);
-		return RDS_ERR(EINVAL);
-	}
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	rte_spinlock_lock(&rs->lock);
-	if (rs->bound == RDS_BOUND_V6 ||
-	    (!rs->bound && rs->connected && !rds_addr_is_v4(&rs->conn_addr))) {
-		/* An IPv6 socket (or one connected to an IPv6 peer, not yet
-		 * bound: family AF_INET6, address ::). */
-		static const struct in6_addr any = IN6ADDR_ANY_INIT;
-
-		if (rs->bound)
-			rds_addr_name6(&sin6, &rs->bound_addr, rs->bound_port,
-				       rs->bound_scope);
-		else
-			rds_addr_name6(&sin6, &any, 0, 0);
+	if (addr != NULL && addrlen != NULL) {
+		rte_spinlock_lock(&rs->lock);
+		size = rds_front_sockname(&rs->f, &n);
 		rte_spinlock_unlock(&rs->lock);
-		memcpy(addr, &sin6, RTE_MIN((size_t)*addrlen, sizeof(sin6)));
-		*addrlen = sizeof(sin6);
-		rds_sock_put(rs);
-		return 0;
+		ret = rds_front_sockname_out(&n, size, addr, addrlen);
 	}
-	if (rs->bound) {
-		sin.sin_addr.s_addr = rds_addr_v4(&rs->bound_addr);
-		sin.sin_port = htons(rs->bound_port);
-	}
-	rte_spinlock_unlock(&rs->lock);
-	memcpy(addr, &sin, RTE_MIN((size_t)*addrlen, sizeof(sin)));
-	*addrlen = sizeof(sin);
 	rds_sock_put(rs);
-	return 0;
+	return ret == 0 ? 0 : RDS_ERR(-ret);
 }
 
-/* As net/rds/af_rds.c rds_getname with peer: ENOTCONN before the
- * address is looked at (an unconnected socket's checks end there). */
 int
 rte_rds_getpeername(int s, struct sockaddr *addr, socklen_t *addrlen)
 {
 	struct rds_sock *rs = rds_sock_hold(s);
-	struct sockaddr_in6 sin6;
-	struct sockaddr_in sin;
-	bool connected, v6;
+	union rds_front_name n;
 	int ret;
 
 	if (rs == NULL) {
 		RDS_CLIENT_OR(rds_client_getpeername(s, addr, addrlen));
 		return RDS_ERR(EBADF);
 	}
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
 	rte_spinlock_lock(&rs->lock);
-	connected = rs->connected;
-	v6 = connected && !rds_addr_is_v4(&rs->conn_addr);
-	if (v6) {
-		/* Its scope is the socket's (as the kernel's rds_getname). */
-		rds_addr_name6(&sin6, &rs->conn_addr, rs->conn_port,
-			       rs->bound_scope);
-	} else if (connected) {
-		sin.sin_addr.s_addr = rds_addr_v4(&rs->conn_addr);
-		sin.sin_port = htons(rs->conn_port);
-	}
+	ret = rds_front_peername(&rs->f, &n);
 	rte_spinlock_unlock(&rs->lock);
 	rds_sock_put(rs);
-	if (!connected)
-		ret = -ENOTCONN;
-	else if (v6)
-		ret = rds_uarg_name_out(&sin6, sizeof(sin6), addr, addrlen);
-	else
-		ret = rds_uarg_name_out(&sin, sizeof(sin), addr, addrlen);
+	if (ret > 0)
+		ret = rds_uarg_name_out(&n, (size_t)ret, addr, addrlen);
 	return ret == 0 ? 0 : RDS_ERR(-ret);
 }
 
@@ -558,12 +457,12 @@ rds_sock_free(struct rds_sock *rs)
 		close(rs->efd);
 	/* Engines are done with it: its congestion bit can go. */
 	if (rs->congested && rs->la != NULL) {
-		rds_cong_clear(rs->la->cong, rs->bound_port);
+		rds_cong_clear(rs->la->cong, rs->f.bound_port);
 		rs->congested = false;
 		rds_cong_map_changed(~0ULL);
 	}
-	if (rs->bound)
-		rds_bind_del(rs->la, rs->bound_port, rs);
+	if (rs->f.bound)
+		rds_bind_del(rs->la, rs->f.bound_port, rs);
 	rds_xmem_put(rs->mem);
 	rs->mem = NULL;
 	__atomic_fetch_sub(&rds_lib->sock_mem, sizeof(*rs), __ATOMIC_RELAXED);
@@ -603,8 +502,8 @@ rte_rds_close(int s)
 	}
 	/* No engine finds it by its port after this (no bind is under
 	 * way: no call is inside). */
-	if (rs->bound)
-		rds_bind_del(rs->la, rs->bound_port, rs);
+	if (rs->f.bound)
+		rds_bind_del(rs->la, rs->f.bound_port, rs);
 	/* Its regions go first: no peer reaches them after this. */
 	rds_mr_sock_close(rs);
 	/* The engines cancel what it queued (after its last message) and
@@ -613,7 +512,7 @@ rte_rds_close(int s)
 	memset(&req->faddr, 0, sizeof(req->faddr));
 	req->sock = rs->id;
 	req->sock_gen = rs->gen;
-	req->laddr = rs->bound_addr;
+	req->laddr = rs->f.bound_addr;
 	req->all = 1;
 	rds_sock_request_wait(rs, req);
 	rds_msg_free(req);

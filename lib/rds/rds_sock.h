@@ -44,10 +44,6 @@ struct rds_slot {
 #define RDS_TS_MASK 3
 #define RDS_TS_TRACE 4		/* with or without a timestamp: rx_trace */
 
-/* rds_sock.bound: how it is bound. sendmsg's IPv4 path tests for
- * RDS_BOUND_V4 alone (one compare); anything else takes the slow path. */
-#define RDS_BOUND_V4 1		/* an IPv4 address (v4-mapped) */
-#define RDS_BOUND_V6 2		/* an IPv6 address */
 
 struct rds_sock {
 	int id;
@@ -56,21 +52,12 @@ struct rds_sock {
 	rte_spinlock_t lock;		/* bind, options, request enqueue */
 	rte_spinlock_t rlock;		/* receive side */
 
-	/* Set by the application, read by engines after bind. */
-	uint8_t bound;			/* 0, RDS_BOUND_V4 or RDS_BOUND_V6 */
-	bool connected;
-	uint16_t bound_port;		/* host order */
-	struct in6_addr bound_addr;
+	/* Set by the application, read by engines after bind: the state
+	 * the socket calls read (rds_front.h), then what only an in-process
+	 * socket has. */
+	struct rds_front f;
 	struct rds_laddr *la;
-	struct in6_addr conn_addr;
-	uint16_t conn_port;
-	uint32_t bound_scope;		/* sin6_scope_id of a link-local
-					 * bind or connect, else 0 */
-	uint32_t trans_pinned;		/* SO_RDS_TRANSPORT or RDS_TRANS_NONE */
-	uint32_t sndbuf;		/* value set; getsockopt doubles it */
 	uint32_t rcvbuf;
-	uint64_t sndtimeo_ns;		/* 0: forever */
-	uint64_t rcvtimeo_ns;
 	int recverr;			/* RDS_RECVERR */
 	int cong_monitor;		/* RDS_CONG_MONITOR */
 	uint32_t so_flags;		/* generic SOL_SOCKET flags set

@@ -7,11 +7,6 @@
 
 #include "rds_private.h"
 
-/* Smallest buffer the socket core keeps (SOCK_MIN_SNDBUF / 2). */
-#define RDS_MIN_BUF 2304u
-/* No sysctl caps the buffers here; keep the doubled value in an int. */
-#define RDS_MAX_BUF ((uint32_t)INT_MAX / 2)
-
 static int
 rds_opt_int(const void *optval, socklen_t optlen, int *v)
 {
@@ -20,26 +15,6 @@ rds_opt_int(const void *optval, socklen_t optlen, int *v)
 	if (ret == 0)
 		memcpy(v, optval, sizeof(int));
 	return ret;
-}
-
-static int
-rds_opt_timeo(const void *optval, socklen_t optlen, uint64_t *ns)
-{
-	struct timeval tv;
-	int ret = rds_uarg_optval(optval, optlen, sizeof(tv), false);
-
-	if (ret != 0)
-		return ret;
-	memcpy(&tv, optval, sizeof(tv));
-	if (tv.tv_usec < 0 || tv.tv_usec >= 1000000)
-		return -EDOM;
-	if (tv.tv_sec < 0) {
-		*ns = 1;	/* already expired */
-		return 0;
-	}
-	*ns = (uint64_t)tv.tv_sec * 1000000000ULL +
-	      (uint64_t)tv.tv_usec * 1000ULL;
-	return 0;
 }
 
 /* RDS_CANCEL_SENT_TO: queue the request after the socket's messages and
@@ -51,7 +26,7 @@ rds_cancel_sent_to(struct rds_sock *rs, const void *optval, socklen_t optlen)
 	struct rds_msg *req;
 	int ret;
 
-	if (!rs->bound)
+	if (!rs->f.bound)
 		return -ENOTCONN;
 	if (optval != NULL && optlen != 0 && optlen < sizeof(*sin))
 		return -EINVAL;
@@ -62,7 +37,7 @@ rds_cancel_sent_to(struct rds_sock *rs, const void *optval, socklen_t optlen)
 	memset(&req->faddr, 0, sizeof(req->faddr));
 	req->sock = rs->id;
 	req->sock_gen = rs->gen;
-	req->laddr = rs->bound_addr;
+	req->laddr = rs->f.bound_addr;
 	req->all = 1;
 	if (optval != NULL && optlen != 0) {
 		rds_addr_from_v4(&req->faddr, sin->sin_addr.s_addr);
@@ -80,7 +55,7 @@ rds_set_transport(struct rds_sock *rs, const void *optval, socklen_t optlen)
 	int t, ret;
 
 	/* Already attached (bound, or pinned before): as the kernel. */
-	if (rs->bound || rs->trans_pinned != (uint32_t)RDS_TRANS_NONE)
+	if (rs->f.bound || rs->f.trans_pinned != (uint32_t)RDS_TRANS_NONE)
 		return -EOPNOTSUPP;
 	ret = rds_uarg_optval(optval, optlen, sizeof(int), true);
 	if (ret != 0)
@@ -90,7 +65,7 @@ rds_set_transport(struct rds_sock *rs, const void *optval, socklen_t optlen)
 		return -EINVAL;
 	if (rds_transport_by_id((uint32_t)t) == NULL)
 		return -ENOPROTOOPT;
-	rs->trans_pinned = (uint32_t)t;
+	rs->f.trans_pinned = (uint32_t)t;
 	return 0;
 }
 
@@ -230,8 +205,8 @@ rds_sock_tos(struct rds_sock *rs, unsigned long request, uint8_t *arg,
 		return 0;
 	}
 	rte_spinlock_lock(&rs->lock);
-	t = rs->trans_pinned;
-	if (t == (uint32_t)RDS_TRANS_NONE && rs->bound)
+	t = rs->f.trans_pinned;
+	if (t == (uint32_t)RDS_TRANS_NONE && rs->f.bound)
 		t = rs->la->trans->trans_id;
 	if (t != (uint32_t)RTE_RDS_TRANS_ETH && t != RTE_RDS_TRANS_LOOP &&
 	    t != RDS_TRANS_TCP)
@@ -264,22 +239,20 @@ rds_setsockopt(struct rds_sock *rs, int level, int optname,
 			if (ret != 0)
 				break;
 			/* RDS uses the value set; getsockopt doubles it. */
-			v = (int)RTE_MAX(RTE_MIN((uint32_t)RTE_MAX(v, 0),
-						 RDS_MAX_BUF), RDS_MIN_BUF);
 			if (optname == SO_SNDBUF || optname == SO_SNDBUFFORCE)
-				rs->sndbuf = (uint32_t)v;
+				rs->f.sndbuf = rds_front_buf(v);
 			else
-				rs->rcvbuf = (uint32_t)v;
+				rs->rcvbuf = rds_front_buf(v);
 			break;
 		case SO_SNDTIMEO:
 		case SO_RCVTIMEO:
-			ret = rds_opt_timeo(optval, optlen, &ns);
+			ret = rds_front_timeo(optval, optlen, &ns);
 			if (ret != 0)
 				break;
 			if (optname == SO_SNDTIMEO)
-				rs->sndtimeo_ns = ns;
+				rs->f.sndtimeo_ns = ns;
 			else
-				rs->rcvtimeo_ns = ns;
+				rs->f.rcvtimeo_ns = ns;
 			break;
 		case SO_PRIORITY:
 			ret = rds_opt_int(optval, optlen, &v);
@@ -439,16 +412,16 @@ rte_rds_getsockopt(int s, int level, int optname, void *optval,
 	if (level == SOL_SOCKET) {
 		switch (optname) {
 		case SO_SNDBUF:
-			ret = rds_put_int(optval, optlen, (int)rs->sndbuf * 2);
+			ret = rds_put_int(optval, optlen, (int)rs->f.sndbuf * 2);
 			break;
 		case SO_RCVBUF:
 			ret = rds_put_int(optval, optlen, (int)rs->rcvbuf * 2);
 			break;
 		case SO_SNDTIMEO:
-			ret = rds_put_timeo(optval, optlen, rs->sndtimeo_ns);
+			ret = rds_put_timeo(optval, optlen, rs->f.sndtimeo_ns);
 			break;
 		case SO_RCVTIMEO:
-			ret = rds_put_timeo(optval, optlen, rs->rcvtimeo_ns);
+			ret = rds_put_timeo(optval, optlen, rs->f.rcvtimeo_ns);
 			break;
 		case SO_PRIORITY:
 			ret = rds_put_int(optval, optlen, rs->so_priority);
@@ -486,8 +459,8 @@ rte_rds_getsockopt(int s, int level, int optname, void *optval,
 		}
 	} else if (level == SOL_RDS && (optname == SO_RDS_TRANSPORT ||
 					optname == RTE_RDS_SO_TRANSPORT_UEK)) {
-		t = rs->trans_pinned;
-		if (t == (uint32_t)RDS_TRANS_NONE && rs->bound)
+		t = rs->f.trans_pinned;
+		if (t == (uint32_t)RDS_TRANS_NONE && rs->f.bound)
 			t = rs->la->trans->trans_id;
 		ret = rds_put_int(optval, optlen, (int)t);
 	} else if (level == SOL_RDS && optname == RDS_RECVERR) {

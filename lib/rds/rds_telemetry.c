@@ -274,11 +274,11 @@ rds_tel_sock(void *arg, struct rds_sock *rs)
 	/* A telemetry array holds a bounded number of entries. */
 	if (t->n++ >= RTE_TEL_MAX_ARRAY_ENTRIES)
 		return;
-	v4 = rs->bound ? rds_addr_v4(&rs->bound_addr) : 0;
+	v4 = rs->f.bound ? rds_addr_v4(&rs->f.bound_addr) : 0;
 	inet_ntop(AF_INET, &v4, a, sizeof(a));
 	snprintf(s, sizeof(s), "%d %s:%u snd=%" PRId64 "/%u rcv=%" PRId64
-		 "/%u%s", rs->id, a, rs->bound_port,
-		 __atomic_load_n(&rs->snd_bytes, __ATOMIC_RELAXED), rs->sndbuf,
+		 "/%u%s", rs->id, a, rs->f.bound_port,
+		 __atomic_load_n(&rs->snd_bytes, __ATOMIC_RELAXED), rs->f.sndbuf,
 		 __atomic_load_n(&rs->rcv_bytes, __ATOMIC_RELAXED), rs->rcvbuf,
 		 rs->congested ? " congested" : "");
 	rte_tel_data_add_array_string(t->d, s);

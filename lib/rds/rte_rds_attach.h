@@ -36,8 +36,17 @@
  *   again) or its pid is not visible to the engine (another pid
  *   namespace), they fail with ESRCH or EPERM; a region unmapped or a
  *   process gone ends an operation with REMOTE_ERROR, never a fault in
- *   the engine. A send with RDMA control messages is made in the call
- *   (its errno is the kernel's);
+ *   the engine. A send with one RDMA or atomic operation goes through
+ *   the socket's request ring like any send, with its arguments, its
+ *   local vector and a WRITE's data (taken in the call, as in-process,
+ *   where one buffer of the region holds them): its errno (EFAULT, EINVAL, EMSGSIZE, EOPNOTSUPP) is
+ *   the kernel's, from the same checks made in this process's memory
+ *   before it is queued; the engine checks it again when it takes it,
+ *   and an operation whose memory went or changed meanwhile ends with
+ *   RDS_RDMA_OTHER_ERROR (if it asked for a notification; else the
+ *   next send or SO_ERROR says it). A send with RDMA_DEST or RDMA_MAP,
+ *   or on a transport a client cannot tell, is made in a call to the
+ *   engine;
  * - after fork(), the child cannot use the parent's sockets (EBADF): it
  *   attaches again by itself at its first rte_rds_socket() (the preload
  *   library does so);
@@ -216,6 +225,20 @@ int rte_rds_server_poll(int timeout_ms);
 int rte_rds_server_stop(void);
 
 /**
+ * Has a client sent a control call since the last rte_rds_server_poll()?
+ * A hint the engines take from the clients' regions in their passes
+ * (so not without an engine running): a program that drives an engine
+ * inline and serves the socket between its passes (rds-engined -l with
+ * one lcore) calls rte_rds_server_poll(0) when it says so, not only on
+ * its own schedule, and a client's call (an RDMA send with RDMA_MAP,
+ * say) waits for one pass, not for that schedule. Costs one load.
+ *
+ * @return
+ *   1 when one did, else 0 (also when not serving).
+ */
+int rte_rds_server_pending(void);
+
+/**
  * Clients attached now.
  *
  * @return
@@ -240,6 +263,12 @@ struct rte_rds_server_stats {
 					 * in time (2 s) */
 	uint64_t kept_refused;		/**< deliveries refused: the client
 					 * had keep_mb kept already */
+	uint64_t ops_in;		/**< RDMA and atomic operations taken
+					 * with their sends from request
+					 * rings (no call each) */
+	uint64_t ops_dropped;		/**< of those, dropped: their checks
+					 * in the client's memory failed in
+					 * the engine (the client was told) */
 };
 
 /**

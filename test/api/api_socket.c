@@ -366,8 +366,7 @@ test_connect(void)
 	sin6.sin6_addr.s6_addr[0] = 0xff;	/* multicast: EPROTOTYPE */
 	sin6.sin6_addr.s6_addr[1] = 0x02;
 	sin6.sin6_addr.s6_addr[15] = 1;
-	EXPECT_ERR(rte_rds_connect(s, CSA(&sin6), sizeof(sin6)),
-		   api_attached ? EAFNOSUPPORT : EPROTOTYPE);
+	EXPECT_ERR(rte_rds_connect(s, CSA(&sin6), sizeof(sin6)), EPROTOTYPE);
 	bad = dst2;
 	bad.sin_family = AF_UNIX;
 	EXPECT_ERR(rte_rds_connect(s, CSA(&bad), sizeof(bad)), EAFNOSUPPORT);

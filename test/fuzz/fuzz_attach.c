@@ -52,6 +52,7 @@
 
 #include "rds_server_private.h"
 #include "fuzz_common.h"
+#include "fuzz_attach_op.h"
 
 #define A_IP "10.252.0.1"
 #define B_IP "10.252.0.2"
@@ -694,6 +695,7 @@ a_step(struct fz_cl *a, struct fz_in *in)
 		h->port = fz_u8(in) & 1 ? (uint16_t)fz_u16(in) :
 			  fz_u8(in) & 1 ? S_PORT : A_PORT;
 		h->csock = fz_u8(in) & 1 ? 0 : (int32_t)fz_u32(in);
+		fz_attach_op(h, in);	/* an operation with it, or none */
 		break;
 	}
 	default:

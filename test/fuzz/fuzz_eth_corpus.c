@@ -9,9 +9,10 @@
  * other port, bad version, type, length, CRC). Deterministic: the same
  * files every run.
  *
- *   cc -O2 -Ilib/rds -Idrivers/rds/eth $(pkg-config --cflags libdpdk) \
- *      -include rte_config.h -DALLOW_EXPERIMENTAL_API \
- *      test/fuzz/fuzz_eth_corpus.c drivers/rds/eth/rds_eth_wire.c \
+ *   cc -O2 -msse4.2 -mpclmul -Ilib/rds -Idrivers/rds/eth -Ibuild \
+ *      $(pkg-config --cflags libdpdk) -include rte_config.h \
+ *      -DALLOW_EXPERIMENTAL_API test/fuzz/fuzz_eth_corpus.c \
+ *      drivers/rds/eth/rds_eth_wire.c drivers/rds/eth/rds_eth_crc.c \
  *      $(pkg-config --libs libdpdk) -o /tmp/fuzz_eth_corpus
  *   /tmp/fuzz_eth_corpus test/fuzz/corpus/eth
  */

@@ -287,6 +287,7 @@ test_snapshot(void)
 static void
 test_rdma(void)
 {
+	struct rte_rds_server_stats s0, s1;
 	struct child c[2];
 	char *targs[] = { rdma_bin, (char *)"target", sock_path, NULL };
 	char *iargs[] = { rdma_bin, (char *)"initiator", sock_path, NULL };
@@ -294,6 +295,7 @@ test_rdma(void)
 
 	rds_test_watchdog(300, "multiproc/rdma");
 	CU_ASSERT_FATAL(lib_up() == 0);
+	CU_ASSERT(rte_rds_server_stats_get(&s0) == 0);
 	CU_ASSERT_FATAL(child_spawn(&c[0], rdma_bin, targs) == 0);
 	for (i = 0; i < 5000 && strstr(c[0].buf, "READY") == NULL &&
 	     !c[0].exited; i++) {
@@ -307,6 +309,98 @@ test_rdma(void)
 		CU_ASSERT(c[i].ok);
 		child_reap(&c[i]);
 	}
+	/* The initiator's 118 operations (15 WRITEs, a READ, 100 FADDs, a
+	 * CSWP, the WRITE to a freed region) went with their sends through
+	 * its request ring, not a call each (rds_server_rdma.c): the two
+	 * made a few dozen calls in all (sockets, options, regions). */
+	CU_ASSERT(rte_rds_server_stats_get(&s1) == 0);
+	printf("  operations through the ring %" PRIu64 " (dropped %" PRIu64
+	       "), control calls %" PRIu64 "\n", s1.ops_in - s0.ops_in,
+	       s1.ops_dropped - s0.ops_dropped, s1.calls - s0.calls);
+	CU_ASSERT(s1.ops_in - s0.ops_in >= 118);
+	CU_ASSERT(s1.ops_dropped == s0.ops_dropped);
+	CU_ASSERT(s1.calls - s0.calls < 100);
+	CU_ASSERT(s1.violations == s0.violations);
+	lib_down();
+	rds_test_watchdog(0, NULL);
+}
+
+/* A READ from a client whose local buffer is unmapped while its send
+ * waits in the request ring: the engine's own check of the client's
+ * memory drops it with RDS_RDMA_OTHER_ERROR (mp_rdma unmap). */
+static void
+test_rdma_unmap(void)
+{
+	struct rte_rds_server_stats s0, s1;
+	char *args[] = { rdma_bin, (char *)"unmap", sock_path, NULL };
+	struct child c;
+
+	rds_test_watchdog(300, "multiproc/rdma_unmap");
+	CU_ASSERT_FATAL(lib_up() == 0);
+	CU_ASSERT(rte_rds_server_stats_get(&s0) == 0);
+	CU_ASSERT_FATAL(child_spawn(&c, rdma_bin, args) == 0);
+	CU_ASSERT(serve_until(&c, 1, all_exited, 120));
+	printf("  unmap: %s", c.buf);
+	CU_ASSERT(c.ok);
+	child_reap(&c);
+	CU_ASSERT(rte_rds_server_stats_get(&s1) == 0);
+	CU_ASSERT_EQUAL(s1.ops_dropped - s0.ops_dropped, 1);
+	CU_ASSERT(s1.violations == s0.violations);
+	lib_down();
+	rds_test_watchdog(0, NULL);
+}
+
+static bool
+flooding(struct child *cs, unsigned int n)
+{
+	(void)n;
+	return strstr(cs->buf, "FLOODING") != NULL || cs->exited;
+}
+
+/* A client killed with RDMA WRITEs in flight (its sends in the ring,
+ * operations on the engine's connections, notifications on their way):
+ * the engine lets it go (no violation, its sockets closed), and RDMA
+ * between two new clients works. */
+static void
+test_rdma_killed(void)
+{
+	struct rte_rds_server_stats s0, s1;
+	char *fargs[] = { rdma_bin, (char *)"flood", sock_path, NULL };
+	char *targs[] = { rdma_bin, (char *)"target", sock_path, NULL };
+	char *iargs[] = { rdma_bin, (char *)"initiator", sock_path, NULL };
+	struct child f, c[2];
+	unsigned int i;
+
+	rds_test_watchdog(300, "multiproc/rdma_killed");
+	CU_ASSERT_FATAL(lib_up() == 0);
+	CU_ASSERT(rte_rds_server_stats_get(&s0) == 0);
+	CU_ASSERT_FATAL(child_spawn(&f, rdma_bin, fargs) == 0);
+	CU_ASSERT(serve_until(&f, 1, flooding, 60));
+	CU_ASSERT(!f.exited);
+	kill(f.pid, SIGKILL);
+	for (i = 0; i < 30000 && rte_rds_server_clients() != 0; i++) {
+		rte_rds_server_poll(1);
+		child_read(&f);
+	}
+	CU_ASSERT_EQUAL(rte_rds_server_clients(), 0);
+	child_reap(&f);
+	CU_ASSERT_FATAL(child_spawn(&c[0], rdma_bin, targs) == 0);
+	for (i = 0; i < 5000 && strstr(c[0].buf, "READY") == NULL &&
+	     !c[0].exited; i++) {
+		rte_rds_server_poll(1);
+		child_read(&c[0]);
+	}
+	CU_ASSERT_FATAL(child_spawn(&c[1], rdma_bin, iargs) == 0);
+	CU_ASSERT(serve_until(c, 2, all_exited, 120));
+	for (i = 0; i < 2; i++) {
+		CU_ASSERT(c[i].ok);
+		child_reap(&c[i]);
+	}
+	CU_ASSERT(rte_rds_server_stats_get(&s1) == 0);
+	printf("  flood: %" PRIu64 " operations through the ring before and "
+	       "after the kill\n", s1.ops_in - s0.ops_in);
+	CU_ASSERT(s1.ops_in - s0.ops_in >= 8 + 118);
+	CU_ASSERT(s1.violations == s0.violations);
 	lib_down();
 	rds_test_watchdog(0, NULL);
 }
@@ -353,6 +447,40 @@ test_engine_gone(void)
 	rds_test_watchdog(0, NULL);
 }
 
+/* A client's control call is said in its region: an engine's pass
+ * takes it, rte_rds_server_pending() says so before the socket is
+ * served, and serving it clears it. */
+static void
+test_call_pending(void)
+{
+	char *args[] = { client_bin, (char *)"bind", sock_path, (char *)"5",
+			 NULL };
+	struct child c;
+	unsigned int i;
+
+	rds_test_watchdog(120, "multiproc/call_pending");
+	CU_ASSERT_FATAL(lib_up() == 0);
+	CU_ASSERT_EQUAL(rte_rds_server_pending(), 0);
+	CU_ASSERT_FATAL(child_spawn(&c, client_bin, args) == 0);
+	/* Its hello answered (no region before it: no hint), then its
+	 * first call (the socket) waits, unserved, for the hint. */
+	for (i = 0; i < 10000 && rte_rds_server_clients() == 0; i++)
+		rte_rds_server_poll(1);
+	CU_ASSERT_FATAL(rte_rds_server_clients() == 1);
+	for (i = 0; i < 10000 && !rte_rds_server_pending(); i++)
+		rds_test_usleep(1000);
+	CU_ASSERT_EQUAL(rte_rds_server_pending(), 1);
+	CU_ASSERT(rte_rds_server_poll(0) >= 0);
+	CU_ASSERT(serve_until(&c, 1, all_exited, 60));
+	CU_ASSERT(c.exited && WIFEXITED(c.status) &&
+		  WEXITSTATUS(c.status) == 0);
+	child_reap(&c);
+	rte_rds_server_poll(0);
+	CU_ASSERT_EQUAL(rte_rds_server_pending(), 0);
+	lib_down();
+	rds_test_watchdog(0, NULL);
+}
+
 /* A client's event fd moved under a thread asleep on it, a pipe over the
  * old number at once (mp_client move has the checks). */
 static void
@@ -384,6 +512,9 @@ main(int argc, char **argv)
 		{ "evil", test_evil },
 		{ "snapshot", test_snapshot },
 		{ "rdma", test_rdma },
+		{ "call_pending", test_call_pending },
+		{ "rdma_unmap", test_rdma_unmap },
+		{ "rdma_killed", test_rdma_killed },
 		{ NULL, NULL },
 	};
 	int ret;

@@ -86,12 +86,21 @@ else
 	echo "--- sweep: ok (sizes $sizes; $blocks histogram blocks)"
 fi
 
+# RDMA from an attached process: the operations go with their sends
+# through the request ring; rds-perf checks every op's sequence number and
+# the whole payload now and then (a WRITE's data is taken at the send, as
+# in process: its one local buffer is stamped again at once).
+run rdma-write msgs --attach "$SOCK" --local $IPA --peer $IPB \
+	--mode rdma-write --size 64k --depth 4 --secs 0.5 --json
+run rdma-read msgs --attach "$SOCK" --local $IPA --peer $IPB \
+	--mode rdma-read --size 4k --depth 4 --secs 0.5 --json
+
 # What an attached run cannot do is refused as a usage error.
-"$PERF" --attach "$SOCK" --local $IPA --peer $IPB --mode rdma-read \
+"$PERF" --attach "$SOCK" --local $IPA --peer $IPB --engine lcore \
 	--size 64 > "$TMP/out" 2>&1
 rc=$?
 if [ $rc -ne 2 ]; then
-	echo "mp_perf: FAIL: --attach --mode rdma-read exited $rc, not 2"
+	echo "mp_perf: FAIL: --attach --engine lcore exited $rc, not 2"
 	cat "$TMP/out"
 	fail=1
 fi

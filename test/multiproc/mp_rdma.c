@@ -16,9 +16,20 @@
  *                           GET_MR of unmapped memory (EFAULT), a READ
  *                           into read-only memory (EFAULT), a cookie
  *                           address that cannot be written (EFAULT)
+ *   mp_rdma unmap PATH      its own target socket and initiator: a
+ *                           READ whose send waits in the request ring
+ *                           (its destination congested) while its
+ *                           local buffer is unmapped ends with
+ *                           RDS_RDMA_OTHER_ERROR when the engine takes
+ *                           it (the engine's own check of the client's
+ *                           memory), and the next READ succeeds
+ *   mp_rdma flood PATH      its own target socket and initiator: 64 KiB
+ *                           WRITEs without end, "FLOODING" printed once
+ *                           8 completed, until it is killed
  * Prints "OK" and exits 0 when every check passed.
  */
 #include <errno.h>
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
@@ -397,6 +408,180 @@ initiator(void)
 	return fails == 0 ? 0 : 1;
 }
 
+#define ID_UA 22		/* unmap: the congested target */
+#define ID_UB 23		/* unmap: the initiator */
+
+/* Messages queued at a local port (RDS_INFO_RECV_MESSAGES). */
+static unsigned int
+queued_at(uint16_t port)
+{
+	static struct rds_info_message m[1024];
+	socklen_t len = sizeof(m);
+	unsigned int i, n = 0;
+	int each = rte_rds_info(RDS_INFO_RECV_MESSAGES, m, &len);
+
+	if (each != (int)sizeof(m[0]))
+		return 0;
+	for (i = 0; i < len / sizeof(m[0]) && i < RTE_DIM(m); i++)
+		if (ntohs(m[i].lport) == port)
+			n++;
+	return n;
+}
+
+static ssize_t
+send_op_to(int s, unsigned int id, int type, const void *a, size_t alen)
+{
+	struct sockaddr_in to = mp_sin(id);
+
+	return rds_test_send_cmsg(s, "op", 2, &to, SOL_RDS, type, a, alen, 0);
+}
+
+static int
+unmap(void)
+{
+	static uint8_t filler[1024], live[4096];
+	struct rds_get_mr_args g;
+	struct rds_rdma_args ra;
+	struct rds_iovec iov;
+	uint64_t cookie = 0, t0;
+	int32_t st[16];
+	unsigned int k, n, got;
+	int a = rds_test_socket(mp_ip(ID_UA), mp_port(ID_UA), 1 << 20, 4096);
+	int b = sock_of(ID_UB), rcvbuf = 0, err = -1;
+	socklen_t len = sizeof(rcvbuf);
+	uint8_t *gone;
+	char buf[2048];
+
+	CHECK(a >= 0 && b >= 0, "sockets");
+	memset(&g, 0, sizeof(g));
+	g.vec.addr = (uintptr_t)region;
+	g.vec.bytes = REGION;
+	g.cookie_addr = (uintptr_t)&cookie;
+	g.flags = RDS_RDMA_READWRITE;
+	CHECK(rte_rds_setsockopt(a, SOL_RDS, RDS_GET_MR, &g, sizeof(g)) == 0,
+	      "RDS_GET_MR");
+	CHECK(rte_rds_getsockopt(a, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+				 &len) == 0, "SO_RCVBUF");
+	/* The target congested: it holds more than its receive buffer
+	 * (the engine stops taking sends to it once it does). */
+	n = (unsigned int)rcvbuf / 2 / sizeof(filler) + 4;
+	for (k = 0; k < n; k++)
+		CHECK(send_to(b, ID_UA, filler, sizeof(filler)) == 0,
+		      "filler");
+	t0 = rds_test_now_ns();
+	while (queued_at(mp_port(ID_UA)) * sizeof(filler) <=
+	       (unsigned int)rcvbuf / 2 &&
+	       rds_test_now_ns() - t0 < 10000000000ULL)
+		usleep(1000);
+	CHECK(queued_at(mp_port(ID_UA)) * sizeof(filler) >
+	      (unsigned int)rcvbuf / 2, "the target congested");
+	/* A READ into memory that is gone before the engine takes it. */
+	gone = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(gone != MAP_FAILED, "mmap");
+	iov.addr = (uintptr_t)gone;
+	iov.bytes = 4096;
+	memset(&ra, 0, sizeof(ra));
+	ra.cookie = cookie;
+	ra.remote_vec.addr = 0;
+	ra.remote_vec.bytes = 4096;
+	ra.local_vec_addr = (uintptr_t)&iov;
+	ra.nr_local = 1;
+	ra.flags = RDS_RDMA_NOTIFY_ME;
+	ra.user_token = 7;
+	CHECK(send_op_to(b, ID_UA, RDS_CMSG_RDMA_ARGS, &ra, sizeof(ra)) == 2,
+	      "READ sendmsg (checked here: the memory is there)");
+	munmap(gone, 8192);
+	/* The target reads: the engine takes the READ and drops it. */
+	for (got = 0, t0 = rds_test_now_ns(); got < n &&
+	     rds_test_now_ns() - t0 < 10000000000ULL;) {
+		if (rte_rds_recvfrom(a, buf, sizeof(buf), MSG_DONTWAIT, NULL,
+				     NULL) >= 0)
+			got++;
+		else
+			usleep(100);
+	}
+	CHECK(got == n, "the fillers, and nothing of the dropped READ");
+	memset(st, 0x7f, sizeof(st));
+	CHECK(collect(b, 1, st, RTE_DIM(st)) == 1 &&
+	      st[7] == RDS_RDMA_OTHER_ERROR,
+	      "a READ into memory unmapped before the engine took it: "
+	      "RDS_RDMA_OTHER_ERROR");
+	/* Told once, by its notification: no error for the next send. */
+	len = sizeof(err);
+	CHECK(rte_rds_getsockopt(b, SOL_SOCKET, SO_ERROR, &err, &len) == 0 &&
+	      err == 0, "SO_ERROR 0");
+	iov.addr = (uintptr_t)live;
+	ra.user_token = 8;
+	CHECK(send_op_to(b, ID_UA, RDS_CMSG_RDMA_ARGS, &ra, sizeof(ra)) == 2,
+	      "READ sendmsg");
+	CHECK(collect(b, 1, st, RTE_DIM(st)) == 1 &&
+	      st[8] == RDS_RDMA_SUCCESS, "the next READ succeeds");
+	CHECK(rte_rds_recvfrom(a, buf, sizeof(buf), 0, NULL, NULL) == 2,
+	      "its message");
+	rte_rds_close(a);
+	rte_rds_close(b);
+	printf(fails == 0 ? "OK\n" : "FAILED\n");
+	return fails == 0 ? 0 : 1;
+}
+
+#define ID_FA 24		/* flood: the target */
+#define ID_FB 25		/* flood: the initiator */
+
+static int
+flood(void)
+{
+	static uint8_t src[REGION];
+	struct rds_get_mr_args g;
+	struct rds_rdma_args ra;
+	struct rds_iovec iov = { .addr = (uintptr_t)src, .bytes = REGION };
+	uint64_t cookie = 0, sent = 0;
+	unsigned int done = 0;
+	bool said = false;
+	int32_t st[4];
+	int a = sock_of(ID_FA), b = sock_of(ID_FB);
+	char buf[64];
+
+	CHECK(a >= 0 && b >= 0, "sockets");
+	memset(&g, 0, sizeof(g));
+	g.vec.addr = (uintptr_t)region;
+	g.vec.bytes = REGION;
+	g.cookie_addr = (uintptr_t)&cookie;
+	g.flags = RDS_RDMA_READWRITE;
+	CHECK(rte_rds_setsockopt(a, SOL_RDS, RDS_GET_MR, &g, sizeof(g)) == 0,
+	      "RDS_GET_MR");
+	if (fails != 0)
+		return 1;
+	memset(&ra, 0, sizeof(ra));
+	ra.cookie = cookie;
+	ra.remote_vec.bytes = REGION;
+	ra.local_vec_addr = (uintptr_t)&iov;
+	ra.nr_local = 1;
+	ra.flags = RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME;
+	for (;;) {
+		struct sockaddr_in to = mp_sin(ID_FA);
+		bool more = rds_test_send_cmsg(b, "op", 2, &to, SOL_RDS,
+					       RDS_CMSG_RDMA_ARGS, &ra,
+					       sizeof(ra), MSG_DONTWAIT) == 2;
+
+		if (more && (++sent & 31) != 0)
+			continue;
+		/* Now and then, and when there is no room: take what came
+		 * back. Once some completed, the harness may kill us with
+		 * more in flight. */
+		while (rte_rds_recvfrom(a, buf, sizeof(buf), MSG_DONTWAIT,
+					NULL, NULL) >= 0)
+			;
+		done += collect(b, 1, st, RTE_DIM(st));
+		if (done >= 8 && !said) {
+			printf("FLOODING\n");
+			fflush(stdout);
+			said = true;
+		}
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -411,5 +596,9 @@ main(int argc, char **argv)
 		return target();
 	if (strcmp(argv[1], "initiator") == 0)
 		return initiator();
+	if (strcmp(argv[1], "unmap") == 0)
+		return unmap();
+	if (strcmp(argv[1], "flood") == 0)
+		return flood();
 	return 2;
 }
