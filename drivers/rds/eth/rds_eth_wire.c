@@ -3,13 +3,9 @@
  * The eth transport's frame layout: build and parse
  *
  *   Ethernet (14) | IPv4 (20) | UDP (8) | struct rds_eth_hdr (40) | payload
- *   Ethernet (14) | IPv6 (40) | UDP (8) | struct rds_eth_hdr (40) | payload
  *
  * and the CRC32C over the eth header and the payload (rds_eth_crc.c
- * computes it), the same for both. The IPv4 path is the one measured in
- * instructions per message: the IPv6 one branches off it where IPv4
- * would refuse the frame or once per build on the template's mode, and
- * runs out of line.
+ * computes it).
  *
  * Parsing is what a hostile or broken peer attacks (test/fuzz/fuzz_eth.c
  * runs it under libFuzzer): every length is checked against the bytes
@@ -26,8 +22,6 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_udp.h>
-
-#include <netinet/ip6.h>
 
 #include "rds_eth.h"
 
@@ -110,40 +104,38 @@ rds_eth_tmpl_init(struct rds_eth_tmpl *t, const struct rte_ether_addr *src,
 	udp->src_port = rte_cpu_to_be_16(sport);
 	udp->dst_port = rte_cpu_to_be_16(dport);
 	t->ip_sum = rds_eth_ip_sum(sip, dip);
-	t->mode = ip_offload ? RDS_ETH_TMPL_IP4_OFFLOAD : RDS_ETH_TMPL_IP4;
+	t->ip_offload = ip_offload;
 }
 
 void
-rds_eth_tmpl_init6(struct rds_eth_tmpl *t, const struct rte_ether_addr *src,
-		   const struct rte_ether_addr *dst, const struct in6_addr *sip,
-		   const struct in6_addr *dip, uint16_t sport, uint16_t dport)
+rds_eth_frame_build_tmpl(struct rte_mbuf *m, const struct rds_eth_tmpl *t,
+			 const struct rds_eth_frame *f)
 {
-	struct rte_ether_hdr *eh = (struct rte_ether_hdr *)(void *)t->hdr;
-	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(void *)(eh + 1);
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(void *)
+		(p + RTE_ETHER_HDR_LEN);
 	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(void *)(ip + 1);
-
-	memset(t, 0, sizeof(*t));
-	rte_ether_addr_copy(dst, &eh->dst_addr);
-	rte_ether_addr_copy(src, &eh->src_addr);
-	eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
-	ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
-	ip->proto = IPPROTO_UDP;
-	ip->hop_limits = RDS_ETH_IP_TTL;
-	memcpy(ip->src_addr, sip, 16);
-	memcpy(ip->dst_addr, dip, 16);
-	udp->src_port = rte_cpu_to_be_16(sport);
-	udp->dst_port = rte_cpu_to_be_16(dport);
-	t->mode = RDS_ETH_TMPL_IP6;
-}
-
-/* The eth header of f at h and its CRC32C, over h and the payload after
- * it in the first segment, then the further segments. */
-static __rte_always_inline void
-rds_eth_hdr_fill(struct rte_mbuf *m, struct rds_eth_hdr *h,
-		 const struct rds_eth_frame *f, uint32_t outer)
-{
+	struct rds_eth_hdr *h = (struct rds_eth_hdr *)(void *)(udp + 1);
+	uint16_t be_tot = rte_cpu_to_be_16((uint16_t)(RDS_ETH_HDRS -
+						      RTE_ETHER_HDR_LEN +
+						      f->len));
 	const struct rte_mbuf *s;
 	uint32_t crc;
+
+	/* Outer headers: the template, then the three fields that vary. */
+	memcpy(p, t->hdr, RDS_ETH_L2L3L4);
+	ip->total_length = be_tot;
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof(*udp) +
+						     RDS_ETH_HDR_SIZE +
+						     f->len));
+	if (t->ip_offload) {
+		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
+		m->l2_len = RTE_ETHER_HDR_LEN;
+		m->l3_len = sizeof(struct rte_ipv4_hdr);
+	} else {
+		m->ol_flags &= ~(RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM);
+		ip->hdr_checksum = rds_eth_ip_cksum(t->ip_sum, be_tot);
+	}
 
 	h->version = RDS_ETH_VERSION;
 	h->type = f->type;
@@ -161,76 +153,11 @@ rds_eth_hdr_fill(struct rte_mbuf *m, struct rds_eth_hdr *h,
 	/* CRC: the header (its crc field 0 by now) and the payload after
 	 * it in one run, then the payload's further segments. */
 	crc = rds_eth_crc_update(UINT32_MAX, h, rte_pktmbuf_data_len(m) -
-				 outer);
+				 RDS_ETH_L2L3L4);
 	for (s = m->next; s != NULL; s = s->next)
 		crc = rds_eth_crc_update(crc, rte_pktmbuf_mtod(s, void *),
 					 rte_pktmbuf_data_len(s));
 	h->crc = rte_cpu_to_be_32(~crc);
-}
-
-/* The IPv6 frame of a template: 20 bytes taken in front (the payload
- * stays where the IPv4 layout has it), the outer headers, the lengths,
- * the eth header. Out of line: the IPv4 build stays as it was. */
-static __rte_noinline void
-rds_eth_frame_build_tmpl6(struct rte_mbuf *m, const struct rds_eth_tmpl *t,
-			  const struct rds_eth_frame *f)
-{
-	uint8_t *p;
-	struct rte_ipv6_hdr *ip;
-	struct rte_udp_hdr *udp;
-	uint16_t plen = (uint16_t)(sizeof(*udp) + RDS_ETH_HDR_SIZE + f->len);
-
-	m->data_off -= RDS_ETH_V6_EXTRA;
-	m->data_len += RDS_ETH_V6_EXTRA;
-	m->pkt_len += RDS_ETH_V6_EXTRA;
-	p = rte_pktmbuf_mtod(m, uint8_t *);
-	ip = (struct rte_ipv6_hdr *)(void *)(p + RTE_ETHER_HDR_LEN);
-	udp = (struct rte_udp_hdr *)(void *)(ip + 1);
-	memcpy(p, t->hdr, RDS_ETH_L2L3L4_6);
-	ip->payload_len = rte_cpu_to_be_16(plen);
-	udp->dgram_len = rte_cpu_to_be_16(plen);
-	m->ol_flags &= ~(RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM);
-	rds_eth_hdr_fill(m, (struct rds_eth_hdr *)(void *)(udp + 1), f,
-			 RDS_ETH_L2L3L4_6);
-}
-
-void
-rds_eth_frame_build_tmpl(struct rte_mbuf *m, const struct rds_eth_tmpl *t,
-			 const struct rds_eth_frame *f)
-{
-	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(void *)
-		(p + RTE_ETHER_HDR_LEN);
-	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(void *)(ip + 1);
-	struct rds_eth_hdr *h = (struct rds_eth_hdr *)(void *)(udp + 1);
-	uint16_t be_tot = rte_cpu_to_be_16((uint16_t)(RDS_ETH_HDRS -
-						      RTE_ETHER_HDR_LEN +
-						      f->len));
-	uint16_t be_ulen = rte_cpu_to_be_16((uint16_t)(sizeof(*udp) +
-						       RDS_ETH_HDR_SIZE +
-						       f->len));
-
-	/* Outer headers: the template, then the three fields that vary
-	 * (one test of the mode on the software-checksum path, as the
-	 * one of the offload flag before IPv6). */
-	if (likely(t->mode == RDS_ETH_TMPL_IP4)) {
-		memcpy(p, t->hdr, RDS_ETH_L2L3L4);
-		ip->total_length = be_tot;
-		udp->dgram_len = be_ulen;
-		m->ol_flags &= ~(RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM);
-		ip->hdr_checksum = rds_eth_ip_cksum(t->ip_sum, be_tot);
-	} else if (t->mode == RDS_ETH_TMPL_IP4_OFFLOAD) {
-		memcpy(p, t->hdr, RDS_ETH_L2L3L4);
-		ip->total_length = be_tot;
-		udp->dgram_len = be_ulen;
-		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
-		m->l2_len = RTE_ETHER_HDR_LEN;
-		m->l3_len = sizeof(struct rte_ipv4_hdr);
-	} else {
-		rds_eth_frame_build_tmpl6(m, t, f);
-		return;
-	}
-	rds_eth_hdr_fill(m, h, f, RDS_ETH_L2L3L4);
 }
 
 int
@@ -249,29 +176,6 @@ rds_eth_frame_build(struct rte_mbuf *m, const struct rte_ether_addr *src,
 	    !rds_eth_type_ok(f->type, f->flags, f->len))
 		return -EINVAL;
 	rds_eth_tmpl_init(&t, src, dst, sip, dip, sport, dport, ip_offload);
-	rds_eth_frame_build_tmpl(m, &t, f);
-	return 0;
-}
-
-int
-rds_eth_frame_build6(struct rte_mbuf *m, const struct rte_ether_addr *src,
-		     const struct rte_ether_addr *dst,
-		     const struct in6_addr *sip, const struct in6_addr *dip,
-		     uint16_t sport, uint16_t dport,
-		     const struct rds_eth_frame *f)
-{
-	struct rds_eth_tmpl t;
-
-	if (m == NULL || src == NULL || dst == NULL || sip == NULL ||
-	    dip == NULL || f == NULL)
-		return -EINVAL;
-	if (rte_pktmbuf_data_len(m) < RDS_ETH_HDRS ||
-	    rte_pktmbuf_pkt_len(m) != (uint32_t)RDS_ETH_HDRS + f->len ||
-	    rte_pktmbuf_headroom(m) < RDS_ETH_V6_EXTRA ||
-	    f->len > RDS_ETH_MAX_PAYLOAD ||
-	    !rds_eth_type_ok(f->type, f->flags, f->len))
-		return -EINVAL;
-	rds_eth_tmpl_init6(&t, src, dst, sip, dip, sport, dport);
 	rds_eth_frame_build_tmpl(m, &t, f);
 	return 0;
 }
@@ -323,90 +227,6 @@ rds_eth_ip_hdr_ok(const void *ip, uint32_t hl)
 	return sum == 0xffff;
 }
 
-/*
- * An IPv6 frame: Ethernet with the IPv6 ethertype, IPv6 with UDP as its
- * next header (an extension header or ICMPv6 is someone else's:
- * neighbour discovery goes to rds_eth_nd_input), then UDP and the eth
- * header as over IPv4. The UDP checksum is not checked (our peers send
- * 0, RFC 6936: the CRC32C covers what it would). A function of its own:
- * the IPv4 parse, inlined into the receive path, stays as it was; the
- * driver parses IPv6 where IPv4 said RDS_ETH_DROP_NOT_OURS.
- */
-static enum rds_eth_drop
-rds_eth_parse6(const uint8_t *p, uint32_t len, uint16_t udp_port, bool crc,
-	       struct rds_eth_frame *f)
-{
-	const struct rte_ipv6_hdr *ip;
-	const struct rte_udp_hdr *udp;
-	const struct rds_eth_hdr *h;
-	uint32_t plen6, ulen, plen;
-	uint16_t flags;
-	const uint8_t *payload;
-
-	if (len < RTE_ETHER_HDR_LEN)
-		return RDS_ETH_DROP_SHORT;
-	if (rds_eth_be16_at(p + RDS_ETH_ETHER_TYPE_OFF) != RTE_ETHER_TYPE_IPV6)
-		return RDS_ETH_DROP_NOT_OURS;
-	if (len < RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr))
-		return RDS_ETH_DROP_SHORT;
-	ip = (const struct rte_ipv6_hdr *)(const void *)(p + RTE_ETHER_HDR_LEN);
-	if ((rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6)
-		return RDS_ETH_DROP_IP;
-	plen6 = rte_be_to_cpu_16(ip->payload_len);
-	if (len - RTE_ETHER_HDR_LEN - sizeof(*ip) < plen6)
-		return RDS_ETH_DROP_SHORT;
-	if (ip->proto != IPPROTO_UDP)
-		return RDS_ETH_DROP_NOT_OURS;
-	if (plen6 < sizeof(struct rte_udp_hdr))
-		return RDS_ETH_DROP_SHORT;
-	udp = (const struct rte_udp_hdr *)(const void *)(ip + 1);
-	if (rte_be_to_cpu_16(udp->dst_port) != udp_port)
-		return RDS_ETH_DROP_NOT_OURS;
-	/* Ours: a unicast source (a multicast one is no peer). */
-	if (ip->src_addr[0] == 0xff)
-		return RDS_ETH_DROP_IP;
-	ulen = rte_be_to_cpu_16(udp->dgram_len);
-	if (ulen != plen6)
-		return RDS_ETH_DROP_LEN;
-
-	/* The eth header, as over IPv4. */
-	if (ulen - sizeof(struct rte_udp_hdr) < RDS_ETH_HDR_SIZE)
-		return RDS_ETH_DROP_SHORT;
-	h = (const struct rds_eth_hdr *)(const void *)(udp + 1);
-	if (h->version != RDS_ETH_VERSION)
-		return RDS_ETH_DROP_VERSION;
-	flags = rte_be_to_cpu_16(h->flags);
-	if (h->type < RDS_ETH_F_DATA || h->type > RDS_ETH_F_ACK ||
-	    (flags & ~RDS_ETH_FL_ALL) != 0)
-		return RDS_ETH_DROP_TYPE;
-	plen = ulen - sizeof(struct rte_udp_hdr) - RDS_ETH_HDR_SIZE;
-	if (rte_be_to_cpu_16(h->len) != plen ||
-	    (h->type == RDS_ETH_F_ACK && plen != 0))
-		return RDS_ETH_DROP_LEN;
-	payload = (const uint8_t *)(h + 1);
-	if (crc && rte_be_to_cpu_32(h->crc) != rds_eth_crc(h, payload, plen))
-		return RDS_ETH_DROP_CRC;
-
-	f->type = h->type;
-	f->flags = flags | RDS_ETH_FF_V6;
-	f->src_epoch = rte_be_to_cpu_32(h->src_epoch);
-	f->dst_epoch = rte_be_to_cpu_32(h->dst_epoch);
-	f->seq = rte_be_to_cpu_32(h->seq);
-	f->ack = rte_be_to_cpu_32(h->ack);
-	f->sack = rte_be_to_cpu_64(h->sack);
-	f->wnd = rte_be_to_cpu_16(h->wnd);
-	f->len = (uint16_t)plen;
-	f->frag_off = rte_be_to_cpu_32(h->frag_off);
-	memcpy(&f->src_mac, p + RTE_ETHER_ADDR_LEN, RTE_ETHER_ADDR_LEN);
-	f->src_ip = 0;
-	f->dst_ip = 0;
-	memcpy(&f->src6, ip->src_addr, 16);
-	memcpy(&f->dst6, ip->dst_addr, 16);
-	f->src_port = rte_be_to_cpu_16(udp->src_port);
-	f->payload = payload;
-	return RDS_ETH_DROP_NONE;
-}
-
 static __rte_always_inline enum rds_eth_drop
 rds_eth_parse(const uint8_t *p, uint32_t len, uint16_t udp_port,
 	      enum rds_eth_cksum cksum, bool crc, struct rds_eth_frame *f)
@@ -418,8 +238,8 @@ rds_eth_parse(const uint8_t *p, uint32_t len, uint16_t udp_port,
 	uint16_t frag, flags;
 	const uint8_t *payload;
 
-	/* Ethernet: IPv4 only (IPv6: rds_eth_parse6); a VLAN tag (0x8100,
-	 * 0x88a8) is someone else's, as every other ethertype. */
+	/* Ethernet: IPv4 only; a VLAN tag (0x8100, 0x88a8) is someone
+	 * else's, as every other ethertype. */
 	if (len < RTE_ETHER_HDR_LEN)
 		return RDS_ETH_DROP_SHORT;
 	if (rds_eth_be16_at(p + RDS_ETH_ETHER_TYPE_OFF) != RTE_ETHER_TYPE_IPV4)
@@ -508,41 +328,9 @@ enum rds_eth_drop
 rds_eth_frame_parse_buf(const uint8_t *p, uint32_t len, uint16_t udp_port,
 			struct rds_eth_frame *f)
 {
-	enum rds_eth_drop why;
-
 	if (p == NULL && len != 0)
 		return RDS_ETH_DROP_SHORT;
-	why = rds_eth_parse(p, len, udp_port, RDS_ETH_CKSUM_VERIFY, true, f);
-	if (why == RDS_ETH_DROP_NOT_OURS)
-		why = rds_eth_parse6(p, len, udp_port, true, f);
-	return why;
-}
-
-/* An IPv6 frame in a flat mbuf (the checksum flags say nothing of it:
- * IPv6 has no header checksum). */
-static enum rds_eth_drop
-rds_eth_parse6_mbuf(const struct rte_mbuf *m, uint16_t udp_port, bool crc,
-		    struct rds_eth_frame *f)
-{
-	if (m->nb_segs != 1 || m->next != NULL ||
-	    rte_pktmbuf_pkt_len(m) != rte_pktmbuf_data_len(m))
-		return RDS_ETH_DROP_SHORT;
-	return rds_eth_parse6(rte_pktmbuf_mtod(m, const uint8_t *),
-			      rte_pktmbuf_data_len(m), udp_port, crc, f);
-}
-
-enum rds_eth_drop
-rds_eth_frame_parse6(const struct rte_mbuf *m, uint16_t udp_port,
-		     struct rds_eth_frame *f)
-{
-	return rds_eth_parse6_mbuf(m, udp_port, true, f);
-}
-
-enum rds_eth_drop
-rds_eth_frame_reparse6(const struct rte_mbuf *m, uint16_t udp_port,
-		       struct rds_eth_frame *f)
-{
-	return rds_eth_parse6_mbuf(m, udp_port, false, f);
+	return rds_eth_parse(p, len, udp_port, RDS_ETH_CKSUM_VERIFY, true, f);
 }
 
 static __rte_always_inline enum rds_eth_drop
@@ -590,12 +378,4 @@ rds_eth_is_arp(const struct rte_mbuf *m)
 	return rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN &&
 	       rds_eth_be16_at(rte_pktmbuf_mtod(m, const uint8_t *) +
 			       RDS_ETH_ETHER_TYPE_OFF) == RTE_ETHER_TYPE_ARP;
-}
-
-bool
-rds_eth_is_ipv6(const struct rte_mbuf *m)
-{
-	return rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN &&
-	       rds_eth_be16_at(rte_pktmbuf_mtod(m, const uint8_t *) +
-			       RDS_ETH_ETHER_TYPE_OFF) == RTE_ETHER_TYPE_IPV6;
 }

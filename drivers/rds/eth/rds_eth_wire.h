@@ -11,7 +11,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <netinet/in.h>
 
 #include <rte_ether.h>
 #include <rte_mbuf.h>
@@ -21,11 +20,6 @@
  * frame ACKs acknowledge RDS messages (rds_eth.h). */
 #define RDS_ETH_VERSION 3
 #define RDS_ETH_L2L3L4 (14 + 20 + 8)	/* Ethernet + IPv4 + UDP */
-#define RDS_ETH_L2L3L4_6 (14 + 40 + 8)	/* Ethernet + IPv6 + UDP */
-/* What an IPv6 frame's headers have more than an IPv4 one's: it is
- * built in the same mbuf layout (RDS_ETH_HDRS bytes before the payload)
- * and takes these 20 bytes in front, from the headroom. */
-#define RDS_ETH_V6_EXTRA (RDS_ETH_L2L3L4_6 - RDS_ETH_L2L3L4)
 
 /* ------------------------------------------------------------------ */
 /* Wire (rds_eth_wire.c) */
@@ -51,11 +45,6 @@ enum rds_eth_ftype {
 #define RDS_ETH_FL_ALL (RDS_ETH_FL_OPEN | RDS_ETH_FL_FIRST | \
 			RDS_ETH_FL_LAST | RDS_ETH_FL_RESET | \
 			RDS_ETH_FL_ACKREQ)
-/* Not a wire flag: in a decoded frame's flags, the frame came over IPv6
- * (its addresses are src6/dst6; src_ip and dst_ip are 0). Set by the
- * parse of an IPv6 frame only, so that the IPv4 parse writes nothing
- * more. */
-#define RDS_ETH_FF_V6 0x8000
 
 struct rds_eth_hdr {
 	uint8_t version;		/* RDS_ETH_VERSION */
@@ -95,20 +84,11 @@ struct rds_eth_frame {
 	uint32_t frag_off;
 	/* From the outer headers. */
 	struct rte_ether_addr src_mac;
-	uint32_t src_ip;		/* network byte order; 0 over IPv6 */
+	uint32_t src_ip;		/* network byte order */
 	uint32_t dst_ip;
 	uint16_t src_port;		/* UDP, host order */
 	const uint8_t *payload;		/* len bytes, inside the mbuf */
-	/* IPv6 (flags & RDS_ETH_FF_V6; not written for IPv4 frames). */
-	struct in6_addr src6;
-	struct in6_addr dst6;
 };
-
-static inline bool
-rds_eth_frame_v6(const struct rds_eth_frame *f)
-{
-	return (f->flags & RDS_ETH_FF_V6) != 0;
-}
 
 /* Why a frame was refused (counted per reason). */
 enum rds_eth_drop {
@@ -117,9 +97,7 @@ enum rds_eth_drop {
 	RDS_ETH_DROP_NOT_OURS,		/* other ethertype, protocol, port or
 					 * address: not for RDS (not an error) */
 	RDS_ETH_DROP_IP,		/* bad IPv4 header (version, length,
-					 * fragment, checksum) or IPv6 header
-					 * (version, length, a fragment, a
-					 * multicast source) */
+					 * fragment, checksum) */
 	RDS_ETH_DROP_VERSION,		/* unknown eth header version */
 	RDS_ETH_DROP_TYPE,		/* unknown frame type or flags */
 	RDS_ETH_DROP_LEN,		/* payload length inconsistent */
@@ -152,39 +130,14 @@ int rds_eth_frame_build(struct rte_mbuf *m, const struct rte_ether_addr *src,
 			uint32_t dip, uint16_t sport, uint16_t dport,
 			const struct rds_eth_frame *f, bool ip_offload);
 
-/* The same over IPv6, from sip to dip: the caller's mbuf is laid out as
- * for rds_eth_frame_build (RDS_ETH_HDRS bytes, then the payload), with
- * RDS_ETH_V6_EXTRA (20) bytes of headroom at least; the frame takes
- * them in front (data_off, data_len and pkt_len change by 20), so that
- * the payload stays where it was: Ethernet (IPv6 ethertype), IPv6
- * (traffic class and flow label 0, payload length, next header UDP, hop
- * limit 64), UDP (length; checksum 0: RFC 6936's zero checksum for a
- * protocol whose payload carries its own check, the CRC32C below), the
- * eth header and its CRC32C as over IPv4. No IP offload flags (IPv6 has
- * no header checksum). -EINVAL as rds_eth_frame_build, and for too
- * little headroom. */
-int rds_eth_frame_build6(struct rte_mbuf *m, const struct rte_ether_addr *src,
-			 const struct rte_ether_addr *dst,
-			 const struct in6_addr *sip, const struct in6_addr *dip,
-			 uint16_t sport, uint16_t dport,
-			 const struct rds_eth_frame *f);
-
-/* How a template's frames are finished. */
-enum rds_eth_tmpl_mode {
-	RDS_ETH_TMPL_IP4 = 0,		/* IPv4, checksum in software */
-	RDS_ETH_TMPL_IP4_OFFLOAD,	/* IPv4, checksum by the port */
-	RDS_ETH_TMPL_IP6,		/* IPv6 (rds_eth_frame_build6) */
-};
-
 /* The outer headers of every frame from one endpoint to another,
- * written once (rds_eth_tmpl_init, rds_eth_tmpl_init6): Ethernet, IPv4
- * with total length and checksum 0 (or IPv6 with payload length 0),
- * UDP with length and checksum 0, as rds_eth_frame_build(6) writes
- * them; and the sum that the IPv4 checksum starts from. */
+ * written once (rds_eth_tmpl_init): Ethernet, IPv4 with total length
+ * and checksum 0, UDP with length and checksum 0, as
+ * rds_eth_frame_build writes them; and the sum that the IPv4 checksum
+ * starts from. */
 struct rds_eth_tmpl {
-	uint8_t hdr[RDS_ETH_L2L3L4_6];	/* RDS_ETH_L2L3L4 bytes used for
-					 * IPv4 */
-	uint8_t mode;			/* enum rds_eth_tmpl_mode */
+	uint8_t hdr[RDS_ETH_L2L3L4];
+	bool ip_offload;
 	uint32_t ip_sum;		/* one's complement, not folded, of the
 					 * IPv4 header but its total length */
 };
@@ -194,16 +147,10 @@ void rds_eth_tmpl_init(struct rds_eth_tmpl *t, const struct rte_ether_addr *src,
 		       const struct rte_ether_addr *dst, uint32_t sip,
 		       uint32_t dip, uint16_t sport, uint16_t dport,
 		       bool ip_offload);
-/* ... and for rds_eth_frame_build6's. */
-void rds_eth_tmpl_init6(struct rds_eth_tmpl *t,
-			const struct rte_ether_addr *src,
-			const struct rte_ether_addr *dst,
-			const struct in6_addr *sip, const struct in6_addr *dip,
-			uint16_t sport, uint16_t dport);
 
-/* rds_eth_frame_build (rds_eth_frame_build6 for an IPv6 template) from
- * a template: the same frame byte for byte, without its checks, which
- * the caller's frames pass by construction (the driver's own). */
+/* rds_eth_frame_build from a template: the same frame byte for byte,
+ * without its checks, which the caller's frames pass by construction
+ * (the driver's own). */
 void rds_eth_frame_build_tmpl(struct rte_mbuf *m, const struct rds_eth_tmpl *t,
 			      const struct rds_eth_frame *f);
 
@@ -215,25 +162,10 @@ void rds_eth_frame_build_tmpl(struct rte_mbuf *m, const struct rds_eth_tmpl *t,
  * refused (RDS_ETH_DROP_SHORT) unless linearised by the caller first.
  * The IPv4 checksum is verified in software unless m->ol_flags says
  * RTE_MBUF_F_RX_IP_CKSUM_GOOD (or _NONE); _BAD is RDS_ETH_DROP_IP.
- * Bytes after the IPv4 total length (Ethernet padding) are ignored.
- * An IPv6 frame is RDS_ETH_DROP_NOT_OURS here (rds_eth_frame_parse6):
- * the IPv4 path, inlined into the receiver, stays as short as it was. */
+ * Bytes after the IPv4 total length (Ethernet padding) are ignored. */
 enum rds_eth_drop rds_eth_frame_parse(const struct rte_mbuf *m,
 				      uint16_t udp_port,
 				      struct rds_eth_frame *f);
-
-/* The same for an IPv6 frame (ethertype 0x86dd; anything else is
- * RDS_ETH_DROP_NOT_OURS), with next header UDP (no extension headers;
- * another next header, ICMPv6 for neighbour discovery among them, is
- * RDS_ETH_DROP_NOT_OURS), a unicast source (else RDS_ETH_DROP_IP), a
- * payload length within the frame (else RDS_ETH_DROP_SHORT) that is the
- * UDP length (else RDS_ETH_DROP_LEN); the UDP checksum is not checked,
- * 0 or not. Accepted: f as rds_eth_frame_parse fills it, with
- * RDS_ETH_FF_V6 in f->flags, the addresses in f->src6 and f->dst6, and
- * f->src_ip and f->dst_ip 0. */
-enum rds_eth_drop rds_eth_frame_parse6(const struct rte_mbuf *m,
-				       uint16_t udp_port,
-				       struct rds_eth_frame *f);
 
 /* The same for a frame that rds_eth_frame_parse accepted before and
  * that nothing changed since (the receiver's out-of-order frames, kept
@@ -244,12 +176,7 @@ enum rds_eth_drop rds_eth_frame_reparse(const struct rte_mbuf *m,
 					uint16_t udp_port,
 					struct rds_eth_frame *f);
 
-/* rds_eth_frame_reparse for an IPv6 frame. */
-enum rds_eth_drop rds_eth_frame_reparse6(const struct rte_mbuf *m,
-					 uint16_t udp_port,
-					 struct rds_eth_frame *f);
-
-/* The same on a flat buffer, either family (the fuzz target uses it). */
+/* The same on a flat buffer (the fuzz target uses it). */
 enum rds_eth_drop rds_eth_frame_parse_buf(const uint8_t *p, uint32_t len,
 					  uint16_t udp_port,
 					  struct rds_eth_frame *f);
@@ -310,8 +237,6 @@ int rds_eth_crc_impl_set(enum rds_eth_crc_impl impl, bool table);
 
 /* Is m an ARP frame? (ethertype), for rds_eth_arp_input. */
 bool rds_eth_is_arp(const struct rte_mbuf *m);
-/* Is m an IPv6 frame? (ethertype), for rds_eth_nd_input. */
-bool rds_eth_is_ipv6(const struct rte_mbuf *m);
 
 
 #endif /* RDS_ETH_WIRE_H */
