@@ -30,6 +30,14 @@
  * turn (10.254.0.1 .. 10.254.0.P, one socket each: P connections, all
  * busy) and the loop is bench_loop_peers(): the cost per message of
  * spreading the traffic over many connections.
+ *
+ * With --idle-conns it also prints what an idle connection costs
+ * (idle_conn_bytes): the heap growth, libc plus DPDK, from before the
+ * 64 connections carried their one message each to after they went
+ * idle again (every message received, every ACK sent), over 64; the
+ * buffer pools grown first by as many messages between the measured
+ * pair (warm_bufs), so that their growth is not counted as the
+ * connections'.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -201,6 +209,32 @@ idle_conns(int *socks)
 		rte_rds_engine_poll(0);
 }
 
+/* As many messages as idle_conns() sends, between the measured pair, so
+ * that the buffer pools have grown for them before idle_conns() is
+ * measured: its heap growth is then the connections'. */
+static void
+warm_bufs(int a, int b)
+{
+	struct sockaddr_in to = sin_of(IP_B, PORT_B);
+	uint8_t buf[16] = { 0 };
+	unsigned int i, got = 0, polls;
+
+	for (i = 0; i < NB_IDLE_ADDRS * NB_IDLE_ADDRS; i++)
+		if (rte_rds_sendto(a, buf, sizeof(buf), 0,
+				   (struct sockaddr *)&to, sizeof(to)) < 0)
+			die("warm: send");
+	for (polls = 0; got < i && polls < 1000000; polls++) {
+		rte_rds_engine_poll(0);
+		while (rte_rds_recvfrom(b, buf, sizeof(buf), MSG_DONTWAIT,
+					NULL, NULL) >= 0)
+			got++;
+	}
+	if (got != i)
+		die("warm: messages lost");
+	for (polls = 0; polls < 20000; polls++)
+		rte_rds_engine_poll(0);
+}
+
 static int
 cmp_u64(const void *x, const void *y)
 {
@@ -227,8 +261,8 @@ main(int argc, char **argv)
 	uint64_t *ns, *fns;
 	uint8_t *buf, *msg;
 	struct rte_ring *ring;
-	struct rds_test_mem m0, m1;
-	double per;
+	struct rds_test_mem m0, m1, m2 = { 0, 0 }, m3 = { 0, 0 };
+	double per, per_conn = 0.0;
 	struct sockaddr_in to = sin_of(IP_B, PORT_B);
 	int socks[2 * NB_IDLE_ADDRS];
 	int peer_socks[MAX_PEERS];
@@ -310,7 +344,13 @@ main(int argc, char **argv)
 				 i / NB_IDLE_ADDRS, i % NB_IDLE_ADDRS + 1);
 			socks[i] = sock_on(ip, 5000);
 		}
+		warm_bufs(a, b);
+		m2 = rds_test_mem_now();
 		idle_conns(socks);
+		m3 = rds_test_mem_now();
+		per_conn = ((double)m3.libc - (double)m2.libc +
+			    (double)m3.dpdk - (double)m2.dpdk) /
+			   (NB_IDLE_ADDRS * NB_IDLE_ADDRS);
 	}
 	if (runs == 0)
 		runs = 1;
@@ -371,12 +411,16 @@ main(int argc, char **argv)
 	       ", \"floor_ns_per_msg_median\": %.1f"
 	       ", \"floor_ns_per_msg_min\": %.1f"
 	       ", \"idle_sock_bytes\": %.1f, \"idle_libc_bytes\": %.0f"
-	       ", \"idle_dpdk_bytes\": %.0f}\n",
+	       ", \"idle_dpdk_bytes\": %.0f, \"idle_conn_bytes\": %.1f"
+	       ", \"idle_conn_libc_bytes\": %.0f"
+	       ", \"idle_conn_dpdk_bytes\": %.0f}\n",
 	       n, k, conns ? NB_IDLE_ADDRS * NB_IDLE_ADDRS : 0, np, size, runs,
 	       (double)ns[runs / 2] / (double)n, (double)ns[0] / (double)n,
 	       (double)fns[runs / 2] / 1000.0, (double)fns[0] / 1000.0,
 	       per, (double)m1.libc - (double)m0.libc,
-	       (double)m1.dpdk - (double)m0.dpdk);
+	       (double)m1.dpdk - (double)m0.dpdk, per_conn,
+	       conns ? (double)m3.libc - (double)m2.libc : 0.0,
+	       conns ? (double)m3.dpdk - (double)m2.dpdk : 0.0);
 	rte_ring_free(ring);
 	free(msg - 2048);
 	free(buf);
