@@ -5,9 +5,12 @@
  * a struct in6_addr turned back into a sockaddr_in6. The rules are those
  * of net/rds bind.c, af_rds.c and send.c: a v4-mapped name is an IPv4
  * address (with the IPv4 checks), any other name must be unicast, and a
- * link-local one needs its scope (the interface index).
+ * link-local one needs its scope (the interface index). And the
+ * interface of a link-local local address (rds_addr_ifindex).
  */
 #include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 
 #include "rds_private.h"
@@ -63,4 +66,27 @@ rds_addr_name6(struct sockaddr_in6 *sin6, const struct in6_addr *a,
 	sin6->sin6_port = htons(port);
 	sin6->sin6_addr = *a;
 	sin6->sin6_scope_id = scope;
+}
+
+uint32_t
+rds_addr_ifindex(const struct in6_addr *a, const char *ifname)
+{
+	struct ifaddrs *ifa, *i;
+	uint32_t idx = 0;
+
+	if (ifname != NULL && ifname[0] != '\0')
+		return if_nametoindex(ifname);
+	if (getifaddrs(&ifa) != 0)
+		return 0;
+	for (i = ifa; i != NULL && idx == 0; i = i->ifa_next) {
+		const struct sockaddr_in6 *s6 =
+			(const struct sockaddr_in6 *)i->ifa_addr;
+
+		if (s6 == NULL || s6->sin6_family != AF_INET6 ||
+		    !rds_addr_eq(&s6->sin6_addr, a))
+			continue;
+		idx = if_nametoindex(i->ifa_name);
+	}
+	freeifaddrs(ifa);
+	return idx;
 }

@@ -69,6 +69,11 @@ int rds_addr_from_sin6(const struct sockaddr *sa, socklen_t len, int bad,
 bool rds_addr_v6_ok(const struct in6_addr *a);
 void rds_addr_name6(struct sockaddr_in6 *sin6, const struct in6_addr *a,
 		    uint16_t port, uint32_t scope);
+/* The interface of a link-local local address, for a transport that uses
+ * it on one (tcp, ib: sin6_scope_id): the one ifname names (its index,
+ * 0 if none), else the first holding the address (getifaddrs, as the
+ * kernel's __rds_find_ifindex); 0 when none does. */
+uint32_t rds_addr_ifindex(const struct in6_addr *a, const char *ifname);
 
 /* ------------------------------------------------------------------ */
 /* Local addresses and congestion maps. */
@@ -104,6 +109,11 @@ struct rds_laddr {
 	char args[RTE_RDS_ARGSIZE];	/* driver options, key=value,... */
 	struct rds_cong_map *cong;	/* this address's own map */
 	void *tp;			/* transport private */
+	/* A link-local IPv6 address's interface index, set by the
+	 * transport's laddr_check when it uses the address on one
+	 * interface (tcp, ib): a bind with another scope is EADDRNOTAVAIL,
+	 * as net/rds's laddr_check(net, addr, scope_id). 0: any scope. */
+	uint32_t ifindex;
 	/* Bound sockets: a page of 256 per port >> 8, made on demand. */
 	rte_spinlock_t bind_lock;
 	struct rds_sock **ports[RDS_NB_PORTS / 256];

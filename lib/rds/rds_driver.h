@@ -43,8 +43,8 @@
  * bound what is outstanding). One acknowledgement stream per
  * connection. */
 #define RDS_TRANS_F_ACKS 0x8
-/* Serves IPv6 local addresses (loop only so far: the others are refused
- * at rte_rds_init(), EAFNOSUPPORT). */
+/* Serves IPv6 local addresses (a transport without it has an IPv6
+ * address refused at rte_rds_init(), EAFNOSUPPORT). */
 #define RDS_TRANS_F_IPV6 0x10
 /* The wire is our own, not the kernel's: congestion maps go as sparse
  * updates (rds_addr.h, RDS_CONG_DELTA_*): a connection's first map lists
@@ -62,7 +62,9 @@ struct rds_transport {
 	/* Library set-up and tear-down (optional). 0 or -errno. */
 	int (*init)(const struct rte_rds_conf *conf);
 	void (*fini)(void);
-	/* Can this transport serve local address la? 0 or -errno. */
+	/* Can this transport serve local address la? 0 or -errno. It may
+	 * set la->tp and, for a link-local IPv6 address it uses on one
+	 * interface, la->ifindex (binds with another scope then fail). */
 	int (*laddr_check)(struct rds_laddr *la);
 	/* Per-engine state (optional). 0 or -errno. */
 	int (*engine_init)(struct rds_engine *e);

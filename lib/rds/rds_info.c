@@ -141,6 +141,14 @@ rds_info_engine_fill(struct rds_engine *e, struct rds_info_req *r)
 	if (r->name == RDS_INFO_NONE)
 		return;
 	TAILQ_FOREACH(c, &e->conns, link) {
+		/* The IPv4 names skip IPv6 connections (connection.c
+		 * rds_conn_info_visitor, rds_conn_message_info_cmn: c_isv6);
+		 * the RDS6 ones have every connection, IPv4 v4-mapped. */
+		if (!rds_addr_is_v4(&c->key.laddr) &&
+		    (r->name == RDS_INFO_CONNECTIONS ||
+		     r->name == RDS_INFO_SEND_MESSAGES ||
+		     r->name == RDS_INFO_RETRANS_MESSAGES))
+			continue;
 		switch (r->name) {
 		case RDS_INFO_CONNECTIONS:
 		case RDS6_INFO_CONNECTIONS:

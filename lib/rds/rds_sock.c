@@ -283,7 +283,11 @@ rte_rds_bind(int s, const struct sockaddr *addr, socklen_t addrlen)
 		goto out;
 	}
 	la = rds_laddr_find(&a);
-	if (la == NULL) {
+	/* A link-local address is on its own link only (the transports'
+	 * laddr_check with the scope: rds_tcp_laddr_check,
+	 * rds_ib_laddr_check). */
+	if (la == NULL || (scope != 0 && la->ifindex != 0 &&
+			   scope != la->ifindex)) {
 		ret = -EADDRNOTAVAIL;
 		goto out;
 	}

@@ -42,7 +42,7 @@ struct rds_stream {
 	struct rds_stream_conf c;
 	unsigned int n;
 	int s[NSOCK];
-	struct sockaddr_in addr[NSOCK];
+	union rds_test_addr addr[NSOCK];
 	struct tx_state tx[NSOCK];
 	uint64_t rx_next[NSOCK][NSOCK];	/* [src][dst] expected sequence */
 	uint64_t rx_expect[NSOCK][NSOCK]; /* [src][dst] messages in all */
@@ -207,7 +207,7 @@ rds_stream_new(const struct rds_stream_conf *c)
 		rng = tx->rng;
 		for (k = 0; k < tx->to_send; k++)
 			st->rx_expect[i][pick_dst(st, i, &rng)]++;
-		st->addr[i] = rds_test_sin(c->ip[i], c->port[i]);
+		st->addr[i] = rds_test_addr(c->ip[i], c->port[i]);
 		if (!is_local(st, i))
 			continue;
 		tx->buf = malloc(st->rxcap);
@@ -246,8 +246,8 @@ stream_send(struct rds_stream *st, unsigned int i, unsigned int burst)
 				  tx->plen);
 			tx->pending = true;
 		}
-		r = rds_test_send(st->s[i], tx->buf, tx->plen,
-				  &st->addr[tx->pdst], MSG_DONTWAIT);
+		r = rds_test_send_to(st->s[i], tx->buf, tx->plen,
+				     &st->addr[tx->pdst], MSG_DONTWAIT);
 		if (r < 0) {
 			if (rte_errno == EAGAIN) {
 				st->eagain++;
@@ -281,12 +281,12 @@ stream_send(struct rds_stream *st, unsigned int i, unsigned int burst)
 }
 
 static int
-sock_index(const struct rds_stream *st, const struct sockaddr_in *from)
+sock_index(const struct rds_stream *st, const union rds_test_addr *from)
 {
 	unsigned int i;
 
 	for (i = 0; i < st->n; i++)
-		if (rds_test_sin_eq(&st->addr[i], from))
+		if (rds_test_addr_eq(&st->addr[i], from))
 			return (int)i;
 	return -1;
 }
@@ -309,19 +309,20 @@ pair_new_gen(struct rds_stream *st, unsigned int i, unsigned int j,
 
 /* Check one received message on socket j. */
 static void
-stream_check(struct rds_stream *st, unsigned int j, const struct sockaddr_in *from,
+stream_check(struct rds_stream *st, unsigned int j,
+	     const union rds_test_addr *from,
 	     ssize_t r, int mflags)
 {
 	struct msg_hdr want, got;
 	uint64_t seq;
 	uint32_t len, gen, mask = (1u << GEN_SHIFT) - 1;
-	char a[48];
+	char a[80];
 	int i;
 
 	i = sock_index(st, from);
 	if (i < 0) {
 		printf("  FAIL: socket %u got %zd bytes from unknown %s\n", j,
-		       r, rds_test_sin_str(from, a, sizeof(a)));
+		       r, rds_test_addr_str(from, a, sizeof(a)));
 		st->failed = true;
 		return;
 	}
@@ -416,14 +417,14 @@ stream_check(struct rds_stream *st, unsigned int j, const struct sockaddr_in *fr
 static unsigned int
 stream_recv(struct rds_stream *st, unsigned int j)
 {
-	struct sockaddr_in from;
+	union rds_test_addr from;
 	unsigned int n = 0;
 	int mflags = 0;
 	ssize_t r;
 
 	while (n < RECV_BATCH && !st->failed) {
-		r = rds_test_recv(st->s[j], st->rxbuf, st->rxcap, &from,
-				  MSG_DONTWAIT, &mflags);
+		r = rds_test_recv_from(st->s[j], st->rxbuf, st->rxcap, &from,
+				       MSG_DONTWAIT, &mflags);
 		if (r < 0) {
 			if (rte_errno == EAGAIN)
 				break;
@@ -521,7 +522,7 @@ rds_stream_run(struct rds_stream *st, const char *what)
 static bool
 stream_nothing(struct rds_stream *st)
 {
-	struct sockaddr_in from;
+	union rds_test_addr from;
 	unsigned int i;
 	int mflags;
 	ssize_t r;
@@ -529,14 +530,14 @@ stream_nothing(struct rds_stream *st)
 	for (i = 0; i < st->n; i++) {
 		if (!is_local(st, i))
 			continue;
-		r = rds_test_recv(st->s[i], st->rxbuf, st->rxcap, &from,
-				  MSG_DONTWAIT, &mflags);
+		r = rds_test_recv_from(st->s[i], st->rxbuf, st->rxcap, &from,
+				       MSG_DONTWAIT, &mflags);
 		if (r >= 0) {
-			char a[48];
+			char a[80];
 
 			printf("  FAIL: extra message of %zd bytes on socket "
 			       "%u from %s after the stream\n", r, i,
-			       rds_test_sin_str(&from, a, sizeof(a)));
+			       rds_test_addr_str(&from, a, sizeof(a)));
 			st->failed = true;
 			return false;
 		}

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <net/if.h>
 #include <sys/uio.h>
 
 #include <CUnit/Basic.h>
@@ -431,6 +432,12 @@ rds_test_kick(void)
 	return work;
 }
 
+unsigned int
+rds_test_inline_engines(void)
+{
+	return nb_inline;
+}
+
 void
 rds_test_kick_n(unsigned int n)
 {
@@ -473,225 +480,4 @@ rds_test_stats_print(const char *prefix, const struct rte_rds_stats *st)
 		       name != NULL ? name : "?", v[i]);
 	}
 	printf("\n");
-}
-
-/* ------------------------------------------------------------------ */
-/* Sockets */
-
-struct sockaddr_in
-rds_test_sin(const char *ip, uint16_t port)
-{
-	struct sockaddr_in sin;
-
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_port = htons(port);
-	if (inet_pton(AF_INET, ip, &sin.sin_addr) != 1)
-		sin.sin_addr.s_addr = htonl(INADDR_NONE);
-	return sin;
-}
-
-bool
-rds_test_sin_eq(const struct sockaddr_in *a, const struct sockaddr_in *b)
-{
-	return a->sin_family == b->sin_family &&
-	       a->sin_addr.s_addr == b->sin_addr.s_addr &&
-	       a->sin_port == b->sin_port;
-}
-
-const char *
-rds_test_sin_str(const struct sockaddr_in *a, char *buf, size_t size)
-{
-	char ip[INET_ADDRSTRLEN];
-
-	if (inet_ntop(AF_INET, &a->sin_addr, ip, sizeof(ip)) == NULL)
-		snprintf(ip, sizeof(ip), "?");
-	snprintf(buf, size, "%s:%u%s", ip, ntohs(a->sin_port),
-		 a->sin_family == AF_INET ? "" : "(!AF_INET)");
-	return buf;
-}
-
-int
-rds_test_socket(const char *ip, uint16_t port, int sndbuf, int rcvbuf)
-{
-	return rds_test_socket_trans(ip, port, sndbuf, rcvbuf, -1);
-}
-
-int
-rds_test_socket_trans(const char *ip, uint16_t port, int sndbuf, int rcvbuf,
-		      int trans)
-{
-	struct sockaddr_in sin = rds_test_sin(ip, port);
-	int s, err;
-
-	s = rte_rds_socket();
-	if (s < 0) {
-		printf("rte_rds_socket: %s\n", rte_strerror(rte_errno));
-		return -1;
-	}
-	if (trans >= 0 &&
-	    rte_rds_setsockopt(s, SOL_RDS, SO_RDS_TRANSPORT, &trans,
-			       sizeof(trans)) != 0) {
-		printf("SO_RDS_TRANSPORT %d: %s\n", trans,
-		       rte_strerror(rte_errno));
-		goto fail;
-	}
-	if (sndbuf > 0 &&
-	    rte_rds_setsockopt(s, SOL_SOCKET, SO_SNDBUF, &sndbuf,
-			       sizeof(sndbuf)) != 0) {
-		printf("SO_SNDBUF %d: %s\n", sndbuf, rte_strerror(rte_errno));
-		goto fail;
-	}
-	if (rcvbuf > 0 &&
-	    rte_rds_setsockopt(s, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
-			       sizeof(rcvbuf)) != 0) {
-		printf("SO_RCVBUF %d: %s\n", rcvbuf, rte_strerror(rte_errno));
-		goto fail;
-	}
-	if (rte_rds_bind(s, (const struct sockaddr *)&sin, sizeof(sin)) != 0) {
-		printf("rte_rds_bind(%s:%u): %s\n", ip, port,
-		       rte_strerror(rte_errno));
-		goto fail;
-	}
-	return s;
-fail:
-	err = rte_errno;
-	rte_rds_close(s);
-	rte_errno = err;
-	return -1;
-}
-
-/* sendmsg of one iovec to *to, with ctl of clen bytes (none if 0). */
-static ssize_t
-send_one(int s, const void *buf, size_t len, const struct sockaddr_in *to,
-	 void *ctl, size_t clen, int flags)
-{
-	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf,
-			     .iov_len = len };
-	struct msghdr mh;
-
-	memset(&mh, 0, sizeof(mh));
-	mh.msg_name = (void *)(uintptr_t)to;
-	mh.msg_namelen = to != NULL ? sizeof(*to) : 0;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = clen > 0 ? ctl : NULL;
-	mh.msg_controllen = clen;
-	return rte_rds_sendmsg(s, &mh, flags);
-}
-
-ssize_t
-rds_test_send(int s, const void *buf, size_t len,
-	      const struct sockaddr_in *to, int flags)
-{
-	return send_one(s, buf, len, to, NULL, 0, flags);
-}
-
-ssize_t
-rds_test_send_cmsg(int s, const void *buf, size_t len,
-		   const struct sockaddr_in *to, int level, int type,
-		   const void *data, size_t dlen, int flags)
-{
-	union {
-		struct cmsghdr h;
-		uint8_t b[CMSG_SPACE(RDS_TEST_CMSG_MAX)];
-	} cbuf;
-	struct msghdr mh;
-	struct cmsghdr *cm;
-
-	if (dlen > RDS_TEST_CMSG_MAX) {
-		rte_errno = EINVAL;
-		errno = EINVAL;
-		return -1;
-	}
-	memset(&cbuf, 0, sizeof(cbuf));
-	memset(&mh, 0, sizeof(mh));
-	mh.msg_control = cbuf.b;
-	mh.msg_controllen = CMSG_SPACE(dlen);
-	cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = level;
-	cm->cmsg_type = type;
-	cm->cmsg_len = CMSG_LEN(dlen);
-	if (data != NULL && dlen > 0)
-		memcpy(CMSG_DATA(cm), data, dlen);
-	return send_one(s, buf, len, to, cbuf.b, CMSG_SPACE(dlen), flags);
-}
-
-ssize_t
-rds_test_recv(int s, void *buf, size_t len, struct sockaddr_in *from,
-	      int flags, int *msg_flags)
-{
-	return rds_test_recv_ctl(s, buf, len, from, flags, NULL, NULL,
-				 msg_flags);
-}
-
-ssize_t
-rds_test_recv_ctl(int s, void *buf, size_t len, struct sockaddr_in *from,
-		  int flags, void *ctl, size_t *clen, int *msg_flags)
-{
-	struct iovec iov = { .iov_base = buf, .iov_len = len };
-	struct sockaddr_in sin;
-	struct msghdr mh;
-	ssize_t r;
-
-	memset(&sin, 0, sizeof(sin));
-	memset(&mh, 0, sizeof(mh));
-	mh.msg_name = &sin;
-	mh.msg_namelen = sizeof(sin);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	if (clen != NULL && *clen > 0) {
-		mh.msg_control = ctl;
-		mh.msg_controllen = *clen;
-	}
-	r = rte_rds_recvmsg(s, &mh, flags);
-	if (r >= 0) {
-		if (from != NULL)
-			*from = sin;
-		if (msg_flags != NULL)
-			*msg_flags = mh.msg_flags;
-		if (clen != NULL)
-			*clen = mh.msg_controllen;
-	}
-	return r;
-}
-
-ssize_t
-rds_test_wait_msg(int s, void *buf, size_t len, struct sockaddr_in *from,
-		  unsigned int timeout_ms)
-{
-	return rds_test_wait_msg_ctl(s, buf, len, from, NULL, NULL,
-				     timeout_ms);
-}
-
-ssize_t
-rds_test_wait_msg_ctl(int s, void *buf, size_t len, struct sockaddr_in *from,
-		      void *ctl, size_t *clen, unsigned int timeout_ms)
-{
-	uint64_t t0 = rds_test_now_ns();
-	uint64_t limit = (uint64_t)timeout_ms * 1000000ULL, spent;
-	struct rte_rds_pollfd p = { .sock = s, .events = POLLIN };
-	ssize_t r;
-
-	for (;;) {
-		r = rds_test_recv_ctl(s, buf, len, from, MSG_DONTWAIT, ctl,
-				      clen, NULL);
-		if (r >= 0 || rte_errno != EAGAIN)
-			return r;
-		spent = rds_test_now_ns() - t0;
-		if (spent >= limit)
-			break;
-		if (nb_inline > 0) {
-			rds_test_kick();
-		} else {
-			p.revents = 0;
-			/* At most 10 ms a wait: the deadline stays close. */
-			rte_rds_poll(&p, 1, RTE_MIN(10,
-				(int)((limit - spent) / 1000000ULL) + 1));
-		}
-	}
-	printf("  TIMEOUT: no message on socket %d in %u ms\n", s, timeout_ms);
-	rte_errno = ETIMEDOUT;
-	errno = ETIMEDOUT;
-	return -1;
 }

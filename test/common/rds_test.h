@@ -119,6 +119,9 @@ bool rds_test_lib_up(void);
  */
 int rds_test_kick(void);
 
+/* Inline engines rds_test_kick() drives (0: none). */
+unsigned int rds_test_inline_engines(void);
+
 /* Poll inline engines n times (yield when none is inline). */
 void rds_test_kick_n(unsigned int n);
 
@@ -144,8 +147,29 @@ bool rds_test_sin_eq(const struct sockaddr_in *a, const struct sockaddr_in *b);
 const char *rds_test_sin_str(const struct sockaddr_in *a, char *buf,
 			     size_t size);
 
+/* An IPv4 or an IPv6 socket name. */
+union rds_test_addr {
+	struct sockaddr sa;
+	struct sockaddr_in in;
+	struct sockaddr_in6 in6;
+};
+
+/* The name of ip (dotted IPv4, or IPv6 with an optional "%SCOPE", an
+ * interface name or index) and a host-order port; family AF_UNSPEC when
+ * ip is neither. */
+union rds_test_addr rds_test_addr(const char *ip, uint16_t port);
+/* Its length (sockaddr_in or sockaddr_in6). */
+socklen_t rds_test_addr_len(const union rds_test_addr *a);
+/* Same family, address and port (the IPv6 scope aside)? */
+bool rds_test_addr_eq(const union rds_test_addr *a,
+		      const union rds_test_addr *b);
+/* "a.b.c.d:port" or "[v6%scope]:port" into buf (at least 64 bytes). */
+const char *rds_test_addr_str(const union rds_test_addr *a, char *buf,
+			      size_t size);
+
 /*
- * Create a socket, set SO_SNDBUF/SO_RCVBUF when > 0, bind it to ip:port.
+ * Create a socket, set SO_SNDBUF/SO_RCVBUF when > 0, bind it to ip:port
+ * (ip as rds_test_addr() takes it).
  * Returns the handle or -1 (with a message printed, rte_errno set).
  */
 int rds_test_socket(const char *ip, uint16_t port, int sndbuf, int rcvbuf);
@@ -165,6 +189,18 @@ struct sockaddr_in rds_test_sock_name(int s);
 /* sendmsg with one iovec to *to. */
 ssize_t rds_test_send(int s, const void *buf, size_t len,
 		      const struct sockaddr_in *to, int flags);
+
+/* The same to a name of either family. */
+ssize_t rds_test_send_to(int s, const void *buf, size_t len,
+			 const union rds_test_addr *to, int flags);
+/* rds_test_recv() of a name of either family. */
+ssize_t rds_test_recv_from(int s, void *buf, size_t len,
+			   union rds_test_addr *from, int flags,
+			   int *msg_flags);
+/* rds_test_wait_msg() of a name of either family. */
+ssize_t rds_test_wait_msg_from(int s, void *buf, size_t len,
+			       union rds_test_addr *from,
+			       unsigned int timeout_ms);
 
 /* Most data rds_test_send_cmsg() carries in its control message. */
 #define RDS_TEST_CMSG_MAX 256

@@ -1,13 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# gid-index.sh DEV IPV4 - print the RoCE v2 GID index of IPV4 on rdma device
-# DEV (port 1), for perftest -x / ibv_*_pingpong -g. Use inside the rxe VM.
+# gid-index.sh DEV IP - print the RoCE v2 GID index of IP (IPv4, or IPv6:
+# its GID is the address itself) on rdma device DEV (port 1), for perftest
+# -x / ibv_*_pingpong -g. Use inside the rxe VM.
 # init exports RDS_VM_GID_INDEX for rxe0's own address; this is for others
 # (e.g. a second address added with "ip addr add").
 #   gid-index.sh rxe0 10.0.2.15   ->  1
-dev=${1:?usage: gid-index.sh DEV IPV4}
-ip=${2:?usage: gid-index.sh DEV IPV4}
+dev=${1:?usage: gid-index.sh DEV IP}
+ip=${2:?usage: gid-index.sh DEV IP}
 # IPv4 address -> its IPv4-mapped GID as sysfs prints it
 mapped_gid() (
 	IFS=.
@@ -15,7 +16,11 @@ mapped_gid() (
 	set -- $1
 	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$1" "$2" "$3" "$4"
 )
-want=$(mapped_gid "$ip")
+case $ip in
+*:*) want=$(python3 -c 'import ipaddress, sys
+print(ipaddress.IPv6Address(sys.argv[1]).exploded)' "$ip") || exit 1 ;;
+*) want=$(mapped_gid "$ip") ;;
+esac
 port=/sys/class/infiniband/$dev/ports/1
 # in index order, with the shell's own read: a GID table has hundreds of
 # entries and forks are slow in the VM

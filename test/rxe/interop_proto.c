@@ -127,20 +127,101 @@ interop_sha_final(struct interop_sha *s)
 }
 
 const char *
-interop_addr_str(const struct sockaddr_in *sin, char *buf, size_t len)
+interop_addr_str(const union interop_addr *a, char *buf, size_t len)
 {
-	char ip[INET_ADDRSTRLEN];
+	char ip[INET6_ADDRSTRLEN];
 
-	inet_ntop(AF_INET, &sin->sin_addr, ip, sizeof(ip));
-	snprintf(buf, len, "%s:%u", ip, ntohs(sin->sin_port));
+	if (interop_addr_v6(a)) {
+		inet_ntop(AF_INET6, &a->in6.sin6_addr, ip, sizeof(ip));
+		if (a->in6.sin6_scope_id != 0)
+			snprintf(buf, len, "[%s%%%u]:%u", ip,
+				 a->in6.sin6_scope_id,
+				 ntohs(a->in6.sin6_port));
+		else
+			snprintf(buf, len, "[%s]:%u", ip,
+				 ntohs(a->in6.sin6_port));
+		return buf;
+	}
+	inet_ntop(AF_INET, &a->in.sin_addr, ip, sizeof(ip));
+	snprintf(buf, len, "%s:%u", ip, ntohs(a->in.sin_port));
 	return buf;
+}
+
+int
+interop_parse_addr(const char *arg, uint16_t port, union interop_addr *a)
+{
+	char ip[INET6_ADDRSTRLEN + IF_NAMESIZE + 2], *pct, *end;
+	const char *p = arg, *portp = NULL, *close;
+	unsigned long pn = port, idx;
+	size_t l;
+
+	memset(a, 0, sizeof(*a));
+	if (*p == '[') {
+		close = strchr(p, ']');
+		if (close == NULL)
+			return -1;
+		l = (size_t)(close - p - 1);
+		p++;
+		if (close[1] == ':')
+			portp = close + 2;
+		else if (close[1] != '\0')
+			return -1;
+	} else if (strchr(p, ':') != NULL &&
+		   strchr(p, ':') == strrchr(p, ':')) {
+		/* One colon: IPv4 and a port. */
+		portp = strchr(p, ':') + 1;
+		l = (size_t)(portp - 1 - p);
+	} else {
+		l = strlen(p);
+	}
+	if (l >= sizeof(ip))
+		return -1;
+	memcpy(ip, p, l);
+	ip[l] = '\0';
+	if (portp != NULL) {
+		pn = strtoul(portp, &end, 10);
+		if (*end != '\0' || pn == 0 || pn > 65535)
+			return -1;
+	}
+	if (inet_pton(AF_INET, ip, &a->in.sin_addr) == 1) {
+		a->in.sin_family = AF_INET;
+		a->in.sin_port = htons((uint16_t)pn);
+		return 0;
+	}
+	pct = strchr(ip, '%');
+	if (pct != NULL)
+		*pct++ = '\0';
+	if (inet_pton(AF_INET6, ip, &a->in6.sin6_addr) != 1)
+		return -1;
+	a->in6.sin6_family = AF_INET6;
+	a->in6.sin6_port = htons((uint16_t)pn);
+	if (pct != NULL) {
+		idx = strtoul(pct, &end, 10);
+		a->in6.sin6_scope_id = (*end == '\0' && end != pct) ?
+			(uint32_t)idx : if_nametoindex(pct);
+		if (a->in6.sin6_scope_id == 0)
+			return -1;
+	}
+	return 0;
+}
+
+void
+interop_addr_in6(const union interop_addr *a, struct in6_addr *out)
+{
+	if (interop_addr_v6(a)) {
+		*out = a->in6.sin6_addr;
+		return;
+	}
+	memset(out, 0, sizeof(*out));
+	out->s6_addr[10] = out->s6_addr[11] = 0xff;
+	memcpy(&out->s6_addr[12], &a->in.sin_addr, 4);
 }
 
 /* The pieces of the loops of interop_run() and of the fan-in. */
 
 long
 interop_recv_one(const char *nm, const struct interop_ops *ops, uint8_t *buf,
-		 struct sockaddr_in *from, bool *trunc)
+		 union interop_addr *from, bool *trunc)
 {
 	long r;
 
@@ -156,7 +237,7 @@ interop_recv_one(const char *nm, const struct interop_ops *ops, uint8_t *buf,
 
 int
 interop_try_send(const char *nm, const char *label,
-		 const struct interop_ops *ops, const struct sockaddr_in *to,
+		 const struct interop_ops *ops, const union interop_addr *to,
 		 const uint8_t *buf, uint32_t size, uint32_t idx,
 		 double elapsed, struct interop_backoff *b)
 {
@@ -232,12 +313,14 @@ interop_run(const struct interop_args *a, const struct interop_ops *ops)
 	uint64_t tx_bytes = 0, rx_bytes = 0;
 	struct interop_backoff bo = { 0, 0, 0 };
 	double t0 = interop_now(), t_first_rx = 0, t_last_note = t0, t;
-	char peer_s[INET_ADDRSTRLEN];
+	char peer_s[80];
 	uint32_t rx_count_at_note = 0;
+	struct in6_addr self6, peer6;
 
-	inet_ntop(AF_INET, &a->peer.sin_addr, peer_s, sizeof(peer_s));
-	dtx = ntohl(a->self.sin_addr.s_addr) < ntohl(a->peer.sin_addr.s_addr)
-	      ? 0 : 1;
+	interop_addr_str(&a->peer, peer_s, sizeof(peer_s));
+	interop_addr_in6(&a->self, &self6);
+	interop_addr_in6(&a->peer, &peer6);
+	dtx = memcmp(&self6, &peer6, sizeof(self6)) < 0 ? 0 : 1;
 	drx = 1 - dtx;
 	txbuf = malloc(INTEROP_MAX_SIZE);
 	rxbuf = malloc(INTEROP_MAX_SIZE + 64);
@@ -247,9 +330,8 @@ interop_run(const struct interop_args *a, const struct interop_ops *ops)
 		printf("%s: FAIL: out of memory\n", nm);
 		return 1;
 	}
-	printf("%s: exchange with %s:%u: %u messages each way, tx direction "
-	       "%u, timeout %.0f s%s\n", nm, peer_s, ntohs(a->peer.sin_port),
-	       n, dtx, a->timeout_s, a->wait_first ?
+	printf("%s: exchange with %s: %u messages each way, tx direction "
+	       "%u, timeout %.0f s%s\n", nm, peer_s, n, dtx, a->timeout_s, a->wait_first ?
 	       ", sending only once the peer's first message is in" : "");
 	fflush(stdout);
 
@@ -295,7 +377,7 @@ interop_run(const struct interop_args *a, const struct interop_ops *ops)
 		}
 		/* receive everything queued */
 		for (;;) {
-			struct sockaddr_in from;
+			union interop_addr from;
 			bool trunc;
 			uint32_t wsz;
 			long r;
@@ -309,7 +391,7 @@ interop_run(const struct interop_args *a, const struct interop_ops *ops)
 			}
 			work++;
 			if (!interop_same_addr(&from, &a->peer)) {
-				char f[32];
+				char f[80];
 
 				printf("%s: FAIL: message from %s, not from the "
 				       "peer\n", nm,
@@ -384,7 +466,7 @@ interop_run(const struct interop_args *a, const struct interop_ops *ops)
 		long q = -1, u = -1;
 
 		for (;;) {
-			struct sockaddr_in from;
+			union interop_addr from;
 			bool trunc;
 			long r;
 

@@ -15,8 +15,9 @@
  * Message i of direction d has a deterministic size (interop_size()) and
  * content (interop_fill()): a splitmix64 byte stream keyed by (d, i), with
  * i (little endian) in the first 8 bytes when the size is at least 8.
- * Direction 0 is sent by the side with the lower IPv4 address, 1 by the
- * other. Sizes: a handful of edge sizes (0, 1, 7, 8, 47, 48, 4095, 4096,
+ * Direction 0 is sent by the side with the lower address (IPv4 or IPv6,
+ * compared as 16 bytes with IPv4 v4-mapped, as the kernel's
+ * rds_addr_cmp), 1 by the other. Sizes: a handful of edge sizes (0, 1, 7, 8, 47, 48, 4095, 4096,
  * 4097, 8192, 65535, 65536), two of exactly 1 MiB (at n/4 and 3n/4), the
  * rest spread over 0..65536 in four bands (<=64, <=1 KiB, <=8 KiB,
  * <=64 KiB) so that most messages are small and the total stays within
@@ -46,7 +47,9 @@
 #include <string.h>
 #include <time.h>
 #include <arpa/inet.h>
+#include <net/if.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <openssl/evp.h>
 
@@ -90,23 +93,50 @@ void interop_sha_msg(struct interop_sha *s, const uint8_t *buf, uint32_t len);
 /* Finish: the digest in hex (s->hex). */
 const char *interop_sha_final(struct interop_sha *s);
 
+/* A name of either family: IPv4 (sockaddr_in) or IPv6 (sockaddr_in6,
+ * with its scope for a link-local address). */
+union interop_addr {
+	struct sockaddr sa;
+	struct sockaddr_in in;
+	struct sockaddr_in6 in6;
+};
+
+static inline socklen_t
+interop_addr_len(const union interop_addr *a)
+{
+	return a->sa.sa_family == AF_INET6 ? sizeof(a->in6) : sizeof(a->in);
+}
+
+static inline bool
+interop_addr_v6(const union interop_addr *a)
+{
+	return a->sa.sa_family == AF_INET6;
+}
+
+/* "IP", "IP:PORT", "IPV6", "[IPV6]" or "[IPV6]:PORT", an IPv6 address
+ * with an optional "%SCOPE" (interface name or index); port when none is
+ * given. 0, or -1 when it does not parse. */
+int interop_parse_addr(const char *arg, uint16_t port, union interop_addr *a);
+/* The address as 16 bytes, IPv4 v4-mapped (the kernel's in6 form). */
+void interop_addr_in6(const union interop_addr *a, struct in6_addr *out);
+
 /* What each program provides. Errors are positive errno values. */
 struct interop_ops {
 	/* Send one message to `to` without blocking: 0 or errno. */
-	int (*send)(void *ctx, const struct sockaddr_in *to, const void *buf,
+	int (*send)(void *ctx, const union interop_addr *to, const void *buf,
 		    size_t len);
 	/* Receive one message without blocking: length, or -errno (-EAGAIN
 	 * when nothing is queued). *from gets the sender, *trunc whether the
 	 * message was longer than cap. */
-	long (*recv)(void *ctx, void *buf, size_t cap, struct sockaddr_in *from,
-		     bool *trunc);
+	long (*recv)(void *ctx, void *buf, size_t cap,
+		     union interop_addr *from, bool *trunc);
 	/* Wait up to ms milliseconds for something to do (readable, or
 	 * writable when want_out). */
 	void (*wait)(void *ctx, int ms, bool want_out);
 	/* Our messages to `to` still queued (RDS_INFO_SEND_MESSAGES: not
 	 * yet handed to the transport) and sent but not acknowledged
 	 * (RDS_INFO_RETRANS_MESSAGES). Returns 0, or -1 if unknown. */
-	int (*unacked)(void *ctx, const struct sockaddr_in *to, long *queued,
+	int (*unacked)(void *ctx, const union interop_addr *to, long *queued,
 		       long *unacked);
 	/* Called once per loop iteration (drive an inline engine), or NULL. */
 	void (*pump)(void *ctx);
@@ -119,7 +149,7 @@ struct interop_ops {
 
 struct interop_args {
 	const char *name;		/* "krds" or "lrds": log prefix */
-	struct sockaddr_in self, peer;
+	union interop_addr self, peer;
 	uint32_t n;
 	double timeout_s;
 	/* After our messages are acknowledged, keep the socket open and
@@ -161,7 +191,7 @@ int interop_run(const struct interop_args *a, const struct interop_ops *ops);
 #define INTEROP_RECV_NONE (-1L)
 #define INTEROP_RECV_FAIL (-2L)
 long interop_recv_one(const char *nm, const struct interop_ops *ops,
-		      uint8_t *buf, struct sockaddr_in *from, bool *trunc);
+		      uint8_t *buf, union interop_addr *from, bool *trunc);
 
 /* A sender's state across refused sends. */
 struct interop_backoff {
@@ -176,7 +206,7 @@ struct interop_backoff {
  * is the time into the run, for the log. */
 int interop_try_send(const char *nm, const char *label,
 		     const struct interop_ops *ops,
-		     const struct sockaddr_in *to, const uint8_t *buf,
+		     const union interop_addr *to, const uint8_t *buf,
 		     uint32_t size, uint32_t idx, double elapsed,
 		     struct interop_backoff *b);
 
@@ -222,10 +252,10 @@ void interop_linger(const struct interop_ops *ops, double s);
 
 struct interop_fanin_args {
 	const char *name;		/* log prefix */
-	struct sockaddr_in self;
-	struct sockaddr_in peer;	/* sender: the receiver */
+	union interop_addr self;
+	union interop_addr peer;	/* sender: the receiver */
 	/* receiver: stream j comes from senders[j] */
-	struct sockaddr_in senders[INTEROP_MAX_STREAMS];
+	union interop_addr senders[INTEROP_MAX_STREAMS];
 	unsigned int nb_senders;
 	unsigned int stream;		/* sender: its stream */
 	uint32_t n;			/* messages per stream */
@@ -237,15 +267,21 @@ struct interop_fanin_args {
 	uint32_t pause_ms, pause_every;
 };
 
-/* "ip:port" of sin into buf. */
-const char *interop_addr_str(const struct sockaddr_in *sin, char *buf,
+/* "ip:port" or "[ipv6]:port" of a into buf (at least 64 bytes). */
+const char *interop_addr_str(const union interop_addr *a, char *buf,
 			     size_t len);
 
+/* Same family, address and port (an IPv6 scope aside)? */
 static inline bool
-interop_same_addr(const struct sockaddr_in *x, const struct sockaddr_in *y)
+interop_same_addr(const union interop_addr *x, const union interop_addr *y)
 {
-	return x->sin_addr.s_addr == y->sin_addr.s_addr &&
-	       x->sin_port == y->sin_port;
+	if (x->sa.sa_family != y->sa.sa_family)
+		return false;
+	if (x->sa.sa_family == AF_INET6)
+		return memcmp(&x->in6.sin6_addr, &y->in6.sin6_addr, 16) == 0 &&
+		       x->in6.sin6_port == y->in6.sin6_port;
+	return x->in.sin_addr.s_addr == y->in.sin_addr.s_addr &&
+	       x->in.sin_port == y->in.sin_port;
 }
 
 /* One stream to a fan-in receiver. Returns 0 on success, 1 on failure. */

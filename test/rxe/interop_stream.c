@@ -22,7 +22,7 @@ interop_stream_send(const struct interop_fanin_args *a,
 	bool ready = false, done = false, ok = true, started = false;
 	double t0 = interop_now(), t_note = t0, t_sent = 0, t;
 	long q = -1, u = -1;
-	char peer_s[32], label[24];
+	char peer_s[80], label[24];
 
 	interop_addr_str(&a->peer, peer_s, sizeof(peer_s));
 	snprintf(label, sizeof(label), "stream %u: ", a->stream);
@@ -85,7 +85,7 @@ interop_stream_send(const struct interop_fanin_args *a,
 				ops->on_msg(ops->ctx, next);
 		}
 		for (;;) {
-			struct sockaddr_in from;
+			union interop_addr from;
 			bool trunc;
 			long r;
 
@@ -111,7 +111,7 @@ interop_stream_send(const struct interop_fanin_args *a,
 			if (!interop_same_addr(&from, &a->peer) || trunc ||
 			    r != INTEROP_DONE_SIZE || next < n ||
 			    memcmp(rxbuf, want, sizeof(want)) != 0) {
-				char f[32];
+				char f[80];
 
 				printf("%s: FAIL: stream %u: unexpected message "
 				       "(%ld bytes) from %s after %u sent\n",
@@ -227,7 +227,7 @@ interop_stream_mismatch(const char *nm, unsigned int j, unsigned int k,
 	unsigned int d = INTEROP_STREAM_DIR(j);
 	uint64_t idx = UINT64_MAX;
 	uint32_t b = 0, f, bad = 0, first_bad = UINT32_MAX;
-	char label[64];
+	char label[112];
 
 	if (r >= 8)
 		memcpy(&idx, got, 8);
@@ -278,7 +278,7 @@ interop_stream_mismatch(const char *nm, unsigned int j, unsigned int k,
  * went out, 1 when to try again later, -1 on a failure (printed). */
 static int
 interop_control(const char *nm, const char *what,
-		const struct interop_ops *ops, const struct sockaddr_in *to,
+		const struct interop_ops *ops, const union interop_addr *to,
 		const char *who, unsigned int dir, uint32_t idx)
 {
 	uint8_t buf[INTEROP_DONE_SIZE];
@@ -309,7 +309,7 @@ interop_stream_recv(const struct interop_fanin_args *a,
 		double t_go;		/* last go sent, 0: none yet */
 		double t_last;
 		struct interop_sha sha;
-		char who[32];
+		char who[80];
 	} st[INTEROP_MAX_STREAMS];
 	const char *nm = a->name;
 	unsigned int k = a->nb_senders, j, nb_done = 0;
@@ -359,7 +359,7 @@ interop_stream_recv(const struct interop_fanin_args *a,
 			break;
 		}
 		for (;;) {
-			struct sockaddr_in from;
+			union interop_addr from;
 			bool trunc;
 			uint32_t wsz;
 			long r;
@@ -376,7 +376,7 @@ interop_stream_recv(const struct interop_fanin_args *a,
 				if (interop_same_addr(&from, &a->senders[j]))
 					break;
 			if (j == k || st[j].next >= n) {
-				char f[32];
+				char f[80];
 
 				printf("%s: FAIL: %s message (%ld bytes) from "
 				       "%s\n", nm, j == k ? "unexpected" :
@@ -486,7 +486,7 @@ interop_stream_recv(const struct interop_fanin_args *a,
 		long q = 0, u = 0, qs, us;
 
 		do {
-			struct sockaddr_in from;
+			union interop_addr from;
 			bool trunc;
 			long r;
 

@@ -21,9 +21,12 @@
  *   -P  the exchange: send only once the peer's first message is in (as
  *       lrds_peer -P), so that the peer connects; the peer must be bound
  *       when it starts sending
- * A port given with an address overrides -p (default 4242) for it.
+ * A port given with an address overrides -p (default 4242) for it. An
+ * address is IPv4 or IPv6 ("[fd99::1]:4242", "fe80::1%eth0"): the kernel's
+ * AF_RDS takes both; both ends of a run are of one family.
  *
- * At the end it prints the kernel's RDS_INFO_CONNECTIONS (the transport
+ * At the end it prints the kernel's RDS_INFO_CONNECTIONS (RDS6_ for IPv6;
+ * the transport
  * of the connection to each peer must be "infiniband": it went over IB,
  * not TCP) and its non-zero RDS counters. Exit 0 on success, 1 on failure,
  * 2 on a usage or set-up error.
@@ -51,17 +54,18 @@
 
 struct krds {
 	int fd;
-	struct sockaddr_in self, peer;
+	union interop_addr self, peer;
 };
 
 static int
-k_send(void *ctx, const struct sockaddr_in *to, const void *buf, size_t len)
+k_send(void *ctx, const union interop_addr *to, const void *buf,
+       size_t len)
 {
 	struct krds *k = ctx;
 	ssize_t r;
 
-	r = sendto(k->fd, buf, len, MSG_DONTWAIT,
-		   (const struct sockaddr *)to, sizeof(*to));
+	r = sendto(k->fd, buf, len, MSG_DONTWAIT, &to->sa,
+		   interop_addr_len(to));
 	if (r < 0)
 		return errno;
 	if ((size_t)r != len)
@@ -70,7 +74,7 @@ k_send(void *ctx, const struct sockaddr_in *to, const void *buf, size_t len)
 }
 
 static long
-k_recv(void *ctx, void *buf, size_t cap, struct sockaddr_in *from,
+k_recv(void *ctx, void *buf, size_t cap, union interop_addr *from,
        bool *trunc)
 {
 	struct krds *k = ctx;
@@ -132,17 +136,21 @@ k_info(int fd, int name, void **out, socklen_t *len)
 	return -1;
 }
 
-/* Our messages to `to` in the kernel's send and retransmit queues. */
+/* Our messages to `to` in the kernel's send and retransmit queues
+ * (RDS6_INFO_*: every connection, IPv4 v4-mapped). */
 static int
-k_unacked(void *ctx, const struct sockaddr_in *to, long *queued,
+k_unacked(void *ctx, const union interop_addr *to, long *queued,
 	  long *unacked)
 {
-	static const int names[] = { RDS_INFO_SEND_MESSAGES,
-				     RDS_INFO_RETRANS_MESSAGES };
+	static const int names[] = { RDS6_INFO_SEND_MESSAGES,
+				     RDS6_INFO_RETRANS_MESSAGES };
 	struct krds *k = ctx;
 	long count[2] = { 0, 0 };
+	struct in6_addr self6, to6;
 	unsigned int q;
 
+	interop_addr_in6(&k->self, &self6);
+	interop_addr_in6(to, &to6);
 	for (q = 0; q < 2; q++) {
 		socklen_t len, off;
 		void *buf;
@@ -152,13 +160,13 @@ k_unacked(void *ctx, const struct sockaddr_in *to, long *queued,
 			return -1;
 		for (off = 0; esz > 0 && off + (socklen_t)esz <= len;
 		     off += esz) {
-			struct rds_info_message m;
+			struct rds6_info_message m;
 
 			memcpy(&m, (uint8_t *)buf + off, sizeof(m));
-			if (m.laddr == k->self.sin_addr.s_addr &&
-			    m.faddr == to->sin_addr.s_addr &&
-			    m.lport == k->self.sin_port &&
-			    m.fport == to->sin_port)
+			if (memcmp(&m.laddr, &self6, 16) == 0 &&
+			    memcmp(&m.faddr, &to6, 16) == 0 &&
+			    m.lport == k->self.in.sin_port &&
+			    m.fport == to->in.sin_port)
 				count[q]++;
 		}
 		free(buf);
@@ -168,33 +176,59 @@ k_unacked(void *ctx, const struct sockaddr_in *to, long *queued,
 	return 0;
 }
 
-/* Print the connections; return 0 if the one to each of the nb peers is
- * over IB. */
+/* Print the connections (RDS6_INFO_CONNECTIONS for IPv6, whose IPv4
+ * list skips them); return 0 if the one to each of the nb peers is over
+ * IB. */
 static int
-k_show_connections(struct krds *k, const struct sockaddr_in *peers,
+k_show_connections(struct krds *k, const union interop_addr *peers,
 		   unsigned int nb)
 {
+	bool v6 = interop_addr_v6(&k->self);
+	const char *nm = v6 ? "RDS6_INFO_CONNECTIONS" : "RDS_INFO_CONNECTIONS";
 	socklen_t len, off;
 	void *buf;
 	unsigned int found_ib = 0, found = 0, p;
+	struct in6_addr self6, peer6;
 	int esz;
 
-	esz = k_info(k->fd, RDS_INFO_CONNECTIONS, &buf, &len);
+	esz = k_info(k->fd, v6 ? RDS6_INFO_CONNECTIONS : RDS_INFO_CONNECTIONS,
+		     &buf, &len);
 	if (esz < 0) {
-		printf("krds: RDS_INFO_CONNECTIONS: %s\n", strerror(errno));
+		printf("krds: %s: %s\n", nm, strerror(errno));
 		return -1;
 	}
+	interop_addr_in6(&k->self, &self6);
 	for (off = 0; esz > 0 && off + (socklen_t)esz <= len; off += esz) {
-		struct rds_info_connection c;
-		char l[INET_ADDRSTRLEN], f[INET_ADDRSTRLEN];
+		struct rds6_info_connection c;
+		char l[INET6_ADDRSTRLEN], f[INET6_ADDRSTRLEN];
 
-		memcpy(&c, (uint8_t *)buf + off, sizeof(c));
+		if (v6) {
+			memcpy(&c, (uint8_t *)buf + off, sizeof(c));
+		} else {
+			struct rds_info_connection c4;
+
+			memcpy(&c4, (uint8_t *)buf + off, sizeof(c4));
+			memset(&c, 0, sizeof(c));
+			c.next_tx_seq = c4.next_tx_seq;
+			c.next_rx_seq = c4.next_rx_seq;
+			c.laddr.s6_addr[10] = c.laddr.s6_addr[11] = 0xff;
+			memcpy(&c.laddr.s6_addr[12], &c4.laddr, 4);
+			c.faddr.s6_addr[10] = c.faddr.s6_addr[11] = 0xff;
+			memcpy(&c.faddr.s6_addr[12], &c4.faddr, 4);
+			memcpy(c.transport, c4.transport, TRANSNAMSIZ);
+			c.flags = c4.flags;
+		}
 		c.transport[TRANSNAMSIZ - 1] = '\0';
-		inet_ntop(AF_INET, &c.laddr, l, sizeof(l));
-		inet_ntop(AF_INET, &c.faddr, f, sizeof(f));
-		printf("krds: RDS_INFO_CONNECTIONS: %s -> %s transport %s "
+		if (v6) {
+			inet_ntop(AF_INET6, &c.laddr, l, sizeof(l));
+			inet_ntop(AF_INET6, &c.faddr, f, sizeof(f));
+		} else {
+			inet_ntop(AF_INET, &c.laddr.s6_addr[12], l, sizeof(l));
+			inet_ntop(AF_INET, &c.faddr.s6_addr[12], f, sizeof(f));
+		}
+		printf("krds: %s: %s -> %s transport %s "
 		       "flags 0x%x%s%s%s next_tx_seq %llu next_rx_seq %llu\n",
-		       l, f, (const char *)c.transport, c.flags,
+		       nm, l, f, (const char *)c.transport, c.flags,
 		       c.flags & RDS_INFO_CONNECTION_FLAG_SENDING ? " sending" : "",
 		       c.flags & RDS_INFO_CONNECTION_FLAG_CONNECTING ?
 		       " connecting" : "",
@@ -203,8 +237,9 @@ k_show_connections(struct krds *k, const struct sockaddr_in *peers,
 		       (unsigned long long)c.next_tx_seq,
 		       (unsigned long long)c.next_rx_seq);
 		for (p = 0; p < nb; p++) {
-			if (c.laddr != k->self.sin_addr.s_addr ||
-			    c.faddr != peers[p].sin_addr.s_addr)
+			interop_addr_in6(&peers[p], &peer6);
+			if (memcmp(&c.laddr, &self6, 16) != 0 ||
+			    memcmp(&c.faddr, &peer6, 16) != 0)
 				continue;
 			found |= 1u << p;
 			if (strcmp((const char *)c.transport, "infiniband") == 0)
@@ -214,8 +249,8 @@ k_show_connections(struct krds *k, const struct sockaddr_in *peers,
 	free(buf);
 	for (p = 0; p < nb; p++)
 		if (!(found & (1u << p)))
-			printf("krds: no connection to peer %u in "
-			       "RDS_INFO_CONNECTIONS\n", p);
+			printf("krds: no connection to peer %u in %s\n", p,
+			       nm);
 	return found_ib == (1u << nb) - 1 ? 0 : -1;
 }
 
@@ -246,32 +281,6 @@ k_show_counters(struct krds *k)
 	}
 	printf("\n");
 	free(buf);
-}
-
-/* "IP" or "IP:PORT" (port defaults to port). */
-static int
-parse_sin(const char *arg, uint16_t port, struct sockaddr_in *sin)
-{
-	char ip[INET_ADDRSTRLEN];
-	const char *colon = strchr(arg, ':');
-	size_t l = colon != NULL ? (size_t)(colon - arg) : strlen(arg);
-	unsigned long p = port;
-
-	if (l >= sizeof(ip))
-		return -1;
-	memcpy(ip, arg, l);
-	ip[l] = '\0';
-	if (colon != NULL) {
-		char *end;
-
-		p = strtoul(colon + 1, &end, 10);
-		if (*end != '\0' || p == 0 || p > 65535)
-			return -1;
-	}
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons((uint16_t)p);
-	return inet_pton(AF_INET, ip, &sin->sin_addr) == 1 ? 0 : -1;
 }
 
 int
@@ -324,12 +333,15 @@ main(int argc, char **argv)
 	    port > 65535 || (nb_senders > 0 && stream >= 0) ||
 	    stream >= INTEROP_MAX_STREAMS)
 		goto usage;
-	if (parse_sin(argv[optind], (uint16_t)port, &k.self) != 0 ||
+	memset(&k, 0, sizeof(k));
+	if (interop_parse_addr(argv[optind], (uint16_t)port, &k.self) != 0 ||
 	    (positional == 2 &&
-	     parse_sin(argv[optind + 1], (uint16_t)port, &k.peer) != 0))
+	     interop_parse_addr(argv[optind + 1], (uint16_t)port,
+				&k.peer) != 0))
 		goto usage;
 	for (j = 0; j < nb_senders; j++)
-		if (parse_sin(senders[j], (uint16_t)port, &f.senders[j]) != 0)
+		if (interop_parse_addr(senders[j], (uint16_t)port,
+				       &f.senders[j]) != 0)
 			goto usage;
 	a.self = k.self;
 	a.peer = k.peer;
@@ -361,7 +373,7 @@ main(int argc, char **argv)
 		       strerror(errno));
 		return 2;
 	}
-	if (bind(k.fd, (struct sockaddr *)&k.self, sizeof(k.self)) != 0) {
+	if (bind(k.fd, &k.self.sa, interop_addr_len(&k.self)) != 0) {
 		printf("krds: bind %s: %s (rds_rdma loaded? rxe0 up?)\n",
 		       argv[optind], strerror(errno));
 		return 2;

@@ -19,7 +19,9 @@
  *   -B  SO_SNDBUF/SO_RCVBUF (default 4 MiB; 0: the library's defaults)
  *   -Z  MS[/EVERY]: the fan-in receiver pauses MS ms after every EVERY
  *       (100) messages of a stream, as a slow consumer
- * A port given with an address overrides -p (default 4242) for it.
+ * A port given with an address overrides -p (default 4242) for it. An
+ * address is IPv4 or IPv6 ("[fd99::2]:4242"; a link-local one with its
+ * interface, "fe80::2%eth0", which becomes the tcp address's dev=).
  *
  * EAL: -l 0 --no-pci --no-huge -m 512 --file-prefix=lrds-PID, plus the
  * words of $INTEROP_EAL_ARGS (e.g. "--log-level=lib.rds:debug
@@ -54,17 +56,18 @@
 
 struct lrds {
 	int s;
-	struct sockaddr_in self, peer;
+	union interop_addr self, peer;
 };
 
 static int
-l_send(void *ctx, const struct sockaddr_in *to, const void *buf, size_t len)
+l_send(void *ctx, const union interop_addr *to, const void *buf,
+       size_t len)
 {
 	struct lrds *l = ctx;
 	ssize_t r;
 
-	r = rte_rds_sendto(l->s, buf, len, MSG_DONTWAIT,
-			   (const struct sockaddr *)to, sizeof(*to));
+	r = rte_rds_sendto(l->s, buf, len, MSG_DONTWAIT, &to->sa,
+			   interop_addr_len(to));
 	if (r < 0)
 		return rte_errno;
 	if ((size_t)r != len)
@@ -73,7 +76,7 @@ l_send(void *ctx, const struct sockaddr_in *to, const void *buf, size_t len)
 }
 
 static long
-l_recv(void *ctx, void *buf, size_t cap, struct sockaddr_in *from,
+l_recv(void *ctx, void *buf, size_t cap, union interop_addr *from,
        bool *trunc)
 {
 	struct lrds *l = ctx;
@@ -169,16 +172,21 @@ l_info(int name, void **out, socklen_t *len)
 	return -1;
 }
 
+/* Our messages to `to` queued and unacknowledged (RDS6_INFO_*: every
+ * connection, IPv4 v4-mapped). */
 static int
-l_unacked(void *ctx, const struct sockaddr_in *to, long *queued,
+l_unacked(void *ctx, const union interop_addr *to, long *queued,
 	  long *unacked)
 {
-	static const int names[] = { RDS_INFO_SEND_MESSAGES,
-				     RDS_INFO_RETRANS_MESSAGES };
+	static const int names[] = { RDS6_INFO_SEND_MESSAGES,
+				     RDS6_INFO_RETRANS_MESSAGES };
 	struct lrds *l = ctx;
 	long count[2] = { 0, 0 };
+	struct in6_addr self6, to6;
 	unsigned int q;
 
+	interop_addr_in6(&l->self, &self6);
+	interop_addr_in6(to, &to6);
 	for (q = 0; q < 2; q++) {
 		socklen_t len, off;
 		void *buf;
@@ -188,13 +196,13 @@ l_unacked(void *ctx, const struct sockaddr_in *to, long *queued,
 			return -1;
 		for (off = 0; esz > 0 && off + (socklen_t)esz <= len;
 		     off += esz) {
-			struct rds_info_message m;
+			struct rds6_info_message m;
 
 			memcpy(&m, (uint8_t *)buf + off, sizeof(m));
-			if (m.laddr == l->self.sin_addr.s_addr &&
-			    m.faddr == to->sin_addr.s_addr &&
-			    m.lport == l->self.sin_port &&
-			    m.fport == to->sin_port)
+			if (memcmp(&m.laddr, &self6, 16) == 0 &&
+			    memcmp(&m.faddr, &to6, 16) == 0 &&
+			    m.lport == l->self.in.sin_port &&
+			    m.fport == to->in.sin_port)
 				count[q]++;
 		}
 		free(buf);
@@ -212,15 +220,16 @@ l_show(void)
 	void *buf;
 	int esz;
 
-	esz = l_info(RDS_INFO_CONNECTIONS, &buf, &len);
+	/* RDS6: IPv4 and IPv6 connections alike. */
+	esz = l_info(RDS6_INFO_CONNECTIONS, &buf, &len);
 	for (off = 0; esz > 0 && off + (socklen_t)esz <= len; off += esz) {
-		struct rds_info_connection c;
-		char la[INET_ADDRSTRLEN], fa[INET_ADDRSTRLEN];
+		struct rds6_info_connection c;
+		char la[INET6_ADDRSTRLEN], fa[INET6_ADDRSTRLEN];
 
 		memcpy(&c, (uint8_t *)buf + off, sizeof(c));
 		c.transport[TRANSNAMSIZ - 1] = '\0';
-		inet_ntop(AF_INET, &c.laddr, la, sizeof(la));
-		inet_ntop(AF_INET, &c.faddr, fa, sizeof(fa));
+		inet_ntop(AF_INET6, &c.laddr, la, sizeof(la));
+		inet_ntop(AF_INET6, &c.faddr, fa, sizeof(fa));
 		printf("lrds: connection %s -> %s transport %s flags 0x%x "
 		       "next_tx_seq %llu next_rx_seq %llu\n", la, fa,
 		       (const char *)c.transport, c.flags,
@@ -307,40 +316,28 @@ l_show(void)
 	}
 }
 
-/* "IP" or "IP:PORT" (port defaults to port). */
-static int
-parse_sin(const char *arg, uint16_t port, struct sockaddr_in *sin)
-{
-	char ip[INET_ADDRSTRLEN];
-	const char *colon = strchr(arg, ':');
-	size_t l = colon != NULL ? (size_t)(colon - arg) : strlen(arg);
-	unsigned long p = port;
-
-	if (l >= sizeof(ip))
-		return -1;
-	memcpy(ip, arg, l);
-	ip[l] = '\0';
-	if (colon != NULL) {
-		char *end;
-
-		p = strtoul(colon + 1, &end, 10);
-		if (*end != '\0' || p == 0 || p > 65535)
-			return -1;
-	}
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons((uint16_t)p);
-	return inet_pton(AF_INET, ip, &sin->sin_addr) == 1 ? 0 : -1;
-}
-
 /* $INTEROP_LRDS_CONF: the address's options, "key=value ..." (spaces
- * or commas between them), appended to "IP=ib" (or "IP=tcp"). */
+ * or commas between them), appended to "IP=ib" (or "IP=tcp"; IPv6 in
+ * brackets, a link-local tcp address with dev= its interface). */
 static int
-addr_spec(const char *ip, char *spec, size_t len)
+addr_spec(const union interop_addr *self, char *spec, size_t len)
 {
 	const char *env = getenv("INTEROP_LRDS_CONF");
 	char buf[RTE_RDS_ARGSIZE], *tok, *save = NULL;
-	int n = snprintf(spec, len, "%s=%s", ip, l_trans);
+	char ip[INET6_ADDRSTRLEN], ifn[IF_NAMESIZE];
+	int n;
+
+	if (interop_addr_v6(self)) {
+		inet_ntop(AF_INET6, &self->in6.sin6_addr, ip, sizeof(ip));
+		n = snprintf(spec, len, "[%s]=%s", ip, l_trans);
+		if (self->in6.sin6_scope_id != 0 && l_tcp() &&
+		    if_indextoname(self->in6.sin6_scope_id, ifn) != NULL)
+			n += snprintf(spec + n, len - (size_t)n, ",dev=%s",
+				      ifn);
+	} else {
+		inet_ntop(AF_INET, &self->in.sin_addr, ip, sizeof(ip));
+		n = snprintf(spec, len, "%s=%s", ip, l_trans);
+	}
 
 	if (env == NULL || *env == '\0')
 		return 0;
@@ -411,8 +408,7 @@ main(int argc, char **argv)
 	unsigned int nb_senders = 0, j;
 	int opt, t = RDS_TRANS_IB, bufsz = INTEROP_BUFSZ, rc, stream = -1;
 	int positional;
-	char self_ip[INET_ADDRSTRLEN];
-	char spec[INET_ADDRSTRLEN + RTE_RDS_ARGSIZE + 4];
+	char spec[INET6_ADDRSTRLEN + RTE_RDS_ARGSIZE + 32];
 	double t0 = interop_now();
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -453,12 +449,15 @@ main(int argc, char **argv)
 	    port > 65535 || (nb_senders > 0 && stream >= 0) ||
 	    stream >= INTEROP_MAX_STREAMS)
 		goto usage;
-	if (parse_sin(argv[optind], (uint16_t)port, &l.self) != 0 ||
+	memset(&l, 0, sizeof(l));
+	if (interop_parse_addr(argv[optind], (uint16_t)port, &l.self) != 0 ||
 	    (positional == 2 &&
-	     parse_sin(argv[optind + 1], (uint16_t)port, &l.peer) != 0))
+	     interop_parse_addr(argv[optind + 1], (uint16_t)port,
+				&l.peer) != 0))
 		goto usage;
 	for (j = 0; j < nb_senders; j++)
-		if (parse_sin(senders[j], (uint16_t)port, &f.senders[j]) != 0)
+		if (interop_parse_addr(senders[j], (uint16_t)port,
+				       &f.senders[j]) != 0)
 			goto usage;
 	a.self = l.self;
 	a.peer = l.peer;
@@ -468,7 +467,6 @@ main(int argc, char **argv)
 	f.stream = stream >= 0 ? (unsigned int)stream : 0;
 	f.n = a.n;
 	f.timeout_s = a.timeout_s;
-	inet_ntop(AF_INET, &l.self.sin_addr, self_ip, sizeof(self_ip));
 
 	if (eal_up(argv[0], mem_mb) != 0)
 		return 2;
@@ -476,14 +474,14 @@ main(int argc, char **argv)
 	conf.nb_engines = 1;
 	conf.engine[0].lcore_id = RTE_RDS_ENGINE_INLINE;
 	conf.engine[0].idle = RTE_RDS_IDLE_YIELD;
-	if (addr_spec(self_ip, spec, sizeof(spec)) != 0) {
+	if (addr_spec(&l.self, spec, sizeof(spec)) != 0) {
 		printf("lrds: bad INTEROP_LRDS_CONF\n");
 		rte_eal_cleanup();
 		return 2;
 	}
 	if (rte_rds_conf_add_addr_str(&conf, spec) != 0 ||
 	    rte_rds_init(&conf) != 0) {
-		printf("lrds: rte_rds_init with %s on %s: %s\n", self_ip, l_trans,
+		printf("lrds: rte_rds_init with %s: %s\n", spec,
 		       rte_strerror(rte_errno));
 		rte_eal_cleanup();
 		return 2;
@@ -497,7 +495,7 @@ main(int argc, char **argv)
 				 sizeof(bufsz)) != 0 ||
 	      rte_rds_setsockopt(l.s, SOL_SOCKET, SO_RCVBUF, &bufsz,
 				 sizeof(bufsz)) != 0)) ||
-	    rte_rds_bind(l.s, (struct sockaddr *)&l.self, sizeof(l.self)) != 0) {
+	    rte_rds_bind(l.s, &l.self.sa, interop_addr_len(&l.self)) != 0) {
 		printf("lrds: socket set-up on %s: %s\n", argv[optind],
 		       rte_strerror(rte_errno));
 		rte_rds_fini();

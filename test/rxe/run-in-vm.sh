@@ -8,7 +8,9 @@
 # on eth0 with four addresses (its own, 10.0.2.15, and 10.0.2.16-18),
 # passed as RDS_IB_ADDR_A .. RDS_IB_ADDR_D, and RDS_IB_DEV=rxe0;
 # RDS_TEST_IB_ADDRS=N (more than 4) adds 10.0.2.19 and up to N addresses
-# in all, and every one is in RDS_IB_ADDRS (comma separated).
+# in all, and every one is in RDS_IB_ADDRS (comma separated); and IPv6
+# ones, fd98::16-18/64 (RDS_IB_ADDR6_A .. C) and the link-local
+# fe80::16, fe80::17 (RDS_IB_LL_A, _B), each with its RoCE v2 GID.
 # Exit status: a single binary's own; with several, 1 if any failed, else
 # 77 if any skipped, else 0. 77 (skip) also when the VM cannot run here,
 # which under CI=true becomes a failure. RDS_VM_TIMEOUT (default 900 s per
@@ -45,9 +47,14 @@ for ((i = 19; i < 15 + \${RDS_TEST_IB_ADDRS:-4}; i++)); do
 	ip addr add 10.0.2.\$i/24 dev eth0 || exit 1
 	RDS_IB_ADDRS+=,10.0.2.\$i
 done
+for a in fd98::16/64 fd98::17/64 fd98::18/64 fe80::16/64 fe80::17/64; do
+	ip -6 addr add \$a dev eth0 nodad || exit 1
+done
 sleep 1
 export RDS_IB_ADDRS RDS_IB_ADDR_A=\$RDS_VM_ADDR RDS_IB_ADDR_B=10.0.2.16 \
 RDS_IB_ADDR_C=10.0.2.17 RDS_IB_ADDR_D=10.0.2.18 RDS_IB_DEV=rxe0 \
+RDS_IB_ADDR6_A=fd98::16 RDS_IB_ADDR6_B=fd98::17 RDS_IB_ADDR6_C=fd98::18 \
+RDS_IB_LL_A=fe80::16 RDS_IB_LL_B=fe80::17 \
 RDS_TEST_EAL_MEM=\${RDS_TEST_EAL_MEM:-'--no-huge -m 512'}
 nrun=0 nfail=0 nskip=0 failed=''
 run_one() {

@@ -24,6 +24,12 @@
 #   flight lost) every INTEROP_RESET_EVERY (300) messages received: the
 #   kernel reconnects and sends again what TCP had not acknowledged, its
 #   duplicates dropped: nothing lost, nothing twice, SHA-256 per stream.
+# exchange6, k2l6, reset6  the same over IPv6: fd99::1/64 (A) and fd99::2/64
+#   (B) added to eth0 in each VM (exchange6's round 2 swaps them), the
+#   kernel's and librte_rds's sockets bound to them (the kernel's rds_tcp
+#   listens on [::]:16385, librte_rds on its address).
+# linklocal  the exchange over the link-local fe80::1 (A) and fe80::2 (B)
+#   on eth0, scope eth0 on both ends (round 1 only: the kernel connects).
 #
 # Knobs: INTEROP_COUNT, INTEROP_TIMEOUT (240 s a side), INTEROP_FANIN_COUNT,
 # INTEROP_FANIN_TIMEOUT (300), INTEROP_RESET_EVERY, INTEROP_EAL_ARGS,
@@ -31,10 +37,18 @@
 # under CI=true a skip is a failure).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-[ $# -ge 1 ] || { echo "usage: $0 BUILD_DIR [exchange|k2l|reset]" >&2; exit 2; }
+usage="usage: $0 BUILD_DIR [exchange|k2l|reset|exchange6|k2l6|reset6|linklocal]"
+[ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 build=$(readlink -f "$1")
 case=${2:-exchange}
-case $case in exchange|k2l|reset) ;; *) echo "usage: $0 BUILD_DIR [exchange|k2l|reset]" >&2; exit 2 ;; esac
+# fam: 4, 6 (fd99::/64) or ll (fe80::/64 on eth0)
+fam=4
+case $case in
+exchange|k2l|reset) ;;
+exchange6|k2l6|reset6) fam=6; case=${case%6} ;;
+linklocal) fam=ll; case=exchange ;;
+*) echo "$usage" >&2; exit 2 ;;
+esac
 krds='' lrds=''
 for d in "$build" "$build/test/rxe"; do
 	[ -x "$d/krds_peer" ] && [ -x "$d/lrds_peer" ] && { krds=$d/krds_peer; lrds=$d/lrds_peer; break; }
@@ -75,6 +89,24 @@ exit $rc'
 b_pre="if lsmod | grep -qE '^rds_tcp '; then echo 'interop: FAIL: rds_tcp is loaded in B'; exit 1; fi
 $wait_peer"
 b_env="INTEROP_LRDS_TRANS=tcp INTEROP_EAL_ARGS=$eal_q"
+# IPv6: the addresses of A and B on eth0 (no DAD: usable at once), and
+# how a peer names them. v6_addrs A_ADDR B_ADDR: the set-up line of each
+# VM ($RDS_VM_NAME says which it is).
+v6pfx='' v6sfx='' v6len=64
+case $fam in
+6) v6pfx=fd99:: ;;
+ll) v6pfx=fe80:: v6sfx=%eth0 ;;
+esac
+v6_setup() {	# the line adding A's (1) or B's (2) address, swapped if $1
+	local me='$( [ "$RDS_VM_NAME" = A ] && echo 1 || echo 2)'
+	[ "${1:-}" = swap ] && me='$( [ "$RDS_VM_NAME" = A ] && echo 2 || echo 1)'
+	echo "ip -6 addr add $v6pfx$me/$v6len dev eth0 nodad || { echo 'interop: FAIL: cannot add an IPv6 address to eth0'; exit 1; }
+ip -6 addr show dev eth0 | sed 's/^/interop: /'"
+}
+# v6 NAME: the address of A (1) or B (2) as the peers take it
+v6() { echo "$v6pfx$1$v6sfx"; }
+# v6 with a port: [addr%scope]:port
+v6p() { echo "[$v6pfx$1$v6sfx]:$2"; }
 # Round 2: the kernel (higher address) knocks at its first send and, once
 # refused, never tries again by itself (the kernel's rds_queue_reconnect
 # leaves reconnects to the lower address), and librte_rds, which waits for
@@ -118,9 +150,19 @@ if [ "$case" = exchange ]; then
 		if [ $round = 1 ]; then
 			what='the kernel (lower address) connects, librte_rds accepts'
 			ips=(--ip-a 10.99.0.1 --ip-b 10.99.0.2) flags='' role=accepts
+			ka=1 kb=2 swap=''
 		else
+			[ "$fam" = ll ] && break
 			what='the kernel (higher address) knocks, librte_rds connects'
 			ips=(--ip-a 10.99.0.2 --ip-b 10.99.0.1) flags='-P' role=connects
+			ka=2 kb=1 swap=swap
+		fi
+		if [ "$fam" = 4 ]; then
+			a_ips='"$RDS_VM_ADDR" "$RDS_VM_PEER"' b_ips=$a_ips a_set='' b_set=''
+		else
+			a_ips="$(v6 $ka) $(v6 $kb)" b_ips="$(v6 $kb) $(v6 $ka)"
+			a_set=$(v6_setup $swap) b_set=$a_set
+			what="$what (IPv6: kernel $(v6 $ka), librte_rds $(v6 $kb))"
 		fi
 		echo "interop-tcp: round $round: $what"
 		sync_a='' sync_b=''
@@ -129,13 +171,15 @@ if [ "$case" = exchange ]; then
 			sync_b="( $b_tell ) &"
 		fi
 		a="$a_pre
+$a_set
 $sync_a
-$krds_q -T tcp -n $n -t $tmo \"\$RDS_VM_ADDR\" \"\$RDS_VM_PEER\"
+$krds_q -T tcp -n $n -t $tmo $a_ips
 rc=\$?
 $a_end"
 		b="$b_pre
+$b_set
 $sync_b
-$b_env $lrds_q $flags -n $n -t $tmo \"\$RDS_VM_ADDR\" \"\$RDS_VM_PEER\""
+$b_env $lrds_q $flags -n $n -t $tmo $b_ips"
 		start=$(date +%s)
 		run_pair "$a" "$b" --mem 1536 "${ips[@]}"
 		rc=$?
@@ -162,21 +206,33 @@ $b_env $lrds_q $flags -n $n -t $tmo \"\$RDS_VM_ADDR\" \"\$RDS_VM_PEER\""
 else
 	every=''
 	[ "$case" = reset ] && every=${INTEROP_RESET_EVERY:-300}
-	echo "interop-tcp: $case: three kernel sockets stream at once into one librte_rds socket ($fn messages each${every:+, a reset every $every})"
-	senders=() ks=''
+	echo "interop-tcp: $case: three kernel sockets stream at once into one librte_rds socket ($fn messages each${every:+, a reset every $every}${v6pfx:+, IPv6 ${v6pfx}1 -> ${v6pfx}2})"
+	senders=() ks='' a_set='' b_set=''
+	[ "$fam" = 4 ] || { a_set=$(v6_setup); b_set=$a_set; }
 	for j in 0 1 2; do
-		senders+=("-F \$RDS_VM_PEER:$((4243 + j))")
-		ks+="$krds_q -T tcp -S $j -n $fn -t $ftmo \"\$RDS_VM_ADDR:$((4243 + j))\" \"\$RDS_VM_PEER:4242\" &
+		if [ "$fam" = 4 ]; then
+			senders+=("-F \$RDS_VM_PEER:$((4243 + j))")
+			ks+="$krds_q -T tcp -S $j -n $fn -t $ftmo \"\$RDS_VM_ADDR:$((4243 + j))\" \"\$RDS_VM_PEER:4242\" &
 pids=\"\$pids \$!\"
 "
+		else
+			senders+=("-F $(v6p 1 $((4243 + j)))")
+			ks+="$krds_q -T tcp -S $j -n $fn -t $ftmo $(v6p 1 $((4243 + j))) $(v6p 2 4242) &
+pids=\"\$pids \$!\"
+"
+		fi
 	done
+	recv_at='"$RDS_VM_ADDR:4242"'
+	[ "$fam" = 4 ] || recv_at=$(v6p 2 4242)
 	a="$a_pre
+$a_set
 pids=''
 $ks
 rc=0; for p in \$pids; do wait \"\$p\" || rc=1; done
 $a_end"
 	b="$b_pre
-INTEROP_LRDS_QP_ERROR_EVERY=$every $b_env $lrds_q ${senders[*]} -n $fn -t $ftmo \"\$RDS_VM_ADDR:4242\""
+$b_set
+INTEROP_LRDS_QP_ERROR_EVERY=$every $b_env $lrds_q ${senders[*]} -n $fn -t $ftmo $recv_at"
 	start=$(date +%s)
 	run_pair "$a" "$b" --mem 1536
 	rc=$?

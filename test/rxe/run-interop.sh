@@ -35,6 +35,11 @@
 # l2k  fan-in: three librte_rds instances in B (three lrds_peer -S
 #   processes on 10.99.0.2, .3, .4: three connections) stream at once into
 #   one kernel socket in A (krds_peer -F).
+# exchange6, k2l6  the same over IPv6 (rounds 1 and 2 of exchange; k2l):
+#   fd99::1/64 (A) and fd99::2/64 (B) added to eth0 (rxe0 gets their
+#   RoCE v2 GIDs), the kernel's and librte_rds's sockets bound to them:
+#   RDMA-CM port 16385 and the kernel's 52-byte IPv6 private data.
+# linklocal  exchange round 1 between fe80::1 (A) and fe80::2 (B) on eth0.
 # A fan-in case fails on any lost, reordered or damaged message, or when a
 # stream does not complete within INTEROP_FANIN_TIMEOUT (300) seconds (a
 # stall is a failure, not a CI timeout). A run in which the virtual wire
@@ -56,10 +61,26 @@
 # skip is a failure, 1).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-[ $# -ge 1 ] || { echo "usage: $0 BUILD_DIR [exchange|k2l|l2k]" >&2; exit 2; }
+usage="usage: $0 BUILD_DIR [exchange|k2l|l2k|exchange6|k2l6|linklocal]"
+[ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 build=$(readlink -f "$1")
 case=${2:-exchange}
-case $case in exchange|k2l|l2k) ;; *) echo "usage: $0 BUILD_DIR [exchange|k2l|l2k]" >&2; exit 2 ;; esac
+# fam: 4, 6 (fd99::/64) or ll (fe80::/64 on eth0)
+fam=4
+case $case in
+exchange|k2l|l2k) ;;
+exchange6|k2l6) fam=6; case=${case%6} ;;
+linklocal) fam=ll; case=exchange ;;
+*) echo "$usage" >&2; exit 2 ;;
+esac
+v6pfx='' v6sfx=''
+case $fam in
+6) v6pfx=fd99:: ;;
+ll) v6pfx=fe80:: v6sfx=%eth0 ;;
+esac
+# IPv6: the address of A (1) or B (2) as the peers take it, with a port.
+v6() { echo "$v6pfx$1$v6sfx"; }
+v6p() { echo "[$v6pfx$1$v6sfx]:$2"; }
 krds='' lrds=''
 for d in "$build" "$build/test/rxe"; do
 	[ -x "$d/krds_peer" ] && [ -x "$d/lrds_peer" ] && { krds=$d/krds_peer; lrds=$d/lrds_peer; break; }
@@ -93,6 +114,25 @@ wait_peer='ok=0; for i in $(seq 1 60); do
 done
 if [ $ok = 0 ]; then echo "interop: FAIL: $RDS_VM_PEER does not answer ping"; exit 1; fi
 echo "interop: $RDS_VM_PEER answers ping (after $i tries)"'
+# IPv6: each VM adds its address to eth0 (A: 1, B: 2) and waits for
+# rxe0's RoCE v2 GID of it.
+v6_setup=''
+if [ "$fam" != 4 ]; then
+	# shellcheck disable=SC2016 # expanded in the VM
+	v6_setup='me=$([ "$RDS_VM_NAME" = A ] && echo 1 || echo 2)
+ip -6 addr add '"$v6pfx"'$me/64 dev eth0 nodad || { echo "interop: FAIL: cannot add '"$v6pfx"'$me"; exit 1; }
+for i in $(seq 1 50); do '"$(printf %q "$here/gid-index.sh")"' rxe0 '"$v6pfx"'$me > /dev/null 2>&1 && break; sleep 0.2; done
+echo "interop: '"$v6pfx"'$me on eth0, RoCE v2 GID index $('"$(printf %q "$here/gid-index.sh")"' rxe0 '"$v6pfx"'$me)"'
+	wait_peer="$wait_peer
+$v6_setup"
+fi
+# The exchange's addresses: A's own and its peer's, B's own and its peer's.
+if [ "$fam" = 4 ]; then
+	# shellcheck disable=SC2016 # expanded in the VM
+	a_ips='"$RDS_VM_ADDR" "$RDS_VM_PEER"' b_ips=$a_ips
+else
+	a_ips="$(v6 1) $(v6 2)" b_ips="$(v6 2) $(v6 1)"
+fi
 
 # rxe0's non-zero counters, one line.
 # shellcheck disable=SC2016 # expanded in the VM
@@ -104,7 +144,7 @@ cmd_a="$wait_peer
 lsmod | grep -E '^(rds|rds_rdma|rdma_rxe) ' | sed 's/^/interop: module /'
 (dmesg -w | grep --line-buffered -iE 'rds|rxe' | sed -u 's/^/kernel: /') &
 dpid=\$!
-$(printf %q "$krds") -n $n -t $tmo \"\$RDS_VM_ADDR\" \"\$RDS_VM_PEER\"
+$(printf %q "$krds") -n $n -t $tmo $a_ips
 rc=\$?
 sleep 0.5; kill \$dpid 2>/dev/null
 if [ \$rc != 0 ]; then echo 'interop: kernel log (dmesg | tail -n 40):'; dmesg | tail -n 40; fi
@@ -115,7 +155,7 @@ exit \$rc"
 cmd_b() {
 	echo "if lsmod | grep -qE '^rds_rdma '; then echo 'interop: FAIL: rds_rdma is loaded in B'; exit 1; fi
 $wait_peer
-INTEROP_EAL_ARGS=$(printf %q "${INTEROP_EAL_ARGS:-}") INTEROP_LRDS_CONF=$(printf %q "${2-${INTEROP_LRDS_CONF:-}}") $(printf %q "$lrds") $1 -n $n -t $tmo \"\$RDS_VM_ADDR\" \"\$RDS_VM_PEER\"
+INTEROP_EAL_ARGS=$(printf %q "${INTEROP_EAL_ARGS:-}") INTEROP_LRDS_CONF=$(printf %q "${2-${INTEROP_LRDS_CONF:-}}") $(printf %q "$lrds") $1 -n $n -t $tmo $b_ips
 rc=\$?
 if [ \$rc != 0 ]; then echo 'interop: kernel log (dmesg | tail -n 20):'; dmesg | tail -n 20; fi
 exit \$rc"
@@ -220,7 +260,11 @@ if [ "$case" = exchange ]; then
 # Round 4: the same with librte_rds on rings of its own (srq=0), which
 # advertise credits: both ends use them, the kernel turning them on from
 # our CM advertisement and giving its own in headers.
-for round in 1 2 3 4; do
+rounds='1 2 3 4'
+# IPv6: both CM roles (rounds 1 and 2); link-local: round 1.
+[ "$fam" = 6 ] && rounds='1 2'
+[ "$fam" = ll ] && rounds='1'
+for round in $rounds; do
 	a=$cmd_a
 	lconf=${INTEROP_LRDS_CONF:-}
 	if [ $round = 1 ]; then flags='' what='both sides send at once'
@@ -236,6 +280,7 @@ $cmd_a"
 			lconf="srq=0${lconf:+ $lconf}"
 		fi
 	fi
+	[ "$fam" = 4 ] || what="$what (IPv6: kernel $(v6 1), librte_rds $(v6 2))"
 	echo "interop: round $round: $what"
 	start=$(date +%s)
 	run_pair "round $round" "$a" "$(cmd_b "$flags" "$lconf")" --mem 1536
@@ -303,12 +348,19 @@ fi
 no_rds_b="if lsmod | grep -qE '^rds_rdma '; then echo 'interop: FAIL: rds_rdma is loaded in B'; exit 1; fi"
 start=$(date +%s)
 if [ "$case" = k2l ]; then
-	echo "interop: k2l: three kernel sockets stream at once into one librte_rds socket ($fn messages each)"
+	echo "interop: k2l: three kernel sockets stream at once into one librte_rds socket ($fn messages each${v6pfx:+, IPv6 $(v6 1) -> $(v6 2)})"
 	senders=() ks=()
 	for j in 0 1 2; do
-		senders+=("-F \$RDS_VM_PEER:$((4243 + j))")
-		ks+=("$krds_q $kf -S $j -n $fn -t $ftmo \"\$RDS_VM_ADDR:$((4243 + j))\" \"\$RDS_VM_PEER:4242\"")
+		if [ "$fam" = 4 ]; then
+			senders+=("-F \$RDS_VM_PEER:$((4243 + j))")
+			ks+=("$krds_q $kf -S $j -n $fn -t $ftmo \"\$RDS_VM_ADDR:$((4243 + j))\" \"\$RDS_VM_PEER:4242\"")
+		else
+			senders+=("-F $(v6p 1 $((4243 + j)))")
+			ks+=("$krds_q $kf -S $j -n $fn -t $ftmo $(v6p 1 $((4243 + j))) $(v6p 2 4242)")
+		fi
 	done
+	recv_at='"$RDS_VM_ADDR:4242"'
+	[ "$fam" = 4 ] || recv_at=$(v6p 2 4242)
 	a="$wait_peer
 $dmesg_watch
 $(three_jobs "${ks[@]}")
@@ -316,7 +368,7 @@ $vm_end"
 	b="$no_rds_b
 $wait_peer
 dpid=''
-INTEROP_EAL_ARGS=$eal_q INTEROP_LRDS_CONF=$lconf_q INTEROP_LRDS_QP_ERROR_EVERY=$lqe_q $lrds_q $lf ${senders[*]} -n $fn -t $ftmo \"\$RDS_VM_ADDR:4242\"
+INTEROP_EAL_ARGS=$eal_q INTEROP_LRDS_CONF=$lconf_q INTEROP_LRDS_QP_ERROR_EVERY=$lqe_q $lrds_q $lf ${senders[*]} -n $fn -t $ftmo $recv_at
 rc=\$?
 $vm_end"
 	for attempt in 1 2; do

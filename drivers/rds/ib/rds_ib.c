@@ -123,14 +123,59 @@ rds_ib_fini(void)
 	}
 }
 
-/* The address must belong to an RDMA device: bind an id to it. */
+socklen_t
+rds_ib_sockaddr(const struct in6_addr *a, uint16_t port, uint32_t scope,
+		struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (rds_addr_is_v4(a)) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		sin->sin_addr.s_addr = rds_addr_v4(a);
+		return sizeof(*sin);
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		sin6->sin6_addr = *a;
+		/* The connection's c_dev_if (ib_cm.c), link-local only. */
+		if (rds_addr_is_linklocal(a))
+			sin6->sin6_scope_id = scope;
+		return sizeof(*sin6);
+	}
+}
+
+const char *
+rds_ib_addr_str(const struct in6_addr *a, char *buf, size_t len)
+{
+	if (rds_addr_is_v4(a)) {
+		uint32_t v4 = rds_addr_v4(a);
+
+		return inet_ntop(AF_INET, &v4, buf, (socklen_t)len);
+	}
+	return inet_ntop(AF_INET6, a, buf, (socklen_t)len);
+}
+
+/*
+ * The address must belong to an RDMA device: bind an id to it (an IPv4
+ * or IPv6 one, as rds_ib_laddr_check). A link-local IPv6 address is
+ * bound on its interface, the one holding it (rdma_bind_addr takes a
+ * link-local address whether or not it is configured: the kernel checks
+ * the interface first, and without a scope says EADDRNOTAVAIL).
+ */
 static int
 rds_ib_laddr_check(struct rds_laddr *la)
 {
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *id = NULL;
 	struct rds_ib_laddr *il;
-	struct sockaddr_in sin;
+	struct sockaddr_storage ss;
+	char a[INET6_ADDRSTRLEN];
+	uint32_t scope = 0;
+	socklen_t len;
 	int ret;
 
 	il = rds_mem_zalloc("rds_ib_laddr", sizeof(*il));
@@ -141,6 +186,18 @@ rds_ib_laddr_check(struct rds_laddr *la)
 	ret = rds_ib_opts_parse(la->args, &il->opts);
 	if (ret != 0)
 		return ret;
+	if (!il->opts.cm_port_given && !rds_addr_is_v4(&la->addr))
+		il->opts.cm_port = RDS_IB_DEF_CM_PORT6;
+	if (rds_addr_is_linklocal(&la->addr)) {
+		scope = rds_addr_ifindex(&la->addr, NULL);
+		if (scope == 0) {
+			IB_LOG(ERR, "%s: a link-local address on no interface "
+			       "of this host", rds_ib_addr_str(&la->addr, a,
+							       sizeof(a)));
+			return -EADDRNOTAVAIL;
+		}
+		la->ifindex = scope;
+	}
 	il->stall_tsc = (uint64_t)il->opts.stall_ms * rds_clock_hz() / 1000;
 	il->connect_tsc = il->stall_tsc == 0 ? 0 :
 		(uint64_t)RTE_MAX(RDS_IB_CONNECT_TIMEOUT_MS,
@@ -155,10 +212,9 @@ rds_ib_laddr_check(struct rds_laddr *la)
 		return -ENODEV;
 	}
 	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) == 0) {
-		memset(&sin, 0, sizeof(sin));
-		sin.sin_family = AF_INET;
-		sin.sin_addr.s_addr = rds_addr_v4(&la->addr);
-		if (rdma_bind_addr(id, (struct sockaddr *)&sin) == 0 &&
+		len = rds_ib_sockaddr(&la->addr, 0, scope, &ss);
+		RTE_SET_USED(len);
+		if (rdma_bind_addr(id, (struct sockaddr *)&ss) == 0 &&
 		    id->verbs != NULL) {
 			const char *name = ibv_get_device_name(id->verbs->device);
 
@@ -177,13 +233,9 @@ rds_ib_laddr_check(struct rds_laddr *la)
 		rdma_destroy_id(id);
 	}
 	rdma_destroy_event_channel(ch);
-	if (ret != 0) {
-		char a[INET_ADDRSTRLEN];
-		uint32_t v4 = rds_addr_v4(&la->addr);
-
-		inet_ntop(AF_INET, &v4, a, sizeof(a));
-		IB_LOG(ERR, "address %s is not on an RDMA device", a);
-	}
+	if (ret != 0)
+		IB_LOG(ERR, "address %s is not on an RDMA device",
+		       rds_ib_addr_str(&la->addr, a, sizeof(a)));
 	return ret;
 }
 
@@ -304,12 +356,11 @@ rds_ib_inject(struct rds_ib_engine *ie)
 static const char *
 rds_ib_conn_name(const struct rds_conn *c, char *buf, size_t len)
 {
-	char l[INET_ADDRSTRLEN], f[INET_ADDRSTRLEN];
-	uint32_t la = rds_addr_v4(&c->key.laddr), fa = rds_addr_v4(&c->key.faddr);
+	char l[INET6_ADDRSTRLEN], f[INET6_ADDRSTRLEN];
 
-	inet_ntop(AF_INET, &la, l, sizeof(l));
-	inet_ntop(AF_INET, &fa, f, sizeof(f));
-	snprintf(buf, len, "%s -> %s", l, f);
+	snprintf(buf, len, "%s -> %s",
+		 rds_ib_addr_str(&c->key.laddr, l, sizeof(l)),
+		 rds_ib_addr_str(&c->key.faddr, f, sizeof(f)));
 	return buf;
 }
 
@@ -330,7 +381,7 @@ rds_ib_watch(struct rds_ib_engine *ie, struct rds_ib_conn *ic)
 	struct rds_conn *c = ic->c;
 	uint64_t now;
 	bool waiting;
-	char name[48];
+	char name[96];
 
 	if (stall_tsc == 0 || ic->cstate != RDS_IB_ESTABLISHED ||
 	    c->state != RDS_CONN_UP || c->drop_pending)
@@ -363,7 +414,7 @@ static void
 rds_ib_watch_connect(struct rds_ib_engine *ie, struct rds_conn *c)
 {
 	struct rds_ib_conn *ic = c->tp;
-	char name[48];
+	char name[96];
 
 	if (ic == NULL || ic->la->connect_tsc == 0 || c->drop_pending ||
 	    c->state != RDS_CONN_CONNECTING ||
@@ -446,7 +497,8 @@ const struct rds_transport rds_ib_transport = {
 	.name = "ib",
 	.info_name = "infiniband",
 	.trans_id = RDS_TRANS_IB,
-	.flags = RDS_TRANS_F_RDMA,	/* plain verbs: no masked atomics */
+	/* Plain verbs: no masked atomics. IPv4 and IPv6, as rds_rdma. */
+	.flags = RDS_TRANS_F_RDMA | RDS_TRANS_F_IPV6,
 	.init = rds_ib_init,
 	.fini = rds_ib_fini,
 	.laddr_check = rds_ib_laddr_check,

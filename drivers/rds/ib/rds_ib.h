@@ -77,7 +77,12 @@ extern int rds_ib_logtype;
  * retried (at least; the stall bound counts too). */
 #define RDS_IB_CONNECT_TIMEOUT_MS 15000u
 
-/* CM private data (net/rds/ib.h); fields only ever appended. */
+/* CM private data (net/rds/ib.h); fields only ever appended. IPv4
+ * connections carry struct rds_ib_connect_private (28 bytes), IPv6 ones
+ * struct rds6_ib_connect_private (52 bytes), as the kernel's
+ * rds_ib_cm_fill_conn_param by the connection's family; which one a
+ * request carries, the listener it came to says (rds_rdma_listen_init:
+ * the IPv4 listener takes IPv4 requests only, the IPv6 one IPv6 only). */
 struct rds_ib_conn_priv_cmn {
 	uint8_t ricpc_protocol_major;
 	uint8_t ricpc_protocol_minor;
@@ -94,6 +99,34 @@ struct rds_ib_connect_private {
 	rte_be32_t dp_daddr;
 	struct rds_ib_conn_priv_cmn dp_cmn;
 } __rte_packed;
+
+struct rds6_ib_connect_private {
+	uint8_t dp_saddr[16];		/* struct in6_addr */
+	uint8_t dp_daddr[16];
+	struct rds_ib_conn_priv_cmn dp_cmn;
+} __rte_packed;
+
+union rds_ib_conn_priv {
+	struct rds_ib_connect_private v4;
+	struct rds6_ib_connect_private v6;
+};
+
+_Static_assert(sizeof(struct rds_ib_connect_private) == 28, "the kernel's");
+_Static_assert(sizeof(struct rds6_ib_connect_private) == 52, "the kernel's");
+
+/* The common part of either, by family. */
+static inline const struct rds_ib_conn_priv_cmn *
+rds_ib_priv_cmn(const union rds_ib_conn_priv *p, bool v6)
+{
+	return v6 ? &p->v6.dp_cmn : &p->v4.dp_cmn;
+}
+
+static inline uint8_t
+rds_ib_priv_len(bool v6)
+{
+	return v6 ? sizeof(struct rds6_ib_connect_private) :
+		    sizeof(struct rds_ib_connect_private);
+}
 
 enum rds_ib_cstate {
 	RDS_IB_IDLE = 0,
@@ -124,6 +157,8 @@ struct rds_ib_dev {
 /* An ib address's options (rte_rds_ib.h lists the keys). */
 struct rds_ib_opts {
 	uint16_t cm_port;		/* RDMA-CM port: listen, connect to */
+	bool cm_port_given;		/* else the family's: 18634 for IPv4,
+					 * 16385 for IPv6 (RDS_CM_PORT) */
 	uint32_t send_wr;		/* send ring per connection */
 	uint32_t recv_wr;		/* receive ring per connection (srq=0) */
 	bool flow_control;		/* advertise credits (srq=0) */
@@ -143,6 +178,7 @@ struct rds_ib_opts {
  * ring of N work requests up to the power of two above N (rxe keeps one
  * slot empty), so 2^k - 1, not 2^k. */
 #define RDS_IB_DEF_SEND_WR 127
+#define RDS_IB_DEF_CM_PORT6 16385	/* rdma_transport.h RDS_CM_PORT */
 #define RDS_IB_DEF_RECV_WR 1024
 #define RDS_IB_DEF_SRQ_MIN 1024		/* the kernel's ring of a connection */
 #define RDS_IB_DEF_SRQ_MAX 8192
@@ -377,8 +413,9 @@ struct rds_ib_engine {
 struct rds_ib_handoff {
 	struct rdma_cm_id *id;
 	struct rdma_conn_param param;
-	struct rds_ib_connect_private priv;
+	union rds_ib_conn_priv priv;
 	uint8_t priv_len;
+	bool v6;			/* to an IPv6 address's listener */
 };
 
 /* Per local ib address (rds_laddr.tp). */
@@ -399,7 +436,14 @@ rds_ib_laddr(const struct rds_laddr *la)
 /* rds_ib.c */
 extern unsigned int rds_ib_slot;
 extern const struct rds_transport rds_ib_transport;
-bool rds_ib_is_listener(const struct rdma_cm_id *id);
+/* The local address whose listener id is, or NULL. */
+struct rds_laddr *rds_ib_listener(const struct rdma_cm_id *id);
+/* The socket name of address a (AF_INET for v4-mapped, else AF_INET6
+ * with scope if link-local) and port; its length. */
+socklen_t rds_ib_sockaddr(const struct in6_addr *a, uint16_t port,
+			  uint32_t scope, struct sockaddr_storage *ss);
+const char *rds_ib_addr_str(const struct in6_addr *a, char *buf,
+			    size_t len);
 void rds_ib_unlisten(void);
 /* Called several times a pass: inline. */
 static inline struct rds_ib_engine *

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Connection management (net/rds/ib_cm.c, rdma_transport.c): RDMA-CM on
- * port 18634, CM private data with version negotiation and the ACK
- * sequence exchange, QP set-up, the kernel's connect-race rules, and
- * tear-down. Every call here runs on the engine that owns the
+ * port 18634 for IPv4 and 16385 for IPv6 (RDS_CM_PORT), CM private data
+ * (28 bytes for IPv4, 52 for IPv6: the kernel's rds6_ib_connect_private)
+ * with version negotiation and the ACK sequence exchange, QP set-up, the
+ * kernel's connect-race rules, and tear-down. Every call here runs on the engine that owns the
  * connection, except the listener's hand-off of a connect request.
  */
 #include <errno.h>
@@ -11,42 +12,59 @@
 
 #include "rds_ib.h"
 
-static void
-rds_ib_fill_priv(struct rds_ib_connect_private *p, struct rds_conn *c,
+/* An IPv6 connection (the kernel's c_isv6: not v4-mapped). */
+static inline bool
+rds_ib_conn_v6(const struct rds_conn *c)
+{
+	return !rds_addr_is_v4(&c->key.laddr);
+}
+
+/* The private data of c (rds_ib_cm_fill_conn_param: the IPv6 layout for
+ * an IPv6 connection); its length. */
+static uint8_t
+rds_ib_fill_priv(union rds_ib_conn_priv *p, struct rds_conn *c,
 		 uint16_t version)
 {
 	struct rds_ib_conn *ic = c->tp;
+	bool v6 = rds_ib_conn_v6(c);
+	struct rds_ib_conn_priv_cmn *cmn = v6 ? &p->v6.dp_cmn : &p->v4.dp_cmn;
 
 	memset(p, 0, sizeof(*p));
-	p->dp_saddr = rds_addr_v4(&c->key.laddr);
-	p->dp_daddr = rds_addr_v4(&c->key.faddr);
-	p->dp_cmn.ricpc_protocol_major = version >> 8;
-	p->dp_cmn.ricpc_protocol_minor = version & 0xff;
-	p->dp_cmn.ricpc_protocol_minor_mask =
+	if (v6) {
+		memcpy(p->v6.dp_saddr, &c->key.laddr, 16);
+		memcpy(p->v6.dp_daddr, &c->key.faddr, 16);
+	} else {
+		p->v4.dp_saddr = rds_addr_v4(&c->key.laddr);
+		p->v4.dp_daddr = rds_addr_v4(&c->key.faddr);
+	}
+	cmn->ricpc_protocol_major = version >> 8;
+	cmn->ricpc_protocol_minor = version & 0xff;
+	cmn->ricpc_protocol_minor_mask =
 		rte_cpu_to_be_16(RDS_IB_SUPPORTED_PROTOCOLS);
 	/* What we have received: the peer drops what it need not resend. */
-	p->dp_cmn.ricpc_ack_seq = rte_cpu_to_be_64(c->ack_next);
+	cmn->ricpc_ack_seq = rte_cpu_to_be_64(c->ack_next);
 	/* Credits: the receives we posted, when flow control is configured
 	 * (off by default, as the kernel's). It is used only when both ends
 	 * advertise; otherwise RNR retries cover a full receive ring. Never
 	 * from a shared receive queue: credits count a connection's own
 	 * receives (the peer then keeps its credits off too). */
 	if (ic->la->opts.flow_control && !ic->srq && ic->rbuf != NULL) {
-		p->dp_cmn.ricpc_credit = rte_cpu_to_be_32(ic->posted_adv);
+		cmn->ricpc_credit = rte_cpu_to_be_32(ic->posted_adv);
 		ic->posted_adv = 0;
 	} else {
-		p->dp_cmn.ricpc_credit = 0;
+		cmn->ricpc_credit = 0;
 	}
+	return rds_ib_priv_len(v6);
 }
 
 static void
 rds_ib_conn_param(struct rdma_conn_param *cp,
-		  const struct rds_ib_connect_private *p,
+		  const union rds_ib_conn_priv *p, uint8_t len,
 		  const struct rds_ib_dev *d)
 {
 	memset(cp, 0, sizeof(*cp));
 	cp->private_data = p;
-	cp->private_data_len = sizeof(*p);
+	cp->private_data_len = len;
 	/* Outstanding READs and atomics, as the kernel: min(device, peer). */
 	cp->responder_resources = d != NULL ? d->max_rd_atom : 1;
 	cp->initiator_depth = d != NULL ? d->max_init_rd_atom : 1;
@@ -249,17 +267,20 @@ rds_ib_conn_connect(struct rds_conn *c)
 {
 	struct rds_ib_conn *ic = c->tp;
 	struct rds_ib_engine *ie = rds_ib_engine(c->eng);
-	struct sockaddr_in src, dst;
+	struct sockaddr_storage src, dst;
+	uint32_t scope = c->la->ifindex;
 
+	/* A link-local peer is on our link-local address's link (the
+	 * kernel's c_dev_if); a global address has no link to give one. */
+	if (rds_addr_is_linklocal(&c->key.faddr) && scope == 0)
+		return -EINVAL;
 	rds_ib_teardown(ic);
 	if (rdma_create_id(ie->ch, &ic->cm_id, ic, RDMA_PS_TCP) != 0)
 		return -errno;
-	memset(&src, 0, sizeof(src));
-	src.sin_family = AF_INET;
-	src.sin_addr.s_addr = rds_addr_v4(&c->key.laddr);
-	dst = src;
-	dst.sin_addr.s_addr = rds_addr_v4(&c->key.faddr);
-	dst.sin_port = htons(ic->la->opts.cm_port);	/* the peer's too */
+	/* rds_ib_conn_path_connect: IPv4 to the peer's 18634, IPv6 to its
+	 * 16385 (our address's cm_port is the peer's too). */
+	rds_ib_sockaddr(&c->key.laddr, 0, scope, &src);
+	rds_ib_sockaddr(&c->key.faddr, ic->la->opts.cm_port, scope, &dst);
 	ic->passive = false;
 	ic->cstate = RDS_IB_RESOLVING_ADDR;
 	ic->connect_tsc = rds_clock_tsc();
@@ -326,23 +347,29 @@ rds_ib_established(struct rds_ib_conn *ic, const struct rdma_cm_event *ev)
 {
 	struct rds_conn *c = ic->c;
 	struct rds_ib_engine *ie = rds_ib_engine(c->eng);
-	const struct rds_ib_connect_private *p = ev->param.conn.private_data;
+	const union rds_ib_conn_priv *p = ev->param.conn.private_data;
+	bool v6 = rds_ib_conn_v6(c);
+	const struct rds_ib_conn_priv_cmn *cmn =
+		p != NULL ? rds_ib_priv_cmn(p, v6) : NULL;
 
 	if (!ic->passive) {
-		/* The reply carries the version the peer chose. */
-		if (p == NULL || ev->param.conn.private_data_len < sizeof(*p) ||
-		    p->dp_cmn.ricpc_protocol_major != 3 ||
-		    p->dp_cmn.ricpc_protocol_minor != 1) {
+		/* The reply carries the version the peer chose, in the
+		 * layout of the connection's family
+		 * (rds_ib_cm_connect_complete). */
+		if (p == NULL ||
+		    ev->param.conn.private_data_len < rds_ib_priv_len(v6) ||
+		    cmn->ricpc_protocol_major != 3 ||
+		    cmn->ricpc_protocol_minor != 1) {
 			IB_LOG(ERR, "peer chose a protocol other than 3.1");
 			rds_conn_error(c, NULL);
 			return;
 		}
 		ic->version = RDS_PROTOCOL_3_1;
-		if (p->dp_cmn.ricpc_ack_seq != 0)
+		if (cmn->ricpc_ack_seq != 0)
 			rds_send_drop_acked(c,
-				rte_be_to_cpu_64(p->dp_cmn.ricpc_ack_seq));
+				rte_be_to_cpu_64(cmn->ricpc_ack_seq));
 		rds_ib_set_flow_control(ic,
-			rte_be_to_cpu_32(p->dp_cmn.ricpc_credit));
+			rte_be_to_cpu_32(cmn->ricpc_credit));
 		ie->stats.connects_active++;
 	} else {
 		ie->stats.connects_passive++;
@@ -359,8 +386,9 @@ rds_ib_conn_event(struct rds_engine *e, struct rdma_cm_event *ev)
 {
 	struct rds_ib_conn *ic = ev->id->context;
 	struct rds_ib_engine *ie = rds_ib_engine(e);
-	struct rds_ib_connect_private priv;
+	union rds_ib_conn_priv priv;
 	struct rdma_conn_param cp;
+	uint8_t len;
 	int ret;
 
 	IB_LOG(DEBUG, "cm event %s status %d (%s)", rdma_event_str(ev->event),
@@ -381,8 +409,8 @@ rds_ib_conn_event(struct rds_engine *e, struct rdma_cm_event *ev)
 			rds_conn_error(ic->c, NULL);
 			break;
 		}
-		rds_ib_fill_priv(&priv, ic->c, RDS_PROTOCOL_3_1);
-		rds_ib_conn_param(&cp, &priv, ic->dev);
+		len = rds_ib_fill_priv(&priv, ic->c, RDS_PROTOCOL_3_1);
+		rds_ib_conn_param(&cp, &priv, len, ic->dev);
 		ic->cstate = RDS_IB_CONNECTING;
 		if (rdma_connect(ev->id, &cp) != 0)
 			rds_conn_error(ic->c, NULL);
@@ -411,16 +439,34 @@ rds_ib_conn_event(struct rds_engine *e, struct rdma_cm_event *ev)
 }
 
 /* The version we answer a connect request with (rds_ib_protocol_compatible,
- * limited to what we speak: 3.1), or 0 to reject it. */
+ * limited to what we speak: 3.1), or 0 to reject it. The layout is the
+ * listener's family's: an IPv4 request in an IPv6 listener's 52 bytes
+ * (or the other way) has its version where it does not look. */
 static uint16_t
-rds_ib_compatible(const struct rds_ib_connect_private *p, uint8_t len)
+rds_ib_compatible(const union rds_ib_conn_priv *p, uint8_t len, bool v6)
 {
-	if (p == NULL || len < sizeof(*p))
+	const struct rds_ib_conn_priv_cmn *cmn = rds_ib_priv_cmn(p, v6);
+
+	if (len < rds_ib_priv_len(v6))
 		return 0;
-	if (p->dp_cmn.ricpc_protocol_major == 3 &&
-	    p->dp_cmn.ricpc_protocol_minor == 1)
+	if (cmn->ricpc_protocol_major == 3 && cmn->ricpc_protocol_minor == 1)
 		return RDS_PROTOCOL_3_1;
 	return 0;
+}
+
+/* The connection a request is for: our address (the peer's daddr) and
+ * the peer's (saddr), as rds_ib_cm_handle_connect reads them. */
+static void
+rds_ib_priv_key(const struct rds_ib_handoff *h, struct in6_addr *laddr,
+		struct in6_addr *faddr)
+{
+	if (h->v6) {
+		memcpy(laddr, h->priv.v6.dp_daddr, 16);
+		memcpy(faddr, h->priv.v6.dp_saddr, 16);
+	} else {
+		rds_addr_from_v4(laddr, h->priv.v4.dp_daddr);
+		rds_addr_from_v4(faddr, h->priv.v4.dp_saddr);
+	}
 }
 
 static void
@@ -435,25 +481,32 @@ void
 rds_ib_accept(struct rds_engine *e, struct rds_ib_handoff *h)
 {
 	struct rds_ib_engine *ie = rds_ib_engine(e);
-	struct rds_ib_connect_private priv;
+	const struct rds_ib_conn_priv_cmn *cmn = rds_ib_priv_cmn(&h->priv,
+								 h->v6);
+	union rds_ib_conn_priv priv;
 	struct rdma_conn_param cp;
 	struct rds_conn_key key;
 	struct rds_ib_conn *ic;
 	struct rds_conn *c;
 	struct rds_laddr *la;
+	char l[INET6_ADDRSTRLEN], f[INET6_ADDRSTRLEN];
+	uint8_t len;
 	int ret;
 
-	if (rds_ib_compatible(&h->priv, h->priv_len) == 0) {
+	if (rds_ib_compatible(&h->priv, h->priv_len, h->v6) == 0) {
 		ie->stats.rejects_incompat++;
 		rds_ib_reject(h->id, RDS_IB_REJ_INCOMPAT);
 		return;
 	}
 	memset(&key, 0, sizeof(key));
-	rds_addr_from_v4(&key.laddr, h->priv.dp_daddr);
-	rds_addr_from_v4(&key.faddr, h->priv.dp_saddr);
+	rds_ib_priv_key(h, &key.laddr, &key.faddr);
 	key.trans_id = RDS_TRANS_IB;
 	la = rds_laddr_find(&key.laddr);
-	if (la == NULL || la->trans->trans_id != RDS_TRANS_IB) {
+	/* Ours, on ib, and of the listener's family (an IPv6 request naming
+	 * v4-mapped addresses is not an IPv4 connection). */
+	if (la == NULL || la->trans->trans_id != RDS_TRANS_IB ||
+	    rds_addr_is_v4(&key.laddr) == h->v6 ||
+	    rds_addr_is_v4(&key.faddr) == h->v6) {
 		rds_ib_reject(h->id, 0);
 		return;
 	}
@@ -463,9 +516,9 @@ rds_ib_accept(struct rds_engine *e, struct rds_ib_handoff *h)
 		return;
 	}
 	ic = c->tp;
-	IB_LOG(DEBUG, "connect request %08x -> %08x: conn %s, ours %s",
-	       rte_be_to_cpu_32(h->priv.dp_saddr),
-	       rte_be_to_cpu_32(h->priv.dp_daddr),
+	IB_LOG(DEBUG, "connect request %s -> %s: conn %s, ours %s",
+	       rds_ib_addr_str(&key.faddr, f, sizeof(f)),
+	       rds_ib_addr_str(&key.laddr, l, sizeof(l)),
 	       rds_conn_state_name(c->state),
 	       ic->cm_id == NULL ? "none" : ic->passive ? "passive" : "active");
 	if (c->state == RDS_CONN_CONNECTING && ic->passive) {
@@ -488,8 +541,7 @@ rds_ib_accept(struct rds_engine *e, struct rds_ib_handoff *h)
 		 * ours as before, so this only ever shortens the race.
 		 */
 		ie->stats.connect_raced++;
-		if (rte_be_to_cpu_32(h->priv.dp_saddr) >
-		    rte_be_to_cpu_32(h->priv.dp_daddr)) {
+		if (memcmp(&key.faddr, &key.laddr, sizeof(key.laddr)) > 0) {
 			rds_ib_reject(h->id, 0);
 			return;
 		}
@@ -512,15 +564,13 @@ rds_ib_accept(struct rds_engine *e, struct rds_ib_handoff *h)
 			rds_conn_error(c, NULL);	/* back off, try again */
 		return;
 	}
-	rds_ib_set_flow_control(ic,
-		rte_be_to_cpu_32(h->priv.dp_cmn.ricpc_credit));
+	rds_ib_set_flow_control(ic, rte_be_to_cpu_32(cmn->ricpc_credit));
 	/* The peer told us what it has: do not resend that. */
-	if (h->priv.dp_cmn.ricpc_ack_seq != 0)
-		rds_send_drop_acked(c,
-			rte_be_to_cpu_64(h->priv.dp_cmn.ricpc_ack_seq));
+	if (cmn->ricpc_ack_seq != 0)
+		rds_send_drop_acked(c, rte_be_to_cpu_64(cmn->ricpc_ack_seq));
 	ic->version = RDS_PROTOCOL_3_1;
-	rds_ib_fill_priv(&priv, c, RDS_PROTOCOL_3_1);
-	rds_ib_conn_param(&cp, &priv, ic->dev);
+	len = rds_ib_fill_priv(&priv, c, RDS_PROTOCOL_3_1);
+	rds_ib_conn_param(&cp, &priv, len, ic->dev);
 	cp.responder_resources = RTE_MIN(h->param.initiator_depth,
 					 cp.responder_resources);
 	cp.initiator_depth = RTE_MIN(h->param.responder_resources,
@@ -538,9 +588,11 @@ rds_ib_accept(struct rds_engine *e, struct rds_ib_handoff *h)
 	rds_ib_tune_rnr(ic);
 }
 
-/* A connect request on the listener: copy what we need, hand it over. */
+/* A connect request on the listener of la: copy what we need, hand it
+ * over. */
 static void
-rds_ib_listen_event(struct rds_engine *e, struct rdma_cm_event *ev)
+rds_ib_listen_event(struct rds_engine *e, struct rdma_cm_event *ev,
+		    const struct rds_laddr *lst)
 {
 	struct rds_ib_handoff *h;
 	struct in6_addr la, fa;
@@ -555,16 +607,18 @@ rds_ib_listen_event(struct rds_engine *e, struct rdma_cm_event *ev)
 	}
 	h->id = ev->id;
 	h->param = ev->param.conn;
+	h->v6 = !rds_addr_is_v4(&lst->addr);
 	h->priv_len = RTE_MIN(ev->param.conn.private_data_len,
 			      (uint8_t)sizeof(h->priv));
 	if (ev->param.conn.private_data != NULL)
 		memcpy(&h->priv, ev->param.conn.private_data, h->priv_len);
+	else
+		h->priv_len = 0;
 	h->param.private_data = NULL;
 	h->param.private_data_len = 0;
-	rds_addr_from_v4(&la, h->priv.dp_daddr);
-	rds_addr_from_v4(&fa, h->priv.dp_saddr);
+	rds_ib_priv_key(h, &la, &fa);
 	owner = rds_conn_engine_of(&la, &fa);
-	if (owner == e->id || h->priv_len < sizeof(h->priv)) {
+	if (owner == e->id || h->priv_len < rds_ib_priv_len(h->v6)) {
 		ev->id->context = NULL;
 		rds_ib_accept(e, h);
 		rds_mem_free(h);
@@ -584,7 +638,8 @@ void
 rds_ib_cm_event(struct rds_engine *e, struct rdma_cm_event *ev)
 {
 	struct rdma_cm_event copy = *ev;
-	struct rds_ib_connect_private priv;
+	union rds_ib_conn_priv priv;
+	struct rds_laddr *lst;
 
 	/* Ack first (destroying an id waits for its events to be acked),
 	 * keeping a copy of the private data. */
@@ -596,17 +651,17 @@ rds_ib_cm_event(struct rds_engine *e, struct rdma_cm_event *ev)
 		copy.param.conn.private_data = &priv;
 	}
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST &&
-	    rds_ib_is_listener(ev->listen_id)) {
+	    (lst = rds_ib_listener(ev->listen_id)) != NULL) {
 		rdma_ack_cm_event(ev);
-		rds_ib_listen_event(e, &copy);
+		rds_ib_listen_event(e, &copy, lst);
 		return;
 	}
 	rdma_ack_cm_event(ev);
 	rds_ib_conn_event(e, &copy);
 }
 
-bool
-rds_ib_is_listener(const struct rdma_cm_id *id)
+struct rds_laddr *
+rds_ib_listener(const struct rdma_cm_id *id)
 {
 	unsigned int i;
 
@@ -615,9 +670,9 @@ rds_ib_is_listener(const struct rdma_cm_id *id)
 
 		if (la->trans == &rds_ib_transport && la->tp != NULL &&
 		    rds_ib_laddr(la)->listen == id)
-			return true;
+			return la;
 	}
-	return false;
+	return NULL;
 }
 
 void
@@ -639,15 +694,17 @@ rds_ib_unlisten(void)
 }
 
 /*
- * One listener per local ib address (the kernel binds the wildcard; a
- * specific address lets several instances share a host, each with its
- * own addresses, as several hosts would).
+ * One listener per local ib address (the kernel binds the wildcard, IPv4
+ * on 18634 and IPv6 on 16385; a specific address lets several instances
+ * share a host, each with its own addresses, as several hosts would).
+ * An IPv6 address's listener takes the kernel's IPv6 private data.
  */
 int
 rds_ib_listen(struct rds_engine *e)
 {
 	struct rds_ib_engine *ie = rds_ib_engine(e);
-	struct sockaddr_in sin;
+	struct sockaddr_storage ss;
+	char a[INET6_ADDRSTRLEN];
 	unsigned int i;
 	int err;
 
@@ -662,20 +719,18 @@ rds_ib_listen(struct rds_engine *e)
 		port = il->opts.cm_port;
 		if (rdma_create_id(ie->ch, &il->listen, NULL, RDMA_PS_TCP) != 0)
 			return -errno;
-		memset(&sin, 0, sizeof(sin));
-		sin.sin_family = AF_INET;
-		sin.sin_port = htons(port);
-		sin.sin_addr.s_addr = rds_addr_v4(&la->addr);
-		if (rdma_bind_addr(il->listen, (struct sockaddr *)&sin) != 0 ||
+		rds_ib_sockaddr(&la->addr, port, la->ifindex, &ss);
+		rds_ib_addr_str(&la->addr, a, sizeof(a));
+		if (rdma_bind_addr(il->listen, (struct sockaddr *)&ss) != 0 ||
 		    rdma_listen(il->listen, 128) != 0) {
 			err = errno;
-			IB_LOG(ERR, "cannot listen on RDMA-CM port %u: %s (is "
-			       "the kernel's rds_rdma loaded?)", port,
+			IB_LOG(ERR, "cannot listen on %s RDMA-CM port %u: %s "
+			       "(is the kernel's rds_rdma loaded?)", a, port,
 			       strerror(err));
 			rds_ib_unlisten();
 			return -err;
 		}
-		IB_LOG(INFO, "listening on RDMA-CM port %u", port);
+		IB_LOG(INFO, "listening on %s RDMA-CM port %u", a, port);
 	}
 	return 0;
 }

@@ -71,8 +71,12 @@ rds_ib_info(struct rds_engine *e, struct rds_info_req *r)
 	if (r->name != RDS_INFO_IB_CONNECTIONS &&
 	    r->name != RDS6_INFO_IB_CONNECTIONS)
 		return;
+	/* The IPv4 name reports IPv4 connections only (net/rds/ib.c
+	 * rds_ib_conn_info_visitor: c_isv6), the IPv6 one every one. */
 	TAILQ_FOREACH(c, &e->conns, link)
-		if (c->trans == &rds_ib_transport)
+		if (c->trans == &rds_ib_transport &&
+		    (r->name == RDS6_INFO_IB_CONNECTIONS ||
+		     rds_addr_is_v4(&c->key.laddr)))
 			rds_ib_info_conn(r, c);
 }
 

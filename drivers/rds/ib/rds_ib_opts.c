@@ -145,6 +145,7 @@ rds_ib_opts_parse(const char *args, struct rds_ib_opts *o)
 		return -EINVAL;
 	}
 	o->cm_port = (uint16_t)val[0];
+	o->cm_port_given = given[0];
 	o->send_wr = (uint32_t)val[1];
 	o->recv_wr = (uint32_t)val[2];
 	o->flow_control = val[3] != 0;

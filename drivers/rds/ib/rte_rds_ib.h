@@ -6,7 +6,14 @@
  * @file
  * The ib transport: RDS over verbs RC queue pairs and RDMA-CM, speaking
  * the kernel's RDS-over-IB wire protocol 3.1. Addresses declared with
- * transport "ib" must belong to an RDMA device (rdma_cm finds it).
+ * transport "ib" must belong to an RDMA device (rdma_cm finds it). IPv4
+ * and IPv6 addresses both, as the kernel's rds_rdma: an IPv6
+ * connection's CM private data is the kernel's 52-byte IPv6 layout
+ * (struct rds6_ib_connect_private: the two addresses as 16 bytes each,
+ * then the same version, ACK sequence and credits), its CM port 16385
+ * (RDS_CM_PORT) instead of 18634. A link-local IPv6 address is used on
+ * its interface (the one holding it; none: EADDRNOTAVAIL at
+ * rte_rds_init()), and its peers are link-local on that link.
  *
  * An address takes options (key=value, comma separated, DPDK's devargs
  * style: rte_rds_conf_add_addr_str(conf,
@@ -18,8 +25,9 @@
  *                    rxe0; default: whichever rdma_cm finds; another one
  *                    fails rte_rds_init() with ENODEV)
  *   cm_port=N        RDMA-CM port, 1..65535: the address listens on it
- *                    and connects to it on peers (default 18634, the
- *                    kernel's; a kernel peer listens there only)
+ *                    and connects to it on peers (default 18634 for an
+ *                    IPv4 address, 16385 for an IPv6 one: the kernel's,
+ *                    a kernel peer listens there only)
  *   send_wr=N        send ring per connection, 16..32768 work requests
  *                    of one 4 KiB fragment each (default 127: half the
  *                    kernel's 256, less one, for what an idle connection
@@ -82,7 +90,9 @@
  * Counters: rte_rds_xstats_get("ib", ...) with the names of struct
  * rte_rds_ib_stats's fields, or rte_rds_ib_stats_get(). Connections:
  * rte_rds_info(RDS_INFO_IB_CONNECTIONS) gives a struct
- * rds_info_rdma_connection per ib connection (rte_rds_info.h).
+ * rds_info_rdma_connection per IPv4 ib connection, and
+ * RDS6_INFO_IB_CONNECTIONS a struct rds6_info_rdma_connection per ib
+ * connection of either family (rte_rds_info.h), as the kernel.
  */
 
 #include <stdint.h>

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 #include <sys/epoll.h>
 
 #include <rte_kvargs.h>
@@ -23,7 +24,9 @@ RTE_LOG_REGISTER(rds_tcp_logtype, pmd.rds.tcp, INFO);
 
 unsigned int rds_tcp_slot;
 uint32_t rds_tcp_inject_gen;
-static uint32_t rds_tcp_inject_addr;	/* rte_rds_tcp_inject_reset's */
+/* rte_rds_tcp_inject_reset's address (:: for all), written before the
+ * generation is bumped and read after it is seen. */
+static struct in6_addr rds_tcp_inject_addr;
 static bool rds_tcp_wanted;	/* some local address is "tcp" */
 
 /* ------------------------------------------------------------------ */
@@ -135,16 +138,16 @@ rds_tcp_fini(void)
 	}
 }
 
-/* The options; the address is checked when its listening socket binds
- * it (engine 0's init): EADDRNOTAVAIL there. */
+/* The options, and a link-local address's interface (EADDRNOTAVAIL
+ * without one, as rds_tcp_laddr_check); the address is checked when its
+ * listening socket binds it (engine 0's init): EADDRNOTAVAIL there. */
 static int
 rds_tcp_laddr_check(struct rds_laddr *la)
 {
 	struct rds_tcp_laddr *tl;
+	char a[INET6_ADDRSTRLEN];
 	int ret;
 
-	if (!rds_addr_is_v4(&la->addr))
-		return -EAFNOSUPPORT;
 	tl = rds_mem_zalloc("rds_tcp_laddr", sizeof(*tl));
 	if (tl == NULL)
 		return -ENOMEM;
@@ -155,6 +158,18 @@ rds_tcp_laddr_check(struct rds_laddr *la)
 	ret = rds_tcp_opts_parse(la->args, &tl->opts);
 	if (ret != 0)
 		return ret;
+	if (rds_addr_is_linklocal(&la->addr)) {
+		tl->scope = rds_addr_ifindex(&la->addr, la->dev);
+		if (tl->scope == 0) {
+			TCP_LOG(ERR, "%s: a link-local address on no interface"
+				"%s%s", rds_tcp_addr_str(&la->addr, a,
+							 sizeof(a)),
+				la->dev[0] != '\0' ? " named " : " of this host",
+				la->dev);
+			return -EADDRNOTAVAIL;
+		}
+		la->ifindex = tl->scope;
+	}
 	return 0;
 }
 
@@ -301,9 +316,9 @@ rds_tcp_conn_free(struct rds_conn *c)
 static void
 rds_tcp_inject(struct rds_tcp_engine *te)
 {
+	static const struct in6_addr any = IN6ADDR_ANY_INIT;
+	struct in6_addr addr = rds_tcp_inject_addr;
 	struct rds_conn *c;
-
-	uint32_t addr = __atomic_load_n(&rds_tcp_inject_addr, __ATOMIC_ACQUIRE);
 
 	TAILQ_FOREACH(c, &te->e->conns, link) {
 		struct rds_tcp_conn *tc = c->tp;
@@ -311,7 +326,8 @@ rds_tcp_inject(struct rds_tcp_engine *te)
 
 		if (c->trans != &rds_tcp_transport || tc == NULL ||
 		    tc->lane.st != RDS_TCP_L_UP ||
-		    (addr != 0 && addr != rds_addr_v4(&c->key.laddr)))
+		    (!rds_addr_eq(&addr, &any) &&
+		     !rds_addr_eq(&addr, &c->key.laddr)))
 			continue;
 		/* An RST now: the socket is closed at the drop. */
 		setsockopt(tc->lane.fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
@@ -403,7 +419,7 @@ const struct rds_transport rds_tcp_transport = {
 	.info_name = "tcp",
 	.trans_id = RDS_TRANS_TCP,
 	/* No RDMA over TCP, as the kernel's rds_tcp (no t_xmit_rdma). */
-	.flags = RDS_TRANS_F_ACKS,
+	.flags = RDS_TRANS_F_ACKS | RDS_TRANS_F_IPV6,
 	.init = rds_tcp_init,
 	.fini = rds_tcp_fini,
 	.laddr_check = rds_tcp_laddr_check,
@@ -424,12 +440,31 @@ const struct rds_transport rds_tcp_transport = {
 
 RDS_TRANSPORT_REGISTER(rds_tcp_transport);
 
-int
-rte_rds_tcp_inject_reset(uint32_t laddr)
+static int
+rds_tcp_inject_reset_addr(const struct in6_addr *laddr)
 {
 	if (rds_lib == NULL)
 		return RDS_ERR(ENXIO);
-	__atomic_store_n(&rds_tcp_inject_addr, laddr, __ATOMIC_RELEASE);
+	rds_tcp_inject_addr = *laddr;
 	__atomic_fetch_add(&rds_tcp_inject_gen, 1, __ATOMIC_RELEASE);
 	return 0;
+}
+
+int
+rte_rds_tcp_inject_reset(uint32_t laddr)
+{
+	struct in6_addr a;
+
+	memset(&a, 0, sizeof(a));
+	if (laddr != 0)
+		rds_addr_from_v4(&a, laddr);
+	return rds_tcp_inject_reset_addr(&a);
+}
+
+int
+rte_rds_tcp_inject_reset6(const struct in6_addr *laddr)
+{
+	static const struct in6_addr any = IN6ADDR_ANY_INIT;
+
+	return rds_tcp_inject_reset_addr(laddr != NULL ? laddr : &any);
 }

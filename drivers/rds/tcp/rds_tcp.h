@@ -7,6 +7,8 @@
  * Where it is:
  *   rds_tcp.c       ops table, options, local addresses, engine state,
  *                   the engine poll (epoll, hand-offs, acknowledgements)
+ *   rds_tcp_addr.c  socket names of IPv4 and IPv6 addresses, the
+ *                   interface of a link-local one
  *   rds_tcp_conn.c  listening, accepting, connecting (the lower address
  *                   connects, the higher one knocks), shutdown
  *   rds_tcp_send.c  xmit: headers and payloads written with sendmsg,
@@ -84,6 +86,8 @@ struct rds_tcp_laddr {
 	uint8_t kind;			/* RDS_TCP_K_LISTEN */
 	struct rds_laddr *la;
 	struct rds_tcp_opts opts;
+	uint32_t scope;			/* a link-local address's interface
+					 * index, else 0 */
 	int lfd;			/* listening socket, or -1 */
 };
 
@@ -286,6 +290,17 @@ rds_tcp_engine(const struct rds_engine *e)
 {
 	return e->tp[rds_tcp_slot];
 }
+
+/* rds_tcp_addr.c */
+struct sockaddr_storage;
+/* The socket name of address a (AF_INET for v4-mapped, else AF_INET6
+ * with scope if link-local) and port; its length. */
+socklen_t rds_tcp_sockaddr(const struct in6_addr *a, uint16_t port,
+			   uint32_t scope, struct sockaddr_storage *ss);
+bool rds_tcp_sockaddr_addr(const struct sockaddr_storage *ss,
+			   struct in6_addr *a, uint16_t *port);
+const char *rds_tcp_addr_str(const struct in6_addr *a, char *buf,
+			     size_t len);
 
 /* rds_tcp.c */
 int rds_tcp_ep_add(struct rds_tcp_engine *te, int fd, uint32_t events,

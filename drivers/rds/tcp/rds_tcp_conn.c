@@ -155,7 +155,8 @@ static void
 rds_tcp_lane_up(struct rds_tcp_lane *l, int fd, bool registered)
 {
 	struct rds_tcp_engine *te = rds_tcp_lane_engine(l);
-	struct sockaddr_in sa;
+	struct sockaddr_storage sa;
+	struct in6_addr a;
 	socklen_t len = sizeof(sa);
 
 	l->fd = fd;
@@ -163,11 +164,13 @@ rds_tcp_lane_up(struct rds_tcp_lane *l, int fd, bool registered)
 	l->rx_garbage = false;
 	l->written = l->acked = 0;
 	l->ack_wait_us = RDS_TCP_ACK_US;
-	if (getsockname(fd, (struct sockaddr *)&sa, &len) == 0)
-		l->lport = ntohs(sa.sin_port);
+	if (getsockname(fd, (struct sockaddr *)&sa, &len) != 0 ||
+	    !rds_tcp_sockaddr_addr(&sa, &a, &l->lport))
+		l->lport = 0;
 	len = sizeof(sa);
-	if (getpeername(fd, (struct sockaddr *)&sa, &len) == 0)
-		l->pport = ntohs(sa.sin_port);
+	if (getpeername(fd, (struct sockaddr *)&sa, &len) != 0 ||
+	    !rds_tcp_sockaddr_addr(&sa, &a, &l->pport))
+		l->pport = 0;
 	if ((registered ? rds_tcp_ep_mod(te, fd, RDS_TCP_LANE_EVENTS, l) :
 	     rds_tcp_ep_add(te, fd, RDS_TCP_LANE_EVENTS, l)) != 0) {
 		if (!registered)
@@ -178,14 +181,21 @@ rds_tcp_lane_up(struct rds_tcp_lane *l, int fd, bool registered)
 	rds_conn_connect_complete(l->tc->c);
 }
 
+/* A TCP socket of the address's family (tcp_connect.c: PF_INET for a
+ * v4-mapped address, else PF_INET6); an IPv6 one only IPv6. */
 static int
-rds_tcp_socket(const struct rds_tcp_opts *o)
+rds_tcp_socket(const struct in6_addr *a)
 {
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			IPPROTO_TCP);
+	bool v4 = rds_addr_is_v4(a);
+	int fd = socket(v4 ? AF_INET : AF_INET6,
+			SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
+	int one = 1;
 
-	if (fd >= 0)
-		rds_tcp_tune(fd, o);
+	if (fd >= 0 && !v4 &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) != 0) {
+		close(fd);
+		return -1;
+	}
 	return fd;
 }
 
@@ -200,7 +210,8 @@ rds_tcp_conn_connect(struct rds_conn *c)
 	struct rds_tcp_conn *tc = c->tp;
 	struct rds_tcp_engine *te = rds_tcp_engine(c->eng);
 	struct rds_tcp_lane *l = &tc->lane;
-	struct sockaddr_in sa;
+	struct sockaddr_storage sa;
+	socklen_t len;
 	int fd, ret;
 
 	rds_tcp_conn_shutdown(c);
@@ -214,17 +225,21 @@ rds_tcp_conn_connect(struct rds_conn *c)
 			      rds_clock_hz() / 1000);
 		return 0;
 	}
-	fd = rds_tcp_socket(&tc->tl->opts);
+	/* A link-local peer is on our link-local address's link (the
+	 * kernel's c_dev_if); a global address has no link to give one. */
+	if (rds_addr_is_linklocal(&c->key.faddr) && tc->tl->scope == 0)
+		return -EINVAL;
+	fd = rds_tcp_socket(&c->key.laddr);
 	if (fd < 0)
 		return -errno;
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_addr.s_addr = rds_addr_v4(&c->key.laddr);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+	rds_tcp_tune(fd, &tc->tl->opts);
+	/* From our address, any port, to the peer's (tcp_connect.c). */
+	len = rds_tcp_sockaddr(&c->key.laddr, 0, tc->tl->scope, &sa);
+	if (bind(fd, (struct sockaddr *)&sa, len) != 0)
 		goto fail;
-	sa.sin_addr.s_addr = rds_addr_v4(&c->key.faddr);
-	sa.sin_port = htons(tc->tl->opts.port);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 &&
+	len = rds_tcp_sockaddr(&c->key.faddr, tc->tl->opts.port,
+			       tc->tl->scope, &sa);
+	if (connect(fd, (struct sockaddr *)&sa, len) != 0 &&
 	    errno != EINPROGRESS)
 		goto fail;
 	ret = rds_tcp_ep_add(te, fd, EPOLLOUT, l);
@@ -346,7 +361,7 @@ void
 rds_tcp_accept_ready(struct rds_tcp_engine *te, struct rds_tcp_laddr *tl)
 {
 	struct rds_tcp_handoff h, *hp;
-	struct sockaddr_in sa;
+	struct sockaddr_storage sa;
 	unsigned int i, owner;
 	socklen_t len;
 	int fd;
@@ -357,16 +372,17 @@ rds_tcp_accept_ready(struct rds_tcp_engine *te, struct rds_tcp_laddr *tl)
 			     SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return;
-		if (sa.sin_family != AF_INET) {
+		memset(&h, 0, sizeof(h));
+		/* The listener's family: an IPv4 peer of an IPv4 address,
+		 * an IPv6 one of an IPv6 address (IPV6_V6ONLY). */
+		if (!rds_tcp_sockaddr_addr(&sa, &h.faddr, &h.pport) ||
+		    rds_addr_is_v4(&h.faddr) != rds_addr_is_v4(&tl->la->addr)) {
 			te->stats.accept_refused++;
 			rds_tcp_close_rst(fd);
 			continue;
 		}
-		memset(&h, 0, sizeof(h));
 		h.fd = fd;
 		h.laddr = tl->la->addr;
-		rds_addr_from_v4(&h.faddr, sa.sin_addr.s_addr);
-		h.pport = ntohs(sa.sin_port);
 		owner = rds_conn_engine_of(&h.laddr, &h.faddr);
 		if (owner == te->e->id) {
 			rds_tcp_accept(te, &h);
@@ -416,35 +432,33 @@ rds_tcp_unlisten(void)
 int
 rds_tcp_listen(struct rds_tcp_engine *te)
 {
-	struct sockaddr_in sa;
+	struct sockaddr_storage sa;
 	unsigned int i;
+	socklen_t len;
 	int one = 1, err;
 
 	for (i = 0; i < rds_lib->nb_laddrs; i++) {
 		struct rds_laddr *la = rds_lib->laddrs[i];
 		struct rds_tcp_laddr *tl;
-		char a[INET_ADDRSTRLEN];
-		uint32_t v4;
+		char a[INET6_ADDRSTRLEN];
 
 		if (la->trans != &rds_tcp_transport)
 			continue;
 		tl = rds_tcp_laddr(la);
-		v4 = rds_addr_v4(&la->addr);
-		inet_ntop(AF_INET, &v4, a, sizeof(a));
-		tl->lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK |
-				 SOCK_CLOEXEC, IPPROTO_TCP);
+		rds_tcp_addr_str(&la->addr, a, sizeof(a));
+		tl->lfd = rds_tcp_socket(&la->addr);
 		if (tl->lfd < 0)
 			return -errno;
 		setsockopt(tl->lfd, SOL_SOCKET, SO_REUSEADDR, &one,
 			   sizeof(one));
-		memset(&sa, 0, sizeof(sa));
-		sa.sin_family = AF_INET;
-		sa.sin_addr.s_addr = v4;
-		sa.sin_port = htons(tl->opts.port);
-		if (bind(tl->lfd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+		len = rds_tcp_sockaddr(&la->addr, tl->opts.port, tl->scope,
+				       &sa);
+		if (bind(tl->lfd, (struct sockaddr *)&sa, len) != 0 ||
 		    listen(tl->lfd, 64) != 0) {
 			err = errno;
-			TCP_LOG(ERR, "cannot listen on %s:%u: %s%s", a,
+			TCP_LOG(ERR, "cannot listen on %s%s%s:%u: %s%s",
+				rds_addr_is_v4(&la->addr) ? "" : "[", a,
+				rds_addr_is_v4(&la->addr) ? "" : "]",
 				tl->opts.port, strerror(err),
 				err == EADDRINUSE ? " (is the kernel's rds_tcp "
 				"loaded?)" : err == EADDRNOTAVAIL ? " (not an "
@@ -457,7 +471,9 @@ rds_tcp_listen(struct rds_tcp_engine *te)
 			rds_tcp_unlisten();
 			return err;
 		}
-		TCP_LOG(INFO, "listening on %s:%u", a, tl->opts.port);
+		TCP_LOG(INFO, "listening on %s%s%s:%u",
+			rds_addr_is_v4(&la->addr) ? "" : "[", a,
+			rds_addr_is_v4(&la->addr) ? "" : "]", tl->opts.port);
 	}
 	return 0;
 }

@@ -2,7 +2,8 @@
 /*
  * What the tcp transport tells through the core's ops: RDS_INFO_TCP_SOCKETS
  * and RDS6_INFO_TCP_SOCKETS (net/rds/tcp.c rds_tcp_tc_info: one record
- * per connected socket), and the counters (rte_rds_xstats_get("tcp"), of
+ * per connected socket; the IPv4 records skip IPv6 connections, the
+ * IPv6 ones have all, IPv4 v4-mapped), and the counters (rte_rds_xstats_get("tcp"), of
  * which rte_rds_tcp_stats_get() is the typed view).
  *
  * The kernel's last_sent_nxt, last_expected_una and last_seen_una are
@@ -41,7 +42,9 @@ rds_tcp_info_lane(struct rds_info_req *r, const struct rds_conn *c,
 		ts.last_expected_una = (uint32_t)last_end;
 		ts.last_seen_una = (uint32_t)l->acked;
 		rds_info_put(r, &ts);
-	} else {
+	} else if (rds_addr_is_v4(&c->key.laddr)) {
+		/* The IPv4 records skip IPv6 connections (rds_tcp_tc_info);
+		 * RDS6_INFO_TCP_SOCKETS has every one, IPv4 v4-mapped. */
 		struct rds_info_tcp_socket ts;
 
 		memset(&ts, 0, sizeof(ts));

@@ -29,8 +29,18 @@
  * An address is declared with transport "tcp" and options (key=value,
  * comma separated: rte_rds_conf_add_addr_str(conf,
  * "10.0.0.1=tcp,sndbuf=1048576")). The address must be one of the
- * host's (its listening socket binds it):
+ * host's (its listening socket binds it). IPv4 and IPv6 addresses are
+ * both served, as the kernel's rds_tcp serves them: an IPv6 address's
+ * connections are AF_INET6 TCP connections ("[fd00::1]=tcp"); the
+ * higher address of a pair is the one greater as 16 bytes in network
+ * order (an IPv4 address as v4-mapped, \::ffff:a.b.c.d), as the
+ * kernel's rds_addr_cmp. A link-local IPv6 address (fe80::/10) is used
+ * on its interface (sin6_scope_id): the one holding the address, or the
+ * one dev names; its peers are link-local peers on that link.
  *
+ *   dev=IFNAME        the interface of a link-local IPv6 address (default:
+ *                     the first interface holding the address; none:
+ *                     EADDRNOTAVAIL at rte_rds_init())
  *   port=N            TCP port to listen on and connect to (default
  *                     16385, RDS_TCP_PORT; the kernel's is fixed)
  *   sndbuf=N          SO_SNDBUF of each socket in bytes (default: the
@@ -46,6 +56,7 @@
  */
 
 #include <stdint.h>
+#include <netinet/in.h>
 
 #include <rte_compat.h>
 
@@ -120,6 +131,20 @@ int rte_rds_tcp_stats_get(struct rte_rds_tcp_stats *st);
  */
 __rte_experimental
 int rte_rds_tcp_inject_reset(uint32_t laddr);
+
+/**
+ * rte_rds_tcp_inject_reset() for a local address of either family.
+ *
+ * @param laddr
+ *   The local address (IPv4 as v4-mapped, \::ffff:a.b.c.d), or NULL or
+ *   \:: for all.
+ * @return
+ *   0, or -1 with rte_errno ENXIO (library not initialised).
+ *
+ * @warning @b EXPERIMENTAL: a test hook; it may change without notice.
+ */
+__rte_experimental
+int rte_rds_tcp_inject_reset6(const struct in6_addr *laddr);
 
 #ifdef __cplusplus
 }
