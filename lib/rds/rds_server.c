@@ -303,8 +303,13 @@ rds_srv_client_new(int fd)
 	cl->keep_max = rds_srv->keep_bytes;
 	rds_region_layout_make(rds_srv->region_mb, &cl->lay);
 	cl->size = cl->lay.size;
-	cl->memfd = memfd_create("rds-region", MFD_CLOEXEC);
-	if (cl->memfd < 0 || ftruncate(cl->memfd, (off_t)cl->size) != 0)
+	/* Its size sealed: the client gets this descriptor, and a region
+	 * it could cut short would make the engine's next read of it fault
+	 * (SIGBUS), for every client. */
+	cl->memfd = memfd_create("rds-region", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (cl->memfd < 0 || ftruncate(cl->memfd, (off_t)cl->size) != 0 ||
+	    fcntl(cl->memfd, F_ADD_SEALS,
+		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
 		goto fail;
 	cl->base = mmap(NULL, cl->size, PROT_READ | PROT_WRITE, MAP_SHARED,
 			cl->memfd, 0);

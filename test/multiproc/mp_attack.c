@@ -41,6 +41,10 @@
  *               (-> nothing: socket 0 frees it after, 0), maps with key
  *               0, frees garbage, says it took 1000 keys more than it
  *               was given                     -> KEYS HELD
+ *     shrink    the region's descriptor, which came with the hello, cut
+ *               to nothing (then to a page) and its requests rung: the
+ *               engine reads the region on -> SEALED (refused, EPERM),
+ *               or SHRUNK (the engine would fault on its next read)
  * "READY" once set up. Exit 0 when the engine did what it must.
  */
 #include <errno.h>
@@ -696,6 +700,27 @@ attack_keys(unsigned int id)
 	return bad == 0 ? 0 : 1;
 }
 
+static int
+attack_shrink(unsigned int id)
+{
+	struct rds_xring_end req, bell;
+	int a, b;
+
+	if (setup_sock(id, &req, &bell) != 0)
+		return 1;
+	printf("READY\n");
+	a = ftruncate(pr.memfd, 0);
+	b = ftruncate(pr.memfd, 4096);
+	if (a == 0 || b == 0) {
+		/* The engine's next look at its region faults (SIGBUS). */
+		printf("SHRUNK\n");
+		rds_xring_put(&bell, 0);
+		return 1;
+	}
+	printf("SEALED %s\n", strerror(errno));
+	return errno == EPERM ? 0 : 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -762,6 +787,8 @@ main(int argc, char **argv)
 		return attack_unseen(id);
 	if (strcmp(mode, "keys") == 0)
 		return attack_keys(id);
+	if (strcmp(mode, "shrink") == 0)
+		return attack_shrink(id);
 	printf("unknown mode %s\n", mode);
 	return 1;
 }

@@ -21,6 +21,8 @@
  *   slots       one user takes every client slot it can
  *   keys        RDMA keys reserved for its sockets used against the
  *               rules (another socket's, key 0, frees of others')
+ *   shrink      the region's memfd cut short (the engine would fault
+ *               reading it): sealed
  * (The client the engine cannot see, in another pid namespace, is
  * mp_pidns.sh: the engine has to be in a namespace of its own there.)
  */
@@ -466,6 +468,15 @@ test_keys(void)
 	lib_down();
 }
 
+static void
+test_shrink(void)
+{
+	CU_ASSERT_FATAL(hostile_up() == 0);
+	attack("shrink", 24, true, NULL, "SEALED");
+	healthy();
+	lib_down();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -481,6 +492,7 @@ main(int argc, char **argv)
 		{ "zero_flood", test_zero_flood },
 		{ "slots", test_slots },
 		{ "keys", test_keys },
+		{ "shrink", test_shrink },
 		{ NULL, NULL },
 	};
 	const char *slash = strrchr(argv[0], '/');
