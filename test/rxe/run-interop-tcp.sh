@@ -75,6 +75,21 @@ exit $rc'
 b_pre="if lsmod | grep -qE '^rds_tcp '; then echo 'interop: FAIL: rds_tcp is loaded in B'; exit 1; fi
 $wait_peer"
 b_env="INTEROP_LRDS_TRANS=tcp INTEROP_EAL_ARGS=$eal_q"
+# Round 2: the kernel (higher address) knocks at its first send and, once
+# refused, never tries again by itself (the kernel's rds_queue_reconnect
+# leaves reconnects to the lower address), and librte_rds, which waits for
+# the kernel's first message, would never connect: the kernel starts only
+# once librte_rds listens (B tells A at meeting point 18900, busybox nc
+# waiting in A, bash /dev/tcp in B).
+# shellcheck disable=SC2016 # expanded in the VM
+a_await='msg=$(timeout 300 busybox nc -l -p 18900 < /dev/null)
+[ "$msg" = ok ] || { echo "interop: FAIL: librte_rds never said it listens (got ${msg})"; exit 1; }'
+# shellcheck disable=SC2016 # expanded in the VM
+b_tell='for i in $(seq 1 600); do ss -Hltn "sport = :16385" | grep -q . && break; sleep 0.2; done
+for i in $(seq 1 600); do
+  timeout 3 bash -c "echo ok > /dev/tcp/$RDS_VM_PEER/18900" 2>/dev/null && break
+  sleep 0.2
+done'
 
 log=$(mktemp "${TMPDIR:-/tmp}/interop-tcp.XXXXXX.log")
 trap 'rm -f "$log"' EXIT
@@ -108,11 +123,18 @@ if [ "$case" = exchange ]; then
 			ips=(--ip-a 10.99.0.2 --ip-b 10.99.0.1) flags='-P' role=connects
 		fi
 		echo "interop-tcp: round $round: $what"
+		sync_a='' sync_b=''
+		if [ $round = 2 ]; then
+			sync_a=$a_await
+			sync_b="( $b_tell ) &"
+		fi
 		a="$a_pre
+$sync_a
 $krds_q -T tcp -n $n -t $tmo \"\$RDS_VM_ADDR\" \"\$RDS_VM_PEER\"
 rc=\$?
 $a_end"
 		b="$b_pre
+$sync_b
 $b_env $lrds_q $flags -n $n -t $tmo \"\$RDS_VM_ADDR\" \"\$RDS_VM_PEER\""
 		start=$(date +%s)
 		run_pair "$a" "$b" --mem 1536 "${ips[@]}"

@@ -70,9 +70,18 @@ rds_tcp_lane_engine(const struct rds_tcp_lane *l)
 void
 rds_tcp_lane_close(struct rds_tcp_lane *l)
 {
-	/* What the socket received was acknowledged by TCP: kept. */
-	if (l->st == RDS_TCP_L_UP)
+	/* What the socket received was acknowledged by TCP: kept. First
+	 * both directions shut (a FIN; FIN_WAIT1 with the receive side
+	 * shut answers any new data with an RST instead of acknowledging
+	 * it: Linux's tcp_rcv_state_process), so that nothing is
+	 * acknowledged after the drain reads the last byte queued: the
+	 * peer sends what was not acknowledged again after the
+	 * reconnect. */
+	if (l->st == RDS_TCP_L_UP) {
+		if (l->fd >= 0)
+			shutdown(l->fd, SHUT_RDWR);
 		rds_tcp_lane_drain(l);
+	}
 	if (l->fd >= 0) {
 		rds_tcp_ep_del(rds_tcp_lane_engine(l), l->fd);
 		close(l->fd);
