@@ -16,6 +16,12 @@
  *       "ready" and this process's region mapping, then wait for SIGTERM
  *       and detach. mp.sh starts 32 of these and reads the engine's
  *       memory before and after.
+ *   rds-bench-attach count PATH IP_A IP_B N [SIZE]
+ *       attach, open two sockets on IP_A and IP_B, send N messages of
+ *       SIZE bytes (default 64) from the first to the second, receiving
+ *       them as they come, print the time it took, close and detach: a
+ *       known number of messages through the engine, for a profile of
+ *       the engine's side (callgrind on rds-engined: bench/mp-cg.sh).
  *
  * Exit status: 0, 1 on any failure, 2 on a bad command line.
  */
@@ -221,6 +227,61 @@ cmd_hold(const char *path, const char *ipa, const char *ipb,
 	return 0;
 }
 
+static int
+cmd_count(const char *path, const char *ipa, const char *ipb,
+	  unsigned int msgs, unsigned int size)
+{
+	static char buf[1u << 20], rbuf[1u << 20];
+	struct sockaddr_in dst;
+	struct iovec iov;
+	struct msghdr mh;
+	unsigned int sent = 0, got = 0;
+	uint64_t t0, t1;
+	int a, b;
+
+	if (size > sizeof(buf)) {
+		fprintf(stderr, "rds-bench-attach: SIZE is 1 MiB at most\n");
+		return 2;
+	}
+	if (rte_rds_attach(path) < 0)
+		fail("rte_rds_attach");
+	a = open_bound(ipa, NULL);
+	b = open_bound(ipb, &dst);
+	memset(buf, 0x5a, size);
+	t0 = now_ns();
+	while (got < msgs) {
+		if (sent < msgs) {
+			iov.iov_base = buf;
+			iov.iov_len = size;
+			memset(&mh, 0, sizeof(mh));
+			mh.msg_name = &dst;
+			mh.msg_namelen = sizeof(dst);
+			mh.msg_iov = &iov;
+			mh.msg_iovlen = 1;
+			if (rte_rds_sendmsg(a, &mh, MSG_DONTWAIT) >= 0)
+				sent++;
+			else if (rte_errno != EAGAIN && rte_errno != ENOBUFS)
+				fail("rte_rds_sendmsg");
+		}
+		iov.iov_base = rbuf;
+		iov.iov_len = sizeof(rbuf);
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		if (rte_rds_recvmsg(b, &mh, sent < msgs ? MSG_DONTWAIT : 0) >= 0)
+			got++;
+		else if (rte_errno != EAGAIN)
+			fail("rte_rds_recvmsg");
+	}
+	t1 = now_ns();
+	printf("count %u msgs of %u B: %.3f s, %.0f msgs/s\n", msgs, size,
+	       (t1 - t0) / 1e9, msgs / ((t1 - t0) / 1e9));
+	rte_rds_close(a);
+	rte_rds_close(b);
+	rte_rds_detach();
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -230,7 +291,11 @@ main(int argc, char **argv)
 	if (argc >= 5 && strcmp(argv[1], "hold") == 0)
 		return cmd_hold(argv[2], argv[3], argv[4],
 				argc > 5 ? (unsigned int)atoi(argv[5]) : 1000);
-	fprintf(stderr, "usage: %s time PATH IP [N] | hold PATH IP_A IP_B [MSGS]\n",
-		argv[0]);
+	if (argc >= 6 && strcmp(argv[1], "count") == 0)
+		return cmd_count(argv[2], argv[3], argv[4],
+				 (unsigned int)atoi(argv[5]),
+				 argc > 6 ? (unsigned int)atoi(argv[6]) : 64);
+	fprintf(stderr, "usage: %s time PATH IP [N] | hold PATH IP_A IP_B "
+		"[MSGS] | count PATH IP_A IP_B N [SIZE]\n", argv[0]);
 	return 2;
 }

@@ -237,7 +237,7 @@ rds_cl_deadline(uint64_t timeo_ns)
 /* ------------------------------------------------------------------ */
 /* Sending */
 
-static int
+int
 rds_cl_tx_alloc(struct rds_cl *cl, uint32_t need, uint64_t *off)
 {
 	unsigned int c;
@@ -275,7 +275,7 @@ rds_cl_tx_alloc(struct rds_cl *cl, uint32_t need, uint64_t *off)
 }
 
 /* A TX buffer that was not queued after all. */
-static void
+void
 rds_cl_tx_unalloc(struct rds_cl *cl, uint64_t off)
 {
 	unsigned int c;
@@ -295,7 +295,7 @@ rds_cl_tx_unalloc(struct rds_cl *cl, uint64_t off)
 }
 
 /* This thread's doorbell, asked for on its first ring. */
-static int
+int
 rds_cl_bell(struct rds_cl *cl, uint32_t idx)
 {
 	struct rds_cl_thread *t = &rds_cl_self;
@@ -455,9 +455,11 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 	struct rds_cbuf *b;
 	uint64_t deadline = 0, spin = 0, off, q;
 	const struct rds_iovec *vec = NULL;
-	uint32_t dst, rdma, ctl_len = 0, vec_n = 0, wlen = 0;
-	uint64_t wbytes = 0;
-	unsigned int what;
+	uint32_t dst, rdma, ctl_len = 0, vec_n = 0, wlen = 0, key = 0;
+	uint64_t wbytes = 0, dest = 0, coff = 0;
+	struct rds_get_mr_args map;
+	bool mapping = false;
+	unsigned int what, kinds;
 	uint16_t dport;
 	ssize_t slen;
 	size_t len;
@@ -485,14 +487,32 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 	 * bounds, never a read past msg_controllen); other levels are
 	 * ignored, as the kernel does. One operation on a transport that
 	 * takes this client's operations goes with the message through
-	 * the ring (the engine checks it again: rds_server_rdma.c); a
-	 * cookie (RDMA_DEST, RDMA_MAP: the engine's registrations), or a
-	 * transport not known here, is made by the engine in a call.
+	 * the ring (the engine checks it again: rds_server_rdma.c); so
+	 * does an RDMA_MAP with a key of the socket's key ring, and an
+	 * RDMA_DEST of a region such a map made (rds_client_rdma.c). Any
+	 * other cookie (the engine's registrations), or a transport not
+	 * known here, is made by the engine in a call.
 	 */
 	if (unlikely(msg->msg_controllen != 0)) {
-		ret = rds_rdma_cmsgs_client(msg, &what, &vec, &vec_n, &wbytes);
+		ret = rds_rdma_cmsgs_client(msg, &what, &vec, &vec_n, &wbytes,
+					    &map, &dest);
 		if (ret < 0)
 			return ret;
+		kinds = what;
+		if (what != 0 && !(what & RDS_RDMA_C_MAP) &&
+		    (what & RDS_RDMA_C_COOKIE) &&
+		    rds_cl_key_live(cs, (uint32_t)dest))
+			what &= ~RDS_RDMA_C_COOKIE;	/* a region of ours */
+		if ((what & RDS_RDMA_C_MAP) && (rdma & RDS_REGION_LADDR_RDMA) &&
+		    rds_cl_key_avail(cs)) {
+			/* The engine's errno, found here (not after a wait
+			 * for room, as in-process). */
+			ret = rds_rdma_map_check(&map, &coff);
+			if (ret < 0)
+				return ret;
+			mapping = true;
+			what &= ~(RDS_RDMA_C_COOKIE | RDS_RDMA_C_MAP);
+		}
 		if (what != 0 &&
 		    ((what & RDS_RDMA_C_COOKIE) ||
 		     !(rdma & RDS_REGION_LADDR_RDMA) ||
@@ -506,7 +526,7 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 		 * kernel copies it in the call), and a WRITE with its data
 		 * as it is now (an in-process WRITE's is copied in the
 		 * call too) where one buffer takes it all. */
-		if (what != 0) {
+		if (kinds != 0) {
 			ctl_len = (uint32_t)msg->msg_controllen;
 			if (wbytes != 0 && RDS_CBUF_HDR + len + ctl_len +
 			    vec_n * sizeof(*vec) + wbytes <=
@@ -533,13 +553,20 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 		if (ret < 0)
 			return ret;
 	}
+	if (mapping && rds_cl_map_take(cs, &map, coff, &key) != 0) {
+		/* Another thread took the last key meanwhile. */
+		rds_cl_tx_unalloc(cl, off);
+		return rds_cl_sendmsg_ctl(cl, cs, msg, flags, dst, dport, len);
+	}
 	b = (void *)(cl->base + off);
 	b->len = (uint32_t)len;
 	b->ctl_len = ctl_len;
 	b->addr = dst;
 	b->port = dport;
 	b->flags = ((flags & MSG_DONTWAIT) ? RDS_CBUF_F_DONTWAIT : 0) |
-		   (wlen != 0 ? RDS_CBUF_F_WDATA : 0);
+		   (wlen != 0 ? RDS_CBUF_F_WDATA : 0) |
+		   (mapping ? RDS_CBUF_F_MAP : 0);
+	b->rdma_dest = key;
 	b->csock = (int32_t)(cs - cl->socks);
 	rds_front_copy_in((uint8_t *)b + RDS_CBUF_HDR, msg, len);
 	b->vec_n = vec_n;
@@ -556,18 +583,19 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 			break;
 		__atomic_fetch_sub(&cs->cs->snd_queued, len, __ATOMIC_RELEASE);
 		rte_spinlock_unlock(&cs->lock);
-		if (flags & MSG_DONTWAIT) {
-			rds_cl_tx_unalloc(cl, off);
-			return -EAGAIN;
-		}
-		ret = rds_cl_wait(cl, cs, POLLOUT, deadline, &spin);
+		ret = (flags & MSG_DONTWAIT) ? -EAGAIN :
+		      rds_cl_wait(cl, cs, POLLOUT, deadline, &spin);
 		if (ret < 0) {
 			rds_cl_tx_unalloc(cl, off);
+			if (mapping)
+				rds_cl_map_untake(cs, key);
 			return ret;
 		}
 		rte_spinlock_lock(&cs->lock);
 	}
 	rte_spinlock_unlock(&cs->lock);
+	if (mapping)
+		rds_cl_map_done(cs, &map, key);
 	if (__atomic_exchange_n(&cs->cs->queued, 1, __ATOMIC_SEQ_CST) == 0) {
 		ret = rds_cl_bell(cl, (uint32_t)(cs - cl->socks));
 		if (ret < 0)

@@ -74,6 +74,12 @@ struct rds_cl_sock {
 	struct rds_xring_end req;
 	struct rds_xring_end rx;
 	struct rds_xring_end nt;	/* notifications: token, status */
+	struct rds_xring_end key;	/* RDMA keys reserved (under lock) */
+	void *live_keys;		/* tsearch set of the keys of regions
+					 * its ring's RDMA_MAPs made (under
+					 * lock; rds_client_rdma.c) */
+	uint32_t spare[4];		/* keys taken and not used (lock) */
+	uint32_t nb_spare;
 	uint64_t rx_head;		/* peeked RX buffer, 0: none */
 	/* The state the socket calls read (rds_front.h), as an in-process
 	 * socket's (IPv4 only: a client carries no IPv6 name to its
@@ -226,6 +232,34 @@ uint64_t rds_cl_now_ns(void);
 bool rds_cl_engine_gone(struct rds_cl *cl);
 bool rds_cl_engine_gone_now(struct rds_cl *cl);
 short rds_cl_revents(struct rds_cl_sock *cs, short events);
+
+/* Send: a TX buffer of at least need bytes (0, or -ENOBUFS), one given
+ * back unused, this thread's doorbell for socket idx. */
+int rds_cl_tx_alloc(struct rds_cl *cl, uint32_t need, uint64_t *off);
+void rds_cl_tx_unalloc(struct rds_cl *cl, uint64_t off);
+int rds_cl_bell(struct rds_cl *cl, uint32_t idx);
+
+/* rds_client_rdma.c: RDMA_MAP and RDS_FREE_MR through the ring */
+void rds_cl_keys_init(struct rds_cl *cl, struct rds_cl_sock *cs,
+		      unsigned int i);
+void rds_cl_keys_fini(struct rds_cl_sock *cs);
+/* Is a key there to take? */
+bool rds_cl_key_avail(struct rds_cl_sock *cs);
+/* Take a key for RDMA_MAP a (checked: rds_rdma_map_check, whose cookie
+ * offset is cookie_off) and write its cookie: 0 with *key, or -ENOENT
+ * (none left: a call). */
+int rds_cl_map_take(struct rds_cl_sock *cs, const struct rds_get_mr_args *a,
+		    uint64_t cookie_off, uint32_t *key);
+/* The send did not go: the key is the next one's. */
+void rds_cl_map_untake(struct rds_cl_sock *cs, uint32_t key);
+/* The send is in the ring: its region will be there. */
+void rds_cl_map_done(struct rds_cl_sock *cs, const struct rds_get_mr_args *a,
+		     uint32_t key);
+/* Is key one of a region its ring's RDMA_MAP made (and not freed)? */
+bool rds_cl_key_live(struct rds_cl_sock *cs, uint32_t key);
+/* RDS_FREE_MR through the ring: 1 done (0 is the answer), 0 a call. */
+int rds_cl_free_mr(struct rds_cl *cl, struct rds_cl_sock *cs,
+		   const void *optval, socklen_t optlen);
 
 /* rds_client_sock.c: sockets, options, readiness */
 void rds_cl_rx_back(struct rds_cl *cl, uint64_t off);

@@ -71,6 +71,7 @@ rds_client_socket(void)
 	rds_xring_end_init(&cs->nt,
 		(void *)(cl->base + rds_region_csock_ring(&cl->lay, i, 2)),
 		RDS_CSOCK_NT_RING, false);
+	rds_cl_keys_init(cl, cs, i);
 	__atomic_store_n(&cs->cs->snd_queued,
 			 __atomic_load_n(&cs->cs->snd_released,
 					 __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
@@ -243,6 +244,7 @@ rds_client_close(int s)
 		sched_yield();
 	ret = rds_cl_simple(cl, RDS_CTL_CLOSE, cs->handle, 0, 0, NULL, 0,
 			    NULL, NULL);
+	rds_cl_keys_fini(cs);
 	/* What was queued to it goes back. */
 	if (cs->rx_head != 0)
 		rds_cl_rx_back(cl, cs->rx_head);
@@ -285,6 +287,12 @@ rds_client_setsockopt(int s, int level, int optname, const void *optval,
 				    optname, NULL, 0, NULL, &null_len);
 		rds_cl_put(cs);
 		return ret < 0 ? RDS_ERR(-ret) : 0;
+	}
+	/* A free of a region its ring mapped: through the ring. */
+	if (level == SOL_RDS && optname == RDS_FREE_MR &&
+	    rds_cl_free_mr(cl, cs, optval, optlen) == 1) {
+		rds_cl_put(cs);
+		return 0;
 	}
 	ret = rds_cl_simple(cl, RDS_CTL_SETSOCKOPT, cs->handle, level,
 			    optname, optval, optlen, NULL, NULL);

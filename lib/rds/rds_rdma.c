@@ -90,6 +90,73 @@ rds_mr_fini(void)
 	rds_mr_hash = NULL;
 }
 
+/* As net/rds/rdma.c __rds_rdma_map: a range that wraps, or whose page
+ * rounding wraps, or empty, or over UINT_MAX bytes (rds_pages_in_vec()
+ * 0): EINVAL; more than 1 MiB of pages plus the partial one: EMSGSIZE.
+ * Else 0 with its whole pages [*base, *end). */
+static int
+rds_mr_range(uint64_t addr, uint64_t bytes, uint64_t *base, uint64_t *end)
+{
+	if (bytes == 0 || bytes > UINT32_MAX || addr + bytes < addr ||
+	    addr + bytes + RDS_MR_PAGE - 1 < addr + bytes)
+		return -EINVAL;
+	*base = addr & ~(RDS_MR_PAGE - 1);
+	*end = (addr + bytes + RDS_MR_PAGE - 1) & ~(RDS_MR_PAGE - 1);
+	if (*end - *base > RDS_MAX_MSG_SIZE + RDS_MR_PAGE)
+		return -EMSGSIZE;
+	return 0;
+}
+
+int
+rds_rdma_map_check(const struct rds_get_mr_args *a, uint64_t *cookie_off)
+{
+	uint64_t base, end;
+	int ret = rds_mr_range(a->vec.addr, a->vec.bytes, &base, &end);
+
+	if (ret != 0)
+		return ret;
+	*cookie_off = a->vec.addr - base;
+	return rds_mem_check(NULL, (uintptr_t)base, (size_t)(end - base),
+			     PROT_READ | ((a->flags & RDS_RDMA_READWRITE) ?
+					  PROT_WRITE : 0));
+}
+
+static void rds_mr_remove_locked(struct rds_mr *mr);
+
+/* A new table entry of socket rs (not in the table yet). */
+static struct rds_mr *
+rds_mr_new(struct rds_sock *rs)
+{
+	struct rds_mr *mr = rds_mem_zalloc("rds_mr", sizeof(*mr));
+
+	if (mr == NULL)
+		return NULL;
+	mr->mem = rs->mem;
+	rds_xmem_get(mr->mem);
+	mr->sock = rs->id;
+	mr->sock_gen = rs->gen;
+	mr->laddr = rs->f.bound_addr;
+	return mr;
+}
+
+/* Into the table under key, counted for its owner. Under the write
+ * lock. */
+static int
+rds_mr_add_locked(struct rds_sock *rs, struct rds_mr *mr)
+{
+	int ret = rte_hash_add_key_data(rds_mr_hash, &mr->key, mr);
+
+	if (ret < 0)
+		return ret;
+	mr->owner_nb = &rs->nb_mrs;
+	__atomic_fetch_add(mr->owner_nb, 1, __ATOMIC_RELAXED);
+	if (mr->state != RDS_MR_LIVE) {
+		mr->owner_resv = &rs->nb_mr_resv;
+		__atomic_fetch_add(mr->owner_resv, 1, __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
 /* Register [addr, addr + bytes) for socket rs; returns the cookie. */
 static int
 rds_mr_register(struct rds_sock *rs, uint64_t addr, uint64_t bytes,
@@ -102,18 +169,11 @@ rds_mr_register(struct rds_sock *rs, uint64_t addr, uint64_t bytes,
 	unsigned int i;
 	int ret;
 
-	/* As net/rds/rdma.c __rds_rdma_map: a range that wraps, or whose
-	 * page rounding wraps, or empty, or over UINT_MAX bytes
-	 * (rds_pages_in_vec() 0): EINVAL; more than 1 MiB of pages plus the
-	 * partial one: EMSGSIZE; pages that cannot be pinned with the
-	 * rights asked: EFAULT (rds_pin_pages). */
-	if (bytes == 0 || bytes > UINT32_MAX || addr + bytes < addr ||
-	    addr + bytes + RDS_MR_PAGE - 1 < addr + bytes)
-		return -EINVAL;
-	base = addr & ~(RDS_MR_PAGE - 1);
-	end = (addr + bytes + RDS_MR_PAGE - 1) & ~(RDS_MR_PAGE - 1);
-	if (end - base > RDS_MAX_MSG_SIZE + RDS_MR_PAGE)
-		return -EMSGSIZE;
+	/* rds_mr_range; pages that cannot be pinned with the rights asked:
+	 * EFAULT (rds_pin_pages). */
+	ret = rds_mr_range(addr, bytes, &base, &end);
+	if (ret != 0)
+		return ret;
 	/* Every page, as the kernel pins them; writable for a READWRITE
 	 * region. Read-only memory is accepted for a region without
 	 * READWRITE, which the engine never writes: the kernel refuses it
@@ -130,21 +190,17 @@ rds_mr_register(struct rds_sock *rs, uint64_t addr, uint64_t bytes,
 					 PROT_WRITE : 0));
 	if (ret != 0)
 		return ret;
-	mr = rds_mem_zalloc("rds_mr", sizeof(*mr));
+	mr = rds_mr_new(rs);
 	if (mr == NULL)
 		return -ENOMEM;
-	mr->mem = rs->mem;
-	rds_xmem_get(mr->mem);
 	mr->base = base;
 	mr->len = end - base;
 	mr->flags = (uint32_t)flags;
-	mr->sock = rs->id;
-	mr->sock_gen = rs->gen;
-	mr->laddr = rs->f.bound_addr;
 	if (t->mr_reg != NULL) {
 		/* Hardware keys (ib): the device chooses the key. */
 		ret = t->mr_reg(rs->la, mr);
 		if (ret != 0) {
+			rds_xmem_put(mr->mem);
 			rds_mem_free(mr);
 			return ret;
 		}
@@ -175,11 +231,7 @@ rds_mr_register(struct rds_sock *rs, uint64_t addr, uint64_t bytes,
 			break;
 	}
 	if (ret == 0)
-		ret = rte_hash_add_key_data(rds_mr_hash, &mr->key, mr);
-	if (ret >= 0) {
-		mr->owner_nb = &rs->nb_mrs;
-		__atomic_fetch_add(mr->owner_nb, 1, __ATOMIC_RELAXED);
-	}
+		ret = rds_mr_add_locked(rs, mr);
 	rte_rwlock_write_unlock(&rds_mr_lock);
 	if (ret < 0) {
 		rds_mr_release(mr);
@@ -189,14 +241,112 @@ rds_mr_register(struct rds_sock *rs, uint64_t addr, uint64_t bytes,
 	return 0;
 }
 
+/*
+ * Keys reserved for socket rs (an attached client's: rds_region.h, the
+ * key ring): entries of the table that name no region (RDS_MR_RESERVED),
+ * so that no region takes their keys, and that the executor never
+ * reaches. The candidates come from the kernel's CSPRNG as every
+ * software key (rds_rdma_key.c), drawn before the lock.
+ */
+int
+rds_mr_reserve(struct rds_sock *rs, uint32_t *keys, unsigned int n)
+{
+	struct rds_mr *mr[RDS_MR_RESV_MAX];
+	unsigned int i, got = 0;
+	int ret;
+
+	if (rs->la == NULL || rs->la->trans->mr_reg != NULL)
+		return -EOPNOTSUPP;	/* hardware keys: the device's */
+	n = RTE_MIN(n, (unsigned int)RTE_DIM(mr));
+	ret = rds_rdma_keys(keys, n);
+	if (ret != 0)
+		return ret;
+	for (i = 0; i < n; i++) {
+		mr[i] = rds_mr_new(rs);
+		if (mr[i] == NULL)
+			break;
+		mr[i]->state = RDS_MR_RESERVED;
+		mr[i]->key = keys[i];
+	}
+	n = i;
+	rte_rwlock_write_lock(&rds_mr_lock);
+	for (i = 0; i < n; i++) {
+		if (mr[i]->key == 0 ||
+		    rte_hash_lookup(rds_mr_hash, &mr[i]->key) >= 0 ||
+		    rds_mr_add_locked(rs, mr[i]) < 0) {
+			rds_mr_release(mr[i]);
+			continue;
+		}
+		keys[got++] = mr[i]->key;
+	}
+	rte_rwlock_write_unlock(&rds_mr_lock);
+	return (int)got;
+}
+
+/*
+ * RDMA_MAP with a key reserved for rs (a send of an attached client
+ * taken off its request ring): the region takes the reservation's
+ * place. The client checked its memory for the call's errno, in its own
+ * process (rds_rdma_map_check), as the engine would have; it is not
+ * checked again here: every access to a client's memory goes through
+ * its rds_xmem, where an address it does not map fails (the operation's
+ * RDS_RDMA_REMOTE_ERROR), and reaches nothing but that process. 0; 1
+ * when the key's RDMA_MAP was freed by a call before the engine took
+ * it (no region: the cookie goes, as the kernel's of a region freed
+ * before the peer used it); -EINVAL when the key is not one reserved
+ * for rs (a client's lie), or a bad range.
+ */
+static int
+rds_mr_register_key(struct rds_sock *rs, const struct rds_get_mr_args *a,
+		    uint32_t key, uint64_t *cookie)
+{
+	uint64_t base, end;
+	struct rds_mr *mr;
+	void *data;
+	int ret = rds_mr_range(a->vec.addr, a->vec.bytes, &base, &end);
+
+	if (ret != 0)
+		return ret;
+	rte_rwlock_write_lock(&rds_mr_lock);
+	if (rte_hash_lookup_data(rds_mr_hash, &key, &data) < 0 ||
+	    ((struct rds_mr *)data)->sock != rs->id ||
+	    ((struct rds_mr *)data)->sock_gen != rs->gen) {
+		ret = -EINVAL;
+	} else {
+		mr = data;
+		if (mr->state == RDS_MR_RESERVED) {
+			mr->base = base;
+			mr->len = end - base;
+			mr->flags = (uint32_t)a->flags;
+			mr->state = RDS_MR_LIVE;
+			__atomic_fetch_sub(mr->owner_resv, 1, __ATOMIC_RELAXED);
+			mr->owner_resv = NULL;
+		} else if (mr->state == RDS_MR_CANCELLED) {
+			mr->invalidate = true;
+			rds_mr_remove_locked(mr);
+			ret = 1;
+		} else {
+			ret = -EINVAL;	/* a region already */
+		}
+	}
+	rte_rwlock_write_unlock(&rds_mr_lock);
+	if (ret >= 0)
+		*cookie = (uint64_t)key | ((a->vec.addr - base) << 32);
+	return ret;
+}
+
 /* Remove one region (already looked up under the write lock). */
 static void
 rds_mr_remove_locked(struct rds_mr *mr)
 {
 	if (mr->owner_nb != NULL)
 		__atomic_fetch_sub(mr->owner_nb, 1, __ATOMIC_RELAXED);
+	if (mr->owner_resv != NULL)
+		__atomic_fetch_sub(mr->owner_resv, 1, __ATOMIC_RELAXED);
 	rte_hash_del_key(rds_mr_hash, &mr->key);
-	rds_mr_freed[rds_mr_freed_next++ % RDS_MR_FREED] = mr->key;
+	/* A reservation was never a cookie anyone was given. */
+	if (mr->state != RDS_MR_RESERVED)
+		rds_mr_freed[rds_mr_freed_next++ % RDS_MR_FREED] = mr->key;
 	rds_mr_release(mr);
 }
 
@@ -213,10 +363,12 @@ rds_mr_key_freed(uint32_t key)
 	return false;
 }
 
+/* A region (not a reservation) of socket rs. */
 static bool
 rds_mr_owned(const struct rds_mr *mr, const struct rds_sock *rs)
 {
-	return mr->sock == rs->id && mr->sock_gen == rs->gen;
+	return mr->sock == rs->id && mr->sock_gen == rs->gen &&
+	       mr->state == RDS_MR_LIVE;
 }
 
 /* Is key a live region of socket rs? (rds_cmsg_rdma_dest) */
@@ -233,11 +385,20 @@ rds_mr_key_owned(const struct rds_sock *rs, uint32_t key)
 	return own;
 }
 
-/* FREE_MR: one cookie of this socket, or (cookie 0) all of them. */
+/*
+ * FREE_MR: one cookie of this socket, or (cookie 0) all of its regions;
+ * with all, its reservations too (its close). A key reserved for an
+ * attached client's socket whose RDMA_MAP the engine has not taken yet
+ * (it waits in the socket's ring behind a congested destination: the
+ * call drained what it could first) is cancelled: the send goes with
+ * its cookie and no region, as one whose region was freed before the
+ * peer used it.
+ */
 static int
-rds_mr_free(struct rds_sock *rs, uint64_t cookie, bool invalidate)
+rds_mr_free(struct rds_sock *rs, uint64_t cookie, bool invalidate, bool all)
 {
 	uint32_t key = (uint32_t)cookie, it = 0;
+	struct rds_mr *mr;
 	const void *k;
 	void *data;
 	int ret = 0;
@@ -245,7 +406,10 @@ rds_mr_free(struct rds_sock *rs, uint64_t cookie, bool invalidate)
 	rte_rwlock_write_lock(&rds_mr_lock);
 	if (cookie == 0) {
 		while (rte_hash_iterate(rds_mr_hash, &k, &data, &it) >= 0) {
-			if (rds_mr_owned(data, rs)) {
+			mr = data;
+			if (rds_mr_owned(mr, rs) ||
+			    (all && mr->sock == rs->id &&
+			     mr->sock_gen == rs->gen)) {
 				((struct rds_mr *)data)->invalidate = invalidate;
 				rds_mr_remove_locked(data);
 				it = 0;	/* the table changed: start again */
@@ -255,6 +419,11 @@ rds_mr_free(struct rds_sock *rs, uint64_t cookie, bool invalidate)
 		   rds_mr_owned(data, rs)) {
 		((struct rds_mr *)data)->invalidate = invalidate;
 		rds_mr_remove_locked(data);
+	} else if (rte_hash_lookup_data(rds_mr_hash, &key, &data) >= 0 &&
+		   ((struct rds_mr *)data)->state == RDS_MR_RESERVED &&
+		   ((struct rds_mr *)data)->sock == rs->id &&
+		   ((struct rds_mr *)data)->sock_gen == rs->gen) {
+		((struct rds_mr *)data)->state = RDS_MR_CANCELLED;
 	} else {
 		ret = -EINVAL;
 	}
@@ -267,7 +436,14 @@ rds_mr_free(struct rds_sock *rs, uint64_t cookie, bool invalidate)
 void
 rds_rdma_unmap(struct rds_sock *rs, uint64_t cookie)
 {
-	rds_mr_free(rs, (uint32_t)cookie, true);
+	rds_mr_free(rs, (uint32_t)cookie, true, false);
+}
+
+void
+rds_mr_free_key(struct rds_sock *rs, uint32_t key)
+{
+	if (key != 0)
+		rds_mr_free(rs, key, false, false);
 }
 
 void
@@ -277,7 +453,7 @@ rds_mr_sock_close(struct rds_sock *rs)
 	 * of one of many sockets must not cost a walk of every region). */
 	if (rds_mr_hash != NULL &&
 	    __atomic_load_n(&rs->nb_mrs, __ATOMIC_RELAXED) != 0)
-		rds_mr_free(rs, 0, true);
+		rds_mr_free(rs, 0, true, true);
 }
 
 /* The peer used key on socket rs's behalf (RDS_EXTHDR_RDMA on a message
@@ -305,6 +481,7 @@ rds_mr_unuse(uint32_t key)
 
 	rte_rwlock_write_lock(&rds_mr_lock);
 	if (rte_hash_lookup_data(rds_mr_hash, &key, &data) >= 0 &&
+	    ((struct rds_mr *)data)->state == RDS_MR_LIVE &&
 	    (((struct rds_mr *)data)->flags & RDS_RDMA_USE_ONCE)) {
 		((struct rds_mr *)data)->invalidate = true;
 		rds_mr_remove_locked(data);
@@ -323,7 +500,7 @@ rds_mr_unuse(uint32_t key)
  */
 int
 rds_rdma_map(struct rds_sock *rs, const struct rds_get_mr_args *a,
-	     uint64_t *cookie)
+	     const struct rds_rdma_given *g, uint64_t *cookie)
 {
 	int ret;
 
@@ -331,6 +508,11 @@ rds_rdma_map(struct rds_sock *rs, const struct rds_get_mr_args *a,
 		return -ENOTCONN;
 	if (!(rs->la->trans->flags & RDS_TRANS_F_RDMA))
 		return -EOPNOTSUPP;
+	/* The key an attached client reserved, and the cookie it wrote
+	 * itself: 1 (no region, the cookie goes) counts as done. */
+	if (g != NULL && g->map_key_set)
+		return RTE_MIN(rds_mr_register_key(rs, a, g->map_key, cookie),
+			       0);
 	ret = rds_mr_register(rs, a->vec.addr, a->vec.bytes, a->flags,
 			      cookie);
 	if (ret != 0)
@@ -341,7 +523,7 @@ rds_rdma_map(struct rds_sock *rs, const struct rds_get_mr_args *a,
 	if (a->cookie_addr != 0 &&
 	    rds_xmem_write(rs->mem, (uintptr_t)a->cookie_addr, cookie,
 			   sizeof(*cookie)) != 0) {
-		rds_mr_free(rs, (uint32_t)*cookie, true);
+		rds_mr_free(rs, (uint32_t)*cookie, true, false);
 		return -EFAULT;
 	}
 	return 0;
@@ -369,7 +551,7 @@ rds_rdma_get_mr(struct rds_sock *rs, const void *optval, socklen_t optlen,
 	} else {
 		memcpy(&a, optval, sizeof(a));
 	}
-	return rds_rdma_map(rs, &a, &cookie);
+	return rds_rdma_map(rs, &a, NULL, &cookie);
 }
 
 int
@@ -385,5 +567,6 @@ rds_rdma_free_mr(struct rds_sock *rs, const void *optval, socklen_t optlen)
 	 * transport may keep the registration cached without INVALIDATE
 	 * (rds-rdma(7): lazy revocation), so that registering the same
 	 * range again is cheap. */
-	return rds_mr_free(rs, a.cookie, (a.flags & RDS_RDMA_INVALIDATE) != 0);
+	return rds_mr_free(rs, a.cookie, (a.flags & RDS_RDMA_INVALIDATE) != 0,
+			   false);
 }

@@ -18,6 +18,18 @@
 #define RDS_MR_PAGE 4096ULL
 #define RDS_MR_MAX 65536
 #define RDS_MR_MAX_PAGES (RDS_MAX_MSG_SIZE / RDS_MR_PAGE + 1)
+/* Keys reserved for one socket at most (rds_mr_reserve). */
+#define RDS_MR_RESV_MAX 16
+
+/* What a table entry is (rds_rdma.c): a region, or a key reserved for
+ * an attached client's socket (rds_region.h, the key ring) that no
+ * region has yet, or one whose RDMA_MAP was freed (RDS_FREE_MR by a
+ * call) before the engine took it. Only a region is ever reached. */
+enum rds_mr_state {
+	RDS_MR_LIVE = 0,
+	RDS_MR_RESERVED,
+	RDS_MR_CANCELLED,
+};
 
 /* A registered memory region (rds_rdma.c). */
 struct rds_mr {
@@ -35,6 +47,9 @@ struct rds_mr {
 	struct rds_xmem *mem;		/* NULL: this process's memory, else
 					 * an attached client's (a reference) */
 	uint32_t *owner_nb;		/* the owner's count of regions */
+	uint32_t *owner_resv;		/* the owner's count of reservations
+					 * (state not LIVE) */
+	uint8_t state;			/* enum rds_mr_state */
 };
 
 enum rds_op_kind {
@@ -95,13 +110,27 @@ int rds_rdma_cmsgs(struct rds_sock *rs, const struct msghdr *msg,
 		   struct rds_rdma_op **opp, uint64_t *dest_cookie,
 		   bool *has_dest, bool *mapped);
 void rds_rdma_unmap(struct rds_sock *rs, uint64_t cookie);
+/* Keys for an attached client's socket (rds_region.h, the key ring):
+ * up to n (RDS_MR_RESV_MAX at most) reserved into keys[]; the count, or
+ * -errno. */
+int rds_mr_reserve(struct rds_sock *rs, uint32_t *keys, unsigned int n);
+/* Free one key of rs (RDS_FREE_MR that went through the request ring,
+ * which has no INVALIDATE: the same as rds_rdma_free_mr then, whose
+ * errno nobody waits for). */
+void rds_mr_free_key(struct rds_sock *rs, uint32_t key);
 /* rds_rdma_cmsgs_client's *what. */
 #define RDS_RDMA_C_OP 0x1
 #define RDS_RDMA_C_MASKED 0x2
 #define RDS_RDMA_C_COOKIE 0x4
+#define RDS_RDMA_C_MAP 0x8		/* the cookie is RDMA_MAP's */
+/* An attached client's RDMA_MAP, checked in its own memory as the engine
+ * would (EINVAL, EMSGSIZE, EFAULT): 0 with the cookie's offset (its
+ * high half), or -errno. */
+int rds_rdma_map_check(const struct rds_get_mr_args *a, uint64_t *cookie_off);
 int rds_rdma_cmsgs_client(const struct msghdr *msg, unsigned int *what,
 			  const struct rds_iovec **vec, uint32_t *nvec,
-			  uint64_t *wbytes);
+			  uint64_t *wbytes, struct rds_get_mr_args *map,
+			  uint64_t *dest);
 /* What an attached client's queued send carried with its operation
  * (rds_server_rdma.c): copies the engine made of its RDMA_ARGS' local
  * vector, and where a WRITE's data is (in the client's region, with
@@ -111,6 +140,10 @@ struct rds_rdma_given {
 	const struct rds_iovec *vec;
 	const uint8_t *wdata;
 	uint64_t wlen;
+	bool map_key_set;		/* RDMA_MAP takes map_key, a key
+					 * reserved for the socket, and writes
+					 * no cookie (the client did) */
+	uint32_t map_key;
 };
 /* rds_rdma_cmsgs with what a queued send carried (g; NULL: nothing). */
 int rds_rdma_cmsgs_vec(struct rds_sock *rs, const struct msghdr *msg,

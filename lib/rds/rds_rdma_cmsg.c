@@ -113,8 +113,16 @@ rds_rdma_args_parse(struct rds_rdma_op *op, const struct rds_rdma_args *a,
 	const uint8_t *wdata = g != NULL && write ? g->wdata : NULL;
 	int ret;
 
+	/* An attached client's queued operation (g): it checked its local
+	 * buffers itself, in its own memory, for the send's errno; they
+	 * are not looked at again here (reading the client's maps and
+	 * probing its pages on the engine's thread, each operation). A
+	 * READ's buffer the client unmapped since is found when the data
+	 * comes back (RDS_RDMA_OTHER_ERROR, rds_rdma_initiator_done); one
+	 * it made read-only gets the data, as the kernel's pinned pages
+	 * would: it reaches nothing but the client's own memory. */
 	ret = rds_rdma_args_local(op->mem, a, g != NULL ? g->vec : NULL,
-				  wdata == NULL, &op->local, &op->nr_local,
+				  g == NULL, &op->local, &op->nr_local,
 				  &total);
 	if (ret != 0)
 		return ret;
@@ -156,19 +164,21 @@ rds_rdma_args_parse(struct rds_rdma_op *op, const struct rds_rdma_args *a,
  * pinned for writing (EFAULT): the engine writes the old value there
  * when the operation completes. */
 static int
-rds_atomic_local(const struct rds_xmem *mem, uint64_t addr)
+rds_atomic_local(const struct rds_xmem *mem, uint64_t addr, bool check)
 {
 	struct iovec w = { .iov_base = (void *)(uintptr_t)addr,
 			   .iov_len = sizeof(uint64_t) };
 
 	if ((addr & 7) != 0)
 		return -EFAULT;
-	return rds_mem_check_iov(mem, &w, 1, PROT_WRITE);
+	return check ? rds_mem_check_iov(mem, &w, 1, PROT_WRITE) : 0;
 }
 
+/* check: as rds_rdma_args_local's (false: an attached client's queued
+ * operation, whose result word the client checked). */
 static int
 rds_atomic_parse(struct rds_rdma_op *op, int type,
-		 const struct rds_atomic_args *a)
+		 const struct rds_atomic_args *a, bool check)
 {
 	int ret;
 
@@ -195,7 +205,7 @@ rds_atomic_parse(struct rds_rdma_op *op, int type,
 		op->mask2 = a->m_cswp.swap_mask;
 		break;
 	}
-	ret = rds_atomic_local(op->mem, a->local_addr);
+	ret = rds_atomic_local(op->mem, a->local_addr, check);
 	if (ret != 0)
 		return ret;
 	op->atomic_result = (uint64_t *)(uintptr_t)a->local_addr;
@@ -358,7 +368,7 @@ rds_rdma_cmsgs_vec(struct rds_sock *rs, const struct msghdr *msg,
 				struct rds_atomic_args a;
 
 				memcpy(&a, c.data, sizeof(a));
-				ret = rds_atomic_parse(op, c.type, &a);
+				ret = rds_atomic_parse(op, c.type, &a, g == NULL);
 			}
 			break;
 		case RDS_CMSG_RDMA_DEST:
@@ -375,7 +385,7 @@ rds_rdma_cmsgs_vec(struct rds_sock *rs, const struct msghdr *msg,
 			struct rds_get_mr_args a;
 
 			memcpy(&a, c.data, sizeof(a));
-			ret = rds_rdma_map(rs, &a, dest_cookie);
+			ret = rds_rdma_map(rs, &a, g, dest_cookie);
 			if (ret == 0)
 				*has_dest = *mapped = true;
 			break;
@@ -399,15 +409,18 @@ rds_rdma_cmsgs_vec(struct rds_sock *rs, const struct msghdr *msg,
  * rds_rdma_cmsgs): the first pass, and an operation's local side in this
  * process's memory. *what: RDS_RDMA_C_OP (one RDMA or atomic
  * operation: it can travel through the request ring), with
- * RDS_RDMA_C_MASKED (a masked atomic); RDS_RDMA_C_COOKIE (RDMA_DEST or
- * RDMA_MAP, which need the engine's registrations: a call); 0 (no
- * SOL_RDS control message). *vec, *nvec: an RDMA_ARGS' local vector
+ * RDS_RDMA_C_MASKED (a masked atomic); RDS_RDMA_C_COOKIE (RDMA_DEST, its
+ * cookie in *dest, or RDMA_MAP with RDS_RDMA_C_MAP, its arguments in
+ * *map: the engine's registrations, which the client checks against
+ * what it knows of them before it queues such a send, else a call); 0
+ * (no SOL_RDS control message). *vec, *nvec: an RDMA_ARGS' local vector
  * (this process's memory), checked; *wbytes: a WRITE's bytes (0: none).
  */
 int
 rds_rdma_cmsgs_client(const struct msghdr *msg, unsigned int *what,
 		      const struct rds_iovec **vec, uint32_t *nvec,
-		      uint64_t *wbytes)
+		      uint64_t *wbytes, struct rds_get_mr_args *map,
+		      uint64_t *dest)
 {
 	struct rds_cmsg_iter it;
 	struct rds_cmsg c;
@@ -452,11 +465,16 @@ rds_rdma_cmsgs_client(const struct msghdr *msg, unsigned int *what,
 			struct rds_atomic_args a;
 
 			memcpy(&a, c.data, sizeof(a));
-			ret = rds_atomic_local(NULL, a.local_addr);
+			ret = rds_atomic_local(NULL, a.local_addr, true);
 			*what |= RDS_RDMA_C_OP;
 			break;
 		}
+		case RDS_CMSG_RDMA_MAP:
+			memcpy(map, c.data, sizeof(*map));
+			*what |= RDS_RDMA_C_COOKIE | RDS_RDMA_C_MAP;
+			break;
 		default:
+			memcpy(dest, c.data, sizeof(*dest));
 			*what |= RDS_RDMA_C_COOKIE;
 			break;
 		}

@@ -36,6 +36,12 @@ rds_mr_target(const struct in6_addr *target, uint64_t cookie, uint64_t off,
 		return NULL;
 	}
 	mr = data;
+	/* A key reserved for a client's socket names no region yet. */
+	if (mr->state != RDS_MR_LIVE) {
+		if (mr->state == RDS_MR_CANCELLED)
+			*kc = RDS_KEY_STALE;
+		return NULL;
+	}
 	/* Only the address the region was registered on may be reached. */
 	if (!rds_addr_eq(&mr->laddr, target))
 		return NULL;
@@ -261,8 +267,11 @@ rds_rdma_initiator_done(struct rds_rdma_op *op, int status,
 	op->executed = true;
 	if (status != RDS_RDMA_SUCCESS)
 		return;
-	/* (A client's local memory that went meanwhile: the data is lost
-	 * with it; the status stands, as a NIC's would.) */
+	/* A client's local memory that went since its send (its queued
+	 * operations' buffers are not looked at again when the engine
+	 * takes them, rds_rdma_args_parse): the data is lost with it, and
+	 * the operation ends with RDS_RDMA_OTHER_ERROR, as if the engine
+	 * had found it gone when it took the send. */
 	if (op->kind == RDS_OP_READ && rdata != NULL) {
 		for (i = 0; i < op->nr_local && off < op->bytes; i++) {
 			size_t n = RTE_MIN(op->local[i].iov_len,
@@ -270,13 +279,16 @@ rds_rdma_initiator_done(struct rds_rdma_op *op, int status,
 
 			if (rds_xmem_write(op->mem,
 					   (uintptr_t)op->local[i].iov_base,
-					   rdata + off, n) != 0)
+					   rdata + off, n) != 0) {
+				op->status = RDS_RDMA_OTHER_ERROR;
 				break;
+			}
 			off += n;
 		}
 	} else if (op->kind >= RDS_OP_FADD) {
-		rds_xmem_write(op->mem, (uintptr_t)op->atomic_result, &old,
-			       sizeof(old));
+		if (rds_xmem_write(op->mem, (uintptr_t)op->atomic_result,
+				   &old, sizeof(old)) != 0)
+			op->status = RDS_RDMA_OTHER_ERROR;
 	}
 }
 
@@ -306,11 +318,11 @@ rds_rdma_sw_exec(struct rds_conn *target, struct rds_rdma_op *op)
 		st = rds_rdma_target(target, &rq, &b, 1, &old);
 		rds_rdma_initiator_done(op, st, bounce, old);
 		free(bounce);
-		return st;
+		return op->status;
 	}
 	st = rds_rdma_target(target, &rq, op->local, op->nr_local, &old);
 	rds_rdma_initiator_done(op, st, NULL, old);
-	return st;
+	return op->status;
 }
 
 /* At most one notification per op: always with NOTIFY_ME, and on a

@@ -25,7 +25,7 @@ bool rds_mr_key_owned(const struct rds_sock *rs, uint32_t key);
 /* Was key a region's among the last ones freed? Under rds_mr_lock. */
 bool rds_mr_key_freed(uint32_t key);
 int rds_rdma_map(struct rds_sock *rs, const struct rds_get_mr_args *a,
-		 uint64_t *cookie);
+		 const struct rds_rdma_given *g, uint64_t *cookie);
 
 /* What the executor's target half found of a request's key
  * (rds_rdma_exec.c), for rds_rdma_guard_key. */

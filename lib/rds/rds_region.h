@@ -34,12 +34,13 @@
 #include "rds_xring.h"
 
 #define RDS_REGION_MAGIC 0x52445352u	/* "RDSR" */
-#define RDS_REGION_VERSION 3
+#define RDS_REGION_VERSION 4
 
 #define RDS_REGION_NB_CLASSES 4
 #define RDS_CSOCK_REQ_RING 256		/* requests a socket queues */
 #define RDS_CSOCK_RX_RING 256		/* messages queued to a socket */
 #define RDS_CSOCK_NT_RING 64		/* notifications queued to a socket */
+#define RDS_CSOCK_KEY_RING 16		/* RDMA keys reserved for a socket */
 #define RDS_REGION_BELL_RING 256
 #define RDS_REGION_FREE_RING 4096
 
@@ -149,7 +150,8 @@ struct rds_csock {
 	uint64_t req_off;		/* client -> engine: TX buffers */
 	uint64_t rx_off;		/* engine -> client: RX buffers */
 	uint64_t nt_off;		/* engine -> client: notifications */
-	uint8_t pad2[RTE_CACHE_LINE_SIZE - 24];
+	uint64_t key_off;		/* engine -> client: RDMA keys */
+	uint8_t pad2[RTE_CACHE_LINE_SIZE - 32];
 } __rte_cache_aligned;
 
 static inline uint64_t
@@ -158,9 +160,19 @@ rds_region_align(uint64_t v, uint64_t a)
 	return (v + a - 1) & ~(a - 1);
 }
 
+/* The bytes of one socket's rings (rds_region_csock_ring). */
+static inline uint64_t
+rds_region_csock_rings_bytes(void)
+{
+	return rds_xring_bytes(RDS_CSOCK_REQ_RING) +
+	       rds_xring_bytes(RDS_CSOCK_RX_RING) +
+	       rds_xring_bytes(RDS_CSOCK_NT_RING) +
+	       rds_xring_bytes(RDS_CSOCK_KEY_RING);
+}
+
 /* Where socket idx's rings are (which: 0 requests, 1 receive, 2
- * notifications): after the sockets, three per socket. Both sides
- * compute it; the engine never reads it back from the region. */
+ * notifications, 3 RDMA keys): after the sockets, four per socket. Both
+ * sides compute it; the engine never reads it back from the region. */
 static inline uint64_t
 rds_region_csock_ring(const struct rds_region_layout *l, uint32_t idx,
 		      unsigned int which)
@@ -171,10 +183,11 @@ rds_region_csock_ring(const struct rds_region_layout *l, uint32_t idx,
 	uint64_t base = rds_region_align(l->socks_off +
 					 sizeof(struct rds_csock) *
 					 l->nb_socks, 64) +
-			(ring_req + ring_rx + ring_nt) * idx;
+			rds_region_csock_rings_bytes() * idx;
 
 	return which == 0 ? base : which == 1 ? base + ring_req :
-	       base + ring_req + ring_rx;
+	       which == 2 ? base + ring_req + ring_rx :
+	       base + ring_req + ring_rx + ring_nt;
 }
 
 /* The header of a TX or RX buffer. */
@@ -196,7 +209,11 @@ struct rds_cbuf {
 					 * RDS_CBUF_VEC_MAX at most) after
 					 * the control messages: the vector
 					 * as it was at the send */
-	uint64_t rdma_dest;		/* RX: RDS_CMSG_RDMA_DEST cookie */
+	uint64_t rdma_dest;		/* RX: RDS_CMSG_RDMA_DEST cookie;
+					 * TX (RDS_CBUF_F_MAP): the key the
+					 * client took off the socket's key
+					 * ring for its RDMA_MAP; TX
+					 * (RDS_CBUF_F_FREE): the cookie */
 	uint64_t seq;			/* RX: RDS sequence (info) */
 	uint64_t rx_tstamp;		/* RX (RDS_CBUF_F_TS*): arrival,
 					 * CLOCK_REALTIME in ns */
@@ -216,8 +233,28 @@ _Static_assert(sizeof(struct rds_cbuf) == RDS_CBUF_HDR,
 #define RDS_CBUF_F_WDATA 0x20		/* TX: an RDMA WRITE's data (the
 					 * vector's bytes, read in the send)
 					 * after the vector */
+#define RDS_CBUF_F_MAP 0x40		/* TX: RDMA_MAP among the control
+					 * messages, with a reserved key */
+#define RDS_CBUF_F_FREE 0x80		/* TX: no message: RDS_FREE_MR of
+					 * rdma_dest (no INVALIDATE) */
 
 /* A notification (RDS_CMSG_RDMA_STATUS): two slots of the nt ring. */
+
+/*
+ * RDMA keys reserved for a socket (its key ring): software keys (loop,
+ * eth: the engine's registrations, drawn from the kernel's CSPRNG) the
+ * engine holds for the socket in its region table without a region, so
+ * that a send with RDMA_MAP goes through the request ring: the client
+ * takes a key, writes the cookie (the key | the offset in the first
+ * page << 32) where RDMA_MAP asked for it, and queues the send with the
+ * key in its TX buffer (RDS_CBUF_F_MAP); the engine registers the
+ * region under that key when it takes the send, once it checked the key
+ * is one it reserved for this socket (a client's lie drops the send).
+ * A socket gets keys once it made an RDMA_MAP by a call (the first);
+ * the engine keeps at most RDS_CSOCK_KEY_RING reserved per socket, so a
+ * client taking keys it never uses gets no more (its RDMA_MAPs go by
+ * call). Entries are the keys.
+ */
 
 /* Attach messages on the UNIX socket (SOCK_SEQPACKET). */
 enum rds_ctl_op {

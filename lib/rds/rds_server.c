@@ -61,9 +61,6 @@ static void
 rds_region_layout_make(uint32_t mb, struct rds_region_layout *l)
 {
 	uint64_t off = rds_align(sizeof(struct rds_region_hdr), 64);
-	uint64_t ring_req = rds_xring_bytes(RDS_CSOCK_REQ_RING);
-	uint64_t ring_rx = rds_xring_bytes(RDS_CSOCK_RX_RING);
-	uint64_t ring_nt = rds_xring_bytes(RDS_CSOCK_NT_RING);
 	uint64_t pool = ((uint64_t)mb << 20) / 2, share;
 	unsigned int p, c;
 	/* Of each pool: 1/8 small, 1/4 4 KiB, 1/4 64 KiB, 3/8 1 MiB. */
@@ -76,9 +73,9 @@ rds_region_layout_make(uint32_t mb, struct rds_region_layout *l)
 	l->socks_off = off;
 	off += sizeof(struct rds_csock) * l->nb_socks;
 	off = rds_align(off, 64);
-	/* Each socket's three rings follow the sockets (the engine finds
+	/* Each socket's four rings follow the sockets (the engine finds
 	 * them from the index, never from the offsets in rds_csock). */
-	off += (ring_req + ring_rx + ring_nt) * l->nb_socks;
+	off += rds_region_csock_rings_bytes() * l->nb_socks;
 	l->bells_off = rds_align(off, 64);
 	l->bell_stride = rds_xring_bytes(RDS_REGION_BELL_RING);
 	off = l->bells_off + l->bell_stride * l->nb_bells;
@@ -131,9 +128,11 @@ rds_region_init(uint8_t *base, const struct rds_region_layout *l)
 		cs->req_off = rds_region_csock_ring(l, i, 0);
 		cs->rx_off = rds_region_csock_ring(l, i, 1);
 		cs->nt_off = rds_region_csock_ring(l, i, 2);
+		cs->key_off = rds_region_csock_ring(l, i, 3);
 		rds_xring_init((void *)(base + cs->req_off));
 		rds_xring_init((void *)(base + cs->rx_off));
 		rds_xring_init((void *)(base + cs->nt_off));
+		rds_xring_init((void *)(base + cs->key_off));
 	}
 	for (i = 0; i < l->nb_bells; i++)
 		rds_xring_init((void *)(base + l->bells_off +
@@ -304,8 +303,13 @@ rds_srv_client_new(int fd)
 	cl->keep_max = rds_srv->keep_bytes;
 	rds_region_layout_make(rds_srv->region_mb, &cl->lay);
 	cl->size = cl->lay.size;
-	cl->memfd = memfd_create("rds-region", MFD_CLOEXEC);
-	if (cl->memfd < 0 || ftruncate(cl->memfd, (off_t)cl->size) != 0)
+	/* Its size sealed: the client gets this descriptor, and a region
+	 * it could cut short would make the engine's next read of it fault
+	 * (SIGBUS), for every client. */
+	cl->memfd = memfd_create("rds-region", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (cl->memfd < 0 || ftruncate(cl->memfd, (off_t)cl->size) != 0 ||
+	    fcntl(cl->memfd, F_ADD_SEALS,
+		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
 		goto fail;
 	cl->base = mmap(NULL, cl->size, PROT_READ | PROT_WRITE, MAP_SHARED,
 			cl->memfd, 0);

@@ -267,8 +267,9 @@ rds_srv_do_socket(struct rds_client *cl, const struct rds_ctl_req *q,
 	ss->wfd = pair[0];
 	ss->cs = (void *)(cl->base + cl->lay.socks_off +
 			  sizeof(struct rds_csock) * (uint32_t)idx);
+	/* (throttled is its engine's: a socket closed throttled is
+	 * drained once more and cleared there.) */
 	ss->last_fcong = NULL;
-	ss->throttled = false;
 	rds_xring_end_init(&ss->req,
 		(void *)(cl->base + rds_region_csock_ring(&cl->lay, idx, 0)),
 		RDS_CSOCK_REQ_RING, false);
@@ -278,6 +279,15 @@ rds_srv_do_socket(struct rds_client *cl, const struct rds_ctl_req *q,
 	rds_xring_end_init(&ss->nt,
 		(void *)(cl->base + rds_region_csock_ring(&cl->lay, idx, 2)),
 		RDS_CSOCK_NT_RING, true);
+	/* Keys a socket of this slot had before are not this one's: its
+	 * key ring starts empty (the client sets its end up after this
+	 * answer), and stays off until its first RDMA_MAP. */
+	rds_xring_init((void *)(cl->base +
+				rds_region_csock_ring(&cl->lay, idx, 3)));
+	rds_xring_end_init(&ss->key,
+		(void *)(cl->base + rds_region_csock_ring(&cl->lay, idx, 3)),
+		RDS_CSOCK_KEY_RING, true);
+	ss->keys_on = false;
 	__atomic_store_n(&ss->cs->snd_released, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&ss->cs->closed, 0, __ATOMIC_RELAXED);
 	rs->client = cl;
@@ -327,15 +337,21 @@ struct rds_srv_send {
 	struct rds_srv_sock *ss;
 	struct rds_sock *rs;		/* ss's: only this thread closes it */
 	struct rds_msg *m;
+	bool mapped;			/* it made an RDMA_MAP */
 };
 
 static void
 rds_srv_send_call(struct rds_engine *e, void *arg)
 {
 	struct rds_srv_send *sd = arg;
+
 	if (sd->rs->client != NULL)
 		rds_srv_drain(e, sd->rs->client, sd->ss);
 	rds_send_request(e, sd->rs, sd->m);
+	/* A socket that maps gets keys, so that its next RDMA_MAPs go
+	 * through its ring (rds_server_rdma.c). */
+	if (sd->mapped && !sd->ss->keys_on)
+		rds_srv_keys_fill(sd->ss, sd->rs);
 }
 
 static void
@@ -402,6 +418,7 @@ rds_srv_do_sendmsg(struct rds_client *cl, const struct rds_ctl_req *q,
 	sd.ss = &cl->socks[q->handle];
 	sd.rs = rs;
 	sd.m = m;
+	sd.mapped = mapped;
 	if (rds_engine_call_wait(cl->engine, rds_srv_send_call, &sd) != 0) {
 		rds_send_unmake(rs, m, mapped, cookie);
 		r->err = ENOMEM;
@@ -494,7 +511,10 @@ rds_srv_do_opt(struct rds_client *cl, const struct rds_ctl_req *q,
 		return;
 	}
 	if (q->op == RDS_CTL_SETSOCKOPT) {
-		if (q->level == SOL_RDS && q->name == RDS_CANCEL_SENT_TO)
+		/* After what the socket queued before: a cancel, and a
+		 * free of a region its ring's RDMA_MAP made. */
+		if (q->level == SOL_RDS && (q->name == RDS_CANCEL_SENT_TO ||
+					    q->name == RDS_FREE_MR))
 			rds_engine_call_wait(cl->engine, rds_srv_drain_call,
 					     &cl->socks[q->handle]);
 		/* No data with a cap: the client's value was NULL, cap

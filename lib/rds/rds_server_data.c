@@ -489,7 +489,7 @@ rds_srv_take(struct rds_engine *e, struct rds_client *cl,
 	struct in6_addr faddr;
 	struct rds_msg *m;
 	uint8_t trans_id;
-	bool op_failed = false;
+	bool op_failed = false, mapped = false;
 
 	m = rds_msg_alloc(h->len);
 	if (m != NULL && h->len != 0)
@@ -498,11 +498,15 @@ rds_srv_take(struct rds_engine *e, struct rds_client *cl,
 	 * back: its control messages, vector and a WRITE's data are in it
 	 * (copied out; on a socket that is bound: its transport decides). */
 	if (m != NULL && h->ctl_len != 0 &&
-	    __atomic_load_n(&rs->f.bound, __ATOMIC_ACQUIRE) != 0)
+	    __atomic_load_n(&rs->f.bound, __ATOMIC_ACQUIRE) != 0) {
 		op_failed = rds_srv_take_op(e, cl, rs, cl->base + rq->off +
 					    RDS_CBUF_HDR + h->len,
 					    rds_region_class_size[rq->c] -
-					    RDS_CBUF_HDR - h->len, h, m) != 0;
+					    RDS_CBUF_HDR - h->len, h, m,
+					    &mapped) != 0;
+		if (h->flags & RDS_CBUF_F_MAP)
+			rds_srv_keys_check(ss, rs);
+	}
 	rds_srv_tx_back(cl, rq->off, rq->c, rq->slot);
 	if (m == NULL)
 		goto nomem;
@@ -513,15 +517,10 @@ rds_srv_take(struct rds_engine *e, struct rds_client *cl,
 	cl->msgs_in++;
 	rds_addr_from_v4(&faddr, h->addr);
 	fc = rds_srv_fcong(ss, h->addr);
-	if (fc == NULL) {
-		rds_msg_free(m);
-		goto nomem;
-	}
-	if (!rs->f.bound) {
-		/* The client checks it: a client's lie, its loss. */
-		rds_msg_free(m);
-		goto drop;
-	}
+	if (fc == NULL)
+		goto nomem_unmap;
+	if (!rs->f.bound)
+		goto drop_unmap;	/* the client checks it: its lie */
 	/* The choice of transport of every send (rds_front.h; the client
 	 * made the same one to answer ENETUNREACH itself). */
 	if (rds_front_trans(&rs->f, fc->la == rs->la, fc->la != NULL,
@@ -529,14 +528,10 @@ rds_srv_take(struct rds_engine *e, struct rds_client *cl,
 	    rds_front_trans_bound(rs->la->trans->trans_id,
 				  (rs->la->trans->flags &
 				   RDS_TRANS_F_LOOPBACK) != 0,
-				  &trans_id) < 0) {
-		rds_msg_free(m);	/* the client's ENETUNREACH */
-		goto drop;
-	}
-	if (m->op != NULL && rds_srv_op_trans(e, cl, rs, m, trans_id) != 0) {
-		rds_msg_free(m);
-		goto drop;
-	}
+				  &trans_id) < 0)
+		goto drop_unmap;	/* the client's ENETUNREACH */
+	if (m->op != NULL && rds_srv_op_trans(e, cl, rs, m, trans_id) != 0)
+		goto drop_unmap;
 	m->type = RDS_MSG_DATA;
 	m->sock = rs->id;
 	m->sock_gen = rs->gen;
@@ -554,6 +549,15 @@ rds_srv_take(struct rds_engine *e, struct rds_client *cl,
 	rds_send_request(e, rs, m);
 	/* A client over twice its send buffer waits for its ACKs. */
 	return !rds_srv_sock_full(rs);
+nomem_unmap:
+	rds_stat_inc(e, s_send_drop_nomem);
+drop_unmap:
+	/* As the kernel's send that fails after its RDMA_MAP: the region
+	 * goes with it. */
+	if (mapped)
+		rds_rdma_unmap(rs, m->rdma_dest);
+	rds_msg_free(m);
+	goto drop;
 nomem:
 	/* The client's call returned already: lost, and counted. */
 	rds_stat_inc(e, s_send_drop_nomem);
@@ -575,7 +579,7 @@ rds_srv_drain(struct rds_engine *e, struct rds_client *cl,
 
 	/* Read once (as rds_srv_rx_back). */
 	rs = __atomic_load_n(&ss->rs, __ATOMIC_ACQUIRE);
-	ss->throttled = false;
+	rds_srv_throttle(cl, ss, false);
 	if (rs == NULL)
 		return 0;
 	/* The congestion of the destination is waited for here: a
@@ -584,22 +588,32 @@ rds_srv_drain(struct rds_engine *e, struct rds_client *cl,
 	 * sendmsg. */
 	for (;;) {
 		if (rds_srv_sock_full(rs)) {
-			ss->throttled = true;
+			rds_srv_throttle(cl, ss, true);
 			break;
 		}
 		r = rds_srv_next(cl, ss, &rq);
 		if (r <= 0)
 			break;
+		if (unlikely(rq.h.flags & RDS_CBUF_F_FREE)) {
+			/* Not a message: an RDS_FREE_MR (rds_server_rdma.c),
+			 * behind the sends before it. */
+			rds_xring_skip(&ss->req);
+			rds_srv_tx_back(cl, rq.off, rq.c, rq.slot);
+			rds_mr_free_key(rs, (uint32_t)rq.h.rdma_dest);
+			n++;
+			continue;
+		}
 		fc = rds_srv_fcong(ss, rq.h.addr);
 		if (fc != NULL && rds_cong_test(fc, rq.h.port)) {
-			ss->throttled = true;
+			rds_srv_throttle(cl, ss, true);
 			break;
 		}
 		rds_xring_skip(&ss->req);
 		n++;
 		if (!rds_srv_take(e, cl, ss, rs, &rq)) {
-			ss->throttled = !__atomic_load_n(&cl->bad,
-							 __ATOMIC_ACQUIRE);
+			rds_srv_throttle(cl, ss,
+					 !__atomic_load_n(&cl->bad,
+							  __ATOMIC_ACQUIRE));
 			break;
 		}
 	}
@@ -638,6 +652,10 @@ rds_srv_close_call(struct rds_engine *e, void *arg)
 	while (rds_srv_next(cl, ss, &rq) > 0) {
 		rds_xring_skip(&ss->req);
 		rds_srv_tx_back(cl, rq.off, rq.c, rq.slot);
+		if (rq.h.flags & RDS_CBUF_F_FREE) {
+			rds_mr_free_key(rs, (uint32_t)rq.h.rdma_dest);
+			continue;
+		}
 		rds_server_released(rs, rq.h.len);
 		n++;
 	}
@@ -672,7 +690,7 @@ rds_srv_drain_call(struct rds_engine *e, void *arg)
 static unsigned int
 rds_srv_service_one(struct rds_engine *e, struct rds_client *cl)
 {
-	unsigned int work = 0, b, nb, i;
+	unsigned int work = 0, b, nb, i, n;
 	uint64_t v;
 	int r;
 
@@ -725,12 +743,15 @@ rds_srv_service_one(struct rds_engine *e, struct rds_client *cl)
 			return work;
 		}
 	}
-	/* Sockets that waited for their ACKs. */
-	for (i = 0; i < cl->lay.nb_socks; i++) {
+	/* Sockets that waited for their ACKs (or for a destination that
+	 * was congested), looked for only when there are. */
+	for (i = 0, n = cl->nb_throttled; n != 0 && i < cl->lay.nb_socks;
+	     i++) {
 		struct rds_sock *rs;
 
 		if (!cl->socks[i].throttled)
 			continue;
+		n--;
 		rs = __atomic_load_n(&cl->socks[i].rs, __ATOMIC_ACQUIRE);
 		if (rs != NULL && !rds_srv_sock_full(rs))
 			work += rds_srv_drain(e, cl, &cl->socks[i]);

@@ -28,6 +28,8 @@
 #define RDS_SRV_INFO_MAX (256u << 20)	/* an RDS_INFO answer, at most */
 #define RDS_SRV_MSG_COST 256		/* a message's least weight in a
 					 * client's send buffer */
+_Static_assert(RDS_CSOCK_KEY_RING == RDS_MR_RESV_MAX,
+	       "a socket's key ring holds every key reserved for it");
 
 /* A TX buffer slot: whose it is (the engine's own record; a buffer
  * handed over while it is not the client's breaks the protocol). */
@@ -68,11 +70,16 @@ struct rds_srv_sock {
 	struct rds_xring_end req;	/* consumer */
 	struct rds_xring_end rx;	/* producer (under rs->rx_prod_lock) */
 	struct rds_xring_end nt;	/* producer */
+	struct rds_xring_end key;	/* producer: RDMA keys reserved */
+	bool keys_on;			/* it made an RDMA_MAP: keep its key
+					 * ring filled (rds_srv_keys_fill) */
 	struct rds_msg_list ovf;	/* received, waiting for room */
 	struct rds_msg_list nt_ovf;	/* notifications waiting for room */
 	bool on_ovf;
 	TAILQ_ENTRY(rds_srv_sock) ovf_link;
-	bool throttled;			/* over its send buffer: later */
+	bool throttled;			/* over its send buffer, or its next
+					 * request's destination congested:
+					 * later (rds_srv_throttle) */
 	struct rds_cong_map *last_fcong;
 	struct rds_csock *cs;		/* its shared part */
 	uint32_t idx;
@@ -96,6 +103,7 @@ struct rds_client {
 	struct rds_srv_sock socks[RDS_SRV_SOCKS];
 	struct rds_xring_end bells[RDS_SRV_BELLS];
 	uint32_t nb_bells;		/* given out (atomic) */
+	uint32_t nb_throttled;		/* sockets throttled (its engine) */
 	struct rds_xring_end txfree;	/* producer */
 	struct rds_xring_end rxfree;	/* consumer */
 	rte_spinlock_t rx_lock;		/* RX allocator: engines deliver */
@@ -222,7 +230,18 @@ rds_srv_kept_cost(const struct rds_msg *m)
  * transport m goes by (trans_id) runs it: the same. */
 int rds_srv_take_op(struct rds_engine *e, struct rds_client *cl,
 		    struct rds_sock *rs, const uint8_t *buf, size_t room,
-		    const struct rds_cbuf *h, struct rds_msg *m);
+		    const struct rds_cbuf *h, struct rds_msg *m, bool *mapped);
+/* Reserve keys for socket ss (rs) up to RDS_MR_RESV_MAX and put them on
+ * its key ring; turns the ring on. Its service engine. */
+void rds_srv_keys_fill(struct rds_srv_sock *ss, struct rds_sock *rs);
+/* The same, for a socket whose ring is on and runs low. */
+static inline void
+rds_srv_keys_check(struct rds_srv_sock *ss, struct rds_sock *rs)
+{
+	if (ss->keys_on && __atomic_load_n(&rs->nb_mr_resv, __ATOMIC_RELAXED) <
+			   RDS_MR_RESV_MAX / 2)
+		rds_srv_keys_fill(ss, rs);
+}
 int rds_srv_op_trans(struct rds_engine *e, struct rds_client *cl,
 		     struct rds_sock *rs, struct rds_msg *m, uint8_t trans_id);
 /* The RDS_REGION_LADDR_RDMA/_MASKED bits of a transport (NULL: 0). */
@@ -237,6 +256,18 @@ rds_srv_rdma_flags(const struct rds_transport *t)
 }
 unsigned int rds_srv_drain(struct rds_engine *e, struct rds_client *cl,
 			   struct rds_srv_sock *ss);
+/* A socket is throttled, or not (its client's engine). */
+static inline void
+rds_srv_throttle(struct rds_client *cl, struct rds_srv_sock *ss, bool on)
+{
+	if (ss->throttled != on) {
+		ss->throttled = on;
+		if (on)
+			cl->nb_throttled++;
+		else
+			cl->nb_throttled--;
+	}
+}
 void rds_srv_drain_call(struct rds_engine *e, void *arg);
 void rds_srv_close_call(struct rds_engine *e, void *arg);
 void rds_srv_gone_call(struct rds_engine *e, void *arg);

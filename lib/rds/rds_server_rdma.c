@@ -19,6 +19,15 @@
  * notification (RDS_RDMA_NOTIFY_ME) gets one with RDS_RDMA_OTHER_ERROR,
  * anything else is told to the sender's next send (or SO_ERROR), as a
  * message the engine could not keep.
+ *
+ * An RDMA_MAP goes the same way once the socket has keys (rds_region.h,
+ * the key ring): the send carries the key the client took
+ * (RDS_CBUF_F_MAP), and the region takes that key's reservation when
+ * the engine takes the send (rds_rdma_map with the key). A send whose
+ * key is not one reserved for its socket is dropped, as any operation
+ * that fails here. An RDS_FREE_MR without INVALIDATE of a region the
+ * client mapped through its ring comes through the same ring
+ * (RDS_CBUF_F_FREE, rds_server_data.c), behind the sends before it.
  */
 #include <errno.h>
 #include <sys/socket.h>
@@ -78,10 +87,29 @@ rds_srv_op_drop(struct rds_engine *e, struct rds_client *cl,
 		rds_server_set_err(rs, -err);
 }
 
+void
+rds_srv_keys_fill(struct rds_srv_sock *ss, struct rds_sock *rs)
+{
+	uint32_t keys[RDS_MR_RESV_MAX], held, used, want;
+	int i, n;
+
+	held = __atomic_load_n(&rs->nb_mr_resv, __ATOMIC_RELAXED);
+	used = ss->key.idx - __atomic_load_n(&ss->key.r->cons,
+					     __ATOMIC_ACQUIRE);
+	if (held >= RDS_MR_RESV_MAX || used > ss->key.size)
+		return;		/* a client's garbage: no more keys */
+	want = RTE_MIN(RDS_MR_RESV_MAX - held, ss->key.size - used);
+	ss->keys_on = true;
+	n = rds_mr_reserve(rs, keys, want);
+	for (i = 0; i < n; i++)
+		if (rds_xring_put(&ss->key, keys[i]) != 0)
+			rds_mr_free_key(rs, keys[i]);
+}
+
 int
 rds_srv_take_op(struct rds_engine *e, struct rds_client *cl,
 		struct rds_sock *rs, const uint8_t *buf, size_t room,
-		const struct rds_cbuf *h, struct rds_msg *m)
+		const struct rds_cbuf *h, struct rds_msg *m, bool *mapped_out)
 {
 	union {
 		uint8_t b[RDS_CBUF_CTL_MAX];
@@ -108,6 +136,10 @@ rds_srv_take_op(struct rds_engine *e, struct rds_client *cl,
 		g.wdata = buf + h->ctl_len + vbytes;
 		g.wlen = room - h->ctl_len - vbytes;
 	}
+	if (h->flags & RDS_CBUF_F_MAP) {
+		g.map_key_set = true;
+		g.map_key = (uint32_t)h->rdma_dest;
+	}
 	memset(&mh, 0, sizeof(mh));
 	mh.msg_control = ctl.b;
 	mh.msg_controllen = h->ctl_len;
@@ -120,9 +152,9 @@ rds_srv_take_op(struct rds_engine *e, struct rds_client *cl,
 	else
 		ret = rds_rdma_cmsgs_vec(rs, &mh, &g, &op, &cookie, &has_dest,
 					 &mapped);
-	if (ret == 0 && mapped) {
-		/* RDMA_MAP's cookie is the answer of a call: a client does
-		 * not queue it (a client's lie, its loss). */
+	if (ret == 0 && mapped && !g.map_key_set) {
+		/* RDMA_MAP without a key reserved for it is a call's: a
+		 * client does not queue it (a client's lie, its loss). */
 		rds_rdma_unmap(rs, cookie);
 		ret = -EINVAL;
 	}
@@ -134,6 +166,7 @@ rds_srv_take_op(struct rds_engine *e, struct rds_client *cl,
 	m->op = op;
 	m->rdma_dest = cookie;
 	m->has_dest = has_dest;
+	*mapped_out = mapped;
 	return 0;
 }
 

@@ -114,6 +114,8 @@ struct rds_sock {
 	struct rds_srv_sock *client_sock;
 	uint32_t nb_mrs;		/* its regions (atomic): close walks
 					 * the table only when there are */
+	uint32_t nb_mr_resv;		/* keys reserved for it, not (yet)
+					 * regions (atomic; rds_mr_reserve) */
 	struct rds_xmem *mem;		/* whose memory the socket's RDMA
 					 * calls name: NULL this process, else
 					 * the attached client's (a reference

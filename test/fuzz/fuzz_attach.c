@@ -676,7 +676,7 @@ a_step(struct fz_cl *a, struct fz_in *in)
 		off = fz_u8(in) % 3 == 0 ? a->lay.txfree_off :
 		      fz_u8(in) & 1 ? a->lay.rxfree_off :
 		      rds_region_csock_ring(&a->lay, fz_u8(in) % 4,
-					    fz_u8(in) % 3);
+					    fz_u8(in) % 4);
 		r = (void *)(a->base + off);
 		if (fz_u8(in) & 1)
 			__atomic_store_n(&r->prod, fz_u32(in), __ATOMIC_RELEASE);

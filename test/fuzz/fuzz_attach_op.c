@@ -3,7 +3,9 @@
  * fuzz_attach: a client's send with an RDMA or atomic operation in its
  * TX buffer (rds_server_rdma.c parses it): control messages (an SOL_RDS
  * header of a plausible length, then any bytes), a vector and a WRITE's
- * data after a short payload, within the slot; or a plain send.
+ * data after a short payload, within the slot; an RDMA_MAP with a key
+ * (RDS_CBUF_F_MAP: any key, whole arguments) or a free through the ring
+ * (RDS_CBUF_F_FREE, any cookie); or a plain send.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -24,6 +26,7 @@ fz_attach_op(struct rds_cbuf *h, struct fz_in *in)
 
 	h->vec_n = 0;
 	h->flags = 0;
+	h->rdma_dest = 0;
 	if (!(fz_u8(in) & 1))
 		return;
 	h->len &= 0x7f;
@@ -36,6 +39,36 @@ fz_attach_op(struct rds_cbuf *h, struct fz_in *in)
 	h->ctl_len = fz_u8(in) & 1 ? (uint32_t)cm.cmsg_len : fz_u8(in);
 	h->vec_n = fz_u8(in) % 4;
 	h->flags = fz_u8(in) & 1 ? RDS_CBUF_F_WDATA : 0;
+	switch (fz_u8(in) % 4) {
+	case 1:
+		h->flags |= RDS_CBUF_F_FREE;
+		h->rdma_dest = fz_u64(in);
+		break;
+	case 2: {
+		/* RDMA_MAP with a key, its arguments whole. */
+		struct rds_get_mr_args g;
+
+		h->flags |= RDS_CBUF_F_MAP;
+		h->rdma_dest = fz_u32(in);
+		h->vec_n = 0;
+		h->len &= 0xf;
+		at = RDS_CBUF_HDR + h->len;
+		cm.cmsg_len = CMSG_LEN(sizeof(g));
+		cm.cmsg_level = SOL_RDS;
+		cm.cmsg_type = RDS_CMSG_RDMA_MAP;
+		memset(&g, 0, sizeof(g));
+		g.vec.addr = fz_u32(in);
+		g.vec.bytes = fz_u16(in);
+		g.cookie_addr = fz_u8(in) & 1 ? fz_u32(in) : 0;
+		g.flags = fz_u8(in);
+		h->ctl_len = (uint32_t)CMSG_SPACE(sizeof(g));
+		memcpy(p + at, &cm, sizeof(cm));
+		memcpy(p + at + sizeof(cm), &g, sizeof(g));
+		return;
+	}
+	default:
+		break;
+	}
 	memcpy(p + at, &cm, sizeof(cm));
 	if (cm.cmsg_type == RDS_CMSG_RDMA_ARGS && (fz_u8(in) & 1)) {
 		/* Whole arguments of a size that passes the first checks,

@@ -34,6 +34,17 @@
  *     unseen    the engine cannot see this process's pid (it runs in
  *               another pid namespace): a region, and an RDMA READ into a
  *               vector of ours                -> REFUSED errno for both
+ *     keys      RDMA keys reserved for its sockets (rds_region.h, the key
+ *               ring) used against the rules: socket 1 maps with a key
+ *               of socket 0's (-> its send dropped, EINVAL for its next
+ *               send), frees a region of socket 0's through its ring
+ *               (-> nothing: socket 0 frees it after, 0), maps with key
+ *               0, frees garbage, says it took 1000 keys more than it
+ *               was given                     -> KEYS HELD
+ *     shrink    the region's descriptor, which came with the hello, cut
+ *               to nothing (then to a page) and its requests rung: the
+ *               engine reads the region on -> SEALED (refused, EPERM),
+ *               or SHRUNK (the engine would fault on its next read)
  * "READY" once set up. Exit 0 when the engine did what it must.
  */
 #include <errno.h>
@@ -532,6 +543,184 @@ attack_unseen(unsigned int id)
 	return bad == 0 ? 0 : 1;
 }
 
+/* A send on socket idx to mp_sin(to) with RDMA_MAP of a page of ours,
+ * by a call (the payload, empty, in TX buffer off): r.ret. */
+static int
+map_call(int32_t idx, unsigned int to_id, uint64_t off, uint64_t addr)
+{
+	union {
+		uint8_t b[CMSG_SPACE(sizeof(struct rds_get_mr_args))];
+		struct cmsghdr a;
+	} u;
+	struct sockaddr_in to = mp_sin(to_id);
+	struct rds_get_mr_args a;
+	struct rds_ctl_send cs;
+	struct cmsghdr *cm = &u.a;
+
+	memset(&u, 0, sizeof(u));
+	memset(&a, 0, sizeof(a));
+	a.vec.addr = addr;
+	a.vec.bytes = 4096;
+	a.flags = RDS_RDMA_READWRITE;
+	cm->cmsg_level = SOL_RDS;
+	cm->cmsg_type = RDS_CMSG_RDMA_MAP;
+	cm->cmsg_len = CMSG_LEN(sizeof(a));
+	memcpy(CMSG_DATA(cm), &a, sizeof(a));
+	memset(&cs, 0, sizeof(cs));
+	cs.off = off;
+	cs.ctl_len = CMSG_SPACE(sizeof(a));
+	cs.addr = to.sin_addr.s_addr;
+	cs.port = ntohs(to.sin_port);
+	memset(&q, 0, sizeof(q));
+	q.op = RDS_CTL_SENDMSG;
+	q.handle = idx;
+	q.len = sizeof(cs) + cs.ctl_len;
+	memcpy(q.data, &cs, sizeof(cs));
+	memcpy(q.data + sizeof(cs), u.b, cs.ctl_len);
+	return mp_proto_call(&pr, &q, &r, NULL);
+}
+
+/* Queue TX buffer off on socket idx (ring req, doorbell bell): a send to
+ * mp_sin(to_id) with flags and rdma_dest v, and RDMA_MAP of a page of
+ * ours when flags has RDS_CBUF_F_MAP; then wait (2 s) until the engine
+ * took it, and take the socket's error: it, or -1 (never taken). */
+static int
+queue_one(int32_t idx, struct rds_xring_end *req, struct rds_xring_end *bell,
+	  uint64_t off, unsigned int to_id, uint8_t flags, uint64_t v,
+	  uint64_t addr)
+{
+	struct rds_cbuf *b = (void *)(pr.base + off);
+	struct rds_csock *cs = (void *)(pr.base + pr.lay.socks_off +
+					sizeof(*cs) * (uint32_t)idx);
+	struct sockaddr_in to = mp_sin(to_id);
+	uint64_t t0 = rds_test_now_ns();
+
+	memset(b, 0, sizeof(*b));
+	b->addr = to.sin_addr.s_addr;
+	b->port = ntohs(to.sin_port);
+	b->csock = idx;
+	b->flags = flags;
+	b->rdma_dest = v;
+	if (flags & RDS_CBUF_F_MAP) {
+		struct cmsghdr *cm = (void *)((uint8_t *)b + RDS_CBUF_HDR);
+		struct rds_get_mr_args a;
+
+		memset(&a, 0, sizeof(a));
+		a.vec.addr = addr;
+		a.vec.bytes = 4096;
+		a.flags = RDS_RDMA_READWRITE;
+		cm->cmsg_level = SOL_RDS;
+		cm->cmsg_type = RDS_CMSG_RDMA_MAP;
+		cm->cmsg_len = CMSG_LEN(sizeof(a));
+		memcpy(CMSG_DATA(cm), &a, sizeof(a));
+		b->ctl_len = CMSG_SPACE(sizeof(a));
+	}
+	if (rds_xring_put(req, off) != 0)
+		return -1;
+	rds_xring_put(bell, (uint64_t)idx);
+	while (__atomic_load_n(&req->r->cons, __ATOMIC_ACQUIRE) != req->idx)
+		if (rds_test_now_ns() - t0 > 2000000000ULL ||
+		    mp_proto_hung_up(&pr, 1))
+			return -1;
+	return (int)__atomic_exchange_n(&cs->snd_err, 0, __ATOMIC_SEQ_CST);
+}
+
+static int
+attack_keys(unsigned int id)
+{
+	static uint8_t page[2][4096] __attribute__((aligned(4096)));
+	struct rds_xring_end req[2], key0, bell;
+	struct sockaddr_in sin = rds_test_sin(mp_ip(id), 7190);
+	uint64_t tx = pr.lay.pool_off[RDS_POOL_TX][0], k0 = 0, t0;
+	struct rds_free_mr_args f;
+	int wake, bad = 0, e;
+
+	if (setup_sock(id, &req[0], &bell) != 0 ||
+	    mp_proto_socket(&pr, 1, &sin, &wake) != 0)
+		return 1;
+	req[1] = mp_proto_ring(&pr, rds_region_csock_ring(&pr.lay, 1, 0),
+			       RDS_CSOCK_REQ_RING, true);
+	key0 = mp_proto_ring(&pr, rds_region_csock_ring(&pr.lay, 0, 3),
+			     RDS_CSOCK_KEY_RING, false);
+	printf("READY\n");
+	/* A first RDMA_MAP by a call on each: keys for both. */
+	if (map_call(0, id, tx, (uintptr_t)page[0]) < 0 ||
+	    map_call(1, id, tx, (uintptr_t)page[1]) < 0) {
+		printf("RDMA_MAP by a call refused: %s\n", strerror(r.err));
+		return 1;
+	}
+	for (t0 = rds_test_now_ns(); rds_xring_get(&key0, &k0) <= 0;)
+		if (rds_test_now_ns() - t0 > 2000000000ULL) {
+			printf("no key came\n");
+			return 1;
+		}
+	/* Socket 0's key, by socket 1. */
+	e = queue_one(1, &req[1], &bell, tx + rds_region_class_size[0] * 1,
+		      id, RDS_CBUF_F_MAP, k0, (uintptr_t)page[1]);
+	printf("socket 1 maps with socket 0's key: error %d\n", e);
+	bad += e != EINVAL;
+	/* Its owner's. */
+	e = queue_one(0, &req[0], &bell, tx + rds_region_class_size[0] * 2,
+		      id, RDS_CBUF_F_MAP, k0, (uintptr_t)page[0]);
+	printf("socket 0 maps with its key: error %d\n", e);
+	bad += e != 0;
+	/* Socket 1 frees socket 0's region: nothing. */
+	e = queue_one(1, &req[1], &bell, tx + rds_region_class_size[0] * 3,
+		      id, RDS_CBUF_F_FREE, k0, 0);
+	bad += e != 0;
+	memset(&f, 0, sizeof(f));
+	f.cookie = k0;
+	e = mp_proto_sockopt(&pr, RDS_CTL_SETSOCKOPT, 0, SOL_RDS, RDS_FREE_MR,
+			     &f, sizeof(f), &r);
+	printf("socket 0 frees its region after socket 1 did: %s\n",
+	       e == 0 ? "0" : strerror(r.err));
+	bad += e != 0;
+	/* Garbage: key 0, a key never given, a freed cookie freed again
+	 * through the ring, a key ring said to be read far ahead. */
+	e = queue_one(0, &req[0], &bell, tx + rds_region_class_size[0] * 4,
+		      id, RDS_CBUF_F_MAP, 0, (uintptr_t)page[0]);
+	bad += e != EINVAL;
+	e = queue_one(0, &req[0], &bell, tx + rds_region_class_size[0] * 5,
+		      id, RDS_CBUF_F_MAP, 0x5eedf00d, (uintptr_t)page[0]);
+	bad += e != EINVAL;
+	e = queue_one(0, &req[0], &bell, tx + rds_region_class_size[0] * 6,
+		      id, RDS_CBUF_F_FREE | RDS_CBUF_F_MAP, ~0ULL, 0);
+	bad += e != 0;
+	__atomic_store_n(&key0.r->cons, key0.idx + 1000, __ATOMIC_RELEASE);
+	if (map_call(0, id, tx, (uintptr_t)page[0]) < 0)
+		bad++;
+	e = queue_one(0, &req[0], &bell, tx + rds_region_class_size[0] * 7,
+		      id, RDS_CBUF_F_MAP, k0 + 1, (uintptr_t)page[0]);
+	bad += e != EINVAL;
+	if (mp_proto_hung_up(&pr, 100)) {
+		printf("DISCONNECTED\n");
+		return 1;
+	}
+	printf(bad == 0 ? "KEYS HELD\n" : "FAILED %d\n", bad);
+	return bad == 0 ? 0 : 1;
+}
+
+static int
+attack_shrink(unsigned int id)
+{
+	struct rds_xring_end req, bell;
+	int a, b;
+
+	if (setup_sock(id, &req, &bell) != 0)
+		return 1;
+	printf("READY\n");
+	a = ftruncate(pr.memfd, 0);
+	b = ftruncate(pr.memfd, 4096);
+	if (a == 0 || b == 0) {
+		/* The engine's next look at its region faults (SIGBUS). */
+		printf("SHRUNK\n");
+		rds_xring_put(&bell, 0);
+		return 1;
+	}
+	printf("SEALED %s\n", strerror(errno));
+	return errno == EPERM ? 0 : 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -596,6 +785,10 @@ main(int argc, char **argv)
 		return attack_exec(id, arg);
 	if (strcmp(mode, "unseen") == 0)
 		return attack_unseen(id);
+	if (strcmp(mode, "keys") == 0)
+		return attack_keys(id);
+	if (strcmp(mode, "shrink") == 0)
+		return attack_shrink(id);
 	printf("unknown mode %s\n", mode);
 	return 1;
 }

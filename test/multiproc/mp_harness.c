@@ -30,6 +30,7 @@ extern char **environ;
 
 char sock_path[108];
 char client_bin[4096], evil_bin[4096], rdma_bin[4096], attack_bin[4096];
+char rdma_map_bin[4096];
 
 void
 bin_paths(const char *argv0)
@@ -41,6 +42,8 @@ bin_paths(const char *argv0)
 	snprintf(evil_bin, sizeof(evil_bin), "%.*smp_evil", n, argv0);
 	snprintf(rdma_bin, sizeof(rdma_bin), "%.*smp_rdma", n, argv0);
 	snprintf(attack_bin, sizeof(attack_bin), "%.*smp_attack", n, argv0);
+	snprintf(rdma_map_bin, sizeof(rdma_map_bin), "%.*smp_rdma_map", n,
+		 argv0);
 }
 
 int

@@ -18,6 +18,7 @@
 extern char sock_path[108];
 extern char client_bin[4096], evil_bin[4096], rdma_bin[4096],
 	    attack_bin[4096];
+extern char rdma_map_bin[4096];
 
 struct child {
 	pid_t pid;

@@ -19,6 +19,10 @@
  *   info_cap    RDS_INFO with room for 4 GiB
  *   zero_flood  zero-length messages to a socket that never reads
  *   slots       one user takes every client slot it can
+ *   keys        RDMA keys reserved for its sockets used against the
+ *               rules (another socket's, key 0, frees of others')
+ *   shrink      the region's memfd cut short (the engine would fault
+ *               reading it): sealed
  * (The client the engine cannot see, in another pid namespace, is
  * mp_pidns.sh: the engine has to be in a namespace of its own there.)
  */
@@ -444,6 +448,35 @@ test_slots(void)
 	lib_down();
 }
 
+static void
+test_keys(void)
+{
+	struct rte_rds_server_stats before, after;
+
+	CU_ASSERT_FATAL(hostile_up() == 0);
+	before = srv_stats();
+	attack("keys", 23, true, NULL, "KEYS HELD");
+	settle(0);
+	after = srv_stats();
+	/* Its lies cost it its sends (dropped, told to the next), never
+	 * the others: not a breach of the protocol. */
+	printf("  keys: operations dropped %" PRIu64 "\n",
+	       after.ops_dropped - before.ops_dropped);
+	CU_ASSERT(after.ops_dropped - before.ops_dropped >= 4);
+	CU_ASSERT(after.violations == before.violations);
+	healthy();
+	lib_down();
+}
+
+static void
+test_shrink(void)
+{
+	CU_ASSERT_FATAL(hostile_up() == 0);
+	attack("shrink", 24, true, NULL, "SEALED");
+	healthy();
+	lib_down();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -458,6 +491,8 @@ main(int argc, char **argv)
 		{ "info_cap", test_info_cap },
 		{ "zero_flood", test_zero_flood },
 		{ "slots", test_slots },
+		{ "keys", test_keys },
+		{ "shrink", test_shrink },
 		{ NULL, NULL },
 	};
 	const char *slash = strrchr(argv[0], '/');

@@ -62,9 +62,11 @@ mp_proto_attach(struct mp_proto *p, const char *path)
 	memcpy(&p->size, r.data, sizeof(p->size));
 	p->base = mmap(NULL, p->size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		       memfd, 0);
-	close(memfd);
-	if (p->base == MAP_FAILED)
+	if (p->base == MAP_FAILED) {
+		close(memfd);
 		return -1;
+	}
+	p->memfd = memfd;	/* kept: a hostile client may resize it */
 	p->lay = ((struct rds_region_hdr *)(void *)p->base)->lay;
 	return 0;
 }

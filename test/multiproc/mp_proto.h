@@ -18,6 +18,8 @@
 struct mp_proto {
 	int fd;				/* the UNIX socket */
 	uint8_t *base;			/* the region */
+	int memfd;			/* its descriptor, as the engine
+					 * passed it */
 	uint64_t size;
 	struct rds_region_layout lay;
 	uint32_t seq;

@@ -20,9 +20,10 @@
  *                           READ whose send waits in the request ring
  *                           (its destination congested) while its
  *                           local buffer is unmapped ends with
- *                           RDS_RDMA_OTHER_ERROR when the engine takes
- *                           it (the engine's own check of the client's
- *                           memory), and the next READ succeeds
+ *                           RDS_RDMA_OTHER_ERROR (its data's write into
+ *                           the client's memory fails when it comes
+ *                           back; its message is dropped), and the
+ *                           next READ succeeds
  *   mp_rdma flood PATH      its own target socket and initiator: 64 KiB
  *                           WRITEs without end, "FLOODING" printed once
  *                           8 completed, until it is killed
@@ -492,7 +493,8 @@ unmap(void)
 	CHECK(send_op_to(b, ID_UA, RDS_CMSG_RDMA_ARGS, &ra, sizeof(ra)) == 2,
 	      "READ sendmsg (checked here: the memory is there)");
 	munmap(gone, 8192);
-	/* The target reads: the engine takes the READ and drops it. */
+	/* The target reads: the engine takes the READ, whose data finds
+	 * the memory gone; its message is dropped. */
 	for (got = 0, t0 = rds_test_now_ns(); got < n &&
 	     rds_test_now_ns() - t0 < 10000000000ULL;) {
 		if (rte_rds_recvfrom(a, buf, sizeof(buf), MSG_DONTWAIT, NULL,
@@ -505,7 +507,7 @@ unmap(void)
 	memset(st, 0x7f, sizeof(st));
 	CHECK(collect(b, 1, st, RTE_DIM(st)) == 1 &&
 	      st[7] == RDS_RDMA_OTHER_ERROR,
-	      "a READ into memory unmapped before the engine took it: "
+	      "a READ into memory unmapped before its data came: "
 	      "RDS_RDMA_OTHER_ERROR");
 	/* Told once, by its notification: no error for the next send. */
 	len = sizeof(err);
