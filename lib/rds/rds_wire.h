@@ -43,6 +43,8 @@
 
 #define RDS_PROTOCOL_3_0	0x0300
 #define RDS_PROTOCOL_3_1	0x0301
+#define RDS_PROTOCOL_4_0	0x0400
+#define RDS_PROTOCOL_4_1	0x0401
 
 struct rds_header {
 	rte_be64_t h_sequence;

@@ -282,7 +282,7 @@ l_show(void)
 	} else if (rte_rds_ib_stats_get(&st) == 0) {
 		printf("lrds: ib: connects active %llu passive %llu raced %llu "
 		       "replaced %llu stale %llu incompat %llu cm_errors %llu "
-		       "connect_timeouts %llu\n",
+		       "connect_timeouts %llu proto4 %llu\n",
 		       (unsigned long long)st.connects_active,
 		       (unsigned long long)st.connects_passive,
 		       (unsigned long long)st.connect_raced,
@@ -290,7 +290,8 @@ l_show(void)
 		       (unsigned long long)st.listen_closed_stale,
 		       (unsigned long long)st.rejects_incompat,
 		       (unsigned long long)st.cm_errors,
-		       (unsigned long long)st.connect_timeouts);
+		       (unsigned long long)st.connect_timeouts,
+		       (unsigned long long)st.connects_proto4);
 		printf("lrds: ib: tx_frames %llu ring_full %llu rx_frames %llu "
 		       "rx_post_calls %llu frag_mismatch %llu seq_gaps %llu "
 		       "qp_errors %llu stalls %llu; credits: conns %llu stalls "

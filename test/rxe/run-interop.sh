@@ -144,7 +144,7 @@ cmd_a="$wait_peer
 lsmod | grep -E '^(rds|rds_rdma|rdma_rxe) ' | sed 's/^/interop: module /'
 (dmesg -w | grep --line-buffered -iE 'rds|rxe' | sed -u 's/^/kernel: /') &
 dpid=\$!
-$(printf %q "$krds") -n $n -t $tmo $a_ips
+$(printf %q "$krds") \${KRDS_FLAGS:-} -n $n -t $tmo $a_ips
 rc=\$?
 sleep 0.5; kill \$dpid 2>/dev/null
 if [ \$rc != 0 ]; then echo 'interop: kernel log (dmesg | tail -n 40):'; dmesg | tail -n 40; fi
@@ -259,7 +259,9 @@ if [ "$case" = exchange ]; then
 # advertised some) and relies on RNR retries, as against UEK's SRQ.
 # Round 4: the same with librte_rds on rings of its own (srq=0), which
 # advertise credits: both ends use them, the kernel turning them on from
-# our CM advertisement and giving its own in headers.
+# our CM advertisement and giving its own in headers. The kernel waits for
+# librte_rds's first message (krds_peer -P) and librte_rds proposes 4.1,
+# as UEK does (proto=4.1): the kernel answers 4.1 and both run it.
 rounds='1 2 3 4'
 # IPv6: both CM roles (rounds 1 and 2); link-local: round 1.
 [ "$fam" = 6 ] && rounds='1 2'
@@ -276,8 +278,10 @@ $cmd_a"
 		if [ $round = 3 ]; then
 			what='net.rds.ib.flow_control=1 in A, the shared receive queue in B: no credits'
 		else
-			what='net.rds.ib.flow_control=1 in A, srq=0 in B: both ends use credits'
-			lconf="srq=0${lconf:+ $lconf}"
+			what='net.rds.ib.flow_control=1 in A, srq=0 proto=4.1 in B: both ends use credits, at protocol 4.1'
+			lconf="srq=0 proto=4.1${lconf:+ $lconf}"
+			a="KRDS_FLAGS=-P
+$a"
 		fi
 	fi
 	[ "$fam" = 4 ] || what="$what (IPv6: kernel $(v6 1), librte_rds $(v6 2))"
@@ -311,6 +315,12 @@ $cmd_a"
 			rc=1
 		elif ! grep -q '^\[B\] lrds: ib: .*credits: conns [1-9]' "$log"; then
 			echo "interop: FAIL: round 4: librte_rds did not use credits"
+			rc=1
+		elif ! grep -q '^\[A\] kernel: .*RDS/IB: Passive conn connected .* version 4\.1' "$log"; then
+			echo "interop: FAIL: round 4: the kernel log shows no passive connection at protocol 4.1"
+			rc=1
+		elif ! grep -q '^\[B\] lrds: ib: .* proto4 [1-9]' "$log"; then
+			echo "interop: FAIL: round 4: librte_rds counted no connection at protocol 4.x"
 			rc=1
 		fi
 	fi

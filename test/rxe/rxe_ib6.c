@@ -12,11 +12,20 @@
  *               GIDs, RDS_INFO_IB_CONNECTIONS none (IPv4 only)
  *   linklocal   the same between fe80::16 and fe80::17 on eth0; a bind
  *               with another link's scope is EADDRNOTAVAIL
- *   cm_peer     a peer played with librdmacm from a third address: a
- *               request with the IPv6 private data is accepted and the
- *               reply has the IPv6 layout (version 3.1, the two
- *               addresses); one with the IPv4 layout is rejected as
- *               incompatible
+ *   cm_peer     a peer played with librdmacm from A to B (the library
+ *               on B and C): a request with the IPv6 private data is
+ *               accepted and the reply has the IPv6 layout (version
+ *               3.1, the two addresses); one with the IPv4 layout is
+ *               rejected (read as IPv6, its version is zero and its
+ *               addresses are not ours)
+ *   versions    the played peer proposes protocol versions as the
+ *               kernels do (mainline 3.1, UEK 4.1 with its fragment
+ *               size, 4.0, a zero major) and ones nobody speaks (3.0,
+ *               4.2, 5.0): each is answered with the kernel's choice or
+ *               rejected as incompatible
+ *   versions_active  the played peer listens and answers our proto=4.1
+ *               proposal with 4.1 (the connection comes up at 4.1) and
+ *               then with 5.0 (the attempt is dropped)
  *   init        IPv6 addresses ib cannot serve: EADDRNOTAVAIL
  */
 #include <errno.h>
@@ -32,6 +41,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_rds.h>
 #include <rte_rds_ib.h>
@@ -42,20 +52,28 @@
 
 static const char *a6, *b6, *c6, *lla, *llb;
 
+/* x and y on ib, x with the ib options xopts ("" for none). */
 static void
-lib_up2(const char *x, const char *y)
+lib_up2o(const char *x, const char *y, const char *xopts)
 {
 	struct rte_rds_conf conf;
-	char spec[96];
+	char spec[160];
 
 	rte_rds_conf_init(&conf);
 	conf.engine[0].lcore_id = RTE_RDS_ENGINE_INLINE;
 	conf.engine[0].idle = RTE_RDS_IDLE_YIELD;
-	snprintf(spec, sizeof(spec), "[%s]=ib", x);
+	snprintf(spec, sizeof(spec), "[%s]=ib%s%s", x,
+		 xopts[0] != '\0' ? "," : "", xopts);
 	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(&conf, spec) == 0);
 	snprintf(spec, sizeof(spec), "[%s]=ib", y);
 	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(&conf, spec) == 0);
 	CU_ASSERT_FATAL(rds_test_lib_init(&conf) == 0);
+}
+
+static void
+lib_up2(const char *x, const char *y)
+{
+	lib_up2o(x, y, "");
 }
 
 static struct rte_rds_ib_stats
@@ -308,43 +326,327 @@ test_cm_peer(void)
 	struct in6_addr x, z;
 	struct rte_rds_ib_stats st0;
 
-	lib_up2(a6, b6);
-	inet_pton(AF_INET6, a6, &x);
-	inet_pton(AF_INET6, c6, &z);
-	/* The kernel's IPv6 request to A, from C (no address of ours). */
+	/* We are B (and C), the peer A: lower than B, so that the race
+	 * rule (the lower address's attempt wins) never refuses it while
+	 * we reconnect to it after it went. */
+	lib_up2(b6, c6);
+	inet_pton(AF_INET6, b6, &x);
+	inet_pton(AF_INET6, a6, &z);
+	st0 = ib_stats();
+	/* The kernel's IPv6 request to B, from A (no address of ours). */
 	memset(&p6, 0, sizeof(p6));
 	memcpy(p6.saddr, &z, 16);
 	memcpy(p6.daddr, &x, 16);
 	p6.cmn.major = 3;
 	p6.cmn.minor = 1;
 	p6.cmn.minor_mask = htons(3);
-	CU_ASSERT_FATAL(cm_try(c6, a6, &p6, sizeof(p6), &ev, reply, &rlen));
+	CU_ASSERT_FATAL(cm_try(a6, b6, &p6, sizeof(p6), &ev, reply, &rlen));
 	printf("  IPv6 request: %s, reply %u bytes\n", rdma_event_str(ev.event),
 	       rlen);
 	CU_ASSERT_EQUAL(ev.event, RDMA_CM_EVENT_ESTABLISHED);
 	CU_ASSERT(rlen >= sizeof(r6));
 	memcpy(&r6, reply, sizeof(r6));
-	/* The reply in the IPv6 layout: version 3.1, A to C. */
+	/* The reply in the IPv6 layout: version 3.1, B to A. */
 	CU_ASSERT_EQUAL(r6.cmn.major, 3);
 	CU_ASSERT_EQUAL(r6.cmn.minor, 1);
 	CU_ASSERT_EQUAL(ntohs(r6.cmn.minor_mask), 3);
 	CU_ASSERT(memcmp(r6.saddr, &x, 16) == 0);
 	CU_ASSERT(memcmp(r6.daddr, &z, 16) == 0);
 
-	/* The IPv4 layout on the IPv6 listener: no version where the IPv6
-	 * layout has it: rejected, incompatible. */
-	st0 = ib_stats();
+	/* The IPv4 layout on the IPv6 listener: a zero version where the
+	 * IPv6 layout has it (4.0 to the kernel's rules: an old peer) and
+	 * no address of ours: rejected, no connection. */
 	memset(&p4, 0, sizeof(p4));
 	p4.cmn.major = 3;
 	p4.cmn.minor = 1;
 	p4.cmn.minor_mask = htons(3);
-	CU_ASSERT_FATAL(cm_try(c6, a6, &p4, sizeof(p4), &ev, reply, &rlen));
+	CU_ASSERT_FATAL(cm_try(a6, b6, &p4, sizeof(p4), &ev, reply, &rlen));
 	printf("  IPv4 layout to the IPv6 listener: %s (status %d)\n",
 	       rdma_event_str(ev.event), ev.status);
 	CU_ASSERT_EQUAL(ev.event, RDMA_CM_EVENT_REJECTED);
-	CU_ASSERT_EQUAL(ib_stats().rejects_incompat,
-			st0.rejects_incompat + 1);
+	rds_test_kick_n(200);
+	/* The first came up on our side too, the second did not. */
+	CU_ASSERT_EQUAL(ib_stats().connects_passive,
+			st0.connects_passive + 1);
 	rds_test_lib_fini();
+}
+
+/* The library's ib counters once pred holds (driving it up to 5 s). */
+static struct rte_rds_ib_stats
+ib_stats_when(bool (*pred)(const struct rte_rds_ib_stats *,
+			   const struct rte_rds_ib_stats *),
+	      const struct rte_rds_ib_stats *st0)
+{
+	uint64_t t0 = rds_test_now_ns();
+	struct rte_rds_ib_stats st = ib_stats();
+
+	while (!pred(&st, st0) && rds_test_now_ns() - t0 < 5000000000ULL) {
+		rds_test_kick();
+		rte_delay_us_sleep(1000);
+		st = ib_stats();
+	}
+	return st;
+}
+
+/* The played peer's proposals and what the kernel answers to each
+ * (net/rds/ib_cm.c rds_ib_protocol_compatible): 0.0 is an answer of
+ * rejection. */
+static const struct {
+	uint8_t major, minor;
+	uint16_t mask, frag;		/* frag: UEK's ricpc_frag_sz */
+	uint8_t want_major, want_minor;
+	const char *what;
+} proposals[] = {
+	{ 3, 1, 3, 0, 3, 1, "mainline's 3.1" },
+	{ 4, 1, 3, 0, 4, 1, "4.1, minor mask 0x3" },
+	{ 4, 1, 3, 16384, 4, 1, "UEK's 4.1 with 16 KiB fragments" },
+	{ 4, 1, 2, 0, 4, 1, "4.1, mask 0x2" },
+	{ 4, 1, 1, 0, 4, 0, "4.1, mask 0x1: 4.0" },
+	{ 4, 0, 1, 0, 4, 0, "4.0" },
+	{ 0, 0, 0, 0, 4, 0, "a zero major (an old peer): 4.0" },
+	{ 4, 2, 4, 0, 0, 0, "4.2 alone: no minor in common" },
+	{ 3, 0, 0, 0, 0, 0, "3.0" },
+	{ 5, 0, 3, 0, 0, 0, "5.0" },
+};
+
+static unsigned int want_accepts, want_proto4, want_rejects;
+
+static bool
+versions_counted(const struct rte_rds_ib_stats *st,
+		 const struct rte_rds_ib_stats *st0)
+{
+	return st->connects_passive - st0->connects_passive >= want_accepts &&
+	       st->connects_proto4 - st0->connects_proto4 >= want_proto4 &&
+	       st->rejects_incompat - st0->rejects_incompat >= want_rejects;
+}
+
+static void
+test_versions(void)
+{
+	struct rte_rds_ib_stats st0, st;
+	struct rdma_cm_event ev;
+	struct priv6 p6, r6;
+	uint8_t reply[64], rlen = 0;
+	struct in6_addr x, z;
+	unsigned int i, bad = 0;
+
+	lib_up2(b6, c6);	/* the peer is A, as in cm_peer */
+	inet_pton(AF_INET6, b6, &x);
+	inet_pton(AF_INET6, a6, &z);
+	st0 = ib_stats();
+	want_accepts = want_proto4 = want_rejects = 0;
+	for (i = 0; i < RTE_DIM(proposals); i++) {
+		bool accept = proposals[i].want_major != 0;
+
+		memset(&p6, 0, sizeof(p6));
+		memcpy(p6.saddr, &z, 16);
+		memcpy(p6.daddr, &x, 16);
+		p6.cmn.major = proposals[i].major;
+		p6.cmn.minor = proposals[i].minor;
+		p6.cmn.minor_mask = htons(proposals[i].mask);
+		p6.cmn.res2 = htons(proposals[i].frag);
+		CU_ASSERT_FATAL(cm_try(a6, b6, &p6, sizeof(p6), &ev, reply,
+				       &rlen));
+		memset(&r6, 0, sizeof(r6));
+		if (rlen >= sizeof(r6))
+			memcpy(&r6, reply, sizeof(r6));
+		printf("  %u.%u mask 0x%x (%s): %s, reply %u.%u\n",
+		       proposals[i].major, proposals[i].minor,
+		       proposals[i].mask, proposals[i].what,
+		       rdma_event_str(ev.event), r6.cmn.major, r6.cmn.minor);
+		if (accept) {
+			want_accepts++;
+			want_proto4 += proposals[i].want_major == 4;
+			if (ev.event != RDMA_CM_EVENT_ESTABLISHED ||
+			    rlen < sizeof(r6) ||
+			    r6.cmn.major != proposals[i].want_major ||
+			    r6.cmn.minor != proposals[i].want_minor)
+				bad++;
+			/* Our mask, and no fragment size above 4 KiB
+			 * proposed (UEK then keeps 4 KiB). */
+			CU_ASSERT_EQUAL(ntohs(r6.cmn.minor_mask), 3);
+			CU_ASSERT_EQUAL(r6.cmn.res2, 0);
+		} else {
+			want_rejects++;
+			if (ev.event != RDMA_CM_EVENT_REJECTED)
+				bad++;
+		}
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	/* Each accepted one came up on our side at its version, each
+	 * rejected one was counted. */
+	st = ib_stats_when(versions_counted, &st0);
+	printf("  accepted %" PRIu64 " (%" PRIu64 " at 4.x), rejected %"
+	       PRIu64 "\n", st.connects_passive - st0.connects_passive,
+	       st.connects_proto4 - st0.connects_proto4,
+	       st.rejects_incompat - st0.rejects_incompat);
+	CU_ASSERT_EQUAL(st.connects_passive - st0.connects_passive,
+			want_accepts);
+	CU_ASSERT_EQUAL(st.connects_proto4 - st0.connects_proto4,
+			want_proto4);
+	CU_ASSERT_EQUAL(st.rejects_incompat - st0.rejects_incompat,
+			want_rejects);
+	rds_test_lib_fini();
+}
+
+/* A played listener on C: the next connect request (our proposal in
+ * *req), answered with version major.minor. True when the request came;
+ * *idp is the request's id (with a QP), to destroy. */
+struct played_qp {
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+};
+
+static bool
+answer_request(struct rdma_event_channel *ch, uint8_t major, uint8_t minor,
+	       struct priv6 *req, struct rdma_cm_id **idp,
+	       struct played_qp *pq)
+{
+	struct rdma_cm_event ev;
+	struct rdma_conn_param cp;
+	struct ibv_qp_init_attr qa;
+	struct priv6 rep;
+	uint8_t rlen = 0;
+
+	*idp = NULL;
+	memset(req, 0, sizeof(*req));
+	do {
+		if (!cm_next(ch, &ev, req, &rlen))
+			return false;
+	} while (ev.event != RDMA_CM_EVENT_CONNECT_REQUEST);
+	*idp = ev.id;
+	if (pq->pd == NULL) {
+		pq->pd = ibv_alloc_pd(ev.id->verbs);
+		pq->cq = pq->pd != NULL ?
+			 ibv_create_cq(ev.id->verbs, 16, NULL, NULL, 0) : NULL;
+	}
+	memset(&qa, 0, sizeof(qa));
+	qa.send_cq = pq->cq;
+	qa.recv_cq = pq->cq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = 4;
+	qa.cap.max_recv_wr = 4;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	if (pq->cq == NULL || rdma_create_qp(ev.id, pq->pd, &qa) != 0) {
+		printf("  played listener: no QP\n");
+		return false;
+	}
+	memset(&rep, 0, sizeof(rep));
+	memcpy(rep.saddr, req->daddr, 16);
+	memcpy(rep.daddr, req->saddr, 16);
+	rep.cmn.major = major;
+	rep.cmn.minor = minor;
+	rep.cmn.minor_mask = htons(3);
+	memset(&cp, 0, sizeof(cp));
+	cp.private_data = &rep;
+	cp.private_data_len = sizeof(rep);
+	cp.responder_resources = 1;
+	cp.initiator_depth = 1;
+	cp.rnr_retry_count = 7;
+	if (rdma_accept(ev.id, &cp) != 0) {
+		printf("  played listener: rdma_accept: %s\n", strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+static void
+drop_played(struct rdma_cm_id *id)
+{
+	if (id == NULL)
+		return;
+	rdma_disconnect(id);
+	if (id->qp != NULL)
+		rdma_destroy_qp(id);
+	rdma_destroy_id(id);
+}
+
+static unsigned int want_active, want_active4;
+
+static bool
+active_counted(const struct rte_rds_ib_stats *st,
+	       const struct rte_rds_ib_stats *st0)
+{
+	return st->connects_active - st0->connects_active >= want_active &&
+	       st->connects_proto4 - st0->connects_proto4 >= want_active4 &&
+	       st->rejects_incompat - st0->rejects_incompat >= want_rejects;
+}
+
+static void
+test_versions_active(void)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	union rds_test_addr lz = rds_test_addr(c6, 16385);
+	union rds_test_addr to = rds_test_addr(c6, 4001);
+	struct rte_rds_ib_stats st0, st;
+	struct rdma_cm_id *lid = NULL, *id = NULL;
+	struct played_qp pq = { NULL, NULL };
+	struct priv6 req;
+	struct in6_addr x, z;
+	char msg[64] = "to the played listener";
+	int s;
+
+	CU_ASSERT_FATAL(ch != NULL);
+	CU_ASSERT_FATAL(rdma_create_id(ch, &lid, NULL, RDMA_PS_TCP) == 0);
+	if (rdma_bind_addr(lid, &lz.sa) != 0 || rdma_listen(lid, 4) != 0) {
+		printf("  FAIL: cannot listen on [%s]:16385: %s\n", c6,
+		       strerror(errno));
+		CU_FAIL("played listener");
+		goto out;
+	}
+	lib_up2o(a6, b6, "proto=4.1");
+	inet_pton(AF_INET6, a6, &x);
+	inet_pton(AF_INET6, c6, &z);
+	st0 = ib_stats();
+	s = rds_test_socket_trans(a6, 4000, 0, 0, RDS_TRANS_IB);
+	CU_ASSERT_FATAL(s >= 0);
+	CU_ASSERT(rds_test_send_to(s, msg, sizeof(msg), &to, 0) ==
+		  (ssize_t)sizeof(msg));
+	/* Our proposal: 4.1 (proto=4.1), the kernel's mask, A to C. */
+	CU_ASSERT_FATAL(answer_request(ch, 4, 1, &req, &id, &pq));
+	printf("  our request: %u.%u mask 0x%x; answered 4.1\n",
+	       req.cmn.major, req.cmn.minor, ntohs(req.cmn.minor_mask));
+	CU_ASSERT_EQUAL(req.cmn.major, 4);
+	CU_ASSERT_EQUAL(req.cmn.minor, 1);
+	CU_ASSERT_EQUAL(ntohs(req.cmn.minor_mask), 3);
+	CU_ASSERT(memcmp(req.saddr, &x, 16) == 0);
+	CU_ASSERT(memcmp(req.daddr, &z, 16) == 0);
+	want_active = 1;
+	want_active4 = 1;
+	want_rejects = 0;
+	st = ib_stats_when(active_counted, &st0);
+	printf("  up: active %" PRIu64 ", at 4.x %" PRIu64 "\n",
+	       st.connects_active - st0.connects_active,
+	       st.connects_proto4 - st0.connects_proto4);
+	CU_ASSERT_EQUAL(st.connects_active - st0.connects_active, 1);
+	CU_ASSERT_EQUAL(st.connects_proto4 - st0.connects_proto4, 1);
+	/* Gone: we connect again, and this time hear 5.0, which nobody
+	 * speaks: the attempt is dropped, not brought up. */
+	drop_played(id);
+	id = NULL;
+	st0 = ib_stats();
+	CU_ASSERT_FATAL(answer_request(ch, 5, 0, &req, &id, &pq));
+	want_active = 0;
+	want_active4 = 0;
+	want_rejects = 1;
+	st = ib_stats_when(active_counted, &st0);
+	printf("  answered 5.0: active %" PRIu64 ", refused %" PRIu64 "\n",
+	       st.connects_active - st0.connects_active,
+	       st.rejects_incompat - st0.rejects_incompat);
+	CU_ASSERT_EQUAL(st.connects_active - st0.connects_active, 0);
+	CU_ASSERT_EQUAL(st.rejects_incompat - st0.rejects_incompat, 1);
+	rte_rds_close(s);
+	rds_test_lib_fini();
+out:
+	drop_played(id);
+	if (lid != NULL)
+		rdma_destroy_id(lid);
+	if (pq.cq != NULL)
+		ibv_destroy_cq(pq.cq);
+	if (pq.pd != NULL)
+		ibv_dealloc_pd(pq.pd);
+	rdma_destroy_event_channel(ch);
 }
 
 /* rte_rds_init of one ib address: its errno (0: it worked). */
@@ -382,6 +684,8 @@ main(void)
 		{ "stream6", test_stream6 },
 		{ "linklocal", test_linklocal },
 		{ "cm_peer", test_cm_peer },
+		{ "versions", test_versions },
+		{ "versions_active", test_versions_active },
 		{ "init", test_init },
 		{ NULL, NULL },
 	};

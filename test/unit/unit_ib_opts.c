@@ -34,6 +34,7 @@ test_defaults(void)
 	CU_ASSERT_EQUAL(o.stall_ms, 5000);
 	CU_ASSERT(o.zerocopy);
 	CU_ASSERT_EQUAL(o.zc_min, 1024);
+	CU_ASSERT_EQUAL(o.proto, 0x0301);	/* mainline's proposal */
 	memset(&o, 0xa5, sizeof(o));
 	CU_ASSERT_EQUAL(rds_ib_opts_parse("", &o), 0);
 	CU_ASSERT_EQUAL(o.cm_port, 18634);
@@ -100,6 +101,12 @@ test_every_key(void)
 	CU_ASSERT(!o.flow_control);
 	CU_ASSERT_EQUAL(o.srq_min, 16);
 	CU_ASSERT_EQUAL(o.srq_max, 32768);
+	/* The version proposed: either of the two the kernels propose. */
+	CU_ASSERT_EQUAL(rds_ib_opts_parse("proto=4.1", &o), 0);
+	CU_ASSERT_EQUAL(o.proto, 0x0401);
+	CU_ASSERT_EQUAL(rds_ib_opts_parse("send_wr=64,proto=3.1", &o), 0);
+	CU_ASSERT_EQUAL(o.proto, 0x0301);
+	CU_ASSERT_EQUAL(o.send_wr, 64);
 }
 
 static const char *const bad_opts[] = {
@@ -139,6 +146,13 @@ static const char *const bad_opts[] = {
 	"send_wr=64,send_wr=128",	/* twice */
 	"port=1",			/* eth's key, not ib's */
 	"srq_min=64;send_wr=64",
+	"proto=4.0",			/* accepted from a peer, never proposed */
+	"proto=3.0",
+	"proto=4",
+	"proto=4.1x",
+	"proto=",
+	"proto",
+	"proto=3.1,proto=4.1",		/* twice */
 };
 
 static void

@@ -168,6 +168,7 @@ struct rds_ib_opts {
 	bool srq;			/* receive from the engine's SRQ */
 	uint32_t srq_min;		/* receives it keeps posted, at least */
 	uint32_t srq_max;		/* and at most */
+	uint16_t proto;			/* version we propose: 3.1, 4.1 */
 };
 
 #define RDS_IB_DEF_CM_PORT 18634

@@ -342,6 +342,17 @@ rds_ib_tune_rnr(struct rds_ib_conn *ic)
 		       before, RDS_IB_MIN_RNR_TIMER);
 }
 
+/* The versions whose wire we speak: 3.1, and 4.0 and 4.1, which are the
+ * same on the wire without UEK's extras (doc/ib.md, "Protocol
+ * versions"). A reply with another one (a zero major included, which
+ * the kernel's rds_ib_cm_connect_complete also drops) ends the attempt. */
+static bool
+rds_ib_version_spoken(uint16_t version)
+{
+	return version == RDS_PROTOCOL_3_1 || version == RDS_PROTOCOL_4_0 ||
+	       version == RDS_PROTOCOL_4_1;
+}
+
 static void
 rds_ib_established(struct rds_ib_conn *ic, const struct rdma_cm_event *ev)
 {
@@ -356,15 +367,20 @@ rds_ib_established(struct rds_ib_conn *ic, const struct rdma_cm_event *ev)
 		/* The reply carries the version the peer chose, in the
 		 * layout of the connection's family
 		 * (rds_ib_cm_connect_complete). */
-		if (p == NULL ||
-		    ev->param.conn.private_data_len < rds_ib_priv_len(v6) ||
-		    cmn->ricpc_protocol_major != 3 ||
-		    cmn->ricpc_protocol_minor != 1) {
-			IB_LOG(ERR, "peer chose a protocol other than 3.1");
+		uint16_t version = 0;
+
+		if (p != NULL &&
+		    ev->param.conn.private_data_len >= rds_ib_priv_len(v6))
+			version = (uint16_t)(cmn->ricpc_protocol_major << 8 |
+					     cmn->ricpc_protocol_minor);
+		if (!rds_ib_version_spoken(version)) {
+			IB_LOG(ERR, "peer chose protocol %u.%u: we speak 3.1, "
+			       "4.0 and 4.1", version >> 8, version & 0xff);
+			ie->stats.rejects_incompat++;
 			rds_conn_error(c, NULL);
 			return;
 		}
-		ic->version = RDS_PROTOCOL_3_1;
+		ic->version = version;
 		if (cmn->ricpc_ack_seq != 0)
 			rds_send_drop_acked(c,
 				rte_be_to_cpu_64(cmn->ricpc_ack_seq));
@@ -374,6 +390,8 @@ rds_ib_established(struct rds_ib_conn *ic, const struct rdma_cm_event *ev)
 	} else {
 		ie->stats.connects_passive++;
 	}
+	if (ic->version != RDS_PROTOCOL_3_1)
+		ie->stats.connects_proto4++;
 	rds_ib_tune_rnr(ic);
 	ic->cstate = RDS_IB_ESTABLISHED;
 	ic->progress_tsc = rds_clock_tsc();
@@ -409,7 +427,7 @@ rds_ib_conn_event(struct rds_engine *e, struct rdma_cm_event *ev)
 			rds_conn_error(ic->c, NULL);
 			break;
 		}
-		len = rds_ib_fill_priv(&priv, ic->c, RDS_PROTOCOL_3_1);
+		len = rds_ib_fill_priv(&priv, ic->c, ic->la->opts.proto);
 		rds_ib_conn_param(&cp, &priv, len, ic->dev);
 		ic->cstate = RDS_IB_CONNECTING;
 		if (rdma_connect(ev->id, &cp) != 0)
@@ -438,17 +456,33 @@ rds_ib_conn_event(struct rds_engine *e, struct rdma_cm_event *ev)
 	}
 }
 
-/* The version we answer a connect request with (rds_ib_protocol_compatible,
- * limited to what we speak: 3.1), or 0 to reject it. The layout is the
- * listener's family's: an IPv4 request in an IPv6 listener's 52 bytes
- * (or the other way) has its version where it does not look. */
+/* The version we answer a connect request with, as the kernel's
+ * rds_ib_protocol_compatible: a 4.x proposal gets 4.0 plus the highest
+ * minor in both minor masks (ours is RDS_IB_SUPPORTED_PROTOCOLS, 4.0 and
+ * 4.1), 3.1 gets 3.1, a zero major (an old peer, the kernel says: it
+ * cannot tell 3.0 from 2.0) gets 4.0; anything else 0, rejected. Unlike
+ * the kernel, short private data is rejected too: it has no addresses to
+ * tell the connection by. The layout is the listener's family's: an
+ * IPv4 request in an IPv6 listener's 52 bytes (or the other way) has its
+ * version where it does not look. */
 static uint16_t
 rds_ib_compatible(const union rds_ib_conn_priv *p, uint8_t len, bool v6)
 {
 	const struct rds_ib_conn_priv_cmn *cmn = rds_ib_priv_cmn(p, v6);
+	uint16_t common, version;
 
 	if (len < rds_ib_priv_len(v6))
 		return 0;
+	if (cmn->ricpc_protocol_major == 0)
+		return RDS_PROTOCOL_4_0;
+	common = rte_be_to_cpu_16(cmn->ricpc_protocol_minor_mask) &
+		 RDS_IB_SUPPORTED_PROTOCOLS;
+	if (cmn->ricpc_protocol_major == 4 && common != 0) {
+		version = RDS_PROTOCOL_4_0;
+		while ((common >>= 1) != 0)
+			version++;
+		return version;
+	}
 	if (cmn->ricpc_protocol_major == 3 && cmn->ricpc_protocol_minor == 1)
 		return RDS_PROTOCOL_3_1;
 	return 0;
@@ -490,10 +524,16 @@ rds_ib_accept(struct rds_engine *e, struct rds_ib_handoff *h)
 	struct rds_conn *c;
 	struct rds_laddr *la;
 	char l[INET6_ADDRSTRLEN], f[INET6_ADDRSTRLEN];
+	uint16_t version;
 	uint8_t len;
 	int ret;
 
-	if (rds_ib_compatible(&h->priv, h->priv_len, h->v6) == 0) {
+	version = rds_ib_compatible(&h->priv, h->priv_len, h->v6);
+	if (version == 0) {
+		IB_LOG(DEBUG, "connect request with protocol %u.%u (mask "
+		       "0x%x): rejected", cmn->ricpc_protocol_major,
+		       cmn->ricpc_protocol_minor,
+		       rte_be_to_cpu_16(cmn->ricpc_protocol_minor_mask));
 		ie->stats.rejects_incompat++;
 		rds_ib_reject(h->id, RDS_IB_REJ_INCOMPAT);
 		return;
@@ -568,8 +608,8 @@ rds_ib_accept(struct rds_engine *e, struct rds_ib_handoff *h)
 	/* The peer told us what it has: do not resend that. */
 	if (cmn->ricpc_ack_seq != 0)
 		rds_send_drop_acked(c, rte_be_to_cpu_64(cmn->ricpc_ack_seq));
-	ic->version = RDS_PROTOCOL_3_1;
-	len = rds_ib_fill_priv(&priv, c, RDS_PROTOCOL_3_1);
+	ic->version = version;
+	len = rds_ib_fill_priv(&priv, c, version);
 	rds_ib_conn_param(&cp, &priv, len, ic->dev);
 	cp.responder_resources = RTE_MIN(h->param.initiator_depth,
 					 cp.responder_resources);

@@ -87,7 +87,8 @@ rds_ib_info(struct rds_engine *e, struct rds_info_req *r)
 const char *const rds_ib_xstat_names[] = {
 	IB_XSTAT(connects_active), IB_XSTAT(connects_passive),
 	IB_XSTAT(connect_raced), IB_XSTAT(listen_closed_stale),
-	IB_XSTAT(rejects_incompat), IB_XSTAT(cm_errors),
+	IB_XSTAT(rejects_incompat), IB_XSTAT(connects_proto4),
+	IB_XSTAT(cm_errors),
 	IB_XSTAT(tx_frames), IB_XSTAT(tx_ring_full), IB_XSTAT(rx_frames),
 	IB_XSTAT(rx_frag_mismatch), IB_XSTAT(qp_errors),
 	IB_XSTAT(qp_errors_injected), IB_XSTAT(flowctl_conns),

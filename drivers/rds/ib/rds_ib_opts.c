@@ -34,13 +34,38 @@ rds_ib_opt_uint(const char *v, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+/* proto=3.1|4.1: the version proposed when we connect (the kernel's
+ * c_proposed_version: 3.1 in mainline, 4.1 in UEK). */
+static int
+rds_ib_opt_proto(struct rte_kvargs *kv, uint16_t *proto)
+{
+	const char *v;
+
+	if (rte_kvargs_count(kv, "proto") == 0)
+		return 0;
+	if (rte_kvargs_count(kv, "proto") > 1) {
+		IB_LOG(ERR, "option proto given twice");
+		return -EINVAL;
+	}
+	v = rte_kvargs_get(kv, "proto");
+	if (v != NULL && strcmp(v, "3.1") == 0) {
+		*proto = RDS_PROTOCOL_3_1;
+	} else if (v != NULL && strcmp(v, "4.1") == 0) {
+		*proto = RDS_PROTOCOL_4_1;
+	} else {
+		IB_LOG(ERR, "bad proto '%s' (3.1 or 4.1)", v != NULL ? v : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int
 rds_ib_opts_parse(const char *args, struct rds_ib_opts *o)
 {
 	static const char *const keys[] = {
 		"dev", "cm_port", "send_wr", "recv_wr", "flow_control",
 		"stall_ms", "zerocopy", "zc_min", "srq", "srq_min", "srq_max",
-		NULL,
+		"proto", NULL,
 	};
 	static const struct {
 		const char *key;
@@ -74,6 +99,7 @@ rds_ib_opts_parse(const char *args, struct rds_ib_opts *o)
 	o->srq = true;
 	o->srq_min = RDS_IB_DEF_SRQ_MIN;
 	o->srq_max = RDS_IB_DEF_SRQ_MAX;
+	o->proto = RDS_PROTOCOL_3_1;
 	o->flow_control = !o->srq;	/* credits need a ring of one's own */
 	if (args == NULL || args[0] == '\0')
 		return 0;
@@ -83,7 +109,7 @@ rds_ib_opts_parse(const char *args, struct rds_ib_opts *o)
 	if (kv == NULL) {
 		IB_LOG(ERR, "bad options '%s' (keys: dev, cm_port, send_wr, "
 		       "recv_wr, flow_control, stall_ms, zerocopy, zc_min, srq, "
-		       "srq_min, srq_max)", args);
+		       "srq_min, srq_max, proto)", args);
 		return -EINVAL;
 	}
 	val[0] = o->cm_port;
@@ -118,6 +144,8 @@ rds_ib_opts_parse(const char *args, struct rds_ib_opts *o)
 			break;
 		}
 	}
+	if (ret == 0)
+		ret = rds_ib_opt_proto(kv, &o->proto);
 	rte_kvargs_free(kv);
 	if (ret != 0)
 		return ret;

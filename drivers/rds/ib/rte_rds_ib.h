@@ -79,10 +79,20 @@
  *                    (default 1024); smaller ones, and any frame that
  *                    fits inline (header and data within the QP's
  *                    inline size, 128 bytes), are copied
+ *   proto=3.1|4.1    the protocol version proposed when connecting
+ *                    (default 3.1, as mainline kernels; UEK kernels
+ *                    propose 4.1). A request is answered as the kernel
+ *                    does: 4.1 or 4.0 to a 4.x proposal (the highest
+ *                    minor both masks have), 3.1 to 3.1; an active
+ *                    connection accepts any of the three in the reply.
+ *                    The wire is the same: 4.1's UEK extras (fragments
+ *                    above 4 KiB, heartbeats, payload checksums) are
+ *                    not spoken, and a UEK peer falls back from them
  *
  * An unknown key, a value out of range, not a decimal number, a key
  * given twice, recv_wr or flow_control=1 without srq=0, srq_min or
- * srq_max with srq=0, or srq_min over srq_max fails rte_rds_init() with
+ * srq_max with srq=0, srq_min over srq_max, or a proto other than 3.1
+ * and 4.1 fails rte_rds_init() with
  * EINVAL. These settings were fields of struct rte_rds_conf (ib_cm_port,
  * ib_send_wr, ib_recv_wr, ib_flow_control, ib_stall_ms) before; they are
  * options of an address now, as the eth transport's.
@@ -111,6 +121,8 @@ struct rte_rds_ib_stats {
 	uint64_t connect_raced;		/**< requests rejected: we were connecting */
 	uint64_t listen_closed_stale;	/**< up connections replaced by a request */
 	uint64_t rejects_incompat;	/**< requests with a protocol we do not speak */
+	uint64_t connects_proto4;	/**< connections up at protocol 4.0 or
+					 * 4.1 (the others run 3.1) */
 	uint64_t cm_errors;		/**< address, route, connect errors */
 	uint64_t tx_frames;		/**< SENDs posted */
 	uint64_t tx_ring_full;		/**< transmit attempts with a full ring */
