@@ -12,6 +12,7 @@
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <string.h>
 
 #include "rds_private.h"
 
@@ -89,4 +90,28 @@ rds_addr_ifindex(const struct in6_addr *a, const char *ifname)
 	}
 	freeifaddrs(ifa);
 	return idx;
+}
+
+socklen_t
+rds_addr_sockaddr(const struct in6_addr *a, uint16_t port, uint32_t scope,
+		  struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (rds_addr_is_v4(a)) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		sin->sin_addr.s_addr = rds_addr_v4(a);
+		return sizeof(*sin);
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		sin6->sin6_addr = *a;
+		if (rds_addr_is_linklocal(a))
+			sin6->sin6_scope_id = scope;
+		return sizeof(*sin6);
+	}
 }

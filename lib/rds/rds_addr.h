@@ -74,6 +74,12 @@ void rds_addr_name6(struct sockaddr_in6 *sin6, const struct in6_addr *a,
  * 0 if none), else the first holding the address (getifaddrs, as the
  * kernel's __rds_find_ifindex); 0 when none does. */
 uint32_t rds_addr_ifindex(const struct in6_addr *a, const char *ifname);
+/* The socket name of a and port for a transport's own sockets (tcp) or
+ * RDMA-CM (ib): a sockaddr_in for IPv4 (v4-mapped), else a sockaddr_in6
+ * with scope as sin6_scope_id when a is link-local (the kernel passes
+ * the connection's c_dev_if, 0 unless link-local). Returns its length. */
+socklen_t rds_addr_sockaddr(const struct in6_addr *a, uint16_t port,
+			    uint32_t scope, struct sockaddr_storage *ss);
 
 /* ------------------------------------------------------------------ */
 /* Local addresses and congestion maps. */

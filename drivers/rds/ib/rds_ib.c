@@ -123,31 +123,6 @@ rds_ib_fini(void)
 	}
 }
 
-socklen_t
-rds_ib_sockaddr(const struct in6_addr *a, uint16_t port, uint32_t scope,
-		struct sockaddr_storage *ss)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (rds_addr_is_v4(a)) {
-		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		sin->sin_addr.s_addr = rds_addr_v4(a);
-		return sizeof(*sin);
-	} else {
-		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(port);
-		sin6->sin6_addr = *a;
-		/* The connection's c_dev_if (ib_cm.c), link-local only. */
-		if (rds_addr_is_linklocal(a))
-			sin6->sin6_scope_id = scope;
-		return sizeof(*sin6);
-	}
-}
-
 const char *
 rds_ib_addr_str(const struct in6_addr *a, char *buf, size_t len)
 {
@@ -212,7 +187,7 @@ rds_ib_laddr_check(struct rds_laddr *la)
 		return -ENODEV;
 	}
 	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) == 0) {
-		len = rds_ib_sockaddr(&la->addr, 0, scope, &ss);
+		len = rds_addr_sockaddr(&la->addr, 0, scope, &ss);
 		RTE_SET_USED(len);
 		if (rdma_bind_addr(id, (struct sockaddr *)&ss) == 0 &&
 		    id->verbs != NULL) {

@@ -439,10 +439,6 @@ extern unsigned int rds_ib_slot;
 extern const struct rds_transport rds_ib_transport;
 /* The local address whose listener id is, or NULL. */
 struct rds_laddr *rds_ib_listener(const struct rdma_cm_id *id);
-/* The socket name of address a (AF_INET for v4-mapped, else AF_INET6
- * with scope if link-local) and port; its length. */
-socklen_t rds_ib_sockaddr(const struct in6_addr *a, uint16_t port,
-			  uint32_t scope, struct sockaddr_storage *ss);
 const char *rds_ib_addr_str(const struct in6_addr *a, char *buf,
 			    size_t len);
 void rds_ib_unlisten(void);

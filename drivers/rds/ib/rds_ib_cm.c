@@ -279,8 +279,8 @@ rds_ib_conn_connect(struct rds_conn *c)
 		return -errno;
 	/* rds_ib_conn_path_connect: IPv4 to the peer's 18634, IPv6 to its
 	 * 16385 (our address's cm_port is the peer's too). */
-	rds_ib_sockaddr(&c->key.laddr, 0, scope, &src);
-	rds_ib_sockaddr(&c->key.faddr, ic->la->opts.cm_port, scope, &dst);
+	rds_addr_sockaddr(&c->key.laddr, 0, scope, &src);
+	rds_addr_sockaddr(&c->key.faddr, ic->la->opts.cm_port, scope, &dst);
 	ic->passive = false;
 	ic->cstate = RDS_IB_RESOLVING_ADDR;
 	ic->connect_tsc = rds_clock_tsc();
@@ -759,7 +759,7 @@ rds_ib_listen(struct rds_engine *e)
 		port = il->opts.cm_port;
 		if (rdma_create_id(ie->ch, &il->listen, NULL, RDMA_PS_TCP) != 0)
 			return -errno;
-		rds_ib_sockaddr(&la->addr, port, la->ifindex, &ss);
+		rds_addr_sockaddr(&la->addr, port, la->ifindex, &ss);
 		rds_ib_addr_str(&la->addr, a, sizeof(a));
 		if (rdma_bind_addr(il->listen, (struct sockaddr *)&ss) != 0 ||
 		    rdma_listen(il->listen, 128) != 0) {

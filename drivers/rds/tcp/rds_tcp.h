@@ -293,10 +293,6 @@ rds_tcp_engine(const struct rds_engine *e)
 
 /* rds_tcp_addr.c */
 struct sockaddr_storage;
-/* The socket name of address a (AF_INET for v4-mapped, else AF_INET6
- * with scope if link-local) and port; its length. */
-socklen_t rds_tcp_sockaddr(const struct in6_addr *a, uint16_t port,
-			   uint32_t scope, struct sockaddr_storage *ss);
 bool rds_tcp_sockaddr_addr(const struct sockaddr_storage *ss,
 			   struct in6_addr *a, uint16_t *port);
 const char *rds_tcp_addr_str(const struct in6_addr *a, char *buf,

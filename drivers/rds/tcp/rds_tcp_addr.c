@@ -12,32 +12,6 @@
 
 #include "rds_tcp.h"
 
-socklen_t
-rds_tcp_sockaddr(const struct in6_addr *a, uint16_t port, uint32_t scope,
-		 struct sockaddr_storage *ss)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (rds_addr_is_v4(a)) {
-		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		sin->sin_addr.s_addr = rds_addr_v4(a);
-		return sizeof(*sin);
-	} else {
-		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(port);
-		sin6->sin6_addr = *a;
-		/* Only a link-local address has a scope (tcp_connect.c
-		 * passes the connection's c_dev_if, 0 unless link-local). */
-		if (rds_addr_is_linklocal(a))
-			sin6->sin6_scope_id = scope;
-		return sizeof(*sin6);
-	}
-}
-
 /* The address and port of a socket name accepted or read back: false
  * when it is neither AF_INET nor AF_INET6 (nor v4-mapped on AF_INET6:
  * our IPv6 sockets are IPV6_V6ONLY). */

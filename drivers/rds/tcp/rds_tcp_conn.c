@@ -234,10 +234,10 @@ rds_tcp_conn_connect(struct rds_conn *c)
 		return -errno;
 	rds_tcp_tune(fd, &tc->tl->opts);
 	/* From our address, any port, to the peer's (tcp_connect.c). */
-	len = rds_tcp_sockaddr(&c->key.laddr, 0, tc->tl->scope, &sa);
+	len = rds_addr_sockaddr(&c->key.laddr, 0, tc->tl->scope, &sa);
 	if (bind(fd, (struct sockaddr *)&sa, len) != 0)
 		goto fail;
-	len = rds_tcp_sockaddr(&c->key.faddr, tc->tl->opts.port,
+	len = rds_addr_sockaddr(&c->key.faddr, tc->tl->opts.port,
 			       tc->tl->scope, &sa);
 	if (connect(fd, (struct sockaddr *)&sa, len) != 0 &&
 	    errno != EINPROGRESS)
@@ -451,7 +451,7 @@ rds_tcp_listen(struct rds_tcp_engine *te)
 			return -errno;
 		setsockopt(tl->lfd, SOL_SOCKET, SO_REUSEADDR, &one,
 			   sizeof(one));
-		len = rds_tcp_sockaddr(&la->addr, tl->opts.port, tl->scope,
+		len = rds_addr_sockaddr(&la->addr, tl->opts.port, tl->scope,
 				       &sa);
 		if (bind(tl->lfd, (struct sockaddr *)&sa, len) != 0 ||
 		    listen(tl->lfd, 64) != 0) {
