@@ -191,6 +191,7 @@ static bool
 run_stream(const char *what, uint64_t total, unsigned int resets)
 {
 	struct rds_stream_conf sc;
+	struct rds_test_deadline dl;
 	struct rds_stream *st;
 	uint64_t sent, received, bytes, eagain, enobufs, next = 0;
 	unsigned int done = 0;
@@ -200,11 +201,29 @@ run_stream(const char *what, uint64_t total, unsigned int resets)
 	stream_conf(&sc, total);
 	st = rds_stream_new(&sc);
 	CU_ASSERT_FATAL(st != NULL);
+	/* The stream's own bounds (rds_stream_run's): a stream that stops
+	 * fails with what the transport counted, it does not hang. */
+	rds_test_deadline_init(&dl, sc.stall_s, sc.limit_s);
 	/* Resets spread over the run: one each total / (resets + 1)
 	 * messages received. */
 	while (!rds_stream_finished(st)) {
 		ret = rds_stream_step(st);
 		if (ret < 0) {
+			ok = false;
+			break;
+		}
+		if (ret > 0) {
+			rds_test_deadline_progress(&dl);
+		} else if (rds_test_deadline_expired(&dl, what)) {
+			struct rte_rds_stats cs = rds_test_stats();
+
+			rds_stream_counts(st, &sent, &received, &bytes,
+					  &eagain, &enobufs);
+			printf("  %s: stopped after sent %" PRIu64
+			       ", received %" PRIu64 " of %" PRIu64 "\n",
+			       what, sent, received, total);
+			tcp_print_stats(what);
+			rds_test_stats_print("  core:", &cs);
 			ok = false;
 			break;
 		}
