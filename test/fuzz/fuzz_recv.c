@@ -211,6 +211,7 @@ world_down(void)
 	poll_once();
 	FZ_CHECK(rte_rds_stats_get(-1, &st1) == 0, "rte_rds_stats_get");
 	fz_stats_sub(&st, &st1, &world.st0);
+	fz_digest_add(&st, sizeof(st));
 	fo_finish(&st, fm.ops);
 	fm_finish();
 	fz_input_end(world.s, NB_SOCKS, world.peer_ip,
@@ -734,7 +735,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 			      region_conf[i].len, region_conf[i].flags);
 	fm_set_lbuf(3);
 	fz_pattern(patbuf, sizeof(patbuf), 0x9a77);
-	fz_cap_set_sink(fo_tx_sink, NULL);
+	fz_digest_inner(fo_tx_sink);
+	fz_cap_set_sink(fz_digest_sink, NULL);
 	fo.deliver_hook = fm_deliver_hook;
 	fz_clock_hold();
 	rte_rds_conf_init(&conf);
@@ -755,7 +757,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	run_input(data, size);
+	fz_recheck_run(run_input, data, size);
 	return 0;
 }
 
