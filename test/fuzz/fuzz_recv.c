@@ -735,6 +735,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 			      region_conf[i].len, region_conf[i].flags);
 	fm_set_lbuf(3);
 	fz_pattern(patbuf, sizeof(patbuf), 0x9a77);
+	fo_set_stable(patbuf, sizeof(patbuf));
 	fz_digest_inner(fo_tx_sink);
 	fz_cap_set_sink(fz_digest_sink, NULL);
 	fo.deliver_hook = fm_deliver_hook;
