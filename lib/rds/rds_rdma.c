@@ -60,7 +60,6 @@ rds_mr_init(void)
 		.hash_func = rte_jhash,
 		.socket_id = rds_lib->conf.socket_id,
 	};
-
 	struct rte_hash_parameters pf = {
 		.name = "rds_mr_freed",
 		.entries = RDS_MR_FREED,
