@@ -41,9 +41,14 @@ rte_rwlock_t rds_mr_lock = RTE_RWLOCK_INITIALIZER;
  * one of them is a cookie used as its region went (freed, USE_ONCE
  * used, its socket closed while a peer's operation was on its way), not
  * a guess, and counts against nobody (rds_rdma_guard.c). A guess is one
- * of them with probability 4096 / 2^32 and reaches nothing either way. */
+ * of them with probability 4096 / 2^32 and reaches nothing either way.
+ * The ring keeps their order (the oldest goes first); the hash maps each
+ * key in it to the number of times it is there (a key may be drawn
+ * again once its region went), so that a wrong key is looked up in
+ * O(1), not against the whole ring. */
 static uint32_t rds_mr_freed[RDS_MR_FREED];
 static unsigned int rds_mr_freed_next;
+static struct rte_hash *rds_mr_freed_hash;
 
 int
 rds_mr_init(void)
@@ -55,11 +60,28 @@ rds_mr_init(void)
 		.hash_func = rte_jhash,
 		.socket_id = rds_lib->conf.socket_id,
 	};
+	struct rte_hash_parameters pf = {
+		.name = "rds_mr_freed",
+		.entries = RDS_MR_FREED,
+		.key_len = sizeof(uint32_t),
+		.hash_func = rte_jhash,
+		.socket_id = rds_lib->conf.socket_id,
+		/* Room for every key of the ring, whatever their hashes. */
+		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
+	};
 
 	memset(rds_mr_freed, 0, sizeof(rds_mr_freed));
 	rds_mr_freed_next = 0;
 	rds_mr_hash = rte_hash_create(&p);
-	return rds_mr_hash == NULL ? -rte_errno : 0;
+	if (rds_mr_hash == NULL)
+		return -rte_errno;
+	rds_mr_freed_hash = rte_hash_create(&pf);
+	if (rds_mr_freed_hash == NULL) {
+		rte_hash_free(rds_mr_hash);
+		rds_mr_hash = NULL;
+		return -rte_errno;
+	}
+	return 0;
 }
 
 static void
@@ -88,6 +110,8 @@ rds_mr_fini(void)
 	}
 	rte_hash_free(rds_mr_hash);
 	rds_mr_hash = NULL;
+	rte_hash_free(rds_mr_freed_hash);
+	rds_mr_freed_hash = NULL;
 }
 
 /* As net/rds/rdma.c __rds_rdma_map: a range that wraps, or whose page
@@ -335,6 +359,38 @@ rds_mr_register_key(struct rds_sock *rs, const struct rds_get_mr_args *a,
 	return ret;
 }
 
+/* Add one to key's count in the hash of freed keys, or take one off
+ * (the key goes with its last). Under the write lock. */
+static void
+rds_mr_freed_count(uint32_t key, bool add)
+{
+	void *data;
+	uintptr_t n = 0;
+
+	if (rte_hash_lookup_data(rds_mr_freed_hash, &key, &data) >= 0)
+		n = (uintptr_t)data;
+	n = add ? n + 1 : n - 1;
+	if (n == 0)
+		rte_hash_del_key(rds_mr_freed_hash, &key);
+	else
+		/* Cannot fail: the table has room for the whole ring
+		 * (extendable buckets). */
+		rte_hash_add_key_data(rds_mr_freed_hash, &key, (void *)n);
+}
+
+/* Key of a region just freed into the ring, in place of the oldest. */
+static void
+rds_mr_freed_push(uint32_t key)
+{
+	uint32_t *slot = &rds_mr_freed[rds_mr_freed_next++ % RDS_MR_FREED];
+
+	if (*slot != 0)
+		rds_mr_freed_count(*slot, false);
+	*slot = key;
+	if (key != 0)	/* never a key, and an empty slot */
+		rds_mr_freed_count(key, true);
+}
+
 /* Remove one region (already looked up under the write lock). */
 static void
 rds_mr_remove_locked(struct rds_mr *mr)
@@ -346,21 +402,15 @@ rds_mr_remove_locked(struct rds_mr *mr)
 	rte_hash_del_key(rds_mr_hash, &mr->key);
 	/* A reservation was never a cookie anyone was given. */
 	if (mr->state != RDS_MR_RESERVED)
-		rds_mr_freed[rds_mr_freed_next++ % RDS_MR_FREED] = mr->key;
+		rds_mr_freed_push(mr->key);
 	rds_mr_release(mr);
 }
 
 bool
 rds_mr_key_freed(uint32_t key)
 {
-	unsigned int i;
-
-	/* Only for a key that names no live region: rare, and bounded for
-	 * a guesser by rds_rdma_guard. */
-	for (i = 0; key != 0 && i < RDS_MR_FREED; i++)
-		if (rds_mr_freed[i] == key)
-			return true;
-	return false;
+	return key != 0 &&
+	       rte_hash_lookup(rds_mr_freed_hash, &key) >= 0;
 }
 
 /* A region (not a reservation) of socket rs. */

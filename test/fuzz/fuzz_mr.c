@@ -16,6 +16,13 @@
 struct fm fm;
 
 static uint8_t *fm_lshadow;
+/* The initiator's buffer at the start of a run. */
+static uint8_t *fm_linitial;
+/* Shadows (and so pages, checked at the end of a run) changed from
+ * their initial contents in this run: regions' bit i, the initiator's
+ * buffer bit FM_MAX_REGIONS. Only those are restored at the next start. */
+static uint32_t fm_dirty;
+#define FM_LBUF_DIRTY (UINT32_C(1) << FM_MAX_REGIONS)
 
 #define U64(x) ((unsigned long long)(x))
 
@@ -66,8 +73,11 @@ fm_set_lbuf(unsigned int pages)
 	fm.lbuf = fm_guarded(pages);
 	fm.lbuf_len = (size_t)pages * FM_PAGE;
 	fm_lshadow = malloc(fm.lbuf_len);
-	if (fm_lshadow == NULL)
+	fm_linitial = malloc(fm.lbuf_len);
+	if (fm_lshadow == NULL || fm_linitial == NULL)
 		fz_fail("no memory for a shadow");
+	fz_pattern(fm_linitial, fm.lbuf_len, 0x5a5a);
+	fm_dirty = UINT32_MAX;	/* nothing copied yet */
 }
 
 void
@@ -75,11 +85,18 @@ fm_reset(int initiator)
 {
 	unsigned int i;
 
+	/* A clean region's pages equal its shadow (fm_finish checked them
+	 * at the end of the last run, and nothing was registered since)
+	 * and its shadow its initial contents. */
 	for (i = 0; i < fm.n; i++) {
 		struct fm_region *r = &fm.r[i];
 
-		memcpy(r->base, r->initial, (size_t)r->pages * FM_PAGE);
-		memcpy(r->shadow, r->initial, (size_t)r->pages * FM_PAGE);
+		if (fm_dirty & (UINT32_C(1) << i)) {
+			memcpy(r->base, r->initial,
+			       (size_t)r->pages * FM_PAGE);
+			memcpy(r->shadow, r->initial,
+			       (size_t)r->pages * FM_PAGE);
+		}
 		r->registered = false;
 		r->dead = false;
 		r->maybe_dead = false;
@@ -87,8 +104,11 @@ fm_reset(int initiator)
 		r->sock = -1;
 		r->owner = -1;
 	}
-	fz_pattern(fm.lbuf, fm.lbuf_len, 0x5a5a);
-	memcpy(fm_lshadow, fm.lbuf, fm.lbuf_len);
+	if (fm_dirty & FM_LBUF_DIRTY) {
+		memcpy(fm.lbuf, fm_linitial, fm.lbuf_len);
+		memcpy(fm_lshadow, fm_linitial, fm.lbuf_len);
+	}
+	fm_dirty = 0;
 	fm.token = 1;
 	fm.ops = 0;
 	fm.initiator = initiator;
@@ -281,6 +301,8 @@ fm_apply(struct fm_region *r, enum fm_op_kind kind, uint64_t pos,
 	uint8_t *p = r->shadow + pos;
 	uint64_t old, nv;
 
+	fm_dirty |= FM_LBUF_DIRTY | UINT32_C(1) << (r - fm.r);
+
 	switch (kind) {
 	case FM_READ:
 		memcpy(fm_lshadow, p, len);
@@ -402,6 +424,7 @@ fm_op(enum fm_op_kind kind, uint32_t target, uint16_t dport, uint64_t cookie,
 		struct rds_rdma_args ra;
 
 		if (kind == FM_WRITE) {
+			fm_dirty |= FM_LBUF_DIRTY;
 			fz_pattern(fm.lbuf, len, wseed);
 			memcpy(fm_lshadow, fm.lbuf, len);
 		}

@@ -53,6 +53,13 @@ fo_reset(uint32_t laddr, uint32_t faddr)
 	fo.rx_any = false;
 }
 
+void
+fo_set_stable(const uint8_t *p, size_t n)
+{
+	fo.stable = p;
+	fo.stable_len = n;
+}
+
 int
 fo_add_sock(int id, uint32_t laddr, uint16_t port)
 {
@@ -284,9 +291,16 @@ fo_inject(const uint8_t hdr[FZ_HDR_SIZE], const uint8_t *payload,
 	fz_hdr_decode(hdr, &f->h);
 	fz_ext_view(f->h.ext, &f->ext);
 	f->len = len;
-	f->off = fo.arena_used;
-	if (len != 0)
-		memcpy(fo.arena + f->off, payload, len);
+	if (len != 0 && payload >= fo.stable &&
+	    (size_t)(payload - fo.stable) + len <= fo.stable_len) {
+		f->data = payload;
+	} else {
+		f->data = fo.arena + fo.arena_used;
+		if (len != 0)
+			memcpy(fo.arena + fo.arena_used, payload, len);
+	}
+	/* Counted either way: the frames an input can inject are the
+	 * same whether their payloads are copied or not. */
 	fo.arena_used += len;
 	fo.n.injected++;
 
@@ -375,7 +389,7 @@ fo_match(const struct fo_frame *f, uint16_t from_port, const uint8_t *data,
 {
 	return f->h.sport == from_port && f->len == full_len &&
 	       copied <= full_len &&
-	       (copied == 0 || memcmp(fo.arena + f->off, data, copied) == 0);
+	       (copied == 0 || memcmp(f->data, data, copied) == 0);
 }
 
 /*

@@ -68,7 +68,7 @@ struct fo_frame {
 	struct fz_hdr h;
 	struct fz_ext_view ext;
 	uint32_t len;		/* payload bytes handed over with it */
-	uint64_t off;		/* its payload in the arena */
+	const uint8_t *data;	/* its payload: in the arena, or stable */
 	uint8_t cls;		/* enum fo_class */
 	uint8_t deliver;	/* enum fo_tri */
 	uint8_t dup;		/* dropped as a duplicate: enum fo_tri */
@@ -127,7 +127,11 @@ struct fo {
 	struct fo_frame fr[FO_MAX_FRAMES];
 	unsigned int nfr;
 	uint8_t *arena;
-	uint64_t arena_used;
+	uint64_t arena_used;	/* also counts stable payloads */
+	/* Bytes that never change in a run (fo_set_stable): payloads in
+	 * them are kept by reference, not copied into the arena. */
+	const uint8_t *stable;
+	size_t stable_len;
 
 	struct fo_sock sk[FO_MAX_SOCKS];
 	unsigned int nsk;
@@ -180,6 +184,9 @@ extern struct fo fo;
 
 /* Start a new run: our address and the peer's (network order). */
 void fo_reset(uint32_t laddr, uint32_t faddr);
+/* Payloads handed to fo_inject() from within [p, p + n) are not copied:
+ * the harness never changes those bytes after it made them (a pattern). */
+void fo_set_stable(const uint8_t *p, size_t n);
 /* A local socket bound to laddr:port (host order port); returns its
  * index for fo_received. */
 int fo_add_sock(int id, uint32_t laddr, uint16_t port);

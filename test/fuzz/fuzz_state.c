@@ -2,6 +2,8 @@
 /* The library kept up across inputs (see fuzz_state.h). */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -136,4 +138,118 @@ fz_stats_sub(struct rte_rds_stats *d, const struct rte_rds_stats *a,
 
 	for (i = 0; i < RTE_RDS_STATS_NUM; i++)
 		pd[i] = pa[i] - pb[i];
+}
+
+/* ------------------------------------------------------------------ */
+/* Inputs run again */
+
+static bool fz_digest_on;
+static uint64_t fz_digest;
+static void (*fz_digest_next)(void *arg, const uint8_t hdr[48],
+			      const uint8_t *payload, uint32_t len);
+
+void
+fz_digest_add(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	size_t i;
+
+	if (!fz_digest_on)
+		return;
+	for (i = 0; i < n; i++) {
+		fz_digest ^= b[i];
+		fz_digest *= 0x100000001b3ULL;
+	}
+}
+
+void
+fz_digest_inner(void (*inner)(void *arg, const uint8_t hdr[48],
+			      const uint8_t *payload, uint32_t len))
+{
+	fz_digest_next = inner;
+}
+
+void
+fz_digest_sink(void *arg, const uint8_t hdr[48], const uint8_t *payload,
+	       uint32_t len)
+{
+	fz_digest_add(hdr, 48);
+	fz_digest_add(payload, len);
+	fz_digest_next(arg, hdr, payload, len);
+}
+
+/* A copy of an input, kept for a later run. */
+struct fz_kept {
+	uint8_t *d;
+	size_t n;
+	bool set;
+};
+
+static void
+fz_keep(struct fz_kept *k, const uint8_t *d, size_t n)
+{
+	uint8_t *p = realloc(k->d, n != 0 ? n : 1);
+
+	if (p == NULL)
+		fz_fail("no memory for a copy of an input");
+	if (n != 0)
+		memcpy(p, d, n);
+	k->d = p;
+	k->n = n;
+	k->set = true;
+}
+
+static uint64_t
+fz_digest_of(void (*run)(const uint8_t *d, size_t n), const uint8_t *d,
+	     size_t n)
+{
+	fz_digest = 0xcbf29ce484222325ULL;
+	fz_digest_on = true;
+	run(d, n);
+	fz_digest_on = false;
+	return fz_digest;
+}
+
+void
+fz_recheck_run(void (*run)(const uint8_t *d, size_t n), const uint8_t *d,
+	       size_t n)
+{
+	/* The last two inputs run, the last first. */
+	static struct fz_kept prev, prev2;
+	static uint64_t count;
+	static long every = -1;
+	struct fz_kept t;
+	uint64_t d1, d2;
+	FILE *f;
+
+	if (every < 0) {
+		const char *e = getenv("RDS_FUZZ_RECHECK");
+
+		every = e != NULL ? strtol(e, NULL, 10) : 16;
+		if (every < 0)
+			every = 0;
+	}
+	if (every == 0 || !prev2.set || ++count % (uint64_t)every != 0) {
+		run(d, n);
+	} else {
+		d1 = fz_digest_of(run, d, n);	/* after prev */
+		run(prev2.d, prev2.n);
+		d2 = fz_digest_of(run, d, n);	/* after prev2 */
+		if (d1 != d2) {
+			f = fopen("fuzz-recheck-prev", "wb");
+			if (f != NULL) {
+				fwrite(prev.d, 1, prev.n, f);
+				fclose(f);
+			}
+			fz_fail("STATE LEAK: this input did other things "
+				"(frames sent, counters) after another input "
+				"than the one it followed (%zu bytes, in "
+				"./fuzz-recheck-prev)", prev.n);
+		}
+	}
+	/* prev2 = prev, prev = this input. */
+	t = prev2;
+	prev2 = prev;
+	prev = t;
+	fz_keep(&prev, d, n);
 }

@@ -20,6 +20,7 @@
  *   libFuzzer keeps).
  */
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_rds_stats.h>
@@ -55,6 +56,28 @@ void fz_conns_destroy(void);
  * fz_state_check(clean). */
 void fz_input_end(const int *s, unsigned int n, uint32_t peer_ip,
 		  const struct fz_state *clean);
+
+/*
+ * Inputs run again (no state leaks from one input to the next): every
+ * RDS_FUZZ_RECHECK-th input (default 16; 1: every one; 0: none) runs a
+ * second time after another input than the one it followed (the input
+ * before that one), and what it did must be the same: the digest of the
+ * frames the core sent and the counters at its end (fz_digest_*). Else
+ * fz_fail("STATE LEAK ..."), with the input it followed the first time
+ * written to ./fuzz-recheck-prev. The target's LLVMFuzzerTestOneInput
+ * calls fz_recheck_run(run, data, size) in place of run(data, size).
+ */
+void fz_recheck_run(void (*run)(const uint8_t *d, size_t n),
+		    const uint8_t *d, size_t n);
+/* While a digest is taken (fz_recheck_run): add n bytes to it. */
+void fz_digest_add(const void *p, size_t n);
+/* The capture transport's sink that adds each frame to the digest and
+ * hands it on to inner (set it with fz_cap_set_sink(fz_digest_sink,
+ * NULL) after fz_digest_inner(inner)). */
+void fz_digest_inner(void (*inner)(void *arg, const uint8_t hdr[48],
+				   const uint8_t *payload, uint32_t len));
+void fz_digest_sink(void *arg, const uint8_t hdr[48], const uint8_t *payload,
+		    uint32_t len);
 
 /* d = a - b, counter by counter. */
 void fz_stats_sub(struct rte_rds_stats *d, const struct rte_rds_stats *a,
