@@ -269,6 +269,10 @@ struct rte_rds_server_stats {
 	uint64_t ops_dropped;		/**< of those, dropped: their checks
 					 * in the client's memory failed in
 					 * the engine (the client was told) */
+	uint64_t msgs_zc;		/**< of msgs_in, sent from the client's
+					 * own TX buffer (the loop transport):
+					 * not copied into the engine's memory,
+					 * copied once into the receiver's */
 };
 
 /**
