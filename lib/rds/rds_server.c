@@ -766,6 +766,7 @@ rte_rds_server_stats_get(struct rte_rds_server_stats *st)
 	st->ops_in = rds_srv->gone_ops_in;
 	st->ops_dropped = rds_srv->gone_ops_dropped;
 	st->msgs_zc = rds_srv->gone_zc;
+	st->gone_held = rds_srv_zombies_count();
 	st->hello_late = rds_srv->hello_late;
 	st->kept_refused = __atomic_load_n(&rds_srv->kept_refused,
 					   __ATOMIC_RELAXED);

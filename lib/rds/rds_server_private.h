@@ -312,6 +312,7 @@ struct rds_msg *rds_srv_zc_own(struct rds_msg *m);
  * thread. */
 void rds_srv_zombie_add(struct rds_client *cl);
 void rds_srv_zombies_reap(bool last);
+unsigned int rds_srv_zombies_count(void);
 int rds_srv_tx_own(struct rds_client *cl, uint64_t off, unsigned int *c,
 		   uint32_t *slot);
 

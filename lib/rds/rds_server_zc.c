@@ -63,7 +63,15 @@ rds_srv_zc_init(struct rds_client *cl)
 						 rte_align32pow2(cl->nb_tx + 1));
 	void *mem = NULL;
 
-	/* Every TX buffer is out at most once: never full. */
+	/* Room for every TX buffer of the client (nb_tx, exactly: an
+	 * RING_F_EXACT_SZ ring of that count, whose memory is that of the
+	 * power of two above it). It can never be full: a buffer goes on
+	 * it once, at the last reference of the one message whose payload
+	 * it is; it is RDS_TXB_HELD from that message's making until the
+	 * engine takes it off the ring (rds_srv_zc_reap), and a request
+	 * naming a buffer that is not RDS_TXB_CLIENT is refused
+	 * (rds_srv_tx_own), so no second message can hold it meanwhile: at
+	 * most nb_tx entries, each a different buffer. */
 	if (sz < 0 || posix_memalign(&mem, RTE_CACHE_LINE_SIZE,
 				     (size_t)sz) != 0)
 		return -ENOMEM;
@@ -91,7 +99,7 @@ rds_srv_zc_release(struct rds_msg *m)
 	struct rds_srv_xbuf x;
 
 	memcpy(&x, m->buf, sizeof(x));
-	/* Room: at most every TX buffer is out. */
+	/* Never full (rds_srv_zc_init): cannot fail. */
 	RTE_VERIFY(rte_ring_mp_enqueue(x.cl->tx_done,
 				       (void *)(uintptr_t)x.off) == 0);
 	__atomic_fetch_sub(&x.cl->xbufs_out, 1, __ATOMIC_RELEASE);
@@ -151,23 +159,51 @@ rds_srv_zc_own(struct rds_msg *m)
 
 	if (o->cls != RDS_BUF_CLS_EXT)
 		return m;
+	/* A received message (RDS_MSG_RECV, no operation: a send with one
+	 * is never from the TX buffer). */
+	RTE_ASSERT(m->op == NULL && m->req == NULL);
 	c = rds_msg_alloc(m->len);
 	if (c == NULL)
 		return NULL;
-	/* The metadata (a received message's, no operation: the fields
-	 * after the allocator's), then its own payload. */
-	memcpy((uint8_t *)c + offsetof(struct rds_msg, type),
-	       (const uint8_t *)m + offsetof(struct rds_msg, type),
-	       offsetof(struct rds_msg, buf) - offsetof(struct rds_msg, type));
-	c->cls = (uint8_t)rds_buf_class_of(m->len);
+	/* What a received message carries to its socket, field by field
+	 * (rds_msg_alloc set the rest: refs, class, length, payload). */
+	c->type = m->type;
+	c->h_flags = m->h_flags;
+	c->cancelled = m->cancelled;
+	c->trans_id = m->trans_id;
+	c->has_dest = m->has_dest;
+	c->eng = m->eng;
+	c->rx_ts = m->rx_ts;
+	c->sport = m->sport;
+	c->dport = m->dport;
+	c->sock = m->sock;
+	c->sock_gen = m->sock_gen;
+	c->pending = m->pending;
+	c->seq = m->seq;
+	c->laddr = m->laddr;
+	c->faddr = m->faddr;
+	c->rdma_dest = m->rdma_dest;
+	c->rx_tstamp = m->rx_tstamp;
+	c->status = m->status;
+	if (m->rx_ts & RDS_TS_TRACE)
+		c->rx_trace = m->rx_trace;
 	memcpy(c->buf, rds_msg_data(m), m->len);
 	return c;
 }
+
+static unsigned int rds_srv_nb_zombies;
 
 void
 rds_srv_zombie_add(struct rds_client *cl)
 {
 	TAILQ_INSERT_TAIL(&rds_srv_zombies, cl, link);
+	rds_srv_nb_zombies++;
+}
+
+unsigned int
+rds_srv_zombies_count(void)
+{
+	return rds_srv_nb_zombies;
 }
 
 void
@@ -186,6 +222,7 @@ rds_srv_zombies_reap(bool last)
 			continue;
 		}
 		TAILQ_REMOVE(&rds_srv_zombies, cl, link);
+		rds_srv_nb_zombies--;
 		rds_srv_client_free(cl);
 	}
 }

@@ -273,6 +273,10 @@ struct rte_rds_server_stats {
 					 * own TX buffer (the loop transport):
 					 * not copied into the engine's memory,
 					 * copied once into the receiver's */
+	uint64_t gone_held;		/**< clients gone whose TX buffers
+					 * messages not yet received still
+					 * hold: their regions stay mapped
+					 * until the last of those goes */
 };
 
 /**
