@@ -508,9 +508,9 @@ rds_srv_trans(const struct rds_sock *rs, const struct rds_cong_map *fc,
 }
 
 /* One request of a client socket (rds_srv_next's, taken off its ring):
- * a message of ours, sent as the socket would send it. A plain send by
- * the loop transport goes from its TX buffer (rds_server_zc.c); any
- * other is copied into the message. false: stop (throttled). */
+ * a message of ours, sent as the socket would send it. A plain send of
+ * RDS_SRV_ZC_MIN bytes or more by the loop transport goes from its TX
+ * buffer (rds_server_zc.c); any other is copied into the message. false: stop (throttled). */
 static bool
 rds_srv_take(struct rds_engine *e, struct rds_client *cl,
 	     struct rds_srv_sock *ss, struct rds_sock *rs,
@@ -524,7 +524,7 @@ rds_srv_take(struct rds_engine *e, struct rds_client *cl,
 	bool op_failed = false, mapped = false;
 
 	rds_addr_from_v4(&faddr, h->addr);
-	if (h->ctl_len == 0 && h->len != 0 &&
+	if (h->ctl_len == 0 && h->len >= RDS_SRV_ZC_MIN &&
 	    __atomic_load_n(&rs->f.bound, __ATOMIC_ACQUIRE) != 0) {
 		fc = rds_srv_fcong(ss, h->addr);
 		if (fc != NULL && rds_srv_trans(rs, fc, &trans_id) == 0 &&

@@ -292,6 +292,12 @@ void rds_srv_txfree_reap(struct rds_client *cl);
 void rds_srv_tx_back(struct rds_client *cl, uint64_t off, unsigned int c,
 		     uint32_t slot);
 
+/* rds_server_zc.c: messages sent from a client's TX buffer, from this
+ * many bytes of payload: below, the copy costs the engine less than the
+ * buffer's way back through tx_done (callgrind, doc/perf.md: 64 B and
+ * 512 B cost more instructions from the TX buffer, 2 KiB and 64 KiB
+ * fewer). */
+#define RDS_SRV_ZC_MIN 1024
 /* rds_server_zc.c: messages sent from a client's TX buffer */
 int rds_srv_zc_init(struct rds_client *cl);
 void rds_srv_zc_fini(struct rds_client *cl);

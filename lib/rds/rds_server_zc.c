@@ -26,7 +26,8 @@
  * teardown, after every socket and engine is gone.
  *
  * Not from the TX buffer: a send with an operation (its parse copies
- * what it needs), an empty one, one for another transport (eth and ib
+ * what it needs), a small one (under RDS_SRV_ZC_MIN: its copy costs
+ * less than the buffer's way back), one for another transport (eth and ib
  * read a payload more than once: a checksum and the frame, or a NIC
  * after the engine; a client writing meanwhile must not make the shared
  * connection's frames fail). A message kept for a receiving client that

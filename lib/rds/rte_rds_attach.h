@@ -270,7 +270,8 @@ struct rte_rds_server_stats {
 					 * in the client's memory failed in
 					 * the engine (the client was told) */
 	uint64_t msgs_zc;		/**< of msgs_in, sent from the client's
-					 * own TX buffer (the loop transport):
+					 * own TX buffer (the loop transport,
+					 * 1 KiB or more, no control message):
 					 * not copied into the engine's memory,
 					 * copied once into the receiver's */
 	uint64_t gone_held;		/**< clients gone whose TX buffers

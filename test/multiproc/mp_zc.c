@@ -14,7 +14,7 @@
  *       len_of(i) bytes, its sequence number then bytes from i. Prints
  *       "SENT" and waits for its stdin to close; exit 0.
  *
- *   reuse:  20,000 messages (8 B .. 64 KiB); the receiver lets them pile
+ *   reuse:  20,000 messages (1 KiB .. 64 KiB); the receiver lets them pile
  *           up (a receive buffer of 1 MiB: the sender waits on its
  *           congestion) and reads them in bursts, checking the order and
  *           every byte, while the sender writes each TX buffer that
@@ -58,7 +58,9 @@ len_of(uint64_t seq)
 {
 	uint64_t k = rds_test_mix64(seq ^ 0x7a63ULL);
 
-	return 8 + (uint32_t)((k >> 8) % ((seq % 16 == 0 ? MAXLEN : 4096) - 7));
+	/* 1 KiB or more: sent from the TX buffer (RDS_SRV_ZC_MIN). */
+	return 1024 + (uint32_t)((k >> 8) %
+				 ((seq % 16 == 0 ? MAXLEN : 4096) - 1023));
 }
 
 static void
