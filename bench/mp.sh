@@ -35,7 +35,8 @@
 #       the engine's memory before, with them and after (smaps: the
 #       regions, DPDK's memory, the rest), the DPDK heap (telemetry
 #       /eal/heap_info), and each client's region mapping
-#   (d) stream, 32 B, one way: msgs/s received, medians
+#   (d) stream, one way (STREAM_SIZES, default 32 B): msgs/s received,
+#       medians, and attached / in-process (lcore engine), paired by run
 #   (e) optional (PRELOAD=1, default): test/rxe/krds_pingpong under
 #       librte_rds_preload.so (64 B), client and server in two processes
 #       of their own, beside kernel UDP on loopback (rds-bench-sockpp,
@@ -53,6 +54,7 @@
 #       (PP_ITERS_BUSY; PP_ITERS blocking).
 #
 # Environment: RUNS=5 SECS=2 ATTACHES=200 CLIENTS=32 PRELOAD=1
+#   STREAM_SIZES="32" (sizes of (d), e.g. "64 65536")
 #   PARTS="a b c e" (which parts run; d runs with a)
 #   PP_ITERS=20000 PP_ITERS_BUSY=300 PP_LAYOUTS="own shared"
 #   HOLD_MSGS="0 1000" (messages each holding client sends itself)
@@ -76,6 +78,7 @@ ATTACHES=${ATTACHES:-200}
 CLIENTS=${CLIENTS:-32}
 PRELOAD=${PRELOAD:-1}
 PARTS=${PARTS:-a b c e}
+STREAM_SIZES=${STREAM_SIZES:-32}
 PP_ITERS=${PP_ITERS:-20000}
 PP_ITERS_BUSY=${PP_ITERS_BUSY:-300}
 PP_LAYOUTS=${PP_LAYOUTS:-own shared}
@@ -184,11 +187,13 @@ if has e && [ "$PRELOAD" = 1 ]; then
 	case " $PP_LAYOUTS " in *" shared "*) engine shared 0 "yield --idle-polls 1" ;; esac
 fi
 
-has a && echo "== (a) lat 64 B and (d) stream 32 B, $RUNS runs of $SECS s each"
+has a && echo "== (a) lat 64 B and (d) stream $STREAM_SIZES B, $RUNS runs of $SECS s each"
 has a && for i in $(seq 1 "$RUNS"); do
 	for cs in in-lcore at-lcore at-inline in-inline; do
 		run $cs "--mode lat --size 64" "$i"
-		run $cs "--mode stream --size 32" "$i"
+		for sz in $STREAM_SIZES; do
+			run $cs "--mode stream --size $sz" "$i"
+		done
 	done
 done
 
@@ -341,9 +346,10 @@ if has e && [ "$PRELOAD" = 1 ] && [ -e "$PRE" ] && [ -x "$PP" ] && [ -x "$SP" ];
 fi
 only none
 
-python3 - "$OUT" "$RUNS" "$SECS" "$ATTACHES" <<'PY' | tee "$OUT/summary.md"
+python3 - "$OUT" "$RUNS" "$SECS" "$ATTACHES" "$STREAM_SIZES" <<'PY' | tee "$OUT/summary.md"
 import json, re, statistics as st, sys
-out, runs, secs, natt = sys.argv[1:5]
+out, runs, secs, natt, ssz = sys.argv[1:6]
+ssz = ssz.split()
 rows = [json.loads(l) for l in open(out + "/results.jsonl")]
 def v(cs, m, key):
     return {r["run"]: r["r"][key] for r in rows if r["case"] == cs and
@@ -356,25 +362,32 @@ names = {"in-lcore": "in-process, engine on lcore 1 (rds-perf --engine lcore)",
          "at-inline": "cross-process, rds-engined -l 1 (engine inline, core 1)",
          "in-inline": "in-process, engine inline (one thread, reference)",
 }
-lat, stream = "--modelat--size64", "--modestream--size32"
+lat = "--modelat--size64"
+streams = ["--modestream--size" + z for z in ssz]
 print("## rds-engined against in-process: medians of %s runs of %s s\n" % (runs, secs))
-print("| path | lat 64 B RTT p50 | p99 | p50 - in-process (paired) | stream 32 B msgs/s |")
-print("|---|---|---|---|---|")
+print("| path | lat 64 B RTT p50 | p99 | p50 - in-process (paired) | %s |" %
+      " | ".join("stream %s B msgs/s (/ in-process, paired)" % z for z in ssz))
+print("|---|---|---|---|%s" % ("---|" * len(ssz)))
 base = v("in-lcore", lat, "rtt_ns_p50")
 for cs in ["in-lcore", "at-lcore", "at-inline", "in-inline"]:
     m = lat
     p50, p99 = v(cs, m, "rtt_ns_p50"), v(cs, m, "rtt_ns_p99")
     if not p50:
         continue
-    s = v(cs, stream, "msgs_per_s")
+    scol = []
+    for stream in streams:
+        s = v(cs, stream, "msgs_per_s")
+        sb = v("in-lcore", stream, "msgs_per_s")
+        r = [s[i] / sb[i] for i in s if i in sb and sb[i]]
+        scol.append((("%.2f M" % (med(s) / 1e6) if med(s) >= 1e5 else "%.1f K" % (med(s) / 1e3)) if s else "") +
+                    (" (%.2fx)" % st.median(r) if r and cs.startswith("at") else ""))
     d = [p50[i] - base[i] for i in p50 if i in base]
     diff = "%+.0f ns" % st.median(d) if d and cs.startswith("at") else ""
     nrun = sum(1 for r in rows if r["case"] == cs and r.get("m") == m)
     bad = nrun - len(p50)
     print("| %s%s | %.0f ns | %.0f ns | %s | %s |" % (
         names[cs], " (%d of %d runs failed)" % (bad, nrun) if bad else "",
-        med(p50), med(p99), diff,
-        "%.2f M" % (med(s) / 1e6) if s else ""))
+        med(p50), med(p99), diff, " | ".join(scol)))
 lays = {"own": "engine on its own core (rds-engined -l 0-1, lcore 1), callers on core 0",
         "shared": "engine on the callers' core (rds-engined -l 0 --idle yield --idle-polls 1), callers on core 0"}
 pp = [(l, b) for l in lays for b in ("", "-busy")

@@ -175,6 +175,8 @@ rds_buf_region_get(const struct rds_msg *b)
 #ifdef RDS_LIBC_ALLOC
 	return NULL;
 #endif
+	if (b->cls == RDS_BUF_CLS_EXT)
+		return NULL;	/* not one of ours: its payload elsewhere */
 	rte_spinlock_lock(&rds_reg_lock);
 	r = rds_reg_find((uintptr_t)b);
 	if (r == NULL && b->cls >= RDS_BUF_TC_CLASSES)
@@ -488,6 +490,14 @@ rds_msg_alloc_slow(uint32_t len)
 	return m;
 }
 
+static void (*rds_buf_ext_release)(struct rds_msg *m);
+
+void
+rds_buf_ext_hook_set(void (*release)(struct rds_msg *m))
+{
+	rds_buf_ext_release = release;
+}
+
 void
 rds_msg_put_slow(struct rds_msg *m)
 {
@@ -497,6 +507,12 @@ rds_msg_put_slow(struct rds_msg *m)
 	if (m->op != NULL) {
 		rds_rdma_op_free(m->op);
 		m->op = NULL;
+	}
+	if (unlikely(m->cls == RDS_BUF_CLS_EXT)) {
+		/* Its payload goes back where it came from; its own buffer
+		 * is of class 0 (rds_msg_alloc(0)). */
+		rds_buf_ext_release(m);
+		m->cls = 0;
 	}
 	rds_buf_put(m->cls, m);
 }

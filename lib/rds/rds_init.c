@@ -314,6 +314,7 @@ rds_teardown(void)
 		rds_engines_stop();
 	rds_sock_close_all();
 	rds_engines_fini();
+	rds_server_fini_late();
 	rds_sock_table_fini();
 	rds_mr_fini();	/* before the transports free their devices */
 	for (t = 0; t < rds_transport_count(); t++) {

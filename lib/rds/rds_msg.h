@@ -21,7 +21,10 @@
  * the engine fills one and queues it to the socket. A received message
  * may instead borrow the payload of another message (the loop transport
  * hands the sender's payload over without a copy): the owner is
- * reference-counted and freed with its last user. Control requests
+ * reference-counted and freed with its last user. A message of the
+ * engine process may also hold a payload that is not in its buffer at
+ * all (RDS_BUF_CLS_EXT: an attached client's TX buffer, which goes back
+ * to the client with the message's last reference). Control requests
  * (cancel, close, info) travel as payload-less messages.
  */
 enum rds_msg_type {
@@ -138,6 +141,14 @@ struct rds_buf_region *rds_buf_region_get(const struct rds_msg *b);
  * goes back to libc, at rds_buf_fini, and for every region when it is set
  * back to NULL (the transport's fini). One listener. */
 void rds_buf_listener_set(void (*release)(void *tp));
+
+/* A message whose payload is another's memory (an attached client's TX
+ * buffer, rds_server_zc.c): its class says so, a class no buffer has,
+ * so that its last put takes the slow path (rds_msg_put_slow), which
+ * hands it to the hook set here and frees the message's own buffer (of
+ * class 0). The hook gets the message with its buffer still there. */
+#define RDS_BUF_CLS_EXT 0xff
+void rds_buf_ext_hook_set(void (*release)(struct rds_msg *m));
 
 /* Size classes of message buffers. */
 #define RDS_BUF_MIN_SHIFT 6		/* 64 B of payload */

@@ -158,6 +158,7 @@ void rds_server_info_recv(struct rds_sock *rs,
 			  void *arg);
 uint64_t rds_server_violations(void);
 void rds_server_fini(void);
+void rds_server_fini_late(void);
 
 /* rds_client*.c: an attached process (no EAL; rds_lib is NULL). The
  * public calls go here when rds_client_active(). */

@@ -172,18 +172,35 @@ rds_srv_sock_flush(struct rds_client *cl, struct rds_srv_sock *ss)
 	}
 }
 
+/* A client's descriptors go: its connection, its region's memfd (the
+ * mapping stays), its sockets' wake-up descriptors (they hang up). */
 static void
+rds_srv_client_close_fds(struct rds_client *cl)
+{
+	unsigned int i;
+
+	for (i = 0; i < RDS_SRV_SOCKS; i++) {
+		if (cl->socks[i].wfd >= 0)
+			close(cl->socks[i].wfd);
+		cl->socks[i].wfd = -1;
+	}
+	rds_srv_out_free(cl);
+	if (cl->memfd >= 0)
+		close(cl->memfd);
+	cl->memfd = -1;
+	if (cl->fd >= 0)
+		close(cl->fd);
+	cl->fd = -1;
+}
+
+void
 rds_srv_client_free(struct rds_client *cl)
 {
 	unsigned int c, i;
 
-	for (i = 0; i < RDS_SRV_SOCKS; i++) {
-		struct rds_srv_sock *ss = &cl->socks[i];
-
-		rds_srv_sock_flush(cl, ss);
-		if (ss->wfd >= 0)
-			close(ss->wfd);
-	}
+	for (i = 0; i < RDS_SRV_SOCKS; i++)
+		rds_srv_sock_flush(cl, &cl->socks[i]);
+	rds_srv_client_close_fds(cl);
 	for (c = 0; c < RDS_REGION_NB_CLASSES; c++) {
 		free(cl->rx_free[c]);
 		free(cl->rx_len[c]);
@@ -192,15 +209,11 @@ rds_srv_client_free(struct rds_client *cl)
 	}
 	free(cl->tx_back);
 	free(cl->txfree_shadow);
-	rds_srv_out_free(cl);
+	rds_srv_zc_fini(cl);
 	rds_xmem_revoke(cl->mem);
 	rds_xmem_put(cl->mem);
 	if (cl->base != NULL && cl->base != MAP_FAILED)
 		munmap(cl->base, cl->size);
-	if (cl->memfd >= 0)
-		close(cl->memfd);
-	if (cl->fd >= 0)
-		close(cl->fd);
 	free(cl);
 }
 
@@ -235,7 +248,17 @@ rds_srv_client_drop(struct rds_client *cl)
 	rds_srv->gone_out += cl->msgs_out;
 	rds_srv->gone_ops_in += cl->ops_in;
 	rds_srv->gone_ops_dropped += cl->ops_dropped;
+	rds_srv->gone_zc += cl->msgs_zc;
 	RDS_LOG(INFO, "client pid %d detached", (int)cl->pid);
+	/* Messages sent from its TX buffers may still be on their way (to
+	 * a socket of this process that has not read them): its region
+	 * stays until they go (rds_server_zc.c). Its answers and
+	 * descriptors go now. */
+	if (__atomic_load_n(&cl->xbufs_out, __ATOMIC_ACQUIRE) != 0) {
+		rds_srv_client_close_fds(cl);
+		rds_srv_zombie_add(cl);
+		return;
+	}
 	rds_srv_client_free(cl);
 }
 
@@ -339,7 +362,8 @@ rds_srv_client_new(int fd)
 	 * never more of them wait than the pool holds. */
 	cl->tx_back = malloc(sizeof(uint64_t) * n);
 	cl->txfree_shadow = malloc(sizeof(uint64_t) * RDS_REGION_FREE_RING);
-	if (cl->tx_back == NULL || cl->txfree_shadow == NULL)
+	if (cl->tx_back == NULL || cl->txfree_shadow == NULL ||
+	    rds_srv_zc_init(cl) != 0)
 		goto fail;
 	for (i = 0; i < RDS_SRV_BELLS; i++)
 		rds_xring_end_init(&cl->bells[i],
@@ -570,6 +594,7 @@ rte_rds_server_start(const struct rte_rds_server_conf *conf)
 	for (i = 0; i < RTE_RDS_MAX_ENGINES; i++)
 		TAILQ_INIT(&rds_srv_eng_clients[i]);
 	rds_srv = srv;
+	rds_srv_zc_start();
 	RDS_LOG(INFO, "serving clients on %s", conf->path);
 	return 0;
 }
@@ -679,6 +704,7 @@ rte_rds_server_poll(int timeout_ms)
 		if (__atomic_load_n(&cl->bad, __ATOMIC_ACQUIRE))
 			rds_srv_client_drop(cl);
 	}
+	rds_srv_zombies_reap(false);
 	return (int)events;
 }
 
@@ -693,6 +719,7 @@ rte_rds_server_stop(void)
 		((struct rds_region_hdr *)(void *)cl->base)->engine_gone = 1;
 		rds_srv_client_drop(cl);
 	}
+	rds_srv_zombies_reap(false);
 	while (rds_srv->nb_pending != 0)
 		close(rds_srv->pending[--rds_srv->nb_pending].fd);
 	close(rds_srv->lfd);
@@ -738,6 +765,8 @@ rte_rds_server_stats_get(struct rte_rds_server_stats *st)
 	st->msgs_out = rds_srv->gone_out;
 	st->ops_in = rds_srv->gone_ops_in;
 	st->ops_dropped = rds_srv->gone_ops_dropped;
+	st->msgs_zc = rds_srv->gone_zc;
+	st->gone_held = rds_srv_zombies_count();
 	st->hello_late = rds_srv->hello_late;
 	st->kept_refused = __atomic_load_n(&rds_srv->kept_refused,
 					   __ATOMIC_RELAXED);
@@ -749,6 +778,7 @@ rte_rds_server_stats_get(struct rte_rds_server_stats *st)
 		st->ops_in += __atomic_load_n(&cl->ops_in, __ATOMIC_RELAXED);
 		st->ops_dropped += __atomic_load_n(&cl->ops_dropped,
 						   __ATOMIC_RELAXED);
+		st->msgs_zc += __atomic_load_n(&cl->msgs_zc, __ATOMIC_RELAXED);
 	}
 	return 0;
 }
@@ -767,4 +797,12 @@ rds_server_fini(void)
 {
 	if (rds_srv != NULL)
 		rte_rds_server_stop();
+}
+
+/* The teardown, once every socket and engine went (and with them every
+ * message): the regions of clients gone whose buffers messages held. */
+void
+rds_server_fini_late(void)
+{
+	rds_srv_zombies_reap(true);
 }

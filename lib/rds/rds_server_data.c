@@ -15,6 +15,8 @@
 #include <unistd.h>
 #include <sys/socket.h>
 
+#include <rte_ring.h>
+
 #include "rds_server_private.h"
 
 struct rds_client_list rds_srv_eng_clients[RTE_RDS_MAX_ENGINES];
@@ -99,6 +101,7 @@ rds_server_deliver(struct rds_engine *e, struct rds_sock *rs,
 	struct rds_srv_sock *ss = rs->client_sock;
 	struct rds_client *cl = rs->client;
 	int64_t len = rds_srv_rcv_charge(m->len);
+	struct rds_msg *k;
 
 	__atomic_fetch_add(&rs->rcv_bytes, len, __ATOMIC_RELEASE);
 	rte_spinlock_lock(&cl->rx_lock);
@@ -116,9 +119,19 @@ rds_server_deliver(struct rds_engine *e, struct rds_sock *rs,
 					cl->kept_bytes);
 			return -ENOMEM;
 		}
-		/* Kept, in order, until the client makes room. */
-		cl->kept_bytes += rds_srv_kept_cost(m);
-		TAILQ_INSERT_TAIL(&ss->ovf, m, link);
+		/* Kept, in order, until the client makes room: with its
+		 * own payload (not a sender's TX buffer, rds_server_zc.c). */
+		k = rds_srv_zc_own(m);
+		if (k == NULL) {
+			rte_spinlock_unlock(&cl->rx_lock);
+			__atomic_fetch_sub(&rs->rcv_bytes, len,
+					   __ATOMIC_RELEASE);
+			return -ENOMEM;
+		}
+		if (k != m)
+			rds_msg_free(m);
+		cl->kept_bytes += rds_srv_kept_cost(k);
+		TAILQ_INSERT_TAIL(&ss->ovf, k, link);
 		rds_srv_ovf_add(cl, ss);
 		m = NULL;
 	}
@@ -377,7 +390,7 @@ rds_srv_txfree_put(struct rds_client *cl, uint64_t off)
 
 /* TX buffer (class c, slot) goes back to the client: it is not the
  * client's again until the client takes it off txfree. */
-static void
+void
 rds_srv_tx_back(struct rds_client *cl, uint64_t off, unsigned int c,
 		uint32_t slot)
 {
@@ -476,9 +489,28 @@ rds_srv_fcong(struct rds_srv_sock *ss, uint32_t addr)
 	return fc;
 }
 
+/* The transport of a client socket's send to fc's address: the choice
+ * of every send (rds_front.h; the client made the same one to answer
+ * ENETUNREACH itself): 0 with *trans_id, or -1 (the client's
+ * ENETUNREACH). */
+static int
+rds_srv_trans(const struct rds_sock *rs, const struct rds_cong_map *fc,
+	      uint8_t *trans_id)
+{
+	if (rds_front_trans(&rs->f, fc->la == rs->la, fc->la != NULL,
+			    trans_id) > 0 &&
+	    rds_front_trans_bound(rs->la->trans->trans_id,
+				  (rs->la->trans->flags &
+				   RDS_TRANS_F_LOOPBACK) != 0,
+				  trans_id) < 0)
+		return -1;
+	return 0;
+}
+
 /* One request of a client socket (rds_srv_next's, taken off its ring):
- * copy it into a message of ours, send it as the socket would. false:
- * stop (throttled). */
+ * a message of ours, sent as the socket would send it. A plain send of
+ * RDS_SRV_ZC_MIN bytes or more by the loop transport goes from its TX
+ * buffer (rds_server_zc.c); any other is copied into the message. false: stop (throttled). */
 static bool
 rds_srv_take(struct rds_engine *e, struct rds_client *cl,
 	     struct rds_srv_sock *ss, struct rds_sock *rs,
@@ -491,6 +523,22 @@ rds_srv_take(struct rds_engine *e, struct rds_client *cl,
 	uint8_t trans_id;
 	bool op_failed = false, mapped = false;
 
+	rds_addr_from_v4(&faddr, h->addr);
+	if (h->ctl_len == 0 && h->len >= RDS_SRV_ZC_MIN &&
+	    __atomic_load_n(&rs->f.bound, __ATOMIC_ACQUIRE) != 0) {
+		fc = rds_srv_fcong(ss, h->addr);
+		if (fc != NULL && rds_srv_trans(rs, fc, &trans_id) == 0 &&
+		    trans_id == RTE_RDS_TRANS_LOOP) {
+			m = rds_srv_zc_msg(cl, rq);
+			if (m == NULL) {
+				rds_srv_tx_back(cl, rq->off, rq->c, rq->slot);
+				goto nomem;
+			}
+			cl->msgs_in++;
+			cl->msgs_zc++;
+			goto queue;
+		}
+	}
 	m = rds_msg_alloc(h->len);
 	if (m != NULL && h->len != 0)
 		memcpy(m->buf, cl->base + rq->off + RDS_CBUF_HDR, h->len);
@@ -515,23 +563,16 @@ rds_srv_take(struct rds_engine *e, struct rds_client *cl,
 		goto drop;
 	}
 	cl->msgs_in++;
-	rds_addr_from_v4(&faddr, h->addr);
 	fc = rds_srv_fcong(ss, h->addr);
 	if (fc == NULL)
 		goto nomem_unmap;
 	if (!rs->f.bound)
 		goto drop_unmap;	/* the client checks it: its lie */
-	/* The choice of transport of every send (rds_front.h; the client
-	 * made the same one to answer ENETUNREACH itself). */
-	if (rds_front_trans(&rs->f, fc->la == rs->la, fc->la != NULL,
-			    &trans_id) > 0 &&
-	    rds_front_trans_bound(rs->la->trans->trans_id,
-				  (rs->la->trans->flags &
-				   RDS_TRANS_F_LOOPBACK) != 0,
-				  &trans_id) < 0)
+	if (rds_srv_trans(rs, fc, &trans_id) < 0)
 		goto drop_unmap;	/* the client's ENETUNREACH */
 	if (m->op != NULL && rds_srv_op_trans(e, cl, rs, m, trans_id) != 0)
 		goto drop_unmap;
+queue:
 	m->type = RDS_MSG_DATA;
 	m->sock = rs->id;
 	m->sock_gen = rs->gen;
@@ -719,6 +760,9 @@ rds_srv_service_one(struct rds_engine *e, struct rds_client *cl)
 		rds_client_violation(cl, "bad RX buffer given back");
 		return work;
 	}
+	/* TX buffers messages sent from (rds_server_zc.c). */
+	if (rte_ring_count(cl->tx_done) != 0)
+		work += rds_srv_zc_reap(cl);
 	if (cl->nb_tx_back != 0)
 		rds_srv_tx_back_flush(cl);
 	nb = __atomic_load_n(&cl->nb_bells, __ATOMIC_ACQUIRE);

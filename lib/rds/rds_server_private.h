@@ -37,6 +37,8 @@ enum {
 	RDS_TXB_CLIENT = 0,		/* the client's */
 	RDS_TXB_BACK,			/* given back, not yet taken off txfree
 					 * by the client */
+	RDS_TXB_HELD,			/* a message's payload (sent from the
+					 * buffer: rds_server_zc.c) */
 };
 
 /* A client's request, as the engine checked it (rds_server_data.c). */
@@ -126,8 +128,12 @@ struct rds_client {
 	uint32_t violated;		/* broke the protocol (atomic) */
 	bool on_engine;
 	uint64_t msgs_in, msgs_out;
+	uint64_t msgs_zc;		/* of msgs_in, from its TX buffers */
 	uint64_t ops_in, ops_dropped;	/* queued operations taken, and
 					 * dropped (rds_server_rdma.c) */
+	struct rte_ring *tx_done;	/* TX buffers messages held, back
+					 * (rds_server_zc.c) */
+	uint32_t xbufs_out;		/* TX buffers messages hold (atomic) */
 };
 
 /* A connection that has not said hello yet. */
@@ -159,7 +165,7 @@ struct rds_server {
 					 * (atomic: rte_rds_server_pending) */
 	uint64_t kept_refused;		/* deliveries refused: kept too much */
 	uint64_t gone_in, gone_out;	/* msgs_in/out of clients gone */
-	uint64_t gone_ops_in, gone_ops_dropped;
+	uint64_t gone_ops_in, gone_ops_dropped, gone_zc;
 };
 
 extern struct rds_server *rds_srv;
@@ -193,6 +199,7 @@ rds_region_slot(const struct rds_region_layout *l, unsigned int p,
 
 /* rds_server.c: regions and clients */
 void rds_client_violation(struct rds_client *cl, const char *what);
+void rds_srv_client_free(struct rds_client *cl);
 void rds_srv_sock_flush(struct rds_client *cl, struct rds_srv_sock *ss);
 
 /* A warning about a client that goes on misbehaving: at most once a
@@ -282,6 +289,36 @@ void rds_srv_out_free(struct rds_client *cl);
 int rds_srv_handle(struct rds_client *cl);
 /* rds_server_data.c: TX buffers' ownership */
 void rds_srv_txfree_reap(struct rds_client *cl);
+void rds_srv_tx_back(struct rds_client *cl, uint64_t off, unsigned int c,
+		     uint32_t slot);
+
+/* rds_server_zc.c: messages sent from a client's TX buffer, from this
+ * many bytes of payload: below, the copy costs the engine less than the
+ * buffer's way back through tx_done (callgrind, doc/perf.md: 64 B and
+ * 512 B cost more instructions from the TX buffer, 2 KiB and 64 KiB
+ * fewer). */
+#define RDS_SRV_ZC_MIN 1024
+/* rds_server_zc.c: messages sent from a client's TX buffer */
+int rds_srv_zc_init(struct rds_client *cl);
+void rds_srv_zc_fini(struct rds_client *cl);
+/* The hook of their last reference (rte_rds_server_start). */
+void rds_srv_zc_start(void);
+/* A message whose payload is request rq's TX buffer (NULL: no memory);
+ * the buffer is the engine's until the message goes. */
+struct rds_msg *rds_srv_zc_msg(struct rds_client *cl,
+			       const struct rds_srv_req *rq);
+/* The TX buffers such messages held, back to the client (its engine):
+ * how many. */
+unsigned int rds_srv_zc_reap(struct rds_client *cl);
+/* m, or (a message holding a client's TX buffer) a copy with a payload
+ * of its own (m is the caller's still); NULL without memory. */
+struct rds_msg *rds_srv_zc_own(struct rds_msg *m);
+/* A client gone whose buffers messages still hold; free the ones whose
+ * buffers all came back (last: the teardown, the rest said). Control
+ * thread. */
+void rds_srv_zombie_add(struct rds_client *cl);
+void rds_srv_zombies_reap(bool last);
+unsigned int rds_srv_zombies_count(void);
 int rds_srv_tx_own(struct rds_client *cl, uint64_t off, unsigned int *c,
 		   uint32_t *slot);
 

@@ -269,6 +269,15 @@ struct rte_rds_server_stats {
 	uint64_t ops_dropped;		/**< of those, dropped: their checks
 					 * in the client's memory failed in
 					 * the engine (the client was told) */
+	uint64_t msgs_zc;		/**< of msgs_in, sent from the client's
+					 * own TX buffer (the loop transport,
+					 * 1 KiB or more, no control message):
+					 * not copied into the engine's memory,
+					 * copied once into the receiver's */
+	uint64_t gone_held;		/**< clients gone whose TX buffers
+					 * messages not yet received still
+					 * hold: their regions stay mapped
+					 * until the last of those goes */
 };
 
 /**
