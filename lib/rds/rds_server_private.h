@@ -287,8 +287,11 @@ int rds_srv_reply(struct rds_client *cl, const struct rds_ctl_resp *r,
 int rds_srv_flush(struct rds_client *cl);
 void rds_srv_out_free(struct rds_client *cl);
 int rds_srv_handle(struct rds_client *cl);
-/* rds_server_data.c: TX buffers' ownership */
+/* rds_server_txbuf.c: TX buffers' ownership */
 void rds_srv_txfree_reap(struct rds_client *cl);
+void rds_srv_tx_back_flush(struct rds_client *cl);
+int rds_srv_tx_own(struct rds_client *cl, uint64_t off, unsigned int *c,
+		   uint32_t *slot);
 void rds_srv_tx_back(struct rds_client *cl, uint64_t off, unsigned int c,
 		     uint32_t slot);
 
@@ -319,8 +322,6 @@ struct rds_msg *rds_srv_zc_own(struct rds_msg *m);
 void rds_srv_zombie_add(struct rds_client *cl);
 void rds_srv_zombies_reap(bool last);
 unsigned int rds_srv_zombies_count(void);
-int rds_srv_tx_own(struct rds_client *cl, uint64_t off, unsigned int *c,
-		   uint32_t *slot);
 
 /* rds_server_wake.c: wake the socket's waiters when one waits for ev
  * (RDS_ARM_* bits); in an engine's pass, at its end. */
