@@ -287,6 +287,9 @@ int rds_srv_reply(struct rds_client *cl, const struct rds_ctl_resp *r,
 int rds_srv_flush(struct rds_client *cl);
 void rds_srv_out_free(struct rds_client *cl);
 int rds_srv_handle(struct rds_client *cl);
+/* rds_server_region.c: a client's region, made at its attach */
+void rds_region_layout_make(uint32_t mb, struct rds_region_layout *l);
+void rds_region_init(uint8_t *base, const struct rds_region_layout *l);
 /* rds_server_txbuf.c: TX buffers' ownership */
 void rds_srv_txfree_reap(struct rds_client *cl);
 void rds_srv_tx_back_flush(struct rds_client *cl);
