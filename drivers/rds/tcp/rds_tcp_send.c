@@ -279,9 +279,14 @@ rds_tcp_xmit(struct rds_conn *c, struct rds_msg *m)
 		if (ret != 0)
 			return -EAGAIN;
 	}
-	if (l->sent_n + l->out_n >= l->sent_max) {
+	/* The window bounds sent[]: a congestion map takes no entry there
+	 * (the peer does not acknowledge it), so it goes whenever out[]
+	 * has room, and a map queued while the window is full does not
+	 * keep the connection on the ready list, tried every pass. */
+	if (m->type != RDS_MSG_CONG &&
+	    l->sent_n + l->out_n >= l->sent_max) {
 		te->stats.tx_window_full++;
-		rds_conn_xmit_block(c);	/* the acknowledgements unblock */
+		rds_conn_xmit_block(c);	/* rds_tcp_lane_room unblocks */
 		return -EAGAIN;
 	}
 	ref = rds_msg_alloc_borrow(m);
