@@ -9,9 +9,93 @@
 /* ------------------------------------------------------------------ */
 /* Peers */
 
+/* Print the first line of a /proc file, prefixed. */
+static void
+proc_line(const char *pfx, const char *path)
+{
+	char buf[512];
+	FILE *f = fopen(path, "r");
 
+	if (f == NULL)
+		return;
+	while (fgets(buf, sizeof(buf), f) != NULL) {
+		buf[strcspn(buf, "\n")] = '\0';
+		printf("    %s%s\n", pfx, buf);
+		if (strcmp(pfx, "stack ") != 0)
+			break;	/* a kernel stack: every frame */
+	}
+	fclose(f);
+}
 
+/* A peer that says it failed: where each of its threads is (name, state,
+ * kernel wait channel, system call and kernel stack), and the memif
+ * sockets the kernel knows of, so that a hang in a PMD's control path
+ * or in the library shows in the log of the run that met it. */
+static void
+peer_dump(const struct peer *p)
+{
+	char path[320], comm[64], line[512];
+	struct dirent *de;
+	FILE *f;
+	DIR *d;
 
+	if (p->pid <= 0 || p->exited)
+		return;
+	printf("  %s (pid %d): its threads\n", p->name, (int)p->pid);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)p->pid);
+	d = opendir(path);
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/comm",
+			 (int)p->pid, de->d_name);
+		f = fopen(path, "r");
+		comm[0] = '\0';
+		if (f != NULL) {
+			if (fgets(comm, sizeof(comm), f) == NULL)
+				comm[0] = '\0';
+			comm[strcspn(comm, "\n")] = '\0';
+			fclose(f);
+		}
+		printf("   thread %s (%s)\n", de->d_name, comm);
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/wchan",
+			 (int)p->pid, de->d_name);
+		proc_line("wchan ", path);
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/syscall",
+			 (int)p->pid, de->d_name);
+		proc_line("syscall ", path);
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/stack",
+			 (int)p->pid, de->d_name);
+		proc_line("stack ", path);
+	}
+	if (d != NULL)
+		closedir(d);
+	/* Its sockets (inodes, to match the memif lines below). */
+	printf("    sockets:");
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)p->pid);
+	d = opendir(path);
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/%d/fd/%s", (int)p->pid,
+			 de->d_name);
+		n = readlink(path, line, sizeof(line) - 1);
+		if (n <= 0)
+			continue;
+		line[n] = '\0';
+		if (strncmp(line, "socket:", 7) == 0)
+			printf(" fd %s %s", de->d_name, line + 7);
+	}
+	printf("\n");
+	if (d != NULL)
+		closedir(d);
+	f = fopen("/proc/net/unix", "r");
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		if (strstr(line, "rdst-memif") != NULL)
+			printf("    unix: %s", line);
+	if (f != NULL)
+		fclose(f);
+}
 
 static int
 high_fd(int fd)
@@ -166,6 +250,8 @@ peer_report(struct peer *p, char *line)
 		p->done = true;
 		p->done_ok = strcmp(line + 5, "ok") == 0;
 		printf("  %s: DONE %s\n", p->name, line + 5);
+		if (!p->done_ok)
+			peer_dump(p);
 	} else if (strncmp(line, "BYE ", 4) == 0) {
 		p->bye = true;
 		p->bye_ok = strcmp(line + 4, "ok") == 0;
@@ -408,6 +494,7 @@ peers_finish(struct peer **ps, unsigned int n)
 		if (!all_gone(&p, 1)) {
 			printf("  FAIL: %s did not exit within 120 s\n",
 			       p->name);
+			peer_dump(p);
 			if (!p->exited && p->pid > 0)
 				kill(p->pid, SIGKILL);
 		}

@@ -267,6 +267,54 @@ test_stream(void)
 	CU_ASSERT(rds_test_lib_fini() == 0);
 }
 
+/* A window of 1 message per connection (window=1) and socket buffers
+ * so small that the receivers congest and uncongest all the time: the
+ * send queues block on the window again and again, with congestion
+ * maps among the messages written (a map leaves the window's count
+ * without an acknowledgement to follow). Each block must end: a queue
+ * left blocked stops the stream, and the stream's bounds fail it (a
+ * queue that only acknowledgements unblocked stopped within a few
+ * thousand messages here). */
+static void
+test_window(void)
+{
+	struct rte_rds_conf conf;
+	struct rds_stream_conf sc;
+	struct rte_rds_stats cs;
+	struct rte_rds_tcp_stats ts;
+	struct rds_stream *st;
+	uint64_t sent, received, bytes, eagain, enobufs;
+	bool ok;
+
+	rds_test_conf(&conf, rds_test_worker_lcore(), RTE_RDS_IDLE_YIELD);
+	add_addr(&conf, ip_a, ",window=1");
+	add_addr(&conf, ip_b, ",window=1,sndbuf=262144");
+	CU_ASSERT_FATAL(rds_test_lib_init(&conf) == 0);
+	stream_conf(&sc, 20000);
+	sc.sockbuf = 4096;
+	sc.stall_s = 30;
+	sc.large_one_in = 0;
+	st = rds_stream_new(&sc);
+	CU_ASSERT_FATAL(st != NULL);
+	ok = rds_stream_run(st, "window");
+	CU_ASSERT(ok);
+	if (ok)
+		CU_ASSERT(rds_stream_verify(st) == 0);
+	rds_stream_counts(st, &sent, &received, &bytes, &eagain, &enobufs);
+	cs = rds_test_stats();
+	ts = tcp_stats();
+	tcp_print_stats("window");
+	printf("  window: %" PRIu64 " messages, ENOBUFS %" PRIu64
+	       ", congestion maps sent %" PRIu64 "\n", received, enobufs,
+	       cs.s_cong_update_queued);
+	CU_ASSERT_EQUAL(received, sc.total);
+	/* What the case is for: blocks on the window, and maps. */
+	CU_ASSERT(ts.tx_window_full > 0);
+	CU_ASSERT(cs.s_cong_update_queued > 0);
+	rds_stream_free(st);
+	CU_ASSERT(rds_test_lib_fini() == 0);
+}
+
 /* The connections of one side reset (an RST: what it had not sent is
  * lost) five times in the middle, A's and B's in turn: RDS sends again
  * what TCP had not acknowledged, and the receiver drops what it had:
@@ -399,6 +447,7 @@ main(int argc, char **argv)
 		{ "sizes 0 B .. 1 MiB both ways", test_sizes },
 		{ "stream SHA-256 both ways", test_stream },
 		{ "reset mid-stream: nothing lost or twice", test_reset },
+		{ "a window of 1 message, congested receivers", test_window },
 		{ "two engines: an accepted socket handed over", test_engines },
 		{ "RDMA refused (EOPNOTSUPP)", test_rdma_refused },
 		{ "a played kernel peer; bad frames", test_raw_peer },
@@ -410,6 +459,8 @@ main(int argc, char **argv)
 		{ "IPv6: stream SHA-256 both ways", test_stream },
 		{ "IPv6: reset mid-stream: nothing lost or twice",
 		  test_reset },
+		{ "IPv6: a window of 1 message, congested receivers",
+		  test_window },
 		{ "IPv6: two engines: an accepted socket handed over",
 		  test_engines },
 		{ "IPv6: RDMA refused (EOPNOTSUPP)", test_rdma_refused },

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 
+#include <rte_devargs.h>
 #include <rte_ethdev.h>
 #include <rte_kvargs.h>
 #include <rte_malloc.h>
@@ -174,6 +175,36 @@ check:
 
 /* ------------------------------------------------------------------ */
 /* Ports */
+
+/* Whether stopping and starting a port whose link is down can bring it
+ * back (relink=1). Not a net_memif server's (the default role): its
+ * listening socket takes a new client whether the port was restarted or
+ * not, and a restart while a client connects races with the PMD's
+ * interrupt thread (with DPDK 22.11 the server process crashed, or lost
+ * the connection for good). A net_memif client connects only when its
+ * port starts: it needs it. */
+static bool
+rds_eth_port_restartable(const struct rte_eth_dev_info *di)
+{
+	const struct rte_devargs *da;
+	struct rte_kvargs *kv;
+	const char *role;
+	bool client;
+
+	if (strcmp(di->driver_name, "net_memif") != 0)
+		return true;
+	da = di->device != NULL ? rte_dev_devargs(di->device) : NULL;
+	if (da == NULL || da->args == NULL)
+		return false;
+	kv = rte_kvargs_parse(da->args, NULL);
+	if (kv == NULL)
+		return false;
+	role = rte_kvargs_get(kv, "role");
+	client = role != NULL && (strcmp(role, "client") == 0 ||
+				  strcmp(role, "slave") == 0);
+	rte_kvargs_free(kv);
+	return client;
+}
 
 static int
 rds_eth_port_id(const char *name, uint16_t *id)
@@ -344,7 +375,7 @@ rds_eth_port_get(const struct rds_eth_opts *o, int *err)
 		if (di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS &&
 		    o->zerocopy)
 			rds_eth_zc_port_init(p, &di);
-		p->relink = o->relink != 0;
+		p->relink = o->relink != 0 && rds_eth_port_restartable(&di);
 		p->relink_wait = RDS_ETH_RELINK_MIN_MS * rds_clock_hz() / 1000;
 	} else {
 		p->started = true;

@@ -77,7 +77,11 @@
  *                    then again after 1, 2, 4 and 8 s while it stays
  *                    down (a net_memif client connects only when its
  *                    port starts: without this it never finds a server
- *                    that restarted, or one that came after it)
+ *                    that restarted, or one that came after it). Never
+ *                    a net_memif server's port (role=server, memif's
+ *                    default): its listening socket takes a new client
+ *                    anyway, and a restart while the client connects
+ *                    races with the PMD's interrupt thread
  *
  * Several addresses may share a port. With several engines (configure=1)
  * each polls a receive queue of its own; a connection's frames are sent

@@ -52,7 +52,8 @@ int
 rds_tcp_opts_parse(const char *args, struct rds_tcp_opts *o)
 {
 	static const char *const keys[] = {
-		"dev", "port", "sndbuf", "rcvbuf", "accept_wait_ms", NULL,
+		"dev", "port", "sndbuf", "rcvbuf", "accept_wait_ms", "window",
+		NULL,
 	};
 	static const struct {
 		const char *key;
@@ -62,6 +63,7 @@ rds_tcp_opts_parse(const char *args, struct rds_tcp_opts *o)
 		{ "sndbuf", 0, INT32_MAX / 2 },
 		{ "rcvbuf", 0, INT32_MAX / 2 },
 		{ "accept_wait_ms", 1, 3600000 },
+		{ "window", 1, RDS_TCP_SENT_MAX },
 	};
 	struct rte_kvargs *kv;
 	uint64_t val[RTE_DIM(nums)];
@@ -71,6 +73,7 @@ rds_tcp_opts_parse(const char *args, struct rds_tcp_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->port = RDS_TCP_PORT;
 	o->accept_wait_ms = RDS_TCP_DEF_ACCEPT_WAIT_MS;
+	o->window = RDS_TCP_SENT_MAX;
 	if (args == NULL || args[0] == '\0')
 		return 0;
 	if (rds_transport_args_check("tcp", args, keys) != 0)
@@ -82,6 +85,7 @@ rds_tcp_opts_parse(const char *args, struct rds_tcp_opts *o)
 	val[1] = o->sndbuf;
 	val[2] = o->rcvbuf;
 	val[3] = o->accept_wait_ms;
+	val[4] = o->window;
 	for (i = 0; i < RTE_DIM(nums) && ret == 0; i++) {
 		const char *v;
 
@@ -101,6 +105,7 @@ rds_tcp_opts_parse(const char *args, struct rds_tcp_opts *o)
 	o->sndbuf = (uint32_t)val[1];
 	o->rcvbuf = (uint32_t)val[2];
 	o->accept_wait_ms = (uint32_t)val[3];
+	o->window = (uint32_t)val[4];
 	return 0;
 }
 
@@ -275,14 +280,15 @@ rds_tcp_conn_alloc(struct rds_conn *c)
 
 	if (tc == NULL)
 		return -ENOMEM;
-	tc->lane.sent = rds_mem_zalloc("rds_tcp_sent", RDS_TCP_SENT_MAX *
+	tc->c = c;
+	tc->tl = rds_tcp_laddr(c->la);
+	tc->lane.sent_max = tc->tl->opts.window;
+	tc->lane.sent = rds_mem_zalloc("rds_tcp_sent", tc->lane.sent_max *
 				       sizeof(*tc->lane.sent));
 	if (tc->lane.sent == NULL) {
 		rds_mem_free(tc);
 		return -ENOMEM;
 	}
-	tc->c = c;
-	tc->tl = rds_tcp_laddr(c->la);
 	tc->lower = memcmp(&c->key.laddr, &c->key.faddr,
 			   sizeof(c->key.laddr)) < 0;
 	tc->lane.kind = RDS_TCP_K_LANE;

@@ -40,7 +40,7 @@ extern int rds_tcp_logtype;
 #define RDS_TCP_KEEPIDLE	5
 #define RDS_TCP_KEEPCNT		5
 /* Messages written and not yet acknowledged by TCP, per lane: past it
- * the connection waits for acknowledgements. */
+ * the connection waits for acknowledgements (window=, at most this). */
 #define RDS_TCP_SENT_MAX	4096
 /* Messages written in one sendmsg (and held until written). */
 #define RDS_TCP_OUT_MAX		64
@@ -73,6 +73,7 @@ struct rds_tcp_opts {
 	uint32_t sndbuf;		/* 0: the kernel's default */
 	uint32_t rcvbuf;
 	uint32_t accept_wait_ms;
+	uint32_t window;		/* messages unacknowledged, at most */
 };
 int rds_tcp_opts_parse(const char *args, struct rds_tcp_opts *o);
 
@@ -183,8 +184,8 @@ struct rds_tcp_lane {
 	struct rds_tcp_out out[RDS_TCP_OUT_MAX];
 	uint32_t out_head, out_n;	/* ring of messages being written */
 	uint32_t out_bytes;		/* queued in out[] */
-	struct rds_tcp_sent *sent;	/* ring of RDS_TCP_SENT_MAX */
-	uint32_t sent_head, sent_n;
+	struct rds_tcp_sent *sent;	/* ring of sent_max */
+	uint32_t sent_head, sent_n, sent_max;
 	uint64_t ack_next_tsc;		/* next acknowledgement check */
 	uint32_t ack_wait_us;
 	TAILQ_ENTRY(rds_tcp_lane) ack_link;

@@ -25,9 +25,9 @@ rds_tcp_info_lane(struct rds_info_req *r, const struct rds_conn *c,
 	rds_tcp_rx_rem(&l->rx, &hdr_rem, &data_rem);
 	if (l->sent_n != 0)
 		last_end = l->sent[(l->sent_head + l->sent_n - 1) %
-				   RDS_TCP_SENT_MAX].end;
+				   l->sent_max].end;
 	last_start = l->sent_n > 1 ? l->sent[(l->sent_head + l->sent_n - 2) %
-					      RDS_TCP_SENT_MAX].end : l->acked;
+					      l->sent_max].end : l->acked;
 	if (r->name == RDS6_INFO_TCP_SOCKETS) {
 		struct rds6_info_tcp_socket ts;
 

@@ -78,6 +78,22 @@ rds_tcp_lane_tx_reset(struct rds_tcp_lane *l)
 	}
 }
 
+/* A send queue blocked (rds_tcp_xmit: the window full, or the out queue
+ * full and the socket too) goes on once the lane has room for one more
+ * message. Asked after every acknowledgement and every write: a
+ * congestion map that is written leaves the window's count without
+ * entering sent[], so room can come from a write with no
+ * acknowledgement ever to follow (none, when only maps were queued). */
+static void
+rds_tcp_lane_room(struct rds_tcp_lane *l)
+{
+	struct rds_conn *c = l->tc->c;
+
+	if (c->xmit_blocked && l->sent_n + l->out_n < l->sent_max &&
+	    l->out_n < RDS_TCP_OUT_MAX && l->out_bytes < RDS_TCP_OUT_BYTES)
+		rds_conn_xmit_unblock(c);
+}
+
 /* The bytes acknowledged now: the messages they cover are the peer's. */
 void
 rds_tcp_lane_acks(struct rds_tcp_lane *l, uint64_t now)
@@ -85,7 +101,7 @@ rds_tcp_lane_acks(struct rds_tcp_lane *l, uint64_t now)
 	struct rds_tcp_engine *te = rds_tcp_engine(l->tc->c->eng);
 	struct rds_conn *c = l->tc->c;
 	uint64_t seq = 0;
-	bool freed = false, was_full;
+	bool freed = false;
 	int outq;
 
 	if (l->st != RDS_TCP_L_UP || l->sent_n == 0)
@@ -95,10 +111,9 @@ rds_tcp_lane_acks(struct rds_tcp_lane *l, uint64_t now)
 		return;	/* an error shows on the socket's next event */
 	if ((uint64_t)outq <= l->written)
 		l->acked = l->written - (uint64_t)outq;
-	was_full = l->sent_n + l->out_n >= RDS_TCP_SENT_MAX;
 	while (l->sent_n != 0 && l->sent[l->sent_head].end <= l->acked) {
 		seq = l->sent[l->sent_head].seq;
-		l->sent_head = (l->sent_head + 1) % RDS_TCP_SENT_MAX;
+		l->sent_head = (l->sent_head + 1) % l->sent_max;
 		l->sent_n--;
 		te->stats.tx_acked_msgs++;
 		freed = true;
@@ -106,8 +121,7 @@ rds_tcp_lane_acks(struct rds_tcp_lane *l, uint64_t now)
 	if (freed) {
 		rds_send_drop_acked(c, seq);
 		l->ack_wait_us = RDS_TCP_ACK_US;
-		if (was_full)
-			rds_conn_xmit_unblock(c);
+		rds_tcp_lane_room(l);
 	} else {
 		l->ack_wait_us = RTE_MIN(l->ack_wait_us * 2,
 					 (uint32_t)RDS_TCP_ACK_MAX_US);
@@ -154,7 +168,7 @@ rds_tcp_out_advance(struct rds_tcp_engine *te, struct rds_tcp_lane *l,
 		l->written += left;
 		if (!o->cong) {
 			uint32_t i = (l->sent_head + l->sent_n) %
-				     RDS_TCP_SENT_MAX;
+				     l->sent_max;
 
 			l->sent[i].end = l->written;
 			l->sent[i].seq = o->seq;
@@ -222,6 +236,7 @@ rds_tcp_lane_write(struct rds_tcp_lane *l)
 		}
 	}
 	rds_tcp_lane_watch(te, l, te->e->now);
+	rds_tcp_lane_room(l);
 	if (l->out_n == 0) {
 		if (l->out_armed) {
 			l->out_armed = false;
@@ -236,12 +251,11 @@ rds_tcp_lane_write(struct rds_tcp_lane *l)
 	return -EAGAIN;
 }
 
-/* EPOLLOUT: room again. */
+/* EPOLLOUT: room again (the write unblocks the send queue). */
 void
 rds_tcp_lane_writable(struct rds_tcp_lane *l)
 {
-	if (rds_tcp_lane_write(l) == 0)
-		rds_conn_xmit_unblock(l->tc->c);
+	rds_tcp_lane_write(l);
 }
 
 int
@@ -265,9 +279,14 @@ rds_tcp_xmit(struct rds_conn *c, struct rds_msg *m)
 		if (ret != 0)
 			return -EAGAIN;
 	}
-	if (l->sent_n + l->out_n >= RDS_TCP_SENT_MAX) {
+	/* The window bounds sent[]: a congestion map takes no entry there
+	 * (the peer does not acknowledge it), so it goes whenever out[]
+	 * has room, and a map queued while the window is full does not
+	 * keep the connection on the ready list, tried every pass. */
+	if (m->type != RDS_MSG_CONG &&
+	    l->sent_n + l->out_n >= l->sent_max) {
 		te->stats.tx_window_full++;
-		rds_conn_xmit_block(c);	/* the acknowledgements unblock */
+		rds_conn_xmit_block(c);	/* rds_tcp_lane_room unblocks */
 		return -EAGAIN;
 	}
 	ref = rds_msg_alloc_borrow(m);

@@ -51,6 +51,9 @@
  *                     lower one was answered, waits this long for the
  *                     lower address to connect back before it tries
  *                     again (default 3000)
+ *   window=N          messages a connection has written and TCP has not
+ *                     yet acknowledged, at most (1 to 4096, the
+ *                     default): past it the connection waits
  *
  * Anything else is EINVAL at rte_rds_init().
  */
