@@ -208,7 +208,6 @@ int rds_send_op_check(const struct rds_rdma_op *op, uint8_t trans_id);
 void rds_send_request(struct rds_engine *e, struct rds_sock *rs,
 		      struct rds_msg *m);
 void rds_send_queue(struct rds_engine *e, struct rds_msg *m);
-unsigned int rds_send_xmit(struct rds_conn *c);
 void rds_send_drop_acked(struct rds_conn *c, uint64_t ack);
 void rds_send_path_reset(struct rds_conn *c);
 void rds_send_cancel(struct rds_engine *e, const struct rds_msg *req);

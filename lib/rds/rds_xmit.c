@@ -339,7 +339,7 @@ rds_send_xmit_op(struct rds_conn *c, struct rds_msg *m)
 
 /* Transmit what the connection has queued (rds_send_xmit). Returns the
  * number of frames handed to the transport. */
-unsigned int
+static unsigned int
 rds_send_xmit(struct rds_conn *c)
 {
 	struct rds_engine *e = c->eng;
@@ -409,6 +409,40 @@ rds_send_xmit(struct rds_conn *c)
 			break;
 	}
 	return n;
+}
+
+/* One connection of the ready list: connect, transmit, acknowledge.
+ * Returns the work done; a connection that still has work (the
+ * transport had no room) comes back on the list. Here, beside
+ * rds_send_xmit, which gcc inlines into it; the connect step is
+ * rds_conn.c's. */
+unsigned int
+rds_conn_run(struct rds_conn *c, uint64_t now)
+{
+	unsigned int work = 0;
+	int ret;
+
+	if (unlikely(c->drop_pending) || unlikely(c->state != RDS_CONN_UP))
+		work = rds_conn_run_connect(c, now);
+	if (c->state != RDS_CONN_UP)
+		return work;
+	work += rds_send_xmit(c);
+	if (c->state != RDS_CONN_UP)
+		return work;
+	/* ACK: at once when asked for, else after the delayed-ACK time. */
+	if (c->ack_requested || (c->ack_due && c->ack_next > c->ack_sent)) {
+		ret = c->trans->xmit_ack(c);
+		if (ret == 0) {
+			rds_stat_inc(c->eng, s_send_ack);
+			work++;
+		} else if (ret != -EAGAIN) {
+			rds_conn_error(c, "ACK transmit failed");
+		}
+	}
+	if (c->drop_pending ||
+	    (c->state == RDS_CONN_UP && rds_conn_has_work(c)))
+		rds_conn_ready(c);
+	return work;
 }
 
 /* Free everything the peer has acknowledged (rds_send_drop_acked): in
