@@ -438,7 +438,7 @@ rds_engine_run_once(struct rds_engine *e)
 		work += rds_engine_pending(e);
 	if (rds_lib->nb_engines > 1)
 		work += rds_engine_hand_in(e);
-	if (unlikely(rte_ring_count(e->admin) != 0))
+	if (unlikely(!rte_ring_empty(e->admin)))
 		work += rds_engine_admin(e);
 	if (unlikely(e->nb_clients != 0))
 		work += rds_server_service(e);
