@@ -24,16 +24,6 @@ rds_send_release(struct rds_engine *e, struct rds_msg *m)
 	rds_msg_free(m);
 }
 
-static void
-rds_send_enqueue(struct rds_conn *c, struct rds_msg *m)
-{
-	m->seq = c->next_tx_seq++;
-	TAILQ_INSERT_TAIL(&c->send_q, m, link);
-	rds_stat_inc(c->eng, s_send_queued);
-	if (c->state == RDS_CONN_UP)
-		rds_conn_ready(c);
-}
-
 static struct rds_conn *
 rds_send_conn(struct rds_engine *e, const struct rds_msg *m)
 {
@@ -86,9 +76,12 @@ rds_send_queue(struct rds_engine *e, struct rds_msg *m)
 		rds_send_enqueue(c, m);
 }
 
-/* A message from a socket's queue, on its home engine. */
+/* A message from a socket's queue, on its home engine, that the inline
+ * rds_send_request (rds_private.h) did not queue: another engine's, or
+ * to another connection than the socket's last. */
 void
-rds_send_request(struct rds_engine *e, struct rds_sock *rs, struct rds_msg *m)
+rds_send_request_slow(struct rds_engine *e, struct rds_sock *rs,
+		      struct rds_msg *m)
 {
 	struct rds_conn *c = rs->last_conn;
 
