@@ -188,7 +188,9 @@ rds_engine_bell_reap(struct rds_engine *e, struct rds_bell *b)
 	rds_engine_bells_refresh(e);
 }
 
-static unsigned int
+/* Always inline: its one caller is the pass (a call and a frame of
+ * its own a pass otherwise). */
+static __rte_always_inline unsigned int
 rds_engine_bells(struct rds_engine *e)
 {
 	struct rds_sock *socks[RDS_BURST];
