@@ -301,13 +301,13 @@ rds_engine_get(unsigned int i)
 static inline struct rds_slot *
 rds_slot_of(int s)
 {
-	uint32_t u = (uint32_t)s;
+	struct rds_lib *lib = rds_lib;	/* read once: the acquire below */
+	uint32_t u = (uint32_t)s;	/* would read it again */
 
-	if (unlikely(rds_lib == NULL) ||
-	    unlikely(u >= __atomic_load_n(&rds_lib->nb_slots,
-					  __ATOMIC_ACQUIRE)))
+	if (unlikely(lib == NULL) ||
+	    unlikely(u >= __atomic_load_n(&lib->nb_slots, __ATOMIC_ACQUIRE)))
 		return NULL;
-	return &rds_lib->chunks[u / RDS_SLOT_CHUNK][u % RDS_SLOT_CHUNK];
+	return &lib->chunks[u / RDS_SLOT_CHUNK][u % RDS_SLOT_CHUNK];
 }
 
 static inline struct rds_sock *
