@@ -346,7 +346,7 @@ rds_send_unaccount(const struct rds_msg *m)
 	if (unlikely(rs->client != NULL))
 		rds_server_released(rs, m->len);
 	else
-		rds_sock_wake(rs);
+		rds_sock_wake_own(rs);
 }
 
 /* m's sender (if still there) is told err at its next send (or
