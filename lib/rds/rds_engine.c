@@ -104,10 +104,12 @@ rds_engine_drain_sock(struct rds_engine *e, struct rds_sock *rs)
 		for (i = 0; i < n; i++) {
 			struct rds_msg *m = ms[i];
 
-			switch (m->type) {
-			case RDS_MSG_DATA:
+			/* Data first, before the switch's other tests. */
+			if (likely(m->type == RDS_MSG_DATA)) {
 				rds_send_request(e, rs, m);
-				break;
+				continue;
+			}
+			switch (m->type) {
 			case RDS_MSG_CANCEL:
 				rds_engine_ctrl(e, rs, m);
 				break;
