@@ -78,34 +78,32 @@ rds_send_queue(struct rds_engine *e, struct rds_msg *m)
 
 /* A message from a socket's queue, on its home engine, that the inline
  * rds_send_request (rds_private.h) did not queue: another engine's, or
- * to another connection than the socket's last. */
+ * (on this engine) to another connection than the socket's last. */
 void
 rds_send_request_slow(struct rds_engine *e, struct rds_sock *rs,
 		      struct rds_msg *m)
 {
-	struct rds_conn *c = rs->last_conn;
+	struct rds_conn *c;
 
 	if (unlikely(m->eng != e->id)) {
 		rds_engine_handoff(e, m->eng, m);
 		return;
 	}
-	/* Most sockets talk to one peer: skip the hash lookup then. A
-	 * socket sending to several in turn mostly finds the connection in
+	/* Not the socket's last connection (the inline test). A socket
+	 * sending to several peers in turn mostly finds the connection in
 	 * the engine's cache (rds_conn_lookup's), tested here against the
 	 * message's fields without building a key. */
+	c = e->conn_cache[rds_conn_cache_slot_of(&m->laddr, &m->faddr,
+						 m->trans_id)];
 	if (unlikely(!rds_conn_matches(c, m))) {
-		c = e->conn_cache[rds_conn_cache_slot_of(&m->laddr, &m->faddr,
-							 m->trans_id)];
-		if (unlikely(!rds_conn_matches(c, m))) {
-			c = rds_send_conn(e, m);
-			if (c == NULL) {
-				rs->last_conn = NULL;
-				rds_send_no_conn(e, m);
-				return;
-			}
+		c = rds_send_conn(e, m);
+		if (c == NULL) {
+			rs->last_conn = NULL;
+			rds_send_no_conn(e, m);
+			return;
 		}
-		rs->last_conn = c;
 	}
+	rs->last_conn = c;
 	rds_send_enqueue(c, m);
 }
 
