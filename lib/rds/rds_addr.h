@@ -212,8 +212,15 @@ int rds_cong_delta_apply(struct rds_cong_map *map, const void *buf,
 			 uint32_t len, uint64_t *uncongested);
 void rds_cong_sock_check(struct rds_sock *rs);
 uint32_t rds_cong_generation(void);
-/* Bumped when a local address's map changes (engines announce it). */
-uint32_t rds_cong_local_generation(void);
+/* Bumped when a local address's map changes (engines announce it);
+ * read on every engine pass, inline. */
+extern uint32_t rds_cong_local_gen RDS_HIDDEN;
+
+static inline uint32_t
+rds_cong_local_generation(void)
+{
+	return __atomic_load_n(&rds_cong_local_gen, __ATOMIC_ACQUIRE);
+}
 void rds_cong_map_changed(uint64_t portmask);
 void rds_cong_watch(struct rds_sock *rs, bool on);
 

@@ -22,8 +22,9 @@ struct rds_cong_map *rds_cong_cache[RDS_CONG_CACHE];
 static rte_spinlock_t rds_cong_lock = RTE_SPINLOCK_INITIALIZER;
 /* Bumped whenever any map changes (rds_cong_generation). */
 static uint32_t rds_cong_gen;
-/* Bumped whenever a local address's map changes. */
-static uint32_t rds_cong_local_gen;
+/* Bumped whenever a local address's map changes (read inline by every
+ * engine pass: rds_cong_local_generation). */
+uint32_t rds_cong_local_gen;
 /* Sockets to tell about map changes: those with an event fd (a waiter
  * may sleep on it) and those with RDS_CONG_MONITOR. Never every socket. */
 static TAILQ_HEAD(, rds_sock) rds_cong_watchers =
@@ -34,12 +35,6 @@ uint32_t
 rds_cong_generation(void)
 {
 	return __atomic_load_n(&rds_cong_gen, __ATOMIC_ACQUIRE);
-}
-
-uint32_t
-rds_cong_local_generation(void)
-{
-	return __atomic_load_n(&rds_cong_local_gen, __ATOMIC_ACQUIRE);
 }
 
 void

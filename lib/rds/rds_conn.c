@@ -297,50 +297,29 @@ rds_conn_ack_later(struct rds_conn *c)
 			      c->eng->now + rds_lib->delayed_ack_tsc);
 }
 
-/* One connection of the ready list: connect, transmit, acknowledge.
- * Returns the work done; a connection that still has work (the
- * transport had no room) comes back on the list. */
+/* rds_conn_run's first step (rds_xmit.c), for a connection that is not
+ * up or has a drop pending: the drop, then a connection that is down
+ * connects if its backoff allows. Returns the work done; the caller
+ * goes on only if the connection is up afterwards. */
 unsigned int
-rds_conn_run(struct rds_conn *c, uint64_t now)
+rds_conn_run_connect(struct rds_conn *c, uint64_t now)
 {
-	unsigned int work = 0;
 	int ret;
 
 	if (c->drop_pending)
 		rds_conn_drop(c);
-	if (c->state == RDS_CONN_DOWN) {
-		if (!c->reconnect_due)
-			return 0;	/* the backoff timer will call */
-		c->reconnect_due = false;
-		c->state = RDS_CONN_CONNECTING;
-		ret = c->trans->conn_connect(c);
-		if (ret != 0) {
-			c->state = RDS_CONN_DOWN;
-			if (c->reconnect_ceil_ms == 0)
-				c->reconnect_ceil_ms =
-					rds_lib->conf.reconnect_min_ms;
-			rds_conn_queue_reconnect(c, now);
-			return 1;
-		}
-		work++;
+	if (c->state != RDS_CONN_DOWN)
+		return 0;
+	if (!c->reconnect_due)
+		return 0;	/* the backoff timer will call */
+	c->reconnect_due = false;
+	c->state = RDS_CONN_CONNECTING;
+	ret = c->trans->conn_connect(c);
+	if (ret != 0) {
+		c->state = RDS_CONN_DOWN;
+		if (c->reconnect_ceil_ms == 0)
+			c->reconnect_ceil_ms = rds_lib->conf.reconnect_min_ms;
+		rds_conn_queue_reconnect(c, now);
 	}
-	if (c->state != RDS_CONN_UP)
-		return work;
-	work += rds_send_xmit(c);
-	if (c->state != RDS_CONN_UP)
-		return work;
-	/* ACK: at once when asked for, else after the delayed-ACK time. */
-	if (c->ack_requested || (c->ack_due && c->ack_next > c->ack_sent)) {
-		ret = c->trans->xmit_ack(c);
-		if (ret == 0) {
-			rds_stat_inc(c->eng, s_send_ack);
-			work++;
-		} else if (ret != -EAGAIN) {
-			rds_conn_error(c, "ACK transmit failed");
-		}
-	}
-	if (c->drop_pending ||
-	    (c->state == RDS_CONN_UP && rds_conn_has_work(c)))
-		rds_conn_ready(c);
-	return work;
+	return 1;
 }

@@ -156,7 +156,8 @@ int rds_conn_user_reset(struct rds_sock *rs, const void *optval,
 void rds_conn_error(struct rds_conn *c, const char *why);
 /* c has something to do (send, ACK, connect): put it on the ready list. */
 static inline void rds_conn_ready(struct rds_conn *c);
-unsigned int rds_conn_run(struct rds_conn *c, uint64_t now);
+unsigned int rds_conn_run(struct rds_conn *c, uint64_t now);	/* rds_xmit.c */
+unsigned int rds_conn_run_connect(struct rds_conn *c, uint64_t now);
 unsigned int rds_conn_engine_of(const struct in6_addr *laddr,
 				const struct in6_addr *faddr);
 unsigned int rds_conn_engine_of_hash_n(uint32_t lhash, uint32_t fhash);

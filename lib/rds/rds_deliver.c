@@ -336,7 +336,7 @@ rds_recv_take(struct rds_conn *c, struct rds_conn *peer, struct rds_msg *m)
 	if (unlikely(rcv > (int64_t)rs->rcvbuf) ||
 	    unlikely(__atomic_load_n(&rs->congested, __ATOMIC_ACQUIRE)))
 		rds_cong_sock_check(rs);
-	rds_sock_wake(rs);
+	rds_sock_wake_own(rs);	/* not a client's: tested above */
 	/* The receiving end, as rds_recv_hdr with an acknowledged frame. */
 	if (ack != 0)
 		rds_send_drop_acked(peer, ack);

@@ -205,10 +205,38 @@ void rds_send_unmake(struct rds_sock *rs, struct rds_msg *m, bool mapped,
 		     uint64_t dest_cookie);
 int rds_send_op_check(const struct rds_rdma_op *op, uint8_t trans_id);
 /* rds_xmit.c (the engine's half) */
-void rds_send_request(struct rds_engine *e, struct rds_sock *rs,
-		      struct rds_msg *m);
+void rds_send_request_slow(struct rds_engine *e, struct rds_sock *rs,
+			   struct rds_msg *m);
+
+/* Stamp m with c's next sequence number and queue it on c. */
+static __rte_always_inline void
+rds_send_enqueue(struct rds_conn *c, struct rds_msg *m)
+{
+	m->seq = c->next_tx_seq++;
+	TAILQ_INSERT_TAIL(&c->send_q, m, link);
+	rds_stat_inc(c->eng, s_send_queued);
+	if (c->state == RDS_CONN_UP)
+		rds_conn_ready(c);
+}
+
+/* A message from a socket's queue, on its home engine. Inline when it
+ * goes to the socket's last connection and that is this engine's (most
+ * sockets talk to one peer); rds_send_request_slow otherwise. */
+static __rte_always_inline void
+rds_send_request(struct rds_engine *e, struct rds_sock *rs, struct rds_msg *m)
+{
+	struct rds_conn *c = rs->last_conn;
+
+	if (likely(m->eng == e->id) && likely(c != NULL) &&
+	    likely(c->key.trans_id == m->trans_id) &&
+	    likely(rds_addr_eq(&c->key.faddr, &m->faddr)) &&
+	    likely(rds_addr_eq(&c->key.laddr, &m->laddr))) {
+		rds_send_enqueue(c, m);
+		return;
+	}
+	rds_send_request_slow(e, rs, m);
+}
 void rds_send_queue(struct rds_engine *e, struct rds_msg *m);
-unsigned int rds_send_xmit(struct rds_conn *c);
 void rds_send_drop_acked(struct rds_conn *c, uint64_t ack);
 void rds_send_path_reset(struct rds_conn *c);
 void rds_send_cancel(struct rds_engine *e, const struct rds_msg *req);
@@ -273,13 +301,13 @@ rds_engine_get(unsigned int i)
 static inline struct rds_slot *
 rds_slot_of(int s)
 {
-	uint32_t u = (uint32_t)s;
+	struct rds_lib *lib = rds_lib;	/* read once: the acquire below */
+	uint32_t u = (uint32_t)s;	/* would read it again */
 
-	if (unlikely(rds_lib == NULL) ||
-	    unlikely(u >= __atomic_load_n(&rds_lib->nb_slots,
-					  __ATOMIC_ACQUIRE)))
+	if (unlikely(lib == NULL) ||
+	    unlikely(u >= __atomic_load_n(&lib->nb_slots, __ATOMIC_ACQUIRE)))
 		return NULL;
-	return &rds_lib->chunks[u / RDS_SLOT_CHUNK][u % RDS_SLOT_CHUNK];
+	return &lib->chunks[u / RDS_SLOT_CHUNK][u % RDS_SLOT_CHUNK];
 }
 
 static inline struct rds_sock *
@@ -318,7 +346,7 @@ rds_send_unaccount(const struct rds_msg *m)
 	if (unlikely(rs->client != NULL))
 		rds_server_released(rs, m->len);
 	else
-		rds_sock_wake(rs);
+		rds_sock_wake_own(rs);
 }
 
 /* m's sender (if still there) is told err at its next send (or

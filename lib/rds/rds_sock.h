@@ -204,6 +204,17 @@ rds_sock_wake(struct rds_sock *rs)
 		return;
 	rds_sock_wake_slow(rs);
 }
+
+/* rds_sock_wake for a socket the caller found to be the process's own
+ * (rs->client NULL: set once, before the socket is published): the
+ * armed test only. */
+static inline void
+rds_sock_wake_own(struct rds_sock *rs)
+{
+	if (likely(__atomic_load_n(&rs->armed, __ATOMIC_SEQ_CST) == 0))
+		return;
+	rds_sock_wake_slow(rs);
+}
 void rds_sock_wake_now(struct rds_sock *rs);
 int rds_sock_request_slow(struct rds_sock *rs, struct rds_msg *m, bool wait);
 /*

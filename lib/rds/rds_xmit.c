@@ -24,16 +24,6 @@ rds_send_release(struct rds_engine *e, struct rds_msg *m)
 	rds_msg_free(m);
 }
 
-static void
-rds_send_enqueue(struct rds_conn *c, struct rds_msg *m)
-{
-	m->seq = c->next_tx_seq++;
-	TAILQ_INSERT_TAIL(&c->send_q, m, link);
-	rds_stat_inc(c->eng, s_send_queued);
-	if (c->state == RDS_CONN_UP)
-		rds_conn_ready(c);
-}
-
 static struct rds_conn *
 rds_send_conn(struct rds_engine *e, const struct rds_msg *m)
 {
@@ -86,33 +76,34 @@ rds_send_queue(struct rds_engine *e, struct rds_msg *m)
 		rds_send_enqueue(c, m);
 }
 
-/* A message from a socket's queue, on its home engine. */
+/* A message from a socket's queue, on its home engine, that the inline
+ * rds_send_request (rds_private.h) did not queue: another engine's, or
+ * (on this engine) to another connection than the socket's last. */
 void
-rds_send_request(struct rds_engine *e, struct rds_sock *rs, struct rds_msg *m)
+rds_send_request_slow(struct rds_engine *e, struct rds_sock *rs,
+		      struct rds_msg *m)
 {
-	struct rds_conn *c = rs->last_conn;
+	struct rds_conn *c;
 
 	if (unlikely(m->eng != e->id)) {
 		rds_engine_handoff(e, m->eng, m);
 		return;
 	}
-	/* Most sockets talk to one peer: skip the hash lookup then. A
-	 * socket sending to several in turn mostly finds the connection in
+	/* Not the socket's last connection (the inline test). A socket
+	 * sending to several peers in turn mostly finds the connection in
 	 * the engine's cache (rds_conn_lookup's), tested here against the
 	 * message's fields without building a key. */
+	c = e->conn_cache[rds_conn_cache_slot_of(&m->laddr, &m->faddr,
+						 m->trans_id)];
 	if (unlikely(!rds_conn_matches(c, m))) {
-		c = e->conn_cache[rds_conn_cache_slot_of(&m->laddr, &m->faddr,
-							 m->trans_id)];
-		if (unlikely(!rds_conn_matches(c, m))) {
-			c = rds_send_conn(e, m);
-			if (c == NULL) {
-				rs->last_conn = NULL;
-				rds_send_no_conn(e, m);
-				return;
-			}
+		c = rds_send_conn(e, m);
+		if (c == NULL) {
+			rs->last_conn = NULL;
+			rds_send_no_conn(e, m);
+			return;
 		}
-		rs->last_conn = c;
 	}
+	rs->last_conn = c;
 	rds_send_enqueue(c, m);
 }
 
@@ -339,7 +330,7 @@ rds_send_xmit_op(struct rds_conn *c, struct rds_msg *m)
 
 /* Transmit what the connection has queued (rds_send_xmit). Returns the
  * number of frames handed to the transport. */
-unsigned int
+static unsigned int
 rds_send_xmit(struct rds_conn *c)
 {
 	struct rds_engine *e = c->eng;
@@ -409,6 +400,40 @@ rds_send_xmit(struct rds_conn *c)
 			break;
 	}
 	return n;
+}
+
+/* One connection of the ready list: connect, transmit, acknowledge.
+ * Returns the work done; a connection that still has work (the
+ * transport had no room) comes back on the list. Here, beside
+ * rds_send_xmit, which gcc inlines into it; the connect step is
+ * rds_conn.c's. */
+unsigned int
+rds_conn_run(struct rds_conn *c, uint64_t now)
+{
+	unsigned int work = 0;
+	int ret;
+
+	if (unlikely(c->drop_pending) || unlikely(c->state != RDS_CONN_UP))
+		work = rds_conn_run_connect(c, now);
+	if (c->state != RDS_CONN_UP)
+		return work;
+	work += rds_send_xmit(c);
+	if (c->state != RDS_CONN_UP)
+		return work;
+	/* ACK: at once when asked for, else after the delayed-ACK time. */
+	if (c->ack_requested || (c->ack_due && c->ack_next > c->ack_sent)) {
+		ret = c->trans->xmit_ack(c);
+		if (ret == 0) {
+			rds_stat_inc(c->eng, s_send_ack);
+			work++;
+		} else if (ret != -EAGAIN) {
+			rds_conn_error(c, "ACK transmit failed");
+		}
+	}
+	if (c->drop_pending ||
+	    (c->state == RDS_CONN_UP && rds_conn_has_work(c)))
+		rds_conn_ready(c);
+	return work;
 }
 
 /* Free everything the peer has acknowledged (rds_send_drop_acked): in
