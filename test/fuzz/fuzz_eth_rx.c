@@ -57,7 +57,10 @@
  * - the socket's messages are freed (s_send_acked) only when an ACK of
  *   the harness's covered the last frame of each, cumulatively, in the
  *   stream it went in (they are freed in order: message k is freed only
- *   once k's last frame was acknowledged);
+ *   once k's last frame was acknowledged); an ACK may name a frame the
+ *   driver numbered and had not yet put on the wire when it read the
+ *   ACK (its batch goes at the end of the pass), so an ACK ahead of the
+ *   frames seen counts for those the same pass sends;
  * - a message is never sent again once freed; one sent again (in a new
  *   stream, after a reset) is marked RETRANSMITTED; new ones go in
  *   order;
@@ -482,6 +485,7 @@ world_up(struct fz_in *in)
 	w.tainted = false;
 	w.tx_epoch = w.tx_nb = 0;
 	w.tx_acked = w.tx_max = w.tx_whole = w.freed = 0;
+	w.nb_ack_pend = 0;
 	w.sent_ok = 0;
 	w.epochs[0] = w.epoch;
 	w.nb_epochs = 1;

@@ -36,6 +36,7 @@
 #define FRAG_MAX 1400		/* payload of one frame, at most */
 #define SLEEP_BUDGET_US 3000
 #define MAX_TX_FRAMES 4096	/* of one stream of the driver's */
+#define ACK_PEND_MAX 16		/* ACKs ahead of what was seen */
 #define TX_FIRST 0x1		/* first frame of a unit */
 #define TX_LAST 0x2		/* last frame of a unit */
 #define TX_DATA 0x4		/* ... of an RDS frame (not the map) */
@@ -77,6 +78,12 @@ struct fzrx_world {
 	uint64_t tx_seq[MAX_TX_FRAMES];
 	uint64_t tx_acked;		/* highest message whose last frame
 					 * an ACK of ours covered */
+	/* ACKs of ours naming frames the harness had not yet seen (the
+	 * driver may have built them, in its batch for the wire, before
+	 * it reads the ACK): judged again at each drain until the driver
+	 * has read every frame injected (ack_model). */
+	struct rds_eth_frame ack_pend[ACK_PEND_MAX];
+	uint32_t nb_ack_pend;
 	uint64_t tx_max;		/* highest message seen sent */
 	uint64_t tx_whole;		/* ... with its last frame too */
 	uint64_t freed;			/* s_send_acked before the poll */
