@@ -24,6 +24,14 @@
 #   flight lost) every INTEROP_RESET_EVERY (300) messages received: the
 #   kernel reconnects and sends again what TCP had not acknowledged, its
 #   duplicates dropped: nothing lost, nothing twice, SHA-256 per stream.
+# kreset  the exchange (both rounds) with the kernel's side of the TCP
+#   connection destroyed under it (`ss -K`, the kernel's SOCK_DESTROY, in A)
+#   every INTEROP_KILL_EVERY (1) seconds while it runs: the kernel's
+#   rds_tcp sees its socket fail, drops the connection and reconnects (or
+#   knocks) as when its peer vanished, and resends what TCP had not
+#   acknowledged, marked retransmitted; librte_rds does the same its way.
+#   Nothing lost, nothing twice (SHA-256 both ways, in order); the case
+#   fails if no socket was destroyed or librte_rds saw no reset.
 # exchange6, k2l6, reset6  the same over IPv6: fd99::1/64 (A) and fd99::2/64
 #   (B) added to eth0 in each VM (exchange6's round 2 swaps them), the
 #   kernel's and librte_rds's sockets bound to them (the kernel's rds_tcp
@@ -37,14 +45,16 @@
 # under CI=true a skip is a failure).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-usage="usage: $0 BUILD_DIR [exchange|k2l|reset|exchange6|k2l6|reset6|linklocal]"
+usage="usage: $0 BUILD_DIR [exchange|k2l|reset|kreset|exchange6|k2l6|reset6|linklocal]"
 [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 build=$(readlink -f "$1")
 case=${2:-exchange}
 # fam: 4, 6 (fd99::/64) or ll (fe80::/64 on eth0)
 fam=4
+kill_every=''
 case $case in
 exchange|k2l|reset) ;;
+kreset) case=exchange; kill_every=${INTEROP_KILL_EVERY:-1} ;;
 exchange6|k2l6|reset6) fam=6; case=${case%6} ;;
 linklocal) fam=ll; case=exchange ;;
 *) echo "$usage" >&2; exit 2 ;;
@@ -86,6 +96,17 @@ $dmesg_watch"
 a_end='sleep 0.5; kill $dpid 2>/dev/null
 if [ $rc != 0 ]; then echo "interop: kernel log (dmesg | tail -n 30):"; dmesg | tail -n 30; fi
 exit $rc'
+# kreset: A destroys the kernel's rds_tcp sockets (port 16385 at either
+# end) every $kill_every s while its peer runs, and counts them (ss -K
+# prints each socket it destroyed; inet_diag/tcp_diag are in the VM).
+# shellcheck disable=SC2016 # expanded in the VM
+a_killer='( k=0; while sleep '"${kill_every:-1}"'; do
+  n=$(ss -K -tnH "( sport = :16385 or dport = :16385 )" 2>&1 | grep -c .)
+  if [ "$n" != 0 ]; then k=$((k + n)); echo "interop: destroyed $n rds_tcp socket(s) (total $k)"; fi
+done ) &
+kpid=$!'
+# shellcheck disable=SC2016 # expanded in the VM
+a_killer_end='kill $kpid 2>/dev/null; wait $kpid 2>/dev/null'
 b_pre="if lsmod | grep -qE '^rds_tcp '; then echo 'interop: FAIL: rds_tcp is loaded in B'; exit 1; fi
 $wait_peer"
 b_env="INTEROP_LRDS_TRANS=tcp INTEROP_EAL_ARGS=$eal_q"
@@ -170,11 +191,15 @@ if [ "$case" = exchange ]; then
 			sync_a=$a_await
 			sync_b="( $b_tell ) &"
 		fi
+		kill_a='' kill_a_end=''
+		[ -n "$kill_every" ] && { kill_a=$a_killer; kill_a_end=$a_killer_end; }
 		a="$a_pre
 $a_set
 $sync_a
+$kill_a
 $krds_q -T tcp -n $n -t $tmo $a_ips
 rc=\$?
+$kill_a_end
 $a_end"
 		b="$b_pre
 $b_set
@@ -198,6 +223,15 @@ $b_env $lrds_q $flags -n $n -t $tmo $b_ips"
 		if [ "$rc" -eq 0 ] && [ "$(lcount "$role")" = 0 ]; then
 			echo "interop-tcp: FAIL: round $round: librte_rds's $role counter is 0"
 			rc=1
+		fi
+		if [ "$rc" -eq 0 ] && [ -n "$kill_every" ]; then
+			kills=$(sed -n 's/^\[A\] interop: destroyed .* (total \([0-9]*\))$/\1/p' "$log" | tail -n 1)
+			resets=$(lcount resets)
+			echo "interop-tcp: round $round: the kernel's sockets destroyed ${kills:-0} times, librte_rds counted ${resets:-0} resets"
+			if [ "${kills:-0}" = 0 ] || [ "${resets:-0}" = 0 ]; then
+				echo "interop-tcp: FAIL: round $round: no kernel-side reset happened (destroyed ${kills:-0}, resets ${resets:-0})"
+				rc=1
+			fi
 		fi
 		wall=$(( $(date +%s) - start ))
 		if [ "$rc" -eq 0 ]; then echo "interop-tcp: round $round PASS (${wall}s wall)"

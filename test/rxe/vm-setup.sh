@@ -49,11 +49,12 @@ PKGS="qemu-system-x86 busybox-static kmod cpio rdma-core ibverbs-providers
 
 # Modules loaded in the VM (dependencies are added automatically). Built-in
 # ones are skipped. rxe takes its crc32 from the crypto API, hence the
-# generic crc32 / crc32c drivers.
+# generic crc32 / crc32c drivers. inet_diag and tcp_diag: `ss -K` (the
+# interop kreset case destroys the kernel's rds_tcp sockets with it).
 MODULES="virtio_pci virtio_net 9pnet_virtio 9p overlay
          crc32_generic crc32c_generic
          ib_core ib_uverbs ib_umad rdma_cm rdma_ucm rdma_rxe
-         rds rds_tcp rds_rdma veth tun"
+         rds rds_tcp rds_rdma veth tun inet_diag tcp_diag"
 
 say() { [ "$QUIET" = 1 ] || echo "vm-setup: $*"; }
 skip() { echo "vm-setup: cannot prepare the VM: $*" >&2; exit 77; }
