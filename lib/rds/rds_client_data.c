@@ -322,27 +322,29 @@ rds_cl_bell(struct rds_cl *cl, uint32_t idx)
 }
 
 /* The transport choice of every send (rds_front.h), for its errno: the
- * engine makes it again for the message. dst: the destination (IPv4,
- * as the socket). *rdma: what the chosen transport does with this
+ * engine makes it again for the message. dst: the destination (of the
+ * socket's family). *rdma: what the chosen transport does with this
  * client's operations (RDS_REGION_LADDR_RDMA, _MASKED; 0: not known
  * here, a pinned transport). */
 static int
 rds_cl_trans(const struct rds_cl *cl, const struct rds_cl_sock *cs,
-	     uint32_t dst, uint32_t *rdma)
+	     const struct in6_addr *dst, uint32_t *rdma)
 {
-	uint32_t i, bound = rds_addr_v4(&cs->f.bound_addr), bflags = 0;
+	const struct in6_addr *bound = &cs->f.bound_addr;
+	uint32_t i, bflags = 0;
 	bool local = false;
 	uint8_t trans_id;
 	int ret;
 
 	for (i = 0; i < cl->hdr->nb_laddrs && i < RDS_REGION_MAX_LADDRS; i++) {
-		if (cl->hdr->laddr[i].v4 == dst)
+		if (rds_addr_eq(&cl->hdr->laddr[i].a, dst))
 			local = true;
-		if (cl->hdr->laddr[i].v4 == bound)
+		if (rds_addr_eq(&cl->hdr->laddr[i].a, bound))
 			bflags = cl->hdr->laddr[i].flags;
 	}
 	*rdma = 0;
-	ret = rds_front_trans(&cs->f, dst == bound, local, &trans_id);
+	ret = rds_front_trans(&cs->f, rds_addr_eq(dst, bound), local,
+			      &trans_id);
 	if (ret > 0) {
 		*rdma = bflags;
 		ret = rds_front_trans_bound(RDS_TRANS_NONE,
@@ -362,8 +364,7 @@ rds_cl_trans(const struct rds_cl *cl, const struct rds_cl_sock *cs,
  * call through the UNIX socket (RDS_CTL_SENDMSG). */
 static ssize_t
 rds_cl_sendmsg_ctl(struct rds_cl *cl, struct rds_cl_sock *cs,
-		   const struct msghdr *msg, int flags, uint32_t dst,
-		   uint16_t dport, size_t len)
+		   const struct msghdr *msg, int flags, size_t len)
 {
 	struct rds_ctl_req *q;
 	struct rds_ctl_resp *r;
@@ -393,8 +394,13 @@ rds_cl_sendmsg_ctl(struct rds_cl *cl, struct rds_cl_sock *cs,
 	sd.off = off;
 	sd.len = (uint32_t)len;
 	sd.ctl_len = (uint32_t)msg->msg_controllen;
-	sd.addr = msg->msg_name != NULL && msg->msg_namelen != 0 ? dst : 0;
-	sd.port = dport;
+	/* The name as given (the front half took it; the engine's
+	 * sendmsg checks it again). */
+	if (msg->msg_name != NULL && msg->msg_namelen != 0) {
+		sd.namelen = RTE_MIN((uint32_t)msg->msg_namelen,
+				     (uint32_t)sizeof(sd.name));
+		memcpy(&sd.name, msg->msg_name, sd.namelen);
+	}
 	memcpy(q->data, &sd, sizeof(sd));
 	memcpy(q->data + sizeof(sd), msg->msg_control, msg->msg_controllen);
 	q->len = (uint32_t)(sizeof(sd) + msg->msg_controllen);
@@ -455,7 +461,7 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 	struct rds_cbuf *b;
 	uint64_t deadline = 0, spin = 0, off, q;
 	const struct rds_iovec *vec = NULL;
-	uint32_t dst, rdma, ctl_len = 0, vec_n = 0, wlen = 0, key = 0;
+	uint32_t rdma, ctl_len = 0, vec_n = 0, wlen = 0, key = 0;
 	uint64_t wbytes = 0, dest = 0, coff = 0;
 	struct rds_get_mr_args map;
 	bool mapping = false;
@@ -469,14 +475,13 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 	ret = rds_front_snd_err(&cs->cs->snd_err);
 	if (unlikely(ret < 0))
 		return ret;
-	/* The front half's checks (rds_front.h); a client socket is bound
-	 * to an IPv4 address, so the destination is IPv4 (or v4-mapped). */
+	/* The front half's checks (rds_front.h): the destination is of
+	 * the socket's family. */
 	slen = rds_front_send_check(&cs->f, msg, flags, &faddr, &dport);
 	if (unlikely(slen < 0))
 		return slen;
 	len = (size_t)slen;
-	dst = rds_addr_v4(&faddr);
-	ret = rds_cl_trans(cl, cs, dst, &rdma);
+	ret = rds_cl_trans(cl, cs, &faddr, &rdma);
 	if (ret < 0)
 		return ret;
 	/*
@@ -520,8 +525,7 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 		      !(rdma & RDS_REGION_LADDR_MASKED)) ||
 		     msg->msg_controllen > RDS_CBUF_CTL_MAX ||
 		     vec_n > RDS_CBUF_VEC_MAX))
-			return rds_cl_sendmsg_ctl(cl, cs, msg, flags, dst,
-						  dport, len);
+			return rds_cl_sendmsg_ctl(cl, cs, msg, flags, len);
 		/* The operation goes with its vector as it is now (the
 		 * kernel copies it in the call), and a WRITE with its data
 		 * as it is now (an in-process WRITE's is copied in the
@@ -556,12 +560,19 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 	if (mapping && rds_cl_map_take(cs, &map, coff, &key) != 0) {
 		/* Another thread took the last key meanwhile. */
 		rds_cl_tx_unalloc(cl, off);
-		return rds_cl_sendmsg_ctl(cl, cs, msg, flags, dst, dport, len);
+		return rds_cl_sendmsg_ctl(cl, cs, msg, flags, len);
 	}
 	b = (void *)(cl->base + off);
 	b->len = (uint32_t)len;
 	b->ctl_len = ctl_len;
-	b->addr = dst;
+	if (likely(rds_addr_is_v4(&faddr))) {
+		b->addr = rds_addr_v4(&faddr);
+		b->fam = 0;
+	} else {
+		b->addr = 0;
+		b->addr6 = faddr;
+		b->fam = RDS_CBUF_FAM6;
+	}
 	b->port = dport;
 	b->flags = ((flags & MSG_DONTWAIT) ? RDS_CBUF_F_DONTWAIT : 0) |
 		   (wlen != 0 ? RDS_CBUF_F_WDATA : 0) |
@@ -647,7 +658,10 @@ rds_cl_recvmsg(struct rds_cl *cl, struct rds_cl_sock *cs, struct msghdr *msg,
 	       int flags)
 {
 	const struct rds_cbuf *b;
+	const struct in6_addr *src6;
 	uint64_t deadline = 0, spin = 0, off = 0;
+	struct in6_addr a6;
+	uint32_t scope = 0;
 	ssize_t ret;
 	int r;
 
@@ -685,6 +699,14 @@ rds_cl_recvmsg(struct rds_cl *cl, struct rds_cl_sock *cs, struct msghdr *msg,
 		return -EIO;	/* not from a sane engine */
 	}
 	b = (const void *)(cl->base + off);
+	/* The source as the engine wrote it: an IPv6 one (to an IPv6
+	 * socket) with the socket's scope, as in-process recvmsg. */
+	src6 = NULL;
+	if (unlikely(b->fam == RDS_CBUF_FAM6)) {
+		memcpy(&a6, &b->addr6, sizeof(a6));
+		src6 = &a6;
+		scope = cs->f.bound_scope;
+	}
 	ret = rds_recv_out_msg(msg, flags, (const uint8_t *)b + RDS_CBUF_HDR,
 			       b->len, b->addr, b->port,
 			       (b->flags & RDS_CBUF_F_DEST) != 0,
@@ -694,7 +716,7 @@ rds_cl_recvmsg(struct rds_cl *cl, struct rds_cl_sock *cs, struct msghdr *msg,
 				0) |
 			       ((b->flags & RDS_CBUF_F_TRACE) ? RDS_TS_TRACE :
 				0),
-			       b->rx_tstamp, &b->rx_trace, NULL, 0);
+			       b->rx_tstamp, &b->rx_trace, src6, scope);
 	if (flags & MSG_PEEK) {
 		cs->rx_head = off;
 		rte_spinlock_unlock(&cs->rlock);

@@ -209,22 +209,28 @@ int rds_cl_simple(struct rds_cl *cl, uint32_t op, int32_t handle, int level,
 		  uint32_t *out_len);
 
 /*
- * An attached client does not carry IPv6 names to its engine yet: an
- * address the front half took (rds_front.h) that is not IPv4 (or
- * v4-mapped) is EAFNOSUPPORT for bind and connect; *sin is the name the
- * engine is given.
+ * The name an attached client gives its engine for bind and connect: the
+ * address the front half took (rds_front.h), IPv4 (or v4-mapped) as a
+ * sockaddr_in, IPv6 as a sockaddr_in6 with its scope. Its length.
  */
-static inline int
-rds_client_v4(const struct in6_addr *a, uint16_t port,
-	      struct sockaddr_in *sin)
+static inline uint32_t
+rds_client_name(const struct in6_addr *a, uint16_t port, uint32_t scope,
+		struct sockaddr_in6 *name)
 {
-	if (!rds_addr_is_v4(a))
-		return -EAFNOSUPPORT;
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(port);
-	sin->sin_addr.s_addr = rds_addr_v4(a);
-	return 0;
+	memset(name, 0, sizeof(*name));
+	if (rds_addr_is_v4(a)) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)name;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		sin->sin_addr.s_addr = rds_addr_v4(a);
+		return sizeof(*sin);
+	}
+	name->sin6_family = AF_INET6;
+	name->sin6_port = htons(port);
+	name->sin6_addr = *a;
+	name->sin6_scope_id = scope;
+	return sizeof(*name);
 }
 
 /* rds_client_data.c: waiting, sending, receiving */

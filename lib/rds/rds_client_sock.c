@@ -97,8 +97,9 @@ rds_client_bind(int s, const struct sockaddr *addr, socklen_t addrlen)
 {
 	struct rds_cl *cl = rds_cl;
 	struct rds_cl_sock *cs = rds_cl_hold(cl, s);
-	struct sockaddr_in sin, got;
-	uint32_t len = sizeof(got), scope;
+	struct sockaddr_in6 name, got;
+	uint32_t len = sizeof(got), scope, nlen;
+	const struct sockaddr_in *g4 = (const struct sockaddr_in *)&got;
 	struct in6_addr a;
 	uint16_t port;
 	int ret;
@@ -106,18 +107,33 @@ rds_client_bind(int s, const struct sockaddr *addr, socklen_t addrlen)
 	if (cs == NULL)
 		return RDS_ERR(EBADF);
 	/* The front half's checks, then the engine's (the port, the
-	 * address, a socket bound already). */
+	 * address, the scope, a socket bound already). */
 	ret = rds_front_bind_addr(addr, addrlen, &a, &scope, &port);
-	if (ret == 0)
-		ret = rds_client_v4(&a, port, &sin);
-	if (ret == 0)
-		ret = rds_cl_simple(cl, RDS_CTL_BIND, cs->handle, 0, 0, &sin,
-				    sizeof(sin), &got, &len);
+	if (ret == 0) {
+		nlen = rds_client_name(&a, port, scope, &name);
+		memset(&got, 0, sizeof(got));
+		ret = rds_cl_simple(cl, RDS_CTL_BIND, cs->handle, 0, 0, &name,
+				    nlen, &got, &len);
+	}
+	if (ret == 0 && (got.sin6_family == AF_INET6 ?
+			 len < sizeof(got) || rds_addr_is_v4(&got.sin6_addr) :
+			 got.sin6_family != AF_INET ||
+			 len < sizeof(struct sockaddr_in)))
+		ret = -EIO;	/* not from a sane engine */
 	if (ret == 0) {
 		rte_spinlock_lock(&cs->lock);
-		rds_addr_from_v4(&cs->f.bound_addr, got.sin_addr.s_addr);
-		cs->f.bound_port = ntohs(got.sin_port);
-		__atomic_store_n(&cs->f.bound, RDS_BOUND_V4, __ATOMIC_RELEASE);
+		if (got.sin6_family == AF_INET) {
+			rds_addr_from_v4(&cs->f.bound_addr,
+					 g4->sin_addr.s_addr);
+			cs->f.bound_port = ntohs(g4->sin_port);
+		} else {
+			cs->f.bound_addr = got.sin6_addr;
+			cs->f.bound_port = ntohs(got.sin6_port);
+			cs->f.bound_scope = got.sin6_scope_id;
+		}
+		__atomic_store_n(&cs->f.bound, got.sin6_family == AF_INET ?
+				 RDS_BOUND_V4 : RDS_BOUND_V6,
+				 __ATOMIC_RELEASE);
 		rte_spinlock_unlock(&cs->lock);
 	}
 	rds_cl_put(cs);
@@ -129,25 +145,29 @@ rds_client_connect(int s, const struct sockaddr *addr, socklen_t addrlen)
 {
 	struct rds_cl *cl = rds_cl;
 	struct rds_cl_sock *cs = rds_cl_hold(cl, s);
-	struct sockaddr_in sin;
+	struct sockaddr_in6 name;
 	struct in6_addr a;
-	uint32_t scope;
+	uint32_t scope, nlen;
 	uint16_t port;
 	int ret;
 
 	if (cs == NULL)
 		return RDS_ERR(EBADF);
 	ret = rds_front_connect_addr(addr, addrlen, &a, &scope, &port);
-	if (ret == 0)
-		ret = rds_client_v4(&a, port, &sin);
-	if (ret == 0)
+	if (ret == 0) {
+		nlen = rds_client_name(&a, port, scope, &name);
 		ret = rds_cl_simple(cl, RDS_CTL_CONNECT, cs->handle, 0, 0,
-				    &sin, sizeof(sin), NULL, NULL);
+				    &name, nlen, NULL, NULL);
+	}
 	if (ret == 0) {
 		rte_spinlock_lock(&cs->lock);
 		cs->f.conn_addr = a;
 		cs->f.conn_port = port;
 		cs->f.connected = true;
+		/* A link-local peer's scope becomes the socket's, as in
+		 * process (rte_rds_connect; the engine checked it). */
+		if (scope != 0)
+			cs->f.bound_scope = scope;
 		rte_spinlock_unlock(&cs->lock);
 	}
 	rds_cl_put(cs);

@@ -29,12 +29,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <netinet/in.h>
 
 #include "rds_rx_trace.h"
 #include "rds_xring.h"
 
 #define RDS_REGION_MAGIC 0x52445352u	/* "RDSR" */
-#define RDS_REGION_VERSION 4
+#define RDS_REGION_VERSION 5
 
 #define RDS_REGION_NB_CLASSES 4
 #define RDS_CSOCK_REQ_RING 256		/* requests a socket queues */
@@ -59,7 +60,7 @@ _Static_assert(RDS_CBUF_CTL_MAX + RDS_CBUF_VEC_MAX * 16 <= RDS_CBUF_OP_ROOM,
 
 /* Sizes of the buffer classes (header included) and their counts in a
  * region of the default size; rds-engined scales the counts. */
-#define RDS_CBUF_HDR 64
+#define RDS_CBUF_HDR 128
 static const uint32_t rds_region_class_size[RDS_REGION_NB_CLASSES] = {
 	RDS_CBUF_HDR + 256, RDS_CBUF_HDR + 4096,
 	RDS_CBUF_HDR + 65536 + RDS_CBUF_OP_ROOM,
@@ -109,8 +110,9 @@ struct rds_region_hdr {
 					 * (a hint the engine's pass takes:
 					 * rte_rds_server_pending) */
 	struct {
-		uint32_t v4;		/* network order */
+		struct in6_addr a;	/* IPv4 as v4-mapped */
 		uint32_t flags;		/* RDS_REGION_LADDR_* */
+		uint32_t pad;
 	} laddr[RDS_REGION_MAX_LADDRS];
 };
 
@@ -199,10 +201,10 @@ struct rds_cbuf {
 					 * operation's (RDS_CMSG_RDMA_ARGS,
 					 * RDS_CMSG_ATOMIC_*) */
 	uint32_t addr;			/* TX: destination, RX: source (IPv4,
-					 * network order) */
+					 * network order), when fam is 0 */
 	uint16_t port;			/* TX: destination, RX: source (host) */
 	uint8_t flags;			/* RDS_CBUF_F_* */
-	uint8_t pad;
+	uint8_t fam;			/* 0: addr; RDS_CBUF_FAM6: addr6 */
 	int32_t csock;			/* TX: the socket's slot */
 	uint32_t vec_n;			/* TX: entries of the RDMA_ARGS'
 					 * local vector (struct rds_iovec,
@@ -218,7 +220,13 @@ struct rds_cbuf {
 	uint64_t rx_tstamp;		/* RX (RDS_CBUF_F_TS*): arrival,
 					 * CLOCK_REALTIME in ns */
 	struct rds_rx_trace rx_trace;	/* RX (RDS_CBUF_F_TRACE) */
+	struct in6_addr addr6;		/* TX: destination, RX: source, when
+					 * fam is RDS_CBUF_FAM6 (an IPv6
+					 * address, never v4-mapped) */
+	uint8_t pad[48];		/* the payload on a cache line */
 };
+
+#define RDS_CBUF_FAM6 6
 
 _Static_assert(sizeof(struct rds_cbuf) == RDS_CBUF_HDR,
 	       "struct rds_cbuf is the buffer header");
@@ -294,10 +302,12 @@ struct rds_ctl_send {
 	uint64_t off;			/* TX buffer with the payload */
 	uint32_t len;			/* payload bytes */
 	uint32_t ctl_len;		/* control bytes after this struct */
-	uint32_t addr;			/* destination (network order), or 0:
-					 * the connected one */
-	uint16_t port;			/* host order */
+	uint32_t namelen;		/* of name: 0, the connected one */
+	struct sockaddr_in6 name;	/* the caller's msg_name (a
+					 * sockaddr_in or sockaddr_in6 the
+					 * front half took) */
 	uint16_t flags;			/* MSG_DONTWAIT (1) */
+	uint16_t pad;
 };
 
 #define RDS_CTL_MAX_DATA 8192

@@ -365,7 +365,6 @@ rds_srv_do_sendmsg(struct rds_client *cl, const struct rds_ctl_req *q,
 	} ctl;
 	struct rds_srv_send sd;
 	struct rds_ctl_send cs;
-	struct sockaddr_in sin;
 	struct msghdr mh;
 	struct iovec iov;
 	struct rds_msg *m = NULL;
@@ -393,16 +392,14 @@ rds_srv_do_sendmsg(struct rds_client *cl, const struct rds_ctl_req *q,
 		return;
 	}
 	memcpy(ctl.b, q->data + sizeof(cs), cs.ctl_len);
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = cs.addr;
-	sin.sin_port = htons(cs.port);
 	iov.iov_base = cl->base + cs.off + RDS_CBUF_HDR;
 	iov.iov_len = cs.len;
 	memset(&mh, 0, sizeof(mh));
-	if (cs.addr != 0) {
-		mh.msg_name = &sin;
-		mh.msg_namelen = sizeof(sin);
+	if (cs.namelen != 0) {
+		/* rte_rds_sendmsg checks it again, as any caller's. */
+		mh.msg_name = &cs.name;
+		mh.msg_namelen = RTE_MIN(cs.namelen,
+					 (uint32_t)sizeof(cs.name));
 	}
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
@@ -616,7 +613,7 @@ rds_srv_handle(struct rds_client *cl)
 	struct rds_ctl_req *q = malloc(sizeof(*q));
 	struct rds_ctl_resp *r = malloc(sizeof(*r));
 	struct rds_sock *rs;
-	struct sockaddr_in sin;
+	struct sockaddr_in6 sin;
 	socklen_t sl;
 	int ret, out_fd = -1;
 	uint32_t b;
@@ -654,9 +651,10 @@ rds_srv_handle(struct rds_client *cl)
 		if (r->ret == 0 && q->op == RDS_CTL_BIND) {
 			/* The port picked, for the client's getsockname. */
 			sl = sizeof(sin);
+			memset(&sin, 0, sizeof(sin));
 			rte_rds_getsockname(rs->id, (struct sockaddr *)&sin, &sl);
-			memcpy(r->data, &sin, sizeof(sin));
-			r->len = sizeof(sin);
+			memcpy(r->data, &sin, RTE_MIN((size_t)sl, sizeof(sin)));
+			r->len = RTE_MIN((uint32_t)sl, (uint32_t)sizeof(sin));
 		}
 		break;
 	case RDS_CTL_CLOSE:

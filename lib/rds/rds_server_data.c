@@ -47,7 +47,14 @@ rds_srv_copy_out(struct rds_client *cl, struct rds_srv_sock *ss,
 	b = (void *)(cl->base + off);
 	b->len = m->len;
 	b->ctl_len = 0;
-	b->addr = rds_addr_v4(&m->faddr);
+	if (likely(rds_addr_is_v4(&m->faddr))) {
+		b->addr = rds_addr_v4(&m->faddr);
+		b->fam = 0;
+	} else {
+		b->addr = 0;
+		b->addr6 = m->faddr;
+		b->fam = RDS_CBUF_FAM6;
+	}
 	b->port = m->sport;
 	b->flags = (m->has_dest ? RDS_CBUF_F_DEST : 0) |
 		   ((m->rx_ts & RDS_TS_MASK) == RDS_TS_OLD ?
@@ -186,8 +193,13 @@ rds_server_info_recv(struct rds_sock *rs,
 		one.len = cl->rx_len[c][slot];
 		one.seq = __atomic_load_n(&b->seq, __ATOMIC_RELAXED);
 		one.sport = __atomic_load_n(&b->port, __ATOMIC_RELAXED);
-		rds_addr_from_v4(&one.faddr,
-				__atomic_load_n(&b->addr, __ATOMIC_RELAXED));
+		if (__atomic_load_n(&b->fam, __ATOMIC_RELAXED) ==
+		    RDS_CBUF_FAM6)
+			memcpy(&one.faddr, &b->addr6, sizeof(one.faddr));
+		else
+			rds_addr_from_v4(&one.faddr,
+					 __atomic_load_n(&b->addr,
+							 __ATOMIC_RELAXED));
 		fn(arg, &one);
 	}
 	TAILQ_FOREACH(m, &ss->ovf, link)
@@ -376,17 +388,26 @@ rds_srv_next(struct rds_client *cl, struct rds_srv_sock *ss,
 /* The congestion map of a request's destination (one socket's last one
  * is kept), or NULL: no such address. */
 static struct rds_cong_map *
-rds_srv_fcong(struct rds_srv_sock *ss, uint32_t addr)
+rds_srv_fcong(struct rds_srv_sock *ss, const struct in6_addr *faddr)
 {
 	struct rds_cong_map *fc = ss->last_fcong;
-	struct in6_addr faddr;
 
-	rds_addr_from_v4(&faddr, addr);
-	if (fc == NULL || !rds_addr_eq(&fc->addr, &faddr)) {
-		fc = rds_cong_map_get(&faddr);
+	if (fc == NULL || !rds_addr_eq(&fc->addr, faddr)) {
+		fc = rds_cong_map_get(faddr);
 		ss->last_fcong = fc;
 	}
 	return fc;
+}
+
+/* A request's destination (the header's copy): IPv4 as v4-mapped (an
+ * addr6 that is v4-mapped is IPv4 too, as any name). */
+static inline void
+rds_srv_req_faddr(const struct rds_cbuf *h, struct in6_addr *faddr)
+{
+	if (likely(h->fam != RDS_CBUF_FAM6))
+		rds_addr_from_v4(faddr, h->addr);
+	else
+		*faddr = h->addr6;
 }
 
 /* The transport of a client socket's send to fc's address: the choice
@@ -423,10 +444,18 @@ rds_srv_take(struct rds_engine *e, struct rds_client *cl,
 	uint8_t trans_id;
 	bool op_failed = false, mapped = false;
 
-	rds_addr_from_v4(&faddr, h->addr);
+	rds_srv_req_faddr(h, &faddr);
+	/* One family per socket (the client refuses the other with
+	 * EOPNOTSUPP, as in-process): a request across is its lie. */
+	if (unlikely(__atomic_load_n(&rs->f.bound, __ATOMIC_ACQUIRE) != 0 &&
+		     rds_addr_is_v4(&rs->f.bound_addr) !=
+		     rds_addr_is_v4(&faddr))) {
+		rds_srv_tx_back(cl, rq->off, rq->c, rq->slot);
+		goto drop;
+	}
 	if (h->ctl_len == 0 && h->len >= RDS_SRV_ZC_MIN &&
 	    __atomic_load_n(&rs->f.bound, __ATOMIC_ACQUIRE) != 0) {
-		fc = rds_srv_fcong(ss, h->addr);
+		fc = rds_srv_fcong(ss, &faddr);
 		if (fc != NULL && rds_srv_trans(rs, fc, &trans_id) == 0 &&
 		    trans_id == RTE_RDS_TRANS_LOOP) {
 			m = rds_srv_zc_msg(cl, rq);
@@ -463,7 +492,7 @@ rds_srv_take(struct rds_engine *e, struct rds_client *cl,
 		goto drop;
 	}
 	cl->msgs_in++;
-	fc = rds_srv_fcong(ss, h->addr);
+	fc = rds_srv_fcong(ss, &faddr);
 	if (fc == NULL)
 		goto nomem_unmap;
 	if (!rs->f.bound)
@@ -514,6 +543,7 @@ rds_srv_drain(struct rds_engine *e, struct rds_client *cl,
 {
 	struct rds_cong_map *fc;
 	struct rds_srv_req rq;
+	struct in6_addr faddr;
 	struct rds_sock *rs;
 	unsigned int n = 0;
 	int r;
@@ -544,7 +574,8 @@ rds_srv_drain(struct rds_engine *e, struct rds_client *cl,
 			n++;
 			continue;
 		}
-		fc = rds_srv_fcong(ss, rq.h.addr);
+		rds_srv_req_faddr(&rq.h, &faddr);
+		fc = rds_srv_fcong(ss, &faddr);
 		if (fc != NULL && rds_cong_test(fc, rq.h.port)) {
 			rds_srv_throttle(cl, ss, true);
 			break;

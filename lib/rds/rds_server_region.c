@@ -72,7 +72,7 @@ rds_region_init(uint8_t *base, const struct rds_region_layout *l)
 	for (i = 0; i < h->nb_laddrs; i++) {
 		const struct rds_laddr *la = rds_lib->laddrs[i];
 
-		h->laddr[i].v4 = rds_addr_v4(&la->addr);
+		h->laddr[i].a = la->addr;
 		h->laddr[i].flags = ((la->trans->flags &
 				      RDS_TRANS_F_LOOPBACK) ?
 				     RDS_REGION_LADDR_LOOPBACK : 0) |

@@ -87,8 +87,9 @@ struct rte_rds6_reset {
  * Only the "loop" transport serves IPv6 local addresses
  * (rte_rds_conf_add_addr() with an IPv6 string): rte_rds_init() refuses
  * one on "eth" or "ib" with EAFNOSUPPORT and logs why. A process
- * attached to rds-engined (rte_rds_attach()) gets EAFNOSUPPORT for an
- * IPv6 name in bind, connect and sendmsg. The bind table's key is
+ * attached to rds-engined (rte_rds_attach()) takes IPv6 names as an
+ * in-process socket does, for the addresses its engine serves. The
+ * bind table's key is
  * address and port, not the scope too: a link-local address and port
  * is bound once, not once per link.
  */
@@ -119,8 +120,8 @@ int rte_rds_socket(void);
  *   0, or -1 with rte_errno: EBADF (bad handle), EINVAL (short or bad
  *   address, INADDR_ANY, ::, multicast or broadcast, link-local without
  *   sin6_scope_id or with a scope other than the connected peer's, port
- *   1, already bound), EAFNOSUPPORT (neither AF_INET nor AF_INET6; an
- *   AF_INET6 name in an attached process), EADDRNOTAVAIL (not a local
+ *   1, already bound), EAFNOSUPPORT (neither AF_INET nor AF_INET6),
+ *   EADDRNOTAVAIL (not a local
  *   address of this
  *   instance), ENOPROTOOPT (the transport pinned with SO_RDS_TRANSPORT
  *   does not serve that address), EADDRINUSE (port taken).
@@ -141,8 +142,7 @@ int rte_rds_bind(int s, const struct sockaddr *addr, socklen_t addrlen);
  *   broadcast IPv4; link-local IPv6 without sin6_scope_id or with a
  *   scope other than the bound one), EPROTOTYPE (IPv6 not unicast, or
  *   v4-mapped of a non-unicast IPv4 address), EAFNOSUPPORT (neither
- *   AF_INET nor AF_INET6; an AF_INET6 name in an attached process),
- *   EDESTADDRREQ (INADDR_ANY).
+ *   AF_INET nor AF_INET6), EDESTADDRREQ (INADDR_ANY).
  */
 int rte_rds_connect(int s, const struct sockaddr *addr, socklen_t addrlen);
 
@@ -214,7 +214,6 @@ int rte_rds_close(int s);
  *   process's memory on ib),
  *   EOPNOTSUPP also for an IPv4 socket to an IPv6 name or an IPv6
  *   socket to an IPv4 one (sockaddr_in or v4-mapped),
- *   EAFNOSUPPORT (an AF_INET6 name in an attached process),
  *   EINVAL (bad, broadcast or multicast name, bad family, an IPv6 name
  *   shorter than sockaddr_in6, not unicast, link-local without scope or
  *   on another link than the bound one, malformed or

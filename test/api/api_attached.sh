@@ -4,7 +4,7 @@
 # Suite api, the attached runs (api_*_attached): one api binary as a
 # client of an rds-engined of this build started for the run, with the
 # loop addresses the in-process runs declare (10.255.0.1 to 10.255.0.4,
-# api_common.h), lcore 0, --no-pci --no-huge -m 512, a file prefix and a
+# api_common.h, and api_ipv6's fd00::1, fd00::2 and fe80::1), lcore 0, --no-pci --no-huge -m 512, a file prefix and a
 # socket of its own. The binary finds the engine by RDS_API_ENGINE
 # (api_common.c) and skips, with the reason printed, what a client is
 # documented not to have. The engine must still be there at the end: a
@@ -32,7 +32,7 @@ trap cleanup EXIT
 
 mp_need "$ENGINED" "$BIN"
 mp_start_engine "$ENGINED" "api_att_$$" 10.255.0.1 10.255.0.2 10.255.0.3 \
-	10.255.0.4
+	10.255.0.4 '[fd00::1]' '[fd00::2]' '[fe80::1]'
 RDS_API_ENGINE=$SOCK "$BIN"
 rc=$?
 if ! kill -0 "$epid" 2>/dev/null; then

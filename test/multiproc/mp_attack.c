@@ -500,8 +500,8 @@ rdma_send(unsigned int id, uint64_t vec_addr)
 	memset(&cs, 0, sizeof(cs));
 	cs.off = pr.lay.pool_off[RDS_POOL_TX][0];
 	cs.ctl_len = CMSG_SPACE(sizeof(ra));
-	cs.addr = to.sin_addr.s_addr;
-	cs.port = ntohs(to.sin_port);
+	cs.namelen = sizeof(to);
+	memcpy(&cs.name, &to, sizeof(to));
 	memset(&q, 0, sizeof(q));
 	q.op = RDS_CTL_SENDMSG;
 	q.handle = 0;
@@ -569,8 +569,8 @@ map_call(int32_t idx, unsigned int to_id, uint64_t off, uint64_t addr)
 	memset(&cs, 0, sizeof(cs));
 	cs.off = off;
 	cs.ctl_len = CMSG_SPACE(sizeof(a));
-	cs.addr = to.sin_addr.s_addr;
-	cs.port = ntohs(to.sin_port);
+	cs.namelen = sizeof(to);
+	memcpy(&cs.name, &to, sizeof(to));
 	memset(&q, 0, sizeof(q));
 	q.op = RDS_CTL_SENDMSG;
 	q.handle = idx;
