@@ -49,6 +49,13 @@
 # INTEROP_PRELOAD_TRANS=tcp (test interop_preload_tcp): the same over tcp:
 # rds-engined serves --addr 10.99.0.1=tcp (step 1 too), every program pins
 # RDS_TRANS_TCP, the kernel's rds_tcp in B (and in A for step 8).
+# INTEROP_PRELOAD_FAM=6 (tests interop_preload6, interop_preload_tcp6,
+# suite interop6): IPv6, fewer steps. fd99::1/64 (A) and fd99::2/64 (B)
+# added to eth0 (rxe0 gets their RoCE v2 GIDs); rds-engined serves
+# --addr [fd99::1]=ib (or =tcp); steps exchange6-1 (A waits for B's
+# first message) and exchange6-2 (A sends first), krds_peer over IPv6
+# under the preload against the kernel's, SHA-256 compared as above: the
+# preload passes sockaddr_in6 through bind, sendmsg and recvmsg's names.
 # Knobs: INTEROP_COUNT (exchange messages each way, 500), INTEROP_TIMEOUT
 # (seconds per exchange, 240), INTEROP_PRELOAD_TASKS (4),
 # INTEROP_PRELOAD_STRESS_MSGS (messages per task each way, 500),
@@ -181,6 +188,54 @@ done
 [ $ok = 1 ] || fail "$PEER does not answer ping"
 say "$PEER answers ping (after $i tries)"
 
+# IPv6 (INTEROP_PRELOAD_FAM=6): the exchange both ways, and nothing else.
+if [ "${INTEROP_PRELOAD_FAM:-4}" = 6 ]; then
+	me=2 other=1
+	[ "$role" = A ] && me=1 other=2
+	ADDR=fd99::$me PEER6=fd99::$other
+	ip -6 addr add "$ADDR/64" dev eth0 nodad || fail "cannot add $ADDR to eth0"
+	ok=0
+	for i in $(seq 1 60); do
+		if ping -6 -c 1 -W 1 "$PEER6" > /dev/null 2>&1; then ok=1; break; fi
+		sleep 0.5
+	done
+	[ $ok = 1 ] || fail "$PEER6 does not answer ping"
+	if [ "$role" = A ]; then
+		lsmod | grep -qE '^(rds|rds_rdma|rds_tcp) ' && fail "the kernel's RDS is loaded in A"
+		begin engine-v6 "rds-engined with --addr [$ADDR]=$TR"
+		engine_start --addr "[$ADDR]=$TR"
+		pass
+		begin exchange6-1 "krds_peer -T $TR (preload) over IPv6 with the kernel's; A waits for B's first message"
+		run_bg_until 'socket bound to' pre "$KPEER" -P -T $TR -n "$n" -t "$xtmo" "$ADDR" "$PEER6" ||
+			fail "krds_peer did not bind"
+		tell 1
+		wait "$bg" || fail "krds_peer: status $?"
+		pass
+		begin exchange6-2 "krds_peer -T $TR (preload) over IPv6 with the kernel's; A sends first"
+		await 2
+		run pre "$KPEER" -T $TR -n "$n" -t "$xtmo" "$ADDR" "$PEER6" || fail "krds_peer: status $?"
+		pass
+		begin engine-stop "rds-engined stopped (SIGTERM)"
+		engine_stop
+		pass
+	else
+		lsmod | grep -qE "^$KMOD " || fail "$KMOD is not loaded in B"
+		(dmesg -w | grep --line-buffered -iE 'rds|rxe' | sed -u 's/^/kernel: /') &
+		begin exchange6-1 "krds_peer -T $TR (kernel) over IPv6; sends at once (A is bound)"
+		await 1
+		run "$KPEER" -T $TR -n "$n" -t "$xtmo" "$ADDR" "$PEER6" || fail "krds_peer: status $?"
+		pass
+		begin exchange6-2 "krds_peer -T $TR (kernel) over IPv6; waits for A's first message"
+		run_bg_until 'socket bound to' "$KPEER" -P -T $TR -n "$n" -t "$xtmo" "$ADDR" "$PEER6" ||
+			fail "krds_peer did not bind"
+		tell 2
+		wait "$bg" || fail "krds_peer: status $?"
+		pass
+	fi
+	say "all steps of VM $role passed"
+	exit 0
+fi
+
 if [ "$role" = A ]; then
 	lsmod | grep -qE '^(rds|rds_rdma) ' && fail "the kernel's RDS is loaded in A"
 	for f in "$ENGINED" "$PRELOAD" "$KPEER" "$KPP" "$KSTRESS" "$KAPI"; do
@@ -301,7 +356,9 @@ done
 # INTEROP_PRELOAD_REPLAY=LOG: no VMs; judge the console log of an earlier
 # run (kept in BUILD_DIR/meson-logs/interop_preload.log), e.g. to see that
 # a doctored digest fails the test.
+fam=${INTEROP_PRELOAD_FAM:-4}
 log=$build/meson-logs/interop_preload.log
+[ "$fam" = 6 ] && log=$build/meson-logs/interop_preload6.log
 [ -d "$build/meson-logs" ] || log=$(mktemp "${TMPDIR:-/tmp}/interop-preload.XXXXXX.log")
 # The virtual wire itself can stop: QEMU (-netdev socket) stops taking a
 # guest's transmit queue, the guest's virtio-net watchdog reports it, and
@@ -334,7 +391,7 @@ run_vms() {
 		knobs=()
 		for v in INTEROP_COUNT INTEROP_TIMEOUT INTEROP_PRELOAD_TASKS \
 			 INTEROP_PRELOAD_STRESS_MSGS INTEROP_PRELOAD_RTTS INTEROP_PRELOAD_STRESS_WAIT \
-			 INTEROP_PRELOAD_TRANS; do
+			 INTEROP_PRELOAD_TRANS INTEROP_PRELOAD_FAM; do
 			[ -n "${!v:-}" ] && knobs+=("$v=$(printf %q "${!v}")")
 		done
 		vm_cmd() { echo "${knobs[*]} bash $(printf %q "$self") --vm $1 $(printf %q "$build")"; }
@@ -358,7 +415,9 @@ judge() {
 	echo "interop_preload: summary"
 	# Each exchange: what A sent is what B received, and back.
 	digest() { sed -n "s/^\[$1\] $2: krds: $3 sha256 \([0-9a-f]\{64\}\).*/\1/p" "$log" | tail -n 1; }
-	for x in exchange-1 exchange-2; do
+	xs="exchange-1 exchange-2"
+	[ "$fam" = 6 ] && xs="exchange6-1 exchange6-2"
+	for x in $xs; do
 		grep -q "^\[A\] preload: step $x: PASS" "$log" &&
 		grep -q "^\[B\] preload: step $x: PASS" "$log" || {
 			echo "interop_preload: FAIL: step $x did not pass in both VMs: no digests to compare"
@@ -374,8 +433,10 @@ judge() {
 		fi
 	done
 	# krds_stress: each side compared every task's digests with the other's
-	# over the control connection; both must say so.
+	# over the control connection; both must say so. (Not in the IPv6
+	# run: krds_stress and krds_pingpong take IPv4 addresses only.)
 	for v in A B; do
+		[ "$fam" = 6 ] && break
 		l=$(grep "^\[$v\] krds_stress: krds_stress: .* every digest matches" "$log" | tail -n 1)
 		if [ -z "$l" ]; then
 			echo "interop_preload: FAIL: krds_stress in VM $v did not report every digest matching"
@@ -388,7 +449,9 @@ judge() {
 	grep -E '^\[B\] kernel: .*RDS/IB: .*conn connected' "$log" | sed 's/^/interop_preload: /'
 	p50() { sed -n "s/^\[A\] $1: rtt p50: *\([0-9]*\) ns.*/\1/p" "$log" | tail -n 1; }
 	pp=$(p50 pingpong-preload) pk=$(p50 pingpong-kernel)
-	if [ -n "$pp" ] && [ -n "$pk" ]; then
+	if [ "$fam" = 6 ]; then
+		:
+	elif [ -n "$pp" ] && [ -n "$pk" ]; then
 		awk -v p="$pp" -v k="$pk" -v t="${INTEROP_PRELOAD_TRANS:-ib}" 'BEGIN { printf "interop_preload: RTT p50 (64 B, blocking): preload on librte_rds %s %.1f us, kernel to kernel %.1f us (same boot; ratio %.2f)\n", t, p / 1000, k / 1000, p / k }'
 	else
 		echo "interop_preload: FAIL: no RTT p50 from krds_pingpong (preload '$pp', kernel '$pk')"
