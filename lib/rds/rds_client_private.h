@@ -17,6 +17,7 @@
 #include "rds_region.h"
 
 #define RDS_CL_SPIN_NS 20000		/* spin before sleeping */
+#define RDS_CL_SLICE_MS 10		/* sleep, then look again */
 
 /* The armed bits (rds_region.h) a waiter for events sets: set and
  * cleared with an OR and an AND, so that a waiter for room and one for
@@ -111,6 +112,9 @@ struct rds_cl {
 	uint32_t hgen;			/* this attach, in its handles */
 	uint32_t dead;			/* the engine went away (atomic) */
 	uint64_t gone_checked;		/* when the socket was last looked at */
+	int slice_ms;			/* a waiter's sleep before it looks
+					 * again without a wake-up
+					 * (RDS_CL_SLICE_MS; RTE_RDS_WAIT_SLICE_MS) */
 	struct rds_cl *retired;		/* the attachment before this one */
 };
 
