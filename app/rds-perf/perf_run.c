@@ -3,6 +3,7 @@
 /* rds-perf run: warm-up, measured window, drain; stalls. */
 
 #include <inttypes.h>
+#include <sched.h>
 #include <stdlib.h>
 
 #include "perf.h"
@@ -117,9 +118,19 @@ perf_run(struct perf_ctx *ctx)
 		if (cur != moved) {
 			moved = cur;
 			last_move = now;
-		} else if (now - last_move > stall) {
-			perf_stalled(ctx, phase_name[phase]);
+			continue;
 		}
+		if (now - last_move > stall)
+			perf_stalled(ctx, phase_name[phase]);
+		/* Attached, a step that moved nothing waits for the engine
+		 * process: let it have the core if it shares ours. A loop
+		 * that spins on MSG_DONTWAIT holds the core until the
+		 * scheduler's tick takes it, and a round trip needs two
+		 * engine passes: 8-12 ms round trips (doc/perf.md, "Attached
+		 * 64 KiB stalls"). Alone on its core, the call returns at
+		 * once. */
+		if (ctx->o->attach != NULL)
+			sched_yield();
 	}
 }
 

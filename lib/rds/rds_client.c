@@ -18,7 +18,8 @@
  * receive lock); the TX pool and the free rings have locks of their own.
  *
  * This file: attaching and detaching, and the calls on the UNIX socket.
- * Waiting, sending and receiving are in rds_client_data.c, the other
+ * Waiting, sending and receiving are in rds_client_data.c, the TX
+ * buffers in rds_client_txbuf.c, the other
  * socket calls (socket, bind, close, options, poll) in rds_client_sock.c,
  * what they share in rds_client_private.h.
  */
@@ -395,6 +396,28 @@ rte_rds_attach(const char *path)
 	return ret;
 }
 
+/*
+ * A waiter's slice: how long it sleeps before it looks again without a
+ * wake-up (RDS_CL_SLICE_MS). Every condition a waiter waits for is one
+ * the engine wakes it for, so the slice only bounds the cost of a wake-up
+ * lost all the same; RTE_RDS_WAIT_SLICE_MS (1 .. 3600000) sets it, so
+ * that a test can make one lost show as a hang (test/multiproc mp_zc).
+ */
+static int
+rds_cl_slice_env(void)
+{
+	const char *v = getenv("RTE_RDS_WAIT_SLICE_MS");
+	unsigned long ms;
+	char *end;
+
+	if (v == NULL || *v == '\0')
+		return RDS_CL_SLICE_MS;
+	ms = strtoul(v, &end, 10);
+	if (*end != '\0' || ms < 1 || ms > 3600000)
+		return RDS_CL_SLICE_MS;
+	return (int)ms;
+}
+
 static int
 rds_cl_attach_locked(const char *path)
 {
@@ -428,6 +451,7 @@ rds_cl_attach_locked(const char *path)
 	cl = calloc(1, sizeof(*cl));
 	if (cl == NULL)
 		return RDS_ERR(ENOMEM);
+	cl->slice_ms = rds_cl_slice_env();
 	/* No wake-up descriptor yet: a failed attach must not close the
 	 * caller's descriptor 0 (rds_cl_free). */
 	for (i = 0; i < RTE_DIM(cl->socks); i++)

@@ -174,15 +174,44 @@ rds_cl_revents(struct rds_cl_sock *cs, short events)
 	return rev & events;
 }
 
-/* Wait until events may be ready on cs, or the deadline (0: none):
- * 0, -EBADF (closed), -ETIMEDOUT, -ECONNRESET (the engine went). */
+/*
+ * Arm, and look once more: is what the waiter waits for there already?
+ * A sender waiting for a TX buffer (need != 0) arms RDS_ARM_TXB on its
+ * socket and says so in the region's tx_wait, which the engine reads
+ * when it gives buffers back (rds_srv_tx_wake): the buffers are the
+ * client's, not a socket's. Both stores are locked (a full barrier each)
+ * before the look, against the engine's put onto txfree, its fence and
+ * its load of tx_wait.
+ */
+static bool
+rds_cl_arm_look(struct rds_cl *cl, struct rds_cl_sock *cs, short events,
+		uint32_t need)
+{
+	if (need == 0) {
+		rds_cl_arm(&cs->cs->armed, events);
+		if (rds_cl_revents(cs, events) == 0)
+			return false;
+		rds_cl_disarm(&cs->cs->armed, events);
+		return true;
+	}
+	__atomic_fetch_or(&cs->cs->armed, RDS_ARM_TXB, __ATOMIC_SEQ_CST);
+	(void)__atomic_exchange_n(&cl->hdr->tx_wait, 1, __ATOMIC_SEQ_CST);
+	if (!rds_cl_tx_ready(cl, cs, need))
+		return false;
+	__atomic_fetch_and(&cs->cs->armed, ~RDS_ARM_TXB, __ATOMIC_SEQ_CST);
+	return true;
+}
+
+/* Wait until events may be ready on cs (need != 0: a TX buffer of need
+ * bytes, the send buffer having room), or the deadline (0: none): 0,
+ * -EBADF (closed), -ETIMEDOUT, -ECONNRESET (the engine went). */
 static int
 rds_cl_wait(struct rds_cl *cl, struct rds_cl_sock *cs, short events,
-	    uint64_t deadline, uint64_t *spin_until)
+	    uint32_t need, uint64_t deadline, uint64_t *spin_until)
 {
 	struct pollfd p[2];
 	uint64_t now = rds_cl_now_ns();
-	int slice = 10, ret = 0;
+	int slice = cl->slice_ms, ret = 0;
 
 	if (__atomic_load_n(&cs->state, __ATOMIC_ACQUIRE) != RDS_SOCK_OPEN)
 		return -EBADF;
@@ -197,11 +226,8 @@ rds_cl_wait(struct rds_cl *cl, struct rds_cl_sock *cs, short events,
 	if (rds_cl_engine_gone(cl))
 		return -ECONNRESET;
 	/* Arm, look again, then sleep. */
-	rds_cl_arm(&cs->cs->armed, events);
-	if (rds_cl_revents(cs, events) != 0) {
-		rds_cl_disarm(&cs->cs->armed, events);
+	if (rds_cl_arm_look(cl, cs, events, need))
 		return 0;
-	}
 	if (deadline != 0 && (deadline - now) / 1000000 < (uint64_t)slice)
 		slice = (int)((deadline - now) / 1000000) + 1;
 	p[0].fd = rds_cl_efd_get(cs);
@@ -236,63 +262,6 @@ rds_cl_deadline(uint64_t timeo_ns)
 
 /* ------------------------------------------------------------------ */
 /* Sending */
-
-int
-rds_cl_tx_alloc(struct rds_cl *cl, uint32_t need, uint64_t *off)
-{
-	unsigned int c;
-	uint64_t v;
-	uint32_t slot;
-	int ret = -ENOBUFS;
-
-	rte_spinlock_lock(&cl->tx_lock);
-	/* What the engine gave back. */
-	while (rds_xring_get(&cl->txfree, &v) > 0) {
-		for (c = 0; c < RDS_REGION_NB_CLASSES; c++) {
-			uint64_t base = cl->lay.pool_off[RDS_POOL_TX][c];
-			uint64_t end = base + (uint64_t)
-				cl->lay.pool_nb[RDS_POOL_TX][c] *
-				rds_region_class_size[c];
-
-			if (v >= base && v < end) {
-				cl->tx_free[c][cl->tx_nfree[c]++] = (uint32_t)
-					((v - base) / rds_region_class_size[c]);
-				break;
-			}
-		}
-	}
-	for (c = 0; c < RDS_REGION_NB_CLASSES; c++) {
-		if (rds_region_class_size[c] < need || cl->tx_nfree[c] == 0)
-			continue;
-		slot = cl->tx_free[c][--cl->tx_nfree[c]];
-		*off = cl->lay.pool_off[RDS_POOL_TX][c] +
-		       (uint64_t)slot * rds_region_class_size[c];
-		ret = 0;
-		break;
-	}
-	rte_spinlock_unlock(&cl->tx_lock);
-	return ret;
-}
-
-/* A TX buffer that was not queued after all. */
-void
-rds_cl_tx_unalloc(struct rds_cl *cl, uint64_t off)
-{
-	unsigned int c;
-
-	rte_spinlock_lock(&cl->tx_lock);
-	for (c = 0; c < RDS_REGION_NB_CLASSES; c++) {
-		uint64_t base = cl->lay.pool_off[RDS_POOL_TX][c];
-
-		if (off >= base && off < base + (uint64_t)
-		    cl->lay.pool_nb[RDS_POOL_TX][c] * rds_region_class_size[c]) {
-			cl->tx_free[c][cl->tx_nfree[c]++] = (uint32_t)
-				((off - base) / rds_region_class_size[c]);
-			break;
-		}
-	}
-	rte_spinlock_unlock(&cl->tx_lock);
-}
 
 /* This thread's doorbell, asked for on its first ring. */
 int
@@ -379,7 +348,9 @@ rds_cl_sendmsg_ctl(struct rds_cl *cl, struct rds_cl_sock *cs,
 	while (rds_cl_tx_alloc(cl, RDS_CBUF_HDR + (uint32_t)len, &off) != 0) {
 		if (flags & MSG_DONTWAIT)
 			return -EAGAIN;
-		ret = rds_cl_wait(cl, cs, POLLOUT, deadline, &spin);
+		ret = rds_cl_wait(cl, cs, POLLOUT, rds_cl_snd_room(cs) ?
+				  RDS_CBUF_HDR + (uint32_t)len : 0, deadline,
+				  &spin);
 		if (ret < 0)
 			return ret;
 	}
@@ -417,7 +388,7 @@ rds_cl_sendmsg_ctl(struct rds_cl *cl, struct rds_cl_sock *cs,
 		rte_spinlock_unlock(&cs->lock);
 		if (ret != -EAGAIN || (flags & MSG_DONTWAIT))
 			break;
-		ret = rds_cl_wait(cl, cs, POLLOUT, deadline, &spin);
+		ret = rds_cl_wait(cl, cs, POLLOUT, 0, deadline, &spin);
 		if (ret < 0)
 			break;
 	}
@@ -459,9 +430,10 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 {
 	struct in6_addr faddr;
 	struct rds_cbuf *b;
-	uint64_t deadline = 0, spin = 0, off, q;
+	uint64_t deadline = 0, spin = 0, off;
 	const struct rds_iovec *vec = NULL;
-	uint32_t rdma, ctl_len = 0, vec_n = 0, wlen = 0, key = 0;
+	uint32_t rdma, ctl_len = 0, vec_n = 0, wlen = 0, key = 0, need;
+	bool room;
 	uint64_t wbytes = 0, dest = 0, coff = 0;
 	struct rds_get_mr_args map;
 	bool mapping = false;
@@ -542,18 +514,21 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 	}
 	if (!(flags & MSG_DONTWAIT))
 		deadline = rds_cl_deadline(cs->f.sndtimeo_ns);
-	/* Send buffer: the last message may overshoot the limit. */
+	/* Send buffer: the last message may overshoot the limit. Room
+	 * there and no TX buffer: the sender waits for one to come back
+	 * (the engine wakes it: RDS_ARM_TXB), not for the send buffer,
+	 * which has room already (a wait for POLLOUT would return at once,
+	 * and the sender would spin on the core the engine may need). */
+	need = RDS_CBUF_HDR + (uint32_t)len + ctl_len +
+	       vec_n * (uint32_t)sizeof(*vec) + wlen;
 	for (;;) {
-		q = __atomic_load_n(&cs->cs->snd_queued, __ATOMIC_ACQUIRE);
-		if (q - __atomic_load_n(&cs->cs->snd_released,
-					__ATOMIC_ACQUIRE) < cs->f.sndbuf &&
-		    rds_cl_tx_alloc(cl, RDS_CBUF_HDR + (uint32_t)len + ctl_len +
-				    vec_n * (uint32_t)sizeof(*vec) + wlen,
-				    &off) == 0)
+		room = rds_cl_snd_room(cs);
+		if (room && rds_cl_tx_alloc(cl, need, &off) == 0)
 			break;
 		if (flags & MSG_DONTWAIT)
 			return -EAGAIN;
-		ret = rds_cl_wait(cl, cs, POLLOUT, deadline, &spin);
+		ret = rds_cl_wait(cl, cs, POLLOUT, room ? need : 0, deadline,
+				  &spin);
 		if (ret < 0)
 			return ret;
 	}
@@ -595,7 +570,7 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 		__atomic_fetch_sub(&cs->cs->snd_queued, len, __ATOMIC_RELEASE);
 		rte_spinlock_unlock(&cs->lock);
 		ret = (flags & MSG_DONTWAIT) ? -EAGAIN :
-		      rds_cl_wait(cl, cs, POLLOUT, deadline, &spin);
+		      rds_cl_wait(cl, cs, POLLOUT, 0, deadline, &spin);
 		if (ret < 0) {
 			rds_cl_tx_unalloc(cl, off);
 			if (mapping)
@@ -689,7 +664,7 @@ rds_cl_recvmsg(struct rds_cl *cl, struct rds_cl_sock *cs, struct msghdr *msg,
 		rte_spinlock_unlock(&cs->rlock);
 		if (flags & MSG_DONTWAIT)
 			return rds_cl_engine_gone(cl) ? -ECONNRESET : -EAGAIN;
-		r = rds_cl_wait(cl, cs, POLLIN, deadline, &spin);
+		r = rds_cl_wait(cl, cs, POLLIN, 0, deadline, &spin);
 		if (r < 0)
 			return r;
 		rte_spinlock_lock(&cs->rlock);

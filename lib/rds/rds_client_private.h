@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * An attached process (rds_client.c, rds_client_data.c,
- * rds_client_sock.c): what the three files share. Internal to the
- * library.
+ * rds_client_txbuf.c, rds_client_sock.c, rds_client_rdma.c): what the
+ * files share. Internal to the library.
  */
 #ifndef RDS_CLIENT_PRIVATE_H
 #define RDS_CLIENT_PRIVATE_H
@@ -17,6 +17,7 @@
 #include "rds_region.h"
 
 #define RDS_CL_SPIN_NS 20000		/* spin before sleeping */
+#define RDS_CL_SLICE_MS 10		/* sleep, then look again */
 
 /* The armed bits (rds_region.h) a waiter for events sets: set and
  * cleared with an OR and an AND, so that a waiter for room and one for
@@ -111,6 +112,9 @@ struct rds_cl {
 	uint32_t hgen;			/* this attach, in its handles */
 	uint32_t dead;			/* the engine went away (atomic) */
 	uint64_t gone_checked;		/* when the socket was last looked at */
+	int slice_ms;			/* a waiter's sleep before it looks
+					 * again without a wake-up
+					 * (RDS_CL_SLICE_MS; RTE_RDS_WAIT_SLICE_MS) */
 	struct rds_cl *retired;		/* the attachment before this one */
 };
 
@@ -239,11 +243,25 @@ bool rds_cl_engine_gone(struct rds_cl *cl);
 bool rds_cl_engine_gone_now(struct rds_cl *cl);
 short rds_cl_revents(struct rds_cl_sock *cs, short events);
 
-/* Send: a TX buffer of at least need bytes (0, or -ENOBUFS), one given
- * back unused, this thread's doorbell for socket idx. */
+/* Send: this thread's doorbell for socket idx. */
+int rds_cl_bell(struct rds_cl *cl, uint32_t idx);
+
+/* Room in the socket's send buffer (the last message may overshoot). */
+static inline bool
+rds_cl_snd_room(const struct rds_cl_sock *cs)
+{
+	return __atomic_load_n(&cs->cs->snd_queued, __ATOMIC_ACQUIRE) -
+	       __atomic_load_n(&cs->cs->snd_released, __ATOMIC_ACQUIRE) <
+	       cs->f.sndbuf;
+}
+
+/* rds_client_txbuf.c: a TX buffer of at least need bytes (0, or
+ * -ENOBUFS), one given back unused, whether a waiter for one may have
+ * it now. */
 int rds_cl_tx_alloc(struct rds_cl *cl, uint32_t need, uint64_t *off);
 void rds_cl_tx_unalloc(struct rds_cl *cl, uint64_t off);
-int rds_cl_bell(struct rds_cl *cl, uint32_t idx);
+bool rds_cl_tx_ready(struct rds_cl *cl, const struct rds_cl_sock *cs,
+		     uint32_t need);
 
 /* rds_client_rdma.c: RDMA_MAP and RDS_FREE_MR through the ring */
 void rds_cl_keys_init(struct rds_cl *cl, struct rds_cl_sock *cs,

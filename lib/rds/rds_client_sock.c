@@ -605,7 +605,10 @@ rds_client_poll(struct rte_rds_pollfd *fds, unsigned int nfds, int timeout_ms)
 		}
 		/* Every socket held, and its wake-up descriptor's number in
 		 * use, for the whole sleep (rds_cl_efd_get). */
-		slice = 10;
+		slice = cl->slice_ms;
+		if (deadline != 0 && (deadline - now) / 1000000 <
+		    (uint64_t)slice)
+			slice = (int)((deadline - now) / 1000000) + 1;
 		for (i = 0; i < nfds; i++) {
 			struct rds_cl_sock *cs = rds_cl_hold(cl, fds[i].sock);
 

@@ -109,6 +109,11 @@ struct rds_region_hdr {
 	uint32_t ctl_kick;		/* client: a control call was sent
 					 * (a hint the engine's pass takes:
 					 * rte_rds_server_pending) */
+	uint32_t tx_wait;		/* client: a sender waits for a TX
+					 * buffer (RDS_ARM_TXB armed on its
+					 * socket); the engine, when it gives
+					 * buffers back on txfree, clears it
+					 * and wakes those sockets */
 	struct {
 		struct in6_addr a;	/* IPv4 as v4-mapped */
 		uint32_t flags;		/* RDS_REGION_LADDR_* */
@@ -124,7 +129,10 @@ struct rds_region_hdr {
  * what it sent. Anything else (close, errors) wakes every waiter. */
 #define RDS_ARM_IN	1u
 #define RDS_ARM_OUT	2u
-#define RDS_ARM_ALL	(RDS_ARM_IN | RDS_ARM_OUT)
+#define RDS_ARM_TXB	4u	/* a sender with room in its send buffer
+				 * waits for a TX buffer of the region
+				 * (rds_region_hdr.tx_wait) */
+#define RDS_ARM_ALL	(RDS_ARM_IN | RDS_ARM_OUT | RDS_ARM_TXB)
 
 /* One client socket's shared state. Written by one side each, as
  * marked; the engine reads what the client writes only as hints. */

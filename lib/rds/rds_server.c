@@ -155,6 +155,7 @@ rds_srv_client_drop(struct rds_client *cl)
 	rds_srv->gone_ops_in += cl->ops_in;
 	rds_srv->gone_ops_dropped += cl->ops_dropped;
 	rds_srv->gone_zc += cl->msgs_zc;
+	rds_srv->gone_tx_wakes += cl->tx_wakes;
 	RDS_LOG(INFO, "client pid %d detached", (int)cl->pid);
 	/* Messages sent from its TX buffers may still be on their way (to
 	 * a socket of this process that has not read them): its region
@@ -672,6 +673,7 @@ rte_rds_server_stats_get(struct rte_rds_server_stats *st)
 	st->ops_in = rds_srv->gone_ops_in;
 	st->ops_dropped = rds_srv->gone_ops_dropped;
 	st->msgs_zc = rds_srv->gone_zc;
+	st->tx_wakes = rds_srv->gone_tx_wakes;
 	st->gone_held = rds_srv_zombies_count();
 	st->hello_late = rds_srv->hello_late;
 	st->kept_refused = __atomic_load_n(&rds_srv->kept_refused,
@@ -685,6 +687,8 @@ rte_rds_server_stats_get(struct rte_rds_server_stats *st)
 		st->ops_dropped += __atomic_load_n(&cl->ops_dropped,
 						   __ATOMIC_RELAXED);
 		st->msgs_zc += __atomic_load_n(&cl->msgs_zc, __ATOMIC_RELAXED);
+		st->tx_wakes += __atomic_load_n(&cl->tx_wakes,
+						__ATOMIC_RELAXED);
 	}
 	return 0;
 }

@@ -731,6 +731,8 @@ rds_srv_service_one(struct rds_engine *e, struct rds_client *cl)
 		if (rs != NULL && !rds_srv_sock_full(rs))
 			work += rds_srv_drain(e, cl, &cl->socks[i]);
 	}
+	/* Senders waiting for the TX buffers this pass gave back. */
+	rds_srv_tx_wake(cl);
 	return work;
 }
 

@@ -118,6 +118,10 @@ struct rds_client {
 	uint8_t *tx_state[RDS_REGION_NB_CLASSES]; /* RDS_TXB_* per slot */
 	uint64_t *txfree_shadow;	/* what we put on txfree, by index */
 	uint32_t txfree_seen;		/* client's txfree consumer, as seen */
+	uint32_t txfree_woke;		/* txfree's producer when its waiters
+					 * were last looked for
+					 * (rds_srv_tx_wake) */
+	uint64_t tx_wakes;		/* senders woken for a TX buffer */
 	uint64_t kept_bytes;		/* in the sockets' ovf (rx_lock) */
 	uint64_t keep_max;
 	uint64_t kept_logged;		/* TSC of the last warning (atomic) */
@@ -165,7 +169,7 @@ struct rds_server {
 					 * (atomic: rte_rds_server_pending) */
 	uint64_t kept_refused;		/* deliveries refused: kept too much */
 	uint64_t gone_in, gone_out;	/* msgs_in/out of clients gone */
-	uint64_t gone_ops_in, gone_ops_dropped, gone_zc;
+	uint64_t gone_ops_in, gone_ops_dropped, gone_zc, gone_tx_wakes;
 };
 
 extern struct rds_server *rds_srv;
@@ -329,5 +333,8 @@ unsigned int rds_srv_zombies_count(void);
 /* rds_server_wake.c: wake the socket's waiters when one waits for ev
  * (RDS_ARM_* bits); in an engine's pass, at its end. */
 void rds_srv_wake_ev(struct rds_sock *rs, uint32_t ev);
+/* TX buffers went back onto the client's txfree since the last look:
+ * wake its senders that wait for one (RDS_ARM_TXB). Its engine. */
+void rds_srv_tx_wake(struct rds_client *cl);
 
 #endif /* RDS_SERVER_PRIVATE_H */

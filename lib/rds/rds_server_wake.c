@@ -114,6 +114,44 @@ rds_srv_wake_ev(struct rds_sock *rs, uint32_t ev)
 	rds_srv_wq.n = n + 1;
 }
 
+/*
+ * TX buffers are the client's, not a socket's: a sender with room in its
+ * send buffer and no TX buffer arms RDS_ARM_TXB on its socket and sets
+ * the region's tx_wait (rds_client_data.c). When buffers went back onto
+ * txfree since the last look (the message that held one went: tx_done,
+ * rds_server_zc.c; a request taken without a message; a close), the
+ * engine clears tx_wait and wakes the sockets so armed, at the end of
+ * its pass. Without it such a sender slept its whole slice (10 ms) with
+ * its buffer back. The fence orders the puts onto txfree before the load
+ * of tx_wait, against the client's store of it then its look at txfree.
+ */
+void
+rds_srv_tx_wake(struct rds_client *cl)
+{
+	struct rds_region_hdr *h = (void *)cl->base;
+	unsigned int i;
+
+	if (cl->txfree.idx == cl->txfree_woke)
+		return;
+	cl->txfree_woke = cl->txfree.idx;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&h->tx_wait, __ATOMIC_RELAXED) == 0 ||
+	    __atomic_exchange_n(&h->tx_wait, 0, __ATOMIC_SEQ_CST) == 0)
+		return;
+	for (i = 0; i < cl->lay.nb_socks && i < RDS_SRV_SOCKS; i++) {
+		struct rds_srv_sock *ss = &cl->socks[i];
+		struct rds_sock *rs = __atomic_load_n(&ss->rs,
+						      __ATOMIC_ACQUIRE);
+
+		if (rs == NULL || !(__atomic_load_n(&ss->cs->armed,
+						     __ATOMIC_RELAXED) &
+				    RDS_ARM_TXB))
+			continue;
+		__atomic_fetch_add(&cl->tx_wakes, 1, __ATOMIC_RELAXED);
+		rds_srv_wake_ev(rs, RDS_ARM_TXB);
+	}
+}
+
 /* Anything (a close, an error): every waiter. */
 void
 rds_server_wake(struct rds_sock *rs)

@@ -278,6 +278,10 @@ struct rte_rds_server_stats {
 					 * messages not yet received still
 					 * hold: their regions stay mapped
 					 * until the last of those goes */
+	uint64_t tx_wakes;		/**< blocked senders woken because
+					 * TX buffers of their region came
+					 * back (their send buffer had room,
+					 * their region no buffer) */
 };
 
 /**

@@ -13,6 +13,8 @@
  *       (the library takes TX buffers as they come back): message i is
  *       len_of(i) bytes, its sequence number then bytes from i. Prints
  *       "SENT" and waits for its stdin to close; exit 0.
+ *   mp_zc sendbig PATH ID PORT MSGS
+ *       the same, every message 64 KiB.
  *
  *   reuse:  20,000 messages (1 KiB .. 64 KiB); the receiver lets them pile
  *           up (a receive buffer of 1 MiB: the sender waits on its
@@ -28,6 +30,17 @@
  *           sender killed the same way is never read: the library's
  *           teardown frees its region after the socket's close (the
  *           ASan build sees any use after the unmap, and any leak).
+ *   txwait: a blocking sender of 64 KiB messages in a 4 MiB region (9
+ *           TX buffers of 64 KiB or more) with room in its send buffer
+ *           runs out of TX buffers while the receiver holds its
+ *           messages; the receiver then reads one at a time, each time
+ *           the engine has taken nothing more for a moment. The sender
+ *           must sleep until a buffer comes back, and the engine must
+ *           wake it then (tx_wakes): its slice (RTE_RDS_WAIT_SLICE_MS)
+ *           is an hour, so a wake-up not sent leaves it asleep and the
+ *           messages stop (a failure after 20 s without one). Before
+ *           the wake-up, such a sender spun on the core without sleeping
+ *           (tx_wakes 0).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -52,12 +65,15 @@
 #define MAXLEN (64u * 1024)
 
 static char self_bin[4096];
+static uint32_t fixed_len;	/* every message this long (sendbig) */
 
 static uint32_t
 len_of(uint64_t seq)
 {
 	uint64_t k = rds_test_mix64(seq ^ 0x7a63ULL);
 
+	if (fixed_len != 0)
+		return fixed_len;
 	/* 1 KiB or more: sent from the TX buffer (RDS_SRV_ZC_MIN). */
 	return 1024 + (uint32_t)((k >> 8) %
 				 ((seq % 16 == 0 ? MAXLEN : 4096) - 1023));
@@ -113,7 +129,8 @@ static int
 spawn_send(struct child *c, unsigned int id, uint64_t msgs)
 {
 	char sid[16], sp[16], sm[32];
-	char *args[] = { self_bin, (char *)"send", sock_path, sid, sp, sm,
+	char *args[] = { self_bin, (char *)(fixed_len != 0 ? "sendbig" :
+					    "send"), sock_path, sid, sp, sm,
 			 NULL };
 
 	snprintf(sid, sizeof(sid), "%u", id);
@@ -281,18 +298,108 @@ test_killed(void)
 	rds_test_watchdog(0, NULL);
 }
 
+/* The engine's count of messages taken from regions. */
+static uint64_t
+msgs_in(void)
+{
+	struct rte_rds_server_stats st;
+
+	return rte_rds_server_stats_get(&st) == 0 ? st.msgs_in : 0;
+}
+
+static void
+test_txwait(void)
+{
+	uint64_t msgs = rds_test_env_u64("RDS_TEST_MP_ZC_TXWAIT_MSGS", 60);
+	uint8_t *buf = malloc(MAXLEN), *ref = malloc(MAXLEN);
+	struct rte_rds_server_stats s0, s1;
+	struct rte_rds_server_conf sc;
+	uint64_t got = 0, bad = 0, in0, in, last;
+	unsigned int still;
+	struct child c;
+	int sink, r, k;
+
+	rds_test_watchdog(300, "multiproc/zc txwait");
+	CU_ASSERT_FATAL(buf != NULL && ref != NULL);
+	memset(&sc, 0, sizeof(sc));
+	sc.gid = (gid_t)-1;
+	sc.region_mb = 4;
+	CU_ASSERT_FATAL(lib_up_with(RTE_RDS_IDLE_YIELD, &sc) == 0);
+	sink = rds_test_socket(MP_IP0, SINK_PORT, 0, 16 << 20);
+	CU_ASSERT_FATAL(sink >= 0);
+	CU_ASSERT(rte_rds_server_stats_get(&s0) == 0);
+	in0 = s0.msgs_in;
+	fixed_len = MAXLEN;
+	setenv("RTE_RDS_WAIT_SLICE_MS", "3600000", 1);
+	CU_ASSERT_FATAL(spawn_send(&c, 1, msgs) == 0);
+	unsetenv("RTE_RDS_WAIT_SLICE_MS");
+	last = 0;
+	while (got < msgs && bad == 0 && !c.exited) {
+		/* Serve until the engine took nothing more for 20 polls in a
+		 * row (the sender out of TX buffers, or every message in)
+		 * with a message to read, and for 20 s at most. */
+		for (still = 0, k = 0; (still < 20 || last <= got) &&
+		     k < 20000; k++) {
+			rte_rds_server_poll(1);
+			child_read(&c);
+			in = msgs_in() - in0;
+			still = in == last ? still + 1 : 0;
+			last = in;
+		}
+		if (last <= got) {
+			printf("  no message for 20 s after %" PRIu64
+			       ": the sender was not woken\n", got);
+			break;
+		}
+		/* One back: its TX buffer with it. */
+		r = take_one(sink, got, buf, ref);
+		for (k = 0; r == 0 && k < 1000; k++) {
+			rte_rds_server_poll(1);
+			r = take_one(sink, got, buf, ref);
+		}
+		if (r < 0)
+			bad++;
+		else if (r > 0)
+			got++;
+	}
+	CU_ASSERT(rte_rds_server_stats_get(&s1) == 0);
+	printf("  %" PRIu64 " of %" PRIu64 " messages of 64 KiB read one at a "
+	       "time; senders woken for a TX buffer: %" PRIu64 "\n", got, msgs,
+	       s1.tx_wakes - s0.tx_wakes);
+	CU_ASSERT(bad == 0);
+	CU_ASSERT(got == msgs);
+	CU_ASSERT(s1.tx_wakes - s0.tx_wakes >= 1);
+	CU_ASSERT(s1.msgs_zc - s0.msgs_zc == msgs);
+	close(c.in);
+	c.in = -1;
+	CU_ASSERT(serve_until(&c, 1, all_exited, 60));
+	CU_ASSERT(c.exited && WIFEXITED(c.status) &&
+		  WEXITSTATUS(c.status) == 0);
+	child_reap(&c);
+	fixed_len = 0;
+	CU_ASSERT(rte_rds_close(sink) == 0);
+	lib_down();
+	free(buf);
+	free(ref);
+	rds_test_watchdog(0, NULL);
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct rds_test_case cases[] = {
 		{ "reuse", test_reuse },
 		{ "killed", test_killed },
+		{ "txwait", test_txwait },
 		{ NULL, NULL },
 	};
 	int ret;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc == 6 && strcmp(argv[1], "send") == 0) {
+	if (argc == 6 && (strcmp(argv[1], "send") == 0 ||
+			  strcmp(argv[1], "sendbig") == 0)) {
+		if (strcmp(argv[1], "sendbig") == 0)
+			fixed_len = MAXLEN;
 		if (rte_rds_attach(argv[2]) != 0) {
 			printf("FAIL attach %s: %s\n", argv[2],
 			       rte_strerror(rte_errno));
