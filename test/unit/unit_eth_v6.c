@@ -208,6 +208,65 @@ parse6_changed(uint16_t len, unsigned int off, uint8_t v, bool fix,
 	return why;
 }
 
+/* A built frame (10 bytes of payload) with an 8-byte extension header nh
+ * put after the IPv6 header, whose next header is next (a fragment
+ * header: fragment offset field frag); other_port: the UDP port not
+ * ours. What the flat parse says (parse6's code). */
+static enum rds_eth_drop
+parse6_ext(uint8_t nh, uint8_t next, uint16_t frag, bool other_port)
+{
+	struct rds_eth_frame f, g;
+	struct rte_mbuf *m;
+	enum rds_eth_drop why;
+	uint8_t b[O6_PAY + 10 + 8];
+	uint64_t rs = 3;
+
+	frame_fields(&f, &rs, 10);
+	f.type = RDS_ETH_F_DATA;
+	m = mk_frame6(&f, 5);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_FATAL(rte_pktmbuf_data_len(m) == O6_PAY + 10);
+	memcpy(b, rte_pktmbuf_mtod(m, uint8_t *), O6_UDP);
+	memset(b + O6_UDP, 0, 8);
+	b[O6_UDP] = next;
+	if (nh == 44)
+		wr16(b + O6_UDP + 2, frag);
+	else
+		b[O6_UDP + 1] = (uint8_t)(frag >> 8);	/* length in 8s */
+	memcpy(b + O6_UDP + 8, rte_pktmbuf_mtod(m, uint8_t *) + O6_UDP,
+	       O6_PAY + 10 - O6_UDP);
+	rte_pktmbuf_free(m);
+	b[O6_NH] = nh;
+	wr16(b + O6_PLEN, (uint16_t)(rd16(b + O6_PLEN) + 8));
+	if (other_port)
+		b[O6_UDP + 8 + 3] ^= 1;
+	why = rds_eth_frame_parse_buf(b, sizeof(b), UPORT, &g);
+	return why;
+}
+
+/* A built frame from ::ffff:10.0.0.1. */
+static enum rds_eth_drop
+parse6_v4mapped_src(void)
+{
+	struct rds_eth_frame f, g;
+	struct rte_mbuf *m;
+	enum rds_eth_drop why;
+	uint64_t rs = 3;
+	uint8_t *b;
+
+	frame_fields(&f, &rs, 10);
+	f.type = RDS_ETH_F_DATA;
+	m = mk_frame6(&f, 5);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	b = rte_pktmbuf_mtod(m, uint8_t *);
+	memset(b + O6_SIP, 0, 10);
+	b[O6_SIP + 10] = 0xff;
+	b[O6_SIP + 11] = 0xff;
+	why = rds_eth_frame_parse6(m, UPORT, &g);
+	rte_pktmbuf_free(m);
+	return why;
+}
+
 void
 test_v6_bad(void)
 {
@@ -243,6 +302,8 @@ test_v6_bad(void)
 	/* A multicast source. */
 	CU_ASSERT_EQUAL(parse6_changed(10, O6_SIP, 0xff, false, &g),
 			RDS_ETH_DROP_IP);
+	/* ::ffff:a.b.c.d as the source. */
+	CU_ASSERT_EQUAL(parse6_v4mapped_src(), RDS_ETH_DROP_IP);
 	/* The payload length past the frame, or not the UDP length. */
 	CU_ASSERT_EQUAL(parse6_changed(10, O6_PLEN, 0x10, false, &g),
 			RDS_ETH_DROP_SHORT);
@@ -260,6 +321,23 @@ test_v6_bad(void)
 	/* A UDP checksum is not checked: any value passes. */
 	CU_ASSERT_EQUAL(parse6_changed(10, O6_UDP + 6, 0x12, false, &g),
 			RDS_ETH_DROP_NONE);
+	/* Any hop limit is taken (the frame
+	 * came over one link; a router would have changed the MACs). */
+	CU_ASSERT_EQUAL(parse6_changed(10, O6_HOPS, 1, false, &g),
+			RDS_ETH_DROP_NONE);
+	CU_ASSERT_EQUAL(parse6_changed(10, O6_HOPS, 0, false, &g),
+			RDS_ETH_DROP_NONE);
+	/* Extension headers (we never send one): to our UDP port a bad
+	 * IPv6 header; to anything else, or a later fragment, not ours. */
+	CU_ASSERT_EQUAL(parse6_ext(0, 17, 0, false), RDS_ETH_DROP_IP);
+	CU_ASSERT_EQUAL(parse6_ext(60, 17, 0, false), RDS_ETH_DROP_IP);
+	CU_ASSERT_EQUAL(parse6_ext(44, 17, 0, false), RDS_ETH_DROP_IP);
+	CU_ASSERT_EQUAL(parse6_ext(44, 17, 0x100, false), RDS_ETH_DROP_NOT_OURS);
+	CU_ASSERT_EQUAL(parse6_ext(0, 58, 0, false), RDS_ETH_DROP_NOT_OURS);
+	CU_ASSERT_EQUAL(parse6_ext(0, 17, 0, true), RDS_ETH_DROP_NOT_OURS);
+	/* One that says it is longer than the frame: not ours, no read
+	 * past it (ASan). */
+	CU_ASSERT_EQUAL(parse6_ext(0, 17, 0xff00, false), RDS_ETH_DROP_NOT_OURS);
 	/* An IPv4 frame is not parse6's. */
 	frame_fields(&f, &rs, 10);
 	m = mk_frame(pool, &f, 1, false);
@@ -455,7 +533,8 @@ test_nd_resolve(void)
 }
 
 /* What neighbour discovery ignores: a hop limit below 255 (a router
- * forwarded it), a wrong checksum, a solicitation for another address,
+ * forwarded it), a wrong checksum, a code not 0, a truncated message
+ * (these counted in nd_drop), a solicitation for another address,
  * one from :: (duplicate address detection), an advertisement of a
  * neighbour we never asked for, one of our own addresses, our own MAC. */
 void
@@ -464,6 +543,7 @@ test_nd_ignored(void)
 	struct rte_ether_addr mac, mm = {{ 0x33, 0x33, 0xff, 0, 0, 0x01 }};
 	struct in6_addr b6 = ip6("fd00::2"), c6 = ip6("fd00::7");
 	struct rte_mbuf *m;
+	uint8_t *b;
 
 	port6_setup();
 	rds_eth_nd_input(eng, &port6, mk_nd(135, &mac_b, &mm, "fd00::2",
@@ -473,7 +553,30 @@ test_nd_ignored(void)
 		  &mac_b, 255);
 	rte_pktmbuf_mtod(m, uint8_t *)[14 + 40 + 2] ^= 0x01;
 	rds_eth_nd_input(eng, &port6, m);
+	/* An advertisement with hop limit 254, a solicitation with code 1
+	 * (checksum right), one cut short of its target: dropped too. */
+	rds_eth_nd_input(eng, &port6, mk_nd(136, &mac_c, &mac_a, "fd00::3",
+					    "fd00::1", "fd00::3", 2, &mac_c,
+					    254));
+	m = mk_nd(135, &mac_b, &mm, "fd00::2", "ff02::1:ff00:1", "fd00::1", 1,
+		  &mac_b, 255);
+	b = rte_pktmbuf_mtod(m, uint8_t *);
+	b[14 + 40 + 1] = 1;
+	wr16(b + 14 + 40 + 2, 0);
+	wr16(b + 14 + 40 + 2, ref_icmp6_sum(b + 14, b + 14 + 40, 32));
+	rds_eth_nd_input(eng, &port6, m);
+	m = mk_nd(135, &mac_b, &mm, "fd00::2", "ff02::1:ff00:1", "fd00::1", 1,
+		  &mac_b, 255);
+	rte_pktmbuf_trim(m, 32 - 20);
+	rds_eth_nd_input(eng, &port6, m);
 	CU_ASSERT_EQUAL(eeng6.stats.nd_rx, 0);
+	CU_ASSERT_EQUAL(eeng6.stats.nd_drop, 5);
+	/* Another ICMPv6 message (an echo request) is not ours. */
+	m = mk_nd(128, &mac_b, &mac_a, "fd00::2", "fd00::1", "fd00::1", 0,
+		  &mac_b, 64);
+	rds_eth_nd_input(eng, &port6, m);
+	CU_ASSERT_EQUAL(eeng6.stats.nd_drop, 5);
+	CU_ASSERT_EQUAL(eeng6.stats.rx_not_ours, 1);
 	rds_eth_nd_input(eng, &port6, mk_nd(135, &mac_b, &mm, "fd00::2",
 					    "ff02::1:ff00:9", "fd00::9", 1,
 					    &mac_b, 255));

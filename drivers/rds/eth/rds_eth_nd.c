@@ -365,28 +365,37 @@ rds_eth_nd_input(struct rds_engine *e, struct rds_eth_port *p,
 	const uint8_t *b;
 	bool has_lla;
 
-	if (rte_pktmbuf_data_len(m) < RDS_ETH_ND_FRAME - 8 ||
-	    m->nb_segs != 1 || !rds_eth_is_ipv6(m))
-		goto out;
+	uint32_t len = rte_pktmbuf_data_len(m), plen;
+
+	/* Other ICMPv6 messages (MLD, router discovery, echo) are not
+	 * ours; an NS or NA that is not valid (RFC 4861 7.1.1, 7.1.2) is
+	 * dropped and counted (nd_drop). */
+	if (m->nb_segs != 1 || !rds_eth_is_ipv6(m) ||
+	    len < RTE_ETHER_HDR_LEN + sizeof(*ip) + 1)
+		goto not_ours;
 	b = rte_pktmbuf_mtod(m, const uint8_t *);
 	ip = (const struct rte_ipv6_hdr *)(const void *)(b + RTE_ETHER_HDR_LEN);
 	nm = (const struct rds_eth_nd_msg *)(const void *)(ip + 1);
-	/* ICMPv6, with the hop limit only a neighbour can send (RFC 4861
-	 * 7.1.1), a length that fits, a right checksum; NS or NA. */
-	if (ip->proto != RDS_ETH_ICMP6 || ip->hop_limits != RDS_ETH_ND_HOPS ||
-	    (nm->type != RDS_ETH_ND_NS && nm->type != RDS_ETH_ND_NA) ||
-	    nm->code != 0 ||
-	    rte_be_to_cpu_16(ip->payload_len) < sizeof(*nm) - 8 ||
-	    rte_be_to_cpu_16(ip->payload_len) >
-	    rte_pktmbuf_data_len(m) - RTE_ETHER_HDR_LEN - sizeof(*ip) ||
-	    rte_ipv6_udptcp_cksum_verify(ip, nm) != 0)
+	if ((b[RTE_ETHER_HDR_LEN] >> 4) != 6 || ip->proto != RDS_ETH_ICMP6 ||
+	    (nm->type != RDS_ETH_ND_NS && nm->type != RDS_ETH_ND_NA))
+		goto not_ours;
+	/* The hop limit only a neighbour can send, code 0, a length that
+	 * holds the message and is in the frame, a right checksum. */
+	plen = rte_be_to_cpu_16(ip->payload_len);
+	if (len < RDS_ETH_ND_FRAME - 8 || ip->hop_limits != RDS_ETH_ND_HOPS ||
+	    nm->code != 0 || plen < sizeof(*nm) - 8 ||
+	    plen > len - RTE_ETHER_HDR_LEN - sizeof(*ip) ||
+	    rte_ipv6_udptcp_cksum_verify(ip, nm) != 0) {
+		if (st != NULL)
+			st->nd_drop++;
 		goto out;
+	}
 	if (st != NULL)
 		st->nd_rx++;
 	memcpy(&src, ip->src_addr, 16);
 	memcpy(&target, nm->target, 16);
 	memcpy(&smac, b + RTE_ETHER_ADDR_LEN, RTE_ETHER_ADDR_LEN);
-	has_lla = rte_be_to_cpu_16(ip->payload_len) >= sizeof(*nm) &&
+	has_lla = plen >= sizeof(*nm) &&
 		  nm->opt_len == 1 &&
 		  nm->opt_type == (nm->type == RDS_ETH_ND_NS ?
 				   RDS_ETH_ND_OPT_SLLA : RDS_ETH_ND_OPT_TLLA);
@@ -419,5 +428,10 @@ rds_eth_nd_input(struct rds_engine *e, struct rds_eth_port *p,
 		rds_eth_tx(e, p, r);
 	}
 out:
+	rte_pktmbuf_free(m);
+	return;
+not_ours:
+	if (st != NULL)
+		st->rx_not_ours++;
 	rte_pktmbuf_free(m);
 }

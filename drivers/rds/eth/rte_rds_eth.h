@@ -201,6 +201,11 @@ struct rte_rds_eth_stats {
 	uint64_t nd_rx;			/**< IPv6 neighbour solicitations and
 					 * advertisements received (valid
 					 * ICMPv6) */
+	uint64_t nd_drop;		/**< IPv6 neighbour solicitations and
+					 * advertisements dropped: hop limit
+					 * not 255, code not 0, truncated,
+					 * bad ICMPv6 checksum (RFC 4861
+					 * 7.1) */
 };
 
 /**
