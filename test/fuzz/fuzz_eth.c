@@ -19,7 +19,8 @@
  *   header announces (IPv6: 40 bytes, next header UDP, a unicast
  *   source, RDS_ETH_FF_V6 set and the addresses the input's), len the
  *   bytes between it and the IPv4 total length (the IPv6 payload
- *   length's end), the CRC32C over header and payload as stored;
+ *   length's end), the CRC32C over header and payload as stored (IPv6:
+ *   over the addresses first);
  * - the mbuf path agrees with the flat one, IPv4 frames through
  *   rds_eth_frame_parse (which calls an IPv6 frame not its own) and IPv6
  *   ones through rds_eth_frame_parse6 (the other way round); trusting
@@ -133,7 +134,12 @@ eth_hdr:
 	memcpy(&h, f->payload - RDS_ETH_HDR_SIZE, sizeof(h));
 	CHECK(h.version == RDS_ETH_VERSION);
 	CHECK(rte_be_to_cpu_16(h.len) == f->len);
-	CHECK(rds_eth_crc(&h, f->payload, f->len) == rte_be_to_cpu_32(h.crc));
+	if (rds_eth_frame_v6(f))
+		CHECK(rds_eth_crc6(d + RTE_ETHER_HDR_LEN + 8, &h, f->payload,
+				   f->len) == rte_be_to_cpu_32(h.crc));
+	else
+		CHECK(rds_eth_crc(&h, f->payload, f->len) ==
+		      rte_be_to_cpu_32(h.crc));
 	CHECK(memcmp(&f->src_mac, d + 6, 6) == 0);
 }
 

@@ -107,11 +107,13 @@ test_v6_build_layout(void)
 	CU_ASSERT_EQUAL(rd32(b + O6_H + 4), 0x01020304);
 	CU_ASSERT_EQUAL(rd32(b + O6_H + 12), 0x11121314);
 	CU_ASSERT_EQUAL(rd16(b + O6_H + 30), 100);
-	/* The CRC32C of the eth header (crc 0) and the payload, as over
-	 * IPv4. */
+	/* The CRC32C of the IPv6 addresses (source, destination), the eth
+	 * header (crc 0) and the payload. */
 	memcpy(tmp, b + O6_H, sizeof(tmp));
 	memset(tmp + 36, 0, 4);
-	CU_ASSERT_EQUAL(rd32(b + O6_H + 36), ref_crc32c(0, tmp, sizeof(tmp)));
+	CU_ASSERT_EQUAL(rd32(b + O6_H + 36),
+			ref_crc32c(ref_crc32c(0, b + O6_SIP, 32), tmp,
+				   sizeof(tmp)));
 	/* No IPv4 offload flags. */
 	CU_ASSERT_EQUAL(m->ol_flags & (RTE_MBUF_F_TX_IPV4 |
 				       RTE_MBUF_F_TX_IP_CKSUM), 0);
@@ -317,6 +319,12 @@ test_v6_bad(void)
 	CU_ASSERT_EQUAL(parse6_changed(10, O6_H + 31, 9, true, &g),
 			RDS_ETH_DROP_LEN);
 	CU_ASSERT_EQUAL(parse6_changed(10, O6_PAY + 3, 0x5a, false, &g),
+			RDS_ETH_DROP_CRC);
+	/* A changed address (IPv6 has no header checksum, UDP's is 0):
+	 * the CRC32C covers both. */
+	CU_ASSERT_EQUAL(parse6_changed(10, O6_SIP + 15, 0x33, false, &g),
+			RDS_ETH_DROP_CRC);
+	CU_ASSERT_EQUAL(parse6_changed(10, O6_DIP + 3, 0x33, false, &g),
 			RDS_ETH_DROP_CRC);
 	/* A UDP checksum is not checked: any value passes. */
 	CU_ASSERT_EQUAL(parse6_changed(10, O6_UDP + 6, 0x12, false, &g),

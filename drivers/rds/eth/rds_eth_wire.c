@@ -46,6 +46,18 @@ rds_eth_crc(const struct rds_eth_hdr *h, const void *payload, uint32_t len)
 	return ~rds_eth_crc_hdr_update(h, payload, len);
 }
 
+uint32_t
+rds_eth_crc6(const void *addrs, const struct rds_eth_hdr *h,
+	     const void *payload, uint32_t len)
+{
+	struct rds_eth_hdr h0 = *h;
+
+	h0.crc = 0;
+	return ~rds_eth_crc_update(rds_eth_crc_update(rds_eth_crc_update(
+		UINT32_MAX, addrs, RDS_ETH_V6_ADDRS), &h0, sizeof(h0)),
+		payload, len);
+}
+
 /* ------------------------------------------------------------------ */
 /* Build */
 
@@ -109,10 +121,11 @@ rds_eth_tmpl_init(struct rds_eth_tmpl *t, const struct rte_ether_addr *src,
 }
 
 /* The eth header of f at h, l2l3l4 bytes into m's data, and its CRC32C
- * over it and the payload after it (every segment). */
+ * over it and the payload after it (every segment), from seed (~0; an
+ * IPv6 frame's: the update over its addresses). */
 static __rte_always_inline void
 rds_eth_hdr_fill(struct rte_mbuf *m, struct rds_eth_hdr *h, uint32_t l2l3l4,
-		 const struct rds_eth_frame *f)
+		 const struct rds_eth_frame *f, uint32_t seed)
 {
 	const struct rte_mbuf *s;
 	uint32_t crc;
@@ -132,8 +145,7 @@ rds_eth_hdr_fill(struct rte_mbuf *m, struct rds_eth_hdr *h, uint32_t l2l3l4,
 
 	/* CRC: the header (its crc field 0 by now) and the payload after
 	 * it in one run, then the payload's further segments. */
-	crc = rds_eth_crc_update(UINT32_MAX, h, rte_pktmbuf_data_len(m) -
-				 l2l3l4);
+	crc = rds_eth_crc_update(seed, h, rte_pktmbuf_data_len(m) - l2l3l4);
 	for (s = m->next; s != NULL; s = s->next)
 		crc = rds_eth_crc_update(crc, rte_pktmbuf_mtod(s, void *),
 					 rte_pktmbuf_data_len(s));
@@ -182,7 +194,9 @@ rds_eth_frame_build_tmpl6(struct rte_mbuf *m, const struct rds_eth_tmpl *t,
 	udp->dgram_len = be_ulen;
 	m->ol_flags &= ~(RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM);
 	rds_eth_hdr_fill(m, (struct rds_eth_hdr *)(void *)(udp + 1),
-			 RDS_ETH_L2L3L4 + RDS_ETH_V6_EXTRA, f);
+			 RDS_ETH_L2L3L4 + RDS_ETH_V6_EXTRA, f,
+			 rds_eth_crc_update(UINT32_MAX, ip->src_addr,
+					    RDS_ETH_V6_ADDRS));
 }
 
 void
@@ -216,7 +230,7 @@ rds_eth_frame_build_tmpl(struct rte_mbuf *m, const struct rds_eth_tmpl *t,
 		m->ol_flags &= ~(RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM);
 		ip->hdr_checksum = rds_eth_ip_cksum(t->ip_sum, be_tot);
 	}
-	rds_eth_hdr_fill(m, h, RDS_ETH_L2L3L4, f);
+	rds_eth_hdr_fill(m, h, RDS_ETH_L2L3L4, f, UINT32_MAX);
 }
 
 int
@@ -311,10 +325,12 @@ rds_eth_ip_hdr_ok(const void *ip, uint32_t hl)
 
 /* The eth header after the UDP header udp (ulen its length, checked
  * against the bytes there are) of the frame at p: into f, but for the
- * IP addresses. */
+ * IP addresses. addrs: an IPv6 frame's addresses, covered by its CRC
+ * (NULL: IPv4). */
 static __rte_always_inline enum rds_eth_drop
 rds_eth_parse_eth(const uint8_t *p, const struct rte_udp_hdr *udp,
-		  uint32_t ulen, bool crc, struct rds_eth_frame *f)
+		  uint32_t ulen, bool crc, const uint8_t *addrs,
+		  struct rds_eth_frame *f)
 {
 	const struct rds_eth_hdr *h;
 	const uint8_t *payload;
@@ -336,7 +352,9 @@ rds_eth_parse_eth(const uint8_t *p, const struct rte_udp_hdr *udp,
 	    (h->type == RDS_ETH_F_ACK && plen != 0))
 		return RDS_ETH_DROP_LEN;
 	payload = (const uint8_t *)(h + 1);
-	if (crc && rte_be_to_cpu_32(h->crc) != rds_eth_crc(h, payload, plen))
+	if (crc && rte_be_to_cpu_32(h->crc) !=
+	    (addrs == NULL ? rds_eth_crc(h, payload, plen) :
+	     rds_eth_crc6(addrs, h, payload, plen)))
 		return RDS_ETH_DROP_CRC;
 
 	f->type = h->type;
@@ -416,7 +434,7 @@ rds_eth_parse(const uint8_t *p, uint32_t len, uint16_t udp_port,
 	if (ulen != tot - hl)
 		return RDS_ETH_DROP_LEN;
 
-	why = rds_eth_parse_eth(p, udp, ulen, crc, f);
+	why = rds_eth_parse_eth(p, udp, ulen, crc, NULL, f);
 	if (why != RDS_ETH_DROP_NONE)
 		return why;
 	f->src_ip = ip->src_addr;
@@ -506,7 +524,7 @@ rds_eth_parse6(const uint8_t *p, uint32_t len, uint16_t udp_port, bool crc,
 	ulen = rte_be_to_cpu_16(udp->dgram_len);
 	if (ulen != plen)
 		return RDS_ETH_DROP_LEN;
-	why = rds_eth_parse_eth(p, udp, ulen, crc, f);
+	why = rds_eth_parse_eth(p, udp, ulen, crc, ip->src_addr, f);
 	if (why != RDS_ETH_DROP_NONE)
 		return why;
 	f->flags |= RDS_ETH_FF_V6;

@@ -25,6 +25,11 @@
  * an IPv6 frame's headers take that much more in front of the IPv4
  * layout (rds_eth_frame_build6). */
 #define RDS_ETH_V6_EXTRA 20
+/* An IPv6 frame's CRC32C covers its addresses too (the 32 bytes of
+ * source and destination, as in the IPv6 header, before the eth
+ * header): IPv6 has no header checksum and the UDP checksum is 0, so
+ * that a corrupted address would otherwise go unseen. */
+#define RDS_ETH_V6_ADDRS 32
 
 /* ------------------------------------------------------------------ */
 /* Wire (rds_eth_wire.c) */
@@ -155,7 +160,8 @@ int rds_eth_frame_build(struct rte_mbuf *m, const struct rte_ether_addr *src,
 /* The same for an IPv6 frame (Ethernet, IPv6 from sip to dip, hop
  * limit 64, no traffic class or flow label, no extension headers; UDP
  * with checksum 0, which RFC 6936 allows a protocol with its own check
- * of the payload: the CRC32C), from the same mbuf: the caller reserves
+ * of the payload: the CRC32C, here over the IPv6 addresses too,
+ * rds_eth_crc6), from the same mbuf: the caller reserves
  * RDS_ETH_HDRS bytes as for rds_eth_frame_build, and the build takes
  * RDS_ETH_V6_EXTRA more in front (rte_pktmbuf_prepend), so that the
  * payload stays where the caller put it. No offload flags (the IPv4
@@ -232,8 +238,9 @@ enum rds_eth_drop rds_eth_frame_reparse(const struct rte_mbuf *m,
  * chain of extension headers leads to UDP to udp_port: RDS_ETH_DROP_IP,
  * we never send one; a multicast or v4-mapped source: RDS_ETH_DROP_IP;
  * any hop limit), UDP to udp_port (its length the payload length, else
- * RDS_ETH_DROP_LEN; its checksum not checked), then the eth header and
- * CRC as rds_eth_frame_parse. Fills f with RDS_ETH_FF_V6 in its flags,
+ * RDS_ETH_DROP_LEN; its checksum not checked), then the eth header as
+ * rds_eth_frame_parse and the CRC32C over the addresses, eth header and
+ * payload (rds_eth_crc6). Fills f with RDS_ETH_FF_V6 in its flags,
  * src6 and dst6, src_ip and dst_ip 0. Whether dst6 is ours is the
  * caller's to check. */
 enum rds_eth_drop rds_eth_frame_parse6(const struct rte_mbuf *m,
@@ -258,6 +265,12 @@ enum rds_eth_drop rds_eth_frame_parse_buf(const uint8_t *p, uint32_t len,
  * rds_eth_crc_update. Stored in the header big-endian. */
 uint32_t rds_eth_crc(const struct rds_eth_hdr *h, const void *payload,
 		     uint32_t len);
+
+/* The CRC32C of an IPv6 frame: the same over its addresses (addrs: the
+ * RDS_ETH_V6_ADDRS bytes of the IPv6 header's source and destination),
+ * the eth header (crc 0) and the payload. */
+uint32_t rds_eth_crc6(const void *addrs, const struct rds_eth_hdr *h,
+		      const void *payload, uint32_t len);
 
 /* ------------------------------------------------------------------ */
 /* CRC32C (rds_eth_crc.c; the math is in its header comment) */
