@@ -307,6 +307,7 @@ main(void)
 		{ "nd_resolve", test_nd_resolve },
 		{ "nd_ignored", test_nd_ignored },
 		{ "nd_static_learn", test_nd_static_learn },
+		{ "nd_arp_zero", test_nd_arp_zero },
 		{ "fault_zero", test_fault_zero },
 		{ "fault_drop", test_fault_drop },
 		{ "fault_dup", test_fault_dup },

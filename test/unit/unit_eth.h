@@ -115,6 +115,7 @@ void test_nd_solicit_answered(void);
 void test_nd_resolve(void);
 void test_nd_ignored(void);
 void test_nd_static_learn(void);
+void test_nd_arp_zero(void);
 void test_fault_zero(void);
 void test_fault_drop(void);
 void test_fault_dup(void);

@@ -641,3 +641,40 @@ test_nd_static_learn(void)
 	CU_ASSERT_EQUAL(rds_eth_nd_room(port6.nd), 0);
 	port6_teardown();
 }
+
+/* A port with IPv6 addresses only (whose IPv4 field is 0): an ARP
+ * request for 0.0.0.0 is not for us, nor one from 0.0.0.0 (a probe) for
+ * someone else. */
+void
+test_nd_arp_zero(void)
+{
+	struct rte_mbuf *m;
+	uint8_t *b;
+
+	port6_setup();
+	port6.neigh = rds_eth_neigh_create(4);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(port6.neigh);
+	m = rte_pktmbuf_alloc(pool);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	b = (uint8_t *)rte_pktmbuf_append(m, 60);
+	if (b == NULL)
+		abort();
+	memset(b, 0, 60);
+	memset(b, 0xff, 6);
+	memcpy(b + 6, &mac_b, 6);
+	wr16(b + 12, 0x0806);
+	wr16(b + 14, 1);
+	wr16(b + 16, 0x0800);
+	b[18] = 6;
+	b[19] = 4;
+	wr16(b + 20, 1);
+	memcpy(b + 22, &mac_b, 6);
+	b[28] = 10;
+	b[31] = 9;			/* from 10.0.0.9, for 0.0.0.0 */
+	rds_eth_arp_input(eng, &port6, m);
+	CU_ASSERT_EQUAL(nb_cap, 0);
+	CU_ASSERT_EQUAL(eeng6.stats.arp_tx, 0);
+	rds_eth_neigh_free(port6.neigh);
+	port6.neigh = NULL;
+	port6_teardown();
+}
