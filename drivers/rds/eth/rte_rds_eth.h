@@ -17,12 +17,14 @@
  * An address is declared with transport "eth" and options (key=value,
  * comma separated: rte_rds_conf_add_addr_str(conf,
  * "10.0.0.1=eth,port=net_memif0")). An IPv6 address ("[fd00::1]=eth")
- * has IPv6 frames (Ethernet | IPv6 | UDP, the same eth header and
- * CRC32C; UDP checksum 0, as RFC 6936 allows a protocol that checks its
- * own payload) and its peers are IPv6 addresses; its neighbours come
- * from neighbour discovery (RFC 4861 solicitations and advertisements
- * on the port), from neigh= or from their frames. A link-local one is
- * on the port's link; the socket's scope is not checked against it.
+ * has IPv6 frames (Ethernet | IPv6 | UDP, the same eth header; the
+ * CRC32C covers the IPv6 source and destination too; UDP checksum 0, as
+ * RFC 6936 allows a protocol that checks its own payload) and its peers
+ * are IPv6 addresses; its neighbours come from neighbour discovery
+ * (RFC 4861 solicitations and advertisements on the port; invalid ones
+ * counted in nd_drop), from neigh= or from their frames. A link-local
+ * one ("[fe80::1]=eth") is on the port's link: a DPDK port has no
+ * interface index, so the socket's scope is not checked against it.
  *
  *   port=NAME|ID     the ethdev (its name, e.g. net_memif0, or its port
  *                    id; "dev=" is a synonym); may be left out when the
