@@ -5,8 +5,8 @@
  * process never initialises the EAL): over net_memif ("eth_mp memif")
  * or over net_af_packet on a veth pair between two network namespaces
  * that the test makes and removes ("eth_mp afpacket"; "eth_mp afpacket6":
- * stream and faults with IPv6 addresses, the neighbours found by
- * neighbour discovery). See eth_mp.h for the protocol between the two.
+ * stream, faults and restart with IPv6 addresses, the neighbours found
+ * by neighbour discovery). See eth_mp.h for the protocol between the two.
  *
  *   stream:  A (10.253.x.1) and B (.2) each send RDS_TEST_MSGS (default
  *            100,000) messages to the other's two sockets (most 0 B ..
@@ -505,6 +505,7 @@ main(int argc, char **argv)
 	static const struct rds_test_case v6_cases[] = {
 		{ "stream6", test_stream },
 		{ "faults6", test_faults },
+		{ "restart6", test_restart },
 		{ NULL, NULL },
 	};
 	static const struct rds_test_case memif_cases[] = {
