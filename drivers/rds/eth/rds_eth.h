@@ -18,6 +18,7 @@
  *                    crc32 combined with PCLMULQDQ (x86)
  *   rds_eth_arp.c    neighbours: ARP requests and replies, static table,
  *                    learning (a peer whose MAC changes is followed)
+ *   rds_eth_rx6.c    the receive path of IPv6 frames
  *   rds_eth_nd.c     IPv6 neighbours: neighbour discovery (solicitations
  *                    and advertisements), static entries, learning
  *   rds_eth_wire.h   (header) frame layout and CRC32C declarations
@@ -324,6 +325,14 @@ void rds_eth_conn_peer(struct rds_eth_conn *ec,
 /* A frame for a connection of engine e arrived (after parsing). */
 void rds_eth_rx_frame(struct rds_engine *e, struct rds_eth_port *p,
 		      struct rte_mbuf *m, const struct rds_eth_frame *f);
+/* IPv6 (rds_eth_rx6.c): p's local IPv6 address ip, or NULL; a received
+ * IPv6 frame (the IPv4 parse said not its own): parsed, dropped and
+ * counted, handed to neighbour discovery, to its connection (through
+ * rds_eth_rx_frame) or to the engine that owns it. Takes m. */
+struct rds_laddr *rds_eth_port_laddr6(const struct rds_eth_port *p,
+				      const struct in6_addr *ip);
+void rds_eth_rx_one6(struct rds_engine *e, struct rds_eth_port *p,
+		     struct rte_mbuf *m);
 
 /* ------------------------------------------------------------------ */
 /* Queues, steering and zero-copy transmit (rds_eth_steer.c) */
