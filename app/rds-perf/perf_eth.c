@@ -157,7 +157,7 @@ perf_eth_print_stats(FILE *f, bool all)
 		N(fault_delayed), N(fault_corrupted), N(port_restarts),
 		N(rx_steered), N(rx_handoff_drop), N(flow_rules),
 		N(flow_fail), N(tx_zc_frames), N(rexmit_sack), N(rexmit_probe),
-		N(tx_kicks),
+		N(tx_kicks), N(nd_tx), N(nd_rx), N(nd_drop),
 #undef N
 	};
 	struct rte_rds_eth_stats st;

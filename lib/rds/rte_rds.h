@@ -75,9 +75,10 @@ struct rte_rds_addr_conf {
 	 * ib transport's settings (CM port, ring sizes, flow control, stall
 	 * bound) are such options. */
 	char args[RTE_RDS_ARGSIZE];
-	/** AF_INET (addr) or AF_INET6 (addr6); 0 is AF_INET. IPv6
-	 * addresses are served by the "loop" transport only: rte_rds_init()
-	 * refuses one on "eth" or "ib" with EAFNOSUPPORT (and a log line). */
+	/** AF_INET (addr) or AF_INET6 (addr6); 0 is AF_INET. Every
+	 * transport serves IPv6 addresses ("loop", "ib", "eth", "tcp"); a
+	 * transport without it refuses one at rte_rds_init() with
+	 * EAFNOSUPPORT (and a log line). */
 	sa_family_t family;
 	/** IPv6 address (family AF_INET6); a v4-mapped one is stored as
 	 * IPv4 (addr). */
@@ -137,11 +138,10 @@ void rte_rds_conf_init(struct rte_rds_conf *conf);
  *   Configuration to change.
  * @param ip
  *   IPv4 address in dotted form, e.g. "10.0.0.1", or an IPv6 address,
- *   e.g. "fd00::1" (a v4-mapped one is IPv4). Only "loop" serves IPv6
- *   addresses: rte_rds_init() refuses one on "eth" or "ib" with
- *   EAFNOSUPPORT.
+ *   e.g. "fd00::1" (a v4-mapped one is IPv4): every transport serves
+ *   IPv6 addresses (rte_rds_socket.h, "IPv6 addresses").
  * @param transport
- *   "loop", "ib" or "eth".
+ *   "loop", "ib", "eth" or "tcp".
  * @param dev
  *   Transport device name, or NULL.
  * @return

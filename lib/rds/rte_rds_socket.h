@@ -84,12 +84,19 @@ struct rte_rds6_reset {
  * (EINVAL). An IPv4 socket cannot send to an IPv6 address, nor an IPv6
  * socket to an IPv4 one (EOPNOTSUPP).
  *
- * Only the "loop" transport serves IPv6 local addresses
- * (rte_rds_conf_add_addr() with an IPv6 string): rte_rds_init() refuses
- * one on "eth" or "ib" with EAFNOSUPPORT and logs why. A process
- * attached to rds-engined (rte_rds_attach()) takes IPv6 names as an
- * in-process socket does, for the addresses its engine serves. The
- * bind table's key is
+ * Every transport serves IPv6 local addresses (rte_rds_conf_add_addr()
+ * with an IPv6 string) on its IPv6 wire: "loop" within the process,
+ * "tcp" AF_INET6 connections as the kernel's rds_tcp, "ib" the kernel's
+ * IPv6 CM exchange (52-byte private data, RDMA-CM port 16385), "eth"
+ * UDP/IPv6 frames with neighbour discovery. A link-local address that
+ * "tcp" or "ib" uses on one interface takes binds with that interface's
+ * scope only (another: EADDRNOTAVAIL, as the kernel's laddr_check). The
+ * IPv4 info names (RDS_INFO_CONNECTIONS, RDS_INFO_SOCKETS, the send and
+ * retransmit queues, RDS_INFO_TCP_SOCKETS, RDS_INFO_IB_CONNECTIONS) skip
+ * IPv6 entries, as the kernel's; their RDS6_INFO_* names list all. A
+ * process attached to rds-engined (rte_rds_attach()) takes IPv6 names
+ * as an in-process socket does, for the addresses its engine serves.
+ * The bind table's key is
  * address and port, not the scope too: a link-local address and port
  * is bound once, not once per link.
  */
@@ -121,9 +128,9 @@ int rte_rds_socket(void);
  *   address, INADDR_ANY, ::, multicast or broadcast, link-local without
  *   sin6_scope_id or with a scope other than the connected peer's, port
  *   1, already bound), EAFNOSUPPORT (neither AF_INET nor AF_INET6),
- *   EADDRNOTAVAIL (not a local
- *   address of this
- *   instance), ENOPROTOOPT (the transport pinned with SO_RDS_TRANSPORT
+ *   EADDRNOTAVAIL (not a local address of this instance; a link-local
+ *   one with the scope of another interface than the transport's),
+ *   ENOPROTOOPT (the transport pinned with SO_RDS_TRANSPORT
  *   does not serve that address), EADDRINUSE (port taken).
  */
 int rte_rds_bind(int s, const struct sockaddr *addr, socklen_t addrlen);

@@ -4,8 +4,9 @@
  * and library instance (eth_peer, started here with posix_spawn; this
  * process never initialises the EAL): over net_memif ("eth_mp memif")
  * or over net_af_packet on a veth pair between two network namespaces
- * that the test makes and removes ("eth_mp afpacket"). See eth_mp.h for
- * the protocol between the two.
+ * that the test makes and removes ("eth_mp afpacket"; "eth_mp afpacket6":
+ * stream, faults and restart with IPv6 addresses, the neighbours found
+ * by neighbour discovery). See eth_mp.h for the protocol between the two.
  *
  *   stream:  A (10.253.x.1) and B (.2) each send RDS_TEST_MSGS (default
  *            100,000) messages to the other's two sockets (most 0 B ..
@@ -54,6 +55,7 @@ extern char **environ;
 
 
 enum xport xport;
+bool mp_v6;
 char peer_path[PATH_MAX];
 pid_t self;
 
@@ -199,8 +201,8 @@ run_stream(const char *faults)
 
 		print_eth(p);
 		CU_ASSERT(peer_stat(p, "rx_frames") > 0);
-		if (xport == XP_AFP)	/* neighbours by ARP */
-			CU_ASSERT(peer_stat(p, "arp_rx") > 0);
+		if (xport == XP_AFP)	/* neighbours by ARP, or ND */
+			CU_ASSERT(peer_stat(p, mp_v6 ? "nd_rx" : "arp_rx") > 0);
 		if (!fl) {
 			/* A clean link corrupts nothing. */
 			CU_ASSERT(peer_stat(p, "rx_drop_crc") == 0);
@@ -222,8 +224,8 @@ run_stream(const char *faults)
 		CU_ASSERT(peer_stat(p, "rx_ooo") > 0);
 	}
 	if (xport == XP_AFP)
-		CU_ASSERT(peer_stat(&pa, "arp_tx") + peer_stat(&pb, "arp_tx") >=
-			  2);
+		CU_ASSERT(peer_stat(&pa, mp_v6 ? "nd_tx" : "arp_tx") +
+			  peer_stat(&pb, mp_v6 ? "nd_tx" : "arp_tx") >= 2);
 out:
 	cleanup_all();
 	xport_down();
@@ -500,6 +502,12 @@ main(int argc, char **argv)
 		{ "restart", test_restart },
 		{ NULL, NULL },
 	};
+	static const struct rds_test_case v6_cases[] = {
+		{ "stream6", test_stream },
+		{ "faults6", test_faults },
+		{ "restart6", test_restart },
+		{ NULL, NULL },
+	};
 	static const struct rds_test_case memif_cases[] = {
 		{ "stream", test_stream },
 		{ "faults", test_faults },
@@ -510,11 +518,13 @@ main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2 || (strcmp(argv[1], "memif") != 0 &&
-			 strcmp(argv[1], "afpacket") != 0)) {
-		fprintf(stderr, "usage: eth_mp memif|afpacket\n");
+			 strcmp(argv[1], "afpacket") != 0 &&
+			 strcmp(argv[1], "afpacket6") != 0)) {
+		fprintf(stderr, "usage: eth_mp memif|afpacket|afpacket6\n");
 		return 2;
 	}
 	xport = strcmp(argv[1], "memif") == 0 ? XP_MEMIF : XP_AFP;
+	mp_v6 = strcmp(argv[1], "afpacket6") == 0;
 	self = getpid();
 	find_peer(argv[0]);
 	if (access(peer_path, X_OK) != 0) {
@@ -526,5 +536,7 @@ main(int argc, char **argv)
 	sweep_stale_shm();
 	if (xport == XP_MEMIF)
 		return rds_test_run_suite("eth_memif", memif_cases);
+	if (mp_v6)
+		return rds_test_run_suite("eth_afpacket6", v6_cases);
 	return rds_test_run_suite("eth_afpacket", cases);
 }

@@ -298,8 +298,8 @@ netns_up(void)
 		}
 	}
 	printf("  namespaces %s (veth0 %s) and %s (veth0 %s), IPv6 off; RDS "
-	       "on %s and %s\n", ns_a, KIPA_AFP, ns_b, KIPB_AFP, IPA_AFP,
-	       IPB_AFP);
+	       "on %s and %s\n", ns_a, KIPA_AFP, ns_b, KIPB_AFP,
+	       mp_v6 ? IPA_AFP6 : IPA_AFP, mp_v6 ? IPB_AFP6 : IPB_AFP);
 	return 0;
 }
 

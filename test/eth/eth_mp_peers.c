@@ -141,8 +141,8 @@ peer_spawn(struct peer *p, const struct peer_args *a, int slot)
 		argv[n++] = (char *)(uintptr_t)"netns";
 		argv[n++] = (char *)(uintptr_t)"exec";
 		argv[n++] = a->index == 0 ? ns_a : ns_b;
-		ipa = IPA_AFP;
-		ipb = IPB_AFP;
+		ipa = mp_v6 ? IPA_AFP6 : IPA_AFP;
+		ipb = mp_v6 ? IPB_AFP6 : IPB_AFP;
 	} else {
 		ipa = IPA_MEMIF;
 		ipb = IPB_MEMIF;

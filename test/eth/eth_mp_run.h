@@ -41,6 +41,10 @@ enum xport { XP_MEMIF, XP_AFP };
 #define KIPB_AFP "10.253.1.2"
 #define IPA_AFP "10.253.1.11"
 #define IPB_AFP "10.253.1.12"
+/* "eth_mp afpacket6": RDS's addresses are IPv6 (neighbour discovery on
+ * the veth, the kernels' IPv6 off: they see only frames). */
+#define IPA_AFP6 "fd00:fd::11"
+#define IPB_AFP6 "fd00:fd::12"
 #define NS_PREFIX "rdst-eth-"
 
 #define MAX_PEERS 4
@@ -96,6 +100,7 @@ struct peer_args {
 typedef bool (*pred_fn)(struct peer **ps, unsigned int n);
 
 extern enum xport xport;
+extern bool mp_v6;			/* afpacket6 */
 extern char peer_path[];
 extern pid_t self;
 extern volatile pid_t live_pids[];

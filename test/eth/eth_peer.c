@@ -386,11 +386,17 @@ main(int argc, char **argv)
 	conf.nb_engines = 1;
 	conf.engine[0].lcore_id = RTE_RDS_ENGINE_INLINE;
 	conf.engine[0].idle = RTE_RDS_IDLE_YIELD;
+	/* An IPv6 address in brackets. */
 	if (o.mac != NULL && o.peer_mac != NULL)
-		snprintf(spec, sizeof(spec), "%s=eth,port=%s,mac=%s,neigh=%s/%s",
-			 lip, o.dev, o.mac, fip, o.peer_mac);
+		snprintf(spec, sizeof(spec),
+			 "%s%s%s=eth,port=%s,mac=%s,neigh=%s/%s",
+			 strchr(lip, ':') != NULL ? "[" : "", lip,
+			 strchr(lip, ':') != NULL ? "]" : "", o.dev, o.mac,
+			 fip, o.peer_mac);
 	else
-		snprintf(spec, sizeof(spec), "%s=eth,port=%s", lip, o.dev);
+		snprintf(spec, sizeof(spec), "%s%s%s=eth,port=%s",
+			 strchr(lip, ':') != NULL ? "[" : "", lip,
+			 strchr(lip, ':') != NULL ? "]" : "", o.dev);
 	printf("%s: address %s\n", o.name, spec);
 	if (rte_rds_conf_add_addr_str(&conf, spec) != 0 ||
 	    rds_test_lib_init(&conf) != 0) {

@@ -13,19 +13,20 @@
 #define MAX_OUTSTANDING 8
 
 int rsock = -1;
-static struct sockaddr_in rpeer;
+static union rds_test_addr rpeer;	/* IPv4 or IPv6 (afpacket6) */
 
 struct rdma_ini ini = { .cookie_gen = -1 };
 struct rdma_tgt tgt = { .last_op = -1 };
 
 /* A message header for one iovec, its address and control buffer. */
 static void
-msg_setup(struct msghdr *mh, struct sockaddr_in *addr, struct iovec *iov,
+msg_setup(struct msghdr *mh, union rds_test_addr *addr, struct iovec *iov,
 	  void *ctl, size_t ctl_len)
 {
 	memset(mh, 0, sizeof(*mh));
 	mh->msg_name = addr;
-	mh->msg_namelen = sizeof(*addr);
+	mh->msg_namelen = addr->sa.sa_family == AF_UNSPEC ? sizeof(*addr) :
+			  rds_test_addr_len(addr);
 	mh->msg_iov = iov;
 	mh->msg_iovlen = 1;
 	mh->msg_control = ctl;
@@ -55,7 +56,7 @@ rdma_setup(void)
 	rsock = rds_test_socket(lip, ETH_MP_RDMA_PORT, 1 << 20, 1 << 20);
 	if (rsock < 0)
 		return -1;
-	rpeer = rds_test_sin(fip, ETH_MP_RDMA_PORT);
+	rpeer = rds_test_addr(fip, ETH_MP_RDMA_PORT);
 	if (is_initiator())
 		return 0;
 	fd = open(o.mr_file, O_RDWR);
@@ -156,12 +157,13 @@ rdma_recv_one(void)
 	} ctl;
 	uint8_t buf[256];
 	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
-	struct sockaddr_in from;
+	union rds_test_addr from;
 	struct msghdr mh;
 	struct cmsghdr *cm;
 	unsigned int nst = 0;
 	ssize_t r;
 
+	memset(&from, 0, sizeof(from));
 	msg_setup(&mh, &from, &iov, ctl.b, sizeof(ctl.b));
 	r = rte_rds_recvmsg(rsock, &mh, MSG_DONTWAIT);
 	if (r < 0) {
@@ -304,7 +306,7 @@ tgt_send_cookie(void)
 
 	if (tgt.cookie_sent)
 		return 0;
-	if (rds_test_send(rsock, &cm, sizeof(cm), &rpeer, MSG_DONTWAIT) < 0) {
+	if (rds_test_send_to(rsock, &cm, sizeof(cm), &rpeer, MSG_DONTWAIT) < 0) {
 		if (rte_errno == EAGAIN || rte_errno == ENOBUFS)
 			return 0;
 		printf("%s: FAIL: sending the cookie: %s\n", o.name,

@@ -92,6 +92,39 @@ frame(uint8_t type, uint16_t flags, uint16_t len, uint32_t seq)
 	return b;
 }
 
+/* The same over IPv6 (fd00::1 to fd00::2): 20 bytes more in front. */
+static uint8_t *
+frame6(uint8_t type, uint16_t flags, uint16_t len, uint32_t seq)
+{
+	struct rds_eth_frame f;
+	struct rte_mbuf *m;
+	struct in6_addr s, d;
+	uint8_t *b;
+	uint32_t i;
+
+	memset(&f, 0, sizeof(f));
+	f.type = type;
+	f.flags = flags;
+	f.src_epoch = 0x1234567;
+	f.dst_epoch = 0x7654321;
+	f.seq = seq;
+	f.ack = seq / 2;
+	f.wnd = 128;
+	f.len = len;
+	inet_pton(AF_INET6, "fd00::1", &s);
+	inet_pton(AF_INET6, "fd00::2", &d);
+	m = fuzz_eth_mbuf(&fm, NULL, RDS_ETH_HDRS + len);
+	b = rte_pktmbuf_mtod(m, uint8_t *);
+	for (i = 0; i < len; i++)
+		b[RDS_ETH_HDRS + i] = (uint8_t)(i * 5 + seq);
+	if (rds_eth_frame_build6(m, &mac_a, &mac_b, &s, &d, 49152,
+				 RDS_ETH_UDP_PORT, &f) != 0) {
+		fprintf(stderr, "build6 failed\n");
+		exit(1);
+	}
+	return rte_pktmbuf_mtod(m, uint8_t *);
+}
+
 static void
 fix_ipsum(uint8_t *b)
 {
@@ -202,6 +235,43 @@ main(int argc, char **argv)
 	memcpy(buf + 28, "\x0a\x00\x00\x01", 4);
 	memcpy(buf + 38, "\x0a\x00\x00\x02", 4);
 	put("arp", buf, 60);
+
+	/* IPv6: accepted frames, and the refusals of its own. */
+	n = RDS_ETH_HDRS + RDS_ETH_V6_EXTRA;
+	b = frame6(RDS_ETH_F_DATA, RDS_ETH_FL_OPEN | RDS_ETH_FL_FIRST |
+		   RDS_ETH_FL_LAST, 48, 0);
+	put("v6-data-open-48", b, n + 48);
+	b = frame6(RDS_ETH_F_DATA, RDS_ETH_FL_FIRST, 1400, 1);
+	put("v6-data-first-1400", b, n + 1400);
+	b = frame6(RDS_ETH_F_ACK, 0, 0, 2);
+	put("v6-ack", b, n);
+	b = frame6(RDS_ETH_F_DATA, RDS_ETH_FL_LAST, 20, 3);
+	memcpy(buf, b, n + 20);
+	put("v6-short", buf, n + 10);
+	buf[20] = 0;				/* a hop-by-hop header */
+	put("v6-ext-header", buf, n + 20);
+	memcpy(buf, b, n + 20);			/* a multicast source */
+	buf[22] = 0xff;
+	put("v6-mcast-src", buf, n + 20);
+	memcpy(buf, b, n + 20);			/* payload length */
+	buf[19] ^= 4;
+	put("v6-plen", buf, n + 20);
+	memcpy(buf, b, n + 20);			/* CRC */
+	buf[n + 19] ^= 0x80;
+	put("v6-crc", buf, n + 20);
+	/* A neighbour solicitation (ICMPv6: NOT_OURS for the parser). */
+	memcpy(buf, b, 14 + 40);
+	buf[18] = 0;
+	buf[19] = 32;
+	buf[20] = 58;
+	buf[21] = 255;
+	memset(buf + 54, 0, 32);
+	buf[54] = 135;
+	memcpy(buf + 62, buf + 38, 16);
+	buf[78] = 1;
+	buf[79] = 1;
+	memcpy(buf + 80, &mac_a, 6);
+	put("v6-nd-solicit", buf, 14 + 40 + 32);
 
 	printf("%u seeds in %s\n", nb_files, dir);
 	return 0;

@@ -3,7 +3,9 @@
  * Unit tests of the eth transport's stand-alone modules: the frame
  * layout (rds_eth_wire.c; tests in unit_eth_wire.c), its CRC32C
  * (rds_eth_crc.c; unit_eth_crc.c), the neighbour table
- * and ARP (rds_eth_arp.c; unit_eth_arp.c) and fault injection
+ * and ARP (rds_eth_arp.c; unit_eth_arp.c), the IPv6 frame layout and
+ * neighbour discovery (rds_eth_wire.c, rds_eth_nd.c; unit_eth_v6.c)
+ * and fault injection
  * (rds_eth_fault.c; unit_eth_fault.c), the congestion window
  * (rds_eth_cc.h; unit_eth_cc.c). This file: what they share, and
  * main().
@@ -298,6 +300,14 @@ main(void)
 		{ "neigh_static", test_neigh_static },
 		{ "neigh_full", test_neigh_full },
 		{ "neigh_concurrent", test_neigh_concurrent },
+		{ "v6_build_layout", test_v6_build_layout },
+		{ "v6_roundtrip", test_v6_roundtrip },
+		{ "v6_bad", test_v6_bad },
+		{ "nd_solicit_answered", test_nd_solicit_answered },
+		{ "nd_resolve", test_nd_resolve },
+		{ "nd_ignored", test_nd_ignored },
+		{ "nd_static_learn", test_nd_static_learn },
+		{ "nd_arp_zero", test_nd_arp_zero },
 		{ "fault_zero", test_fault_zero },
 		{ "fault_drop", test_fault_drop },
 		{ "fault_dup", test_fault_dup },

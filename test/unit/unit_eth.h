@@ -107,6 +107,15 @@ void test_arp_rate_limit(void);
 void test_neigh_static(void);
 void test_neigh_full(void);
 void test_neigh_concurrent(void);
+/* unit_eth_v6.c */
+void test_v6_build_layout(void);
+void test_v6_roundtrip(void);
+void test_v6_bad(void);
+void test_nd_solicit_answered(void);
+void test_nd_resolve(void);
+void test_nd_ignored(void);
+void test_nd_static_learn(void);
+void test_nd_arp_zero(void);
 void test_fault_zero(void);
 void test_fault_drop(void);
 void test_fault_dup(void);

@@ -455,8 +455,8 @@ test_padding(void)
 void
 test_not_ours(void)
 {
-	static const uint16_t types[] = { 0x0806, 0x8100, 0x88a8, 0x86dd,
-					  0x0000, 0xffff };
+	static const uint16_t types[] = { 0x0806, 0x8100, 0x88a8, 0x0000,
+					  0xffff };
 	struct rds_eth_frame g;
 	unsigned int i;
 	uint8_t *b;
@@ -467,6 +467,10 @@ test_not_ours(void)
 		wr16(b + O_ETYPE, types[i]);
 		CU_ASSERT_EQUAL(parse_prefix(b, n, &g), RDS_ETH_DROP_NOT_OURS);
 	}
+	/* The IPv6 ethertype: the IPv4 parse's NOT_OURS, and IPv6's
+	 * (parse_buf takes both) finds version 4 in an IPv6 header. */
+	wr16(b + O_ETYPE, 0x86dd);
+	CU_ASSERT_EQUAL(parse_prefix(b, n, &g), RDS_ETH_DROP_IP);
 	wr16(b + O_ETYPE, 0x0800);
 	/* Another protocol (checksum right). */
 	b[O_PROTO] = 6;

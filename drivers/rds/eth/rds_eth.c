@@ -204,7 +204,8 @@ rds_eth_port_laddr(const struct rds_eth_port *p, uint32_t ip)
 	unsigned int i;
 
 	for (i = 0; i < p->nb_laddrs; i++)
-		if (rds_eth_laddr(p->laddrs[i])->ip == ip)
+		if (rds_eth_laddr(p->laddrs[i])->ip == ip &&
+		    !rds_eth_laddr(p->laddrs[i])->v6)
 			return p->laddrs[i];
 	return NULL;
 }
@@ -232,9 +233,12 @@ rds_eth_send_reset(struct rds_engine *e, struct rds_eth_port *p,
 	r.flags = RDS_ETH_FL_RESET;
 	r.src_epoch = 0;
 	r.dst_epoch = f->src_epoch;
-	if (rds_eth_frame_build(m, &p->mac, &f->src_mac, f->dst_ip, f->src_ip,
-				p->udp_port, p->udp_port, &r,
-				p->ip_cksum_offload) != 0) {
+	if ((rds_eth_frame_v6(f) ?
+	     rds_eth_frame_build6(m, &p->mac, &f->src_mac, &f->dst6, &f->src6,
+				  p->udp_port, p->udp_port, &r) :
+	     rds_eth_frame_build(m, &p->mac, &f->src_mac, f->dst_ip, f->src_ip,
+				 p->udp_port, p->udp_port, &r,
+				 p->ip_cksum_offload)) != 0) {
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -249,8 +253,14 @@ rds_eth_conn_peer(struct rds_eth_conn *ec, const struct rte_ether_addr *mac)
 
 	ec->peer_mac = *mac;
 	ec->resolved = true;
-	rds_eth_tmpl_init(&ec->tmpl, &p->mac, mac, ec->lip, ec->fip,
-			  p->udp_port, p->udp_port, p->ip_cksum_offload);
+	if (ec->v6)
+		rds_eth_tmpl_init6(&ec->tmpl, &p->mac, mac, &ec->c->key.laddr,
+				   &ec->c->key.faddr, p->udp_port,
+				   p->udp_port);
+	else
+		rds_eth_tmpl_init(&ec->tmpl, &p->mac, mac, ec->lip, ec->fip,
+				  p->udp_port, p->udp_port,
+				  p->ip_cksum_offload);
 }
 
 static inline void rds_eth_rx_conn(struct rds_engine *e,
@@ -272,7 +282,10 @@ rds_eth_rx_frame_la(struct rds_engine *e, struct rds_eth_port *p,
 
 	memset(&key, 0, sizeof(key));
 	key.laddr = la->addr;
-	rds_addr_from_v4(&key.faddr, f->src_ip);
+	if (rds_eth_frame_v6(f))
+		key.faddr = f->src6;
+	else
+		rds_addr_from_v4(&key.faddr, f->src_ip);
 	key.trans_id = rds_eth_transport.trans_id;
 	c = rds_conn_lookup(e, &key);
 	if (c == NULL) {
@@ -293,8 +306,10 @@ rds_eth_rx_frame_la(struct rds_engine *e, struct rds_eth_port *p,
 	}
 	ec = c->tp;
 	/* The next frames on this port are most likely this connection's
-	 * too (rds_eth_rx_one). */
-	ee->port[rds_eth_port_index(p)].rx_last = ec;
+	 * too (rds_eth_rx_one; an IPv4 one: the addresses it compares are
+	 * IPv4 addresses). */
+	if (!ec->v6)
+		ee->port[rds_eth_port_index(p)].rx_last = ec;
 	rds_eth_rx_conn(e, p, m, f, ec);
 }
 
@@ -312,7 +327,11 @@ rds_eth_rx_conn(struct rds_engine *e, struct rds_eth_port *p,
 	if (unlikely(!ec->resolved ||
 		     !rte_is_same_ether_addr(&ec->peer_mac, &f->src_mac) ||
 		     e->now - ec->learn_tsc >= p->learn_gap_tsc)) {
-		rds_eth_neigh_learn(e, p->neigh, f->src_ip, &f->src_mac);
+		if (ec->v6)
+			rds_eth_nd_learn(e, p->nd, &f->src6, &f->src_mac);
+		else
+			rds_eth_neigh_learn(e, p->neigh, f->src_ip,
+					    &f->src_mac);
 		ec->learn_tsc = e->now;
 		if (!ec->resolved ||
 		    !rte_is_same_ether_addr(&ec->peer_mac, &f->src_mac))
@@ -325,7 +344,9 @@ void
 rds_eth_rx_frame(struct rds_engine *e, struct rds_eth_port *p,
 		 struct rte_mbuf *m, const struct rds_eth_frame *f)
 {
-	struct rds_laddr *la = rds_eth_port_laddr(p, f->dst_ip);
+	struct rds_laddr *la = rds_eth_frame_v6(f) ?
+		rds_eth_port_laddr6(p, &f->dst6) :
+		rds_eth_port_laddr(p, f->dst_ip);
 
 	if (la == NULL) {
 		rds_eth_engine(e)->stats.rx_not_ours++;
@@ -366,7 +387,11 @@ rds_eth_rx_one(struct rds_engine *e, struct rds_eth_port *p,
 	case RDS_ETH_DROP_NONE:
 		break;
 	case RDS_ETH_DROP_NOT_OURS:
-		/* Not IPv4 to our port: ARP, or someone else's. */
+		/* Not IPv4 to our port: IPv6, ARP, or someone else's. */
+		if (rds_eth_is_ipv6(m)) {
+			rds_eth_rx_one6(e, p, m);
+			return;
+		}
 		if (rds_eth_is_arp(m)) {
 			rds_eth_arp_input(e, p, m);
 			return;
@@ -585,8 +610,17 @@ rds_eth_conn_alloc(struct rds_conn *c)
 	ec->c = c;
 	ec->ee = rds_eth_engine(c->eng);
 	ec->port = el->port;
-	ec->lip = el->ip;
-	ec->fip = rds_addr_v4(&c->key.faddr);
+	ec->v6 = el->v6;
+	if (ec->v6) {
+		ec->lip = UINT32_MAX;
+		ec->fip = UINT32_MAX;
+	} else {
+		ec->lip = el->ip;
+		ec->fip = rds_addr_v4(&c->key.faddr);
+	}
+	/* The IP MTU less IPv4 (or IPv6), UDP and eth headers. */
+	ec->frag_max = (uint32_t)el->port->mtu - 20 - 8 - RDS_ETH_HDR_SIZE -
+		       (ec->v6 ? RDS_ETH_V6_EXTRA : 0);
 	rds_timer_init(&ec->resolve_timer, rds_eth_resolve_timer);
 	ret = rds_eth_rel_init(ec, el->port);
 	if (ret != 0) {
@@ -628,8 +662,10 @@ rds_eth_try_resolve(struct rds_eth_conn *ec)
 	struct rte_ether_addr mac;
 
 	if (!ec->resolved &&
-	    rds_eth_neigh_resolve(c->eng, ec->port, ec->lip, ec->fip,
-				  &mac) == 0)
+	    (ec->v6 ? rds_eth_nd_resolve(c->eng, ec->port, &c->key.laddr,
+					 &c->key.faddr, &mac) :
+	     rds_eth_neigh_resolve(c->eng, ec->port, ec->lip, ec->fip,
+				   &mac)) == 0)
 		rds_eth_conn_peer(ec, &mac);
 	if (!ec->resolved)
 		return false;
@@ -649,7 +685,7 @@ rds_eth_resolve_timer(struct rds_engine *e, struct rds_timer *t)
 		return;
 	if (++ec->resolve_tries >= RDS_ETH_RESOLVE_TRIES) {
 		/* The core backs off and tries again. */
-		rds_conn_error(ec->c, "peer does not answer ARP");
+		rds_conn_error(ec->c, "peer does not answer ARP (or neighbour solicitations)");
 		return;
 	}
 	rds_timer_arm(e, t, e->now + RDS_ETH_RESOLVE_US *
@@ -705,9 +741,10 @@ const struct rds_transport rds_eth_transport = {
 	.info_name = "eth",
 	.trans_id = RTE_RDS_TRANS_ETH,
 	/* Acknowledged by the frame layer (rds_eth.h): one stream of
-	 * ACKs, no RDS ACK frames. */
+	 * ACKs, no RDS ACK frames. IPv4 and IPv6 frames. */
 	.flags = RDS_TRANS_F_RDMA | RDS_TRANS_F_MASKED_ATOMICS |
-		 RDS_TRANS_F_ACKS | RDS_TRANS_F_MAP_DELTA,
+		 RDS_TRANS_F_ACKS | RDS_TRANS_F_MAP_DELTA |
+		 RDS_TRANS_F_IPV6,
 	.init = rds_eth_init,
 	.fini = rds_eth_fini,
 	.laddr_check = rds_eth_laddr_check,

@@ -3,8 +3,9 @@
 #define RDS_ETH_H
 
 /*
- * The eth transport's internals: RDS over UDP/IPv4 on any DPDK ethdev
- * PMD, with a reliable frame layer of its own below RDS sequencing.
+ * The eth transport's internals: RDS over UDP/IPv4 or UDP/IPv6 on any
+ * DPDK ethdev PMD, with a reliable frame layer of its own below RDS
+ * sequencing.
  *
  * Modules (one file each):
  *   rds_eth.c        ops table, engine poll (receive, dispatch) and
@@ -17,6 +18,9 @@
  *                    crc32 combined with PCLMULQDQ (x86)
  *   rds_eth_arp.c    neighbours: ARP requests and replies, static table,
  *                    learning (a peer whose MAC changes is followed)
+ *   rds_eth_rx6.c    the receive path of IPv6 frames
+ *   rds_eth_nd.c     IPv6 neighbours: neighbour discovery (solicitations
+ *                    and advertisements), static entries, learning
  *   rds_eth_wire.h   (header) frame layout and CRC32C declarations
  *   rds_eth_rel.c    the reliable frame layer of a connection: sequence
  *                    numbers, window, sending and receiving frames,
@@ -49,6 +53,15 @@
  *
  *   Ethernet (14) | IPv4 (20, no options, DF) | UDP (8, checksum 0:
  *   the CRC32C below covers more) | struct rds_eth_hdr (40) | payload
+ *   Ethernet (14) | IPv6 (40, no extension headers) | UDP (8, checksum
+ *   0, as RFC 6936 allows a protocol with its own check) | the same
+ *
+ * An IPv6 connection's frames are built in the IPv4 layout in the mbuf
+ * and take 20 bytes more in front when finished (rds_eth_frame_build6),
+ * so that everything that finds a payload at RDS_ETH_HDRS before the
+ * build is the same for both families; the IPv4 paths are the ones
+ * counted in instructions per message, and the IPv6 ones branch off
+ * them where IPv4 would refuse a frame, or at the template's mode.
  *
  * Sequenced frames (DATA, RDMA_REQ, RDMA_RESP) carry one fragment of a
  * unit (an RDS frame: 48-byte RDS header + its payload; an RDMA request
@@ -100,6 +113,8 @@ extern int rds_eth_logtype;
 	rte_log(RTE_LOG_ ## level, rds_eth_logtype, "RDS eth: " fmt "\n", \
 		##__VA_ARGS__)
 
+/* IPv6 items of one address's neigh= option, at most. */
+#define RDS_ETH_PORT_NEIGH6 16
 /* window=: frames in flight per connection (a power of two). */
 #define RDS_ETH_WINDOW_MIN 8
 #define RDS_ETH_WINDOW_MAX 4096
@@ -169,6 +184,7 @@ struct rds_eth_port {
 					 * by engines other than home (against
 					 * a restart of the port) */
 	struct rds_eth_neigh *neigh;	/* ARP table (rds_eth_arp.c) */
+	struct rds_eth_nd *nd;		/* IPv6 neighbours (rds_eth_nd.c) */
 	unsigned int nb_laddrs;
 	struct rds_laddr *laddrs[RDS_ETH_PORT_LADDRS]; /* local addresses on
 					 * this port */
@@ -197,7 +213,8 @@ struct rds_eth_port {
 /* Per local eth address (rds_laddr.tp). */
 struct rds_eth_laddr {
 	struct rds_eth_port *port;
-	uint32_t ip;			/* network order */
+	uint32_t ip;			/* network order; 0 for IPv6 */
+	bool v6;			/* an IPv6 address (rds_laddr.addr) */
 };
 
 static inline struct rds_eth_laddr *
@@ -308,6 +325,14 @@ void rds_eth_conn_peer(struct rds_eth_conn *ec,
 /* A frame for a connection of engine e arrived (after parsing). */
 void rds_eth_rx_frame(struct rds_engine *e, struct rds_eth_port *p,
 		      struct rte_mbuf *m, const struct rds_eth_frame *f);
+/* IPv6 (rds_eth_rx6.c): p's local IPv6 address ip, or NULL; a received
+ * IPv6 frame (the IPv4 parse said not its own): parsed, dropped and
+ * counted, handed to neighbour discovery, to its connection (through
+ * rds_eth_rx_frame) or to the engine that owns it. Takes m. */
+struct rds_laddr *rds_eth_port_laddr6(const struct rds_eth_port *p,
+				      const struct in6_addr *ip);
+void rds_eth_rx_one6(struct rds_engine *e, struct rds_eth_port *p,
+		     struct rte_mbuf *m);
 
 /* ------------------------------------------------------------------ */
 /* Queues, steering and zero-copy transmit (rds_eth_steer.c) */
@@ -417,6 +442,33 @@ int rds_eth_neigh_lookup(struct rds_eth_neigh *n, uint32_t ip,
  * with an entry already, or that ask for one of our addresses; never
  * one of our own addresses or p's MAC). Counts arp_rx (every frame) and
  * arp_tx in e's counters. Takes m (freed here). */
+/* IPv6 neighbours (rds_eth_nd.c): a table for at most size (1..4096);
+ * a static entry (0, -EINVAL: not a unicast IPv6 address or MAC,
+ * -ENOSPC); the room left; the entry of ip without side effects (1
+ * resolved, mac filled; 0 incomplete; -ENOENT none); the MAC of ip as
+ * rds_eth_neigh_resolve, a neighbour solicitation from sip instead of an
+ * ARP request (counted in nd_tx); learning as rds_eth_neigh_learn; an
+ * ICMPv6 frame (rds_eth_is_ipv6, home engine of p): a solicitation for
+ * one of p's IPv6 addresses is answered (and its sender learnt), an
+ * advertisement updates the entry it is for (made by a solicitation of
+ * ours, or any known one); counts nd_rx; takes m. */
+struct rds_eth_nd;
+struct rds_eth_nd *rds_eth_nd_create(unsigned int size);
+void rds_eth_nd_free(struct rds_eth_nd *nd);
+int rds_eth_nd_static(struct rds_eth_nd *nd, const struct in6_addr *ip,
+		      const struct rte_ether_addr *mac);
+unsigned int rds_eth_nd_room(struct rds_eth_nd *nd);
+int rds_eth_nd_lookup(struct rds_eth_nd *nd, const struct in6_addr *ip,
+		      struct rte_ether_addr *mac);
+int rds_eth_nd_resolve(struct rds_engine *e, struct rds_eth_port *p,
+		       const struct in6_addr *sip, const struct in6_addr *ip,
+		       struct rte_ether_addr *mac);
+void rds_eth_nd_learn(struct rds_engine *e, struct rds_eth_nd *nd,
+		      const struct in6_addr *ip,
+		      const struct rte_ether_addr *mac);
+void rds_eth_nd_input(struct rds_engine *e, struct rds_eth_port *p,
+		      struct rte_mbuf *m);
+
 void rds_eth_arp_input(struct rds_engine *e, struct rds_eth_port *p,
 		       struct rte_mbuf *m);
 
@@ -438,7 +490,12 @@ struct rds_eth_conn {
 	struct rds_conn *c;
 	struct rds_eth_engine *ee;	/* of the engine that owns c */
 	struct rds_eth_port *port;
-	uint32_t lip, fip;		/* network order */
+	uint32_t lip, fip;		/* network order; UINT32_MAX for IPv6
+					 * (never one of an IPv4 frame's to
+					 * us: an IPv6 connection is never
+					 * rx_last) */
+	bool v6;			/* an IPv6 connection (c->key) */
+	uint32_t frag_max;		/* payload bytes a frame carries */
 	struct rte_ether_addr peer_mac;
 	bool resolved;
 	struct rds_eth_tmpl tmpl;	/* our frames' outer headers (made with

@@ -459,7 +459,7 @@ rds_eth_neigh_learn(struct rds_engine *e, struct rds_eth_neigh *n,
 	rds_eth_neigh_update(rds_eth_neigh_stats(e), n, ip, mac, true);
 }
 
-/* Is ip one of p's local addresses? */
+/* Is ip one of p's local IPv4 addresses? (An IPv6 one's ip is 0.) */
 static bool
 rds_eth_port_has_ip(const struct rds_eth_port *p, uint32_t ip)
 {
@@ -467,6 +467,7 @@ rds_eth_port_has_ip(const struct rds_eth_port *p, uint32_t ip)
 
 	for (i = 0; i < p->nb_laddrs && i < RTE_DIM(p->laddrs); i++)
 		if (p->laddrs[i] != NULL &&
+		    !rds_eth_laddr(p->laddrs[i])->v6 &&
 		    rds_eth_laddr(p->laddrs[i])->ip == ip)
 			return true;
 	return false;

@@ -35,10 +35,12 @@
 
 #include "rds_eth.h"
 
+/* The payload of a frame: the IP MTU less the IPv4 (or IPv6), UDP and
+ * eth headers (rds_eth_conn_alloc). */
 static inline uint32_t
 rds_eth_frag_max(const struct rds_eth_conn *ec)
 {
-	return (uint32_t)ec->port->mtu - 20 - 8 - RDS_ETH_HDR_SIZE;
+	return ec->frag_max;
 }
 
 /* Send fragments of the unit [hdr (hl bytes) | data (dl bytes)] from

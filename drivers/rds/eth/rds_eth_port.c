@@ -394,7 +394,10 @@ rds_eth_port_get(const struct rds_eth_opts *o, int *err)
 	else
 		rte_eth_macaddr_get(id, &p->mac);
 	p->neigh = rds_eth_neigh_create(1024);
-	if (p->neigh == NULL) {
+	p->nd = rds_eth_nd_create(256);
+	if (p->neigh == NULL || p->nd == NULL) {
+		rds_eth_neigh_free(p->neigh);
+		rds_eth_nd_free(p->nd);
 		*err = -ENOMEM;
 		goto fail;
 	}
@@ -418,6 +421,65 @@ fail:
 	return NULL;
 }
 
+/*
+ * neigh=: IPv4 items to the ARP table (rds_eth_neigh_static, all or
+ * nothing), IPv6 ones ("fd00::2/02:00:00:00:00:02": an IPv6 address has
+ * no '/') to the IPv6 one; every item checked before any is added.
+ */
+static int
+rds_eth_neigh_opt(struct rds_eth_port *p, const char *spec)
+{
+	char v4[RTE_RDS_ARGSIZE], item[96], *slash;
+	struct in6_addr ip6[RDS_ETH_PORT_NEIGH6];
+	struct rte_ether_addr mac6[RDS_ETH_PORT_NEIGH6];
+	const char *s, *e;
+	unsigned int n6 = 0, i;
+	size_t l4 = 0, l;
+	int ret;
+
+	v4[0] = '\0';
+	for (s = spec;; s = e + 1) {
+		e = strchr(s, '+');
+		if (e == NULL)
+			e = s + strlen(s);
+		l = (size_t)(e - s);
+		if (l == 0 || l >= sizeof(item))
+			return -EINVAL;
+		memcpy(item, s, l);
+		item[l] = '\0';
+		slash = strchr(item, '/');
+		if (slash != NULL && memchr(item, ':', (size_t)(slash - item))) {
+			*slash = '\0';
+			if (n6 == RTE_DIM(ip6) ||
+			    inet_pton(AF_INET6, item, &ip6[n6]) != 1 ||
+			    rte_ether_unformat_addr(slash + 1, &mac6[n6]) != 0 ||
+			    rds_addr_is_v4(&ip6[n6]) || ip6[n6].s6_addr[0] == 0xff ||
+			    !rte_is_unicast_ether_addr(&mac6[n6]) ||
+			    rte_is_zero_ether_addr(&mac6[n6]))
+				return -EINVAL;
+			n6++;
+		} else {
+			if (l4 + l + 2 > sizeof(v4))
+				return -EINVAL;
+			l4 += (size_t)snprintf(v4 + l4, sizeof(v4) - l4, "%s%s",
+					       l4 != 0 ? "+" : "", item);
+		}
+		if (*e == '\0')
+			break;
+	}
+	if (n6 > rds_eth_nd_room(p->nd))
+		return -ENOSPC;
+	ret = rds_eth_neigh_static(p->neigh, v4);
+	if (ret != 0)
+		return ret;
+	for (i = 0; i < n6; i++) {
+		ret = rds_eth_nd_static(p->nd, &ip6[i], &mac6[i]);
+		if (ret != 0)
+			return ret;
+	}
+	return 0;
+}
+
 int
 rds_eth_laddr_check(struct rds_laddr *la)
 {
@@ -432,7 +494,7 @@ rds_eth_laddr_check(struct rds_laddr *la)
 	p = rds_eth_port_get(&o, &ret);
 	if (p == NULL)
 		return ret;
-	if (o.neigh[0] != '\0' && rds_eth_neigh_static(p->neigh, o.neigh) != 0) {
+	if (o.neigh[0] != '\0' && rds_eth_neigh_opt(p, o.neigh) != 0) {
 		ETH_LOG(ERR, "bad neigh '%s' (IP/MAC+IP/MAC...)", o.neigh);
 		return -EINVAL;
 	}
@@ -442,7 +504,8 @@ rds_eth_laddr_check(struct rds_laddr *la)
 	if (el == NULL)
 		return -ENOMEM;
 	el->port = p;
-	el->ip = rds_addr_v4(&la->addr);
+	el->v6 = !rds_addr_is_v4(&la->addr);
+	el->ip = el->v6 ? 0 : rds_addr_v4(&la->addr);
 	la->tp = el;
 	p->laddrs[p->nb_laddrs++] = la;
 	return 0;
@@ -507,6 +570,7 @@ rds_eth_fini(void)
 		if (p->configured_by_us && p->started)
 			rte_eth_dev_stop(p->port_id);
 		rds_eth_neigh_free(p->neigh);
+		rds_eth_nd_free(p->nd);
 		rds_mem_free(p);
 	}
 	for (i = 0; rds_lib != NULL && i < rds_lib->nb_laddrs; i++) {

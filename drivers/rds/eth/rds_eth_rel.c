@@ -146,10 +146,13 @@ rds_eth_set_unresponsive(struct rds_eth_conn *ec, bool on)
 	ec->unresponsive = on;
 	rds_conn_set_unresponsive(ec->c, on);
 	if (on) {
-		char a[INET_ADDRSTRLEN];
+		char a[INET6_ADDRSTRLEN];
 
 		ec_ee(ec)->stats.peer_unresponsive++;
-		inet_ntop(AF_INET, &ec->fip, a, sizeof(a));
+		if (ec->v6)
+			inet_ntop(AF_INET6, &ec->c->key.faddr, a, sizeof(a));
+		else
+			inet_ntop(AF_INET, &ec->fip, a, sizeof(a));
 		ETH_LOG(WARNING, "peer %s does not answer (%u timeouts in a "
 			"row); its messages stay queued", a, ec->timeouts);
 	} else {
@@ -218,6 +221,11 @@ rds_eth_rel_rx_reset(struct rds_eth_conn *ec)
 	f.src_epoch = ec->peer_epoch;
 	f.src_ip = ec->fip;
 	f.dst_ip = ec->lip;
+	if (ec->v6) {
+		f.flags = RDS_ETH_FF_V6;
+		f.src6 = ec->c->key.faddr;
+		f.dst6 = ec->c->key.laddr;
+	}
 	f.src_mac = ec->peer_mac;
 	if (ec->resolved && ec->peer_epoch != 0) {
 		ec->reset_tsc = ec_eng(ec)->now;
@@ -679,7 +687,9 @@ rds_eth_rel_input(struct rds_eth_conn *ec, struct rte_mbuf *m,
 		ec->ooo[idx] = NULL;
 		ec->nb_ooo--;
 		/* Its CRC was checked when it came. */
-		if (rds_eth_frame_reparse(m2, ec->port->udp_port, &f2) !=
+		if ((unlikely(ec->v6) ?
+		     rds_eth_frame_reparse6(m2, ec->port->udp_port, &f2) :
+		     rds_eth_frame_reparse(m2, ec->port->udp_port, &f2)) !=
 		    RDS_ETH_DROP_NONE || f2.seq != ec->rcv_nxt) {
 			rte_pktmbuf_free(m2);
 			rds_eth_rel_rx_reset(ec);

@@ -144,8 +144,10 @@ rds_eth_steer_conn_add(struct rds_eth_conn *ec)
 	struct rds_eth_engine *ee = ec->ee;
 	int q, ret;
 
+	/* No rule for an IPv6 connection (its frames reach their engine by
+	 * the hand-off). */
 	if (!__atomic_load_n(&p->flow_ok, __ATOMIC_RELAXED) ||
-	    ec->flow != NULL || ee == NULL)
+	    ec->flow != NULL || ee == NULL || ec->v6)
 		return;
 	q = rds_eth_steer_queue_of(p, ec->c->eng->id);
 	if (q < 0)

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <netinet/in.h>
 
 #include <rte_ether.h>
 #include <rte_mbuf.h>
@@ -20,6 +21,15 @@
  * frame ACKs acknowledge RDS messages (rds_eth.h). */
 #define RDS_ETH_VERSION 3
 #define RDS_ETH_L2L3L4 (14 + 20 + 8)	/* Ethernet + IPv4 + UDP */
+/* An IPv6 header is 20 bytes longer than an IPv4 one without options:
+ * an IPv6 frame's headers take that much more in front of the IPv4
+ * layout (rds_eth_frame_build6). */
+#define RDS_ETH_V6_EXTRA 20
+/* An IPv6 frame's CRC32C covers its addresses too (the 32 bytes of
+ * source and destination, as in the IPv6 header, before the eth
+ * header): IPv6 has no header checksum and the UDP checksum is 0, so
+ * that a corrupted address would otherwise go unseen. */
+#define RDS_ETH_V6_ADDRS 32
 
 /* ------------------------------------------------------------------ */
 /* Wire (rds_eth_wire.c) */
@@ -45,6 +55,10 @@ enum rds_eth_ftype {
 #define RDS_ETH_FL_ALL (RDS_ETH_FL_OPEN | RDS_ETH_FL_FIRST | \
 			RDS_ETH_FL_LAST | RDS_ETH_FL_RESET | \
 			RDS_ETH_FL_ACKREQ)
+/* Not on the wire: set by rds_eth_frame_parse6 in a decoded frame's
+ * flags (an IPv6 frame: src6/dst6 are its addresses, src_ip and dst_ip
+ * 0), and by the driver in the frames it answers from (a reset). */
+#define RDS_ETH_FF_V6 0x8000
 
 struct rds_eth_hdr {
 	uint8_t version;		/* RDS_ETH_VERSION */
@@ -88,7 +102,17 @@ struct rds_eth_frame {
 	uint32_t dst_ip;
 	uint16_t src_port;		/* UDP, host order */
 	const uint8_t *payload;		/* len bytes, inside the mbuf */
+	/* An IPv6 frame's addresses (flags has RDS_ETH_FF_V6; not written
+	 * for an IPv4 frame). */
+	struct in6_addr src6;
+	struct in6_addr dst6;
 };
+
+static inline bool
+rds_eth_frame_v6(const struct rds_eth_frame *f)
+{
+	return (f->flags & RDS_ETH_FF_V6) != 0;
+}
 
 /* Why a frame was refused (counted per reason). */
 enum rds_eth_drop {
@@ -97,7 +121,10 @@ enum rds_eth_drop {
 	RDS_ETH_DROP_NOT_OURS,		/* other ethertype, protocol, port or
 					 * address: not for RDS (not an error) */
 	RDS_ETH_DROP_IP,		/* bad IPv4 header (version, length,
-					 * fragment, checksum) */
+					 * fragment, checksum) or IPv6 header
+					 * (version, multicast or v4-mapped
+					 * source, an extension header in a
+					 * frame to our UDP port) */
 	RDS_ETH_DROP_VERSION,		/* unknown eth header version */
 	RDS_ETH_DROP_TYPE,		/* unknown frame type or flags */
 	RDS_ETH_DROP_LEN,		/* payload length inconsistent */
@@ -130,14 +157,34 @@ int rds_eth_frame_build(struct rte_mbuf *m, const struct rte_ether_addr *src,
 			uint32_t dip, uint16_t sport, uint16_t dport,
 			const struct rds_eth_frame *f, bool ip_offload);
 
+/* The same for an IPv6 frame (Ethernet, IPv6 from sip to dip, hop
+ * limit 64, no traffic class or flow label, no extension headers; UDP
+ * with checksum 0, which RFC 6936 allows a protocol with its own check
+ * of the payload: the CRC32C, here over the IPv6 addresses too,
+ * rds_eth_crc6), from the same mbuf: the caller reserves
+ * RDS_ETH_HDRS bytes as for rds_eth_frame_build, and the build takes
+ * RDS_ETH_V6_EXTRA more in front (rte_pktmbuf_prepend), so that the
+ * payload stays where the caller put it. No offload flags (the IPv4
+ * ones are cleared). Returns 0, or -EINVAL as rds_eth_frame_build, or
+ * when the mbuf has less than RDS_ETH_V6_EXTRA bytes of headroom
+ * (nothing written then). */
+int rds_eth_frame_build6(struct rte_mbuf *m, const struct rte_ether_addr *src,
+			 const struct rte_ether_addr *dst,
+			 const struct in6_addr *sip,
+			 const struct in6_addr *dip, uint16_t sport,
+			 uint16_t dport, const struct rds_eth_frame *f);
+
 /* The outer headers of every frame from one endpoint to another,
  * written once (rds_eth_tmpl_init): Ethernet, IPv4 with total length
  * and checksum 0, UDP with length and checksum 0, as
  * rds_eth_frame_build writes them; and the sum that the IPv4 checksum
- * starts from. */
+ * starts from. An IPv6 template (rds_eth_tmpl_init6, v6): Ethernet,
+ * IPv6 with payload length 0, UDP, as rds_eth_frame_build6 writes
+ * them, RDS_ETH_V6_EXTRA bytes more. */
 struct rds_eth_tmpl {
-	uint8_t hdr[RDS_ETH_L2L3L4];
+	uint8_t hdr[RDS_ETH_L2L3L4 + RDS_ETH_V6_EXTRA];
 	bool ip_offload;
+	bool v6;
 	uint32_t ip_sum;		/* one's complement, not folded, of the
 					 * IPv4 header but its total length */
 };
@@ -148,7 +195,15 @@ void rds_eth_tmpl_init(struct rds_eth_tmpl *t, const struct rte_ether_addr *src,
 		       uint32_t dip, uint16_t sport, uint16_t dport,
 		       bool ip_offload);
 
-/* rds_eth_frame_build from a template: the same frame byte for byte,
+/* The same for rds_eth_frame_build6's arguments. */
+void rds_eth_tmpl_init6(struct rds_eth_tmpl *t,
+			const struct rte_ether_addr *src,
+			const struct rte_ether_addr *dst,
+			const struct in6_addr *sip, const struct in6_addr *dip,
+			uint16_t sport, uint16_t dport);
+
+/* rds_eth_frame_build (or _build6, for an IPv6 template) from a
+ * template: the same frame byte for byte,
  * without its checks, which the caller's frames pass by construction
  * (the driver's own). */
 void rds_eth_frame_build_tmpl(struct rte_mbuf *m, const struct rds_eth_tmpl *t,
@@ -176,7 +231,30 @@ enum rds_eth_drop rds_eth_frame_reparse(const struct rte_mbuf *m,
 					uint16_t udp_port,
 					struct rds_eth_frame *f);
 
-/* The same on a flat buffer (the fuzz target uses it). */
+/* Parse a received IPv6 frame: Ethernet (IPv6 ethertype, else
+ * RDS_ETH_DROP_NOT_OURS), IPv6 (version 6, else RDS_ETH_DROP_IP; the
+ * payload length within the frame, else RDS_ETH_DROP_SHORT; bytes after
+ * it are padding; next header UDP, else RDS_ETH_DROP_NOT_OURS, unless a
+ * chain of extension headers leads to UDP to udp_port: RDS_ETH_DROP_IP,
+ * we never send one; a multicast or v4-mapped source: RDS_ETH_DROP_IP;
+ * any hop limit), UDP to udp_port (its length the payload length, else
+ * RDS_ETH_DROP_LEN; its checksum not checked), then the eth header as
+ * rds_eth_frame_parse and the CRC32C over the addresses, eth header and
+ * payload (rds_eth_crc6). Fills f with RDS_ETH_FF_V6 in its flags,
+ * src6 and dst6, src_ip and dst_ip 0. Whether dst6 is ours is the
+ * caller's to check. */
+enum rds_eth_drop rds_eth_frame_parse6(const struct rte_mbuf *m,
+				       uint16_t udp_port,
+				       struct rds_eth_frame *f);
+
+/* rds_eth_frame_reparse for an IPv6 frame. */
+enum rds_eth_drop rds_eth_frame_reparse6(const struct rte_mbuf *m,
+					 uint16_t udp_port,
+					 struct rds_eth_frame *f);
+
+/* The same on a flat buffer (the fuzz target uses it): an IPv6 frame
+ * (its ethertype) as rds_eth_frame_parse6, any other as
+ * rds_eth_frame_parse. */
 enum rds_eth_drop rds_eth_frame_parse_buf(const uint8_t *p, uint32_t len,
 					  uint16_t udp_port,
 					  struct rds_eth_frame *f);
@@ -187,6 +265,12 @@ enum rds_eth_drop rds_eth_frame_parse_buf(const uint8_t *p, uint32_t len,
  * rds_eth_crc_update. Stored in the header big-endian. */
 uint32_t rds_eth_crc(const struct rds_eth_hdr *h, const void *payload,
 		     uint32_t len);
+
+/* The CRC32C of an IPv6 frame: the same over its addresses (addrs: the
+ * RDS_ETH_V6_ADDRS bytes of the IPv6 header's source and destination),
+ * the eth header (crc 0) and the payload. */
+uint32_t rds_eth_crc6(const void *addrs, const struct rds_eth_hdr *h,
+		      const void *payload, uint32_t len);
 
 /* ------------------------------------------------------------------ */
 /* CRC32C (rds_eth_crc.c; the math is in its header comment) */
@@ -237,6 +321,8 @@ int rds_eth_crc_impl_set(enum rds_eth_crc_impl impl, bool table);
 
 /* Is m an ARP frame? (ethertype), for rds_eth_arp_input. */
 bool rds_eth_is_arp(const struct rte_mbuf *m);
+/* Is m an IPv6 frame? (ethertype) */
+bool rds_eth_is_ipv6(const struct rte_mbuf *m);
 
 
 #endif /* RDS_ETH_WIRE_H */

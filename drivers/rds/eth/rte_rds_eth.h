@@ -4,8 +4,8 @@
 
 /**
  * @file
- * The eth transport: RDS over UDP/IPv4 (port 18634) on any DPDK ethdev
- * PMD (a NIC, net_memif between processes, net_af_packet or net_af_xdp
+ * The eth transport: RDS over UDP/IPv4 or UDP/IPv6 (port 18634) on any
+ * DPDK ethdev PMD (a NIC, net_memif between processes, net_af_packet or net_af_xdp
  * on a veth, net_ring in one process), with a reliable frame layer of
  * its own below RDS sequencing: per-frame sequence numbers, a window,
  * cumulative and selective acknowledgements, fast retransmit and a
@@ -16,7 +16,15 @@
  *
  * An address is declared with transport "eth" and options (key=value,
  * comma separated: rte_rds_conf_add_addr_str(conf,
- * "10.0.0.1=eth,port=net_memif0")):
+ * "10.0.0.1=eth,port=net_memif0")). An IPv6 address ("[fd00::1]=eth")
+ * has IPv6 frames (Ethernet | IPv6 | UDP, the same eth header; the
+ * CRC32C covers the IPv6 source and destination too; UDP checksum 0, as
+ * RFC 6936 allows a protocol that checks its own payload) and its peers
+ * are IPv6 addresses; its neighbours come from neighbour discovery
+ * (RFC 4861 solicitations and advertisements on the port; invalid ones
+ * counted in nd_drop), from neigh= or from their frames. A link-local
+ * one ("[fe80::1]=eth") is on the port's link: a DPDK port has no
+ * interface index, so the socket's scope is not checked against it.
  *
  *   port=NAME|ID     the ethdev (its name, e.g. net_memif0, or its port
  *                    id; "dev=" is a synonym); may be left out when the
@@ -34,7 +42,10 @@
  *   udp_port=N       UDP port (default 18634)
  *   mac=MAC          source MAC (default: the port's)
  *   neigh=IP/MAC[+IP/MAC...]
- *                    static neighbours (ARP resolves the others)
+ *                    static neighbours, IPv4 or IPv6
+ *                    ("10.0.0.2/02:00:00:00:00:02+fd00::2/02:00:00:00:
+ *                    00:02"; ARP, or neighbour discovery, resolves the
+ *                    others)
  *   window=N         frames in flight per connection, a power of two
  *                    from 8 to 4096 (default 128: larger ones were not
  *                    faster on net_memif, doc/perf.md); each frame in flight
@@ -128,7 +139,7 @@ struct rte_rds_eth_stats {
 	uint64_t rx_frames;		/**< frames received for RDS */
 	uint64_t rx_not_ours;		/**< frames for someone else (ignored) */
 	uint64_t rx_drop_short;		/**< truncated frames */
-	uint64_t rx_drop_ip;		/**< bad IPv4 headers */
+	uint64_t rx_drop_ip;		/**< bad IPv4 or IPv6 headers */
 	uint64_t rx_drop_version;	/**< unknown eth header versions */
 	uint64_t rx_drop_type;		/**< unknown frame types */
 	uint64_t rx_drop_len;		/**< inconsistent lengths */
@@ -187,6 +198,16 @@ struct rte_rds_eth_stats {
 	uint64_t tx_kicks;		/**< ACK frames sent by kick_us (a
 					 * connection heard nothing for that
 					 * long with frames in flight) */
+	uint64_t nd_tx;			/**< IPv6 neighbour solicitations and
+					 * advertisements sent */
+	uint64_t nd_rx;			/**< IPv6 neighbour solicitations and
+					 * advertisements received (valid
+					 * ICMPv6) */
+	uint64_t nd_drop;		/**< IPv6 neighbour solicitations and
+					 * advertisements dropped: hop limit
+					 * not 255, code not 0, truncated,
+					 * bad ICMPv6 checksum (RFC 4861
+					 * 7.1) */
 };
 
 /**
