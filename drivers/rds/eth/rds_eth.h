@@ -21,6 +21,7 @@
  *   rds_eth_rx6.c    the receive path of IPv6 frames
  *   rds_eth_nd.c     IPv6 neighbours: neighbour discovery (solicitations
  *                    and advertisements), static entries, learning
+ *   rds_eth_v6.h     (header) the declarations of those two
  *   rds_eth_wire.h   (header) frame layout and CRC32C declarations
  *   rds_eth_rel.c    the reliable frame layer of a connection: sequence
  *                    numbers, window, sending and receiving frames,
@@ -325,14 +326,6 @@ void rds_eth_conn_peer(struct rds_eth_conn *ec,
 /* A frame for a connection of engine e arrived (after parsing). */
 void rds_eth_rx_frame(struct rds_engine *e, struct rds_eth_port *p,
 		      struct rte_mbuf *m, const struct rds_eth_frame *f);
-/* IPv6 (rds_eth_rx6.c): p's local IPv6 address ip, or NULL; a received
- * IPv6 frame (the IPv4 parse said not its own): parsed, dropped and
- * counted, handed to neighbour discovery, to its connection (through
- * rds_eth_rx_frame) or to the engine that owns it. Takes m. */
-struct rds_laddr *rds_eth_port_laddr6(const struct rds_eth_port *p,
-				      const struct in6_addr *ip);
-void rds_eth_rx_one6(struct rds_engine *e, struct rds_eth_port *p,
-		     struct rte_mbuf *m);
 
 /* ------------------------------------------------------------------ */
 /* Queues, steering and zero-copy transmit (rds_eth_steer.c) */
@@ -442,32 +435,6 @@ int rds_eth_neigh_lookup(struct rds_eth_neigh *n, uint32_t ip,
  * with an entry already, or that ask for one of our addresses; never
  * one of our own addresses or p's MAC). Counts arp_rx (every frame) and
  * arp_tx in e's counters. Takes m (freed here). */
-/* IPv6 neighbours (rds_eth_nd.c): a table for at most size (1..4096);
- * a static entry (0, -EINVAL: not a unicast IPv6 address or MAC,
- * -ENOSPC); the room left; the entry of ip without side effects (1
- * resolved, mac filled; 0 incomplete; -ENOENT none); the MAC of ip as
- * rds_eth_neigh_resolve, a neighbour solicitation from sip instead of an
- * ARP request (counted in nd_tx); learning as rds_eth_neigh_learn; an
- * ICMPv6 frame (rds_eth_is_ipv6, home engine of p): a solicitation for
- * one of p's IPv6 addresses is answered (and its sender learnt), an
- * advertisement updates the entry it is for (made by a solicitation of
- * ours, or any known one); counts nd_rx; takes m. */
-struct rds_eth_nd;
-struct rds_eth_nd *rds_eth_nd_create(unsigned int size);
-void rds_eth_nd_free(struct rds_eth_nd *nd);
-int rds_eth_nd_static(struct rds_eth_nd *nd, const struct in6_addr *ip,
-		      const struct rte_ether_addr *mac);
-unsigned int rds_eth_nd_room(struct rds_eth_nd *nd);
-int rds_eth_nd_lookup(struct rds_eth_nd *nd, const struct in6_addr *ip,
-		      struct rte_ether_addr *mac);
-int rds_eth_nd_resolve(struct rds_engine *e, struct rds_eth_port *p,
-		       const struct in6_addr *sip, const struct in6_addr *ip,
-		       struct rte_ether_addr *mac);
-void rds_eth_nd_learn(struct rds_engine *e, struct rds_eth_nd *nd,
-		      const struct in6_addr *ip,
-		      const struct rte_ether_addr *mac);
-void rds_eth_nd_input(struct rds_engine *e, struct rds_eth_port *p,
-		      struct rte_mbuf *m);
 
 void rds_eth_arp_input(struct rds_engine *e, struct rds_eth_port *p,
 		       struct rte_mbuf *m);
@@ -816,5 +783,8 @@ struct rds_eth_rdma_resp {
 	rte_be32_t bytes;		/* READ data that follows */
 	rte_be32_t nonce;		/* the target connection's */
 } __rte_packed;
+
+/* IPv6: neighbour discovery and the receive path of IPv6 frames. */
+#include "rds_eth_v6.h"
 
 #endif /* RDS_ETH_H */
