@@ -420,15 +420,42 @@ versions_counted(const struct rte_rds_ib_stats *st,
 	       st->rejects_incompat - st0->rejects_incompat >= want_rejects;
 }
 
+/* Proposal i from the played peer a6 (z) to b6 (x): the final event in
+ * *ev, our reply in *r6 (zeroed when shorter), its length in *rlen. */
+static void
+propose(unsigned int i, const struct in6_addr *z, const struct in6_addr *x,
+	struct rdma_cm_event *ev, struct priv6 *r6, uint8_t *rlen)
+{
+	uint8_t reply[64];
+	struct priv6 p6;
+
+	memset(&p6, 0, sizeof(p6));
+	memcpy(p6.saddr, z, 16);
+	memcpy(p6.daddr, x, 16);
+	p6.cmn.major = proposals[i].major;
+	p6.cmn.minor = proposals[i].minor;
+	p6.cmn.minor_mask = htons(proposals[i].mask);
+	p6.cmn.res2 = htons(proposals[i].frag);
+	*rlen = 0;
+	CU_ASSERT_FATAL(cm_try(a6, b6, &p6, sizeof(p6), ev, reply, rlen));
+	memset(r6, 0, sizeof(*r6));
+	if (*rlen >= sizeof(*r6))
+		memcpy(r6, reply, sizeof(*r6));
+	printf("  %u.%u mask 0x%x (%s): %s, reply %u.%u\n",
+	       proposals[i].major, proposals[i].minor, proposals[i].mask,
+	       proposals[i].what, rdma_event_str(ev->event), r6->cmn.major,
+	       r6->cmn.minor);
+}
+
 static void
 test_versions(void)
 {
 	struct rte_rds_ib_stats st0, st;
 	struct rdma_cm_event ev;
-	struct priv6 p6, r6;
-	uint8_t reply[64], rlen = 0;
+	struct priv6 r6;
+	uint8_t rlen = 0;
 	struct in6_addr x, z;
-	unsigned int i, bad = 0;
+	unsigned int i, bad = 0, retried = 0;
 
 	lib_up2(b6, c6);	/* the peer is A, as in cm_peer */
 	inet_pton(AF_INET6, b6, &x);
@@ -438,22 +465,22 @@ test_versions(void)
 	for (i = 0; i < RTE_DIM(proposals); i++) {
 		bool accept = proposals[i].want_major != 0;
 
-		memset(&p6, 0, sizeof(p6));
-		memcpy(p6.saddr, &z, 16);
-		memcpy(p6.daddr, &x, 16);
-		p6.cmn.major = proposals[i].major;
-		p6.cmn.minor = proposals[i].minor;
-		p6.cmn.minor_mask = htons(proposals[i].mask);
-		p6.cmn.res2 = htons(proposals[i].frag);
-		CU_ASSERT_FATAL(cm_try(a6, b6, &p6, sizeof(p6), &ev, reply,
-				       &rlen));
-		memset(&r6, 0, sizeof(r6));
-		if (rlen >= sizeof(r6))
-			memcpy(&r6, reply, sizeof(r6));
-		printf("  %u.%u mask 0x%x (%s): %s, reply %u.%u\n",
-		       proposals[i].major, proposals[i].minor,
-		       proposals[i].mask, proposals[i].what,
-		       rdma_event_str(ev.event), r6.cmn.major, r6.cmn.minor);
+		propose(i, &z, &x, &ev, &r6, &rlen);
+		/* The played peer's own side failing after our right reply
+		 * came (librdmacm's RTR/RTS of its QP, or its RTU, in the
+		 * loaded VM: seen once in a CI run) is not ours to judge:
+		 * the proposal is made once more. Our side may have counted
+		 * the failed one up (it had not in that run): the counts
+		 * below allow one more per retry. */
+		if (accept && ev.event == RDMA_CM_EVENT_CONNECT_ERROR &&
+		    rlen >= sizeof(r6) &&
+		    r6.cmn.major == proposals[i].want_major &&
+		    r6.cmn.minor == proposals[i].want_minor) {
+			printf("  (the played peer's connect failed after a "
+			       "right reply: once more)\n");
+			retried++;
+			propose(i, &z, &x, &ev, &r6, &rlen);
+		}
 		if (accept) {
 			want_accepts++;
 			want_proto4 += proposals[i].want_major == 4;
@@ -480,10 +507,12 @@ test_versions(void)
 	       PRIu64 "\n", st.connects_passive - st0.connects_passive,
 	       st.connects_proto4 - st0.connects_proto4,
 	       st.rejects_incompat - st0.rejects_incompat);
-	CU_ASSERT_EQUAL(st.connects_passive - st0.connects_passive,
-			want_accepts);
-	CU_ASSERT_EQUAL(st.connects_proto4 - st0.connects_proto4,
-			want_proto4);
+	CU_ASSERT(st.connects_passive - st0.connects_passive >= want_accepts &&
+		  st.connects_passive - st0.connects_passive <=
+		  want_accepts + retried);
+	CU_ASSERT(st.connects_proto4 - st0.connects_proto4 >= want_proto4 &&
+		  st.connects_proto4 - st0.connects_proto4 <=
+		  want_proto4 + retried);
 	CU_ASSERT_EQUAL(st.rejects_incompat - st0.rejects_incompat,
 			want_rejects);
 	rds_test_lib_fini();
