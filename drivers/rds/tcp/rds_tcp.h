@@ -74,6 +74,8 @@ struct rds_tcp_opts {
 	uint32_t rcvbuf;
 	uint32_t accept_wait_ms;
 	uint32_t window;		/* messages unacknowledged, at most */
+	uint32_t lanes;			/* multipath lanes offered (1, 2, 4,
+					 * 8) */
 };
 int rds_tcp_opts_parse(const char *args, struct rds_tcp_opts *o);
 
