@@ -269,6 +269,8 @@ elif [ "$case" = lanes ]; then
 	# The kernel's rds_tcp sockets to the peer once the streams are done:
 	# one line "lanes: N established, M carried data" (A).
 	# shellcheck disable=SC2016 # expanded in the VM
+	# (An accepted socket of the kernel's listener on [::] shows as
+	# [::ffff:a.b.c.d]:16385.)
 	# While the streams run, A samples the kernel's rds_tcp sockets to
 	# the peer every 0.5 s and keeps the last sample with the most of
 	# them (librte_rds may close them as soon as it has everything);
@@ -276,14 +278,14 @@ elif [ "$case" = lanes ]; then
 	# shellcheck disable=SC2016 # expanded in the VM
 	a_sampler='( best=0; while sleep 0.5; do
   ss -tniH state established "( sport = :16385 or dport = :16385 )" > /tmp/ss.now
-  n=$(grep -cE "[0-9.]+:[0-9]+ +[0-9.]+:[0-9]+" /tmp/ss.now)
+  n=$(grep -cE "^[0-9]+ +[0-9]+ +.*:16385( |$)" /tmp/ss.now)
   if [ "$n" -ge "$best" ] && [ "$n" != 0 ]; then best=$n; cp /tmp/ss.now /tmp/ss.txt; fi
 done ) &
 spid=$!'
 	# shellcheck disable=SC2016 # expanded in the VM
 	a_count='sleep 1; kill $spid 2>/dev/null; wait $spid 2>/dev/null
 touch /tmp/ss.txt; sed "s/^/interop: ss: /" /tmp/ss.txt
-est=$(grep -cE "[0-9.]+:[0-9]+ +[0-9.]+:[0-9]+" /tmp/ss.txt)
+est=$(grep -cE "^[0-9]+ +[0-9]+ +.*:16385( |$)" /tmp/ss.txt)
 used=$(grep -oE "bytes_acked:[0-9]+" /tmp/ss.txt | awk -F: "\$2 > 65536" | grep -c .)
 echo "interop: lanes: $est established, $used carried data"'
 	for round in 1 2; do
