@@ -86,6 +86,12 @@ struct rds_conn {
 
 	/* Sending. */
 	uint64_t next_tx_seq;		/* from 1 */
+	uint32_t tx_epoch;		/* changes when the sequences start
+					 * again (a peer's new GEN_NUM): a
+					 * transport that acknowledges by
+					 * sequence (RDS_TRANS_F_ACKS) passes
+					 * rds_send_drop_acked() only
+					 * sequences it took in this epoch */
 	struct rds_msg_list send_q;	/* stamped, not yet transmitted */
 	struct rds_msg_list retrans_q;	/* transmitted, not yet acked */
 	struct rds_msg *xmit_cur;	/* head of send_q the transport has

@@ -147,6 +147,12 @@ rds_conn_lanes_gen_reset(struct rds_conn *c0)
 			continue;
 		c->next_tx_seq = 1;
 		c->next_rx_seq = 0;
+		c->tx_epoch++;
+		/* What waits to go is stamped again, from 1: the
+		 * sequences stay in the order they go. */
+		TAILQ_FOREACH(m, &c->send_q, link)
+			if (m->seq != 0 && m != c->xmit_cur)
+				m->seq = c->next_tx_seq++;
 		while ((m = TAILQ_FIRST(&c->retrans_q)) != NULL) {
 			TAILQ_REMOVE(&c->retrans_q, m, link);
 			if (m->op != NULL)

@@ -441,13 +441,16 @@ test_lanes_gen_num(void)
 	cs = rds_test_stats();
 	CU_ASSERT_EQUAL(cs.s_conn_peer_restart, 1);
 	CU_ASSERT_EQUAL(cs.s_recv_drop_old_seq, 0);
-	/* Our sequences start again too: the next message is 1. */
+	/* Our sequences start again too: the next message is 1, or 2
+	 * behind the pong to the new probe when that was still queued
+	 * (stamped again from 1). Before the restart we had sent the
+	 * probe, the congestion map (not sequenced) and a pong: 3 and on. */
 	{
 		union rds_test_addr tp = rds_test_addr(ip_lo, 7000);
 
 		CU_ASSERT(rds_test_send_to(r, "x", 1, &tp, 0) == 1);
 		CU_ASSERT_FATAL(read_until(fd, 5000, 7000, &h, ext));
-		CU_ASSERT_EQUAL(h.seq, 1);
+		CU_ASSERT(h.seq == 1 || h.seq == 2);
 	}
 	close(fd);
 	rte_rds_close(r);
