@@ -39,8 +39,10 @@ rds_send_conn(struct rds_engine *e, const struct rds_msg *m)
 static inline bool
 rds_conn_matches(const struct rds_conn *c, const struct rds_msg *m)
 {
+	/* No test of the lane: another lane of the same pair never sits
+	 * in lane 0's entry (rds_conn_cache_slot puts the lane in the
+	 * top byte). */
 	return c != NULL && c->key.trans_id == m->trans_id &&
-	       c->key.lane == 0 &&
 	       rds_addr_eq(&c->key.faddr, &m->faddr) &&
 	       rds_addr_eq(&c->key.laddr, &m->laddr);
 }
