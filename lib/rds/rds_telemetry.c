@@ -211,6 +211,9 @@ rds_tel_eth_conn(const struct rte_rds_info_eth_connection *ec)
 	rte_tel_data_add_dict_u64(c, "ssthresh", ec->ssthresh);
 	rte_tel_data_add_dict_u64(c, "cwnd_cuts", ec->cwnd_cuts);
 	rte_tel_data_add_dict_u64(c, "cwnd_collapses", ec->cwnd_collapses);
+	rte_tel_data_add_dict_u64(c, "cwnd_delay_cuts", ec->cwnd_delay_cuts);
+	rte_tel_data_add_dict_u64(c, "delay_target_us", ec->delay_target_us);
+	rte_tel_data_add_dict_u64(c, "delay_base_ns", ec->delay_base_ns);
 	return c;
 }
 
