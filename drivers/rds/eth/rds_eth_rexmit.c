@@ -54,7 +54,7 @@
  * frame is an upper bound (its hold is not said).
  *
  * Counters: rexmit_fast, rexmit_sack, rexmit_probe, rexmit_timeout (the
- * cause of each frame sent again), rtt_samples.
+ * cause of each frame sent again), rtt_samples, cc_delay_cuts.
  */
 #include <errno.h>
 
@@ -129,6 +129,7 @@ rds_eth_delay_sample(struct rds_eth_conn *ec, const struct rds_eth_frame *f,
 		     uint64_t r, bool cum)
 {
 	uint64_t hold;
+	uint32_t cuts;
 
 	if (ec->cc.target == 0)
 		return;
@@ -144,7 +145,9 @@ rds_eth_delay_sample(struct rds_eth_conn *ec, const struct rds_eth_frame *f,
 			return;
 		r -= hold;
 	}
+	cuts = ec->cc.delay_cuts;
 	rds_eth_cc_delay(&ec->cc, r, true, ec->snd_una, ec->snd_nxt);
+	ec_ee(ec)->stats.cc_delay_cuts += ec->cc.delay_cuts - cuts;
 }
 
 void

@@ -208,6 +208,9 @@ struct rte_rds_eth_stats {
 					 * not 255, code not 0, truncated,
 					 * bad ICMPv6 checksum (RFC 4861
 					 * 7.1) */
+	uint64_t cc_delay_cuts;		/**< congestion windows cut by the
+					 * delay signal (delay_us): a round
+					 * trip above its target */
 };
 
 /**
