@@ -27,7 +27,7 @@
  *   base the smallest sample the connection has seen (kept across
  *   epochs: the same path). Below it the window grows as above;
  *   above it nothing grows, and the window is cut in proportion to the
- *   excess, cwnd * (1 - beta (d - base - target) / d) with beta 0.8,
+ *   excess, cwnd * (1 - beta (d - base - target) / d), beta 0.8,
  *   never below half or RDS_ETH_CC_MIN; ssthresh follows (no slow start
  *   after it). At most one such cut per round trip (until the ACK
  *   passes what was sent at the cut) and none while a loss is being
@@ -64,7 +64,8 @@ struct rds_eth_cc {
 	uint32_t delay_cuts;	/* delay samples that cut the window */
 };
 
-/* Beta of the delay cut (Swift's default 0.8), as a fraction. */
+/* Beta of the delay cut (Swift's form; the value is ours), as a
+ * fraction; the cut is at most half (Swift's max_mdf, ours 0.5). */
 #define RDS_ETH_CC_BETA_NUM 4u
 #define RDS_ETH_CC_BETA_DEN 5u
 
