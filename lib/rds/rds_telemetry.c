@@ -221,8 +221,10 @@ rds_tel_eth_conn(const struct rte_rds_info_eth_connection *ec)
  * telemetry socket's output length, 16 KiB, and a dictionary by
  * RTE_TEL_MAX_DICT_ENTRIES): "count" says how many there are, and each
  * of the first ones is a dictionary under "conn_<i>" (a telemetry name
- * holds letters, digits, '_' and '/' only, not an address). */
-#define RDS_TEL_ETH_CONNS 24
+ * holds letters, digits, '_' and '/' only, not an address). A dictionary
+ * at its longest (IPv6 addresses, every number at its widest) is some
+ * 720 bytes: 20 of them fit. */
+#define RDS_TEL_ETH_CONNS 20
 
 static int
 rds_tel_handle_eth_conns(const char *cmd, const char *params,
