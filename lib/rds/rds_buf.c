@@ -200,17 +200,26 @@ rds_buf_listener_set(void (*release)(void *tp))
 }
 
 void *
-rds_mem_zalloc(const char *what, size_t size)
+rds_mem_alloc(const char *what, size_t size)
 {
 	void *p = NULL;
 
 	RTE_SET_USED(what);
 	if (posix_memalign(&p, RTE_CACHE_LINE_SIZE, size) != 0)
 		return NULL;
-	memset(p, 0, size);
 #ifdef RDS_LIBC_ALLOC
 	__atomic_add_fetch(&rds_mem_live, 1, __ATOMIC_RELAXED);
 #endif
+	return p;
+}
+
+void *
+rds_mem_zalloc(const char *what, size_t size)
+{
+	void *p = rds_mem_alloc(what, size);
+
+	if (p != NULL)
+		memset(p, 0, size);
 	return p;
 }
 

@@ -171,7 +171,43 @@ rds_cl_revents(struct rds_cl_sock *cs, short events)
 		       __atomic_load_n(&cs->req.r->cons, __ATOMIC_ACQUIRE)) <
 	    cs->req.size)
 		rev |= POLLOUT | POLLWRNORM;
+	/* And a TX buffer, where the last non-blocking send found none:
+	 * else an event loop would be told "writable", send, get EAGAIN
+	 * and poll again at once, spinning on the core the engine needs
+	 * to give buffers back. */
+	if ((rev & POLLOUT) && (events & (POLLOUT | POLLWRNORM))) {
+		uint32_t need = __atomic_load_n(&cs->txb_need,
+						__ATOMIC_ACQUIRE);
+
+		if (need != 0 && !rds_cl_tx_avail(rds_cl, need))
+			rev &= ~(POLLOUT | POLLWRNORM);
+	}
 	return rev & events;
+}
+
+void
+rds_cl_arm_ev(struct rds_cl *cl, struct rds_cl_sock *cs, short events)
+{
+	rds_cl_arm(&cs->cs->armed, events);
+	if ((events & (POLLOUT | POLLWRNORM)) &&
+	    __atomic_load_n(&cs->txb_need, __ATOMIC_ACQUIRE) != 0) {
+		/* As rds_cl_arm_look's sender: both stores before the
+		 * caller's look (rds_cl_revents). */
+		__atomic_fetch_or(&cs->cs->armed, RDS_ARM_TXB,
+				  __ATOMIC_SEQ_CST);
+		(void)__atomic_exchange_n(&cl->hdr->tx_wait, 1,
+					  __ATOMIC_SEQ_CST);
+	}
+}
+
+void
+rds_cl_disarm_ev(struct rds_cl_sock *cs, short events)
+{
+	rds_cl_disarm(&cs->cs->armed, events);
+	if ((events & (POLLOUT | POLLWRNORM)) &&
+	    __atomic_load_n(&cs->txb_need, __ATOMIC_ACQUIRE) != 0)
+		__atomic_fetch_and(&cs->cs->armed, ~RDS_ARM_TXB,
+				   __ATOMIC_SEQ_CST);
 }
 
 /*
@@ -329,6 +365,14 @@ rds_cl_trans(const struct rds_cl *cl, const struct rds_cl_sock *cs,
 	return ret;
 }
 
+/* A send got its TX buffer: POLLOUT no longer waits for one. */
+static inline void
+rds_cl_txb_got(struct rds_cl_sock *cs)
+{
+	if (unlikely(__atomic_load_n(&cs->txb_need, __ATOMIC_RELAXED) != 0))
+		__atomic_store_n(&cs->txb_need, 0, __ATOMIC_RELEASE);
+}
+
 /* A send with RDMA control messages: the payload in a TX buffer, the
  * call through the UNIX socket (RDS_CTL_SENDMSG). */
 static ssize_t
@@ -346,14 +390,20 @@ rds_cl_sendmsg_ctl(struct rds_cl *cl, struct rds_cl_sock *cs,
 	if (!(flags & MSG_DONTWAIT))
 		deadline = rds_cl_deadline(cs->f.sndtimeo_ns);
 	while (rds_cl_tx_alloc(cl, RDS_CBUF_HDR + (uint32_t)len, &off) != 0) {
-		if (flags & MSG_DONTWAIT)
+		if (flags & MSG_DONTWAIT) {
+			if (rds_cl_snd_room(cs))
+				__atomic_store_n(&cs->txb_need, RDS_CBUF_HDR +
+						 (uint32_t)len,
+						 __ATOMIC_RELEASE);
 			return -EAGAIN;
+		}
 		ret = rds_cl_wait(cl, cs, POLLOUT, rds_cl_snd_room(cs) ?
 				  RDS_CBUF_HDR + (uint32_t)len : 0, deadline,
 				  &spin);
 		if (ret < 0)
 			return ret;
 	}
+	rds_cl_txb_got(cs);
 	rds_front_copy_in(cl->base + off + RDS_CBUF_HDR, msg, len);
 	q = rds_cl_req_new(RDS_CTL_SENDMSG, cs->handle);
 	r = malloc(sizeof(*r));
@@ -525,13 +575,18 @@ rds_cl_sendmsg(struct rds_cl *cl, struct rds_cl_sock *cs,
 		room = rds_cl_snd_room(cs);
 		if (room && rds_cl_tx_alloc(cl, need, &off) == 0)
 			break;
-		if (flags & MSG_DONTWAIT)
+		if (flags & MSG_DONTWAIT) {
+			if (room)
+				__atomic_store_n(&cs->txb_need, need,
+						 __ATOMIC_RELEASE);
 			return -EAGAIN;
+		}
 		ret = rds_cl_wait(cl, cs, POLLOUT, room ? need : 0, deadline,
 				  &spin);
 		if (ret < 0)
 			return ret;
 	}
+	rds_cl_txb_got(cs);
 	if (mapping && rds_cl_map_take(cs, &map, coff, &key) != 0) {
 		/* Another thread took the last key meanwhile. */
 		rds_cl_tx_unalloc(cl, off);

@@ -82,9 +82,12 @@ struct rds_cl_sock {
 	uint32_t spare[4];		/* keys taken and not used (lock) */
 	uint32_t nb_spare;
 	uint64_t rx_head;		/* peeked RX buffer, 0: none */
+	uint32_t txb_need;		/* a non-blocking send had room in
+					 * the send buffer and no TX buffer
+					 * of this many bytes: POLLOUT waits
+					 * for one (0: none; atomic) */
 	/* The state the socket calls read (rds_front.h), as an in-process
-	 * socket's (IPv4 only: a client carries no IPv6 name to its
-	 * engine); under lock. */
+	 * socket's; under lock. */
 	struct rds_front f;
 };
 
@@ -242,6 +245,12 @@ uint64_t rds_cl_now_ns(void);
 bool rds_cl_engine_gone(struct rds_cl *cl);
 bool rds_cl_engine_gone_now(struct rds_cl *cl);
 short rds_cl_revents(struct rds_cl_sock *cs, short events);
+/* A waiter for events on cs (poll, epoll through the wake-up
+ * descriptor) arms them; one for POLLOUT on a socket whose last
+ * non-blocking send found no TX buffer (txb_need) also arms RDS_ARM_TXB,
+ * as a blocked sender does, so that a buffer given back wakes it. */
+void rds_cl_arm_ev(struct rds_cl *cl, struct rds_cl_sock *cs, short events);
+void rds_cl_disarm_ev(struct rds_cl_sock *cs, short events);
 
 /* Send: this thread's doorbell for socket idx. */
 int rds_cl_bell(struct rds_cl *cl, uint32_t idx);
@@ -260,6 +269,9 @@ rds_cl_snd_room(const struct rds_cl_sock *cs)
  * it now. */
 int rds_cl_tx_alloc(struct rds_cl *cl, uint32_t need, uint64_t *off);
 void rds_cl_tx_unalloc(struct rds_cl *cl, uint64_t off);
+/* A TX buffer of need bytes may be had now (a hint, as rds_cl_tx_ready,
+ * without the send buffer's part). */
+bool rds_cl_tx_avail(struct rds_cl *cl, uint32_t need);
 bool rds_cl_tx_ready(struct rds_cl *cl, const struct rds_cl_sock *cs,
 		     uint32_t need);
 

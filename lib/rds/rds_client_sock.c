@@ -555,11 +555,10 @@ rds_client_event_arm(int s, short events)
 		return POLLERR | POLLHUP | (events & (POLLIN | POLLRDNORM |
 						      POLLOUT | POLLWRNORM));
 	}
-	rds_cl_arm(&cs->cs->armed, (short)(events & ~RTE_RDS_ARM_EDGE));
+	rds_cl_arm_ev(cl, cs, (short)(events & ~RTE_RDS_ARM_EDGE));
 	rev = rds_cl_revents(cs, events & ~RTE_RDS_ARM_EDGE);
 	if (rev != 0 && !(events & RTE_RDS_ARM_EDGE))
-		rds_cl_disarm(&cs->cs->armed,
-			      (short)(events & ~RTE_RDS_ARM_EDGE));
+		rds_cl_disarm_ev(cs, (short)(events & ~RTE_RDS_ARM_EDGE));
 	rds_cl_put(cs);
 	return rev;
 }
@@ -619,9 +618,9 @@ rds_client_poll(struct rte_rds_pollfd *fds, unsigned int nfds, int timeout_ms)
 				slice = 0;	/* closed: POLLNVAL next */
 				continue;
 			}
-			rds_cl_arm(&cs->cs->armed, fds[i].events);
+			rds_cl_arm_ev(cl, cs, fds[i].events);
 			if (rds_cl_revents(cs, fds[i].events) != 0) {
-				rds_cl_disarm(&cs->cs->armed, fds[i].events);
+				rds_cl_disarm_ev(cs, fds[i].events);
 				slice = 0;
 				continue;
 			}

@@ -77,9 +77,20 @@ bool
 rds_cl_tx_ready(struct rds_cl *cl, const struct rds_cl_sock *cs,
 		uint32_t need)
 {
+	return !rds_cl_snd_room(cs) || rds_cl_tx_avail(cl, need);
+}
+
+/* What came back on txfree is not sorted by class until a taker moves
+ * it (rds_cl_tx_alloc): any of it counts, so a poller may be told
+ * POLLOUT once for a buffer too small, and its send, finding none, says
+ * EAGAIN and sets txb_need again; the lists are then sorted and the
+ * next look is exact. */
+bool
+rds_cl_tx_avail(struct rds_cl *cl, uint32_t need)
+{
 	unsigned int c;
 
-	if (rds_xring_count(&cl->txfree) != 0 || !rds_cl_snd_room(cs))
+	if (rds_xring_count(&cl->txfree) != 0)
 		return true;
 	for (c = 0; c < RDS_REGION_NB_CLASSES; c++)
 		if (rds_region_class_size[c] >= need &&

@@ -112,6 +112,8 @@ void rds_buf_fini(void);
 struct rds_msg *rds_msg_alloc_slow(uint32_t len);
 void rds_msg_put_slow(struct rds_msg *m);
 void *rds_mem_zalloc(const char *what, size_t size);
+/* The same, not zeroed: for a block the caller fills whole at once. */
+void *rds_mem_alloc(const char *what, size_t size);
 void rds_mem_free(void *p);
 /* The calling thread's cached buffers go back to the shared lists. */
 void rds_buf_thread_flush(void);

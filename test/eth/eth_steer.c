@@ -13,6 +13,10 @@
  *                   for engine 1) goes through the hand-off rings
  *                   (rx_handoff > 0, none lost, rx_steered 0: one
  *                   queue);
+ *   handoff6/ring1: handoff/ring1 over IPv6 (fd00:fc::1 and ::2, static
+ *                   neighbours): an IPv6 frame finds its connection's
+ *                   engine from its addresses as an IPv4 one does, and
+ *                   goes through the same hand-off rings;
  *   steer/ring2:    net_ring ports with two queues each (what A's
  *                   transmit queue i sends arrives on B's receive queue
  *                   i): each engine polls its own queue, frames reach
@@ -59,15 +63,18 @@
 
 #define IPA "10.254.2.1"
 #define IPB "10.254.2.2"
+#define IPA6 "fd00:fc::1"
+#define IPB6 "fd00:fc::2"
 #define MACA "02:00:0a:fe:02:01"
 #define MACB "02:00:0a:fe:02:02"
 
 /* Why the tap case cannot run ("" when it can). */
 static char tap_why[256];
 
-/* Ports A and B from rings that cross, nq queues each. */
+/* Ports A and B from rings that cross, nq queues each; tag names them
+ * apart from another case's. */
 static int
-ring_ports(unsigned int nq, uint16_t *pa, uint16_t *pb)
+ring_ports(const char *tag, unsigned int nq, uint16_t *pa, uint16_t *pb)
 {
 	struct rte_ring *ab[2], *ba[2];
 	char name[32];
@@ -75,21 +82,21 @@ ring_ports(unsigned int nq, uint16_t *pa, uint16_t *pb)
 	int ret;
 
 	for (i = 0; i < nq; i++) {
-		snprintf(name, sizeof(name), "st%u_ab%u", nq, i);
+		snprintf(name, sizeof(name), "st%s%u_ab%u", tag, nq, i);
 		ab[i] = rte_ring_create(name, 4096, 0, RING_F_SP_ENQ |
 					RING_F_SC_DEQ);
-		snprintf(name, sizeof(name), "st%u_ba%u", nq, i);
+		snprintf(name, sizeof(name), "st%s%u_ba%u", tag, nq, i);
 		ba[i] = rte_ring_create(name, 4096, 0, RING_F_SP_ENQ |
 					RING_F_SC_DEQ);
 		if (ab[i] == NULL || ba[i] == NULL)
 			return -1;
 	}
-	snprintf(name, sizeof(name), "st%uA", nq);
+	snprintf(name, sizeof(name), "st%s%uA", tag, nq);
 	ret = rte_eth_from_rings(name, ba, nq, ab, nq, 0);
 	if (ret < 0)
 		return -1;
 	*pa = (uint16_t)ret;
-	snprintf(name, sizeof(name), "st%uB", nq);
+	snprintf(name, sizeof(name), "st%s%uB", tag, nq);
 	ret = rte_eth_from_rings(name, ab, nq, ba, nq, 0);
 	if (ret < 0)
 		return -1;
@@ -98,8 +105,11 @@ ring_ports(unsigned int nq, uint16_t *pa, uint16_t *pb)
 }
 
 static void
-steer_conf(struct rte_rds_conf *conf, uint16_t pa, uint16_t pb)
+steer_conf(struct rte_rds_conf *conf, uint16_t pa, uint16_t pb,
+	   const char *a, const char *b)
 {
+	bool v6 = strchr(a, ':') != NULL;
+	const char *o = v6 ? "[" : "", *c = v6 ? "]" : "";
 	char spec[256];
 	unsigned int i;
 
@@ -109,34 +119,34 @@ steer_conf(struct rte_rds_conf *conf, uint16_t pa, uint16_t pb)
 		conf->engine[i].lcore_id = RTE_RDS_ENGINE_INLINE;
 		conf->engine[i].idle = RTE_RDS_IDLE_YIELD;
 	}
-	snprintf(spec, sizeof(spec), IPA "=eth,port=%u,mac=" MACA
-		 ",neigh=" IPB "/" MACB, pa);
+	snprintf(spec, sizeof(spec), "%s%s%s=eth,port=%u,mac=" MACA
+		 ",neigh=%s/" MACB, o, a, c, pa, b);
 	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(conf, spec) == 0);
-	snprintf(spec, sizeof(spec), IPB "=eth,port=%u,mac=" MACB
-		 ",neigh=" IPA "/" MACA, pb);
+	snprintf(spec, sizeof(spec), "%s%s%s=eth,port=%u,mac=" MACB
+		 ",neigh=%s/" MACA, o, b, c, pb, a);
 	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(conf, spec) == 0);
 }
 
 /* A stream both ways (sockets on either address), checked; the
  * counters after it. */
 static void
-run(const char *what, uint16_t pa, uint16_t pb, uint64_t total,
-    struct rte_rds_eth_stats *es)
+run_on(const char *what, uint16_t pa, uint16_t pb, uint64_t total,
+       struct rte_rds_eth_stats *es, const char *a, const char *b)
 {
 	struct rds_stream_conf sc;
 	struct rds_stream *st;
 	struct rte_rds_conf conf;
 	bool ok;
 
-	steer_conf(&conf, pa, pb);
+	steer_conf(&conf, pa, pb, a, b);
 	CU_ASSERT_FATAL(rds_test_lib_init(&conf) == 0);
 	rte_rds_conf_free(&conf);
 	rds_stream_conf_default(&sc, total);
 	sc.nsock = 4;
-	sc.ip[0] = IPA;
-	sc.ip[1] = IPA;
-	sc.ip[2] = IPB;
-	sc.ip[3] = IPB;
+	sc.ip[0] = a;
+	sc.ip[1] = a;
+	sc.ip[2] = b;
+	sc.ip[3] = b;
 	sc.trans = RTE_RDS_TRANS_ETH;
 	sc.large_one_in = 50;	/* large messages: zero-copy fragments */
 	st = rds_stream_new(&sc);
@@ -157,19 +167,34 @@ run(const char *what, uint16_t pa, uint16_t pb, uint64_t total,
 	CU_ASSERT(rds_test_lib_fini() == 0);
 }
 
-/* A stream over a net_ring pair of nq queues each. */
 static void
-ring_case(const char *what, unsigned int nq, struct rte_rds_eth_stats *es)
+run(const char *what, uint16_t pa, uint16_t pb, uint64_t total,
+    struct rte_rds_eth_stats *es)
+{
+	run_on(what, pa, pb, total, es, IPA, IPB);
+}
+
+/* A stream over a net_ring pair of nq queues each, between a and b. */
+static void
+ring_case_on(const char *what, const char *tag, unsigned int nq,
+	     struct rte_rds_eth_stats *es, const char *a, const char *b)
 {
 	uint16_t pa = 0, pb = 0;
 
 	rds_test_watchdog(600, what);
-	CU_ASSERT_FATAL(ring_ports(nq, &pa, &pb) == 0);
-	run(what, pa, pb, rds_test_env_u64("RDS_TEST_MSGS", 40000), es);
+	CU_ASSERT_FATAL(ring_ports(tag, nq, &pa, &pb) == 0);
+	run_on(what, pa, pb, rds_test_env_u64("RDS_TEST_MSGS", 40000), es, a,
+	       b);
 	CU_ASSERT(es->rx_handoff > 0);
 	CU_ASSERT(es->rx_handoff_drop == 0);
 	CU_ASSERT(es->flow_rules == 0);		/* net_ring has no rte_flow */
 	rds_test_watchdog(0, NULL);
+}
+
+static void
+ring_case(const char *what, unsigned int nq, struct rte_rds_eth_stats *es)
+{
+	ring_case_on(what, "", nq, es, IPA, IPB);
 }
 
 static void
@@ -179,6 +204,16 @@ test_handoff_ring1(void)
 
 	ring_case("handoff/ring1", 1, &es);
 	CU_ASSERT(es.rx_steered == 0);		/* one queue */
+}
+
+static void
+test_handoff6_ring1(void)
+{
+	struct rte_rds_eth_stats es;
+
+	ring_case_on("handoff6/ring1", "v6", 1, &es, IPA6, IPB6);
+	CU_ASSERT(es.rx_steered == 0);		/* one queue */
+	CU_ASSERT(es.arp_tx == 0);		/* IPv6 frames only */
 }
 
 static void
@@ -279,6 +314,7 @@ main(void)
 {
 	static const struct rds_test_case cases[] = {
 		{ "handoff/ring1", test_handoff_ring1 },
+		{ "handoff6/ring1", test_handoff6_ring1 },
 		{ "steer/ring2", test_steer_ring2 },
 		{ "steer/tap", test_steer_tap },
 		{ NULL, NULL },

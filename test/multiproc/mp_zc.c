@@ -41,8 +41,22 @@
  *           messages stop (a failure after 20 s without one). Before
  *           the wake-up, such a sender spun on the core without sleeping
  *           (tx_wakes 0).
+ *   pollout: the same, the sender non-blocking (MSG_DONTWAIT) and
+ *           waiting in rte_rds_poll() for POLLOUT after each EAGAIN, as
+ *           an event loop does. Its send buffer has room, so before,
+ *           poll said POLLOUT at once while no TX buffer was free and
+ *           the sender spun (poll, send, EAGAIN: thousands of times).
+ *           Now POLLOUT waits for a TX buffer of the size its last send
+ *           lacked, and the engine wakes the poller when one comes back:
+ *           no POLLOUT is followed by an EAGAIN, and with an hour's
+ *           slice a wake-up not sent stops the messages.
+ *
+ *   mp_zc pollbig PATH ID PORT MSGS
+ *       as sendbig, non-blocking with rte_rds_poll(); prints
+ *       "SENT spurious=N" (EAGAINs right after a POLLOUT).
  */
 #include <errno.h>
+#include <poll.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -66,6 +80,7 @@
 
 static char self_bin[4096];
 static uint32_t fixed_len;	/* every message this long (sendbig) */
+static bool poll_mode;		/* pollbig: MSG_DONTWAIT and rte_rds_poll */
 
 static uint32_t
 len_of(uint64_t seq)
@@ -94,7 +109,8 @@ do_send(unsigned int id, uint16_t port, uint64_t msgs)
 {
 	struct sockaddr_in to = rds_test_sin(mp_ip(0), port);
 	uint8_t *b = malloc(MAXLEN);
-	uint64_t i;
+	uint64_t i, spurious = 0;
+	bool polled = false;
 	char c;
 	int s = rds_test_socket(mp_ip(id), mp_port(id), 4 << 20, 0);
 
@@ -105,19 +121,34 @@ do_send(unsigned int id, uint16_t port, uint64_t msgs)
 	}
 	for (i = 0; i < msgs; i++) {
 		build(b, i);
-		while (rte_rds_sendto(s, b, len_of(i), 0,
+		while (rte_rds_sendto(s, b, len_of(i),
+				      poll_mode ? MSG_DONTWAIT : 0,
 				      (struct sockaddr *)&to, sizeof(to)) < 0) {
+			struct rte_rds_pollfd p = { .sock = s,
+						    .events = POLLOUT };
+
 			if (rte_errno != EAGAIN && rte_errno != ENOBUFS) {
 				printf("FAIL send %" PRIu64 ": %s\n", i,
 				       rte_strerror(rte_errno));
 				free(b);
 				return 1;
 			}
-			usleep(100);
+			if (!poll_mode) {
+				usleep(100);
+				continue;
+			}
+			if (polled)
+				spurious++;
+			polled = rte_rds_poll(&p, 1, -1) == 1 &&
+				 (p.revents & POLLOUT);
 		}
+		polled = false;
 	}
 	free(b);
-	printf("SENT\n");
+	if (poll_mode)
+		printf("SENT spurious=%" PRIu64 "\n", spurious);
+	else
+		printf("SENT\n");
 	fflush(stdout);
 	while (read(0, &c, 1) > 0)
 		;
@@ -129,7 +160,8 @@ static int
 spawn_send(struct child *c, unsigned int id, uint64_t msgs)
 {
 	char sid[16], sp[16], sm[32];
-	char *args[] = { self_bin, (char *)(fixed_len != 0 ? "sendbig" :
+	char *args[] = { self_bin, (char *)(poll_mode ? "pollbig" :
+					    fixed_len != 0 ? "sendbig" :
 					    "send"), sock_path, sid, sp, sm,
 			 NULL };
 
@@ -308,7 +340,7 @@ msgs_in(void)
 }
 
 static void
-test_txwait(void)
+txwait(bool polling)
 {
 	uint64_t msgs = rds_test_env_u64("RDS_TEST_MP_ZC_TXWAIT_MSGS", 60);
 	uint8_t *buf = malloc(MAXLEN), *ref = malloc(MAXLEN);
@@ -319,7 +351,11 @@ test_txwait(void)
 	struct child c;
 	int sink, r, k;
 
-	rds_test_watchdog(300, "multiproc/zc txwait");
+	const char *sp;
+	uint64_t spurious = UINT64_MAX;
+
+	rds_test_watchdog(300, polling ? "multiproc/zc pollout" :
+			  "multiproc/zc txwait");
 	CU_ASSERT_FATAL(buf != NULL && ref != NULL);
 	memset(&sc, 0, sizeof(sc));
 	sc.gid = (gid_t)-1;
@@ -330,6 +366,7 @@ test_txwait(void)
 	CU_ASSERT(rte_rds_server_stats_get(&s0) == 0);
 	in0 = s0.msgs_in;
 	fixed_len = MAXLEN;
+	poll_mode = polling;
 	setenv("RTE_RDS_WAIT_SLICE_MS", "3600000", 1);
 	CU_ASSERT_FATAL(spawn_send(&c, 1, msgs) == 0);
 	unsetenv("RTE_RDS_WAIT_SLICE_MS");
@@ -370,6 +407,15 @@ test_txwait(void)
 	CU_ASSERT(got == msgs);
 	CU_ASSERT(s1.tx_wakes - s0.tx_wakes >= 1);
 	CU_ASSERT(s1.msgs_zc - s0.msgs_zc == msgs);
+	CU_ASSERT(serve_until(&c, 1, sent, 60));
+	if (polling) {
+		sp = strstr(c.buf, "spurious=");
+		if (sp != NULL)
+			spurious = strtoull(sp + 9, NULL, 10);
+		printf("  POLLOUT followed by EAGAIN: %" PRIu64 " times\n",
+		       spurious);
+		CU_ASSERT(spurious == 0);
+	}
 	close(c.in);
 	c.in = -1;
 	CU_ASSERT(serve_until(&c, 1, all_exited, 60));
@@ -377,11 +423,24 @@ test_txwait(void)
 		  WEXITSTATUS(c.status) == 0);
 	child_reap(&c);
 	fixed_len = 0;
+	poll_mode = false;
 	CU_ASSERT(rte_rds_close(sink) == 0);
 	lib_down();
 	free(buf);
 	free(ref);
 	rds_test_watchdog(0, NULL);
+}
+
+static void
+test_txwait(void)
+{
+	txwait(false);
+}
+
+static void
+test_pollout(void)
+{
+	txwait(true);
 }
 
 int
@@ -391,15 +450,18 @@ main(int argc, char **argv)
 		{ "reuse", test_reuse },
 		{ "killed", test_killed },
 		{ "txwait", test_txwait },
+		{ "pollout", test_pollout },
 		{ NULL, NULL },
 	};
 	int ret;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 6 && (strcmp(argv[1], "send") == 0 ||
-			  strcmp(argv[1], "sendbig") == 0)) {
-		if (strcmp(argv[1], "sendbig") == 0)
+			  strcmp(argv[1], "sendbig") == 0 ||
+			  strcmp(argv[1], "pollbig") == 0)) {
+		if (strcmp(argv[1], "send") != 0)
 			fixed_len = MAXLEN;
+		poll_mode = strcmp(argv[1], "pollbig") == 0;
 		if (rte_rds_attach(argv[2]) != 0) {
 			printf("FAIL attach %s: %s\n", argv[2],
 			       rte_strerror(rte_errno));

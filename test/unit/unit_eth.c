@@ -305,6 +305,7 @@ main(void)
 		{ "v6_bad", test_v6_bad },
 		{ "nd_solicit_answered", test_nd_solicit_answered },
 		{ "nd_resolve", test_nd_resolve },
+		{ "nd_options", test_nd_options },
 		{ "nd_ignored", test_nd_ignored },
 		{ "nd_static_learn", test_nd_static_learn },
 		{ "nd_arp_zero", test_nd_arp_zero },

@@ -113,6 +113,7 @@ void test_v6_roundtrip(void);
 void test_v6_bad(void);
 void test_nd_solicit_answered(void);
 void test_nd_resolve(void);
+void test_nd_options(void);
 void test_nd_ignored(void);
 void test_nd_static_learn(void);
 void test_nd_arp_zero(void);

@@ -419,14 +419,14 @@ ref_icmp6_sum(const uint8_t *ip, const uint8_t *msg, uint32_t len)
 /* An NS or NA written byte by byte: from smac/sip to dmac/dip, target,
  * option type opt (0: none) with omac, hop limit hops. */
 static struct rte_mbuf *
-mk_nd(uint8_t type, const struct rte_ether_addr *smac,
-      const struct rte_ether_addr *dmac, const char *sip, const char *dip,
-      const char *target, uint8_t opt, const struct rte_ether_addr *omac,
-      uint8_t hops)
+mk_nd_opts(uint8_t type, const struct rte_ether_addr *smac,
+	   const struct rte_ether_addr *dmac, const char *sip,
+	   const char *dip, const char *target, const uint8_t *opts,
+	   uint32_t olen, uint8_t hops)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
 	struct in6_addr s = ip6(sip), d = ip6(dip), t = ip6(target);
-	uint32_t mlen = opt != 0 ? 32 : 24;
+	uint32_t mlen = 24 + olen;
 	uint8_t *b, *ip, *msg;
 	uint16_t sum;
 
@@ -451,14 +451,23 @@ mk_nd(uint8_t type, const struct rte_ether_addr *smac,
 	if (type == 136)
 		msg[4] = 0x60;		/* S, O */
 	memcpy(msg + 8, &t, 16);
-	if (opt != 0) {
-		msg[24] = opt;
-		msg[25] = 1;
-		memcpy(msg + 26, omac, 6);
-	}
+	memcpy(msg + 24, opts, olen);
 	sum = ref_icmp6_sum(ip, msg, mlen);
 	wr16(msg + 2, sum);
 	return m;
+}
+
+static struct rte_mbuf *
+mk_nd(uint8_t type, const struct rte_ether_addr *smac,
+      const struct rte_ether_addr *dmac, const char *sip, const char *dip,
+      const char *target, uint8_t opt, const struct rte_ether_addr *omac,
+      uint8_t hops)
+{
+	uint8_t o[8] = { opt, 1 };
+
+	memcpy(o + 2, omac, 6);
+	return mk_nd_opts(type, smac, dmac, sip, dip, target, o,
+			  opt != 0 ? 8 : 0, hops);
 }
 
 /* A captured NS or NA from port6: type, Ethernet to dmac, from sip to
@@ -512,6 +521,68 @@ test_nd_solicit_answered(void)
 	CU_ASSERT_EQUAL(eeng6.stats.nd_tx, 1);
 	CU_ASSERT_EQUAL(rds_eth_nd_lookup(port6.nd, &b6, &mac), 1);
 	CU_ASSERT(rte_is_same_ether_addr(&mac, &mac_b));
+	port6_teardown();
+}
+
+/* Options in any order and number (RFC 4861 4.6): a solicitation whose
+ * source link-layer address comes after a nonce option (as duplicate
+ * address detection's, RFC 7527) is answered and its sender learnt, an
+ * advertisement whose target address comes after an unknown option
+ * resolves; one with an option of length 0, or one running past the
+ * message, is dropped (nd_drop) and teaches nothing. */
+void
+test_nd_options(void)
+{
+	struct rte_ether_addr mac, mm = {{ 0x33, 0x33, 0xff, 0, 0, 0x01 }};
+	struct in6_addr b6 = ip6("fd00::2"), s = ip6("fd00::1"),
+			t = ip6("fd00::3"), d6 = ip6("fd00::4");
+	uint8_t o[24] = { 14, 1, 1, 2, 3, 4, 5, 6,	/* nonce */
+			  1, 1 };			/* SLLA */
+
+	port6_setup();
+	memcpy(o + 10, &mac_b, 6);
+	rds_eth_nd_input(eng, &port6, mk_nd_opts(135, &mac_b, &mm, "fd00::2",
+						 "ff02::1:ff00:1", "fd00::1",
+						 o, 16, 255));
+	CU_ASSERT_EQUAL_FATAL(nb_cap, 1);
+	check_nd(cap[0], 136, &mac_b, "fd00::1", "fd00::2", "fd00::1");
+	CU_ASSERT_EQUAL(rds_eth_nd_lookup(port6.nd, &b6, &mac), 1);
+	CU_ASSERT(rte_is_same_ether_addr(&mac, &mac_b));
+	/* An advertisement: an unknown option of 16 bytes, then the TLLA. */
+	CU_ASSERT_EQUAL(rds_eth_nd_resolve(eng, &port6, &s, &t, &mac),
+			-EAGAIN);
+	memset(o, 0, sizeof(o));
+	o[0] = 200;
+	o[1] = 2;
+	o[16] = 2;
+	o[17] = 1;
+	memcpy(o + 18, &mac_c, 6);
+	rds_eth_nd_input(eng, &port6, mk_nd_opts(136, &mac_c, &mac_a,
+						 "fd00::3", "fd00::1",
+						 "fd00::3", o, 24, 255));
+	CU_ASSERT_EQUAL(rds_eth_nd_resolve(eng, &port6, &s, &t, &mac), 0);
+	CU_ASSERT(rte_is_same_ether_addr(&mac, &mac_c));
+	CU_ASSERT_EQUAL(eeng6.stats.nd_rx, 2);
+	CU_ASSERT_EQUAL(eeng6.stats.nd_drop, 0);
+	/* Invalid: a TLLA then an option of length 0; an option claiming
+	 * 16 bytes in the 8 left. */
+	CU_ASSERT_EQUAL(rds_eth_nd_resolve(eng, &port6, &s, &d6, &mac),
+			-EAGAIN);
+	memset(o, 0, sizeof(o));
+	o[0] = 2;
+	o[1] = 1;
+	memcpy(o + 2, &mac_b, 6);
+	o[8] = 14;
+	rds_eth_nd_input(eng, &port6, mk_nd_opts(136, &mac_b, &mac_a,
+						 "fd00::4", "fd00::1",
+						 "fd00::4", o, 16, 255));
+	o[1] = 2;
+	rds_eth_nd_input(eng, &port6, mk_nd_opts(136, &mac_b, &mac_a,
+						 "fd00::4", "fd00::1",
+						 "fd00::4", o, 8, 255));
+	CU_ASSERT_EQUAL(eeng6.stats.nd_drop, 2);
+	CU_ASSERT_EQUAL(eeng6.stats.nd_rx, 2);
+	CU_ASSERT_EQUAL(rds_eth_nd_lookup(port6.nd, &d6, &mac), 0);
 	port6_teardown();
 }
 

@@ -400,18 +400,7 @@ rds_eth_rx_one(struct rds_engine *e, struct rds_eth_port *p,
 		rte_pktmbuf_free(m);
 		return;
 	default:
-		if (why == RDS_ETH_DROP_SHORT)
-			ee->stats.rx_drop_short++;
-		else if (why == RDS_ETH_DROP_IP)
-			ee->stats.rx_drop_ip++;
-		else if (why == RDS_ETH_DROP_VERSION)
-			ee->stats.rx_drop_version++;
-		else if (why == RDS_ETH_DROP_TYPE)
-			ee->stats.rx_drop_type++;
-		else if (why == RDS_ETH_DROP_LEN)
-			ee->stats.rx_drop_len++;
-		else
-			ee->stats.rx_drop_crc++;
+		rds_eth_rx_drop(ee, why);
 		rte_pktmbuf_free(m);
 		return;
 	}

@@ -57,7 +57,9 @@ struct rds_eth_nd {
 	struct rds_eth_nd_ent ent[];
 };
 
-/* An NS or NA: the ICMPv6 message with one link-layer address option. */
+/* An NS or NA as we send it: the ICMPv6 message with one link-layer
+ * address option. One received may carry any options after its first
+ * RDS_ETH_ND_BODY bytes (rds_eth_nd_find_lla). */
 struct rds_eth_nd_msg {
 	uint8_t type;
 	uint8_t code;
@@ -69,6 +71,7 @@ struct rds_eth_nd_msg {
 	uint8_t opt_mac[RTE_ETHER_ADDR_LEN];
 } __rte_packed;
 
+#define RDS_ETH_ND_BODY offsetof(struct rds_eth_nd_msg, opt_type)
 #define RDS_ETH_ND_FRAME (RTE_ETHER_HDR_LEN + \
 			  sizeof(struct rte_ipv6_hdr) + \
 			  sizeof(struct rds_eth_nd_msg))
@@ -338,6 +341,36 @@ rds_eth_nd_resolve(struct rds_engine *e, struct rds_eth_port *p,
 	return -EAGAIN;
 }
 
+/*
+ * The link-layer address option of type want among an NS's or NA's
+ * options (RFC 4861 4.6: type, length in units of 8 bytes, in any order
+ * and number; others, such as the nonce of RFC 3971 or 7527, skipped):
+ * 1 found (the first such), 0 none, -1 the message is invalid (an
+ * option of length 0, which RFC 4861 says to discard the message for,
+ * or one that runs past the message).
+ */
+static int
+rds_eth_nd_find_lla(const uint8_t *o, uint32_t left, uint8_t want,
+		    struct rte_ether_addr *lla)
+{
+	int found = 0;
+
+	while (left >= 2) {
+		uint32_t olen = (uint32_t)o[1] * 8;
+
+		if (olen == 0 || olen > left)
+			return -1;
+		if (o[0] == want && found == 0 &&
+		    olen >= 2 + RTE_ETHER_ADDR_LEN) {
+			memcpy(lla->addr_bytes, o + 2, RTE_ETHER_ADDR_LEN);
+			found = 1;
+		}
+		o += olen;
+		left -= olen;
+	}
+	return found;
+}
+
 /* Is ip one of p's local IPv6 addresses? */
 static bool
 rds_eth_port_has_ip6(const struct rds_eth_port *p, const struct in6_addr *ip)
@@ -390,17 +423,28 @@ rds_eth_nd_input(struct rds_engine *e, struct rds_eth_port *p,
 			st->nd_drop++;
 		goto out;
 	}
-	if (st != NULL)
-		st->nd_rx++;
 	memcpy(&src, ip->src_addr, 16);
 	memcpy(&target, nm->target, 16);
 	memcpy(&smac, b + RTE_ETHER_ADDR_LEN, RTE_ETHER_ADDR_LEN);
-	has_lla = plen >= sizeof(*nm) &&
-		  nm->opt_len == 1 &&
-		  nm->opt_type == (nm->type == RDS_ETH_ND_NS ?
-				   RDS_ETH_ND_OPT_SLLA : RDS_ETH_ND_OPT_TLLA);
-	if (has_lla)
-		memcpy(lla.addr_bytes, nm->opt_mac, RTE_ETHER_ADDR_LEN);
+	switch (rds_eth_nd_find_lla((const uint8_t *)nm + RDS_ETH_ND_BODY,
+				    plen - RDS_ETH_ND_BODY,
+				    nm->type == RDS_ETH_ND_NS ?
+				    RDS_ETH_ND_OPT_SLLA : RDS_ETH_ND_OPT_TLLA,
+				    &lla)) {
+	case 1:
+		has_lla = true;
+		break;
+	case 0:
+		has_lla = false;
+		break;
+	default:
+		/* An option of length 0, or one past the message. */
+		if (st != NULL)
+			st->nd_drop++;
+		goto out;
+	}
+	if (st != NULL)
+		st->nd_rx++;
 	/* Our own frame back, or someone claiming one of our addresses:
 	 * not a neighbour. */
 	if (rte_is_same_ether_addr(&smac, &p->mac) ||

@@ -22,7 +22,7 @@ rds_eth_port_laddr6(const struct rds_eth_port *p, const struct in6_addr *ip)
 	return NULL;
 }
 
-static void
+void
 rds_eth_rx_drop(struct rds_eth_engine *ee, enum rds_eth_drop why)
 {
 	if (why == RDS_ETH_DROP_SHORT)

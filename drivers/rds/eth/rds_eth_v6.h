@@ -15,6 +15,9 @@ struct rds_laddr *rds_eth_port_laddr6(const struct rds_eth_port *p,
 				      const struct in6_addr *ip);
 void rds_eth_rx_one6(struct rds_engine *e, struct rds_eth_port *p,
 		     struct rte_mbuf *m);
+/* A frame of either family that did not parse: counted by why (the
+ * caller frees it). In rds_eth_rx6.c beside its IPv6 caller. */
+void rds_eth_rx_drop(struct rds_eth_engine *ee, enum rds_eth_drop why);
 
 /* IPv6 neighbours (rds_eth_nd.c): a table for at most size (1..4096);
  * a static entry (0, -EINVAL: not a unicast IPv6 address or MAC,
