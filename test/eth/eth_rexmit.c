@@ -503,11 +503,13 @@ test_cwnd_conf(void)
 }
 
 /* With delay_us=50000: the second window ACKed 200 ms after it left,
- * its ACK frame saying it was held hold_ns. The delay cuts counted, and
- * *after: the frames that the ACK let go. */
+ * its ACK frame saying it was held 0 ns, or (held) the time since it
+ * left (measured: a sleep that overran under load is still taken out).
+ * The delay cuts counted, and *after: the frames that the ACK let go. */
 static uint64_t
-delay_round(uint32_t hold_ns, unsigned int *after)
+delay_round(bool held, unsigned int *after)
 {
+	uint64_t t0;
 	static uint8_t buf[40000];
 	struct sockaddr_in to = rds_test_sin(PEER_IP, PEER_PORT);
 	uint64_t c0;
@@ -531,8 +533,10 @@ delay_round(uint32_t hold_ns, unsigned int *after)
 	mark = h.nb_log;
 	CU_ASSERT_EQUAL(mark - n, 2 * RDS_ETH_CWND_INIT_DEFAULT);
 	c0 = eth_stats().cc_delay_cuts;
+	t0 = rte_get_tsc_cycles();
 	rte_delay_us_sleep(200000);
-	h.ack_hold = hold_ns;
+	h.ack_hold = held ? (uint32_t)((rte_get_tsc_cycles() - t0) *
+				       1000000000ull / rte_get_tsc_hz()) : 0;
 	peer_ack(sent_end(), 0);
 	poll_n(4);
 	*after = h.nb_log - mark;
@@ -565,13 +569,14 @@ test_delay_hold(void)
 	 * frames and the map's: 10 + 20 went; the ACK of the 20 takes the
 	 * window to 40 (slow start), which lets the 29 left go, unless the
 	 * cut halved it (0.8 x (200 - base - 50) / 200 is over 0.5): 20. */
-	cuts = delay_round(0, &after);
+	cuts = delay_round(false, &after);
 	printf("\n    held 0: %" PRIu64 " delay cuts, %u frames after\n",
 	       cuts, after);
 	CU_ASSERT_EQUAL(cuts, 1);
 	CU_ASSERT_EQUAL(after, 20);
-	/* Held the 200 ms (and more): the network's round trip is small. */
-	cuts = delay_round(200000000, &after);
+	/* Held the 200 ms (as long as it took): the network's round trip
+	 * is small. */
+	cuts = delay_round(true, &after);
 	printf("    held 200 ms: %" PRIu64 " delay cuts, %u frames after\n",
 	       cuts, after);
 	CU_ASSERT_EQUAL(cuts, 0);
