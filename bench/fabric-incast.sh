@@ -8,6 +8,8 @@
 #
 #   cc   eth with its congestion window (the default)
 #   off  eth with cwnd_init=0 (the fixed window of 128 frames)
+#   delay eth with its congestion window and the delay signal
+#        (delay_us=INCAST_DELAY_US, default 100)
 #   tcp  kernel TCP, one connection per sender host (incast_peer.py)
 #
 # Each run prints its lines (goodput as a fraction of the bottleneck,
@@ -22,7 +24,7 @@
 #
 # Environment: as test/fabric/incast.sh (INCAST_BYTES, INCAST_SIZES,
 # INCAST_SENDERS, INCAST_RATE, INCAST_LIMIT, INCAST_IDLE), and
-# INCAST_WAYS ("cc off tcp").
+# INCAST_WAYS ("cc off tcp"; "delay" too), INCAST_DELAY_US (100).
 
 set -u
 B=$(cd "${1:?usage: fabric-incast.sh BUILD_ROOT [RUNS]}" && pwd)
@@ -71,6 +73,8 @@ for r in $(seq "$RUNS"); do
 		case $w in
 		cc) ic_rds_case "" cc || fail=1 ;;
 		off) ic_rds_case ",cwnd_init=0" off || fail=1 ;;
+		delay) ic_rds_case ",delay_us=${INCAST_DELAY_US:-100}" \
+			delay || fail=1 ;;
 		tcp) ic_tcp_case tcp || fail=1 ;;
 		esac
 		echo "  $w: unloaded ping-pong ${ic_rtt_idle:-?} us"

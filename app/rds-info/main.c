@@ -271,10 +271,14 @@ print_eth(const struct source *s, const uint8_t *data, size_t each,
 			printf("  epoch=%u, peer_epoch=%u, snd_nxt=%u, "
 			       "snd_una=%u, rcv_nxt=%u, wnd=%u, "
 			       "min_rtt_ns=%" PRIu64 ", ssthresh=%u, "
-			       "cwnd_cuts=%u, cwnd_collapses=%u", ec.epoch,
+			       "cwnd_cuts=%u, cwnd_collapses=%u, "
+			       "cwnd_delay_cuts=%u, delay_target_us=%u, "
+			       "delay_base_ns=%" PRIu64, ec.epoch,
 			       ec.peer_epoch, ec.snd_nxt, ec.snd_una,
 			       ec.rcv_nxt, ec.wnd, ec.min_rtt_ns, ec.ssthresh,
-			       ec.cwnd_cuts, ec.cwnd_collapses);
+			       ec.cwnd_cuts, ec.cwnd_collapses,
+			       ec.cwnd_delay_cuts, ec.delay_target_us,
+			       ec.delay_base_ns);
 		printf("\n");
 	}
 }

@@ -158,6 +158,7 @@ perf_eth_print_stats(FILE *f, bool all)
 		N(rx_steered), N(rx_handoff_drop), N(flow_rules),
 		N(flow_fail), N(tx_zc_frames), N(rexmit_sack), N(rexmit_probe),
 		N(tx_kicks), N(nd_tx), N(nd_rx), N(nd_drop),
+		N(cc_delay_cuts),
 #undef N
 	};
 	struct rte_rds_eth_stats st;

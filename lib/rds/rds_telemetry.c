@@ -211,6 +211,9 @@ rds_tel_eth_conn(const struct rte_rds_info_eth_connection *ec)
 	rte_tel_data_add_dict_u64(c, "ssthresh", ec->ssthresh);
 	rte_tel_data_add_dict_u64(c, "cwnd_cuts", ec->cwnd_cuts);
 	rte_tel_data_add_dict_u64(c, "cwnd_collapses", ec->cwnd_collapses);
+	rte_tel_data_add_dict_u64(c, "cwnd_delay_cuts", ec->cwnd_delay_cuts);
+	rte_tel_data_add_dict_u64(c, "delay_target_us", ec->delay_target_us);
+	rte_tel_data_add_dict_u64(c, "delay_base_ns", ec->delay_base_ns);
 	return c;
 }
 
@@ -218,8 +221,10 @@ rds_tel_eth_conn(const struct rte_rds_info_eth_connection *ec)
  * telemetry socket's output length, 16 KiB, and a dictionary by
  * RTE_TEL_MAX_DICT_ENTRIES): "count" says how many there are, and each
  * of the first ones is a dictionary under "conn_<i>" (a telemetry name
- * holds letters, digits, '_' and '/' only, not an address). */
-#define RDS_TEL_ETH_CONNS 24
+ * holds letters, digits, '_' and '/' only, not an address). A dictionary
+ * at its longest (IPv6 addresses, every number at its widest) is some
+ * 720 bytes: 20 of them fit. */
+#define RDS_TEL_ETH_CONNS 20
 
 static int
 rds_tel_handle_eth_conns(const char *cmd, const char *params,

@@ -65,6 +65,14 @@ struct rte_rds_info_eth_connection {
 					 * (once per recovery episode) */
 	uint32_t cwnd_collapses;	/**< retransmission timeouts that
 					 * took it to its minimum */
+	uint32_t cwnd_delay_cuts;	/**< round trips above the delay
+					 * target that cut the window (eth
+					 * key delay_us; at most one a round
+					 * trip) */
+	uint32_t delay_target_us;	/**< that target (0: off) */
+	uint64_t delay_base_ns;		/**< the smallest round trip the
+					 * delay signal saw, less the
+					 * receiver's ACK hold (0: none) */
 };
 
 /**

@@ -54,6 +54,17 @@
  *                    (0..N-2), not a second probe (N-2: one frame an
  *                    RTO, newest first, a window took N RTOs to come
  *                    back, found by the simulator's rack restart).
+ *   delay_hold:      the delay signal (delay_us=50000, the timers'
+ *                    floor 1 s so that no timer fires): a first window
+ *                    ACKed at once sets the base; the second one ACKed
+ *                    200 ms after it left cuts the window (the
+ *                    counter cc_delay_cuts, and fewer frames go
+ *                    than a window not cut would let go) when the ACK
+ *                    frame says it was held 0 ns, and cuts nothing
+ *                    when it says it was held those 200 ms (the
+ *                    receiver's ACK delay is not the network's). Also
+ *                    delay_us without congestion control (cwnd_init=0),
+ *                    above 1 s or not a number: EINVAL.
  *   cwnd_conf:       the key cwnd_init: 0 (off) lets the whole message
  *                    go at once (the fixed window), 4 lets 4 frames go;
  *                    window=8 without cwnd_init starts at 8 (the default
@@ -102,6 +113,7 @@ static struct {
 	struct rds_eth_frame log[MAX_LOG];	/* the library's DATA frames */
 	unsigned int nb_log;
 	unsigned int pokes;		/* its ACK frames asking for one */
+	uint32_t ack_hold;		/* the ACK frames' hold (frag_off) */
 } h;
 
 static void
@@ -154,6 +166,7 @@ peer_ack_wnd(uint32_t ack, uint64_t sack, uint16_t wnd)
 	f.ack = ack;
 	f.sack = sack;
 	f.wnd = wnd;
+	f.frag_off = h.ack_hold;
 	CU_ASSERT_FATAL(rds_eth_frame_build(m, &h.peer_mac, &h.lib_mac,
 					    h.peer_ip, h.lib_ip,
 					    RDS_ETH_UDP_PORT, RDS_ETH_UDP_PORT,
@@ -489,6 +502,87 @@ test_cwnd_conf(void)
 	printf("\n    off: %u frames at once\n", n);
 }
 
+/* With delay_us=50000: the second window ACKed 200 ms after it left,
+ * its ACK frame saying it was held 0 ns, or (held) the time since it
+ * left (measured: a sleep that overran under load is still taken out).
+ * The delay cuts counted, and *after: the frames that the ACK let go. */
+static uint64_t
+delay_round(bool held, unsigned int *after)
+{
+	uint64_t t0;
+	static uint8_t buf[40000];
+	struct sockaddr_in to = rds_test_sin(PEER_IP, PEER_PORT);
+	uint64_t c0;
+	unsigned int n, mark;
+	int s;
+
+	CU_ASSERT_FATAL(lib_up_opts(",delay_us=50000,rto_min_us=1000000")
+			== 0);
+	s = send_big();
+	/* A second message: 60 frames in all. */
+	CU_ASSERT_EQUAL(rte_rds_sendto(s, buf, sizeof(buf), MSG_DONTWAIT,
+				       (struct sockaddr *)&to, sizeof(to)),
+			(ssize_t)sizeof(buf));
+	poll_n(4);
+	n = h.nb_log;
+	CU_ASSERT_EQUAL(n, RDS_ETH_CWND_INIT_DEFAULT);
+	/* At once: the base (slow start: 20 frames go). */
+	h.ack_hold = 0;
+	peer_ack(sent_end(), 0);
+	poll_n(4);
+	mark = h.nb_log;
+	CU_ASSERT_EQUAL(mark - n, 2 * RDS_ETH_CWND_INIT_DEFAULT);
+	c0 = eth_stats().cc_delay_cuts;
+	t0 = rte_get_tsc_cycles();
+	rte_delay_us_sleep(200000);
+	h.ack_hold = held ? (uint32_t)((rte_get_tsc_cycles() - t0) *
+				       1000000000ull / rte_get_tsc_hz()) : 0;
+	peer_ack(sent_end(), 0);
+	poll_n(4);
+	*after = h.nb_log - mark;
+	c0 = eth_stats().cc_delay_cuts - c0;
+	h.ack_hold = 0;
+	CU_ASSERT(rte_rds_close(s) == 0);
+	lib_down();
+	return c0;
+}
+
+static void
+test_delay_hold(void)
+{
+	static const char *const bad[] = {
+		",cwnd_init=0,delay_us=100",
+		",delay_us=1000001",
+		",delay_us=ten",
+		",delay_us=-1",
+		",delay_us=",
+	};
+	unsigned int i, after;
+	uint64_t cuts;
+
+	for (i = 0; i < RTE_DIM(bad); i++)
+		bad_conf(bad[i]);
+	/* Off without congestion control is no error. */
+	CU_ASSERT_FATAL(lib_up_opts(",cwnd_init=0,delay_us=0") == 0);
+	lib_down();
+	/* Held 0 ns: 200 ms above a base of a few us. The messages' 58
+	 * frames and the map's: 10 + 20 went; the ACK of the 20 takes the
+	 * window to 40 (slow start), which lets the 29 left go, unless the
+	 * cut halved it (0.8 x (200 - base - 50) / 200 is over 0.5): 20. */
+	cuts = delay_round(false, &after);
+	printf("\n    held 0: %" PRIu64 " delay cuts, %u frames after\n",
+	       cuts, after);
+	CU_ASSERT_EQUAL(cuts, 1);
+	CU_ASSERT_EQUAL(after, 20);
+	/* Held the 200 ms (as long as it took): the network's round trip
+	 * is small. */
+	cuts = delay_round(true, &after);
+	printf("    held 200 ms: %" PRIu64 " delay cuts, %u frames after\n",
+	       cuts, after);
+	CU_ASSERT_EQUAL(cuts, 0);
+	CU_ASSERT(after > 20);
+}
+
 static void
 test_zero_window(void)
 {
@@ -616,6 +710,7 @@ main(void)
 		{ "sack_holes_only", test_sack_holes_only },
 		{ "probe_sacked", test_probe_sacked },
 		{ "cwnd_conf", test_cwnd_conf },
+		{ "delay_hold", test_delay_hold },
 		{ "zero_window", test_zero_window },
 		{ "all_sacked", test_all_sacked },
 		{ "kick", test_kick },

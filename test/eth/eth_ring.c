@@ -15,7 +15,9 @@
  *                    and the retransmissions they caused (printed);
  *   info:            RTE_RDS_INFO_ETH_CONNECTIONS after a stream: one
  *                    record per connection with its peer's MAC, RTT
- *                    estimate, RTO and sequences (rds-info -e); the
+ *                    estimate, RTO and sequences (rds-info -e), and,
+ *                    with delay_us=1000000, the delay signal's target,
+ *                    its base (samples taken) and no delay cut; the
  *                    same through telemetry's /rds/eth_conns.
  */
 
@@ -88,6 +90,9 @@ make_ports(void)
 	return 0;
 }
 
+/* More eth keys for both addresses (the info case's delay_us). */
+static const char *eth_extra = "";
+
 /* Addresses on the ring ports; static neighbours or ARP. */
 static void
 eth_conf(struct rte_rds_conf *conf, uint32_t lcore, unsigned int engines,
@@ -106,18 +111,18 @@ eth_conf(struct rte_rds_conf *conf, uint32_t lcore, unsigned int engines,
 		conf->engine[i].idle = RTE_RDS_IDLE_YIELD;
 	}
 	if (arp)
-		snprintf(spec, sizeof(spec), IPA "=eth,port=%u,mac=" MACA,
-			 port_a);
+		snprintf(spec, sizeof(spec), IPA "=eth,port=%u,mac=" MACA "%s",
+			 port_a, eth_extra);
 	else
 		snprintf(spec, sizeof(spec), IPA "=eth,port=%u,mac=" MACA
-			 ",neigh=" IPB "/%s", port_a, sb);
+			 ",neigh=" IPB "/%s%s", port_a, sb, eth_extra);
 	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(conf, spec) == 0);
 	if (arp)
-		snprintf(spec, sizeof(spec), IPB "=eth,port=%u,mac=" MACB,
-			 port_b);
+		snprintf(spec, sizeof(spec), IPB "=eth,port=%u,mac=" MACB "%s",
+			 port_b, eth_extra);
 	else
 		snprintf(spec, sizeof(spec), IPB "=eth,port=%u,mac=" MACB
-			 ",neigh=" IPA "/%s", port_b, sa);
+			 ",neigh=" IPA "/%s%s", port_b, sa, eth_extra);
 	CU_ASSERT_FATAL(rte_rds_conf_add_addr_str(conf, spec) == 0);
 }
 
@@ -331,6 +336,11 @@ check_eth_conn(const struct rte_rds_info_eth_connection *ec)
 	 * cut. */
 	CU_ASSERT(ec->cwnd > 10 && ec->cwnd <= ec->wnd);
 	CU_ASSERT(ec->cwnd_cuts == 0 && ec->cwnd_collapses == 0);
+	/* The delay signal on (delay_us=1000000, a target no clean stream
+	 * reaches): it took samples, and cut nothing. */
+	CU_ASSERT(ec->delay_target_us == 1000000);
+	CU_ASSERT(ec->delay_base_ns > 0);
+	CU_ASSERT(ec->cwnd_delay_cuts == 0);
 	CU_ASSERT(ec->srtt_ns > 0);
 	CU_ASSERT(ec->rto_ns >= ec->srtt_ns);
 	CU_ASSERT(ec->min_rtt_ns > 0 && ec->min_rtt_ns <= ec->rto_ns);
@@ -378,6 +388,8 @@ check_eth_tel(const struct rte_rds_info_eth_connection *recs, unsigned int n)
 	snprintf(key, sizeof(key), "\"cwnd\":%u,", recs[0].cwnd);
 	CU_ASSERT(n > 0 && strstr(buf, key) != NULL);
 	CU_ASSERT(strstr(buf, "\"cwnd_collapses\":") != NULL);
+	CU_ASSERT(strstr(buf, "\"cwnd_delay_cuts\":0,") != NULL);
+	CU_ASSERT(strstr(buf, "\"delay_target_us\":1000000,") != NULL);
 	close(fd);
 }
 
@@ -390,7 +402,9 @@ test_info(void)
 	int each, s, i;
 
 	rds_test_watchdog(300, "info");
+	eth_extra = ",delay_us=1000000";
 	eth_conf(&conf, RTE_RDS_ENGINE_INLINE, 1, false);
+	eth_extra = "";
 	CU_ASSERT_FATAL(rds_test_lib_init(&conf) == 0);
 	rte_rds_conf_free(&conf);
 	/* Before any connection: no record. */

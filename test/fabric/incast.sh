@@ -179,6 +179,20 @@ ic_rexmits() {
 		END { print f + 0, s + 0, p + 0, t + 0 }'
 }
 
+# ic_cuts: the senders' congestion windows' cuts, summed over their
+# connections (since their engines started): "loss timeout delay".
+ic_cuts() {
+	local i
+	for i in $(seq 1 "$IC_N"); do
+		RTE_RDS_ENGINE=$TMP/I$i.sock timeout 10 "$IC_INFO" -e -v \
+			2>/dev/null
+	done | awk '{ for (i = 1; i <= NF; i++) {
+			split($i, kv, "="); sub(/,$/, "", kv[2])
+			if (kv[1] == "cwnd_cuts") l += kv[2]
+			if (kv[1] == "cwnd_collapses") t += kv[2]
+			if (kv[1] == "cwnd_delay_cuts") d += kv[2] } }
+		END { print l + 0, t + 0, d + 0 }'
+}
 # jain X...: Jain's fairness index (sum x)^2 / (n sum x^2), 3 decimals.
 jain() {
 	printf '%s\n' "$@" | awk '{ s += $1; q += $1 * $1; n++ }
@@ -213,8 +227,9 @@ ic_rds_run() {
 	local size=$1 tag=$2 n i rp=() sp=() bad=0 line
 	n=$(( (IC_BYTES + size - 1) / size ))
 	ic_frac=0 ic_drops=0 ic_jain=0
-	local rx0 rx1
+	local rx0 rx1 cu0 cu1
 	rx0=($(ic_rexmits))
+	cu0=($(ic_cuts))
 	ic_tbf_reset
 	for i in $(seq 1 "$IC_N"); do
 		RTE_RDS_ENGINE=$TMP/I0.sock LD_PRELOAD="$PRE" timeout 200 \
@@ -263,6 +278,9 @@ ic_rds_run() {
 	echo "    senders' retransmissions: fast $((rx1[0] - rx0[0])), sack" \
 	     "$((rx1[1] - rx0[1])), probe $((rx1[2] - rx0[2])), timeout" \
 	     "$((rx1[3] - rx0[3]))"
+	cu1=($(ic_cuts))
+	echo "    senders' window cuts: loss $((cu1[0] - cu0[0])), timeout" \
+	     "$((cu1[1] - cu0[1])), delay $((cu1[2] - cu0[2]))"
 	if [ "$IC_PING" = 1 ]; then
 		echo "    64 B ping-pong through the bottleneck during the" \
 		     "incast: median ${ic_rtt_load:-?} us"

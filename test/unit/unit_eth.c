@@ -323,6 +323,7 @@ main(void)
 		{ "cc_loss_once", test_cc_loss_once },
 		{ "cc_timeout", test_cc_timeout },
 		{ "cc_off", test_cc_off },
+		{ "cc_delay", test_cc_delay },
 		{ NULL, NULL },
 	};
 	int rc;

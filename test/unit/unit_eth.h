@@ -132,5 +132,6 @@ void test_cc_slow_start(void);
 void test_cc_loss_once(void);
 void test_cc_timeout(void);
 void test_cc_off(void);
+void test_cc_delay(void);
 
 #endif /* UNIT_ETH_H_ */

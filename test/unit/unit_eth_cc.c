@@ -18,6 +18,14 @@
  *   threshold.
  * - cc_off: cwnd_init 0: the window is the ring's, and stays so through
  *   losses and timeouts (no cut counted).
+ * - cc_delay: the delay signal (target 100 above the smallest sample):
+ *   below it the window grows; above it nothing grows and the window is
+ *   cut by 0.8 x excess / sample, at most by half, once per round trip
+ *   (until the ACK passes what was sent at the cut), none during a loss
+ *   episode, never below 2 (a hold, not counted); a sample that is only
+ *   an upper bound may lift the hold but never cuts or sets the base; a
+ *   smaller sample lowers the base; with no target, or cwnd_init 0,
+ *   samples do nothing.
  */
 #include "unit_eth.h"
 
@@ -163,4 +171,97 @@ test_cc_off(void)
 	ack_frames(&cc, 0, 300);
 	CU_ASSERT_EQUAL(cc.cwnd, 256);
 	CU_ASSERT_EQUAL(cc.cuts + cc.collapses, 0);
+}
+
+void
+test_cc_delay(void)
+{
+	struct rds_eth_cc cc;
+	uint32_t una = 0, nxt;
+
+	memset(&cc, 0, sizeof(cc));
+	rds_eth_cc_init(&cc, 64, 128);
+	rds_eth_cc_delay_set(&cc, 100);
+	nxt = 64;
+	/* The first sample is the base; within base + target: growth. */
+	rds_eth_cc_delay(&cc, 1000, true, una, nxt);
+	CU_ASSERT_EQUAL(cc.base, 1000);
+	rds_eth_cc_delay(&cc, 1100, true, una, nxt);
+	CU_ASSERT(!cc.above);
+	una = ack_frames(&cc, una, 1);
+	CU_ASSERT_EQUAL(cc.cwnd, 65);
+	/* 900 over: 65 * 0.8 * 900 / 2000 = 23.4 frames off. */
+	nxt = una + 65;
+	rds_eth_cc_delay(&cc, 2000, true, una, nxt);
+	CU_ASSERT_EQUAL(cc.cwnd, 42);
+	CU_ASSERT_EQUAL(cc.ssthresh, 42);
+	CU_ASSERT_EQUAL(cc.delay_cuts, 1);
+	CU_ASSERT_EQUAL(cc.cuts + cc.collapses, 0);
+	/* Above the target: no growth, and no second cut this round trip. */
+	una = ack_frames(&cc, una, 10);
+	CU_ASSERT_EQUAL(cc.cwnd, 42);
+	rds_eth_cc_delay(&cc, 5000, true, una, nxt);
+	CU_ASSERT_EQUAL(cc.cwnd, 42);
+	CU_ASSERT_EQUAL(cc.delay_cuts, 1);
+	/* The ACK passed the cut's snd_nxt: 42 * 0.8 * 1900 / 3000 = 21. */
+	una = ack_frames(&cc, una, nxt - una);
+	CU_ASSERT_EQUAL(cc.cwnd, 42);
+	nxt = una + 42;
+	rds_eth_cc_delay(&cc, 3000, true, una, nxt);
+	CU_ASSERT_EQUAL(cc.cwnd, 21);
+	CU_ASSERT_EQUAL(cc.delay_cuts, 2);
+	/* A huge excess: at most half. */
+	una = ack_frames(&cc, una, nxt - una);
+	nxt = una + 21;
+	rds_eth_cc_delay(&cc, 100000, true, una, nxt);
+	CU_ASSERT_EQUAL(cc.cwnd, 11);
+	CU_ASSERT_EQUAL(cc.delay_cuts, 3);
+	/* An upper bound above the target: no cut, the hold stays. */
+	una = ack_frames(&cc, una, nxt - una);
+	nxt = una + 11;
+	rds_eth_cc_delay(&cc, 1000000, false, una, nxt);
+	CU_ASSERT_EQUAL(cc.cwnd, 11);
+	CU_ASSERT_EQUAL(cc.delay_cuts, 3);
+	CU_ASSERT(cc.above);
+	/* An upper bound below it lifts the hold: one per window again. */
+	rds_eth_cc_delay(&cc, 1050, false, una, nxt);
+	CU_ASSERT(!cc.above);
+	CU_ASSERT_EQUAL(cc.base, 1000);
+	una = ack_frames(&cc, una, 11);
+	CU_ASSERT_EQUAL(cc.cwnd, 12);
+	/* A smaller exact sample lowers the base. */
+	rds_eth_cc_delay(&cc, 500, true, una, una + 12);
+	CU_ASSERT_EQUAL(cc.base, 500);
+	/* None during a loss episode; the loss cut is as before. */
+	nxt = una + 12;
+	rds_eth_cc_loss(&cc, 12, nxt);
+	CU_ASSERT_EQUAL(cc.cwnd, 6);
+	rds_eth_cc_delay(&cc, 5000, true, una, nxt);
+	CU_ASSERT_EQUAL(cc.cwnd, 6);
+	CU_ASSERT_EQUAL(cc.delay_cuts, 3);
+	CU_ASSERT_EQUAL(cc.cuts, 1);
+	/* Never below the minimum: at 2 a sample above is a hold. */
+	una = ack_frames(&cc, una, nxt - una);
+	CU_ASSERT(!cc.in_rec);
+	cc.cwnd = RDS_ETH_CC_MIN;
+	rds_eth_cc_delay(&cc, 100000, true, una, una + 2);
+	CU_ASSERT_EQUAL(cc.cwnd, RDS_ETH_CC_MIN);
+	CU_ASSERT_EQUAL(cc.delay_cuts, 3);
+	una = ack_frames(&cc, una, 10);
+	CU_ASSERT_EQUAL(cc.cwnd, RDS_ETH_CC_MIN);
+	/* A new epoch keeps the base and the target. */
+	rds_eth_cc_init(&cc, 10, 128);
+	CU_ASSERT_EQUAL(cc.base, 500);
+	CU_ASSERT_EQUAL(cc.target, 100);
+	CU_ASSERT(!cc.above);
+	/* No target: nothing. */
+	rds_eth_cc_delay_set(&cc, 0);
+	rds_eth_cc_delay(&cc, 100000, true, una, una + 10);
+	CU_ASSERT_EQUAL(cc.cwnd, 10);
+	/* cwnd_init 0 (off): nothing either. */
+	rds_eth_cc_init(&cc, 0, 128);
+	rds_eth_cc_delay_set(&cc, 100);
+	rds_eth_cc_delay(&cc, 100000, true, una, una + 10);
+	CU_ASSERT_EQUAL(cc.cwnd, 128);
+	CU_ASSERT_EQUAL(cc.delay_cuts, 3);
 }

@@ -69,7 +69,14 @@
  * and its WRITE data; an RDMA response and its READ data): the first
  * fragment has RDS_ETH_FL_FIRST, the last RDS_ETH_FL_LAST, frag_off is
  * the fragment's offset within the unit. ACK frames carry no payload and
- * no sequence. Every frame carries the sender's cumulative ACK, SACK
+ * no sequence; their frag_off says how long (ns, saturated at
+ * UINT32_MAX) the sender held that ACK since it received the frame
+ * below its cumulative ACK, so that the peer's round trip sample of that
+ * frame measures the network, not the receiver's ACK delay (the delay
+ * signal of rds_eth_cc.h). Peers before it sent 0 there and every
+ * receiver ignores it, so that old and new peers mix: an old peer's
+ * samples then include its ACK delay (at most an eighth of rto_min_us).
+ * Every frame carries the sender's cumulative ACK, SACK
  * bitmap and receive window for the reverse direction.
  *
  * These ACKs are the only acknowledgement of a connection (version 2 of
@@ -131,6 +138,8 @@ extern int rds_eth_logtype;
 /* cwnd_init=: the congestion window a connection starts with (frames),
  * RFC 6928's initial window, at most window= (doc/guide.md, eth). */
 #define RDS_ETH_CWND_INIT_DEFAULT 10
+/* delay_us= when not given (0: off; doc/guide.md, eth). */
+#define RDS_ETH_DELAY_US_DEFAULT 0
 /* kick_us= on a net_af_packet port when not given (rte_rds_eth.h). */
 #define RDS_ETH_KICK_US_AF_PACKET 100
 /* mbufs of a port's pool (16383) kept for receiving: a connection with
@@ -197,6 +206,7 @@ struct rds_eth_port {
 	uint64_t rto_init_tsc;
 	uint32_t dead_after;		/* timeouts in a row: peer unresponsive */
 	uint32_t cwnd_init;		/* congestion window's start, 0: off */
+	uint64_t delay_tsc;		/* delay_us: the delay target, 0: off */
 	uint64_t kick_tsc;		/* kick_us, 0: off */
 	/* Link recovery (relink=1, configure=1), by the home engine. Other
 	 * engines transmit on the port under tx_lock[] and not while
@@ -514,6 +524,8 @@ struct rds_eth_conn {
 					 * frames rcv_nxt + 1 .. + wnd - 1 */
 	uint32_t nb_ooo;
 	uint32_t unacked_rx;		/* in-order frames not acknowledged */
+	uint64_t rx_tsc;		/* when rcv_nxt last moved (the ACK
+					 * hold that ACK frames report) */
 	bool ack_now;			/* an ACK frame is due */
 	bool on_acks;			/* on the engine's acks list */
 	TAILQ_ENTRY(rds_eth_conn) ack_link;

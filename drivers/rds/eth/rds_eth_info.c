@@ -52,6 +52,11 @@ rds_eth_info_conn(struct rds_info_req *r, const struct rds_conn *c,
 		ri.ssthresh = ec->cc.ssthresh;
 		ri.cwnd_cuts = ec->cc.cuts;
 		ri.cwnd_collapses = ec->cc.collapses;
+		ri.cwnd_delay_cuts = ec->cc.delay_cuts;
+		ri.delay_target_us = (uint32_t)((rds_eth_info_ns(ec->cc.target,
+								hz) + 500) /
+						1000);
+		ri.delay_base_ns = rds_eth_info_ns(ec->cc.base, hz);
 	}
 	rds_info_put(r, &ri);
 }

@@ -35,6 +35,7 @@ struct rds_eth_opts {
 	int configure;
 	unsigned int rxq, txq, mtu, udp_port, window, dead_after, relink;
 	unsigned int cwnd_init;
+	unsigned int delay_us;		/* UINT_MAX: not given */
 	unsigned int kick_us;		/* UINT_MAX: not given */
 	unsigned int zerocopy;
 	uint64_t rto_min_us, rto_max_us;
@@ -64,7 +65,7 @@ rds_eth_opts_parse(const struct rds_laddr *la, struct rds_eth_opts *o)
 		"port", "dev", "configure", "rxq", "txq", "mtu", "udp_port",
 		"mac", "neigh", "window", "rto_min_us", "rto_max_us",
 		"dead_after", "relink", "zerocopy", "cwnd_init", "kick_us",
-		NULL,
+		"delay_us", NULL,
 	};
 	struct rte_kvargs *kv;
 	const char *v;
@@ -80,6 +81,7 @@ rds_eth_opts_parse(const struct rds_laddr *la, struct rds_eth_opts *o)
 	o->dead_after = 16;
 	o->cwnd_init = UINT_MAX;	/* not given: the default, below */
 	o->kick_us = UINT_MAX;		/* not given: by the PMD */
+	o->delay_us = UINT_MAX;		/* not given: the default, below */
 	o->relink = 1;
 	o->zerocopy = 1;
 	snprintf(o->port, sizeof(o->port), "%s", la->dev);
@@ -121,6 +123,7 @@ rds_eth_opts_parse(const struct rds_laddr *la, struct rds_eth_opts *o)
 	OPT_UINT("zerocopy", 1, zerocopy);
 	OPT_UINT("cwnd_init", RDS_ETH_WINDOW_MAX, cwnd_init);
 	OPT_UINT("kick_us", 1000000, kick_us);
+	OPT_UINT("delay_us", 1000000, delay_us);
 	/* 0 (off) or 2 (RDS_ETH_CC_MIN) .. window, checked below. */
 #undef OPT_UINT
 	v = rte_kvargs_get(kv, "mac");
@@ -168,6 +171,15 @@ check:
 		   (o->cwnd_init < RDS_ETH_CC_MIN || o->cwnd_init > o->window)) {
 		ETH_LOG(ERR, "bad cwnd_init %u: 0 (off) or %u to window "
 			"(%u)", o->cwnd_init, RDS_ETH_CC_MIN, o->window);
+		return -EINVAL;
+	}
+	/* The delay signal is part of the congestion window: asked for
+	 * without one, it is a mistake. */
+	if (o->delay_us == UINT_MAX) {
+		o->delay_us = o->cwnd_init != 0 ? RDS_ETH_DELAY_US_DEFAULT : 0;
+	} else if (o->delay_us != 0 && o->cwnd_init == 0) {
+		ETH_LOG(ERR, "delay_us=%u without congestion control "
+			"(cwnd_init=0)", o->delay_us);
 		return -EINVAL;
 	}
 	return 0;
@@ -322,6 +334,7 @@ rds_eth_port_get(const struct rds_eth_opts *o, int *err)
 	p->learn_gap_tsc = RDS_ETH_LEARN_GAP_US * rds_clock_hz() / 1000000;
 	p->dead_after = o->dead_after;
 	p->cwnd_init = o->cwnd_init;
+	p->delay_tsc = (uint64_t)o->delay_us * rds_clock_hz() / 1000000;
 	/* net_af_packet leaves frames in the kernel's ring after a
 	 * transmit the kernel failed (rte_rds_eth.h, kick_us). */
 	kick = o->kick_us;

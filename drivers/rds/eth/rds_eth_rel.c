@@ -17,7 +17,10 @@
  * an ACK. ACKs ride on every frame we send; an ACK-only frame goes out
  * at the end of the pass when a frame came out of order or a duplicate
  * came, a hole was filled, a frame asked for it (RDS_ETH_FL_ACKREQ),
- * every 16 frames, or after a short delay.
+ * every 16 frames, or after a short delay. An ACK frame says how long
+ * it was held since the frame below its cumulative ACK came
+ * (rds_eth_ack_hold), so that the sender's delay signal measures the
+ * network rather than that delay.
  *
  * These ACKs acknowledge the RDS messages too (RDS_TRANS_F_ACKS): a
  * frame counts as received once what it completed was handed to the
@@ -80,6 +83,7 @@ rds_eth_rel_init(struct rds_eth_conn *ec, struct rds_eth_port *p)
 	ec->epoch = rds_eth_epoch_next(0, rds_eth_epoch_now());
 	ec->peer_wnd = ec->wnd;
 	rds_eth_cc_init(&ec->cc, p->cwnd_init, ec->wnd);
+	rds_eth_cc_delay_set(&ec->cc, p->delay_tsc);
 	return 0;
 }
 
@@ -193,6 +197,7 @@ rds_eth_rx_restart(struct rds_eth_conn *ec, uint32_t peer_epoch)
 	rds_eth_msg_reset_rx(ec);
 	ec->rcv_nxt = 0;
 	ec->unacked_rx = 0;
+	ec->rx_tsc = 0;
 	ec->peer_epoch = peer_epoch;
 }
 
@@ -462,6 +467,21 @@ rds_eth_rel_send_zc(struct rds_eth_conn *ec, uint8_t type, uint16_t flags,
 	return 0;
 }
 
+/* The time since rcv_nxt last moved, in ns (the field is 32 bits:
+ * saturated), for an ACK frame's frag_off; 0 before any frame came. */
+static uint32_t
+rds_eth_ack_hold(const struct rds_eth_conn *ec)
+{
+	uint64_t d, hz = rds_clock_hz();
+
+	if (ec->rx_tsc == 0)
+		return 0;
+	d = ec_eng(ec)->now - ec->rx_tsc;
+	if (d >= hz)
+		return UINT32_MAX;
+	return (uint32_t)RTE_MIN(d * 1000000000ull / hz, (uint64_t)UINT32_MAX);
+}
+
 static void
 rds_eth_send_ack_flags(struct rds_eth_conn *ec, uint16_t flags)
 {
@@ -489,7 +509,7 @@ rds_eth_send_ack_flags(struct rds_eth_conn *ec, uint16_t flags)
 	}
 	f.type = RDS_ETH_F_ACK;
 	f.seq = 0;
-	f.frag_off = 0;
+	f.frag_off = rds_eth_ack_hold(ec);
 	f.len = 0;
 	/* Until the peer takes our stream: it takes it from an ACK too. */
 	f.flags = flags | (ec->epoch_acked ? 0 : RDS_ETH_FL_OPEN);
@@ -548,6 +568,7 @@ rds_eth_deliver(struct rds_eth_conn *ec, const struct rds_eth_frame *f)
 		return false;
 	ec->rcv_nxt++;
 	ec->unacked_rx++;
+	ec->rx_tsc = ec_eng(ec)->now;
 	return true;
 }
 

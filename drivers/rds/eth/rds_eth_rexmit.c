@@ -46,8 +46,15 @@
  * when nothing in the range was sent twice (else the frames waited
  * behind a hole at the receiver, beyond the SACK's reach).
  *
+ * The delay signal (rds_eth_cc.h, delay_us) takes the same sample less
+ * the time the receiver says it held its ACK (an ACK frame's frag_off,
+ * for the frame below its cumulative ACK): the network's round trip,
+ * not the every-16th-frame rule's wait. A SACK sample is taken as it is
+ * (the receiver SACKs at once); a cumulative one carried by a data
+ * frame is an upper bound (its hold is not said).
+ *
  * Counters: rexmit_fast, rexmit_sack, rexmit_probe, rexmit_timeout (the
- * cause of each frame sent again), rtt_samples.
+ * cause of each frame sent again), rtt_samples, cc_delay_cuts.
  */
 #include <errno.h>
 
@@ -113,6 +120,34 @@ rds_eth_rtt_sample(struct rds_eth_conn *ec, uint64_t r)
 	ec->rto_base = RTE_MIN(RTE_MAX(rto, p->rto_min_tsc), p->rto_max_tsc);
 	if (ec->timeouts == 0)
 		ec->rto = ec->rto_base;
+}
+
+/* The delay signal's sample from r, the round trip of the frame the ACK
+ * f measured (cum: below its cumulative ACK, else the newest SACKed). */
+static void
+rds_eth_delay_sample(struct rds_eth_conn *ec, const struct rds_eth_frame *f,
+		     uint64_t r, bool cum)
+{
+	uint64_t hold;
+	uint32_t cuts;
+
+	if (ec->cc.target == 0)
+		return;
+	if (cum && f->type != RDS_ETH_F_ACK) {
+		rds_eth_cc_delay(&ec->cc, r, false, ec->snd_una, ec->snd_nxt);
+		return;
+	}
+	if (cum && f->frag_off != 0) {
+		if (f->frag_off == UINT32_MAX)
+			return;
+		hold = (uint64_t)f->frag_off * rds_clock_hz() / 1000000000ull;
+		if (hold >= r)
+			return;
+		r -= hold;
+	}
+	cuts = ec->cc.delay_cuts;
+	rds_eth_cc_delay(&ec->cc, r, true, ec->snd_una, ec->snd_nxt);
+	ec_ee(ec)->stats.cc_delay_cuts += ec->cc.delay_cuts - cuts;
 }
 
 void
@@ -253,7 +288,7 @@ rds_eth_rexmit_ack_input(struct rds_eth_conn *ec,
 	uint32_t ack = f->ack, s, i;
 	uint64_t rtt = 0, sack_rtt = 0, rds_acked = 0, reo;
 	uint64_t rack0 = ec->rack_tsc;
-	bool progress = false, news = false;
+	bool progress = false, news = false, cum;
 
 	rds_eth_peer_wnd_set(ec, f->wnd);
 	if (rds_eth_seq_lt(ec->snd_una, ack) &&
@@ -320,10 +355,13 @@ rds_eth_rexmit_ack_input(struct rds_eth_conn *ec,
 			progress = true;
 		}
 	}
+	cum = rtt != 0;
 	if (rtt == 0)
 		rtt = sack_rtt;
-	if (rtt != 0)
+	if (rtt != 0) {
 		rds_eth_rtt_sample(ec, rtt);
+		rds_eth_delay_sample(ec, f, rtt, cum);
+	}
 	/* Losses: with a SACK, or when the oldest frame is overdue (a
 	 * retransmission acknowledged after it was sent). */
 	if (ec->snd_una != ec->snd_nxt) {

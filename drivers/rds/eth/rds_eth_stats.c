@@ -31,6 +31,7 @@ const char *const rds_eth_xstat_names[] = {
 	ETH_XSTAT(flow_rules), ETH_XSTAT(flow_fail), ETH_XSTAT(tx_zc_frames),
 	ETH_XSTAT(rexmit_sack), ETH_XSTAT(rexmit_probe), ETH_XSTAT(tx_kicks),
 	ETH_XSTAT(nd_tx), ETH_XSTAT(nd_rx), ETH_XSTAT(nd_drop),
+	ETH_XSTAT(cc_delay_cuts),
 };
 #undef ETH_XSTAT
 

@@ -59,6 +59,15 @@
  *                    every connection may fill its window at once;
  *                    other values (1, above window, not a number):
  *                    EINVAL
+ *   delay_us=N       congestion control's delay signal (Swift-like,
+ *                    doc/guide.md): a round trip more than N us above
+ *                    the smallest one the connection saw (less the
+ *                    receiver's ACK delay, which its ACK frames report)
+ *                    stops the window's growth and cuts it in
+ *                    proportion to the excess, at most once a round trip
+ *                    and by at most half; 0 (default): off, loss is the
+ *                    only signal; up to 1000000; with cwnd_init=0:
+ *                    EINVAL
  *   zerocopy=0|1     1 (default): where the port takes chained mbufs
  *                    (RTE_ETH_TX_OFFLOAD_MULTI_SEGS; a device that DMAs:
  *                    also IOVA as VA and buffers in DPDK memory),
@@ -208,6 +217,9 @@ struct rte_rds_eth_stats {
 					 * not 255, code not 0, truncated,
 					 * bad ICMPv6 checksum (RFC 4861
 					 * 7.1) */
+	uint64_t cc_delay_cuts;		/**< congestion windows cut by the
+					 * delay signal (delay_us): a round
+					 * trip above its target */
 };
 
 /**
