@@ -18,8 +18,8 @@
  * receive lock); the TX pool and the free rings have locks of their own.
  *
  * This file: attaching and detaching, and the calls on the UNIX socket.
- * Waiting, sending and receiving are in rds_client_data.c, the TX
- * buffers in rds_client_txbuf.c, the other
+ * Sending and receiving are in rds_client_data.c, waiting in
+ * rds_client_wait.c, the TX buffers in rds_client_txbuf.c, the other
  * socket calls (socket, bind, close, options, poll) in rds_client_sock.c,
  * what they share in rds_client_private.h.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * An attached process (rds_client.c, rds_client_data.c,
+ * An attached process (rds_client.c, rds_client_data.c, rds_client_wait.c,
  * rds_client_txbuf.c, rds_client_sock.c, rds_client_rdma.c): what the
  * files share. Internal to the library.
  */
@@ -240,7 +240,14 @@ rds_client_name(const struct in6_addr *a, uint16_t port, uint32_t scope,
 	return sizeof(*name);
 }
 
-/* rds_client_data.c: waiting, sending, receiving */
+/* rds_client_wait.c: the engine's liveness, readiness, waiting. Wait
+ * until events may be ready on cs (need != 0: a TX buffer of need bytes,
+ * the send buffer having room), or the deadline (0: none): 0, -EBADF
+ * (closed), -ETIMEDOUT, -ECONNRESET (the engine went). */
+int rds_cl_wait(struct rds_cl *cl, struct rds_cl_sock *cs, short events,
+		uint32_t need, uint64_t deadline, uint64_t *spin_until);
+/* Now plus timeo_ns, 0 for none. */
+uint64_t rds_cl_deadline(uint64_t timeo_ns);
 uint64_t rds_cl_now_ns(void);
 bool rds_cl_engine_gone(struct rds_cl *cl);
 bool rds_cl_engine_gone_now(struct rds_cl *cl);

@@ -69,13 +69,11 @@
  * and its WRITE data; an RDMA response and its READ data): the first
  * fragment has RDS_ETH_FL_FIRST, the last RDS_ETH_FL_LAST, frag_off is
  * the fragment's offset within the unit. ACK frames carry no payload and
- * no sequence; their frag_off says how long (ns, saturated at
- * UINT32_MAX) the sender held that ACK since it received the frame
- * below its cumulative ACK, so that the peer's round trip sample of that
- * frame measures the network, not the receiver's ACK delay (the delay
- * signal of rds_eth_cc.h). Peers before it sent 0 there and every
- * receiver ignores it, so that old and new peers mix: an old peer's
- * samples then include its ACK delay (at most an eighth of rto_min_us).
+ * no sequence; their frag_off is how long (ns, at most UINT32_MAX) the
+ * sender held that ACK since the frame below its cumulative ACK came, so
+ * that the peer's round trip sample measures the network (the delay
+ * signal, rds_eth_cc.h). Older peers send 0 and ignore it: they mix,
+ * their samples then including their ACK delay (<= rto_min_us / 8).
  * Every frame carries the sender's cumulative ACK, SACK
  * bitmap and receive window for the reverse direction.
  *
