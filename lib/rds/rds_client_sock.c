@@ -76,6 +76,9 @@ rds_client_socket(void)
 			 __atomic_load_n(&cs->cs->snd_released,
 					 __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
 	cs->rx_head = 0;
+	/* No TX buffer lacked yet (a slot's earlier socket may have left
+	 * one: POLLOUT would wait for it). */
+	__atomic_store_n(&cs->txb_need, 0, __ATOMIC_RELEASE);
 	/* The engine's socket starts with the kernel's default send
 	 * buffer (rte_rds_conf.sndbuf_default's default). */
 	rds_front_init(&cs->f, 212992);
