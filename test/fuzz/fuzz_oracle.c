@@ -259,19 +259,10 @@ fo_sequenced(struct fo_frame *f, bool sure)
 		fo.n.ping_maybe++;
 		return;
 	}
-	if (f->h.dport == 1 && f->h.sport == 0) {
-		/* The pong to a probe ping (the lanes' handshake): taken as
-		 * the kernel takes it, counted as a pong and nothing else
-		 * (no socket is looked up: port 1 is never bound). */
-		f->sock = -1;
-		if (taken == FO_YES)
-			fo.n.hspong_yes++;
-		fo.n.hspong_maybe++;
-		return;
-	}
 	f->sock = fo_sock_at(fo.laddr, f->h.dport);
-	if (f->sock < 0) {
-		/* Unbound: discarded. */
+	if (f->sock < 0 ||
+	    (f->h.dport == 1 && f->h.sport == 0)) {
+		/* Unbound (or the kernel's handshake pong): discarded. */
 		f->sock = -1;
 		if (taken == FO_YES)
 			fo.n.nosock_yes++;

@@ -154,7 +154,6 @@ struct fo {
 		uint64_t dup_yes, dup_maybe;
 		uint64_t ping_yes, ping_maybe;	/* ping_yes: sport != 0 */
 		uint64_t nosock_yes, nosock_maybe;
-		uint64_t hspong_yes, hspong_maybe;	/* handshake pongs */
 		uint64_t delivered;		/* messages received */
 		uint64_t tx_frames, tx_acks, tx_maps, tx_pongs;
 		uint64_t tx_retrans;
