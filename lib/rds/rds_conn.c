@@ -58,8 +58,7 @@ rds_conn_engine_of(const struct in6_addr *laddr, const struct in6_addr *faddr)
 static inline bool
 rds_conn_key_eq(const struct rds_conn_key *a, const struct rds_conn_key *b)
 {
-	return a->trans_lane == b->trans_lane &&
-	       rds_addr_eq(&a->faddr, &b->faddr) &&
+	return a->trans_id == b->trans_id && rds_addr_eq(&a->faddr, &b->faddr) &&
 	       rds_addr_eq(&a->laddr, &b->laddr);
 }
 
@@ -198,8 +197,6 @@ rds_conn_connect_complete(struct rds_conn *c)
 	/* The kernel sends its congestion map on every connect. */
 	if (!(c->trans->flags & RDS_TRANS_F_LOOPBACK))
 		c->map_queued = true;
-	if (unlikely(c->trans->max_lanes != NULL))
-		rds_conn_lanes_up(c);
 	rds_stat_inc(c->eng, s_conn_connect);
 	rds_conn_ready(c);
 	RDS_LOG(DEBUG, "conn %s: up", c->trans->name);

@@ -24,23 +24,11 @@ enum rds_conn_state {
 	RDS_CONN_ERROR,
 };
 
-/* The key of a connection: the two addresses, the transport and the
- * lane (the kernel's rds_conn_path: 0, or 1..7 on a transport that
- * offers lanes, max_lanes). Transport and lane compare as one word. */
 struct rds_conn_key {
 	struct in6_addr laddr;
 	struct in6_addr faddr;
-	union {
-		uint32_t trans_lane;
-		struct {
-			uint16_t trans_id;
-			uint16_t lane;
-		};
-	};
+	uint32_t trans_id;
 };
-
-/* Lanes a connection may have (net/rds RDS_MPATH_WORKERS). */
-#define RDS_MAX_LANES 8
 
 /* Entries of an engine's connection cache (a power of two). */
 #define RDS_CONN_CACHE 256
@@ -61,14 +49,10 @@ rds_conn_cache_slot_of(const struct in6_addr *laddr,
 	       (32 - __builtin_ctz(RDS_CONN_CACHE));
 }
 
-/* The lanes of a pair fall on consecutive entries' worth of the top
- * byte: lane 0's entry is the one of the addresses and transport. */
 static inline unsigned int
 rds_conn_cache_slot(const struct rds_conn_key *key)
 {
-	return rds_conn_cache_slot_of(&key->laddr, &key->faddr,
-				      key->trans_id +
-				      ((uint32_t)key->lane << 24));
+	return rds_conn_cache_slot_of(&key->laddr, &key->faddr, key->trans_id);
 }
 
 TAILQ_HEAD(rds_msg_list, rds_msg);
@@ -86,12 +70,6 @@ struct rds_conn {
 
 	/* Sending. */
 	uint64_t next_tx_seq;		/* from 1 */
-	uint32_t tx_epoch;		/* changes when the sequences start
-					 * again (a peer's new GEN_NUM): a
-					 * transport that acknowledges by
-					 * sequence (RDS_TRANS_F_ACKS) passes
-					 * rds_send_drop_acked() only
-					 * sequences it took in this epoch */
 	struct rds_msg_list send_q;	/* stamped, not yet transmitted */
 	struct rds_msg_list retrans_q;	/* transmitted, not yet acked */
 	struct rds_msg *xmit_cur;	/* head of send_q the transport has
@@ -137,21 +115,6 @@ struct rds_conn {
 	uint32_t rdma_key_resets;	/* resets for wrong keys */
 	uint64_t rdma_key_leak_tsc;	/* when the bucket last leaked */
 	uint64_t rdma_hold_until;	/* TSC: RDMA refused before; 0: not */
-
-	/* Lanes (net/rds multipath: c_npaths, c_peer_gen_num), kept on
-	 * lane 0's connection; rds_conn_lanes.c. */
-	uint8_t npaths;			/* lanes agreed with the peer by the
-					 * probe ping and pong; 0: not yet
-					 * (everything goes on lane 0) */
-	bool peer_sport_idx;		/* the peer encodes the lane in the
-					 * source port of its connects
-					 * (SPORT_IDX in its probe) */
-	uint32_t peer_gen_num;		/* the peer's GEN_NUM; 0: none seen */
-	uint64_t lanes_catchup_seq;	/* messages up to this sequence, sent
-					 * on lane 0 before the lanes were
-					 * agreed, go first: the others stay
-					 * on lane 0 until TCP has them all */
-	bool lanes_spread;		/* that happened: lanes in use */
 
 	void *tp;			/* transport private */
 };
@@ -204,24 +167,5 @@ uint32_t rds_addr_hash(const struct in6_addr *a);
 const char *rds_conn_state_name(enum rds_conn_state st);
 /* Received messages were accepted: ACK now, or after the delay. */
 void rds_conn_ack_later(struct rds_conn *c);
-
-/* rds_conn_lanes.c: multipath lanes (net/rds MPRDS) on a transport with
- * max_lanes. */
-struct rds_hdr_info;
-/* The lanes the transport offers on c (1: none). */
-unsigned int rds_conn_max_lanes(const struct rds_conn *c);
-/* Lane 0's connection of c's pair (c itself when it is lane 0). */
-struct rds_conn *rds_conn_lane0(struct rds_conn *c);
-/* The lane connection for a message of source port sport on lane 0's
- * connection c0 that agreed on more than one lane; c0 when the lane's
- * connection cannot be made. */
-struct rds_conn *rds_conn_lane_pick(struct rds_conn *c0, uint16_t sport);
-/* Lane 0 came up: send the probe ping (sport RDS_FLAG_PROBE_PORT). */
-void rds_conn_lanes_up(struct rds_conn *c);
-/* A probe ping or its pong arrived on c: the peer's NPATHS, GEN_NUM and
- * SPORT_IDX (rds_recv_hs_exthdrs, rds_start_mprds). */
-void rds_conn_lanes_hs(struct rds_conn *c, const struct rds_hdr_info *h);
-/* The header extensions of a probe ping or pong (rds_send_probe). */
-void rds_conn_lanes_hdr(const struct rds_conn *c, struct rds_header *h);
 
 #endif /* RDS_CONN_H */

@@ -259,21 +259,10 @@ rds_recv_hdr(struct rds_conn *c, const struct rds_hdr_info *h,
 		rds_stat_inc(e, s_recv_ping);
 		if (h->sport != 0)
 			rds_send_pong(c, h->sport);
-		/* A probe ping: the peer's lanes (rds_conn_lanes.c). */
-		if (unlikely(h->sport == RDS_FLAG_PROBE_PORT) &&
-		    c->trans->max_lanes != NULL)
-			rds_conn_lanes_hs(c, h);
 		return 0;
 	}
-	if (h->sport == 0) {
+	if (h->sport == 0)
 		rds_stat_inc(e, s_recv_pong);
-		/* The pong to our probe ping. */
-		if (unlikely(h->dport == RDS_FLAG_PROBE_PORT)) {
-			if (c->trans->max_lanes != NULL)
-				rds_conn_lanes_hs(c, h);
-			return 0;
-		}
-	}
 	if (rs == NULL) {
 		/* No socket on that port: silently discarded (rds(7)). */
 		rds_stat_inc(e, s_recv_drop_no_sock);

@@ -128,18 +128,6 @@ struct rds_transport {
 	/* RDS_INFO_* records the transport keeps (RDS_INFO_IB_CONNECTIONS,
 	 * ...) for the connections of engine e (optional). */
 	void (*info)(struct rds_engine *e, struct rds_info_req *r);
-	/* Multipath lanes (optional; net/rds t_mp_capable): how many
-	 * lanes the transport offers on c's addresses, 1 for none. With
-	 * more than one the core makes the probe handshake, keeps a
-	 * connection per lane (key.lane; lane 0's holds npaths, the
-	 * peer's GEN_NUM and whether it encodes the lane in its source
-	 * port) and puts each message on lane sport % npaths. The
-	 * transport makes and takes each lane's own transport connection;
-	 * a lane k > 0 of the lower address connects only once lane k-1
-	 * is up (conn_connect returns -EAGAIN until then: the core calls
-	 * rds_conn_connect_now on lane k when lane k-1 comes up).
-	 * NULL on every transport but tcp: their cost is nil. */
-	unsigned int (*max_lanes)(const struct rds_conn *c);
 	/* Counters: nb_xstats names, and e's values added to values[]
 	 * (optional); rte_rds_xstats_get() sums them over engines. */
 	const char *const *xstat_names;

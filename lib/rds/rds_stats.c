@@ -41,9 +41,6 @@ static const char *const rds_stat_names[RTE_RDS_STATS_NUM] = {
 	RDS_STAT_NAME(s_rdma_bad_key_reset),
 	RDS_STAT_NAME(s_rdma_held),
 	RDS_STAT_NAME(s_send_cong_map_bytes),
-	RDS_STAT_NAME(s_send_ping),
-	RDS_STAT_NAME(s_conn_peer_restart),
-	RDS_STAT_NAME(s_send_lane_flushed),
 };
 
 const char *

@@ -39,9 +39,6 @@ rds_send_conn(struct rds_engine *e, const struct rds_msg *m)
 static inline bool
 rds_conn_matches(const struct rds_conn *c, const struct rds_msg *m)
 {
-	/* No test of the lane: another lane of the same pair never sits
-	 * in lane 0's entry (rds_conn_cache_slot puts the lane in the
-	 * top byte). */
 	return c != NULL && c->key.trans_id == m->trans_id &&
 	       rds_addr_eq(&c->key.faddr, &m->faddr) &&
 	       rds_addr_eq(&c->key.laddr, &m->laddr);
@@ -73,13 +70,10 @@ rds_send_queue(struct rds_engine *e, struct rds_msg *m)
 {
 	struct rds_conn *c = rds_send_conn(e, m);
 
-	if (c == NULL) {
+	if (c == NULL)
 		rds_send_no_conn(e, m);
-		return;
-	}
-	if (unlikely(c->npaths > 1) && m->type == RDS_MSG_DATA)
-		c = rds_conn_lane_pick(c, m->sport);
-	rds_send_enqueue(c, m);
+	else
+		rds_send_enqueue(c, m);
 }
 
 /* A message from a socket's queue, on its home engine, that the inline
@@ -109,10 +103,6 @@ rds_send_request_slow(struct rds_engine *e, struct rds_sock *rs,
 			return;
 		}
 	}
-	/* Lanes agreed (tcp, rds_conn_lanes.c): the message's lane. The
-	 * socket's cache then holds the lane's connection. */
-	if (unlikely(c->npaths > 1) && m->type == RDS_MSG_DATA)
-		c = rds_conn_lane_pick(c, m->sport);
 	rs->last_conn = c;
 	rds_send_enqueue(c, m);
 }
@@ -156,10 +146,6 @@ rds_msg_hdr(const struct rds_conn *c, const struct rds_msg *m,
 
 		rds_hdr_add_ext(h, RDS_EXTHDR_RDMA, &k, sizeof(k));
 	}
-	/* A probe ping (sport 1, dport 0) or its pong (0, 1) on a
-	 * transport with lanes carries the handshake (rds_send_probe). */
-	if (unlikely((m->sport | m->dport) == RDS_FLAG_PROBE_PORT))
-		rds_conn_lanes_hdr(c, h);
 	return ack;
 }
 

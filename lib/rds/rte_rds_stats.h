@@ -71,14 +71,6 @@ struct rte_rds_stats {
 					 * sent (RDS header and payload: 8 KiB
 					 * each on ib, the words that changed
 					 * on eth) */
-	uint64_t s_send_ping;		/**< probe pings sent (tcp lanes: the
-					 * multipath handshake) */
-	uint64_t s_conn_peer_restart;	/**< peers seen with a new GEN_NUM
-					 * (tcp lanes): sequences started
-					 * again */
-	uint64_t s_send_lane_flushed;	/**< messages awaiting the old peer's
-					 * acknowledgement dropped on such a
-					 * restart */
 };
 
 /** Number of counters in struct rte_rds_stats. */

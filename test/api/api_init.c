@@ -361,7 +361,7 @@ test_engine_poll_and_stats(void)
 		offsetof(struct rte_rds_stats, s_send_xmit) / sizeof(uint64_t)),
 		"s_send_xmit");
 	CU_ASSERT_STRING_EQUAL(rte_rds_stats_name(RTE_RDS_STATS_NUM - 1),
-			       "s_send_lane_flushed");
+			       "s_send_cong_map_bytes");
 
 	if (api_attached) {
 		/* Documented for a client (rte_rds_attach.h): ENXIO. */

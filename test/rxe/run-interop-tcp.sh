@@ -38,14 +38,6 @@
 #   listens on [::]:16385, librte_rds on its address).
 # linklocal  the exchange over the link-local fe80::1 (A) and fe80::2 (B)
 #   on eth0, scope eth0 on both ends (round 1 only: the kernel connects).
-# lanes  multipath: librte_rds with lanes=8 (INTEROP_LRDS_CONF), k2l's
-#   three kernel sockets (three source ports) into one librte_rds socket,
-#   in two rounds: the kernel the lower address (it opens the lanes after
-#   our pong's NPATHS), then librte_rds the lower (it opens them after
-#   the kernel's pong). Afterwards A counts the kernel's rds_tcp sockets
-#   to B (`ss -tni`, port 16385): 8 must be established, and more than
-#   one must have carried the streams (bytes_acked over 64 KiB), and the
-#   SHA-256 of each stream must agree.
 #
 # A run in which the virtual wire itself stalled (a guest's virtio-net
 # transmit watchdog fired: QEMU, not RDS) is said so and run once more.
@@ -56,7 +48,7 @@
 # under CI=true a skip is a failure).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-usage="usage: $0 BUILD_DIR [exchange|k2l|reset|kreset|exchange6|k2l6|reset6|linklocal|lanes]"
+usage="usage: $0 BUILD_DIR [exchange|k2l|reset|kreset|exchange6|k2l6|reset6|linklocal]"
 [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 build=$(readlink -f "$1")
 case=${2:-exchange}
@@ -64,7 +56,7 @@ case=${2:-exchange}
 fam=4
 kill_every=''
 case $case in
-exchange|k2l|reset|lanes) ;;
+exchange|k2l|reset) ;;
 kreset) case=exchange; kill_every=${INTEROP_KILL_EVERY:-1} ;;
 exchange6|k2l6|reset6) fam=6; case=${case%6} ;;
 linklocal) fam=ll; case=exchange ;;
@@ -264,84 +256,6 @@ $b_end"
 		wall=$(( $(date +%s) - start ))
 		if [ "$rc" -eq 0 ]; then echo "interop-tcp: round $round PASS (${wall}s wall)"
 		else echo "interop-tcp: round $round FAIL (status $rc, ${wall}s wall)"; result=1; fi
-	done
-elif [ "$case" = lanes ]; then
-	# The kernel's rds_tcp sockets to the peer once the streams are done:
-	# one line "lanes: N established, M carried data" (A).
-	# shellcheck disable=SC2016 # expanded in the VM
-	# (An accepted socket of the kernel's listener on [::] shows as
-	# [::ffff:a.b.c.d]:16385.)
-	# While the streams run, A samples the kernel's rds_tcp sockets to
-	# the peer every 0.5 s and keeps the last sample with the most of
-	# them (librte_rds may close them as soon as it has everything);
-	# then one line "lanes: N established, M carried data".
-	# shellcheck disable=SC2016 # expanded in the VM
-	a_sampler='( best=0; while sleep 0.5; do
-  ss -tniH state established "( sport = :16385 or dport = :16385 )" > /tmp/ss.now
-  n=$(grep -cE "^[0-9]+ +[0-9]+ +.*:16385( |$)" /tmp/ss.now)
-  if [ "$n" -ge "$best" ] && [ "$n" != 0 ]; then best=$n; cp /tmp/ss.now /tmp/ss.txt; fi
-done ) &
-spid=$!'
-	# shellcheck disable=SC2016 # expanded in the VM
-	a_count='sleep 1; kill $spid 2>/dev/null; wait $spid 2>/dev/null
-touch /tmp/ss.txt; sed "s/^/interop: ss: /" /tmp/ss.txt
-est=$(grep -cE "^[0-9]+ +[0-9]+ +.*:16385( |$)" /tmp/ss.txt)
-used=$(grep -oE "bytes_acked:[0-9]+" /tmp/ss.txt | awk -F: "\$2 > 65536" | grep -c .)
-echo "interop: lanes: $est established, $used carried data"'
-	for round in 1 2; do
-		if [ $round = 1 ]; then
-			what='the kernel (lower address) opens the lanes'
-			ips=(--ip-a 10.99.0.1 --ip-b 10.99.0.2) sync_a='' sync_b=''
-		else
-			what='librte_rds (lower address) opens the lanes'
-			ips=(--ip-a 10.99.0.2 --ip-b 10.99.0.1)
-			sync_a=$a_await sync_b="( $b_tell ) &"
-		fi
-		echo "interop-tcp: lanes round $round: $what; three kernel sockets into one librte_rds socket ($fn messages each)"
-		senders=() ks=''
-		for j in 0 1 2; do
-			senders+=("-F \$RDS_VM_PEER:$((4243 + j))")
-			ks+="$krds_q -T tcp -S $j -n $fn -t $ftmo \"\$RDS_VM_ADDR:$((4243 + j))\" \"\$RDS_VM_PEER:4242\" &
-pids=\"\$pids \$!\"
-"
-		done
-		a="$a_pre
-$sync_a
-$a_sampler
-pids=''
-$ks
-rc=0; for p in \$pids; do wait \"\$p\" || rc=1; done
-$a_count
-$a_end"
-		b="$b_pre
-$sync_b
-INTEROP_LRDS_CONF=lanes=8 $b_env $lrds_q ${senders[*]} -n $fn -t $ftmo \"\$RDS_VM_ADDR:4242\"
-$b_end"
-		start=$(date +%s)
-		run_pair "$a" "$b" --mem 1536 "${ips[@]}"
-		rc=$?
-		skip_or "$rc"
-		if [ "$rc" -eq 0 ]; then
-			for j in 0 1 2; do
-				tx=$(digest A krds "stream $j tx") rx=$(digest B lrds "stream $j rx")
-				if [ -z "$tx" ] || [ "$tx" != "$rx" ]; then
-					echo "interop-tcp: FAIL: stream $j digests differ: sent $tx / received $rx"
-					rc=1
-				else
-					echo "interop-tcp: stream $j sha256 $tx (both ends agree)"
-				fi
-			done
-			line=$(sed -n 's/^\[A\] interop: lanes: \([0-9]*\) established, \([0-9]*\) carried data$/\1 \2/p' "$log" | tail -n 1)
-			read -r est used <<< "${line:-0 0}"
-			echo "interop-tcp: round $round: the kernel has $est rds_tcp connections to librte_rds, $used carried the streams"
-			if [ "$est" != 8 ] || [ "$used" -lt 2 ]; then
-				echo "interop-tcp: FAIL: round $round: want 8 lanes, more than one used"
-				rc=1
-			fi
-		fi
-		wall=$(( $(date +%s) - start ))
-		if [ "$rc" -eq 0 ]; then echo "interop-tcp: lanes round $round PASS (${wall}s wall)"
-		else echo "interop-tcp: lanes round $round FAIL (status $rc, ${wall}s wall)"; result=1; fi
 	done
 else
 	every=''

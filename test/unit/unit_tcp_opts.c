@@ -32,7 +32,6 @@ test_defaults(void)
 	CU_ASSERT_EQUAL(o.accept_wait_ms, RDS_TCP_DEF_ACCEPT_WAIT_MS);
 	CU_ASSERT_EQUAL(o.window, RDS_TCP_SENT_MAX);
 	CU_ASSERT_EQUAL(o.window, 4096);
-	CU_ASSERT_EQUAL(o.lanes, 1);
 	memset(&o, 0xa5, sizeof(o));
 	CU_ASSERT_EQUAL(rds_tcp_opts_parse("", &o), 0);
 	CU_ASSERT_EQUAL(o.port, RDS_TCP_PORT);
@@ -67,10 +66,6 @@ test_every_key(void)
 	CU_ASSERT_EQUAL(o.window, 4096);
 	CU_ASSERT_EQUAL(rds_tcp_opts_parse("dev=lo,window=77", &o), 0);
 	CU_ASSERT_EQUAL(o.window, 77);
-	CU_ASSERT_EQUAL(rds_tcp_opts_parse("lanes=8", &o), 0);
-	CU_ASSERT_EQUAL(o.lanes, 8);
-	CU_ASSERT_EQUAL(rds_tcp_opts_parse("lanes=2,window=3", &o), 0);
-	CU_ASSERT_EQUAL(o.lanes, 2);
 }
 
 static const char *const bad_opts[] = {
@@ -80,7 +75,6 @@ static const char *const bad_opts[] = {
 	"sndbuf=1073741824", "rcvbuf=-5",
 	"accept_wait_ms=0", "accept_wait_ms=3600001",
 	"windows=8", "mtu=1500", "window",
-	"lanes=0", "lanes=3", "lanes=16", "lanes=",
 };
 
 static void

@@ -53,7 +53,7 @@ rds_tcp_opts_parse(const char *args, struct rds_tcp_opts *o)
 {
 	static const char *const keys[] = {
 		"dev", "port", "sndbuf", "rcvbuf", "accept_wait_ms", "window",
-		"lanes", NULL,
+		NULL,
 	};
 	static const struct {
 		const char *key;
@@ -64,7 +64,6 @@ rds_tcp_opts_parse(const char *args, struct rds_tcp_opts *o)
 		{ "rcvbuf", 0, INT32_MAX / 2 },
 		{ "accept_wait_ms", 1, 3600000 },
 		{ "window", 1, RDS_TCP_SENT_MAX },
-		{ "lanes", 1, RDS_MAX_LANES },
 	};
 	struct rte_kvargs *kv;
 	uint64_t val[RTE_DIM(nums)];
@@ -75,7 +74,6 @@ rds_tcp_opts_parse(const char *args, struct rds_tcp_opts *o)
 	o->port = RDS_TCP_PORT;
 	o->accept_wait_ms = RDS_TCP_DEF_ACCEPT_WAIT_MS;
 	o->window = RDS_TCP_SENT_MAX;
-	o->lanes = 1;
 	if (args == NULL || args[0] == '\0')
 		return 0;
 	if (rds_transport_args_check("tcp", args, keys) != 0)
@@ -88,7 +86,6 @@ rds_tcp_opts_parse(const char *args, struct rds_tcp_opts *o)
 	val[2] = o->rcvbuf;
 	val[3] = o->accept_wait_ms;
 	val[4] = o->window;
-	val[5] = o->lanes;
 	for (i = 0; i < RTE_DIM(nums) && ret == 0; i++) {
 		const char *v;
 
@@ -109,13 +106,6 @@ rds_tcp_opts_parse(const char *args, struct rds_tcp_opts *o)
 	o->rcvbuf = (uint32_t)val[2];
 	o->accept_wait_ms = (uint32_t)val[3];
 	o->window = (uint32_t)val[4];
-	o->lanes = (uint32_t)val[5];
-	if (o->lanes & (o->lanes - 1)) {
-		/* The lane is the source port mod lanes (ours and the
-		 * peer's mapping): a divisor of 8. */
-		TCP_LOG(ERR, "option lanes=%u: not 1, 2, 4 or 8", o->lanes);
-		return -EINVAL;
-	}
 	return 0;
 }
 
@@ -430,14 +420,6 @@ rds_tcp_poll(struct rds_engine *e)
 	return work;
 }
 
-/* The lanes offered on c's address (lanes=, 1 by default). */
-static unsigned int
-rds_tcp_max_lanes(const struct rds_conn *c)
-{
-	return c->la != NULL && c->la->tp != NULL ?
-		rds_tcp_laddr(c->la)->opts.lanes : 1;
-}
-
 const struct rds_transport rds_tcp_transport = {
 	.name = "tcp",
 	.info_name = "tcp",
@@ -457,7 +439,6 @@ const struct rds_transport rds_tcp_transport = {
 	.poll = rds_tcp_poll,
 	.flush = rds_tcp_flush,
 	.info = rds_tcp_info,
-	.max_lanes = rds_tcp_max_lanes,
 	.xstat_names = rds_tcp_xstat_names,
 	.nb_xstats = RDS_TCP_NB_XSTATS,
 	.xstats = rds_tcp_xstats,

@@ -74,8 +74,6 @@ struct rds_tcp_opts {
 	uint32_t rcvbuf;
 	uint32_t accept_wait_ms;
 	uint32_t window;		/* messages unacknowledged, at most */
-	uint32_t lanes;			/* multipath lanes offered (1, 2, 4,
-					 * 8) */
 };
 int rds_tcp_opts_parse(const char *args, struct rds_tcp_opts *o);
 
@@ -144,8 +142,6 @@ void rds_tcp_rx_rem(const struct rds_tcp_rx *rx, uint64_t *hdr_rem,
 struct rds_tcp_sent {
 	uint64_t end;			/* lane bytes written after it */
 	uint64_t seq;
-	uint32_t epoch;			/* the connection's tx_epoch when
-					 * xmit took it */
 };
 
 /* A message being written: its header and a reference to its payload
@@ -154,7 +150,6 @@ struct rds_tcp_sent {
 struct rds_tcp_out {
 	struct rds_msg *ref;		/* rds_msg_alloc_borrow() of it */
 	uint64_t seq;
-	uint32_t epoch;			/* the connection's tx_epoch */
 	uint32_t off;			/* bytes of header + payload written */
 	bool cong;			/* a congestion map: not sequenced */
 	struct rds_header hdr;

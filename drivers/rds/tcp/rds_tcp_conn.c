@@ -12,7 +12,6 @@
  * it: the peer restarted (rds_tcp_accept_one's reset of callbacks).
  */
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -21,7 +20,6 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
-#include <rte_random.h>
 #include <rte_ring.h>
 
 #include "rds_tcp.h"
@@ -201,76 +199,6 @@ rds_tcp_socket(const struct in6_addr *a)
 	return fd;
 }
 
-/* Lane c's previous lane is up (lane 0 has none). */
-static bool
-rds_tcp_lane_prev_up(struct rds_conn *c)
-{
-	struct rds_conn_key key = c->key;
-	struct rds_conn *p;
-
-	if (key.lane == 0)
-		return true;
-	key.lane--;
-	p = rds_conn_lookup(c->eng, &key);
-	return p != NULL && p->state == RDS_CONN_UP;
-}
-
-/* The ephemeral port range (net.ipv4.ip_local_port_range, shared by
- * IPv6); Linux's default when it cannot be read. */
-static void
-rds_tcp_port_range(uint32_t *lo, uint32_t *hi)
-{
-	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
-	unsigned int a = 32768, b = 60999;
-
-	if (f != NULL) {
-		if (fscanf(f, "%u %u", &a, &b) != 2 || a == 0 || b < a ||
-		    b > UINT16_MAX)
-			a = 32768, b = 60999;
-		fclose(f);
-	}
-	*lo = a;
-	*hi = b;
-}
-
-/*
- * Bind the source port of lane c: ALIGN(low, 8) + group * 8 + lane, a
- * group of 8 ports of the ephemeral range taken at random and the next
- * ones tried while in use, as the kernels with the source port encoding
- * (2025) do, so that their acceptor (and ours) maps port mod lanes to
- * the lane. 0 or -1 with errno.
- */
-static int
-rds_tcp_bind_lane(int fd, const struct rds_conn *c)
-{
-	const struct rds_tcp_conn *tc = c->tp;
-	struct sockaddr_storage sa;
-	uint32_t lo, hi, base, groups, g0, i;
-	socklen_t len;
-
-	rds_tcp_port_range(&lo, &hi);
-	base = RTE_ALIGN_CEIL(lo, RDS_MAX_LANES);
-	groups = hi >= base + RDS_MAX_LANES - 1 ?
-		 (hi - base + 1) / RDS_MAX_LANES : 0;
-	if (groups == 0) {
-		errno = EADDRNOTAVAIL;
-		return -1;
-	}
-	g0 = (uint32_t)rte_rand_max(groups);
-	for (i = 0; i < groups && i < 256; i++) {
-		uint32_t port = base + ((g0 + i) % groups) * RDS_MAX_LANES +
-				c->key.lane;
-
-		len = rds_addr_sockaddr(&c->key.laddr, (uint16_t)port,
-				       tc->tl->scope, &sa);
-		if (bind(fd, (struct sockaddr *)&sa, len) == 0)
-			return 0;
-		if (errno != EADDRINUSE)
-			return -1;
-	}
-	return -1;
-}
-
 /*
  * Connect (rds_tcp_conn_path_connect): from our address, any port, to
  * the peer's. The lower address's connect becomes the lane; the higher
@@ -287,22 +215,6 @@ rds_tcp_conn_connect(struct rds_conn *c)
 	int fd, ret;
 
 	rds_tcp_conn_shutdown(c);
-	if (c->key.lane > 0) {
-		if (!tc->lower) {
-			/* Only the lower address opens lanes (rds_start_mprds):
-			 * the higher one waits for its connect, without a
-			 * knock (the peer's acceptor would refuse it) or a
-			 * time limit. */
-			l->st = RDS_TCP_L_WAIT;
-			return 0;
-		}
-		/* One lane at a time, in lane order: an acceptor that
-		 * cannot tell the lane (kernels before the source port
-		 * encoding) gives our connect its first lane that is
-		 * down, which is then ours. */
-		if (!rds_tcp_lane_prev_up(c))
-			return -EAGAIN;
-	}
 	if (!tc->lower && !rds_conn_has_work(c)) {
 		/* The higher address reconnects only when it has something
 		 * to send (the kernel's rds_queue_reconnect leaves it to the
@@ -321,16 +233,10 @@ rds_tcp_conn_connect(struct rds_conn *c)
 	if (fd < 0)
 		return -errno;
 	rds_tcp_tune(fd, &tc->tl->opts);
-	/* From our address, any port, to the peer's (tcp_connect.c); with
-	 * lanes, a port that encodes the lane (rds_tcp_bind_lane). */
-	if (tc->tl->opts.lanes > 1) {
-		if (rds_tcp_bind_lane(fd, c) != 0)
-			goto fail;
-	} else {
-		len = rds_addr_sockaddr(&c->key.laddr, 0, tc->tl->scope, &sa);
-		if (bind(fd, (struct sockaddr *)&sa, len) != 0)
-			goto fail;
-	}
+	/* From our address, any port, to the peer's (tcp_connect.c). */
+	len = rds_addr_sockaddr(&c->key.laddr, 0, tc->tl->scope, &sa);
+	if (bind(fd, (struct sockaddr *)&sa, len) != 0)
+		goto fail;
 	len = rds_addr_sockaddr(&c->key.faddr, tc->tl->opts.port,
 			       tc->tl->scope, &sa);
 	if (connect(fd, (struct sockaddr *)&sa, len) != 0 &&
@@ -396,40 +302,6 @@ rds_tcp_lane_connected(struct rds_tcp_lane *l)
 /* ------------------------------------------------------------------ */
 /* The passive side */
 
-/*
- * The lane of a connect the lower address made to us once the pair
- * agreed on lanes (c0, lane 0's connection: rds_tcp_accept_one_path).
- * A peer that encodes the lane in its source port (SPORT_IDX in its
- * probe) names it: port mod lanes, an older connection of that lane
- * replaced. Else, as the kernels before that encoding, the first lane
- * whose TCP connection is not up, none (NULL) when all are: the peer
- * connects its lanes in lane order, one at a time, and so does the
- * kernel.
- */
-static struct rds_conn *
-rds_tcp_accept_lane(struct rds_conn *c0, uint16_t pport)
-{
-	struct rds_conn_key key = c0->key;
-	const struct rds_tcp_conn *tc;
-	struct rds_conn *c;
-	unsigned int i;
-
-	if (c0->peer_sport_idx) {
-		key.lane = pport % c0->npaths;
-		return key.lane == 0 ? c0 : rds_conn_get(c0->eng, &key);
-	}
-	for (i = 0; i < c0->npaths; i++) {
-		key.lane = (uint16_t)i;
-		c = i == 0 ? c0 : rds_conn_get(c0->eng, &key);
-		if (c == NULL)
-			return NULL;
-		tc = c->tp;
-		if (c->state != RDS_CONN_UP && tc->lane.st != RDS_TCP_L_UP)
-			return c;
-	}
-	return NULL;
-}
-
 void
 rds_tcp_accept(struct rds_tcp_engine *te, struct rds_tcp_handoff *h)
 {
@@ -456,15 +328,6 @@ rds_tcp_accept(struct rds_tcp_engine *te, struct rds_tcp_handoff *h)
 		return;
 	}
 	tc = c->tp;
-	if (!tc->lower && c->npaths > 1) {
-		c = rds_tcp_accept_lane(c, h->pport);
-		if (c == NULL) {
-			te->stats.accept_refused++;
-			rds_tcp_close_rst(h->fd);
-			return;
-		}
-		tc = c->tp;
-	}
 	if (tc->lower) {
 		/* A knock of the higher address: refused, and answered with
 		 * a connect of ours unless one is up or under way (a new

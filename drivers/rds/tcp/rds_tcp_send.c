@@ -101,7 +101,7 @@ rds_tcp_lane_acks(struct rds_tcp_lane *l, uint64_t now)
 	struct rds_tcp_engine *te = rds_tcp_engine(l->tc->c->eng);
 	struct rds_conn *c = l->tc->c;
 	uint64_t seq = 0;
-	bool freed = false, have_seq = false;
+	bool freed = false;
 	int outq;
 
 	if (l->st != RDS_TCP_L_UP || l->sent_n == 0)
@@ -112,21 +112,14 @@ rds_tcp_lane_acks(struct rds_tcp_lane *l, uint64_t now)
 	if ((uint64_t)outq <= l->written)
 		l->acked = l->written - (uint64_t)outq;
 	while (l->sent_n != 0 && l->sent[l->sent_head].end <= l->acked) {
-		/* A message taken before the peer's restart was flushed
-		 * then (rds_conn_lanes.c): its sequence is of another
-		 * count and frees nothing. */
-		if (l->sent[l->sent_head].epoch == c->tx_epoch) {
-			seq = l->sent[l->sent_head].seq;
-			have_seq = true;
-		}
+		seq = l->sent[l->sent_head].seq;
 		l->sent_head = (l->sent_head + 1) % l->sent_max;
 		l->sent_n--;
 		te->stats.tx_acked_msgs++;
 		freed = true;
 	}
 	if (freed) {
-		if (have_seq)
-			rds_send_drop_acked(c, seq);
+		rds_send_drop_acked(c, seq);
 		l->ack_wait_us = RDS_TCP_ACK_US;
 		rds_tcp_lane_room(l);
 	} else {
@@ -179,7 +172,6 @@ rds_tcp_out_advance(struct rds_tcp_engine *te, struct rds_tcp_lane *l,
 
 			l->sent[i].end = l->written;
 			l->sent[i].seq = o->seq;
-			l->sent[i].epoch = o->epoch;
 			l->sent_n++;
 		}
 		te->stats.tx_msgs++;
@@ -304,7 +296,6 @@ rds_tcp_xmit(struct rds_conn *c, struct rds_msg *m)
 	rds_msg_hdr(c, m, &o->hdr);
 	o->ref = ref;
 	o->seq = m->seq;
-	o->epoch = c->tx_epoch;
 	o->off = 0;
 	o->cong = m->type == RDS_MSG_CONG;
 	l->out_n++;

@@ -54,15 +54,6 @@
  *   window=N          messages a connection has written and TCP has not
  *                     yet acknowledged, at most (1 to 4096, the
  *                     default): past it the connection waits
- *   lanes=N           multipath lanes offered to each peer (the kernel's
- *                     MPRDS paths): 1 (the default: one TCP connection a
- *                     peer, no NPATHS in the probe pong), 2, 4 or 8. The
- *                     pair uses the fewer of the two ends' offers; a
- *                     message goes on lane (source port mod lanes). Off
- *                     by default: against kernels without the source
- *                     port encoding of 2025 (6.1) lanes that drop
- *                     together can be swapped on reconnect and lose
- *                     messages (doc/tcp.md, "Lanes")
  *
  * Anything else is EINVAL at rte_rds_init().
  */
